@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+func (a *app) createCommand() *cobra.Command {
+	var base string
+	var asJSON, quiet bool
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Create a sandbox from HEAD (or --base) with its own branch",
+		Example: `  litterbox create fix-login
+  litterbox create "Try the new parser" --base v1.2.0`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if !quiet && !asJSON && isTerminal(a.stderr) {
+				m.Progress = func(step string, took time.Duration) {
+					fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+				}
+			}
+			c, err := m.Create(cmd.Context(), sandbox.CreateOptions{Name: args[0], BaseRef: base})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(a.stdout, c); err != nil {
+					return err
+				}
+			} else {
+				printCreated(a.stdout, c)
+			}
+			for _, w := range c.Warnings {
+				fmt.Fprintln(a.stderr, "Warning: "+w)
+			}
+			if c.Status == sandbox.StatusFailedSetup {
+				return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "", "commit-ish to start from (default HEAD)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not show progress")
+	return cmd
+}
+
+func printCreated(w io.Writer, c *sandbox.Created) {
+	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
+	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
+	fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
+		if s != "" {
+			fmt.Fprint(w, indent(s, "    "))
+		}
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func indent(s, prefix string) string {
+	out := ""
+	line := ""
+	for _, r := range s {
+		line += string(r)
+		if r == '\n' {
+			out += prefix + line
+			line = ""
+		}
+	}
+	if line != "" {
+		out += prefix + line + "\n"
+	}
+	return out
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+type one func(context.Context, string) (sandbox.Outcome, error)
+type all func(context.Context, sandbox.Scope) ([]sandbox.Outcome, error)
+
+// bulkCommand builds pause and resume, which share their shape: NAME, or
+// --all-envs (this repo), or --all-repos.
+func (a *app) bulkCommand(use, short, example string, pick func(*sandbox.Manager) (one, all)) *cobra.Command {
+	var allEnvs, allRepos bool
+	cmd := &cobra.Command{
+		Use:               use + " NAME | --all-envs | --all-repos",
+		Short:             short,
+		Example:           example,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			chosen := 0
+			for _, b := range []bool{len(args) == 1, allEnvs, allRepos} {
+				if b {
+					chosen++
+				}
+			}
+			if chosen != 1 {
+				return usagef("%s takes exactly one of: a sandbox NAME, --all-envs, --all-repos", use)
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			doOne, doAll := pick(m)
+			if len(args) == 1 {
+				o, err := doOne(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, o.Message)
+				return nil
+			}
+			scope := sandbox.ThisRepo
+			if allRepos {
+				scope = sandbox.AllRepos
+			}
+			outs, err := doAll(cmd.Context(), scope)
+			for _, o := range outs {
+				if allRepos {
+					fmt.Fprintf(a.stdout, "%s (%s)\n", o.Message, o.Repo)
+				} else {
+					fmt.Fprintln(a.stdout, o.Message)
+				}
+			}
+			if len(outs) == 0 && err == nil {
+				fmt.Fprintf(a.stdout, "No sandboxes to %s.\n", use)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&allEnvs, "all-envs", false, "every sandbox of this repository")
+	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "every sandbox of every repository")
+	return cmd
+}
+
+func (a *app) pauseCommand() *cobra.Command {
+	return a.bulkCommand("pause", "Freeze a sandbox's processes (docker pause); idempotent",
+		"  litterbox pause fix-login\n  litterbox pause --all-envs",
+		func(m *sandbox.Manager) (one, all) { return m.Pause, m.PauseAll })
+}
+
+func (a *app) resumeCommand() *cobra.Command {
+	return a.bulkCommand("resume", "Resume a paused (or stopped) sandbox; idempotent",
+		"  litterbox resume fix-login\n  litterbox resume --all-repos",
+		func(m *sandbox.Manager) (one, all) { return m.Resume, m.ResumeAll })
+}
+
+func (a *app) deleteCommand() *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Remove a sandbox: its container, volume, branch and state",
+		Long: `Remove a sandbox: its container, volume, branch litterbox/NAME, refs and state.
+An active (running) sandbox is refused unless --force is given; pause it first
+or pass --force. The deleted branch's last commit is printed so the work can
+still be recovered with git branch.`,
+		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			d, err := m.Delete(cmd.Context(), args[0], force)
+			if d != nil {
+				if len(d.Removed) > 0 {
+					fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+				}
+				if d.BranchTip != "" {
+					fmt.Fprintf(a.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Names(d.Name).Branch, d.BranchTip, m.Names(d.Name).Branch, d.BranchTip)
+				}
+				if err == nil {
+					fmt.Fprintf(a.stdout, "Deleted sandbox '%s'.\n", d.Name)
+				}
+			}
+			var partial *sandbox.PartialDeleteError
+			if errors.As(err, &partial) {
+				return fmt.Errorf("%w; retry with: litterbox delete %s --force", err, d.Name)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVarP(&force, "force", "f", false, "delete even if the sandbox is active")
+	return cmd
+}

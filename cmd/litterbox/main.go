@@ -1,0 +1,74 @@
+// Command litterbox gives coding agents sandboxes: containers holding a copy of
+// the repository, whose every change lands as a commit on a branch for a human
+// to review. See `litterbox --help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf8"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := newApp(stdin, stdout, stderr)
+	root := app.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	fmt.Fprintln(stderr, "Error: "+sentence(err.Error()))
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// exitCode makes the process exit with a command's own status, silently.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is bad command-line usage: exit status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// sentence capitalises the first letter and ends msg with a full stop, so every
+// error reads the same ("Error: Sandbox 'x' not found.").
+func sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "unknown error."
+	}
+	r, size := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[size:]
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, ")") {
+		msg += "."
+	}
+	return msg
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+// app holds what every command shares: global flags, streams, the logger.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *logrus.Logger
+
+	repo     string
+	logLevel string
+	verbose  bool
+	runtime  string
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	log := logrus.New()
+	log.SetOutput(stderr)
+	log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true})
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, log: log}
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "litterbox",
+		Short: "Sandboxes for coding agents, with every change on a git branch",
+		Long: `Litterbox gives each coding agent a sandbox: a container holding a copy of the
+repository at /src and a git branch litterbox/<name> on the host. Agents work
+through MCP tools (litterbox mcp); every change they make becomes a commit on
+their branch. You review and accept the work with this CLI.`,
+		Version:           version,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: a.setup,
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	f := root.PersistentFlags()
+	f.StringVar(&a.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
+	f.StringVar(&a.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
+	f.BoolVarP(&a.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
+	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
+	if defRuntime == "" {
+		defRuntime = "docker"
+	}
+	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime binary: docker or podman (env LITTERBOX_RUNTIME)")
+
+	root.AddCommand(
+		a.createCommand(),
+		a.listCommand(),
+		a.pauseCommand(),
+		a.resumeCommand(),
+		a.deleteCommand(),
+		a.shellCommand(),
+		a.execCommand(),
+		a.mcpCommand(),
+	)
+	for _, c := range root.Commands() {
+		wrapArgs(c)
+	}
+	return root
+}
+
+// wrapArgs marks argument-count errors as usage errors (exit 2).
+func wrapArgs(c *cobra.Command) {
+	if c.Args == nil {
+		return
+	}
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w (see 'litterbox %s --help')", cmd.Name(), err, cmd.Name())}
+		}
+		return nil
+	}
+}
+
+func (a *app) setup(cmd *cobra.Command, _ []string) error {
+	level := a.logLevel
+	if a.verbose {
+		level = "debug"
+	}
+	lvl, err := logrus.ParseLevel(level)
+	if err != nil {
+		return usagef("--log-level %q: want error, warn, info or debug", level)
+	}
+	a.log.SetLevel(lvl)
+	switch a.runtime {
+	case "docker", "podman":
+	default:
+		if !strings.Contains(a.runtime, "/") {
+			return usagef("--runtime %q: want docker or podman", a.runtime)
+		}
+	}
+	return nil
+}
+
+func (a *app) runner() runner.Runner { return runner.NewExec(a.log) }
+
+// manager opens the repository named by --repo (or the working directory).
+func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
+	dir := a.repo
+	if dir == "" {
+		dir = "."
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--repo %s: not a directory", dir)
+	}
+	return sandbox.Open(ctx, a.runner(), a.runtime, dir, sandbox.DefaultConfig())
+}
+
+// nameArg completes sandbox names of the current repository.
+func (a *app) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	m, err := a.manager(cmd.Context())
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, err := m.List(cmd.Context(), false)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	names := make([]string, 0, len(list))
+	for _, s := range list {
+		names = append(names, s.Name+"\t"+s.Status)
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}

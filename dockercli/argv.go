@@ -1,0 +1,165 @@
+package dockercli
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ContainerSpec is everything `docker run` needs to start a sandbox container.
+type ContainerSpec struct {
+	Name     string
+	Hostname string
+	Image    string
+	Labels   map[string]string
+	// User the container's processes run as ("uid:gid").
+	User     string
+	ReadOnly bool
+	// Tmpfs mounts, path -> options.
+	Tmpfs map[string]string
+	// Volume is a named volume mounted at VolumeTarget; VolumeLabels label it
+	// when the engine creates it.
+	Volume       string
+	VolumeTarget string
+	VolumeLabels map[string]string
+	Workdir      string
+	Env          map[string]string
+	CapDrop      []string
+	SecurityOpt  []string
+	PidsLimit    int
+	Memory       string
+	CPUs         string
+	Network      string
+	Entrypoint   string
+	Cmd          []string
+}
+
+// RunArgs builds `docker run -d` for spec. Map-valued options are emitted in
+// sorted order so the argv is stable (logs, transcripts).
+func RunArgs(s ContainerSpec) []string {
+	a := []string{"run", "-d", "--name", s.Name}
+	if s.Hostname != "" {
+		a = append(a, "--hostname", s.Hostname)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Labels)) {
+		a = append(a, "--label", k+"="+s.Labels[k])
+	}
+	if s.User != "" {
+		a = append(a, "--user", s.User)
+	}
+	if s.ReadOnly {
+		a = append(a, "--read-only")
+	}
+	for _, p := range slices.Sorted(maps.Keys(s.Tmpfs)) {
+		v := p
+		if o := s.Tmpfs[p]; o != "" {
+			v += ":" + o
+		}
+		a = append(a, "--tmpfs", v)
+	}
+	if s.Volume != "" {
+		m := "type=volume,source=" + s.Volume + ",target=" + s.VolumeTarget
+		for _, k := range slices.Sorted(maps.Keys(s.VolumeLabels)) {
+			m += ",volume-label=" + k + "=" + s.VolumeLabels[k]
+		}
+		a = append(a, "--mount", m)
+	}
+	if s.Workdir != "" {
+		a = append(a, "--workdir", s.Workdir)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		a = append(a, "--env", k+"="+s.Env[k])
+	}
+	for _, c := range s.CapDrop {
+		a = append(a, "--cap-drop", c)
+	}
+	for _, o := range s.SecurityOpt {
+		a = append(a, "--security-opt", o)
+	}
+	if s.PidsLimit > 0 {
+		a = append(a, "--pids-limit", strconv.Itoa(s.PidsLimit))
+	}
+	if s.Memory != "" {
+		a = append(a, "--memory", s.Memory)
+	}
+	if s.CPUs != "" {
+		a = append(a, "--cpus", s.CPUs)
+	}
+	if s.Network != "" {
+		a = append(a, "--network", s.Network)
+	}
+	if s.Entrypoint != "" {
+		a = append(a, "--entrypoint", s.Entrypoint)
+	}
+	a = append(a, s.Image)
+	return append(a, s.Cmd...)
+}
+
+// ExecSpec describes one `docker exec`.
+type ExecSpec struct {
+	User        string
+	Workdir     string
+	Env         map[string]string
+	Interactive bool // keep stdin open (-i)
+	TTY         bool // allocate a terminal (-t)
+	Cmd         []string
+}
+
+// ExecArgs builds `docker exec` for container.
+func ExecArgs(container string, s ExecSpec) []string {
+	a := []string{"exec"}
+	if s.Interactive {
+		a = append(a, "-i")
+	}
+	if s.TTY {
+		a = append(a, "-t")
+	}
+	if s.User != "" {
+		a = append(a, "--user", s.User)
+	}
+	if s.Workdir != "" {
+		a = append(a, "--workdir", s.Workdir)
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		a = append(a, "--env", k+"="+s.Env[k])
+	}
+	a = append(a, container)
+	return append(a, s.Cmd...)
+}
+
+// CopyInArgs builds `docker cp - container:dir`, which extracts a tar stream
+// read from stdin into dir.
+func CopyInArgs(container, dir string) []string {
+	return []string{"cp", "-", container + ":" + dir}
+}
+
+// psFormat makes `docker ps` print one JSON object per container. Labels are
+// asked for one by one: the combined .Labels string is ambiguous when a value
+// (a repo path) contains a comma.
+func psFormat(labels []string) string {
+	var b strings.Builder
+	b.WriteString(`{"id":{{json .ID}},"name":{{json .Names}},"state":{{json .State}},"status":{{json .Status}},"created":{{json .CreatedAt}},"labels":{`)
+	for i, l := range labels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `%q:{{json (.Label %q)}}`, l, l)
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+// PsArgs builds `docker ps -a` filtered by labels (key=value, or key alone).
+func PsArgs(filters map[string]string, labels []string) []string {
+	a := []string{"ps", "-a", "--no-trunc"}
+	for _, k := range slices.Sorted(maps.Keys(filters)) {
+		f := "label=" + k
+		if v := filters[k]; v != "" {
+			f += "=" + v
+		}
+		a = append(a, "--filter", f)
+	}
+	return append(a, "--format", psFormat(labels))
+}

@@ -1,0 +1,105 @@
+package dockercli
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+func TestRunArgsIsStableAndComplete(t *testing.T) {
+	spec := ContainerSpec{
+		Name: "litterbox-r-x", Hostname: "x", Image: "busybox:latest",
+		Labels:   map[string]string{"b": "2", "a": "1"},
+		User:     "1000:1000",
+		ReadOnly: true,
+		Tmpfs:    map[string]string{"/tmp": "rw,mode=1777"},
+		Volume:   "litterbox-r-x-src", VolumeTarget: "/src",
+		VolumeLabels: map[string]string{"dev.litterbox.managed": "true"},
+		Workdir:      "/src",
+		Env:          map[string]string{"HOME": "/tmp"},
+		CapDrop:      []string{"ALL"},
+		SecurityOpt:  []string{"no-new-privileges"},
+		PidsLimit:    512, Memory: "2g", CPUs: "2", Network: "none",
+		Entrypoint: "/bin/sh",
+		Cmd:        []string{"-c", "sleep 1"},
+	}
+	want := []string{"run", "-d", "--name", "litterbox-r-x", "--hostname", "x",
+		"--label", "a=1", "--label", "b=2", "--user", "1000:1000", "--read-only",
+		"--tmpfs", "/tmp:rw,mode=1777",
+		"--mount", "type=volume,source=litterbox-r-x-src,target=/src,volume-label=dev.litterbox.managed=true",
+		"--workdir", "/src", "--env", "HOME=/tmp", "--cap-drop", "ALL",
+		"--security-opt", "no-new-privileges", "--pids-limit", "512", "--memory", "2g",
+		"--cpus", "2", "--network", "none", "--entrypoint", "/bin/sh",
+		"busybox:latest", "-c", "sleep 1"}
+	if got := RunArgs(spec); !slices.Equal(got, want) {
+		t.Errorf("RunArgs:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestExecArgs(t *testing.T) {
+	got := ExecArgs("c", ExecSpec{User: "1000:1000", Workdir: "/src", Interactive: true, TTY: true, Env: map[string]string{"Z": "1", "A": "2"}, Cmd: []string{"sh", "-c", "echo hi"}})
+	want := []string{"exec", "-i", "-t", "--user", "1000:1000", "--workdir", "/src", "--env", "A=2", "--env", "Z=1", "c", "sh", "-c", "echo hi"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestCopyInArgs(t *testing.T) {
+	if got := CopyInArgs("c", "/src"); !slices.Equal(got, []string{"cp", "-", "c:/src"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestPsArgsFiltersAndFormat(t *testing.T) {
+	got := PsArgs(map[string]string{"dev.litterbox.repo": "/r", "dev.litterbox.managed": "true", "k": ""}, []string{"dev.litterbox.sandbox"})
+	want := []string{"ps", "-a", "--no-trunc",
+		"--filter", "label=dev.litterbox.managed=true", "--filter", "label=dev.litterbox.repo=/r", "--filter", "label=k",
+		"--format", `{"id":{{json .ID}},"name":{{json .Names}},"state":{{json .State}},"status":{{json .Status}},"created":{{json .CreatedAt}},"labels":{"dev.litterbox.sandbox":{{json (.Label "dev.litterbox.sandbox")}}}}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestParsePs(t *testing.T) {
+	out := []byte(`{"id":"abc","name":"litterbox-r-x","state":"paused","status":"Up 2 minutes (Paused)","created":"2026-11-21 05:00:00 +0000 UTC","labels":{"dev.litterbox.repo":"/a,b"}}` + "\n\n")
+	list, err := parsePs(out)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("parsePs: %v %v", list, err)
+	}
+	if list[0].State != "paused" || list[0].Labels["dev.litterbox.repo"] != "/a,b" {
+		t.Errorf("parsed %+v", list[0])
+	}
+	if _, err := parsePs([]byte("not json\n")); err == nil {
+		t.Error("garbage accepted")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for stderr, kind := range map[string]error{
+		"Error response from daemon: No such container: litterbox-x":                                             ErrNoSuchContainer,
+		"Error: No such object: litterbox-x":                                                                     ErrNoSuchContainer,
+		"Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?":      ErrDaemonUnreachable,
+		"error during connect: Get \"http://127.0.0.1:1/v1.24/containers/json\": dial tcp":                       ErrDaemonUnreachable,
+		"Unable to find image 'nope:latest' locally\ndocker: Error response from daemon: pull access denied":     ErrImageNotFound,
+		"docker: Error response from daemon: Conflict. The container name \"/x\" is already in use by container": ErrNameInUse,
+		"Error response from daemon: Container abc is already paused":                                            ErrAlreadyPaused,
+		"Error response from daemon: Container abc is not paused":                                                ErrNotPaused,
+		"Error response from daemon: Container abc is not running":                                               ErrNotRunning,
+		"Error: No such volume: v": ErrNoSuchVolume,
+	} {
+		err := Classify(&runner.ExitError{Result: runner.Result{ExitCode: 1, Stderr: []byte(stderr)}})
+		if !errors.Is(err, kind) {
+			t.Errorf("%q classified as %v, want %v", stderr, err, kind)
+		}
+	}
+	plain := &runner.ExitError{Result: runner.Result{ExitCode: 1, Stderr: []byte("something else")}}
+	if Classify(plain) != error(plain) {
+		t.Error("unknown failure was rewrapped")
+	}
+	missing := Classify(&runner.StartError{Err: runner.ErrNotFound})
+	if !errors.Is(missing, ErrBinaryMissing) {
+		t.Errorf("missing binary classified as %v", missing)
+	}
+}

@@ -1,0 +1,175 @@
+// Package dockercli is a typed client for the docker command line (and CLIs
+// compatible with it, such as podman). Argument vectors are built by pure
+// functions; methods run them through a runner.Runner and classify failures.
+package dockercli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Client runs one docker-compatible binary.
+type Client struct {
+	Bin    string
+	Runner runner.Runner
+}
+
+// New returns a client for bin ("docker", "podman").
+func New(bin string, r runner.Runner) *Client { return &Client{Bin: bin, Runner: r} }
+
+func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
+	cmd.Name = c.Bin
+	res, err := c.Runner.Run(ctx, cmd)
+	return res, Classify(err)
+}
+
+func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error) {
+	return c.run(ctx, runner.Cmd{Args: args})
+}
+
+// Run creates and starts a container, returning its ID.
+func (c *Client) Run(ctx context.Context, spec ContainerSpec) (string, error) {
+	res, err := c.args(ctx, RunArgs(spec)...)
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Streams connects an exec to the caller's streams; nil members are captured.
+type Streams struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Exec runs a command in a container. A non-zero exit of the command is
+// returned as the Result's ExitCode with a nil error; err is reserved for
+// failures to run it (no such container, engine down).
+func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s Streams) (runner.Result, error) {
+	cmd := runner.Cmd{Name: c.Bin, Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr}
+	res, err := c.Runner.Run(ctx, cmd)
+	if err == nil {
+		return res, nil
+	}
+	// The command's own non-zero exit is a result, not an error; its stderr
+	// must not be mistaken for the engine's ("... is not running").
+	if ee, ok := runner.AsExit(err); ok && !execFailure(ee) {
+		return ee.Result, nil
+	}
+	return res, Classify(err)
+}
+
+// execFailure tells the engine's own refusal (no such container, paused,
+// engine down) from the command's exit status. The CLI exits 1 for both, so
+// the shape of stderr decides: exactly one line in the engine's wording.
+func execFailure(ee *runner.ExitError) bool {
+	msg := strings.TrimSpace(string(ee.Result.Stderr))
+	if strings.Contains(msg, "\n") || len(ee.Result.Stdout) > 0 {
+		return false
+	}
+	for _, p := range []string{"Error response from daemon:", "Error: ", "Cannot connect to the Docker daemon", "error during connect"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// CopyIn extracts the tar stream r into dir inside the container.
+func (c *Client) CopyIn(ctx context.Context, container, dir string, r io.Reader) error {
+	_, err := c.run(ctx, runner.Cmd{Args: CopyInArgs(container, dir), Stdin: r})
+	return err
+}
+
+// Pause freezes every process in the container.
+func (c *Client) Pause(ctx context.Context, container string) error {
+	_, err := c.args(ctx, "pause", container)
+	return err
+}
+
+// Unpause thaws a paused container.
+func (c *Client) Unpause(ctx context.Context, container string) error {
+	_, err := c.args(ctx, "unpause", container)
+	return err
+}
+
+// Start starts a stopped container.
+func (c *Client) Start(ctx context.Context, container string) error {
+	_, err := c.args(ctx, "start", container)
+	return err
+}
+
+// Remove force-removes a container, running or not.
+func (c *Client) Remove(ctx context.Context, container string) error {
+	_, err := c.args(ctx, "rm", "-f", container)
+	return err
+}
+
+// RemoveVolume removes a named volume.
+func (c *Client) RemoveVolume(ctx context.Context, volume string) error {
+	_, err := c.args(ctx, "volume", "rm", volume)
+	return err
+}
+
+// State is a container's lifecycle state as docker reports it: "running",
+// "paused", "exited", "created", "restarting", "removing" or "dead".
+type State string
+
+// InspectState returns the state of one container.
+func (c *Client) InspectState(ctx context.Context, container string) (State, error) {
+	res, err := c.args(ctx, "inspect", "--type", "container", "--format", "{{.State.Status}}", container)
+	if err != nil {
+		return "", err
+	}
+	return State(strings.TrimSpace(string(res.Stdout))), nil
+}
+
+// Container is one row of `docker ps`.
+type Container struct {
+	ID      string            `json:"id"`
+	Name    string            `json:"name"`
+	State   State             `json:"state"`
+	Status  string            `json:"status"`
+	Created string            `json:"created"`
+	Labels  map[string]string `json:"labels"`
+}
+
+// List returns every container (running or not) carrying the filter labels,
+// with the values of the labels asked for, in one call.
+func (c *Client) List(ctx context.Context, filters map[string]string, labels []string) ([]Container, error) {
+	res, err := c.args(ctx, PsArgs(filters, labels)...)
+	if err != nil {
+		return nil, err
+	}
+	return parsePs(res.Stdout)
+}
+
+func parsePs(out []byte) ([]Container, error) {
+	var list []Container
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var ct Container
+		if err := json.Unmarshal(line, &ct); err != nil {
+			return nil, fmt.Errorf("cannot read docker ps output %q: %w", line, err)
+		}
+		list = append(list, ct)
+	}
+	return list, sc.Err()
+}
+
+// Version returns the engine's server version; it fails when the engine is
+// unreachable.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	res, err := c.args(ctx, "version", "--format", "{{.Server.Version}}")
+	return strings.TrimSpace(string(res.Stdout)), err
+}

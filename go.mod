@@ -1,0 +1,23 @@
+module github.com/litterbox-dev/litterbox
+
+go 1.26.8
+
+require (
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
+	github.com/mark3labs/mcp-go v1.2.1
+	github.com/sirupsen/logrus v1.10.2
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.42.0 // indirect
+)

@@ -1,0 +1,136 @@
+// Package mcp serves Litterbox's agent tools over the Model Context Protocol
+// (mcp-go, stdio). Handlers are thin: they parse arguments, call the sandbox
+// Manager and render its results; every failure is a tool result with isError
+// set and a one-line reason, never a protocol error.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+
+	gomcp "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+// New returns an MCP server exposing the sandbox tools of mgr.
+func New(mgr *sandbox.Manager, version string) *server.MCPServer {
+	s := server.NewMCPServer("litterbox", version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
+			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
+			"for a human to review; you cannot delete sandboxes."),
+	)
+	h := handlers{mgr: mgr}
+	s.AddTool(gomcp.NewTool("sandbox-create",
+		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. Runs the project's setup command and reports its output."),
+		gomcp.WithString("name", gomcp.Required(), gomcp.Description("Sandbox name; slugified (lowercase, [a-z0-9-], 1-63 characters).")),
+		gomcp.WithString("base_ref", gomcp.Description("Commit-ish to start from instead of HEAD.")),
+		gomcp.WithDestructiveHintAnnotation(false),
+	), h.create)
+	s.AddTool(gomcp.NewTool("sandbox-list",
+		gomcp.WithDescription("List this repository's sandboxes with their status, branch and ports."),
+		gomcp.WithReadOnlyHintAnnotation(true),
+	), h.list)
+	return s
+}
+
+// Serve runs the server on stdin/stdout until stdin closes or ctx ends.
+// Diagnostics go to errLog, never to stdout, which carries only the protocol.
+func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, errLog io.Writer) error {
+	std := server.NewStdioServer(s)
+	std.SetErrorLogger(log.New(errLog, "litterbox mcp: ", log.LstdFlags))
+	return std.Listen(ctx, in, out)
+}
+
+type handlers struct{ mgr *sandbox.Manager }
+
+func (h handlers) create(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+	name, err := req.RequireString("name")
+	if err != nil {
+		return errResult(fmt.Errorf("missing required argument 'name'")), nil
+	}
+	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: name, BaseRef: req.GetString("base_ref", "")})
+	if err != nil {
+		return errResult(err), nil
+	}
+	r := structured(res, renderCreated(res))
+	// The sandbox exists either way; a failed setup is still the caller's
+	// problem to see.
+	r.IsError = res.Status == sandbox.StatusFailedSetup
+	return r, nil
+}
+
+func renderCreated(c *sandbox.Created) string {
+	var b strings.Builder
+	if c.Status == sandbox.StatusFailedSetup {
+		fmt.Fprintf(&b, "Sandbox '%s' was created but its setup command failed (exit code %d); it is marked failed-setup.\n", c.Name, c.Setup.ExitCode)
+	} else {
+		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
+	}
+	fmt.Fprintf(&b, "branch: %s\ncontainer: %s\nbase: %s\nworkdir: %s\n", c.Branch, c.Container, c.Base, c.Workdir)
+	fmt.Fprintf(&b, "setup: %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+	if c.Setup.Stdout != "" {
+		fmt.Fprintf(&b, "setup stdout:\n%s", ensureNL(c.Setup.Stdout))
+	}
+	if c.Setup.Stderr != "" {
+		fmt.Fprintf(&b, "setup stderr:\n%s", ensureNL(c.Setup.Stderr))
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+func (h handlers) list(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+	list, err := h.mgr.List(ctx, false)
+	if err != nil {
+		return errResult(err), nil
+	}
+	if list == nil {
+		list = []sandbox.Info{}
+	}
+	var b strings.Builder
+	if len(list) == 0 {
+		b.WriteString("No sandboxes in this repository.\n")
+	}
+	for _, s := range list {
+		fmt.Fprintf(&b, "%s\t%s\t%s\n", s.Name, s.Status, s.Branch)
+	}
+	return structured(map[string]any{"sandboxes": list}, b.String()), nil
+}
+
+// structured returns v as structured content with text as its rendering.
+// Structured content must be a JSON object, so v is round-tripped to a map.
+func structured(v any, text string) *gomcp.CallToolResult {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return errResult(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return errResult(err)
+	}
+	return gomcp.NewToolResultStructured(obj, text)
+}
+
+func errResult(err error) *gomcp.CallToolResult {
+	msg := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return gomcp.NewToolResultError(msg)
+}
+
+func ensureNL(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}

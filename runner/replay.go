@@ -1,0 +1,207 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Entry is one command in a transcript. Paths that differ between runs (a test's
+// temp repo) are stored with placeholders; see Subst.
+type Entry struct {
+	Argv     []string `json:"argv"`
+	Dir      string   `json:"dir,omitempty"`
+	Stdin    string   `json:"stdin_sha256,omitempty"`
+	Stdout   string   `json:"stdout,omitempty"`
+	Stderr   string   `json:"stderr,omitempty"`
+	ExitCode int      `json:"exit_code"`
+}
+
+// Subst maps run-specific strings to stable placeholders, e.g. the temp repo
+// path to "$REPO". Longer keys are applied first.
+type Subst map[string]string
+
+func (s Subst) apply(str string, toPlaceholder bool) string {
+	keys := make([]string, 0, len(s))
+	for k := range s {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	for _, k := range keys {
+		if toPlaceholder {
+			str = strings.ReplaceAll(str, k, s[k])
+		} else {
+			str = strings.ReplaceAll(str, s[k], k)
+		}
+	}
+	return str
+}
+
+func (s Subst) all(in []string, toPlaceholder bool) []string {
+	out := make([]string, len(in))
+	for i, a := range in {
+		out[i] = s.apply(a, toPlaceholder)
+	}
+	return out
+}
+
+// Recorder runs commands with an inner Runner and keeps a transcript of them.
+type Recorder struct {
+	Inner Runner
+	Subst Subst
+
+	mu      sync.Mutex
+	entries []Entry
+}
+
+// Run runs c for real and records it.
+func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
+	h := sha256.New()
+	if c.Stdin != nil {
+		c.Stdin = io.TeeReader(c.Stdin, h)
+	}
+	var streamed bytes.Buffer
+	if c.Stdout != nil {
+		c.Stdout = io.MultiWriter(c.Stdout, &streamed)
+	}
+	res, err := r.Inner.Run(ctx, c)
+	out := res.Stdout
+	if c.Stdout != nil {
+		out = streamed.Bytes()
+	}
+	e := Entry{
+		Argv:     r.Subst.all(c.Argv(), true),
+		Dir:      r.Subst.apply(c.Dir, true),
+		Stdout:   r.Subst.apply(string(out), true),
+		Stderr:   r.Subst.apply(string(res.Stderr), true),
+		ExitCode: res.ExitCode,
+	}
+	if c.Stdin != nil {
+		e.Stdin = hex.EncodeToString(h.Sum(nil))
+	}
+	r.mu.Lock()
+	r.entries = append(r.entries, e)
+	r.mu.Unlock()
+	return res, err
+}
+
+// Save writes the transcript as indented JSON.
+func (r *Recorder) Save(path string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	data, err := json.MarshalIndent(r.entries, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Replayer serves a transcript back instead of running anything. A command
+// matches the first unused entry with the same argv, dir and stdin digest, so
+// commands that run concurrently (the two ends of a pipe) may arrive in either
+// order while repeated identical commands are served in recorded order.
+type Replayer struct {
+	Subst Subst
+
+	mu      sync.Mutex
+	entries []Entry
+	used    []bool
+	errs    []string
+}
+
+// LoadReplayer reads a transcript written by Recorder.Save.
+func LoadReplayer(path string, subst Subst) (*Replayer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var entries []Entry
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &Replayer{Subst: subst, entries: entries, used: make([]bool, len(entries))}, nil
+}
+
+// Run serves c from the transcript.
+func (r *Replayer) Run(ctx context.Context, c Cmd) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
+	}
+	argv := r.Subst.all(c.Argv(), true)
+	dir := r.Subst.apply(c.Dir, true)
+	digest := ""
+	if c.Stdin != nil {
+		h := sha256.New()
+		if _, err := io.Copy(h, c.Stdin); err != nil {
+			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
+		}
+		digest = hex.EncodeToString(h.Sum(nil))
+	}
+	r.mu.Lock()
+	idx := -1
+	for i, e := range r.entries {
+		if !r.used[i] && slices.Equal(e.Argv, argv) && e.Dir == dir && e.Stdin == digest {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		r.errs = append(r.errs, "unexpected command: "+Join(argv)+stdinNote(digest))
+		r.mu.Unlock()
+		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: fmt.Errorf("replay: unexpected command")}
+	}
+	r.used[idx] = true
+	e := r.entries[idx]
+	r.mu.Unlock()
+
+	res := Result{
+		Stdout:   []byte(r.Subst.apply(e.Stdout, false)),
+		Stderr:   []byte(r.Subst.apply(e.Stderr, false)),
+		ExitCode: e.ExitCode,
+	}
+	if c.Stdout != nil {
+		if _, err := c.Stdout.Write(res.Stdout); err != nil {
+			return res, &StartError{Cmd: c, Err: err}
+		}
+		res.Stdout = nil
+	}
+	if c.Stderr != nil {
+		_, _ = c.Stderr.Write(res.Stderr)
+	}
+	if e.ExitCode != 0 {
+		return res, &ExitError{Cmd: c, Result: res}
+	}
+	return res, nil
+}
+
+func stdinNote(d string) string {
+	if d == "" {
+		return ""
+	}
+	return " (stdin sha256 " + d[:12] + ")"
+}
+
+// Problems lists unexpected commands and recorded commands never run.
+func (r *Replayer) Problems() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.errs)
+	for i, e := range r.entries {
+		if !r.used[i] {
+			out = append(out, "expected command never ran: "+Join(e.Argv))
+		}
+	}
+	return out
+}

@@ -1,0 +1,199 @@
+// Package runner is the only place Litterbox executes programs. Every docker and
+// git invocation is an argument vector (never a host shell string) run here, so it
+// can be logged as a pasteable line, recorded, replayed and fault-injected.
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// Cmd describes one program invocation.
+type Cmd struct {
+	Name string
+	Args []string
+	// Dir is the working directory; empty means the caller's.
+	Dir string
+	// Env holds extra KEY=VALUE pairs added to the inherited environment.
+	Env []string
+	// Stdin, when set, is streamed to the process.
+	Stdin io.Reader
+	// Stdout and Stderr, when set, receive the output as it is produced and the
+	// corresponding Result field stays empty; this keeps large tar streams out of
+	// memory.
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Argv is the full argument vector, program first.
+func (c Cmd) Argv() []string { return append([]string{c.Name}, c.Args...) }
+
+// String renders the command as a line that reproduces it in a POSIX shell.
+func (c Cmd) String() string { return ShellLine(c) }
+
+// Result is what a finished command produced.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+	Duration time.Duration
+}
+
+// Runner runs commands. Implementations must be safe for concurrent use.
+type Runner interface {
+	Run(ctx context.Context, c Cmd) (Result, error)
+}
+
+// ExitError reports a command that ran and exited non-zero. It carries the
+// command and its captured stderr so callers can classify failures in one place.
+type ExitError struct {
+	Cmd    Cmd
+	Result Result
+}
+
+func (e *ExitError) Error() string {
+	msg := strings.TrimSpace(string(e.Result.Stderr))
+	if msg == "" {
+		msg = strings.TrimSpace(string(e.Result.Stdout))
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if msg == "" {
+		return fmt.Sprintf("`%s` exited with code %d", ShellLine(e.Cmd), e.Result.ExitCode)
+	}
+	return fmt.Sprintf("`%s` exited with code %d: %s", ShellLine(e.Cmd), e.Result.ExitCode, msg)
+}
+
+// Stderr returns the captured standard error of the failed command.
+func (e *ExitError) Stderr() string { return string(e.Result.Stderr) }
+
+// StartError reports a command that could not be started at all (binary missing,
+// context already done).
+type StartError struct {
+	Cmd Cmd
+	Err error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("cannot run `%s`: %v", ShellLine(e.Cmd), e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// AsExit returns the ExitError inside err, if any.
+func AsExit(err error) (*ExitError, bool) {
+	var ee *ExitError
+	ok := errors.As(err, &ee)
+	return ee, ok
+}
+
+// Exec runs commands on the host with os/exec and logs each one.
+type Exec struct {
+	Log *logrus.Logger
+	// KillGrace is how long a cancelled process gets between SIGTERM and SIGKILL.
+	KillGrace time.Duration
+}
+
+// NewExec returns a Runner that executes for real and logs to log.
+func NewExec(log *logrus.Logger) *Exec {
+	return &Exec{Log: log, KillGrace: 2 * time.Second}
+}
+
+// Run executes c. A non-zero exit is an *ExitError; Result is filled either way.
+func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
+	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 {
+		cmd.Env = append(os.Environ(), c.Env...)
+	}
+	// SIGTERM first so docker/git clients can tell the engine to stop what they
+	// started; the WaitDelay bounds how long we wait before SIGKILL.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = e.KillGrace
+	cmd.Stdin = c.Stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
+	if c.Stderr != nil {
+		// Keep a copy of the tail of stderr for the error message even when the
+		// caller streams it.
+		cmd.Stderr = io.MultiWriter(c.Stderr, &tailBuffer{buf: &stderr, max: 64 << 10})
+	}
+	start := time.Now()
+	err := cmd.Run()
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		if ctx.Err() != nil {
+			err = &StartError{Cmd: c, Err: ctx.Err()}
+		} else {
+			err = &ExitError{Cmd: c, Result: res}
+		}
+	default:
+		if ctx.Err() != nil {
+			err = &StartError{Cmd: c, Err: ctx.Err()}
+		} else {
+			err = &StartError{Cmd: c, Err: err}
+		}
+		if res.ExitCode == 0 {
+			res.ExitCode = -1
+		}
+	}
+	e.log(c, res, err)
+	return res, err
+}
+
+func (e *Exec) log(c Cmd, res Result, err error) {
+	if e.Log == nil || !e.Log.IsLevelEnabled(logrus.DebugLevel) {
+		return
+	}
+	fields := logrus.Fields{"exit": res.ExitCode, "took": res.Duration.Round(time.Millisecond).String()}
+	if c.Dir != "" {
+		fields["dir"] = c.Dir
+	}
+	entry := e.Log.WithFields(fields)
+	if err != nil {
+		if _, ok := err.(*StartError); ok {
+			entry = entry.WithField("error", err.Error())
+		}
+	}
+	entry.Debug(ShellLine(c))
+}
+
+// tailBuffer keeps at most max bytes, enough to explain a failure.
+type tailBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	if room := t.max - t.buf.Len(); room > 0 {
+		if len(p) <= room {
+			t.buf.Write(p)
+		} else {
+			t.buf.Write(p[:room])
+		}
+	}
+	return len(p), nil
+}
+
+// ErrNotFound is wrapped by a StartError when the program is not on PATH.
+var ErrNotFound = exec.ErrNotFound

@@ -1,0 +1,200 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/shlex"
+	"github.com/sirupsen/logrus"
+)
+
+func TestQuoteRoundTripsThroughShlex(t *testing.T) {
+	args := [][]string{
+		{"docker", "run", "--label", "dev.litterbox.repo=/tmp/my repo", "busybox:latest"},
+		{"git", "commit-tree", "-m", "it's \"quoted\" $HOME `x` \\ back", "abc"},
+		{"sh", "-c", "echo hello world; exit 3"},
+		{"echo", "", "a\tb", "new\nline", "*", "~", "#hash", "a=b", "ünïcode"},
+	}
+	for _, argv := range args {
+		line := Join(argv)
+		got, err := shlex.Split(line)
+		if err != nil {
+			t.Fatalf("shlex.Split(%q): %v", line, err)
+		}
+		if strings.Join(got, "\x00") != strings.Join(argv, "\x00") || len(got) != len(argv) {
+			t.Errorf("round trip of %q:\n got %q\nwant %q", line, got, argv)
+		}
+	}
+}
+
+func TestQuoteLeavesPlainWordsAlone(t *testing.T) {
+	for in, want := range map[string]string{
+		"busybox:latest":         "busybox:latest",
+		"refs/heads/litterbox/x": "refs/heads/litterbox/x",
+		"a b":                    "'a b'",
+		"it's":                   `'it'\''s'`,
+		"":                       "''",
+		"--filter=label=a=b":     "--filter=label=a=b",
+		"$HOME":                  "'$HOME'",
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestShellLineShowsDirAndMasksSecrets(t *testing.T) {
+	line := ShellLine(Cmd{Name: "git", Args: []string{"status"}, Dir: "/a b", Env: []string{"GIT_INDEX_FILE=/x", "GH_TOKEN=hunter2"}})
+	want := "cd '/a b' && GIT_INDEX_FILE=/x GH_TOKEN='***' git status"
+	if line != want {
+		t.Errorf("got %s\nwant %s", line, want)
+	}
+}
+
+func quiet() *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return l
+}
+
+func TestExecCapturesOutputAndExitCode(t *testing.T) {
+	r := NewExec(quiet())
+	res, err := r.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "echo out; echo err >&2; exit 3"}})
+	ee, ok := AsExit(err)
+	if !ok {
+		t.Fatalf("want *ExitError, got %v", err)
+	}
+	if ee.Result.ExitCode != 3 || res.ExitCode != 3 {
+		t.Errorf("exit code %d/%d, want 3", ee.Result.ExitCode, res.ExitCode)
+	}
+	if string(res.Stdout) != "out\n" || string(res.Stderr) != "err\n" {
+		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(err.Error(), "exited with code 3: err") {
+		t.Errorf("error text %q does not carry the exit code and stderr", err)
+	}
+}
+
+func TestExecMissingBinaryIsStartError(t *testing.T) {
+	_, err := NewExec(quiet()).Run(context.Background(), Cmd{Name: "litterbox-no-such-binary"})
+	var se *StartError
+	if !errors.As(err, &se) {
+		t.Fatalf("want *StartError, got %T %v", err, err)
+	}
+}
+
+func TestExecCancellationStopsTheProcess(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := NewExec(quiet()).Run(ctx, Cmd{Name: "sleep", Args: []string{"30"}})
+	if err == nil {
+		t.Fatal("cancelled command reported success")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v does not wrap the context error", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("cancellation took %v", took)
+	}
+}
+
+func TestExecStreamsStdinToStdout(t *testing.T) {
+	var out bytes.Buffer
+	big := bytes.Repeat([]byte("0123456789"), 1<<20)
+	res, err := NewExec(quiet()).Run(context.Background(), Cmd{Name: "cat", Stdin: bytes.NewReader(big), Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stdout) != 0 || !bytes.Equal(out.Bytes(), big) {
+		t.Errorf("streamed %d bytes, captured %d; want %d streamed, 0 captured", out.Len(), len(res.Stdout), len(big))
+	}
+}
+
+func TestExecLogsPasteableLineAtDebug(t *testing.T) {
+	var buf bytes.Buffer
+	l := logrus.New()
+	l.SetOutput(&buf)
+	l.SetLevel(logrus.DebugLevel)
+	_, _ = NewExec(l).Run(context.Background(), Cmd{Name: "echo", Args: []string{"a b"}})
+	if !strings.Contains(buf.String(), `echo 'a b'`) || !strings.Contains(buf.String(), "exit=0") {
+		t.Errorf("log line %q lacks the command or exit code", buf.String())
+	}
+}
+
+func TestRecordThenReplay(t *testing.T) {
+	dir := t.TempDir()
+	subst := Subst{dir: "$TMP"}
+	rec := &Recorder{Inner: NewExec(quiet()), Subst: subst}
+	ctx := context.Background()
+	_, _ = rec.Run(ctx, Cmd{Name: "echo", Args: []string{dir}})
+	_, _ = rec.Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "cat; exit 4"}, Stdin: strings.NewReader("in")})
+	path := filepath.Join(dir, "t.json")
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+
+	other := t.TempDir()
+	rep, err := LoadReplayer(path, Subst{other: "$TMP"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Served out of order: matching is by argv, not position.
+	res, err := rep.Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "cat; exit 4"}, Stdin: strings.NewReader("in")})
+	if ee, ok := AsExit(err); !ok || ee.Result.ExitCode != 4 || string(res.Stdout) != "in" {
+		t.Errorf("replayed sh: res %+v err %v", res, err)
+	}
+	res, err = rep.Run(ctx, Cmd{Name: "echo", Args: []string{other}})
+	if err != nil || string(res.Stdout) != other+"\n" {
+		t.Errorf("replayed echo: %q %v (placeholders not mapped back)", res.Stdout, err)
+	}
+	if p := rep.Problems(); len(p) != 0 {
+		t.Errorf("unexpected problems: %v", p)
+	}
+}
+
+func TestReplayReportsUnexpectedAndMissing(t *testing.T) {
+	dir := t.TempDir()
+	rec := &Recorder{Inner: NewExec(quiet())}
+	_, _ = rec.Run(context.Background(), Cmd{Name: "true"})
+	_, _ = rec.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "cat"}, Stdin: strings.NewReader("a")})
+	path := filepath.Join(dir, "t.json")
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := LoadReplayer(path, nil)
+	if _, err := rep.Run(context.Background(), Cmd{Name: "false"}); err == nil {
+		t.Error("unexpected command was served")
+	}
+	// Same argv, different stdin: not the recorded command.
+	if _, err := rep.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "cat"}, Stdin: strings.NewReader("b")}); err == nil {
+		t.Error("command with different stdin was served")
+	}
+	p := rep.Problems()
+	if len(p) != 4 {
+		t.Fatalf("want 2 unexpected + 2 missing, got %q", p)
+	}
+}
+
+func TestFaultFailsTheNthMatch(t *testing.T) {
+	f := &Fault{Inner: NewExec(quiet()), Match: "echo", N: 2}
+	ctx := context.Background()
+	if _, err := f.Run(ctx, Cmd{Name: "echo", Args: []string{"1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Run(ctx, Cmd{Name: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Run(ctx, Cmd{Name: "echo", Args: []string{"2"}}); err == nil {
+		t.Fatal("second echo should have failed")
+	}
+	if !f.Fired() || f.Seen() != 2 {
+		t.Errorf("fired %v seen %d", f.Fired(), f.Seen())
+	}
+}

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+// Deleted says what Delete removed.
+type Deleted struct {
+	Name    string   `json:"name"`
+	Removed []string `json:"removed"`
+	// BranchTip is the commit the deleted branch pointed at, so the work can
+	// still be recovered with `git branch litterbox/<name> <tip>`.
+	BranchTip string `json:"branch_tip,omitempty"`
+}
+
+// Delete removes a sandbox's container, volume, branch, refs and state. An
+// active sandbox is refused unless force is set. When a step fails the others
+// still run, and the error lists exactly what is left.
+func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	n := m.Names(slug)
+	state, err := m.Provider.InspectState(ctx, n.Container)
+	hasContainer := err == nil
+	if err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
+	}
+	if state == "running" && !force {
+		return nil, &ActiveError{Name: slug}
+	}
+	refs, err := m.Git.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if !hasContainer && len(refs) == 0 && rec == nil {
+		return nil, &NotFoundError{Name: slug}
+	}
+
+	d := &Deleted{Name: slug}
+	var left []string
+	if hasContainer {
+		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
+		} else {
+			d.Removed = append(d.Removed, "container "+n.Container)
+		}
+	}
+	// The volume cannot go while its container exists; try anyway only when the
+	// container is gone, so the report names the real obstacle.
+	if len(left) == 0 {
+		err := m.Provider.RemoveVolume(ctx, n.Volume)
+		switch {
+		case err == nil:
+			d.Removed = append(d.Removed, "volume "+n.Volume)
+		case !errors.Is(err, dockercli.ErrNoSuchVolume):
+			left = append(left, fmt.Sprintf("volume %s (%v)", n.Volume, err))
+		}
+	} else {
+		left = append(left, "volume "+n.Volume+" (in use by the container)")
+	}
+	for _, r := range refs {
+		if err := m.Git.DeleteRef(ctx, r.Name, r.ID); err != nil {
+			left = append(left, fmt.Sprintf("ref %s (%v)", r.Name, err))
+			continue
+		}
+		if r.Name == n.Ref {
+			d.BranchTip = r.ID
+			d.Removed = append(d.Removed, "branch "+n.Branch)
+		} else {
+			d.Removed = append(d.Removed, "ref "+r.Name)
+		}
+	}
+	if rec != nil {
+		if err := m.store().remove(slug); err != nil {
+			left = append(left, fmt.Sprintf("state file %s (%v)", m.store().path(slug), err))
+		} else {
+			d.Removed = append(d.Removed, "state")
+		}
+	}
+	if len(left) > 0 {
+		return d, &PartialDeleteError{Name: slug, Left: left}
+	}
+	return d, nil
+}

@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+// ExecOptions describe a command run in a sandbox for a human.
+type ExecOptions struct {
+	Cmd         []string
+	Workdir     string // default /src
+	Interactive bool
+	TTY         bool
+	Streams     dockercli.Streams
+}
+
+// Exec runs a command in the sandbox as the sandbox user, streaming its
+// output, and returns its exit code.
+func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return 0, err
+	}
+	wd := o.Workdir
+	if wd == "" {
+		wd = Workdir
+	}
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
+		User: m.Config.User, Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
+	}, o.Streams)
+	switch {
+	case err == nil:
+		return res.ExitCode, nil
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return 0, m.missingOrNotFound(ctx, slug)
+	case errors.Is(err, dockercli.ErrPaused):
+		return 0, fmt.Errorf("sandbox '%s' is paused; resume it first: litterbox resume %s", slug, slug)
+	case errors.Is(err, dockercli.ErrNotRunning):
+		return 0, fmt.Errorf("sandbox '%s' is stopped; start it first: litterbox resume %s", slug, slug)
+	}
+	return 0, err
+}

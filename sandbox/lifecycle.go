@@ -1,0 +1,262 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+// Statuses shown by list.
+const (
+	StatusActive      = "active"
+	StatusPaused      = "paused"
+	StatusStopped     = "stopped"
+	StatusFailedSetup = "failed-setup"
+	StatusMissing     = "missing"
+	StatusError       = "error"
+)
+
+// Info is one sandbox as list shows it.
+type Info struct {
+	Name      string `json:"name"`
+	Status    string `json:"status"`
+	Branch    string `json:"branch"`
+	Container string `json:"container"`
+	Base      string `json:"base,omitempty"`
+	Repo      string `json:"repo"`
+	Created   string `json:"created,omitempty"`
+	Ports     []Port `json:"ports"`
+}
+
+var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase}
+
+func statusOf(state dockercli.State, rec *Record) string {
+	switch state {
+	case "paused":
+		return StatusPaused
+	case "running":
+		if rec != nil && rec.Status == recFailedSetup {
+			return StatusFailedSetup
+		}
+		return StatusActive
+	case "exited", "created":
+		return StatusStopped
+	}
+	return StatusError
+}
+
+// List returns the sandboxes of this repository (of every repository with
+// allRepos) from one `docker ps` plus git and the state files.
+func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
+	filters := map[string]string{LabelManaged: "true"}
+	if !allRepos {
+		filters[LabelRepo] = m.Root
+	}
+	cts, err := m.Provider.List(ctx, filters, listLabels)
+	if err != nil {
+		return nil, err
+	}
+	recs := m.store().all()
+	refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/")
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	seen := map[string]bool{}
+	for _, c := range cts {
+		slug, repo := c.Labels[LabelSandbox], c.Labels[LabelRepo]
+		var rec *Record
+		if repo == m.Root {
+			rec = recs[slug]
+			seen[slug] = true
+		}
+		out = append(out, Info{
+			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
+			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: []Port{},
+		})
+	}
+	// Branches and records with no container: the container was removed
+	// behind our back.
+	for _, r := range refs {
+		slug := strings.TrimPrefix(r.Name, "refs/heads/litterbox/")
+		if !seen[slug] && (recs[slug] != nil || ParseNameExact(slug)) {
+			seen[slug] = true
+			out = append(out, m.missingInfo(slug, recs[slug]))
+		}
+	}
+	for slug, rec := range recs {
+		if !seen[slug] {
+			out = append(out, m.missingInfo(slug, rec))
+		}
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return strings.Compare(a.Repo+"\x00"+a.Name, b.Repo+"\x00"+b.Name)
+	})
+	return out, nil
+}
+
+// ParseNameExact reports whether s is already a valid slug.
+func ParseNameExact(s string) bool {
+	p, err := ParseName(s)
+	return err == nil && p == s
+}
+
+func (m *Manager) missingInfo(slug string, rec *Record) Info {
+	n := m.Names(slug)
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []Port{}}
+	if rec != nil {
+		info.Base = rec.Base
+		info.Created = rec.Created.Format("2006-01-02 15:04:05 -0700 MST")
+	}
+	return info
+}
+
+// known reports whether slug has a branch or a state record in this repo.
+func (m *Manager) known(ctx context.Context, slug string) (bool, error) {
+	rec, err := m.store().load(slug)
+	if err != nil || rec != nil {
+		return rec != nil, err
+	}
+	refs, err := m.Git.ListRefs(ctx, m.Names(slug).Ref)
+	return len(refs) > 0, err
+}
+
+// missingOrNotFound turns a "no such container" into the right error.
+func (m *Manager) missingOrNotFound(ctx context.Context, slug string) error {
+	if ok, err := m.known(ctx, slug); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("sandbox '%s': %w (its branch %s is kept; `litterbox delete %s` removes the rest)", slug, ErrMissing, m.Names(slug).Branch, slug)
+	}
+	return &NotFoundError{Name: slug}
+}
+
+// Outcome says what a pause or resume did.
+type Outcome struct {
+	Name    string `json:"name"`
+	Repo    string `json:"repo,omitempty"`
+	Changed bool   `json:"changed"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+func (m *Manager) resolve(name string) (string, error) {
+	slug, err := ParseName(name)
+	if err != nil {
+		return "", err
+	}
+	return slug, nil
+}
+
+// Pause freezes a sandbox. Pausing a paused sandbox succeeds and says so.
+func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return m.pauseContainer(ctx, slug, m.Names(slug).Container)
+}
+
+func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (Outcome, error) {
+	o := Outcome{Name: slug}
+	err := m.Provider.Pause(ctx, container)
+	switch {
+	case err == nil:
+		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
+	case errors.Is(err, dockercli.ErrAlreadyPaused):
+		o.Status, o.Message = StatusPaused, fmt.Sprintf("Sandbox '%s' is already paused.", slug)
+	case errors.Is(err, dockercli.ErrNotRunning):
+		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return o, m.missingOrNotFound(ctx, slug)
+	default:
+		return o, fmt.Errorf("pausing sandbox '%s': %w", slug, err)
+	}
+	return o, nil
+}
+
+// Resume thaws a paused sandbox, or starts a stopped one. Resuming an active
+// sandbox succeeds and says so.
+func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return m.resumeContainer(ctx, slug, m.Names(slug).Container)
+}
+
+func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (Outcome, error) {
+	o := Outcome{Name: slug}
+	err := m.Provider.Unpause(ctx, container)
+	switch {
+	case err == nil:
+		o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
+		return o, nil
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return o, m.missingOrNotFound(ctx, slug)
+	case !errors.Is(err, dockercli.ErrNotPaused):
+		return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
+	}
+	// Not paused: either running already or stopped (engine restart).
+	state, err := m.Provider.InspectState(ctx, container)
+	if err != nil {
+		return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
+	}
+	if state == "running" {
+		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
+		return o, nil
+	}
+	if err := m.Provider.Start(ctx, container); err != nil {
+		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
+	}
+	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
+	return o, nil
+}
+
+// Scope selects sandboxes for the bulk forms of pause and resume.
+type Scope int
+
+// Scopes of PauseAll and ResumeAll.
+const (
+	ThisRepo Scope = iota
+	AllRepos
+)
+
+// PauseAll pauses every active sandbox in scope.
+func (m *Manager) PauseAll(ctx context.Context, scope Scope) ([]Outcome, error) {
+	return m.each(ctx, scope, StatusActive, m.pauseContainer)
+}
+
+// ResumeAll resumes every paused or stopped sandbox in scope.
+func (m *Manager) ResumeAll(ctx context.Context, scope Scope) ([]Outcome, error) {
+	return m.each(ctx, scope, "", m.resumeContainer)
+}
+
+func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(context.Context, string, string) (Outcome, error)) ([]Outcome, error) {
+	list, err := m.List(ctx, scope == AllRepos)
+	if err != nil {
+		return nil, err
+	}
+	var outs []Outcome
+	var errs []error
+	for _, s := range list {
+		if s.Status == StatusMissing || (only != "" && s.Status != only && s.Status != StatusFailedSetup) {
+			continue
+		}
+		if only == "" && s.Status == StatusActive {
+			continue
+		}
+		o, err := op(ctx, s.Name, s.Container)
+		o.Repo = s.Repo
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		outs = append(outs, o)
+	}
+	return outs, errors.Join(errs...)
+}

@@ -1,0 +1,356 @@
+// Package sandbox is the core of Litterbox: sandbox names, the lifecycle
+// (create, list, pause, resume, delete) and command execution, over a container
+// Provider and git.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Labels put on every container Litterbox creates, so `docker ps` alone can
+// answer list.
+const (
+	LabelManaged  = "dev.litterbox.managed"
+	LabelRepo     = "dev.litterbox.repo"
+	LabelRepoSlug = "dev.litterbox.repo-slug"
+	LabelSandbox  = "dev.litterbox.sandbox"
+	LabelBase     = "dev.litterbox.base"
+)
+
+// Workdir is where the repository copy lives inside every sandbox.
+const Workdir = "/src"
+
+// Manager runs the sandbox lifecycle for one repository.
+type Manager struct {
+	Root     string // work tree root
+	GitDir   string // common git dir
+	RepoSlug string
+	Config   Config
+	Git      *gitcli.Client
+	Provider Provider
+	// Now is the clock, replaceable in tests.
+	Now func() time.Time
+	// Progress, when set, is told about each create step as it finishes.
+	Progress func(step string, took time.Duration)
+}
+
+// Open finds the repository at or above dir and returns its Manager, using the
+// runtime binary (docker, podman) through r.
+func Open(ctx context.Context, r runner.Runner, runtimeBin, dir string, cfg Config) (*Manager, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := gitcli.New(abs, r)
+	root, common, err := g.Repo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g.Dir = root
+	slug := cfg.ProjectSlug
+	if slug == "" {
+		slug = RepoSlug(filepath.Base(root))
+	}
+	return &Manager{
+		Root: root, GitDir: common, RepoSlug: slug, Config: cfg,
+		Git: g, Provider: dockercli.New(runtimeBin, r), Now: time.Now,
+	}, nil
+}
+
+func (m *Manager) store() store { return store{dir: filepath.Join(m.GitDir, "litterbox", "sandboxes")} }
+
+// Names returns the resource names for a slug in this repository.
+func (m *Manager) Names(slug string) Names { return NamesFor(m.RepoSlug, slug) }
+
+func (m *Manager) step(name string, start time.Time) {
+	if m.Progress != nil {
+		m.Progress(name, time.Since(start))
+	}
+}
+
+// keepAlive is PID 1 of every sandbox: it does nothing, ends at once on
+// SIGTERM, and needs only sh and sleep from the image.
+const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done`
+
+func (m *Manager) containerSpec(n Names, base string) dockercli.ContainerSpec {
+	c := m.Config
+	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
+	for k, v := range c.Env {
+		env[k] = v
+	}
+	return dockercli.ContainerSpec{
+		Name:     n.Container,
+		Hostname: n.Slug,
+		Image:    c.Image,
+		Labels: map[string]string{
+			LabelManaged:  "true",
+			LabelRepo:     m.Root,
+			LabelRepoSlug: m.RepoSlug,
+			LabelSandbox:  n.Slug,
+			LabelBase:     base,
+		},
+		User:         c.User,
+		ReadOnly:     c.ReadOnly,
+		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
+		Volume:       n.Volume,
+		VolumeTarget: Workdir,
+		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
+		Workdir:      Workdir,
+		Env:          env,
+		CapDrop:      []string{"ALL"},
+		SecurityOpt:  []string{"no-new-privileges"},
+		PidsLimit:    c.PidsLimit,
+		Memory:       c.Memory,
+		CPUs:         c.CPUs,
+		Network:      c.Network,
+		Entrypoint:   "/bin/sh",
+		Cmd:          []string{"-c", keepAlive},
+	}
+}
+
+// CreateOptions are the inputs of Create.
+type CreateOptions struct {
+	Name    string
+	BaseRef string // default HEAD
+}
+
+// Created describes a new sandbox.
+type Created struct {
+	Name      string      `json:"name"`
+	Branch    string      `json:"branch"`
+	Container string      `json:"container"`
+	Base      string      `json:"base"`
+	Status    string      `json:"status"`
+	Setup     SetupResult `json:"setup"`
+	Ports     []Port      `json:"ports"`
+	Workdir   string      `json:"workdir"`
+	// Warnings are things the caller must be told, such as uncommitted host
+	// changes that are not in the sandbox.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Port is a named port published to the host.
+type Port struct {
+	Name          string `json:"name"`
+	ContainerPort int    `json:"container_port"`
+	HostPort      int    `json:"host_port"`
+	Env           string `json:"env"`
+}
+
+// Create makes a sandbox: a branch at the base commit, a container with a named
+// volume at /src holding that commit's tree, and the setup command run in it.
+// Any failure before the setup command leaves nothing behind; a failing setup
+// command keeps the sandbox, marked failed-setup.
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
+	slug, err := ParseName(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	uid, gid, err := m.Config.ids()
+	if err != nil {
+		return nil, err
+	}
+	n := m.Names(slug)
+	baseRef := opts.BaseRef
+	if baseRef == "" {
+		baseRef = "HEAD"
+	}
+	base, err := m.Git.ResolveCommit(ctx, baseRef)
+	if err != nil {
+		if errors.Is(err, gitcli.ErrUnknownRevision) {
+			if opts.BaseRef == "" {
+				return nil, fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
+			}
+			return nil, fmt.Errorf("base ref %q is not a commit in this repository", opts.BaseRef)
+		}
+		return nil, err
+	}
+	var warnings []string
+	if opts.BaseRef == "" {
+		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(base)))
+		}
+	}
+
+	// The branch is the name's claim: update-ref with an empty old value is
+	// atomic, so of two racing creates exactly one gets past this point.
+	t := time.Now()
+	if err := m.Git.CreateRef(ctx, n.Ref, base, "litterbox: create "+slug); err != nil {
+		if errors.Is(err, gitcli.ErrRefExists) {
+			return nil, &ExistsError{Name: slug}
+		}
+		return nil, &StepError{Step: "creating branch " + n.Branch, Err: err}
+	}
+	m.step("branch "+n.Branch, t)
+
+	rec := &Record{
+		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
+		Base: base, Image: m.Config.Image, Created: m.Now().UTC(), Status: recCreating,
+	}
+	st := m.store()
+	if err := st.save(rec); err != nil {
+		return nil, m.rollback(ctx, n, base, &StepError{Step: "saving sandbox state", Err: err})
+	}
+
+	t = time.Now()
+	if _, err := m.Provider.Run(ctx, m.containerSpec(n, base)); err != nil {
+		if errors.Is(err, dockercli.ErrNameInUse) {
+			// Someone else's container holds the name: not ours to remove.
+			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
+		}
+		return nil, m.rollback(ctx, n, base, &StepError{Step: "starting container " + n.Container, Err: err})
+	}
+	m.step("container "+n.Container, t)
+
+	t = time.Now()
+	if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
+		return nil, m.rollback(ctx, n, base, err)
+	}
+	m.step("copy "+short(base)+" into "+Workdir, t)
+
+	t = time.Now()
+	setup, err := m.runSetup(ctx, n)
+	if err != nil {
+		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
+	}
+	m.step("setup: "+setup.Command, t)
+	rec.Setup = &setup
+	rec.Status = recReady
+	status := StatusActive
+	if setup.ExitCode != 0 {
+		rec.Status, status = recFailedSetup, StatusFailedSetup
+	}
+	if err := st.save(rec); err != nil {
+		warnings = append(warnings, "could not save sandbox state: "+err.Error())
+	}
+	return &Created{
+		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
+		Status: status, Setup: setup, Ports: []Port{}, Workdir: Workdir, Warnings: warnings,
+	}, nil
+}
+
+// copyTree streams `git archive` of base through Chown into `docker cp -`, so
+// the sandbox user owns /src and no archive is held in memory or on disk.
+func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid int) error {
+	// docker cp never applies the tar's root entry, so the volume root stays
+	// root:root 0755; its owner (root, needing no capability) opens it up.
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", Workdir}}); err != nil {
+		return &StepError{Step: "preparing " + Workdir, Err: err}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	archR, archW := io.Pipe()
+	ownR, ownW := io.Pipe()
+	errs := make(chan error, 2)
+	go func() {
+		err := m.Git.Archive(ctx, base, archW)
+		archW.CloseWithError(err)
+		errs <- err
+	}()
+	go func() {
+		err := Chown(ownW, archR, uid, gid)
+		archR.CloseWithError(err)
+		ownW.CloseWithError(err)
+		errs <- err
+	}()
+	err := m.Provider.CopyIn(ctx, n.Container, Workdir, ownR)
+	ownR.CloseWithError(errors.New("copy ended"))
+	if err != nil {
+		cancel()
+	}
+	errArchive, errChown := <-errs, <-errs
+	switch {
+	case errArchive != nil && !errors.Is(errArchive, context.Canceled):
+		return &StepError{Step: "git archive " + short(base), Err: errArchive}
+	case err != nil:
+		return &StepError{Step: "copying the tree into " + Workdir, Err: err}
+	case errArchive != nil:
+		return &StepError{Step: "git archive " + short(base), Err: errArchive}
+	case errChown != nil:
+		return &StepError{Step: "rewriting archive owners", Err: errChown}
+	}
+	return nil
+}
+
+// execChecked runs a command that must succeed.
+func (m *Manager) execChecked(ctx context.Context, container string, spec dockercli.ExecSpec) (runner.Result, error) {
+	res, err := m.Provider.Exec(ctx, container, spec, dockercli.Streams{})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, firstLine(string(res.Stderr)))
+	}
+	return res, err
+}
+
+// maxSetupOutput bounds how much setup output is kept per stream.
+const maxSetupOutput = 64 << 10
+
+func (m *Manager) runSetup(ctx context.Context, n Names) (SetupResult, error) {
+	cmd := m.Config.SetupCommand
+	out := &capBuffer{max: maxSetupOutput}
+	errOut := &capBuffer{max: maxSetupOutput}
+	res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{
+		User: m.Config.User, Workdir: Workdir, Cmd: []string{"sh", "-c", cmd},
+	}, dockercli.Streams{Stdout: out, Stderr: errOut})
+	if err != nil {
+		return SetupResult{}, err
+	}
+	return SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: out.String(), Stderr: errOut.String()}, nil
+}
+
+// rollback undoes a create that failed before the setup command: container,
+// volume, state and branch. It runs even when ctx was cancelled (Ctrl-C), and
+// names whatever it could not remove.
+func (m *Manager) rollback(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	var left []string
+	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		left = append(left, "container "+n.Container)
+	}
+	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, dockercli.ErrNoSuchVolume) {
+		left = append(left, "volume "+n.Volume)
+	}
+	return m.finishRollback(ctx, n, base, cause, left)
+}
+
+// rollbackRefs undoes only what Create did in git.
+func (m *Manager) rollbackRefs(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	return m.finishRollback(ctx, n, base, cause, nil)
+}
+
+func (m *Manager) finishRollback(ctx context.Context, n Names, base string, cause error, left []string) error {
+	if err := m.store().remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.store().path(n.Slug))
+	}
+	// Guarded by base: never delete a branch someone moved meanwhile.
+	if err := m.Git.DeleteRef(ctx, n.Ref, base); err != nil {
+		left = append(left, "branch "+n.Branch)
+	}
+	if len(left) == 0 {
+		return cause
+	}
+	var se *StepError
+	if errors.As(cause, &se) {
+		se.Left = append(se.Left, left...)
+		return cause
+	}
+	return &StepError{Step: "create", Err: cause, Left: left}
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

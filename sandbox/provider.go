@@ -1,0 +1,27 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Provider is what the sandbox core needs from a container runtime. dockercli
+// satisfies it for docker and podman; another runtime is another package that
+// satisfies it, not a change to the core.
+type Provider interface {
+	Run(ctx context.Context, spec dockercli.ContainerSpec) (string, error)
+	Exec(ctx context.Context, container string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error)
+	CopyIn(ctx context.Context, container, dir string, tar io.Reader) error
+	Pause(ctx context.Context, container string) error
+	Unpause(ctx context.Context, container string) error
+	Start(ctx context.Context, container string) error
+	Remove(ctx context.Context, container string) error
+	RemoveVolume(ctx context.Context, volume string) error
+	InspectState(ctx context.Context, container string) (dockercli.State, error)
+	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)
+}
+
+var _ Provider = (*dockercli.Client)(nil)

@@ -1,0 +1,48 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"errors"
+	"io"
+)
+
+// Chown copies the tar stream in to out, rewriting every entry's owner to
+// uid:gid. `docker cp` keeps the header's ids, and a container without
+// CAP_CHOWN cannot fix them afterwards. Pax global headers (git archive's
+// commit id) are dropped. It streams entry by entry; nothing is buffered whole.
+func Chown(out io.Writer, in io.Reader, uid, gid int) error {
+	tr := tar.NewReader(in)
+	tw := tar.NewWriter(out)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			// git archive pads to a whole record after the end marker; read it
+			// so the writer does not fail on a closed pipe.
+			if _, err := io.Copy(io.Discard, in); err != nil {
+				return err
+			}
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		h.Uid, h.Gid = uid, gid
+		h.Uname, h.Gname = "", ""
+		// PAX records may carry their own uid/gid/uname/gname; drop them so the
+		// rewritten fields win.
+		for _, k := range []string{"uid", "gid", "uname", "gname"} {
+			delete(h.PAXRecords, k)
+		}
+		h.Format = tar.FormatUnknown
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
