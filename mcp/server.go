@@ -37,6 +37,7 @@ func New(mgr *sandbox.Manager, version string) *server.MCPServer {
 	s.AddTool(gomcp.NewTool("sandbox-list",
 		gomcp.WithDescription("List this repository's sandboxes with their status, branch and ports."),
 		gomcp.WithReadOnlyHintAnnotation(true),
+		gomcp.WithDestructiveHintAnnotation(false),
 	), h.list)
 	return s
 }

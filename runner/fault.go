@@ -15,6 +15,8 @@ type Fault struct {
 	N     int
 	// Hang makes the chosen command block until ctx is done instead of failing.
 	Hang bool
+	// Stderr is what the failed command says; "injected fault" by default.
+	Stderr string
 
 	mu    sync.Mutex
 	seen  int
@@ -28,7 +30,11 @@ func (f *Fault) Run(ctx context.Context, c Cmd) (Result, error) {
 			<-ctx.Done()
 			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: ctx.Err()}
 		}
-		res := Result{ExitCode: 125, Stderr: []byte("injected fault\n")}
+		msg := f.Stderr
+		if msg == "" {
+			msg = "injected fault"
+		}
+		res := Result{ExitCode: 125, Stderr: []byte(msg + "\n")}
 		return res, &ExitError{Cmd: c, Result: res}
 	}
 	return f.Inner.Run(ctx, c)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -13,17 +14,21 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Entry is one command in a transcript. Paths that differ between runs (a test's
 // temp repo) are stored with placeholders; see Subst.
 type Entry struct {
-	Argv     []string `json:"argv"`
-	Dir      string   `json:"dir,omitempty"`
-	Stdin    string   `json:"stdin_sha256,omitempty"`
-	Stdout   string   `json:"stdout,omitempty"`
-	Stderr   string   `json:"stderr,omitempty"`
-	ExitCode int      `json:"exit_code"`
+	Argv   []string `json:"argv"`
+	Dir    string   `json:"dir,omitempty"`
+	Stdin  string   `json:"stdin_sha256,omitempty"`
+	Stdout string   `json:"stdout,omitempty"`
+	// StdoutB64 holds binary output (a tar stream): a JSON string cannot carry
+	// invalid UTF-8 and blows NUL bytes up sixfold.
+	StdoutB64 string `json:"stdout_base64,omitempty"`
+	Stderr    string `json:"stderr,omitempty"`
+	ExitCode  int    `json:"exit_code"`
 }
 
 // Subst maps run-specific strings to stable placeholders, e.g. the temp repo
@@ -81,9 +86,13 @@ func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	e := Entry{
 		Argv:     r.Subst.all(c.Argv(), true),
 		Dir:      r.Subst.apply(c.Dir, true),
-		Stdout:   r.Subst.apply(string(out), true),
 		Stderr:   r.Subst.apply(string(res.Stderr), true),
 		ExitCode: res.ExitCode,
+	}
+	if utf8.Valid(out) && bytes.IndexByte(out, 0) < 0 {
+		e.Stdout = r.Subst.apply(string(out), true)
+	} else {
+		e.StdoutB64 = base64.StdEncoding.EncodeToString(out)
 	}
 	if c.Stdin != nil {
 		e.Stdin = hex.EncodeToString(h.Sum(nil))
@@ -134,11 +143,10 @@ func LoadReplayer(path string, subst Subst) (*Replayer, error) {
 	return &Replayer{Subst: subst, entries: entries, used: make([]bool, len(entries))}, nil
 }
 
-// Run serves c from the transcript.
-func (r *Replayer) Run(ctx context.Context, c Cmd) (Result, error) {
-	if err := ctx.Err(); err != nil {
-		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
-	}
+// Run serves c from the transcript. A cancelled context does not stop a
+// recorded command from being served: when one end of a pipe fails, whether
+// the other end had started is a race, and replays must not depend on it.
+func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 	argv := r.Subst.all(c.Argv(), true)
 	dir := r.Subst.apply(c.Dir, true)
 	digest := ""
@@ -166,8 +174,16 @@ func (r *Replayer) Run(ctx context.Context, c Cmd) (Result, error) {
 	e := r.entries[idx]
 	r.mu.Unlock()
 
+	stdout := []byte(r.Subst.apply(e.Stdout, false))
+	if e.StdoutB64 != "" {
+		b, err := base64.StdEncoding.DecodeString(e.StdoutB64)
+		if err != nil {
+			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
+		}
+		stdout = b
+	}
 	res := Result{
-		Stdout:   []byte(r.Subst.apply(e.Stdout, false)),
+		Stdout:   stdout,
 		Stderr:   []byte(r.Subst.apply(e.Stderr, false)),
 		ExitCode: e.ExitCode,
 	}

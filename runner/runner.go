@@ -70,9 +70,31 @@ func (e *ExitError) Error() string {
 		msg = msg[:i]
 	}
 	if msg == "" {
-		return fmt.Sprintf("`%s` exited with code %d", ShellLine(e.Cmd), e.Result.ExitCode)
+		return fmt.Sprintf("`%s` exited with code %d", Verb(e.Cmd), e.Result.ExitCode)
 	}
-	return fmt.Sprintf("`%s` exited with code %d: %s", ShellLine(e.Cmd), e.Result.ExitCode, msg)
+	return fmt.Sprintf("`%s` exited with code %d: %s", Verb(e.Cmd), e.Result.ExitCode, msg)
+}
+
+// Verb names a command by its program and subcommand ("docker run", "git
+// update-ref") for messages; the full line is in the debug log.
+func Verb(c Cmd) string {
+	words := []string{c.Name}
+	args := c.Args
+	for len(args) > 0 && len(words) < 3 {
+		a := args[0]
+		args = args[1:]
+		if a == "-C" || a == "-c" {
+			if len(args) > 0 {
+				args = args[1:]
+			}
+			continue
+		}
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		words = append(words, a)
+	}
+	return strings.Join(words, " ")
 }
 
 // Stderr returns the captured standard error of the failed command.
@@ -86,7 +108,7 @@ type StartError struct {
 }
 
 func (e *StartError) Error() string {
-	return fmt.Sprintf("cannot run `%s`: %v", ShellLine(e.Cmd), e.Err)
+	return fmt.Sprintf("cannot run `%s`: %v", Verb(e.Cmd), e.Err)
 }
 
 func (e *StartError) Unwrap() error { return e.Err }

@@ -76,7 +76,7 @@ func TestExecCapturesOutputAndExitCode(t *testing.T) {
 	if string(res.Stdout) != "out\n" || string(res.Stderr) != "err\n" {
 		t.Errorf("stdout %q stderr %q", res.Stdout, res.Stderr)
 	}
-	if !strings.Contains(err.Error(), "exited with code 3: err") {
+	if !strings.Contains(err.Error(), "exited with code 3: err") || !strings.HasPrefix(err.Error(), "`sh` exited") {
 		t.Errorf("error text %q does not carry the exit code and stderr", err)
 	}
 }
@@ -196,5 +196,43 @@ func TestFaultFailsTheNthMatch(t *testing.T) {
 	}
 	if !f.Fired() || f.Seen() != 2 {
 		t.Errorf("fired %v seen %d", f.Fired(), f.Seen())
+	}
+}
+
+func TestRecordKeepsBinaryOutputByteForByte(t *testing.T) {
+	dir := t.TempDir()
+	rec := &Recorder{Inner: NewExec(quiet())}
+	want := "a\x00b\xff\xfe"
+	var out bytes.Buffer
+	if _, err := rec.Run(context.Background(), Cmd{Name: "printf", Args: []string{`a\000b\377\376`}, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "t.json")
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := LoadReplayer(path, nil)
+	var got bytes.Buffer
+	if _, err := rep.Run(context.Background(), Cmd{Name: "printf", Args: []string{`a\000b\377\376`}, Stdout: &got}); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want || out.String() != want {
+		t.Errorf("replayed %q, ran %q, want %q", got.String(), out.String(), want)
+	}
+}
+
+func TestVerb(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"docker", "run", "-d", "--name", "x"}, "docker run"},
+		{[]string{"docker", "volume", "rm", "v"}, "docker volume rm"},
+		{[]string{"git", "-C", "/r", "-c", "a=b", "archive", "--format=tar"}, "git archive"},
+		{[]string{"true"}, "true"},
+	} {
+		if got := Verb(Cmd{Name: tc.argv[0], Args: tc.argv[1:]}); got != tc.want {
+			t.Errorf("Verb(%q) = %q, want %q", tc.argv, got, tc.want)
+		}
 	}
 }

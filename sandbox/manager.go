@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
@@ -207,6 +208,10 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 			// Someone else's container holds the name: not ours to remove.
 			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
 		}
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) {
+			// The engine never got the request: nothing of ours is there.
+			return nil, m.rollbackRefs(ctx, n, base, &StepError{Step: "starting container " + n.Container, Err: err})
+		}
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "starting container " + n.Container, Err: err})
 	}
 	m.step("container "+n.Container, t)
@@ -246,39 +251,70 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", Workdir}}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Each stage records its failure before closing its pipes, so the first
+	// error recorded is the cause and the others are its consequences.
+	var first firstError
 	archR, archW := io.Pipe()
 	ownR, ownW := io.Pipe()
-	errs := make(chan error, 2)
+	done := make(chan struct{}, 2)
 	go func() {
 		err := m.Git.Archive(ctx, base, archW)
+		first.set(err, "git archive "+short(base))
 		archW.CloseWithError(err)
-		errs <- err
+		done <- struct{}{}
 	}()
 	go func() {
 		err := Chown(ownW, archR, uid, gid)
-		archR.CloseWithError(err)
+		first.set(err, "rewriting archive owners")
+		archR.CloseWithError(orStop(err))
 		ownW.CloseWithError(err)
-		errs <- err
+		done <- struct{}{}
 	}()
 	err := m.Provider.CopyIn(ctx, n.Container, Workdir, ownR)
-	ownR.CloseWithError(errors.New("copy ended"))
+	first.set(err, "copying the tree into "+Workdir)
+	ownR.CloseWithError(errPipeStopped)
 	if err != nil {
 		cancel()
 	}
-	errArchive, errChown := <-errs, <-errs
-	switch {
-	case errArchive != nil && !errors.Is(errArchive, context.Canceled):
-		return &StepError{Step: "git archive " + short(base), Err: errArchive}
-	case err != nil:
-		return &StepError{Step: "copying the tree into " + Workdir, Err: err}
-	case errArchive != nil:
-		return &StepError{Step: "git archive " + short(base), Err: errArchive}
-	case errChown != nil:
-		return &StepError{Step: "rewriting archive owners", Err: errChown}
+	<-done
+	<-done
+	if parent.Err() != nil {
+		return &StepError{Step: "copying the tree into " + Workdir, Err: parent.Err()}
+	}
+	if first.err != nil {
+		return &StepError{Step: first.step, Err: first.err}
 	}
 	return nil
+}
+
+var errPipeStopped = errors.New("stopped because another stage of the copy failed")
+
+func orStop(err error) error {
+	if err == nil {
+		return errPipeStopped
+	}
+	return err
+}
+
+// firstError keeps the first error reported to it.
+type firstError struct {
+	mu   sync.Mutex
+	err  error
+	step string
+}
+
+func (f *firstError) set(err error, step string) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err, f.step = err, step
+	}
 }
 
 // execChecked runs a command that must succeed.

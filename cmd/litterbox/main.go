@@ -10,14 +10,22 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; a `go
+// install pkg@version` build reports its module version instead.
 var version = "dev"
+
+func init() {
+	if bi, ok := debug.ReadBuildInfo(); ok && version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		version = bi.Main.Version
+	}
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -39,7 +47,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "Error: "+sentence(err.Error()))
 	var u usageError
-	if errors.As(err, &u) {
+	// cobra reports an unknown subcommand as a plain error.
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
 		return 2
 	}
 	return 1
@@ -65,8 +74,11 @@ func sentence(msg string) string {
 	if msg == "" {
 		return "unknown error."
 	}
-	r, size := utf8.DecodeRuneInString(msg)
-	msg = string(unicode.ToUpper(r)) + msg[size:]
+	// A leading command name ("exec: ...") keeps its case.
+	if first, _, _ := strings.Cut(msg, " "); !strings.HasSuffix(first, ":") {
+		r, size := utf8.DecodeRuneInString(msg)
+		msg = string(unicode.ToUpper(r)) + msg[size:]
+	}
 	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, ")") {
 		msg += "."
 	}

@@ -1,0 +1,229 @@
+# Shared helpers for Litterbox's end-to-end tests. They drive the built binary
+# ($LITTERBOX) against the real Docker engine and real git repositories.
+#
+# Every test makes its own repositories (make_repo) with a random, lowercase
+# basename (lbe2e-<hex>), so names never collide with a concurrent run, and
+# teardown removes everything those repositories own: containers (by label and
+# by name prefix), volumes (by name prefix) and the temporary directories.
+#
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # status, output, lines and BATS_* come from bats
+
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+load '/usr/lib/bats/bats-file/load'
+
+LITTERBOX=${LITTERBOX:-"$BATS_TEST_DIRNAME/../bin/litterbox"}
+RUNTIME=${LITTERBOX_RUNTIME:-docker}
+export LITTERBOX
+
+# Repositories made by this test; teardown cleans up after each.
+REPOS=()
+REPO_SLUGS=()
+TEST_DIRS=()
+
+# ---------------------------------------------------------------------------
+# Setup and teardown
+
+# common_setup isolates git from the user's configuration and makes $REPO, the
+# test's first repository, the working directory.
+common_setup() {
+  [ -x "$LITTERBOX" ] || {
+    echo "litterbox binary not found at $LITTERBOX: run make build (or set LITTERBOX)" >&2
+    return 1
+  }
+  export GIT_CONFIG_NOSYSTEM=1
+  export GIT_CONFIG_GLOBAL="$BATS_TEST_TMPDIR/gitconfig"
+  git config --global user.name "Litterbox E2E"
+  git config --global user.email "e2e@litterbox.invalid"
+  git config --global init.defaultBranch main
+  git config --global advice.detachedHead false
+  make_repo
+  REPO=$MADE_REPO
+  REPO_SLUG=$MADE_SLUG
+  cd "$REPO" || return 1
+}
+
+common_teardown() {
+  cd / || true
+  local i slug repo
+  for i in "${!REPOS[@]}"; do
+    repo=${REPOS[$i]}
+    slug=${REPO_SLUGS[$i]}
+    remove_containers "$repo" "$slug"
+    remove_volumes "$slug"
+  done
+  for i in "${TEST_DIRS[@]}"; do
+    rm -rf "$i"
+  done
+}
+
+remove_containers() {
+  local repo=$1 slug=$2 ids
+  ids=$(
+    {
+      "$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$repo"
+      "$RUNTIME" ps -a --format '{{.ID}} {{.Names}}' | awk -v p="litterbox-$slug-" 'index($2, p) == 1 { print $1 }'
+    } | sort -u
+  )
+  if [ -n "$ids" ]; then
+    # shellcheck disable=SC2086 # one id per word
+    "$RUNTIME" rm -f $ids >/dev/null 2>&1 || true
+  fi
+}
+
+remove_volumes() {
+  local slug=$1 vols
+  vols=$("$RUNTIME" volume ls -q | awk -v p="litterbox-$slug-" 'index($0, p) == 1')
+  if [ -n "$vols" ]; then
+    # shellcheck disable=SC2086
+    "$RUNTIME" volume rm -f $vols >/dev/null 2>&1 || true
+  fi
+}
+
+# ---------------------------------------------------------------------------
+# Repositories
+
+rand_hex() { od -An -N5 -tx1 /dev/urandom | tr -d ' \n'; }
+
+# slugify mirrors the product's rule (DESIGN.md 2): lowercase, every run of
+# characters outside [a-z0-9] becomes one "-", trimmed at both ends.
+slugify() {
+  printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//'
+}
+
+# make_repo [BASENAME] creates a git repository with one commit and sets
+# MADE_REPO (its physical absolute path) and MADE_SLUG (its repo slug). The
+# basename defaults to lbe2e-<random hex>; one given must be unique too.
+make_repo() {
+  local base=${1:-lbe2e-$(rand_hex)}
+  local parent
+  parent=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
+  TEST_DIRS+=("$parent")
+  mkdir -p "$parent/$base"
+  MADE_REPO=$(cd "$parent/$base" && pwd -P)
+  MADE_SLUG=$(slugify "$base")
+  REPOS+=("$MADE_REPO")
+  REPO_SLUGS+=("$MADE_SLUG")
+  (
+    cd "$MADE_REPO" || exit 1
+    git init -q
+    printf '# demo\n' >README.md
+    mkdir -p src/deep/er
+    printf 'package main\n\nfunc main() {}\n' >src/main.go
+    printf 'nested\n' >src/deep/er/file.txt
+    printf '#!/bin/sh\necho run\n' >run.sh
+    chmod +x run.sh
+    printf 'with space\n' >'name with space.txt'
+    ln -s src/main.go link-to-main
+    printf 'ignored/\n*.log\n' >.gitignore
+    git add -A
+    git commit -qm "initial commit"
+  ) || return 1
+}
+
+# commit_file PATH CONTENT commits a change in the current repository.
+commit_file() {
+  mkdir -p "$(dirname "$1")"
+  printf '%s\n' "$2" >"$1"
+  git add -- "$1"
+  git commit -qm "change $1"
+}
+
+# ---------------------------------------------------------------------------
+# Running litterbox and friends
+
+# lb ARGS... runs the binary; use as `run lb ...` or `run --separate-stderr lb ...`.
+lb() { "$LITTERBOX" "$@"; }
+
+# lb_ok ARGS... runs the binary and fails the test, with its output, unless it
+# succeeds. Its stdout is printed.
+lb_ok() {
+  local out err rc=0
+  out=$(mktemp "$BATS_TEST_TMPDIR/out.XXXXXX")
+  err=$(mktemp "$BATS_TEST_TMPDIR/err.XXXXXX")
+  "$LITTERBOX" "$@" >"$out" 2>"$err" || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    {
+      echo "litterbox $* exited with $rc"
+      echo "--- stdout"; cat "$out"
+      echo "--- stderr"; cat "$err"
+    } >&2
+    return 1
+  fi
+  cat "$out"
+}
+
+# create NAME [ARGS...] creates a sandbox in the current repository (quietly).
+create() { lb_ok create -q "$@" >/dev/null; }
+
+# container_of NAME prints the container name for sandbox slug NAME of $REPO.
+container_of() { printf 'litterbox-%s-%s' "${2:-$REPO_SLUG}" "$1"; }
+volume_of() { printf 'litterbox-%s-%s-src' "${2:-$REPO_SLUG}" "$1"; }
+
+# state_of CONTAINER prints the engine's state: running, paused, exited, ...
+state_of() { "$RUNTIME" inspect --type container --format '{{.State.Status}}' "$1"; }
+
+# inspect CONTAINER FORMAT
+inspect() { "$RUNTIME" inspect --type container --format "$2" "$1"; }
+
+container_exists() { "$RUNTIME" inspect --type container "$1" >/dev/null 2>&1; }
+volume_exists() { "$RUNTIME" volume inspect "$1" >/dev/null 2>&1; }
+branch_exists() { git -C "${2:-$REPO}" show-ref --verify --quiet "refs/heads/$1"; }
+
+# in_box NAME CMD... runs CMD in the sandbox as root-less sandbox user, through
+# docker exec directly (not through litterbox), for checks.
+in_box() {
+  local c
+  c=$(container_of "$1")
+  shift
+  "$RUNTIME" exec --user 1000:1000 --workdir /src "$c" "$@"
+}
+
+# list_status NAME [ARGS...] prints NAME's status from `litterbox list --json`
+# (nothing when it is not listed).
+list_status() {
+  local name=$1 json
+  shift
+  json=$(lb_ok list --json "$@") || return 1
+  printf '%s' "$json" | jsonget ".[name=$name].status"
+}
+
+# litterbox_names prints the names from `litterbox list --json` (this repo).
+litterbox_names() { lb_ok list --json "$@" | jsonget '.*.name'; }
+
+# ---------------------------------------------------------------------------
+# Helper programs (Go, built once per file into $BATS_FILE_TMPDIR)
+
+# build_helpers builds jsonget (and mcpcall when asked) from e2e/.
+build_helpers() {
+  local root
+  root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  (cd "$root" && go build -o "$BATS_FILE_TMPDIR/jsonget" ./e2e/jsonget) || return 1
+  if [ "${1:-}" = mcpcall ]; then
+    (cd "$root" && go build -o "$BATS_FILE_TMPDIR/mcpcall" ./e2e/mcpcall) || return 1
+  fi
+}
+
+jsonget() { "$BATS_FILE_TMPDIR/jsonget" "$@"; }
+mcpcall() { "$BATS_FILE_TMPDIR/mcpcall" "$@"; }
+
+# log_commands FILE prints the commands logged by -v in FILE (one per line),
+# taken out of logrus' text format: `level=debug msg=<command> [dir=..]
+# [error=..] exit=N took=D`; the msg value runs up to the last " exit=".
+log_commands() {
+  local line cmd
+  while IFS= read -r line; do
+    case $line in
+    "level=debug msg="*" exit="*" took="*) ;;
+    *) continue ;;
+    esac
+    cmd=${line#level=debug msg=}
+    cmd=${cmd% exit=*}
+    printf '%s\n' "$cmd"
+  done <"$1"
+}
+
+# assert_stderr ARGS... is assert_output for the stderr of `run --separate-stderr`.
+assert_stderr() { output=$stderr assert_output "$@"; }
+refute_stderr() { output=$stderr refute_output "$@"; }

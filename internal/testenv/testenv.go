@@ -1,0 +1,153 @@
+// Package testenv is shared by Litterbox's tests: deterministic temp git
+// repositories, record/replay runners, and cleanup of what a test created on
+// the engine. It runs programs only through runner.
+package testenv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Record re-records transcripts against the real engine:
+// go test ./sandbox ./mcp -run Replay -record
+var Record = flag.Bool("record", false, "re-record testdata transcripts against the real docker engine")
+
+// Quiet is a logger that discards everything, or logs at debug level to
+// stderr when LITTERBOX_TEST_DEBUG is set.
+func Quiet() *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	if os.Getenv("LITTERBOX_TEST_DEBUG") != "" {
+		l.SetOutput(os.Stderr)
+		l.SetLevel(logrus.DebugLevel)
+	}
+	return l
+}
+
+// Exec is the real runner with Quiet logging.
+func Exec() runner.Runner { return runner.NewExec(Quiet()) }
+
+// fixedEnv makes commits reproducible: same content, same ids, on any machine,
+// with no git identity configured.
+var fixedEnv = []string{
+	"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z",
+	"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+}
+
+// Git runs git in dir and returns its trimmed stdout, failing the test on error.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	res, err := Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: append([]string{"-C", dir}, args...), Env: fixedEnv})
+	if err != nil {
+		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(res.Stdout))
+}
+
+// Docker runs docker and returns its trimmed stdout and error.
+func Docker(args ...string) (string, error) {
+	res, err := Exec().Run(context.Background(), runner.Cmd{Name: "docker", Args: args})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Files is a repository's content: path -> body. A path ending in "*" is
+// made executable (the "*" is dropped).
+type Files map[string]string
+
+// SmallFiles is the default content of a test repository.
+var SmallFiles = Files{
+	"README.md":       "# test repo\n",
+	"src/main.go":     "package main\n\nfunc main() {}\n",
+	"scripts/run.sh*": "#!/bin/sh\necho run\n",
+	"docs/a b/c.txt":  "spaces in paths\n",
+	".gitignore":      "node_modules/\n",
+	".hidden/config":  "hidden\n",
+}
+
+// NewRepo makes a git repository at dir (created) holding files in one commit
+// with a fixed date, and returns dir.
+func NewRepo(t testing.TB, dir string, files Files) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, dir, "init", "-q", "-b", "main")
+	for name, body := range files {
+		mode := os.FileMode(0o644)
+		if n, ok := strings.CutSuffix(name, "*"); ok {
+			name, mode = n, 0o755
+		}
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "-m", "initial")
+	return dir
+}
+
+// UniqueName returns prefix plus a random suffix, so concurrent test runs
+// never share a repo slug (and so never share container names).
+func UniqueName(prefix string) string {
+	return fmt.Sprintf("%s%d-%06d", prefix, os.Getpid(), rand.IntN(1000000))
+}
+
+// CleanupRepo removes every container and volume made for repoRoot, when the
+// test ends, pass or fail.
+func CleanupRepo(t testing.TB, repoRoot, repoSlug string) {
+	t.Cleanup(func() { RemoveAll(repoRoot, repoSlug) })
+}
+
+// RemoveAll force-removes the containers labelled with repoRoot and the
+// volumes named after repoSlug.
+func RemoveAll(repoRoot, repoSlug string) {
+	if ids, _ := Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
+		_, _ = Docker(append([]string{"rm", "-f"}, strings.Fields(ids)...)...)
+	}
+	if vols, _ := Docker("volume", "ls", "-q", "--filter", "name=^litterbox-"+repoSlug+"-"); vols != "" {
+		_, _ = Docker(append([]string{"volume", "rm", "-f"}, strings.Fields(vols)...)...)
+	}
+}
+
+// Transcript returns a runner for a replay test: with -record, the real
+// engine through a Recorder that saves to path when the test ends; otherwise a
+// Replayer of path that fails the test on unexpected or missing commands.
+// subst maps this run's temp paths to placeholders.
+func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
+	t.Helper()
+	if *Record {
+		rec := &runner.Recorder{Inner: Exec(), Subst: subst}
+		t.Cleanup(func() {
+			if err := rec.Save(path); err != nil {
+				t.Errorf("saving transcript: %v", err)
+			}
+		})
+		return rec
+	}
+	rep, err := runner.LoadReplayer(path, subst)
+	if err != nil {
+		t.Fatalf("loading transcript (re-record with -record): %v", err)
+	}
+	t.Cleanup(func() {
+		for _, p := range rep.Problems() {
+			t.Errorf("transcript %s: %s", filepath.Base(path), p)
+		}
+	})
+	return rep
+}
