@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: all build install test unit integration e2e lint image clean
+.PHONY: all build install test unit integration e2e lint image bench clean
 
 all: build
 
@@ -43,6 +43,10 @@ lint:
 # registry answers); never replaces an image that is already there.
 image:
 	scripts/busybox-image.sh $(RUNTIME)
+
+# Litterbox next to the raw docker commands it is made of; writes BENCHMARKS.md.
+bench: image
+	scripts/bench.sh
 
 clean:
 	rm -rf bin

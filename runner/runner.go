@@ -192,10 +192,8 @@ func (e *Exec) log(c Cmd, res Result, err error) {
 		fields["dir"] = c.Dir
 	}
 	entry := e.Log.WithFields(fields)
-	if err != nil {
-		if _, ok := err.(*StartError); ok {
-			entry = entry.WithField("error", err.Error())
-		}
+	if _, ok := err.(*StartError); ok {
+		entry = entry.WithField("error", err.Error())
 	}
 	entry.Debug(ShellLine(c))
 }

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"os"
@@ -94,7 +95,7 @@ func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 		if fi, _ := os.Stat(filepath.Join(m.Root, f)); fi.Mode()&0o100 != 0 {
 			mode = "755"
 		}
-		want = append(want, fmt.Sprintf("%s 1000:1000 %x ./%s", mode, md5sum(data), f))
+		want = append(want, fmt.Sprintf("%s 1000:1000 %x ./%s", mode, md5.Sum(data), f))
 	}
 	// find | sort orders by path; so must we.
 	sort.Slice(want, func(i, j int) bool { return strings.Fields(want[i])[3] < strings.Fields(want[j])[3] })

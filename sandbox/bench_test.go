@@ -1,0 +1,176 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// Each Benchmark<Op> has a BenchmarkRaw<Op> next to it running the bare docker
+// (and git) commands the operation is made of: the floor it cannot beat.
+// make bench prints the ratios into BENCHMARKS.md.
+
+func benchManager(b *testing.B) *Manager {
+	b.Helper()
+	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
+	testenv.NewRepo(b, dir, testenv.SmallFiles)
+	m, err := Open(context.Background(), testenv.Exec(), "docker", dir, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	return m
+}
+
+func docker(b *testing.B, args ...string) {
+	b.Helper()
+	if out, err := testenv.Docker(args...); err != nil {
+		b.Fatalf("docker %v: %v %s", args, err, out)
+	}
+}
+
+func BenchmarkCreate(b *testing.B) {
+	m := benchManager(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		name := fmt.Sprintf("c%d", i)
+		i++
+		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if _, err := m.Delete(ctx, name, true); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+func BenchmarkRawCreate(b *testing.B) {
+	m := benchManager(b)
+	ctx := context.Background()
+	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	cli := dockercli.New("docker", testenv.Exec())
+	i := 0
+	for b.Loop() {
+		n := m.Names(fmt.Sprintf("raw%d", i))
+		i++
+		if _, err := cli.Run(ctx, m.containerSpec(n, base)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {
+			b.Fatal(err)
+		}
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
+		if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, dockercli.Streams{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		docker(b, "rm", "-f", n.Container)
+		docker(b, "volume", "rm", n.Volume)
+		b.StartTimer()
+	}
+}
+
+func benchSandbox(b *testing.B) (*Manager, Names) {
+	m := benchManager(b)
+	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	return m, m.Names("bench")
+}
+
+func BenchmarkPauseResume(b *testing.B) {
+	m, _ := benchSandbox(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := m.Pause(ctx, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Resume(ctx, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRawPauseResume(b *testing.B) {
+	_, n := benchSandbox(b)
+	for b.Loop() {
+		docker(b, "pause", n.Container)
+		docker(b, "unpause", n.Container)
+	}
+}
+
+func listRepo(b *testing.B, count int) *Manager {
+	m := benchManager(b)
+	for i := range count {
+		if _, err := m.Create(context.Background(), CreateOptions{Name: fmt.Sprintf("l%02d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return m
+}
+
+func BenchmarkList20(b *testing.B) {
+	m := listRepo(b, 20)
+	for b.Loop() {
+		list, err := m.List(context.Background(), false)
+		if err != nil || len(list) != 20 {
+			b.Fatalf("%d %v", len(list), err)
+		}
+	}
+}
+
+func BenchmarkRawList20(b *testing.B) {
+	m := listRepo(b, 20)
+	for b.Loop() {
+		docker(b, "ps", "-a", "--filter", "label=dev.litterbox.repo="+m.Root)
+	}
+}
+
+func BenchmarkDelete(b *testing.B) {
+	m := benchManager(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		name := fmt.Sprintf("d%d", i)
+		i++
+		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := m.Delete(ctx, name, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRawDelete(b *testing.B) {
+	m := benchManager(b)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		name := fmt.Sprintf("d%d", i)
+		i++
+		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+			b.Fatal(err)
+		}
+		n := m.Names(name)
+		b.StartTimer()
+		docker(b, "rm", "-f", n.Container)
+		docker(b, "volume", "rm", n.Volume)
+	}
+}
