@@ -21,7 +21,7 @@ install:
 test: lint unit integration e2e
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 5m ./...
 
 # Integration tests talk to the real engine; they need the local test image.
 integration: image

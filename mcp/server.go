@@ -39,6 +39,7 @@ func New(mgr *sandbox.Manager, version string) *server.MCPServer {
 		gomcp.WithReadOnlyHintAnnotation(true),
 		gomcp.WithDestructiveHintAnnotation(false),
 	), h.list)
+	addAgentTools(s, h)
 	return s
 }
 
@@ -121,13 +122,7 @@ func structured(v any, text string) *gomcp.CallToolResult {
 	return gomcp.NewToolResultStructured(obj, text)
 }
 
-func errResult(err error) *gomcp.CallToolResult {
-	msg := strings.TrimSpace(err.Error())
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return gomcp.NewToolResultError(msg)
-}
+func errResult(err error) *gomcp.CallToolResult { return gomcp.NewToolResultError(oneLine(err)) }
 
 func ensureNL(s string) string {
 	if strings.HasSuffix(s, "\n") {

@@ -118,9 +118,11 @@ func (r *Recorder) Save(path string) error {
 }
 
 // Replayer serves a transcript back instead of running anything. A command
-// matches the first unused entry with the same argv, dir and stdin digest, so
-// commands that run concurrently (the two ends of a pipe) may arrive in either
-// order while repeated identical commands are served in recorded order.
+// matches the first unused entry with the same argv and dir, so repeated
+// identical commands are served in recorded order while commands running
+// concurrently (the two ends of a pipe) may arrive in either order. Stdin is
+// hashed while stdout is served, so a conversation over both (an interactive
+// exec) replays too; a different stdin is reported afterwards.
 type Replayer struct {
 	Subst Subst
 
@@ -149,25 +151,20 @@ func LoadReplayer(path string, subst Subst) (*Replayer, error) {
 func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 	argv := r.Subst.all(c.Argv(), true)
 	dir := r.Subst.apply(c.Dir, true)
-	digest := ""
-	if c.Stdin != nil {
-		h := sha256.New()
-		if _, err := io.Copy(h, c.Stdin); err != nil {
-			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
-		}
-		digest = hex.EncodeToString(h.Sum(nil))
-	}
 	r.mu.Lock()
 	idx := -1
 	for i, e := range r.entries {
-		if !r.used[i] && slices.Equal(e.Argv, argv) && e.Dir == dir && e.Stdin == digest {
+		if !r.used[i] && slices.Equal(e.Argv, argv) && e.Dir == dir {
 			idx = i
 			break
 		}
 	}
 	if idx < 0 {
-		r.errs = append(r.errs, "unexpected command: "+Join(argv)+stdinNote(digest))
+		r.errs = append(r.errs, "unexpected command: "+Join(argv))
 		r.mu.Unlock()
+		if c.Stdin != nil {
+			_, _ = io.Copy(io.Discard, c.Stdin)
+		}
 		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: fmt.Errorf("replay: unexpected command")}
 	}
 	r.used[idx] = true
@@ -182,19 +179,32 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 		}
 		stdout = b
 	}
-	res := Result{
-		Stdout:   stdout,
-		Stderr:   []byte(r.Subst.apply(e.Stderr, false)),
-		ExitCode: e.ExitCode,
+	digest := make(chan string, 1)
+	if c.Stdin != nil {
+		go func() {
+			h := sha256.New()
+			_, _ = io.Copy(h, c.Stdin)
+			digest <- hex.EncodeToString(h.Sum(nil))
+		}()
+	} else {
+		digest <- ""
 	}
+	res := Result{Stdout: stdout, Stderr: []byte(r.Subst.apply(e.Stderr, false)), ExitCode: e.ExitCode}
+	var werr error
 	if c.Stdout != nil {
-		if _, err := c.Stdout.Write(res.Stdout); err != nil {
-			return res, &StartError{Cmd: c, Err: err}
-		}
+		_, werr = c.Stdout.Write(res.Stdout)
 		res.Stdout = nil
 	}
 	if c.Stderr != nil {
 		_, _ = c.Stderr.Write(res.Stderr)
+	}
+	if d := <-digest; d != e.Stdin {
+		r.mu.Lock()
+		r.errs = append(r.errs, "different stdin for: "+Join(argv)+stdinNote(d))
+		r.mu.Unlock()
+	}
+	if werr != nil {
+		return res, &StartError{Cmd: c, Err: werr}
 	}
 	if e.ExitCode != 0 {
 		return res, &ExitError{Cmd: c, Result: res}

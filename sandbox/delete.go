@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -34,6 +36,11 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 	if state == "running" && !force {
 		return nil, &ActiveError{Name: slug}
 	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	refs, err := m.Git.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
 	if err != nil {
 		return nil, err
@@ -80,6 +87,9 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 			d.Removed = append(d.Removed, "ref "+r.Name)
 		}
 	}
+	for _, l := range m.removeHostState(slug) {
+		left = append(left, l)
+	}
 	if rec != nil {
 		if err := m.store().remove(slug); err != nil {
 			left = append(left, fmt.Sprintf("state file %s (%v)", m.store().path(slug), err))
@@ -91,4 +101,20 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return d, &PartialDeleteError{Name: slug, Left: left}
 	}
 	return d, nil
+}
+
+// removeHostState removes the snapshot state, private index and ignore
+// mirror of a sandbox, returning what could not be removed.
+func (m *Manager) removeHostState(slug string) []string {
+	var left []string
+	for _, p := range []string{
+		filepath.Join(m.snapDir("snap"), slug+".json"),
+		string(m.index(slug)),
+		m.mirror(slug),
+	} {
+		if err := os.RemoveAll(p); err != nil {
+			left = append(left, fmt.Sprintf("%s (%v)", p, err))
+		}
+	}
+	return left
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -42,6 +43,9 @@ type Manager struct {
 	Now func() time.Time
 	// Progress, when set, is told about each create step as it finishes.
 	Progress func(step string, took time.Duration)
+
+	identOnce sync.Once
+	ident     *gitcli.Ident
 }
 
 // Open finds the repository at or above dir and returns its Manager, using the
@@ -227,6 +231,9 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if err != nil {
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
 	}
+	if setup.Snapshot != "" {
+		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
+	}
 	m.step("setup: "+setup.Command, t)
 	rec.Setup = &setup
 	rec.Status = recReady
@@ -267,7 +274,7 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 		done <- struct{}{}
 	}()
 	go func() {
-		err := Chown(ownW, archR, uid, gid)
+		err := Chown(ownW, archR, uid, gid, m.keepIgnore(n.Slug))
 		first.set(err, "rewriting archive owners")
 		archR.CloseWithError(orStop(err))
 		ownW.CloseWithError(err)
@@ -326,20 +333,39 @@ func (m *Manager) execChecked(ctx context.Context, container string, spec docker
 	return res, err
 }
 
-// maxSetupOutput bounds how much setup output is kept per stream.
-const maxSetupOutput = 64 << 10
+// keepIgnore returns a visitor that copies .gitignore files into the
+// sandbox's ignore mirror as the tree streams into the container.
+func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
+	root := m.mirror(slug)
+	return func(name string, data []byte) error {
+		if !validRepoPath(name) {
+			return nil
+		}
+		dst := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	}
+}
 
+// runSetup runs the setup command through the agent script, which first takes
+// the baseline manifest, so whatever the command changes is snapshotted too.
 func (m *Manager) runSetup(ctx context.Context, n Names) (SetupResult, error) {
 	cmd := m.Config.SetupCommand
-	out := &capBuffer{max: maxSetupOutput}
-	errOut := &capBuffer{max: maxSetupOutput}
-	res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{
-		User: m.Config.User, Workdir: Workdir, Cmd: []string{"sh", "-c", cmd},
-	}, dockercli.Streams{Stdout: out, Stderr: errOut})
+	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
 		return SetupResult{}, err
 	}
-	return SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: out.String(), Stderr: errOut.String()}, nil
+	defer unlock()
+	if err := m.saveSnap(n.Slug, snapState{}); err != nil {
+		return SetupResult{}, err
+	}
+	res, err := m.actLocked(ctx, n.Slug, action{mode: "setup", arg: Workdir, cmd: cmd, message: commitMessage("setup", cmd)})
+	if err != nil {
+		return SetupResult{}, err
+	}
+	return SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}, nil
 }
 
 // rollback undoes a create that failed before the setup command: container,
@@ -369,6 +395,7 @@ func (m *Manager) finishRollback(ctx context.Context, n Names, base string, caus
 	if err := m.store().remove(n.Slug); err != nil {
 		left = append(left, "state file "+m.store().path(n.Slug))
 	}
+	left = append(left, m.removeHostState(n.Slug)...)
 	// Guarded by base: never delete a branch someone moved meanwhile.
 	if err := m.Git.DeleteRef(ctx, n.Ref, base); err != nil {
 		left = append(left, "branch "+n.Branch)

@@ -80,7 +80,7 @@ func TestChownRewritesOwnersAndStreamsContent(t *testing.T) {
 	in.Write(make([]byte, 10240)) // record padding after the end marker, as git writes it
 
 	var out bytes.Buffer
-	if err := Chown(&out, &in, 1000, 1001); err != nil {
+	if err := Chown(&out, &in, 1000, 1001, nil); err != nil {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(&out)
@@ -113,7 +113,7 @@ func TestChownRewritesOwnersAndStreamsContent(t *testing.T) {
 }
 
 func TestChownRejectsGarbage(t *testing.T) {
-	if err := Chown(io.Discard, strings.NewReader(strings.Repeat("x", 1024)), 1, 1); err == nil {
+	if err := Chown(io.Discard, strings.NewReader(strings.Repeat("x", 1024)), 1, 1, nil); err == nil {
 		t.Error("garbage input accepted")
 	}
 }

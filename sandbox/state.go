@@ -38,26 +38,27 @@ type SetupResult struct {
 	ExitCode int    `json:"exit_code"`
 	Stdout   string `json:"stdout"`
 	Stderr   string `json:"stderr"`
+	// Snapshot is the commit of what the setup command changed, if anything.
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 type store struct{ dir string }
 
 func (s store) path(slug string) string { return filepath.Join(s.dir, slug+".json") }
 
-func (s store) save(r *Record) error {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+func (s store) save(r *Record) error { return writeFileAtomic(s.path(r.Name), mustJSON(r)) }
+
+// writeFileAtomic writes then renames, so a reader never sees half a file.
+func writeFileAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	// Write then rename, so a reader never sees half a record.
-	tmp, err := os.CreateTemp(s.dir, "."+r.Name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err
@@ -66,7 +67,7 @@ func (s store) save(r *Record) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return os.Rename(tmp.Name(), s.path(r.Name))
+	return os.Rename(tmp.Name(), name)
 }
 
 // load returns the record of slug, or nil when there is none.

@@ -2,15 +2,18 @@ package sandbox
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"io"
+	"path"
 )
 
 // Chown copies the tar stream in to out, rewriting every entry's owner to
 // uid:gid. `docker cp` keeps the header's ids, and a container without
 // CAP_CHOWN cannot fix them afterwards. Pax global headers (git archive's
 // commit id) are dropped. It streams entry by entry; nothing is buffered whole.
-func Chown(out io.Writer, in io.Reader, uid, gid int) error {
+// visit, when set, sees the content of every .gitignore file on the way.
+func Chown(out io.Writer, in io.Reader, uid, gid int, visit func(name string, data []byte) error) error {
 	tr := tar.NewReader(in)
 	tw := tar.NewWriter(out)
 	for {
@@ -40,7 +43,18 @@ func Chown(out io.Writer, in io.Reader, uid, gid int) error {
 		if err := tw.WriteHeader(h); err != nil {
 			return err
 		}
-		if _, err := io.Copy(tw, tr); err != nil {
+		var body io.Reader = tr
+		if visit != nil && h.Typeflag == tar.TypeReg && path.Base(h.Name) == ".gitignore" && h.Size <= 1<<20 {
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			if err := visit(h.Name, data); err != nil {
+				return err
+			}
+			body = bytes.NewReader(data)
+		}
+		if _, err := io.Copy(tw, body); err != nil {
 			return err
 		}
 	}

@@ -1,59 +1,138 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 func (a *app) shellCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:               "shell NAME",
-		Short:             "Open an interactive shell in a sandbox, as the sandbox user, in /src",
+		Use:   "shell NAME",
+		Short: "Open an interactive shell in a sandbox, as the sandbox user, in /src",
+		Long: `Open an interactive shell in a sandbox, as the sandbox user, in /src. When the
+shell exits, whatever it changed that git would track is committed to the
+sandbox's branch ("shell: interactive session").`,
 		Example:           "  litterbox shell fix-login",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.exec(cmd, args[0], []string{"sh"}, true)
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tty := isTerminal(a.stdin) && isTerminal(a.stdout)
+			code, err := m.Exec(cmd.Context(), args[0], sandbox.ExecOptions{
+				Cmd: []string{"sh"}, Interactive: true, TTY: tty,
+				Streams: dockercli.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
+			})
+			if err != nil {
+				return err
+			}
+			res, err := m.Scan(cmd.Context(), args[0], "shell", "interactive session")
+			if err != nil {
+				return err
+			}
+			a.reportSnapshot(m, args[0], res)
+			if code != 0 {
+				return exitCode(code)
+			}
+			return nil
 		},
 	}
 }
 
 func (a *app) execCommand() *cobra.Command {
-	return &cobra.Command{
+	var timeout time.Duration
+	var workdir string
+	cmd := &cobra.Command{
 		Use:   "exec NAME -- CMD [ARG...]",
-		Short: "Run a command in a sandbox and exit with its status",
+		Short: "Run a command in a sandbox, commit what it changed, and exit with its status",
+		Long: `Run a command in a sandbox as the sandbox user (in /src unless --workdir), the
+same way the agent's bash tool does: its output is printed when it ends (each
+stream capped at 256 KiB), processes it leaves running are stopped, and what it
+changed that git would track is committed to the sandbox's branch.`,
 		Example: `  litterbox exec fix-login -- ls -la
-  litterbox exec fix-login -- sh -c 'make test'`,
+  litterbox exec fix-login --timeout 10m -- sh -c 'make test'`,
 		Args:              cobra.MinimumNArgs(2),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 1 {
 				return usagef("exec: put -- between the sandbox name and the command (litterbox exec NAME -- CMD...)")
 			}
-			return a.exec(cmd, args[0], args[1:], false)
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if timeout <= 0 {
+				timeout = 365 * 24 * time.Hour
+			}
+			line := runner.Join(args[1:])
+			res, err := m.Bash(cmd.Context(), args[0], sandbox.BashOptions{Command: line, Workdir: workdir, Timeout: timeout, Kind: "exec"})
+			if res != nil {
+				fmt.Fprint(a.stdout, res.Stdout)
+				fmt.Fprint(a.stderr, res.Stderr)
+				if res.StdoutCut > 0 || res.StderrCut > 0 {
+					fmt.Fprintf(a.stderr, "litterbox: output truncated (%d stdout and %d stderr bytes not shown)\n", res.StdoutCut, res.StderrCut)
+				}
+				if res.TimedOut {
+					fmt.Fprintf(a.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			a.reportSnapshot(m, args[0], res)
+			if res.TimedOut {
+				return exitCode(124)
+			}
+			if res.ExitCode != 0 {
+				return exitCode(res.ExitCode)
+			}
+			return nil
 		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "kill the command after this long (e.g. 30s, 10m); default no limit")
+	cmd.Flags().StringVarP(&workdir, "workdir", "w", "", "directory to run in (default /src)")
+	return cmd
+}
+
+func (a *app) reportSnapshot(m *sandbox.Manager, name string, res *sandbox.ActResult) {
+	if res != nil && res.Snapshot != "" {
+		slug, _ := sandbox.ParseName(name)
+		fmt.Fprintf(a.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Names(slug).Branch)
 	}
 }
 
-func (a *app) exec(cmd *cobra.Command, name string, argv []string, interactive bool) error {
-	m, err := a.manager(cmd.Context())
-	if err != nil {
-		return err
+func (a *app) milestoneCommand() *cobra.Command {
+	var message string
+	cmd := &cobra.Command{
+		Use:               "milestone NAME -m MESSAGE",
+		Short:             "Squash a sandbox's snapshots since the last milestone into one commit",
+		Example:           `  litterbox milestone fix-login -m "Fix the login redirect"`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if message == "" {
+				return usagef("milestone: -m MESSAGE is required")
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := m.Milestone(cmd.Context(), args[0], message)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
+			return nil
+		},
 	}
-	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
-	code, err := m.Exec(cmd.Context(), name, sandbox.ExecOptions{
-		Cmd:         argv,
-		Interactive: interactive || !isTerminal(a.stdin) || tty,
-		TTY:         tty,
-		Streams:     dockercli.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
-	})
-	if err != nil {
-		return err
-	}
-	if code != 0 {
-		return exitCode(code)
-	}
-	return nil
+	cmd.Flags().StringVarP(&message, "message", "m", "", "commit message of the milestone")
+	return cmd
 }

@@ -68,6 +68,7 @@ their branch. You review and accept the work with this CLI.`,
 		a.deleteCommand(),
 		a.shellCommand(),
 		a.execCommand(),
+		a.milestoneCommand(),
 		a.mcpCommand(),
 	)
 	for _, c := range root.Commands() {

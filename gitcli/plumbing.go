@@ -1,0 +1,231 @@
+package gitcli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Plumbing for building commits without a work tree: every call that touches
+// an index uses a private one (GIT_INDEX_FILE), so the user's index, HEAD and
+// work tree are never read or written.
+
+// Index is a private index file.
+type Index string
+
+func (ix Index) env() []string { return []string{"GIT_INDEX_FILE=" + string(ix)} }
+
+// ReadTree resets the private index to the tree of rev.
+func (c *Client) ReadTree(ctx context.Context, ix Index, rev string) error {
+	_, err := c.run(ctx, runner.Cmd{Args: []string{"read-tree", rev}, Env: ix.env()})
+	return err
+}
+
+// Entry is one staged path of an index.
+type Entry struct {
+	Mode string // "100644", "100755", "120000"
+	ID   string
+	Path string
+}
+
+
+// Staged returns the index entries of the given paths (those that exist).
+func (c *Client) Staged(ctx context.Context, ix Index, paths []string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	// ls-files has no --stdin; pathspecs go on the command line in batches
+	// small enough for any ARG_MAX.
+	for len(paths) > 0 {
+		n := min(len(paths), 2000)
+		args := append([]string{"--literal-pathspecs", "ls-files", "--stage", "-z", "--"}, paths[:n]...)
+		paths = paths[n:]
+		res, err := c.run(ctx, runner.Cmd{Args: args, Env: ix.env()})
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
+			// "<mode> <id> <stage>\t<path>"
+			meta, path, ok := strings.Cut(string(rec), "\t")
+			f := strings.Fields(meta)
+			if !ok || len(f) != 3 {
+				continue
+			}
+			out[path] = Entry{Mode: f[0], ID: f[1], Path: path}
+		}
+	}
+	return out, nil
+}
+
+// CheckIgnoreArgs asks which paths are ignored, reading .gitignore files from
+// workTree (a mirror of the sandbox's) and the repository's info/exclude and
+// core.excludesFile, as git status would.
+func CheckIgnoreArgs(workTree string) []string {
+	return []string{"--work-tree=" + workTree, "check-ignore", "--no-index", "-z", "--stdin"}
+}
+
+// Ignored returns the subset of paths git ignores. A path ending in "/" is
+// asked about as a directory.
+func (c *Client) Ignored(ctx context.Context, workTree string, paths []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	in := strings.Join(paths, "\x00") + "\x00"
+	res, err := c.run(ctx, runner.Cmd{Args: CheckIgnoreArgs(workTree), Stdin: strings.NewReader(in)})
+	if ee, ok := runner.AsExit(err); ok && ee.Result.ExitCode == 1 {
+		return out, nil // none ignored
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range bytes.Split(res.Stdout, []byte{0}) {
+		if len(p) > 0 {
+			out[string(p)] = true
+		}
+	}
+	return out, nil
+}
+
+// HashObjects writes each file as a blob (byte for byte, no filters) and
+// returns their ids in order.
+func (c *Client) HashObjects(ctx context.Context, files []string) ([]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	res, err := c.run(ctx, runner.Cmd{
+		Args:  []string{"hash-object", "-w", "--no-filters", "--stdin-paths"},
+		Stdin: strings.NewReader(strings.Join(files, "\n") + "\n"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(string(res.Stdout))
+	if len(ids) != len(files) {
+		return nil, fmt.Errorf("git hash-object returned %d ids for %d files", len(ids), len(files))
+	}
+	return ids, nil
+}
+
+// UpdateIndex applies entries to the private index; an entry with an empty ID
+// removes its path.
+func (c *Client) UpdateIndex(ctx context.Context, ix Index, entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		if e.ID == "" {
+			fmt.Fprintf(&b, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %s\t%s\x00", e.Mode, e.ID, e.Path)
+	}
+	_, err := c.run(ctx, runner.Cmd{
+		Args:  []string{"update-index", "-z", "--add", "--remove", "--index-info"},
+		Env:   ix.env(),
+		Stdin: strings.NewReader(b.String()),
+	})
+	return err
+}
+
+// WriteTree writes the private index as a tree and returns its id.
+func (c *Client) WriteTree(ctx context.Context, ix Index) (string, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"write-tree"}, Env: ix.env()})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Ident is a git identity.
+type Ident struct{ Name, Email string }
+
+// CommitSpec describes a commit made with commit-tree.
+type CommitSpec struct {
+	Tree    string
+	Parents []string
+	Message string
+	Author  Ident
+	// Committer, when empty, is the user's configured identity.
+	Committer Ident
+}
+
+// CommitTree creates a commit object and returns its id.
+func (c *Client) CommitTree(ctx context.Context, s CommitSpec) (string, error) {
+	args := []string{"commit-tree", s.Tree}
+	for _, p := range s.Parents {
+		args = append(args, "-p", p)
+	}
+	env := []string{"GIT_AUTHOR_NAME=" + s.Author.Name, "GIT_AUTHOR_EMAIL=" + s.Author.Email}
+	if s.Committer.Name != "" {
+		env = append(env, "GIT_COMMITTER_NAME="+s.Committer.Name, "GIT_COMMITTER_EMAIL="+s.Committer.Email)
+	}
+	res, err := c.run(ctx, runner.Cmd{Args: args, Env: env, Stdin: strings.NewReader(s.Message)})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// ErrRefMoved is returned by UpdateRef when the ref is not at old any more.
+var ErrRefMoved = fmt.Errorf("ref moved")
+
+// UpdateRef moves ref from old to new atomically, failing with ErrRefMoved if
+// someone else moved it meanwhile.
+func (c *Client) UpdateRef(ctx context.Context, ref, newID, old, reason string) error {
+	_, err := c.run(ctx, runner.Cmd{Args: []string{"update-ref", "-m", reason, ref, newID, old}})
+	if ee, ok := runner.AsExit(err); ok {
+		msg := string(ee.Result.Stderr)
+		if strings.Contains(msg, "but expected") || strings.Contains(msg, "unable to resolve reference") || strings.Contains(msg, "is at") {
+			return fmt.Errorf("%s: %w", ref, ErrRefMoved)
+		}
+	}
+	return err
+}
+
+// Identity returns the user's configured name and email ("" when unset).
+func (c *Client) Identity(ctx context.Context) (Ident, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"config", "--get-regexp", `^user\.(name|email)$`}})
+	if ee, ok := runner.AsExit(err); ok && ee.Result.ExitCode == 1 {
+		return Ident{}, nil
+	}
+	if err != nil {
+		return Ident{}, err
+	}
+	var id Ident
+	for _, line := range strings.Split(string(res.Stdout), "\n") {
+		k, v, _ := strings.Cut(line, " ")
+		switch k {
+		case "user.name":
+			id.Name = v
+		case "user.email":
+			id.Email = v
+		}
+	}
+	return id, nil
+}
+
+// RevParse returns the id rev names, or "" when it does not exist.
+func (c *Client) RevParse(ctx context.Context, rev string) (string, error) {
+	out, err := c.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+	if ee, ok := runner.AsExit(err); ok && ee.Result.ExitCode == 1 {
+		return "", nil
+	}
+	return out, err
+}
+
+// Count returns how many commits are in from..to.
+func (c *Client) Count(ctx context.Context, from, to string) (int, error) {
+	out, err := c.out(ctx, "rev-list", "--count", from+".."+to)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	_, err = fmt.Sscan(out, &n)
+	return n, err
+}
+
+// CatBlob returns the content of a blob.
+func (c *Client) CatBlob(ctx context.Context, id string) ([]byte, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"cat-file", "blob", id}})
+	return res.Stdout, err
+}

@@ -1,0 +1,43 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// lock serializes the calls that change one sandbox, across goroutines and
+// across processes (several `litterbox mcp` on one repository), with flock on
+// a file under the git dir. The kernel drops the lock if the process dies.
+func (m *Manager) lock(ctx context.Context, slug string) (func(), error) {
+	dir := m.snapDir("locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, slug+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if err != syscall.EWOULDBLOCK {
+			f.Close()
+			return nil, fmt.Errorf("locking sandbox '%s': %w", slug, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for another call on sandbox '%s': %w", slug, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,615 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+)
+
+// DefaultBashTimeout is how long a bash call may run unless told otherwise.
+const DefaultBashTimeout = 120 * time.Second
+
+// ResolvePath makes p absolute inside the container: relative paths are under
+// /src. The result is clean.
+func ResolvePath(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = Workdir + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// HiddenPathError refuses a path with a component starting with ".".
+type HiddenPathError struct{ Path string }
+
+func (e *HiddenPathError) Error() string {
+	return fmt.Sprintf("path %q is hidden (a component starts with '.'); hidden files are not available to agents", e.Path)
+}
+
+func hidden(abs string) bool {
+	for _, c := range strings.Split(abs, "/") {
+		if strings.HasPrefix(c, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// visiblePath resolves p and refuses hidden paths.
+func visiblePath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("path is empty")
+	}
+	abs := ResolvePath(p)
+	if hidden(abs) {
+		return "", &HiddenPathError{Path: p}
+	}
+	return abs, nil
+}
+
+// BashOptions are the inputs of Bash.
+type BashOptions struct {
+	Command string
+	Workdir string
+	Timeout time.Duration
+	// Kind names the call in the snapshot message ("bash", or "exec" for the
+	// CLI); default "bash".
+	Kind string
+}
+
+// Bash runs a command with sh -c in the sandbox as the sandbox user and
+// commits what it changed. On timeout every process it started is killed.
+func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(o.Command) == "" {
+		return nil, errors.New("command is empty")
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultBashTimeout
+	}
+	wd := Workdir
+	if o.Workdir != "" {
+		wd = ResolvePath(o.Workdir)
+	}
+	kind := o.Kind
+	if kind == "" {
+		kind = "bash"
+	}
+	// The host waits a little longer than the sandbox's own timeout, which is
+	// the one that kills the command's processes.
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
+	defer cancel()
+	return m.act(ctx, slug, action{mode: "bash", arg: wd, cmd: o.Command, timeout: o.Timeout, message: commitMessage(kind, o.Command)})
+}
+
+// MaxWriteSize bounds the content of one write.
+const MaxWriteSize = 64 << 20
+
+// Write replaces (or creates) a file with content and commits the change.
+func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := writablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(content) > MaxWriteSize {
+		return nil, fmt.Errorf("content is %d bytes; write takes at most %d (use bash to produce large files)", len(content), MaxWriteSize)
+	}
+	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
+}
+
+func (m *Manager) writeAction(abs, p string, content []byte, kind string) action {
+	return action{mode: "write", arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: commitMessage(kind, p)}
+}
+
+func writablePath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("path is empty")
+	}
+	abs := ResolvePath(p)
+	if abs == "/" || abs == Workdir {
+		return "", fmt.Errorf("path %q is a directory", p)
+	}
+	return abs, nil
+}
+
+// ErrNoSuchFile is returned when a file to read or change does not exist.
+var ErrNoSuchFile = errors.New("no such file")
+
+// catFile returns the content of a file in the sandbox, ErrNoSuchFile if it
+// does not exist.
+func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
+	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || [ -L "$1" ] || exit 4; exec cat -- "$1"`
+	var out, errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User, Cmd: []string{"sh", "-c", script, "cat", abs}},
+		dockercli.Streams{Stdout: &limitWriter{w: &out, n: MaxWriteSize}, Stderr: &errOut})
+	if err != nil {
+		return nil, m.execError(ctx, slug, err)
+	}
+	switch res.ExitCode {
+	case 0:
+		return out.Bytes(), nil
+	case 4:
+		return nil, fmt.Errorf("%s: %w", abs, ErrNoSuchFile)
+	default:
+		return nil, fmt.Errorf("%s: %s", abs, firstLine(errOut.String()))
+	}
+}
+
+// limitWriter fails once more than n bytes are written.
+type limitWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.n {
+		return 0, fmt.Errorf("file larger than %d bytes", MaxWriteSize)
+	}
+	l.n -= int64(len(p))
+	return l.w.Write(p)
+}
+
+// EditResult says what Edit did.
+type EditResult struct {
+	Replacements int    `json:"replacements"`
+	Snapshot     string `json:"snapshot"`
+}
+
+// Edit replaces old with new in a file: exactly one occurrence, or every one
+// with replaceAll. A missing or ambiguous old string changes nothing.
+func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll bool) (*EditResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := writablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if old == "" {
+		return nil, errors.New("old_string is empty")
+	}
+	if old == new {
+		return nil, errors.New("old_string and new_string are the same")
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	content, err := m.catFile(ctx, slug, abs)
+	if err != nil {
+		return nil, err
+	}
+	updated, n, err := ReplaceString(string(content), old, new, replaceAll)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	res, err := m.actLocked(ctx, slug, m.writeAction(abs, p, []byte(updated), "edit"))
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+	}
+	return &EditResult{Replacements: n, Snapshot: res.Snapshot}, nil
+}
+
+// ReplaceString replaces old with new in s. Without all, old must occur
+// exactly once.
+func ReplaceString(s, old, new string, all bool) (string, int, error) {
+	n := strings.Count(s, old)
+	switch {
+	case n == 0:
+		return "", 0, errors.New("old_string not found")
+	case n > 1 && !all:
+		return "", 0, fmt.Errorf("old_string occurs %d times; give more context to make it unique, or set replace_all", n)
+	}
+	return strings.ReplaceAll(s, old, new), n, nil
+}
+
+// PatchResult says what Patch did.
+type PatchResult struct {
+	Snapshot string `json:"snapshot"`
+	Created  bool   `json:"created,omitempty"`
+	Deleted  bool   `json:"deleted,omitempty"`
+}
+
+// Patch applies a unified diff to one file; it may create or delete the
+// file. A diff that does not apply changes nothing.
+func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := writablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := ParseFilePatch(diff)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	content, err := m.catFile(ctx, slug, abs)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNoSuchFile) {
+		return nil, err
+	}
+	out, err := fp.Apply(content, exists)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	var a action
+	if fp.Deletes {
+		a = action{mode: "rm", arg: abs, message: commitMessage("patch", p)}
+	} else {
+		a = m.writeAction(abs, p, out, "patch")
+	}
+	res, err := m.actLocked(ctx, slug, a)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+	}
+	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes}, nil
+}
+
+// ReadResult is a slice of a file's lines.
+type ReadResult struct {
+	Content    string `json:"content"`
+	Offset     int    `json:"offset"`
+	Lines      int    `json:"lines"`
+	TotalLines int    `json:"total_lines"`
+	Truncated  bool   `json:"truncated"`
+}
+
+// DefaultReadLimit is how many lines read returns unless told otherwise.
+const DefaultReadLimit = 2000
+
+// maxReadBytes bounds what one read returns.
+const maxReadBytes = 256 << 10
+
+// Read returns limit lines of a file from line offset (0-based). Hidden paths
+// are refused.
+func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := visiblePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 || limit < 0 {
+		return nil, errors.New("offset and limit must not be negative")
+	}
+	if limit == 0 {
+		limit = DefaultReadLimit
+	}
+	// awk slices in the container, so a large file never crosses whole; the
+	// line count goes to stderr's last line.
+	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || exit 4
+exec awk -v o="$2" -v l="$3" -v max="$4" 'NR > o && NR <= o + l && b < max { print; b += length($0) + 1; n++ } END { printf "%d %d\n", NR, n > "/dev/stderr" }' "$1"`
+	var out, errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
+		Cmd: []string{"sh", "-c", script, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)}},
+		dockercli.Streams{Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		return nil, m.execError(ctx, slug, err)
+	}
+	switch res.ExitCode {
+	case 0:
+	case 4:
+		return nil, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
+	default:
+		return nil, fmt.Errorf("%s: %s", p, firstLine(errOut.String()))
+	}
+	var total, n int
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if _, err := fmt.Sscan(lines[len(lines)-1], &total, &n); err != nil {
+		return nil, fmt.Errorf("reading %s: unexpected answer %q", p, errOut.String())
+	}
+	return &ReadResult{Content: out.String(), Offset: offset, Lines: n, TotalLines: total, Truncated: offset+n < total}, nil
+}
+
+// Entry is one file system entry listed by Ls.
+type Entry struct {
+	Path string `json:"path"`
+	Type string `json:"type"` // file, dir, symlink, other
+	Size int64  `json:"size"`
+}
+
+// MaxListed bounds the entries ls and glob return, and the matches of grep.
+const MaxListed = 5000
+
+// display shows abs relative to /src when it is inside it.
+func display(abs string) string {
+	if rel, ok := strings.CutPrefix(abs, Workdir+"/"); ok {
+		return rel
+	}
+	return abs
+}
+
+// walk lists the non-hidden entries under root (just its children unless
+// recursive), pruning hidden directories. It returns "type size path" lines.
+func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, filesOnly bool) ([]Entry, bool, error) {
+	depth := "-maxdepth 1"
+	if recursive {
+		depth = ""
+	}
+	kind := ""
+	if filesOnly {
+		kind = `\( -type f -o -type l \)`
+	}
+	script := `[ -e "$1" ] || exit 4; [ -d "$1" ] || { stat -c '%F|%s|%n' "$1"; exit 0; }
+find "$1" -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat -c '%F|%s|%n' {} + | head -n "$2"`
+	var out, errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
+		Cmd: []string{"sh", "-c", script, "ls", root, strconv.Itoa(MaxListed + 1)}},
+		dockercli.Streams{Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		return nil, false, m.execError(ctx, slug, err)
+	}
+	if res.ExitCode == 4 {
+		return nil, false, fmt.Errorf("%s: %w", display(root), ErrNoSuchFile)
+	}
+	if res.ExitCode != 0 {
+		return nil, false, fmt.Errorf("%s: %s", display(root), firstLine(errOut.String()))
+	}
+	var entries []Entry
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.SplitN(line, "|", 3)
+		if len(f) != 3 {
+			continue
+		}
+		size, _ := strconv.ParseInt(f[1], 10, 64)
+		entries = append(entries, Entry{Path: display(f[2]), Type: entryType(f[0]), Size: size})
+	}
+	truncated := len(entries) > MaxListed
+	if truncated {
+		entries = entries[:MaxListed]
+	}
+	return entries, truncated, nil
+}
+
+func entryType(statType string) string {
+	switch {
+	case strings.HasPrefix(statType, "regular"):
+		return "file"
+	case statType == "directory":
+		return "dir"
+	case statType == "symbolic link":
+		return "symlink"
+	}
+	return "other"
+}
+
+// Ls lists a directory (recursively on request), leaving hidden entries out.
+func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if p == "" {
+		p = Workdir
+	}
+	abs, err := visiblePath(p)
+	if err != nil {
+		return nil, false, err
+	}
+	return m.walk(ctx, slug, abs, recursive, false)
+}
+
+// Glob returns the non-hidden files under p (default /src) whose path
+// relative to p matches pattern; "**" matches any number of directories.
+func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, bool, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if p == "" {
+		p = Workdir
+	}
+	abs, err := visiblePath(p)
+	if err != nil {
+		return nil, false, err
+	}
+	re, err := GlobRegexp(pattern)
+	if err != nil {
+		return nil, false, err
+	}
+	entries, truncated, err := m.walk(ctx, slug, abs, true, true)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []string
+	for _, e := range entries {
+		rel := strings.TrimPrefix(ResolvePath(e.Path), abs+"/")
+		if re.MatchString(rel) {
+			out = append(out, e.Path)
+		}
+	}
+	return out, truncated, nil
+}
+
+// Match is one line grep found.
+type Match struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Grep searches non-hidden files under p for a POSIX extended regular
+// expression; include, when set, is a file name glob such as "*.go".
+func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if pattern == "" {
+		return nil, false, errors.New("pattern is empty")
+	}
+	if p == "" {
+		p = Workdir
+	}
+	abs, err := visiblePath(p)
+	if err != nil {
+		return nil, false, err
+	}
+	if include == "" {
+		include = "*"
+	}
+	// grep exits 1 for no match; anything above is a real error (bad regex).
+	script := `[ -e "$1" ] || exit 4
+find "$1" -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
+head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
+	var out, errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User, Env: map[string]string{"TMPDIR": "/tmp"},
+		Cmd: []string{"sh", "-c", script, "grep", abs, pattern, include, strconv.Itoa(MaxListed + 1)}},
+		dockercli.Streams{Stdout: &out, Stderr: &errOut})
+	if err != nil {
+		return nil, false, m.execError(ctx, slug, err)
+	}
+	switch res.ExitCode {
+	case 0:
+	case 4:
+		return nil, false, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
+	default:
+		return nil, false, fmt.Errorf("grep: %s", firstLine(errOut.String()))
+	}
+	var matches []Match
+	for _, line := range strings.Split(out.String(), "\n") {
+		file, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		num, text, ok := strings.Cut(rest, ":")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			continue
+		}
+		matches = append(matches, Match{Path: display(file), Line: n, Text: text})
+	}
+	truncated := len(matches) > MaxListed
+	if truncated {
+		matches = matches[:MaxListed]
+	}
+	return matches, truncated, nil
+}
+
+// MilestoneResult says what a milestone squashed.
+type MilestoneResult struct {
+	Commit   string `json:"commit"`
+	Squashed int    `json:"squashed"`
+}
+
+func milestoneRef(slug string) string { return "refs/litterbox/" + slug + "/milestone" }
+
+// Milestone squashes every snapshot since the last milestone (or the base)
+// into one commit with message; the tree stays the same.
+func (m *Manager) Milestone(ctx context.Context, name, message string) (*MilestoneResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(message) == "" {
+		return nil, errors.New("message is empty")
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	n := m.Names(slug)
+	tip, err := m.Git.RevParse(ctx, n.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if tip == "" {
+		return nil, m.missingBranch(ctx, slug)
+	}
+	since, err := m.Git.RevParse(ctx, milestoneRef(slug))
+	if err != nil {
+		return nil, err
+	}
+	if since == "" {
+		rec, err := m.store().load(slug)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			return nil, &NotFoundError{Name: slug}
+		}
+		since = rec.Base
+	}
+	count, err := m.Git.Count(ctx, since, tip)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, errors.New("no snapshots since the last milestone; nothing to squash")
+	}
+	tree, err := m.Git.RevParse(ctx, tip+"^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	msg := strings.TrimSpace(message) + "\n"
+	id, err := m.Git.CommitTree(ctx, commitSpec(tree, since, msg, m.agentIdent(slug), m.committer(ctx, slug)))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Git.UpdateRef(ctx, n.Ref, id, tip, "litterbox milestone"); err != nil {
+		return nil, err
+	}
+	oldMs, _ := m.Git.RevParse(ctx, milestoneRef(slug))
+	if err := m.Git.UpdateRef(ctx, milestoneRef(slug), id, oldMs, "litterbox milestone"); err != nil {
+		return nil, err
+	}
+	if st, err := m.loadSnap(slug); err == nil && st.Tip == tip {
+		st.Tip = id
+		_ = m.saveSnap(slug, st)
+	}
+	return &MilestoneResult{Commit: id, Squashed: count}, nil
+}
+
+func (m *Manager) missingBranch(ctx context.Context, slug string) error {
+	if ok, _ := m.known(ctx, slug); !ok {
+		return &NotFoundError{Name: slug}
+	}
+	return fmt.Errorf("branch %s of sandbox '%s' is gone", m.Names(slug).Branch, slug)
+}
+
+// Scan commits whatever changed in the sandbox outside the agent tools (an
+// interactive shell), with message "<kind>: <detail>".
+func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.act(ctx, slug, action{mode: "scan", message: commitMessage(kind, detail)})
+}
+
+func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {
+	return gitcli.CommitSpec{Tree: tree, Parents: []string{parent}, Message: msg, Author: author, Committer: committer}
+}
