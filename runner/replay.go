@@ -162,10 +162,9 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 	if idx < 0 {
 		r.errs = append(r.errs, "unexpected command: "+Join(argv))
 		r.mu.Unlock()
-		if c.Stdin != nil {
-			_, _ = io.Copy(io.Discard, c.Stdin)
-		}
-		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: fmt.Errorf("replay: unexpected command")}
+		// Fail at once, without reading stdin: in a conversation the caller
+		// only closes it after our answer, which will never come.
+		return Result{ExitCode: -1}, &StartError{Cmd: c, Err: fmt.Errorf("replay: unexpected command %s", Join(argv))}
 	}
 	r.used[idx] = true
 	e := r.entries[idx]

@@ -143,7 +143,20 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	// started; the WaitDelay bounds how long we wait before SIGKILL.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = e.KillGrace
-	cmd.Stdin = c.Stdin
+	// A non-file stdin is copied by our own goroutine: os/exec would wait for
+	// its copier, which blocks on our Reader when the process exits without
+	// reading it all (docker exec refused at once), hanging Run for good.
+	var stdinPipe io.WriteCloser
+	if f, ok := c.Stdin.(*os.File); ok || c.Stdin == nil {
+		if ok {
+			cmd.Stdin = f
+		}
+	} else {
+		var err error
+		if stdinPipe, err = cmd.StdinPipe(); err != nil {
+			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if c.Stdout != nil {
@@ -155,7 +168,16 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 		cmd.Stderr = io.MultiWriter(c.Stderr, &tailBuffer{buf: &stderr, max: 64 << 10})
 	}
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if stdinPipe != nil {
+			go func() {
+				_, _ = io.Copy(stdinPipe, c.Stdin)
+				stdinPipe.Close()
+			}()
+		}
+		err = cmd.Wait()
+	}
 	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()

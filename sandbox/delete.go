@@ -62,7 +62,7 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 			d.Removed = append(d.Removed, "container "+n.Container)
 		}
 	}
-	// The volume cannot go while its container exists; try anyway only when the
+	// The volume cannot go while its container exists; try it only when the
 	// container is gone, so the report names the real obstacle.
 	if len(left) == 0 {
 		err := m.Provider.RemoveVolume(ctx, n.Volume)
@@ -74,6 +74,10 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		}
 	} else {
 		left = append(left, "volume "+n.Volume+" (in use by the container)")
+	}
+	if len(left) > 0 {
+		// Keep the branch and state: they are how a retry finds the rest.
+		return d, &PartialDeleteError{Name: slug, Left: append(left, "branch "+n.Branch+" and state (kept so that the delete can be retried)")}
 	}
 	for _, r := range refs {
 		if err := m.Git.DeleteRef(ctx, r.Name, r.ID); err != nil {
@@ -87,9 +91,7 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 			d.Removed = append(d.Removed, "ref "+r.Name)
 		}
 	}
-	for _, l := range m.removeHostState(slug) {
-		left = append(left, l)
-	}
+	left = append(left, m.removeHostState(slug)...)
 	if rec != nil {
 		if err := m.store().remove(slug); err != nil {
 			left = append(left, fmt.Sprintf("state file %s (%v)", m.store().path(slug), err))
@@ -111,6 +113,10 @@ func (m *Manager) removeHostState(slug string) []string {
 		filepath.Join(m.snapDir("snap"), slug+".json"),
 		string(m.index(slug)),
 		m.mirror(slug),
+		filepath.Join(m.snapDir("tmp"), slug),
+		// Removed while held: a waiter that still has it open locks a file
+		// nobody uses any more, which is harmless once the sandbox is gone.
+		filepath.Join(m.snapDir("locks"), slug+".lock"),
 	} {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -18,6 +19,8 @@ const (
 	StatusFailedSetup = "failed-setup"
 	StatusMissing     = "missing"
 	StatusError       = "error"
+	// StatusCreating is a create still under way (its process is alive).
+	StatusCreating = "creating"
 )
 
 // Info is one sandbox as list shows it.
@@ -39,8 +42,11 @@ func statusOf(state dockercli.State, rec *Record) string {
 	case "paused":
 		return StatusPaused
 	case "running":
-		if rec != nil && rec.Status == recFailedSetup {
+		switch {
+		case rec != nil && rec.Status == recFailedSetup:
 			return StatusFailedSetup
+		case rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID):
+			return StatusCreating
 		}
 		return StatusActive
 	case "exited", "created":
@@ -108,6 +114,9 @@ func ParseNameExact(s string) bool {
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
 	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []Port{}}
+	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+		info.Status = StatusCreating
+	}
 	if rec != nil {
 		info.Base = rec.Base
 		info.Created = rec.Created.Format("2006-01-02 15:04:05 -0700 MST")
@@ -259,4 +268,13 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 		outs = append(outs, o)
 	}
 	return outs, errors.Join(errs...)
+}
+
+// processAlive reports whether pid is a live process on this machine.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }

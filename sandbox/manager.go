@@ -199,7 +199,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 
 	rec := &Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
-		Base: base, Image: m.Config.Image, Created: m.Now().UTC(), Status: recCreating,
+		Base: base, Image: m.Config.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
@@ -236,7 +236,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	m.step("setup: "+setup.Command, t)
 	rec.Setup = &setup
-	rec.Status = recReady
+	rec.Status, rec.CreatorPID = recReady, 0
 	status := StatusActive
 	if setup.ExitCode != 0 {
 		rec.Status, status = recFailedSetup, StatusFailedSetup

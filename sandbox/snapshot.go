@@ -24,9 +24,13 @@ import (
 //go:embed script/agent.sh
 var agentSource string
 
-// agentScript is agent.sh without its comment lines: it travels in the argv of
-// every call, and -v logs print it.
+// agentScript is agent.sh without its comment lines. It travels on stdin, in
+// front of the call's own input, so the argv stays one short line that -v can
+// log: agentLoader reads exactly its length (read -r takes one byte at a
+// time, dd with fullblock exactly n) and runs it with the call's arguments.
 var agentScript = stripComments(agentSource)
+
+const agentLoader = `IFS= read -r n && s=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null) && eval "$s"`
 
 func stripComments(src string) string {
 	var b strings.Builder
@@ -129,7 +133,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if tmo <= 0 {
 		tmo = 1 << 31 // effectively none
 	}
-	argv := []string{"sh", "-c", agentScript, "litterbox", a.mode, strconv.Itoa(st.Gen), strconv.Itoa(st.Gen + 1),
+	argv := []string{"sh", "-c", agentLoader, "litterbox", a.mode, strconv.Itoa(st.Gen), strconv.Itoa(st.Gen + 1),
 		strconv.Itoa(OutputCap), strconv.FormatInt(tmo, 10), a.arg, a.cmd}
 	argv = append(argv, st.Prune...)
 
@@ -160,6 +164,9 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		return nil, err
 	}
 
+	if _, err := fmt.Fprintf(inW, "%d\n%s", len(agentScript), agentScript); err != nil {
+		return fail(err)
+	}
 	if a.mode == "write" {
 		if _, err := fmt.Fprintf(inW, "%d\n", a.size); err != nil {
 			return fail(err)

@@ -23,6 +23,9 @@ type Record struct {
 	Created   time.Time    `json:"created"`
 	Status    string       `json:"status"`
 	Setup     *SetupResult `json:"setup,omitempty"`
+	// CreatorPID is the process running the create while Status is
+	// "creating"; if it is gone, the create died half-way.
+	CreatorPID int `json:"creator_pid,omitempty"`
 }
 
 // Record statuses.

@@ -482,6 +482,7 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	}
 	// grep exits 1 for no match; anything above is a real error (bad regex).
 	script := `[ -e "$1" ] || exit 4
+echo | grep -qE -e "$2"; [ $? -le 1 ] || exit 2
 find "$1" -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
 head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
 	var out, errOut bytes.Buffer

@@ -35,7 +35,7 @@ bash)
   mkfifo "$W/of" "$W/ef"
   capped "$W/of" "$W/o" "$W/oc" & c1=$!
   capped "$W/ef" "$W/e" "$W/ec" & c2=$!
-  if cd "$arg" 2>"$W/cderr"; then
+  if cd "$arg" 2>/dev/null; then
     # A session of its own, so a timeout can kill every process it started;
     # LBX_CALL marks them all, also those that start sessions of their own.
     LBX_CALL=$W setsid sh -c "$cmd" </dev/null >"$W/of" 2>"$W/ef" &
@@ -60,6 +60,8 @@ bash)
     [ -f "$W/to" ] && to=1
   else
     rc=2
+    # Each capper waits for a writer to open its FIFO.
+    : >"$W/of" &
     echo "workdir $arg: no such directory" >"$W/ef" &
   fi
   wait "$c1" "$c2"
