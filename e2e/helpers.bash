@@ -38,6 +38,7 @@ common_setup() {
   git config --global user.email "e2e@litterbox.invalid"
   git config --global init.defaultBranch main
   git config --global advice.detachedHead false
+  # shellcheck disable=SC2119 # no arguments: the default basename
   make_repo
   REPO=$MADE_REPO
   REPO_SLUG=$MADE_SLUG
@@ -92,16 +93,18 @@ slugify() {
   printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//'
 }
 
-# make_repo [BASENAME] creates a git repository with one commit and sets
-# MADE_REPO (its physical absolute path) and MADE_SLUG (its repo slug). The
-# basename defaults to lbe2e-<random hex>; one given must be unique too.
+# make_repo [BASENAME [SUBDIR]] creates a git repository with one commit and
+# sets MADE_REPO (its physical absolute path) and MADE_SLUG (its repo slug).
+# The basename defaults to lbe2e-<random hex>; one given must be unique too.
+# SUBDIR is an extra directory level above the repository.
+# shellcheck disable=SC2120 # the arguments are optional
 make_repo() {
   local base=${1:-lbe2e-$(rand_hex)}
   local parent
   parent=$(mktemp -d "$BATS_TEST_TMPDIR/r.XXXXXX")
   TEST_DIRS+=("$parent")
-  mkdir -p "$parent/$base"
-  MADE_REPO=$(cd "$parent/$base" && pwd -P)
+  mkdir -p "$parent/${2:-.}/$base"
+  MADE_REPO=$(cd "$parent/${2:-.}/$base" && pwd -P)
   MADE_SLUG=$(slugify "$base")
   REPOS+=("$MADE_REPO")
   REPO_SLUGS+=("$MADE_SLUG")
@@ -133,8 +136,12 @@ commit_file() {
 # ---------------------------------------------------------------------------
 # Running litterbox and friends
 
+# Every litterbox run is bounded, so a hang fails its test instead of the
+# suite: SIGTERM after $LB_TIMEOUT seconds, SIGKILL 5 s later (exit 124/137).
+LB_TIMEOUT=${LB_TIMEOUT:-120}
+
 # lb ARGS... runs the binary; use as `run lb ...` or `run --separate-stderr lb ...`.
-lb() { "$LITTERBOX" "$@"; }
+lb() { timeout -k 5 "$LB_TIMEOUT" "$LITTERBOX" "$@"; }
 
 # lb_ok ARGS... runs the binary and fails the test, with its output, unless it
 # succeeds. Its stdout is printed.
@@ -142,7 +149,7 @@ lb_ok() {
   local out err rc=0
   out=$(mktemp "$BATS_TEST_TMPDIR/out.XXXXXX")
   err=$(mktemp "$BATS_TEST_TMPDIR/err.XXXXXX")
-  "$LITTERBOX" "$@" >"$out" 2>"$err" || rc=$?
+  lb "$@" >"$out" 2>"$err" || rc=$?
   if [ "$rc" -ne 0 ]; then
     {
       echo "litterbox $* exited with $rc"
@@ -180,6 +187,24 @@ in_box() {
   "$RUNTIME" exec --user 1000:1000 --workdir /src "$c" "$@"
 }
 
+# refute_hang: the last `run lb ...` ended by itself, not killed by the
+# LB_TIMEOUT guard (timeout exits 124, or 137 after SIGKILL).
+refute_hang() {
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    fail "litterbox hung: killed after ${LB_TIMEOUT}s (exit $status)"
+  fi
+}
+
+# eventually CMD... retries CMD for up to 5 seconds until it succeeds.
+eventually() {
+  local i
+  for ((i = 0; i < 50; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  "$@"
+}
+
 # list_status NAME [ARGS...] prints NAME's status from `litterbox list --json`
 # (nothing when it is not listed).
 list_status() {
@@ -195,32 +220,45 @@ litterbox_names() { lb_ok list --json "$@" | jsonget '.*.name'; }
 # ---------------------------------------------------------------------------
 # Helper programs (Go, built once per file into $BATS_FILE_TMPDIR)
 
-# build_helpers builds jsonget (and mcpcall when asked) from e2e/.
+# build_helpers builds jsonget (and mcpcall when asked) from e2e/. mcpcall is
+# a Go module of its own (it needs the official MCP go-sdk), so it is built
+# from its directory.
 build_helpers() {
   local root
   root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   (cd "$root" && go build -o "$BATS_FILE_TMPDIR/jsonget" ./e2e/jsonget) || return 1
   if [ "${1:-}" = mcpcall ]; then
-    (cd "$root" && go build -o "$BATS_FILE_TMPDIR/mcpcall" ./e2e/mcpcall) || return 1
+    (cd "$root/e2e/mcpcall" && go build -o "$BATS_FILE_TMPDIR/mcpcall" .) || return 1
   fi
 }
 
 jsonget() { "$BATS_FILE_TMPDIR/jsonget" "$@"; }
-mcpcall() { "$BATS_FILE_TMPDIR/mcpcall" "$@"; }
+# mcpcall [--client mcp-go|sdk] [--repo DIR] [--parallel] TOOL ARGS_JSON...: see e2e/mcpcall.
+mcpcall() { timeout -k 5 "$LB_TIMEOUT" "$BATS_FILE_TMPDIR/mcpcall" "$@"; }
 
-# log_commands FILE prints the commands logged by -v in FILE (one per line),
-# taken out of logrus' text format: `level=debug msg=<command> [dir=..]
-# [error=..] exit=N took=D`; the msg value runs up to the last " exit=".
+# log_commands FILE prints the commands logged by -v in FILE, taken out of
+# logrus' text format: `level=debug msg=<command> [dir=..] [error=..] exit=N
+# took=D`; the msg value runs up to the last " exit=". An entry whose command
+# spans several lines (a multi-line argument) is printed with its newlines
+# escaped as "\n", so there is one command per output line.
 log_commands() {
-  local line cmd
+  local line entry=""
   while IFS= read -r line; do
-    case $line in
-    "level=debug msg="*" exit="*" took="*) ;;
-    *) continue ;;
-    esac
-    cmd=${line#level=debug msg=}
-    cmd=${cmd% exit=*}
-    printf '%s\n' "$cmd"
+    if [[ $line == level=* ]]; then
+      entry=$line
+    elif [ -n "$entry" ]; then
+      entry+=$'\n'$line
+    else
+      continue
+    fi
+    if [[ $entry =~ \ exit=-?[0-9]+\ took=[^\ ]+$ ]]; then
+      if [[ $entry == "level=debug msg="* ]]; then
+        entry=${entry#level=debug msg=}
+        entry=${entry% exit=*}
+        printf '%s\n' "${entry//$'\n'/\\n}"
+      fi
+      entry=""
+    fi
   done <"$1"
 }
 

@@ -31,7 +31,6 @@ type Entry struct {
 	Path string
 }
 
-
 // Staged returns the index entries of the given paths (those that exist).
 func (c *Client) Staged(ctx context.Context, ix Index, paths []string) (map[string]Entry, error) {
 	out := map[string]Entry{}

@@ -1,0 +1,224 @@
+#!/usr/bin/env bats
+# The CLI around the lifecycle: list output, exec and shell, --repo, exit codes
+# and -v logging (DESIGN.md 1.5 and 7).
+
+# shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() { build_helpers; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+@test "list --json is an array of {name, status, branch, container, base, repo, created, ports}" {
+  run --separate-stderr lb list --json
+  assert_success
+  assert_equal "$(jsonget '.@type' '.#' <<<"$output")" "$(printf 'array\n0')"
+  run lb list
+  assert_success
+  assert_output "No sandboxes."
+
+  create beta
+  create alpha
+  head=$(git rev-parse HEAD)
+  run --separate-stderr lb list --json
+  assert_success
+  json=$output
+  assert_equal "$(jsonget '.#' <<<"$json")" 2
+  # Sorted by name.
+  assert_equal "$(jsonget '.*.name' <<<"$json")" "$(printf 'alpha\nbeta')"
+  for i in 0 1; do
+    keys=$(jsonget ".$i.@keys" <<<"$json")
+    for k in name status branch container base repo created ports; do
+      [[ " $keys " == *" $k "* ]] || fail "list --json entry $i has no '$k': $keys"
+    done
+    assert_equal "$(jsonget ".$i.ports.@type" ".$i.ports.#" <<<"$json")" "$(printf 'array\n0')"
+  done
+  assert_equal "$(jsonget '.0.status' '.0.branch' '.0.container' '.0.base' '.0.repo' <<<"$json")" \
+    "$(printf '%s\n' active litterbox/alpha "$(container_of alpha)" "$head" "$REPO")"
+
+  run lb list
+  assert_success
+  assert_line --index 0 --regexp '^NAME +STATUS +BRANCH +CONTAINER$'
+  assert_line --index 1 --regexp "^alpha +active +litterbox/alpha +$(container_of alpha)\$"
+  assert_line --index 2 --regexp "^beta +active +litterbox/beta +$(container_of beta)\$"
+  assert_equal "${#lines[@]}" 3
+}
+
+@test "list asks the engine once, however many sandboxes there are" {
+  create one
+  create two
+  create three
+  run --separate-stderr lb -v list
+  assert_success
+  assert_equal "${#lines[@]}" 4
+  printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/log"
+  run log_commands "$BATS_TEST_TMPDIR/log"
+  assert_equal "$(grep -c '^docker ' <<<"$output")" 1
+  assert_line --regexp '^docker ps '
+}
+
+@test "-v prints each docker/git command and pasting one reproduces it" {
+  # A repository path with a space and a quote makes the quoting matter.
+  make_repo "lbe2e-$(rand_hex)" "it's a dir"
+  cd "$MADE_REPO"
+  REPO=$MADE_REPO
+  REPO_SLUG=$MADE_SLUG
+  create box
+  c=$(container_of box)
+
+  run --separate-stderr lb -v list
+  assert_success
+  refute_output --partial "level="
+  assert_line --regexp "^box +active "
+  printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/list.log"
+  # Every stderr line is a debug line for one docker or git command.
+  while IFS= read -r l; do
+    [[ $l =~ ^level=debug\ msg=([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ exit=[0-9]+\ took=[^\ ]+$ ]] ||
+      fail "not a command log line: $l"
+  done <"$BATS_TEST_TMPDIR/list.log"
+  mapfile -t cmds < <(log_commands "$BATS_TEST_TMPDIR/list.log")
+  [ "${#cmds[@]}" -ge 2 ] || fail "expected docker and git lines, got: $stderr"
+
+  docker_line=$(printf '%s\n' "${cmds[@]}" | grep '^docker ps ')
+  git_line=$(printf '%s\n' "${cmds[@]}" | grep '^git .*for-each-ref')
+
+  # The pasted docker ps finds exactly our sandbox, as list showed it.
+  run sh -c "$docker_line"
+  assert_success
+  assert_equal "${#lines[@]}" 1
+  assert_equal "$(jsonget -l .name .state <<<"$output")" "$(printf '%s\nrunning' "$c")"
+  # Labels, sorted by key: base, repo, repo-slug, sandbox.
+  assert_equal "$(jsonget -l '.labels.*' <<<"$output")" \
+    "$(printf '%s\n' "$(git rev-parse HEAD)" "$REPO" "$REPO_SLUG" box)"
+
+  # The pasted git line prints what git itself prints, from any directory.
+  expected=$(git -C "$REPO" for-each-ref '--format=%(objectname) %(refname)' refs/heads/litterbox/)
+  assert_equal "$expected" "$(git rev-parse HEAD) refs/heads/litterbox/box"
+  run sh -c "cd / && $git_line"
+  assert_success
+  assert_output "$expected"
+
+  # A command that changes something: paste the logged docker pause.
+  run --separate-stderr lb -v pause box
+  assert_success
+  printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/pause.log"
+  pause_line=$(log_commands "$BATS_TEST_TMPDIR/pause.log" | grep '^docker pause ')
+  assert_equal "$pause_line" "docker pause $c"
+  lb_ok resume box >/dev/null
+  assert_equal "$(state_of "$c")" running
+  run sh -c "$pause_line"
+  assert_success
+  assert_equal "$(state_of "$c")" paused
+
+  # And the create lines: the logged docker run is the one that made the box.
+  run --separate-stderr lb -v create box2
+  assert_success
+  printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/create.log"
+  run_line=$(log_commands "$BATS_TEST_TMPDIR/create.log" | grep '^docker run ')
+  c2=$(container_of box2)
+  "$RUNTIME" rm -f "$c2" >/dev/null
+  run sh -c "$run_line"
+  assert_success
+  assert_equal "$(state_of "$c2")" running
+  assert_equal "$(inspect "$c2" '{{index .Config.Labels "dev.litterbox.repo"}}')" "$REPO"
+}
+
+@test "-v logs every docker/git command on a line of its own" {
+  run --separate-stderr lb -v create box
+  assert_success
+  assert_equal "$(lb_ok list --json | jsonget .0.status)" active
+  n=0
+  while IFS= read -r l; do
+    n=$((n + 1))
+    [[ $l =~ ^level=debug\ msg=([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ exit=[0-9]+\ took=[^\ ]+$ ]] ||
+      fail "stderr line $n is not one whole command log line: ${l:0:200}"
+  done <<<"$stderr"
+  [ "$n" -ge 5 ] || fail "expected the create's commands, got: $stderr"
+}
+
+@test "without -v nothing is logged; results go to stdout and errors to stderr" {
+  run --separate-stderr lb create box
+  assert_success
+  assert_equal "$stderr" ""
+  run --separate-stderr lb list
+  assert_success
+  assert_equal "$stderr" ""
+  run --separate-stderr lb pause nope
+  assert_failure 1
+  assert_output ""
+  assert_equal "$stderr" "Error: Sandbox 'nope' not found."
+}
+
+@test "usage errors exit 2" {
+  check_usage() {
+    run --separate-stderr lb "$@"
+    [ "$status" -eq 2 ] || fail "litterbox $* exited $status, want 2 (stderr: $stderr)"
+    [[ $stderr == Error:* ]] || fail "litterbox $*: stderr does not start with Error: $stderr"
+    assert_output ""
+  }
+  check_usage pause
+  check_usage resume
+  check_usage pause box --all-envs
+  check_usage pause --all-envs --all-repos
+  check_usage resume box --all-repos
+  check_usage pause a b
+  check_usage list --bogus
+  check_usage --bogus list
+  check_usage list extra-arg
+  check_usage create
+  check_usage create a b
+  check_usage delete
+  check_usage exec box
+  check_usage exec box ls
+  check_usage shell
+  check_usage --log-level loud list
+  check_usage --runtime rkt list
+  check_usage create --base
+}
+
+@test "exec runs a command as the sandbox user in /src and exits with its status" {
+  create box
+  run --separate-stderr lb exec box -- sh -c 'id -u; id -g; pwd; echo to-stderr >&2; exit 7' </dev/null
+  assert_failure 7
+  assert_output "$(printf '1000\n1000\n/src')"
+  assert_equal "$stderr" "to-stderr"
+  run lb exec box -- cat README.md </dev/null
+  assert_success
+  assert_output "# demo"
+}
+
+@test "exec of an unknown sandbox fails with only 'Error: Sandbox ... not found.'" {
+  LB_TIMEOUT=10 run --separate-stderr lb exec nope -- true </dev/null
+  LB_TIMEOUT=10 refute_hang
+  assert_failure 1
+  assert_output ""
+  assert_equal "$stderr" "Error: Sandbox 'nope' not found."
+}
+
+@test "shell opens sh in /src as the sandbox user" {
+  create box
+  run lb shell box <<<"$(printf 'id -u\npwd\nexit 3\n')"
+  assert_failure 3
+  assert_output "$(printf '1000\n/src')"
+}
+
+@test "--repo and the working directory both find the repository root" {
+  create box
+  mkdir -p "$REPO/src/deep/er"
+  cd "$REPO/src/deep/er"
+  assert_equal "$(litterbox_names)" box
+  cd /
+  assert_equal "$(litterbox_names --repo "$REPO/src")" box
+  run lb_ok pause box --repo "$REPO"
+  assert_success
+  assert_equal "$(state_of "$(container_of box)")" paused
+
+  run --separate-stderr lb list --repo "$BATS_TEST_TMPDIR/does-not-exist"
+  assert_failure
+  [[ $stderr == Error:* ]]
+  mkdir -p "$BATS_TEST_TMPDIR/not-a-repo"
+  run --separate-stderr lb list --repo "$BATS_TEST_TMPDIR/not-a-repo"
+  assert_failure
+  [[ $stderr == Error:* ]]
+}

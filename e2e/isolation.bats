@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# Isolation and the security defaults (seed 000 AC4, DESIGN.md 1.1 and 6).
+
+# shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() { build_helpers; }
+setup() {
+  common_setup
+  create box
+  C=$(container_of box)
+}
+teardown() { common_teardown; }
+
+@test "AC4.1: ls /host/root fails inside the sandbox and the container has no host mounts" {
+  run lb exec box -- ls /host/root </dev/null
+  assert_failure
+  assert_output --partial "No such file or directory"
+  # The host repository is not visible under its own path either.
+  run lb exec box -- ls "$REPO" </dev/null
+  assert_failure
+
+  # A file only the host has is nowhere in the container.
+  canary=canary-$(rand_hex)
+  printf 'secret\n' >"$REPO/$canary"
+  run lb exec box -- find / -path /proc -prune -o -path /sys -prune -o -name "$canary" -print </dev/null
+  assert_output ""
+
+  # docker inspect: the only mount is the named source volume at /src.
+  assert_equal "$(inspect "$C" '{{len .Mounts}}')" 1
+  assert_equal "$(inspect "$C" '{{range .Mounts}}{{.Type}} {{.Name}} {{.Destination}} {{.RW}}{{end}}')" \
+    "volume $(volume_of box) /src true"
+  assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Type "bind"}}{{.Source}}{{end}}{{end}}')" ""
+  binds=$(inspect "$C" '{{json .HostConfig.Binds}}')
+  [[ $binds == null || $binds == "[]" ]] || fail "HostConfig.Binds: $binds"
+  # The Docker socket is never reachable from inside.
+  run lb exec box -- sh -c 'test -e /var/run/docker.sock || test -e /run/docker.sock' </dev/null
+  assert_failure
+}
+
+@test "AC4.2: writing /etc/passwd inside the sandbox fails and nothing changes on the host" {
+  host_passwd=$(md5sum </etc/passwd)
+  host_readme=$(md5sum <"$REPO/README.md")
+  box_passwd=$(in_box box md5sum /etc/passwd)
+
+  run lb exec box -- sh -c 'echo "evil::0:0::/:/bin/sh" >>/etc/passwd' </dev/null
+  assert_failure
+  # Even root in the container cannot write: the root filesystem is read-only.
+  run "$RUNTIME" exec --user 0:0 "$C" sh -c 'echo "evil::0:0::/:/bin/sh" >>/etc/passwd'
+  assert_failure
+  assert_output --partial "Read-only file system"
+  run lb exec box -- touch /etc/new-file </dev/null
+  assert_failure
+  run lb exec box -- mkdir /opt-new </dev/null
+  assert_failure
+  assert_equal "$(in_box box md5sum /etc/passwd)" "$box_passwd"
+
+  # /src and /tmp are writable, and writes there stay in the container.
+  lb_ok exec box -- sh -c 'echo changed >README.md && echo x >/tmp/x && echo new >/src/new.txt' </dev/null
+  assert_equal "$(in_box box cat README.md)" changed
+
+  assert_equal "$(md5sum </etc/passwd)" "$host_passwd"
+  assert_equal "$(md5sum <"$REPO/README.md")" "$host_readme"
+  assert_file_not_exist "$REPO/new.txt"
+  assert_equal "$(git status --porcelain)" ""
+}
+
+@test "security defaults: cap-drop ALL, no-new-privileges, read-only root, user 1000:1000, network none, pids/memory/cpu limits" {
+  assert_equal "$(inspect "$C" '{{json .HostConfig.CapDrop}}')" '["ALL"]'
+  capadd=$(inspect "$C" '{{json .HostConfig.CapAdd}}')
+  [[ $capadd == null || $capadd == "[]" ]] || fail "CapAdd: $capadd"
+  secopt=$(inspect "$C" '{{json .HostConfig.SecurityOpt}}')
+  [[ $secopt == *'"no-new-privileges'* ]] || fail "SecurityOpt: $secopt"
+  assert_equal "$(inspect "$C" '{{.HostConfig.Privileged}}')" false
+  assert_equal "$(inspect "$C" '{{.HostConfig.ReadonlyRootfs}}')" true
+  assert_equal "$(inspect "$C" '{{.Config.User}}')" 1000:1000
+  assert_equal "$(inspect "$C" '{{.HostConfig.NetworkMode}}')" none
+  assert_equal "$(inspect "$C" '{{json .HostConfig.PortBindings}}')" '{}'
+  assert_equal "$(inspect "$C" '{{.Config.Image}}')" busybox:latest
+  tmpfs=$(inspect "$C" '{{json .HostConfig.Tmpfs}}')
+  [[ $tmpfs == *'"/tmp"'* ]] || fail "Tmpfs: $tmpfs"
+  for field in PidsLimit Memory NanoCpus; do
+    v=$(inspect "$C" "{{.HostConfig.$field}}")
+    [[ $v =~ ^[0-9]+$ && $v -gt 0 ]] || fail "HostConfig.$field is '$v', want a limit"
+  done
+
+  # As seen from inside: non-root, no capabilities, no_new_privs, no network.
+  run lb exec box -- sh -c 'id -u; id -g; grep -E "^(CapEff|CapPrm|NoNewPrivs):" /proc/self/status | tr -s "\t" " "; grep "^Uid:" /proc/1/status | tr -s "\t" " "; ls /sys/class/net' </dev/null
+  assert_success
+  assert_output "$(printf '%s\n' 1000 1000 'CapPrm: 0000000000000000' 'CapEff: 0000000000000000' 'NoNewPrivs: 1' 'Uid: 1000 1000 1000 1000' lo)"
+}
+
+@test "sandboxes are isolated from each other" {
+  create other
+  lb_ok exec box -- sh -c 'echo mine >/src/only-box.txt; echo mine >/tmp/only-box' </dev/null
+  "$RUNTIME" exec -d --user 1000:1000 "$C" sleep 600
+  eventually in_box box sh -c 'ps -o args | grep -q "^[s]leep 600"'
+  run lb exec other -- sh -c 'ls /src/only-box.txt /tmp/only-box' </dev/null
+  assert_failure
+  run lb exec other -- sh -c 'ps -o args | grep -c "[s]leep 600"' </dev/null
+  assert_output 0
+  assert_equal "$(inspect "$(container_of other)" '{{range .Mounts}}{{.Name}}{{end}}')" "$(volume_of other)"
+}

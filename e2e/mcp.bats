@@ -1,0 +1,234 @@
+#!/usr/bin/env bats
+# The MCP server (litterbox mcp, stdio): sandbox-create and sandbox-list driven
+# by a real MCP client (e2e/mcpcall, mcp-go), and the raw protocol on stdout.
+
+# shellcheck disable=SC2154,SC2030,SC2031,SC2094 # bats sets status/output/lines/stderr; each test is a subshell; the raw tests poll the server's output file on purpose
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() { build_helpers mcpcall; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# call TOOL ARGS_JSON: one call in a fresh session; sets RESULT to the result
+# line ({tool, isError, structuredContent, text}).
+call() {
+  run --separate-stderr mcpcall --repo "$REPO" "$@"
+  assert_success
+  assert_equal "${#lines[@]}" $(($# / 2))
+  RESULT=$output
+}
+
+r() { jsonget "$@" <<<"$RESULT"; }
+
+@test "AC1.1: sandbox-create my-new-feature over MCP provisions a sandbox that litterbox list shows active" {
+  head=$(git rev-parse HEAD)
+  call sandbox-create '{"name":"my-new-feature"}'
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r .structuredContent.name)" my-new-feature
+  assert_equal "$(r .structuredContent.status)" active
+  assert_equal "$(r .structuredContent.branch)" litterbox/my-new-feature
+  assert_equal "$(r .structuredContent.container)" "$(container_of my-new-feature)"
+  assert_equal "$(r .structuredContent.base)" "$head"
+  assert_equal "$(r .structuredContent.workdir)" /src
+  assert_equal "$(r .structuredContent.ports.#)" 0
+  # AC1.4: the startup command ran.
+  assert_equal "$(r .structuredContent.setup.command)" "echo hello world"
+  assert_equal "$(r .structuredContent.setup.exit_code)" 0
+  assert_equal "$(r .structuredContent.setup.stdout)" "hello world"
+  [[ $(r .text) == *"my-new-feature"* ]]
+
+  run lb list
+  assert_success
+  assert_line --regexp "^my-new-feature +active +litterbox/my-new-feature +$(container_of my-new-feature)\$"
+  assert_equal "$(state_of "$(container_of my-new-feature)")" running
+  # AC1.2 through MCP: the branch is at HEAD.
+  assert_equal "$(git rev-parse litterbox/my-new-feature)" "$head"
+  assert_equal "$(in_box my-new-feature cat README.md)" "# demo"
+}
+
+@test "AC1.5: sandbox-create of an existing name returns isError 'already exists' and creates nothing" {
+  call sandbox-create '{"name":"my-new-feature"}' sandbox-create '{"name":"my-new-feature"}' sandbox-create '{"name":"My New Feature"}'
+  assert_equal "$(jsonget .isError <<<"${lines[0]}")" false
+  tip=$(git rev-parse litterbox/my-new-feature)
+  id=$(inspect "$(container_of my-new-feature)" '{{.Id}}')
+  for i in 1 2; do
+    assert_equal "$(jsonget .isError <<<"${lines[$i]}")" true
+    text=$(jsonget .text <<<"${lines[$i]}")
+    [[ $text == *"my-new-feature"*"already exists"* ]] || fail "result text: $text"
+    [[ $text != *$'\n'* ]] || fail "the reason is one line: $text"
+  done
+
+  commit_file moved.txt "HEAD moves on"
+  call sandbox-create '{"name":"my-new-feature"}'
+  assert_equal "$(r .isError)" true
+  [[ $(r .text) == *"already exists"* ]]
+  assert_equal "$(git rev-parse litterbox/my-new-feature)" "$tip"
+  assert_equal "$(inspect "$(container_of my-new-feature)" '{{.Id}}')" "$id"
+  assert_equal "$(git for-each-ref --format='%(refname)' refs/heads/litterbox/)" refs/heads/litterbox/my-new-feature
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO" | wc -l)" 1
+}
+
+@test "AC1.5: concurrent sandbox-create calls with one name: exactly one succeeds" {
+  # Three calls at once in one session...
+  call --parallel sandbox-create '{"name":"race"}' sandbox-create '{"name":"race"}' sandbox-create '{"name":"Race"}'
+  assert_equal "$(jsonget -l .isError <<<"$RESULT" | sort | tr '\n' ' ')" "false true true "
+  assert_equal "$(jsonget -l '.[isError=true]' <<<"[$(paste -sd, <<<"$RESULT")]" | grep -c 'already exists')" 2
+  # ...and two server processes at once.
+  mcpcall --repo "$REPO" sandbox-create '{"name":"race2"}' >"$BATS_TEST_TMPDIR/o1" 2>"$BATS_TEST_TMPDIR/e1" &
+  p1=$!
+  mcpcall --repo "$REPO" sandbox-create '{"name":"race2"}' >"$BATS_TEST_TMPDIR/o2" 2>"$BATS_TEST_TMPDIR/e2" &
+  p2=$!
+  wait "$p1"
+  wait "$p2"
+  assert_equal "$(cat "$BATS_TEST_TMPDIR/o1" "$BATS_TEST_TMPDIR/o2" | jsonget -l .isError | sort | tr '\n' ' ')" "false true "
+  grep -q "already exists" "$BATS_TEST_TMPDIR/o1" "$BATS_TEST_TMPDIR/o2"
+
+  assert_equal "$(git for-each-ref --format='%(refname)' refs/heads/litterbox/)" "$(printf 'refs/heads/litterbox/race\nrefs/heads/litterbox/race2')"
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO" | wc -l)" 2
+  assert_equal "$(list_status race)" active
+  assert_equal "$(list_status race2)" active
+}
+
+@test "edge: sandbox-create with an invalid name (empty, 64 characters, only symbols, missing) returns isError and creates nothing" {
+  a64=$(printf 'a%.0s' {1..64})
+  call sandbox-create '{"name":""}' sandbox-create "{\"name\":\"$a64\"}" sandbox-create '{"name":"!@#$%^&*()"}' sandbox-create '{}'
+  for i in 0 1 2; do
+    assert_equal "$(jsonget .isError <<<"${lines[$i]}")" true
+    text=$(jsonget .text <<<"${lines[$i]}")
+    [[ $text == *"nvalid sandbox name"*"1-63 characters"*"[a-z0-9-]"* ]] || fail "result $i: $text"
+  done
+  assert_equal "$(jsonget .isError <<<"${lines[3]}")" true
+  [[ $(jsonget .text <<<"${lines[3]}") == *name* ]]
+  assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
+  assert_equal "$(lb_ok list)" "No sandboxes."
+}
+
+@test "AC1.6: sandbox-create 'My Feature Name!@#' makes my-feature-name" {
+  call sandbox-create '{"name":"My Feature Name!@#"}'
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r .structuredContent.name)" my-feature-name
+  assert_equal "$(r .structuredContent.branch)" litterbox/my-feature-name
+  assert_equal "$(r .structuredContent.container)" "$(container_of my-feature-name)"
+  branch_exists litterbox/my-feature-name
+}
+
+@test "sandbox-create base_ref starts from that commit; an unknown base_ref is an error that creates nothing" {
+  first=$(git rev-parse HEAD)
+  commit_file second.txt "second"
+  call sandbox-create "{\"name\":\"old\",\"base_ref\":\"$first\"}"
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r .structuredContent.base)" "$first"
+  assert_equal "$(git rev-parse litterbox/old)" "$first"
+  run in_box old test -e second.txt
+  assert_failure
+
+  call sandbox-create '{"name":"bad","base_ref":"no-such-ref"}'
+  assert_equal "$(r .isError)" true
+  [[ $(r .text) == *no-such-ref* ]]
+  run branch_exists litterbox/bad
+  assert_failure
+  run container_exists "$(container_of bad)"
+  assert_failure
+}
+
+@test "sandbox-create says uncommitted host changes are NOT in the sandbox" {
+  printf 'dirty\n' >>README.md
+  call sandbox-create '{"name":"box"}'
+  assert_equal "$(r .isError)" false
+  [[ $(r .structuredContent.warnings.0) == *"NOT in the sandbox"* ]]
+  [[ $(r .text) == *"NOT in the sandbox"* ]]
+  assert_equal "$(in_box box cat README.md)" "# demo"
+  assert_equal "$(git status --porcelain)" " M README.md"
+}
+
+@test "sandbox-list returns this repository's sandboxes with status and branch" {
+  call sandbox-list '{}'
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r .structuredContent.sandboxes.#)" 0
+
+  create alpha
+  create beta
+  lb_ok pause beta >/dev/null
+  make_repo
+  (cd "$MADE_REPO" && create elsewhere)
+
+  call sandbox-list '{}'
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r '.structuredContent.sandboxes.*.name')" "$(printf 'alpha\nbeta')"
+  assert_equal "$(r '.structuredContent.sandboxes.*.status')" "$(printf 'active\npaused')"
+  assert_equal "$(r '.structuredContent.sandboxes.*.branch')" "$(printf 'litterbox/alpha\nlitterbox/beta')"
+  assert_equal "$(r '.structuredContent.sandboxes.0.ports.@type')" array
+  [[ $(r .text) == *alpha*active* ]]
+  [[ $(r .text) == *beta*paused* ]]
+}
+
+# wait_for FILE PATTERN waits (up to 60 s) until FILE has a line matching PATTERN.
+wait_for() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    grep -q -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "timed out waiting for $2 in $1" >&2
+  return 1
+}
+
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-e2e","version":"1"}}}'
+INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
+
+@test "litterbox -v mcp writes only JSON-RPC on stdout; its logs go to stderr" {
+  out=$BATS_TEST_TMPDIR/mcp.out
+  err=$BATS_TEST_TMPDIR/mcp.err
+  : >"$out"
+  {
+    printf '%s\n' "$INIT" "$INITIALIZED" \
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sandbox-create","arguments":{"name":"raw-box"}}}'
+    wait_for "$out" '"id":2'
+    printf '%s\n' \
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sandbox-create","arguments":{"name":"raw-box"}}}' \
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sandbox-list","arguments":{}}}' \
+      '{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}'
+    wait_for "$out" '"id":3'
+    wait_for "$out" '"id":4'
+    wait_for "$out" '"id":5'
+  } | lb -v mcp --repo "$REPO" >"$out" 2>"$err"
+
+  # Every stdout line is a JSON-RPC 2.0 message.
+  run jsonget -l .jsonrpc <"$out"
+  assert_success
+  assert_equal "$(sort -u <<<"$output")" "2.0"
+  assert_equal "${#lines[@]}" "$(grep -c . "$out")"
+  assert_equal "$(jsonget -l .id <"$out" | sort -n | tr '\n' ' ')" "1 2 3 4 5 "
+  run grep -c 'level=' "$out"
+  assert_output 0
+  # The logs went to stderr.
+  grep -q '^level=debug msg=docker run -d ' "$err"
+  grep -q '^level=debug msg=git ' "$err"
+
+  res() { grep "\"id\":$1[,}]" "$out" | jsonget "$2"; }
+  assert_equal "$(res 2 .result.structuredContent.name)" raw-box
+  [[ $(res 2 .result.isError 2>/dev/null || echo false) == false ]]
+  # A failure is a tool result with isError, not a protocol error.
+  assert_equal "$(res 3 .result.isError)" true
+  [[ $(res 3 '.result.content.0.text') == *"already exists"* ]]
+  assert_equal "$(res 4 '.result.structuredContent.sandboxes.*.name')" raw-box
+  tools=$(res 5 '.result.tools.*.name')
+  grep -qx sandbox-create <<<"$tools"
+  grep -qx sandbox-list <<<"$tools"
+  # There is no delete tool and no git tool for agents.
+  run grep -E 'delete|git' <<<"$tools"
+  assert_failure
+}
+
+@test "litterbox stdio is an alias of litterbox mcp" {
+  out=$BATS_TEST_TMPDIR/stdio.out
+  : >"$out"
+  {
+    printf '%s\n' "$INIT" "$INITIALIZED" '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}'
+    wait_for "$out" '"id":2'
+  } | lb stdio --repo "$REPO" >"$out" 2>"$BATS_TEST_TMPDIR/stdio.err"
+  assert_equal "$(grep '"id":1' "$out" | jsonget .result.serverInfo.name)" litterbox
+  grep '"id":2' "$out" | jsonget '.result.tools.*.name' | grep -qx sandbox-create
+}
