@@ -220,15 +220,13 @@ litterbox_names() { lb_ok list --json "$@" | jsonget '.*.name'; }
 # ---------------------------------------------------------------------------
 # Helper programs (Go, built once per file into $BATS_FILE_TMPDIR)
 
-# build_helpers builds jsonget (and mcpcall when asked) from e2e/. mcpcall is
-# a Go module of its own (it needs the official MCP go-sdk), so it is built
-# from its directory.
+# build_helpers builds jsonget (and mcpcall when asked) from e2e/.
 build_helpers() {
   local root
   root=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   (cd "$root" && go build -o "$BATS_FILE_TMPDIR/jsonget" ./e2e/jsonget) || return 1
   if [ "${1:-}" = mcpcall ]; then
-    (cd "$root/e2e/mcpcall" && go build -o "$BATS_FILE_TMPDIR/mcpcall" .) || return 1
+    (cd "$root" && go build -o "$BATS_FILE_TMPDIR/mcpcall" ./e2e/mcpcall) || return 1
   fi
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
@@ -174,3 +175,81 @@ func BenchmarkRawDelete(b *testing.B) {
 		docker(b, "volume", "rm", n.Volume)
 	}
 }
+
+// bigFiles is a generated repository of n files in 100 directories.
+func bigFiles(n int) testenv.Files {
+	files := testenv.Files{"README.md": "big\n"}
+	for i := range n - 1 {
+		files[fmt.Sprintf("pkg%02d/file%05d.txt", i%100, i)] = fmt.Sprintf("content %d\n", i)
+	}
+	return files
+}
+
+func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, Names) {
+	b.Helper()
+	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
+	testenv.NewRepo(b, dir, files)
+	m, err := Open(context.Background(), testenv.Exec(), "docker", dir, DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	return m, m.Names("bench")
+}
+
+func benchBashNoop(b *testing.B, files testenv.Files) {
+	m, _ := benchToolSandbox(b, files)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := m.Bash(ctx, "bench", BashOptions{Command: "true"})
+		if err != nil || res.Snapshot != "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func benchRawExec(b *testing.B, files testenv.Files) {
+	_, n := benchToolSandbox(b, files)
+	for b.Loop() {
+		docker(b, "exec", "--user", "1000:1000", n.Container, "sh", "-c", "true")
+	}
+}
+
+func benchWrite(b *testing.B, files testenv.Files) {
+	m, _ := benchToolSandbox(b, files)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		res, err := m.Write(ctx, "bench", "written.txt", []byte(fmt.Sprintf("version %d\n", i)))
+		if err != nil || res.Snapshot == "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func benchRawWrite(b *testing.B, files testenv.Files) {
+	_, n := benchToolSandbox(b, files)
+	cli := dockercli.New("docker", testenv.Exec())
+	i := 0
+	for b.Loop() {
+		i++
+		_, err := cli.Exec(context.Background(), n.Container, dockercli.ExecSpec{User: "1000:1000", Interactive: true,
+			Cmd: []string{"sh", "-c", "cat > /src/written.txt"}}, dockercli.Streams{Stdin: strings.NewReader(fmt.Sprintf("version %d\n", i))})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBashNoop(b *testing.B)       { benchBashNoop(b, testenv.SmallFiles) }
+func BenchmarkRawBashNoop(b *testing.B)    { benchRawExec(b, testenv.SmallFiles) }
+func BenchmarkWrite(b *testing.B)          { benchWrite(b, testenv.SmallFiles) }
+func BenchmarkRawWrite(b *testing.B)       { benchRawWrite(b, testenv.SmallFiles) }
+func BenchmarkBashNoop10k(b *testing.B)    { benchBashNoop(b, bigFiles(10000)) }
+func BenchmarkRawBashNoop10k(b *testing.B) { benchRawExec(b, bigFiles(10000)) }
+func BenchmarkWrite10k(b *testing.B)       { benchWrite(b, bigFiles(10000)) }
+func BenchmarkRawWrite10k(b *testing.B)    { benchRawWrite(b, bigFiles(10000)) }

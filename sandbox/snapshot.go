@@ -198,7 +198,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		return fail(err)
 	}
 	inW.Close()
-	entries, err := m.receive(ctx, slug, br, plan.fetch)
+	entries, err := m.receive(ctx, slug, br, plan)
 	if err != nil {
 		return fail(err)
 	}
@@ -369,6 +369,9 @@ func readIgnores(br *bufio.Reader) (map[string][]byte, error) {
 type planResult struct {
 	fetch  []string
 	remove []gitcli.Entry
+	// unpruned are directories the scan skipped that are not ignored any
+	// more: all their files are fetched ("dir/") and filtered on arrival.
+	unpruned []string
 }
 
 func (m *Manager) plan(ctx context.Context, slug string, st *snapState, cands []candidate, ignores map[string][]byte) (*planResult, error) {
@@ -429,6 +432,14 @@ func (m *Manager) plan(ctx context.Context, slug string, st *snapState, cands []
 		case '-':
 			if tracked {
 				p.remove = append(p.remove, gitcli.Entry{Path: c.path})
+			}
+		}
+	}
+	if rulesChanged {
+		for _, d := range st.Prune {
+			if !ignored[d+"/"] {
+				p.unpruned = append(p.unpruned, d)
+				p.fetch = append(p.fetch, d+"/")
 			}
 		}
 	}
@@ -541,7 +552,8 @@ func (m *Manager) resetIndex(ctx context.Context, slug string, st *snapState) er
 
 // receive reads the cpio of fetched files, stores them as blobs and returns
 // their index entries.
-func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, want []string) ([]gitcli.Entry, error) {
+func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, plan *planResult) ([]gitcli.Entry, error) {
+	want := plan.fetch
 	cr := newCpioReader(br)
 	if len(want) == 0 {
 		for {
@@ -574,7 +586,7 @@ func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, wa
 		if err != nil {
 			return nil, err
 		}
-		if !wanted[h.Name] {
+		if !wanted[h.Name] && !(validRepoPath(h.Name) && underAny(h.Name, plan.unpruned)) {
 			continue
 		}
 		var mode string
@@ -596,6 +608,10 @@ func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, wa
 		files = append(files, f)
 		entries = append(entries, gitcli.Entry{Mode: mode, Path: h.Name})
 	}
+	entries, files, err := m.dropIgnored(ctx, slug, plan, entries, files)
+	if err != nil {
+		return nil, err
+	}
 	ids, err := m.Git.HashObjects(ctx, files)
 	if err != nil {
 		return nil, err
@@ -604,6 +620,33 @@ func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, wa
 		entries[i].ID = ids[i]
 	}
 	return entries, nil
+}
+
+// dropIgnored filters the files of un-pruned directories, which arrive
+// unasked, through the ignore rules (a rule deeper down may still apply).
+func (m *Manager) dropIgnored(ctx context.Context, slug string, plan *planResult, entries []gitcli.Entry, files []string) ([]gitcli.Entry, []string, error) {
+	if len(plan.unpruned) == 0 {
+		return entries, files, nil
+	}
+	var ask []string
+	for _, e := range entries {
+		if underAny(e.Path, plan.unpruned) {
+			ask = append(ask, e.Path)
+		}
+	}
+	ignored, err := m.Git.Ignored(ctx, m.mirror(slug), ask)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keptE []gitcli.Entry
+	var keptF []string
+	for i, e := range entries {
+		if !ignored[e.Path] {
+			keptE = append(keptE, e)
+			keptF = append(keptF, files[i])
+		}
+	}
+	return keptE, keptF, nil
 }
 
 func ignoreEOF(err error) error {

@@ -493,3 +493,20 @@ func TestIntegrationToolsOnMissingAndPausedSandboxes(t *testing.T) {
 }
 
 var _ = dockercli.Streams{}
+
+func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing.T) {
+	m := toolSandbox(t)
+	bash(t, m, "echo 'dist/' >> .gitignore && mkdir -p dist/sub && echo o > dist/o.js && echo p > dist/sub/p.js")
+	bash(t, m, "true") // dist/ is now skipped by scans
+	if st, _ := m.loadSnap("work"); strings.Join(st.Prune, ",") != "dist" {
+		t.Fatalf("prune list %v, want [dist]", st.Prune)
+	}
+	bash(t, m, "printf 'node_modules/\\n*.map\\n' > .gitignore && echo m > dist/o.js.map")
+	got := tree(t, m)
+	if !strings.Contains(got, "dist/o.js") || !strings.Contains(got, "dist/sub/p.js") || strings.Contains(got, ".map") {
+		t.Errorf("after un-ignoring dist/:\n%s", got)
+	}
+	if st, _ := m.loadSnap("work"); len(st.Prune) != 0 {
+		t.Errorf("prune list %v, want empty", st.Prune)
+	}
+}

@@ -130,8 +130,14 @@ cd /src || exit 96
 awk '$1 == "+" && ($4 == ".gitignore" || $4 ~ /\/\.gitignore$/) { print substr($0, length($1) + length($2) + length($3) + 4) }' "$W/c" |
   cpio -o -H newc 2>/dev/null
 
-# The host's selection: the files it wants, then an empty line.
-while IFS= read -r l && [ -n "$l" ]; do printf '%s\n' "$l"; done >"$W/sel"
+# The host's selection: the files it wants, then an empty line. "dir/" asks
+# for every file under a directory the previous scan skipped.
+while IFS= read -r l && [ -n "$l" ]; do
+  case $l in
+  */) find "${l%/}" \( -type f -o -type l \) 2>/dev/null ;;
+  *) printf '%s\n' "$l" ;;
+  esac
+done >"$W/sel"
 cpio -o -H newc <"$W/sel" 2>/dev/null
 
 # Keep the manifest the host last committed and the new one; drop older ones.
