@@ -271,6 +271,9 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 	if _, err := m.Edit(ctx, "work", "src/main.go", "no such text", "x", false); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing old_string: %v", err)
 	}
+	if n := commits(t, m); n != before {
+		t.Errorf("an edit that found nothing made %d commits", n-before)
+	}
 	bash(t, m, "printf 'x\\nx\\n' > two.txt")
 	before = commits(t, m)
 	if _, err := m.Edit(ctx, "work", "two.txt", "x", "y", false); err == nil || !strings.Contains(err.Error(), "2 times") {
