@@ -11,7 +11,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sirupsen/logrus"
@@ -150,4 +152,51 @@ func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
 		}
 	})
 	return rep
+}
+
+// SweepStale removes containers and volumes left by test runs that died
+// without cleaning up (a test timeout panics past t.Cleanup). Test resources
+// carry their creator's PID in their name (UniqueName), so only those of dead
+// processes go and concurrent runs are never touched.
+func SweepStale(prefixes ...string) {
+	names, _ := Docker("ps", "-a", "--format", "{{.Names}}", "--filter", "label=dev.litterbox.managed=true")
+	vols, _ := Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed=true")
+	var rmC, rmV []string
+	for _, n := range strings.Fields(names) {
+		if stale(n, prefixes) {
+			rmC = append(rmC, n)
+		}
+	}
+	for _, v := range strings.Fields(vols) {
+		if stale(v, prefixes) {
+			rmV = append(rmV, v)
+		}
+	}
+	if len(rmC) > 0 {
+		_, _ = Docker(append([]string{"rm", "-f"}, rmC...)...)
+	}
+	if len(rmV) > 0 {
+		_, _ = Docker(append([]string{"volume", "rm", "-f"}, rmV...)...)
+	}
+}
+
+// stale reports whether name is litterbox-<prefix><pid>-... of a dead pid.
+func stale(name string, prefixes []string) bool {
+	rest, ok := strings.CutPrefix(name, "litterbox-")
+	if !ok {
+		return false
+	}
+	for _, p := range prefixes {
+		digits, ok := strings.CutPrefix(rest, p)
+		if !ok {
+			continue
+		}
+		pidStr, _, _ := strings.Cut(digits, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid <= 0 {
+			return false
+		}
+		return syscall.Kill(pid, 0) == syscall.ESRCH
+	}
+	return false
 }
