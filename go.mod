@@ -1,6 +1,6 @@
 module github.com/litterbox-dev/litterbox
 
-go 1.26.8
+go 1.25.5
 
 require (
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
