@@ -38,15 +38,15 @@ type Info struct {
 var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase}
 
 func statusOf(state dockercli.State, rec *Record) string {
+	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+		return StatusCreating
+	}
 	switch state {
 	case "paused":
 		return StatusPaused
 	case "running":
-		switch {
-		case rec != nil && rec.Status == recFailedSetup:
+		if rec != nil && rec.Status == recFailedSetup {
 			return StatusFailedSetup
-		case rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID):
-			return StatusCreating
 		}
 		return StatusActive
 	case "exited", "created":

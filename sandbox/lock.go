@@ -13,6 +13,11 @@ import (
 // across processes (several `litterbox mcp` on one repository), with flock on
 // a file under the git dir. The kernel drops the lock if the process dies.
 func (m *Manager) lock(ctx context.Context, slug string) (func(), error) {
+	// An unknown name gets no lock file (the call fails further on anyway):
+	// lock files must not pile up for every name an agent tries.
+	if _, err := os.Stat(m.store().path(slug)); err != nil {
+		return func() {}, nil
+	}
 	dir := m.snapDir("locks")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

@@ -138,13 +138,3 @@ func TestStatusOf(t *testing.T) {
 		}
 	}
 }
-
-func TestCapBuffer(t *testing.T) {
-	c := &capBuffer{max: 4}
-	_, _ = c.Write([]byte("ab"))
-	_, _ = c.Write([]byte("cdef"))
-	_, _ = c.Write([]byte("gh"))
-	if got := c.String(); !strings.HasPrefix(got, "abcd\n") || !strings.Contains(got, "4 more bytes") {
-		t.Errorf("got %q", got)
-	}
-}

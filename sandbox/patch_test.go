@@ -125,7 +125,7 @@ func TestCommitMessage(t *testing.T) {
 	long := "go test ./... -run " + strings.Repeat("X", 80)
 	got := commitMessage("bash", long)
 	subject, body, _ := strings.Cut(got, "\n\n")
-	if len(subject) > 72 || !strings.HasPrefix(subject, "bash: go test") || !strings.HasSuffix(subject, "...") || strings.TrimSpace(body) != long {
+	if len(subject) >= 72 || !strings.HasPrefix(subject, "bash: go test") || !strings.HasSuffix(subject, "...") || strings.TrimSpace(body) != long {
 		t.Errorf("long: %q", got)
 	}
 	multi := commitMessage("bash", "echo a\necho b")

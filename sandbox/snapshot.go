@@ -107,6 +107,10 @@ type ActResult struct {
 	// Snapshot is the commit made for the call's changes, "" when nothing
 	// git would track changed.
 	Snapshot string `json:"snapshot"`
+
+	// full: the container had no manifest to compare with (restarted), so
+	// the candidates are every file and anything else in the index is gone.
+	full bool
 }
 
 // Truncated reports whether output was cut.
@@ -184,6 +188,11 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return fail(err)
 	}
+	if res.full {
+		if cands, err = m.addVanished(ctx, slug, &st, cands); err != nil {
+			return fail(err)
+		}
+	}
 	plan, err := m.plan(ctx, slug, &st, cands, ignores)
 	if err != nil {
 		return fail(err)
@@ -244,9 +253,9 @@ func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	case errors.Is(err, dockercli.ErrNoSuchContainer):
 		return m.missingOrNotFound(ctx, slug)
 	case errors.Is(err, dockercli.ErrPaused):
-		return fmt.Errorf("sandbox '%s' is paused; a human must resume it (litterbox resume %s)", slug, slug)
+		return fmt.Errorf("sandbox '%s' is paused; it must be resumed first (litterbox resume %s)", slug, slug)
 	case errors.Is(err, dockercli.ErrNotRunning):
-		return fmt.Errorf("sandbox '%s' is stopped; a human must resume it (litterbox resume %s)", slug, slug)
+		return fmt.Errorf("sandbox '%s' is stopped; it must be resumed first (litterbox resume %s)", slug, slug)
 	}
 	return err
 }
@@ -257,6 +266,28 @@ type candidate struct {
 	path string
 }
 
+// addVanished adds a "-" candidate for every indexed path a full scan did not
+// see: without the old manifest, deletions cannot be told apart otherwise.
+func (m *Manager) addVanished(ctx context.Context, slug string, st *snapState, cands []candidate) ([]candidate, error) {
+	if err := m.ensureIndex(ctx, slug, st); err != nil {
+		return nil, err
+	}
+	all, err := m.Git.Staged(ctx, m.index(slug), []string{"."})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		seen[c.path] = true
+	}
+	for p := range all {
+		if !seen[p] && !underAny(p, st.Prune) {
+			cands = append(cands, candidate{op: '-', path: p})
+		}
+	}
+	return cands, nil
+}
+
 // readResult parses the header, output and candidate list.
 func readResult(br *bufio.Reader) (*ActResult, []candidate, error) {
 	line, err := br.ReadString('\n')
@@ -264,16 +295,16 @@ func readResult(br *bufio.Reader) (*ActResult, []candidate, error) {
 		return nil, nil, fmt.Errorf("reading the sandbox's answer: %w", unexpected(err))
 	}
 	f := strings.Fields(line)
-	if len(f) != 8 || f[0] != "LBX" {
+	if len(f) != 9 || f[0] != "LBX" {
 		return nil, nil, fmt.Errorf("unexpected answer from the sandbox: %q", strings.TrimSpace(line))
 	}
-	var nums [7]int64
+	var nums [8]int64
 	for i := range nums {
 		if nums[i], err = strconv.ParseInt(f[i+1], 10, 64); err != nil || nums[i] < 0 && i != 0 {
 			return nil, nil, fmt.Errorf("unexpected answer from the sandbox: %q", strings.TrimSpace(line))
 		}
 	}
-	res := &ActResult{ExitCode: int(nums[0]), TimedOut: nums[1] == 1, StdoutCut: nums[3], StderrCut: nums[5]}
+	res := &ActResult{ExitCode: int(nums[0]), TimedOut: nums[1] == 1, StdoutCut: nums[3], StderrCut: nums[5], full: nums[7] == 1}
 	read := func(n int64) ([]byte, error) {
 		if n > 64<<20 {
 			return nil, fmt.Errorf("sandbox answer too large (%d bytes)", n)
@@ -738,11 +769,11 @@ func (m *Manager) committer(ctx context.Context, slug string) gitcli.Ident {
 func commitMessage(kind, detail string) string {
 	subject := kind + ": " + firstLine(detail)
 	full := strings.TrimSpace(detail)
-	if len(subject) <= 72 && !strings.Contains(full, "\n") {
+	if len(subject) < 72 && !strings.Contains(full, "\n") {
 		return subject + "\n"
 	}
-	if len(subject) > 72 {
-		cut := 68
+	if len(subject) >= 72 {
+		cut := 67
 		for cut > 0 && !utf8RuneStart(subject[cut]) {
 			cut--
 		}

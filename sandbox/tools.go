@@ -127,6 +127,20 @@ func writablePath(p string) (string, error) {
 	return abs, nil
 }
 
+// readablePath is writablePath for tools that read the file first (edit,
+// patch): their errors would reveal a hidden file's content, so hidden paths
+// are refused as read refuses them.
+func readablePath(p string) (string, error) {
+	abs, err := writablePath(p)
+	if err != nil {
+		return "", err
+	}
+	if hidden(abs) {
+		return "", &HiddenPathError{Path: p}
+	}
+	return abs, nil
+}
+
 // ErrNoSuchFile is returned when a file to read or change does not exist.
 var ErrNoSuchFile = errors.New("no such file")
 
@@ -177,7 +191,7 @@ func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll
 	if err != nil {
 		return nil, err
 	}
-	abs, err := writablePath(p)
+	abs, err := readablePath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +251,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if err != nil {
 		return nil, err
 	}
-	abs, err := writablePath(p)
+	abs, err := readablePath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -405,16 +419,22 @@ func entryType(statType string) string {
 	return "other"
 }
 
-// Ls lists a directory (recursively on request), leaving hidden entries out.
-func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
-	slug, err := m.resolve(name)
-	if err != nil {
-		return nil, false, err
+// searchRoot resolves the sandbox and the directory ls, glob and grep start
+// from (default /src), refusing hidden paths.
+func (m *Manager) searchRoot(name, p string) (slug, abs string, err error) {
+	if slug, err = m.resolve(name); err != nil {
+		return "", "", err
 	}
 	if p == "" {
 		p = Workdir
 	}
-	abs, err := visiblePath(p)
+	abs, err = visiblePath(p)
+	return slug, abs, err
+}
+
+// Ls lists a directory (recursively on request), leaving hidden entries out.
+func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
+	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
 	}
@@ -424,14 +444,7 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 // Glob returns the non-hidden files under p (default /src) whose path
 // relative to p matches pattern; "**" matches any number of directories.
 func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, bool, error) {
-	slug, err := m.resolve(name)
-	if err != nil {
-		return nil, false, err
-	}
-	if p == "" {
-		p = Workdir
-	}
-	abs, err := visiblePath(p)
+	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
 	}
@@ -463,17 +476,10 @@ type Match struct {
 // Grep searches non-hidden files under p for a POSIX extended regular
 // expression; include, when set, is a file name glob such as "*.go".
 func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
-	slug, err := m.resolve(name)
-	if err != nil {
-		return nil, false, err
-	}
 	if pattern == "" {
 		return nil, false, errors.New("pattern is empty")
 	}
-	if p == "" {
-		p = Workdir
-	}
-	abs, err := visiblePath(p)
+	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
 	}

@@ -513,3 +513,23 @@ func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing
 		t.Errorf("prune list %v, want empty", st.Prune)
 	}
 }
+
+func TestIntegrationDeletionAfterAContainerRestartIsCommitted(t *testing.T) {
+	m := toolSandbox(t)
+	bash(t, m, "echo kept > kept.txt")
+	// A restart empties /tmp, where the container keeps its manifests.
+	if _, err := testenv.Docker("restart", "-t", "1", m.Names("work").Container); err != nil {
+		t.Fatal(err)
+	}
+	res := bash(t, m, "rm README.md scripts/run.sh")
+	if res.Snapshot == "" {
+		t.Fatal("no snapshot for deletions after a restart")
+	}
+	got := tree(t, m)
+	if strings.Contains(got, "README.md") || strings.Contains(got, "run.sh") || !strings.Contains(got, "kept.txt") {
+		t.Errorf("tree after restart and rm:\n%s", got)
+	}
+	if n := testenv.Git(t, m.Root, "diff", "--name-status", res.Snapshot+"^", res.Snapshot); n != "D\tREADME.md\nD\tscripts/run.sh" {
+		t.Errorf("snapshot changed:\n%s", n)
+	}
+}

@@ -2,7 +2,7 @@
 # as the sandbox user with busybox sh. It performs the action, then compares a
 # fresh manifest of /src (mode, size, mtime, path) with the one the host last
 # committed, and sends the host what changed. Protocol on stdout:
-#   LBX <rc> <timed_out> <out_len> <out_cut> <err_len> <err_cut> <cand_len>\n
+#   LBX <rc> <timed_out> <out_len> <out_cut> <err_len> <err_cut> <cand_len> <full>\n
 #   <stdout bytes><stderr bytes><candidate lines>
 #   <cpio (newc) of changed .gitignore files>
 # then reads the host's selection (paths, one a line, ended by an empty line)
@@ -95,8 +95,8 @@ shift "$n"
 # path" for new directories, "- path" for vanished files, and "? path" for
 # every other file when a .gitignore changed. Without the old manifest
 # everything is a candidate.
-oldm=$S/m.$old
-[ -f "$oldm" ] || oldm=/dev/null
+oldm=$S/m.$old full=0
+[ -f "$oldm" ] || { oldm=/dev/null; full=1; }
 awk '
   function path(l) { return substr(l, length($1) + length($2) + length($3) + 4) }
   function kind(m) { m = substr(m, 1, length(m) - 3); return m == "8" ? "f" : m == "a" ? "l" : m == "4" ? "d" : "" }
@@ -123,8 +123,8 @@ awk '
 
 # Send the result; changed .gitignore files go along at once, because the
 # host needs them to tell which other candidates are ignored.
-printf 'LBX %s %s %s %s %s %s %s\n' "$rc" "$to" "$(wc -c <"$W/o")" "$(cat "$W/oc")" \
-  "$(wc -c <"$W/e")" "$(cat "$W/ec")" "$(wc -c <"$W/c")"
+printf 'LBX %s %s %s %s %s %s %s %s\n' "$rc" "$to" "$(wc -c <"$W/o")" "$(cat "$W/oc")" \
+  "$(wc -c <"$W/e")" "$(cat "$W/ec")" "$(wc -c <"$W/c")" "$full"
 cat "$W/o" "$W/e" "$W/c"
 cd /src || exit 96
 awk '$1 == "+" && ($4 == ".gitignore" || $4 ~ /\/\.gitignore$/) { print substr($0, length($1) + length($2) + length($3) + 4) }' "$W/c" |
