@@ -636,6 +636,11 @@ func (m *Manager) receive(ctx context.Context, slug string, br *bufio.Reader, pl
 		if err := writeFrom(f, cr); err != nil {
 			return nil, err
 		}
+		// git runs in the work tree root: a relative path keeps the input the
+		// same wherever the repository is (transcripts replay).
+		if rel, err := filepath.Rel(m.Root, f); err == nil {
+			f = rel
+		}
 		files = append(files, f)
 		entries = append(entries, gitcli.Entry{Mode: mode, Path: h.Name})
 	}

@@ -376,8 +376,9 @@ func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, f
 	if filesOnly {
 		kind = `\( -type f -o -type l \)`
 	}
+	// Relative paths from inside root: see the manifest walk in agent.sh.
 	script := `[ -e "$1" ] || exit 4; [ -d "$1" ] || { stat -c '%F|%s|%n' "$1"; exit 0; }
-find "$1" -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat -c '%F|%s|%n' {} + | head -n "$2"`
+cd "$1" && find . -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat -c '%F|%s|%n' {} + | head -n "$2"`
 	var out, errOut bytes.Buffer
 	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
 		Cmd: []string{"sh", "-c", script, "ls", root, strconv.Itoa(MaxListed + 1)}},
@@ -398,13 +399,22 @@ find "$1" -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat
 			continue
 		}
 		size, _ := strconv.ParseInt(f[1], 10, 64)
-		entries = append(entries, Entry{Path: display(f[2]), Type: entryType(f[0]), Size: size})
+		entries = append(entries, Entry{Path: display(joinUnder(root, f[2])), Type: entryType(f[0]), Size: size})
 	}
 	truncated := len(entries) > MaxListed
 	if truncated {
 		entries = entries[:MaxListed]
 	}
 	return entries, truncated, nil
+}
+
+// joinUnder places a path printed by find (or grep) relative to root; an
+// absolute one (root was a file) stays as it is.
+func joinUnder(root, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return path.Join(root, p)
 }
 
 func entryType(statType string) string {
@@ -489,7 +499,8 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	// grep exits 1 for no match; anything above is a real error (bad regex).
 	script := `[ -e "$1" ] || exit 4
 echo | grep -qE -e "$2"; [ $? -le 1 ] || exit 2
-find "$1" -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
+cd "$1" 2>/dev/null || { grep -nHE -e "$2" -- "$1"; exit 0; }
+find . -mindepth 1 -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
 head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
 	var out, errOut bytes.Buffer
 	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User, Env: map[string]string{"TMPDIR": "/tmp"},
@@ -516,7 +527,7 @@ head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
 		if !ok || err != nil {
 			continue
 		}
-		matches = append(matches, Match{Path: display(file), Line: n, Text: text})
+		matches = append(matches, Match{Path: display(joinUnder(abs, file)), Line: n, Text: text})
 	}
 	truncated := len(matches) > MaxListed
 	if truncated {

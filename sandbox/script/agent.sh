@@ -27,7 +27,9 @@ capped() { # capped FIFO OUT CUTCOUNT: keep the first $cap bytes, count the rest
 
 if [ "$mode" = setup ]; then
   # The baseline the setup command's changes are measured against.
-  { echo "T $(date +%s)"; find /src -xdev -exec stat -c '%f %s %Y %n' {} + 2>/dev/null; } >"$S/m.$old"
+  t0=$(date +%s)
+  (cd /src && find . -xdev -exec stat -c '%f %s %Y %n' {} + 2>/dev/null) >"$S/m.$old"
+  grep " $t0 \./" "$S/m.$old" >"$S/r.$old" || rm -f "$S/r.$old"
   mode=bash
 fi
 case $mode in
@@ -50,12 +52,10 @@ bash)
     rc=$?
     # Nothing the command started outlives it (servers are services).
     kill -KILL -"$pid" "-$w" 2>/dev/null
-    for _ in 1 2; do
-      # shellcheck disable=SC2013 # /proc paths have no spaces
-      for p in $(grep -l "LBX_CALL=$W" /proc/[0-9]*/environ 2>/dev/null); do
-        p=${p#/proc/}
-        kill -KILL "${p%/environ}" 2>/dev/null
-      done
+    # shellcheck disable=SC2013 # /proc paths have no spaces
+    for p in $(grep -l "LBX_CALL=$W" /proc/[0-9]*/environ 2>/dev/null); do
+      p=${p#/proc/}
+      kill -KILL "${p%/environ}" 2>/dev/null
     done
     [ -f "$W/to" ] && to=1
   else
@@ -79,56 +79,84 @@ scan) ;;
 *) echo "unknown mode $mode" >&2; exit 98 ;;
 esac
 
-# Manifest: first line the scan time; then "hexmode size mtime path" for
-# every entry under /src except pruned (ignored) directories.
+# Manifest: "hexmode size mtime ./path" for every entry under /src except
+# pruned (ignored) directories. The walk runs inside /src on relative paths:
+# resolving absolute ones from / costs the sandbox user ten times more per
+# lookup on some kernels. r.<gen> keeps the racy entries: modified in the
+# second of the scan, so a same-size rewrite later in that second would not
+# show; the next call checks them whatever their stat says.
 now=$(date +%s)
 n=$#
-for d in "$@"; do set -- "$@" -path "/src/$d" -o; done
+for d in "$@"; do set -- "$@" -path "./$d" -o; done
 shift "$n"
-{
-  echo "T $now"
-  find /src -xdev \( "$@" -path /src/.litterbox-never \) -prune -o -exec stat -c '%f %s %Y %n' {} + 2>/dev/null
-} >"$S/m.$new"
+(cd /src && find . -xdev \( "$@" -path ./.litterbox-never \) -prune -o -exec stat -c '%f %s %Y %n' {} + 2>/dev/null) >"$S/m.$new"
+grep " $now \./" "$S/m.$new" >"$S/r.$new" || rm -f "$S/r.$new"
 
-# Candidates: "+ hexmode size path" for new or changed files and symlinks
-# (and racy ones: modified in or after the second of the previous scan), "d
-# path" for new directories, "- path" for vanished files, and "? path" for
-# every other file when a .gitignore changed. Without the old manifest
-# everything is a candidate.
-oldm=$S/m.$old full=0
-[ -f "$oldm" ] || { oldm=/dev/null; full=1; }
+# Candidates: "+ hexmode size path" for new, changed or racy files and
+# symlinks, "d path" for new directories, "- path" for vanished files, and
+# "? path" for every other file when a .gitignore changed. diff narrows the
+# manifests down to the lines that differ; without the old manifest (a
+# restarted container) everything is a candidate.
+full=0
+if [ -f "$S/m.$old" ]; then
+  { diff "$S/m.$old" "$S/m.$new" | grep '^[-+][0-9a-f]'; [ -f "$S/r.$old" ] && sed 's/^/=/' "$S/r.$old"; } >"$W/d"
+else
+  full=1
+  sed 's/^/+/' "$S/m.$new" >"$W/d"
+fi
 awk '
-  function path(l) { return substr(l, length($1) + length($2) + length($3) + 4) }
   function kind(m) { m = substr(m, 1, length(m) - 3); return m == "8" ? "f" : m == "a" ? "l" : m == "4" ? "d" : "" }
   function ign(p) { return p == ".gitignore" || p ~ /\/\.gitignore$/ }
-  FILENAME == ARGV[1] {
-    if (FNR == 1) { t = $2; next }
-    p = substr(path($0), 6); old[p] = $1 " " $2 " " $3; was[p] = kind($1); next
-  }
-  FNR == 1 { next }
   {
-    p = substr(path($0), 6); k = kind($1)
-    if (p == "" || k == "") next
-    seen[p] = 1
-    if (!(p in old)) { if (k == "d") print "d " p; else { print "+ " $1 " " $2 " " p; gi = gi || ign(p) }; next }
-    if (k == "d") { if (was[p] != "d") { print "- " p; print "d " p }; next }
-    if (old[p] != $1 " " $2 " " $3 || $3 >= t) { print "+ " $1 " " $2 " " p; gi = gi || ign(p) } else rest[p] = 1
+    sign = substr($1, 1, 1); mode = substr($1, 2)
+    p = substr($0, length($1) + length($2) + length($3) + 4 + 2)
+    if (p == "" || kind(mode) == "") next
+    info = mode " " $2 " " $3
+    if (sign == "-") old[p] = info
+    else if (sign == "+") cur[p] = info
+    else racy[p] = info
   }
   END {
-    for (p in old) if (!(p in seen) && (was[p] == "f" || was[p] == "l")) { print "- " p; gi = gi || ign(p) }
-    # Changed ignore rules may un-ignore files that did not change: list them.
-    if (gi) for (p in rest) print "? " p
+    for (p in cur) {
+      k = kind(substr(cur[p], 1, index(cur[p], " ") - 1))
+      if (p in old) { ok = kind(substr(old[p], 1, index(old[p], " ") - 1)); if (old[p] == cur[p] && !(p in racy)) continue } else ok = ""
+      if (k == "d") { if (ok != "d") { if (ok != "") print "- " p; print "d " p } ; continue }
+      split(cur[p], f, " "); print "+ " f[1] " " f[2] " " p; gi = gi || ign(p)
+    }
+    for (p in old) if (!(p in cur)) { ok = kind(substr(old[p], 1, index(old[p], " ") - 1)); if (ok == "f" || ok == "l") { print "- " p; gi = gi || ign(p) } }
+    for (p in racy) if (!(p in cur) && !(p in old)) { split(racy[p], f, " "); if (kind(f[1]) != "d") print "+ " f[1] " " f[2] " " p }
+    if (gi) print "" > "/dev/stderr"
   }
-' "$oldm" "$S/m.$new" >"$W/c"
+' "$W/d" >"$W/c" 2>"$W/gi"
+# Changed ignore rules may un-ignore files that did not change: list them.
+if [ -s "$W/gi" ]; then
+  awk 'FILENAME == ARGV[1] {
+      if ($1 == "+") seen[substr($0, length($1) + length($2) + length($3) + 4)] = 1
+      else if ($1 == "-") seen[substr($0, 3)] = 1
+      next
+    }
+    { m = substr($1, 1, length($1) - 3); if (m != "8" && m != "a") next
+      p = substr($0, length($1) + length($2) + length($3) + 4 + 2); if (!(p in seen)) print "? " p }' "$W/c" "$S/m.$new" >"$W/q"
+  cat "$W/q" >>"$W/c"
+fi
 
 # Send the result; changed .gitignore files go along at once, because the
 # host needs them to tell which other candidates are ignored.
-printf 'LBX %s %s %s %s %s %s %s %s\n' "$rc" "$to" "$(wc -c <"$W/o")" "$(cat "$W/oc")" \
-  "$(wc -c <"$W/e")" "$(cat "$W/ec")" "$(wc -c <"$W/c")" "$full"
+read -r oc <"$W/oc"
+read -r ec <"$W/ec"
+# shellcheck disable=SC2046 # three numbers
+set -- $(stat -c %s "$W/o" "$W/e" "$W/c")
+printf 'LBX %s %s %s %s %s %s %s %s\n' "$rc" "$to" "$1" "$oc" "$2" "$ec" "$3" "$full"
 cat "$W/o" "$W/e" "$W/c"
 cd /src || exit 96
-awk '$1 == "+" && ($4 == ".gitignore" || $4 ~ /\/\.gitignore$/) { print substr($0, length($1) + length($2) + length($3) + 4) }' "$W/c" |
-  cpio -o -H newc 2>/dev/null
+# An empty cpio archive is just its trailer; printing it saves a process.
+trailer() { printf '07070100000000000000000000000000000000000000010000000000000000000000000000000000000000000000000000000b00000000TRAILER!!!\0\0\0\0'; }
+if grep -q '^+ .* \(.*/\)\{0,1\}\.gitignore$' "$W/c"; then
+  awk '$1 == "+" && ($4 == ".gitignore" || $4 ~ /\/\.gitignore$/) { print substr($0, length($1) + length($2) + length($3) + 4) }' "$W/c" |
+    cpio -o -H newc 2>/dev/null
+else
+  trailer
+fi
 
 # The host's selection: the files it wants, then an empty line. "dir/" asks
 # for every file under a directory the previous scan skipped.
@@ -138,10 +166,11 @@ while IFS= read -r l && [ -n "$l" ]; do
   *) printf '%s\n' "$l" ;;
   esac
 done >"$W/sel"
-cpio -o -H newc <"$W/sel" 2>/dev/null
+if [ -s "$W/sel" ]; then cpio -o -H newc <"$W/sel" 2>/dev/null; else trailer; fi
 
-# Keep the manifest the host last committed and the new one; drop older ones.
-for f in "$S"/m.*; do
-  case $f in "$S/m.$old" | "$S/m.$new") ;; *) rm -f "$f" ;; esac
+# Keep the manifest (and racy mark) the host last committed and the new
+# one; drop older ones.
+for f in "$S"/m.* "$S"/r.*; do
+  case $f in "$S/m.$old" | "$S/m.$new" | "$S/r.$old" | "$S/r.$new") ;; *) rm -f "$f" ;; esac
 done
 exit 0
