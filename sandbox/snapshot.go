@@ -171,7 +171,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if _, err := fmt.Fprintf(inW, "%d\n%s", len(agentScript), agentScript); err != nil {
 		return fail(err)
 	}
-	if a.mode == "write" {
+	if a.content != nil {
 		if _, err := fmt.Fprintf(inW, "%d\n", a.size); err != nil {
 			return fail(err)
 		}

@@ -69,6 +69,12 @@ their branch. You review and accept the work with this CLI.`,
 		a.shellCommand(),
 		a.execCommand(),
 		a.milestoneCommand(),
+		a.diffCommand(),
+		a.logCommand(),
+		a.applyCommand(false),
+		a.applyCommand(true),
+		a.uploadCommand(),
+		a.downloadCommand(),
 		a.mcpCommand(),
 	)
 	for _, c := range root.Commands() {

@@ -8,7 +8,7 @@
 # then reads the host's selection (paths, one a line, ended by an empty line)
 # from stdin and writes a cpio of those files. Arguments:
 #   mode old new cap timeout arg cmd [prune-dir...]
-# mode: bash | setup | write | rm | scan. old/new: manifest generations. arg: workdir
+# mode: bash | setup | write | rm | upload | scan. old/new: manifest generations. arg: workdir
 # (bash) or path (write). cmd: the command (bash). prune-dirs: ignored
 # directories under /src not to scan.
 set -u
@@ -74,6 +74,17 @@ write)
   ;;
 rm)
   rm -f -- "$arg" 2>"$W/e" || rc=1
+  ;;
+upload)
+  # A tar whose top entry is named after $arg, extracted next to it; mtimes
+  # are not restored, so every uploaded file reads as changed.
+  # The payload is read whole first: tar may stop before its padding, and
+  # whatever it left would be taken for the host's selection.
+  IFS= read -r len
+  d=$(dirname "$arg")
+  t=/src/.litterbox-upload.$$
+  if head -c "$len" >"$t" && mkdir -p "$d" 2>"$W/e" && tar -x -m -f "$t" -C "$d" 2>"$W/e"; then :; else rc=1; fi
+  rm -f "$t"
   ;;
 scan) ;;
 *) echo "unknown mode $mode" >&2; exit 98 ;;

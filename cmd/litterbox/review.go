@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+// dashArgs splits "NAME -- extra..." into the name and the extra arguments.
+func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	at := cmd.ArgsLenAtDash()
+	if at == -1 {
+		if len(args) != 1 {
+			return "", nil, usagef("%s takes one sandbox NAME (put extra git arguments after --)", cmd.Name())
+		}
+		return args[0], nil, nil
+	}
+	if at != 1 {
+		return "", nil, usagef("%s takes one sandbox NAME before --", cmd.Name())
+	}
+	return args[0], args[1:], nil
+}
+
+func (a *app) diffCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff NAME [-- GIT-DIFF-ARGS...]",
+		Short: "Show the sandbox's changes since its base (base..litterbox/NAME)",
+		Example: `  litterbox diff fix-login
+  litterbox diff fix-login -- --stat
+  litterbox diff fix-login -- src/`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, extra, err := dashArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return m.Diff(cmd.Context(), name, extra, a.stdout, a.stderr)
+		},
+	}
+}
+
+func (a *app) logCommand() *cobra.Command {
+	var patch bool
+	cmd := &cobra.Command{
+		Use:               "log NAME [-p] [-- GIT-LOG-ARGS...]",
+		Short:             "Show the sandbox's commits since its base",
+		Example:           "  litterbox log fix-login\n  litterbox log fix-login -p\n  litterbox log fix-login -- --oneline",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, extra, err := dashArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return m.Log(cmd.Context(), name, patch, extra, a.stdout, a.stderr)
+		},
+	}
+	cmd.Flags().BoolVarP(&patch, "patch", "p", false, "show each commit's diff")
+	return cmd
+}
+
+func (a *app) applyCommand(merge bool) *cobra.Command {
+	var squash bool
+	use, short := "apply", "Bring the sandbox's commits onto the current branch (git format-patch | git am -3); the sandbox stays"
+	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
+	if merge {
+		use, short = "merge", "Apply the sandbox's commits, then delete the sandbox if that succeeded"
+		example = "  litterbox merge fix-login\n  litterbox merge fix-login --squash"
+	}
+	cmd := &cobra.Command{
+		Use:   use + " NAME [--squash] [-- GIT-AM-ARGS...]",
+		Short: short,
+		Long: short + `.
+
+The commits keep their authorship and messages; your git config (identity,
+hooks) applies as for your own git am. With --squash the combined change is
+staged instead, for you to commit. Staged changes, or uncommitted changes on
+files the sandbox changed, are refused first. On a conflict the repository is
+left in git's usual state with instructions, and the sandbox is untouched.`,
+		Example:           example,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, extra, err := dashArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			o := sandbox.ApplyOptions{Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
+			var applied *sandbox.Applied
+			var deleted *sandbox.Deleted
+			if merge {
+				applied, deleted, err = m.Merge(cmd.Context(), name, o)
+			} else {
+				applied, err = m.Apply(cmd.Context(), name, o)
+			}
+			if applied != nil {
+				if applied.Squash {
+					fmt.Fprintf(a.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
+				} else {
+					fmt.Fprintf(a.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
+				}
+			}
+			if deleted != nil && err == nil {
+				fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+			}
+			var conflict *sandbox.ConflictError
+			if errors.As(err, &conflict) && merge {
+				return fmt.Errorf("%w The sandbox was not deleted", err)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&squash, "squash", false, "stage the combined change instead of making commits")
+	return cmd
+}
+
+func (a *app) uploadCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "upload NAME SRC DEST",
+		Short: "Copy a host file or directory into a sandbox at DEST, and commit it",
+		Long: `Copy a host file or directory into a sandbox. DEST is the exact path it gets
+(relative paths are under /src); a directory's contents merge into DEST.
+Modes are kept, and the change is committed like the agent's write.`,
+		Example:           "  litterbox upload fix-login ./fixtures tests/fixtures\n  litterbox upload fix-login ./run.sh scripts/run.sh",
+		Args:              cobra.ExactArgs(3),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := m.Upload(cmd.Context(), args[0], args[1], args[2])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Uploaded %s to %s.\n", args[1], args[2])
+			a.reportSnapshot(m, args[0], res)
+			return nil
+		},
+	}
+}
+
+func (a *app) downloadCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "download NAME SRC DEST",
+		Short: "Copy a file or directory out of a sandbox to DEST on the host",
+		Long: `Copy a file or directory out of a sandbox (SRC relative to /src) to the host.
+DEST is the exact path it gets. Modes are kept; nothing is written outside
+DEST, whatever the sandbox holds (symlinks are copied as links, never followed).`,
+		Example:           "  litterbox download fix-login coverage.html ./coverage.html\n  litterbox download fix-login build ./build-out",
+		Args:              cobra.ExactArgs(3),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n, err := m.Download(cmd.Context(), args[0], args[1], args[2])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Downloaded %s to %s (%d entries).\n", args[1], args[2], n)
+			return nil
+		},
+	}
+}

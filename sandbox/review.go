@@ -1,0 +1,241 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Review commands show and accept a sandbox's work on the host. They run git
+// in the user's repository the way the user would, with the user's config,
+// identity and hooks; only apply and merge change the work tree.
+
+// base returns the sandbox's base commit and branch tip.
+func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip string, err error) {
+	if slug, err = m.resolve(name); err != nil {
+		return "", "", "", err
+	}
+	n := m.Names(slug)
+	if tip, err = m.Git.RevParse(ctx, n.Ref); err != nil {
+		return "", "", "", err
+	}
+	if tip == "" {
+		return "", "", "", m.missingBranch(ctx, slug)
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return "", "", "", err
+	}
+	if rec != nil && rec.Base != "" {
+		return slug, rec.Base, tip, nil
+	}
+	// No record (made elsewhere): the fork point with HEAD is the best base.
+	out, err := m.gitOut(ctx, "merge-base", "HEAD", tip)
+	if err != nil {
+		return "", "", "", fmt.Errorf("cannot tell where %s starts: %w", n.Branch, err)
+	}
+	return slug, out, tip, nil
+}
+
+func (m *Manager) gitOut(ctx context.Context, args ...string) (string, error) {
+	res, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "git", Args: append([]string{"-C", m.Root}, args...)})
+	return strings.TrimRight(string(res.Stdout), "\n"), err
+}
+
+// gitStream runs git in the work tree with the caller's streams (colour
+// follows git's own terminal detection).
+func (m *Manager) gitStream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args ...string) error {
+	_, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "git", Args: append([]string{"-C", m.Root}, args...), Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	return err
+}
+
+// Diff shows base..branch with extra git diff arguments (--stat, paths).
+func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout, stderr io.Writer) error {
+	_, base, tip, err := m.baseAndTip(ctx, name)
+	if err != nil {
+		return err
+	}
+	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, extra...)...))
+}
+
+// Log shows the sandbox's commits since its base; patch adds each diff.
+func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []string, stdout, stderr io.Writer) error {
+	_, base, tip, err := m.baseAndTip(ctx, name)
+	if err != nil {
+		return err
+	}
+	args := []string{"log"}
+	if patch {
+		args = append(args, "-p")
+	}
+	args = append(args, base+".."+tip)
+	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append(args, extra...)...))
+}
+
+// quietExit turns a git failure whose message already went to the user's
+// stderr into a short error.
+func quietExit(err error) error {
+	if ee, ok := runner.AsExit(err); ok {
+		return fmt.Errorf("`%s` exited with code %d", runner.Verb(ee.Cmd), ee.Result.ExitCode)
+	}
+	return err
+}
+
+// DirtyError refuses an apply that would clobber uncommitted host changes.
+type DirtyError struct {
+	Staged bool
+	Paths  []string
+}
+
+func (e *DirtyError) Error() string {
+	if e.Staged {
+		return "the index has staged changes, and git am needs a clean index; commit or stash them first (git stash)"
+	}
+	return fmt.Sprintf("uncommitted changes in %s would be overwritten; commit or stash them first (git stash -u)", strings.Join(e.Paths, ", "))
+}
+
+// ConflictError says how to finish or back out of a stopped apply.
+type ConflictError struct {
+	Squash bool
+	Err    error
+}
+
+func (e *ConflictError) Error() string {
+	if e.Squash {
+		return "the combined change does not apply cleanly; conflicts are marked in the work tree. Resolve them and commit, or back out with: git reset --merge"
+	}
+	return "git am stopped on a conflict (the sandbox and its branch are untouched). Resolve the files, git add them, then git am --continue; or back out with: git am --abort"
+}
+
+func (e *ConflictError) Unwrap() error { return e.Err }
+
+// ApplyOptions are the inputs of Apply.
+type ApplyOptions struct {
+	Squash bool
+	// AmArgs are passed to git am (or git apply with Squash).
+	AmArgs         []string
+	Stdout, Stderr io.Writer
+}
+
+// Applied says what Apply brought over.
+type Applied struct {
+	Name    string `json:"name"`
+	Commits int    `json:"commits"`
+	Squash  bool   `json:"squash"`
+}
+
+// Apply brings the sandbox's commits onto the current branch with git
+// format-patch | git am -3 (authorship and messages kept), or with Squash
+// stages the combined change without committing. The sandbox stays.
+func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Applied, error) {
+	slug, base, tip, err := m.baseAndTip(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	count, err := m.Git.Count(ctx, base, tip)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", slug)
+	}
+	if err := m.checkClean(ctx, base, tip); err != nil {
+		return nil, err
+	}
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	stdout := o.Stdout
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	pr, pw := io.Pipe()
+	produce := func(args ...string) chan error {
+		done := make(chan error, 1)
+		go func() {
+			err := m.gitStream(ctx, nil, pw, stderr, args...)
+			pw.CloseWithError(err)
+			done <- err
+		}()
+		return done
+	}
+	var applyErr error
+	var done chan error
+	if o.Squash {
+		done = produce("diff", "--binary", "--full-index", base, tip)
+		applyErr = m.gitStream(ctx, pr, stdout, stderr, append([]string{"apply", "--index", "--3way"}, o.AmArgs...)...)
+	} else {
+		done = produce("format-patch", "--stdout", "--binary", "--full-index", base+".."+tip)
+		applyErr = m.gitStream(ctx, pr, stdout, stderr, append([]string{"am", "-3"}, o.AmArgs...)...)
+	}
+	pr.CloseWithError(errors.New("apply ended"))
+	if err := <-done; err != nil && applyErr == nil {
+		return nil, err
+	}
+	if applyErr != nil {
+		if _, ok := runner.AsExit(applyErr); ok {
+			return nil, &ConflictError{Squash: o.Squash, Err: applyErr}
+		}
+		return nil, applyErr
+	}
+	return &Applied{Name: slug, Commits: count, Squash: o.Squash}, nil
+}
+
+// checkClean refuses when git am would fail on, or overwrite, the user's
+// uncommitted work: a staged change anywhere, or an unstaged or untracked one
+// on a path the sandbox changed.
+func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
+	if out, err := m.gitOut(ctx, "diff", "--cached", "--name-only"); err != nil {
+		return err
+	} else if out != "" {
+		return &DirtyError{Staged: true}
+	}
+	touchedOut, err := m.gitOut(ctx, "diff", "--name-only", "--no-renames", base, tip)
+	if err != nil {
+		return err
+	}
+	touched := map[string]bool{}
+	for _, p := range strings.Split(touchedOut, "\n") {
+		if p != "" {
+			touched[p] = true
+		}
+	}
+	dirtyOut, err := m.gitOut(ctx, "status", "--porcelain", "--no-renames", "--untracked-files=all")
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, line := range strings.Split(dirtyOut, "\n") {
+		if len(line) > 3 && touched[unquoteStatus(line[3:])] {
+			paths = append(paths, unquoteStatus(line[3:]))
+		}
+	}
+	if len(paths) > 0 {
+		return &DirtyError{Paths: paths}
+	}
+	return nil
+}
+
+// unquoteStatus undoes git's quoting of unusual paths in porcelain output.
+func unquoteStatus(p string) string {
+	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
+		return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\t`, "\t", `\n`, "\n").Replace(p[1 : len(p)-1])
+	}
+	return p
+}
+
+// Merge applies the sandbox's work and, only if that succeeded, deletes the
+// sandbox.
+func (m *Manager) Merge(ctx context.Context, name string, o ApplyOptions) (*Applied, *Deleted, error) {
+	a, err := m.Apply(ctx, name, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := m.Delete(ctx, name, true)
+	return a, d, err
+}
