@@ -59,7 +59,7 @@ func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout,
 	if err != nil {
 		return err
 	}
-	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, extra...)...))
+	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, pathsAfterDashes(extra)...)...))
 }
 
 // Log shows the sandbox's commits since its base; patch adds each diff.
@@ -73,7 +73,22 @@ func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []stri
 		args = append(args, "-p")
 	}
 	args = append(args, base+".."+tip)
-	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append(args, extra...)...))
+	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append(args, pathsAfterDashes(extra)...)...))
+}
+
+// pathsAfterDashes puts "--" before the first argument that is not an
+// option, so a path that exists only on the sandbox's branch is not taken
+// for a revision.
+func pathsAfterDashes(args []string) []string {
+	for i, a := range args {
+		if a == "--" {
+			return args
+		}
+		if !strings.HasPrefix(a, "-") {
+			return append(append(append([]string{}, args[:i]...), "--"), args[i:]...)
+		}
+	}
+	return args
 }
 
 // quietExit turns a git failure whose message already went to the user's
@@ -195,38 +210,31 @@ func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
 	} else if out != "" {
 		return &DirtyError{Staged: true}
 	}
-	touchedOut, err := m.gitOut(ctx, "diff", "--name-only", "--no-renames", base, tip)
+	// -z: paths exactly as they are (no quoting of spaces or non-ASCII).
+	touchedOut, err := m.gitOut(ctx, "diff", "-z", "--name-only", "--no-renames", base, tip)
 	if err != nil {
 		return err
 	}
 	touched := map[string]bool{}
-	for _, p := range strings.Split(touchedOut, "\n") {
+	for _, p := range strings.Split(touchedOut, "\x00") {
 		if p != "" {
 			touched[p] = true
 		}
 	}
-	dirtyOut, err := m.gitOut(ctx, "status", "--porcelain", "--no-renames", "--untracked-files=all")
+	dirtyOut, err := m.gitOut(ctx, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all")
 	if err != nil {
 		return err
 	}
 	var paths []string
-	for _, line := range strings.Split(dirtyOut, "\n") {
-		if len(line) > 3 && touched[unquoteStatus(line[3:])] {
-			paths = append(paths, unquoteStatus(line[3:]))
+	for _, rec := range strings.Split(dirtyOut, "\x00") {
+		if len(rec) > 3 && touched[rec[3:]] {
+			paths = append(paths, rec[3:])
 		}
 	}
 	if len(paths) > 0 {
 		return &DirtyError{Paths: paths}
 	}
 	return nil
-}
-
-// unquoteStatus undoes git's quoting of unusual paths in porcelain output.
-func unquoteStatus(p string) string {
-	if len(p) >= 2 && p[0] == '"' && p[len(p)-1] == '"' {
-		return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\t`, "\t", `\n`, "\n").Replace(p[1 : len(p)-1])
-	}
-	return p
 }
 
 // Merge applies the sandbox's work and, only if that succeeded, deletes the

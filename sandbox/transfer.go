@@ -140,10 +140,20 @@ func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, er
 	}()
 	n, extractErr := ExtractTar(pr, path.Base(abs), dest)
 	pr.CloseWithError(errors.New("extraction ended"))
-	if err := <-done; err != nil {
+	err = <-done
+	// The engine refusing the exec (no such container) is the cause; else a
+	// refused archive is, and the exec failing on the closed pipe follows.
+	var engine *dockercli.Error
+	if errors.As(err, &engine) {
 		return n, m.execError(ctx, slug, err)
 	}
-	return n, extractErr
+	if extractErr != nil {
+		return n, extractErr
+	}
+	if err != nil {
+		return n, m.execError(ctx, slug, err)
+	}
+	return n, nil
 }
 
 // ExtractTar writes the entries of a tar whose top entry is top into dest
@@ -153,6 +163,10 @@ func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, er
 // wrote.
 func ExtractTar(r io.Reader, top, dest string) (int, error) {
 	dest = filepath.Clean(dest)
+	// DEST itself must not be a symlink: writing "into" it would follow it.
+	if fi, err := os.Lstat(dest); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return 0, fmt.Errorf("refusing to write through %s: it is a symlink; remove it or choose another destination", dest)
+	}
 	tr := tar.NewReader(r)
 	n := 0
 	for {

@@ -120,11 +120,36 @@ func TestTarPathRoundTrip(t *testing.T) {
 	}
 }
 
-func TestUnquoteStatus(t *testing.T) {
-	if got := unquoteStatus(`"a \"b\"\tc"`); got != "a \"b\"\tc" {
-		t.Errorf("got %q", got)
+func TestPathsAfterDashes(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"--stat", "--stat"},
+		{"--stat src/", "--stat -- src/"},
+		{"src/ a.txt", "-- src/ a.txt"},
+		{"--stat -- src/", "--stat -- src/"},
+		{"", ""},
+	} {
+		if got := strings.Join(pathsAfterDashes(strings.Fields(tc[0])), " "); got != tc[1] {
+			t.Errorf("%q -> %q, want %q", tc[0], got, tc[1])
+		}
 	}
-	if got := unquoteStatus("plain.txt"); got != "plain.txt" {
-		t.Errorf("got %q", got)
+}
+
+func TestExtractTarRefusesASymlinkedDest(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "outside")
+	_ = os.Mkdir(outside, 0o700)
+	dest := filepath.Join(root, "dest")
+	if err := os.Symlink(outside, dest); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ExtractTar(makeTar(t, []tarEntry{{name: "top/", typ: tar.TypeDir, mode: 0o777}, {name: "top/evil", typ: tar.TypeReg, body: "x"}}), "top", dest)
+	if err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("err %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "evil")); err == nil {
+		t.Error("wrote through the symlinked destination")
+	}
+	if fi, _ := os.Stat(outside); fi.Mode().Perm() != 0o700 {
+		t.Errorf("outside mode changed to %v", fi.Mode().Perm())
 	}
 }

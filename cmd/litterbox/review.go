@@ -121,7 +121,7 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			}
 			var conflict *sandbox.ConflictError
 			if errors.As(err, &conflict) && merge {
-				return fmt.Errorf("%w The sandbox was not deleted", err)
+				return fmt.Errorf("%w; the sandbox was not deleted", err)
 			}
 			return err
 		},
