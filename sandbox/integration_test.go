@@ -153,10 +153,7 @@ func TestIntegrationCreateFailureAtEveryStepLeavesNothing(t *testing.T) {
 	failed := 0
 	for n := 1; n <= len(steps); n++ {
 		step := runner.Join(steps[n-1])
-		verb := steps[n-1][1]
-		if verb == "-C" {
-			verb = steps[n-1][3]
-		}
+		verb := strings.ReplaceAll(runner.Verb(runner.Cmd{Name: steps[n-1][0], Args: steps[n-1][1:]}), " ", "-")
 		t.Run(fmt.Sprintf("%d-%s", n, verb), func(t *testing.T) {
 			fault := &runner.Fault{Inner: testenv.Exec(), N: n, Stderr: "Error response from daemon: injected fault"}
 			m := realManager(t)
@@ -167,7 +164,7 @@ func TestIntegrationCreateFailureAtEveryStepLeavesNothing(t *testing.T) {
 			}
 			if err == nil {
 				// Only a failing `git status` (the dirty-tree warning) is harmless.
-				if steps[n-1][3] != "status" {
+				if !strings.HasSuffix(verb, "status") {
 					t.Fatalf("create succeeded although step %d (%s) failed", n, step)
 				}
 				return
