@@ -36,6 +36,19 @@ func (c *Client) out(ctx context.Context, args ...string) (string, error) {
 	return strings.TrimRight(string(res.Stdout), "\n"), err
 }
 
+// Output runs a git command in the repository and returns its stdout, with
+// the final newline trimmed (leading spaces matter in porcelain output).
+func (c *Client) Output(ctx context.Context, args ...string) (string, error) {
+	return c.out(ctx, args...)
+}
+
+// Stream runs a git command in the repository with the caller's streams, so
+// git's own terminal detection (colour, pager) applies.
+func (c *Client) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args ...string) error {
+	_, err := c.run(ctx, runner.Cmd{Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr})
+	return err
+}
+
 // ErrNotARepo is returned by Repo outside a git work tree.
 var ErrNotARepo = errors.New("not a git repository")
 

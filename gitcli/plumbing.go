@@ -3,6 +3,7 @@ package gitcli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -166,7 +167,7 @@ func (c *Client) CommitTree(ctx context.Context, s CommitSpec) (string, error) {
 }
 
 // ErrRefMoved is returned by UpdateRef when the ref is not at old any more.
-var ErrRefMoved = fmt.Errorf("ref moved")
+var ErrRefMoved = errors.New("ref moved")
 
 // UpdateRef moves ref from old to new atomically, failing with ErrRefMoved if
 // someone else moved it meanwhile.

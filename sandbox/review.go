@@ -34,23 +34,11 @@ func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip 
 		return slug, rec.Base, tip, nil
 	}
 	// No record (made elsewhere): the fork point with HEAD is the best base.
-	out, err := m.gitOut(ctx, "merge-base", "HEAD", tip)
+	out, err := m.Git.Output(ctx, "merge-base", "HEAD", tip)
 	if err != nil {
 		return "", "", "", fmt.Errorf("cannot tell where %s starts: %w", n.Branch, err)
 	}
 	return slug, out, tip, nil
-}
-
-func (m *Manager) gitOut(ctx context.Context, args ...string) (string, error) {
-	res, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "git", Args: append([]string{"-C", m.Root}, args...)})
-	return strings.TrimRight(string(res.Stdout), "\n"), err
-}
-
-// gitStream runs git in the work tree with the caller's streams (colour
-// follows git's own terminal detection).
-func (m *Manager) gitStream(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args ...string) error {
-	_, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "git", Args: append([]string{"-C", m.Root}, args...), Stdin: stdin, Stdout: stdout, Stderr: stderr})
-	return err
 }
 
 // Diff shows base..branch with extra git diff arguments (--stat, paths).
@@ -59,7 +47,7 @@ func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout,
 	if err != nil {
 		return err
 	}
-	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, pathsAfterDashes(extra)...)...))
+	return quietExit(m.Git.Stream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, pathsAfterDashes(extra)...)...))
 }
 
 // Log shows the sandbox's commits since its base; patch adds each diff.
@@ -73,7 +61,7 @@ func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []stri
 		args = append(args, "-p")
 	}
 	args = append(args, base+".."+tip)
-	return quietExit(m.gitStream(ctx, nil, stdout, stderr, append(args, pathsAfterDashes(extra)...)...))
+	return quietExit(m.Git.Stream(ctx, nil, stdout, stderr, append(args, pathsAfterDashes(extra)...)...))
 }
 
 // pathsAfterDashes puts "--" before the first argument that is not an
@@ -173,7 +161,7 @@ func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Appl
 	produce := func(args ...string) chan error {
 		done := make(chan error, 1)
 		go func() {
-			err := m.gitStream(ctx, nil, pw, stderr, args...)
+			err := m.Git.Stream(ctx, nil, pw, stderr, args...)
 			pw.CloseWithError(err)
 			done <- err
 		}()
@@ -183,10 +171,10 @@ func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Appl
 	var done chan error
 	if o.Squash {
 		done = produce("diff", "--binary", "--full-index", base, tip)
-		applyErr = m.gitStream(ctx, pr, stdout, stderr, append([]string{"apply", "--index", "--3way"}, o.AmArgs...)...)
+		applyErr = m.Git.Stream(ctx, pr, stdout, stderr, append([]string{"apply", "--index", "--3way"}, o.AmArgs...)...)
 	} else {
 		done = produce("format-patch", "--stdout", "--binary", "--full-index", base+".."+tip)
-		applyErr = m.gitStream(ctx, pr, stdout, stderr, append([]string{"am", "-3"}, o.AmArgs...)...)
+		applyErr = m.Git.Stream(ctx, pr, stdout, stderr, append([]string{"am", "-3"}, o.AmArgs...)...)
 	}
 	pr.CloseWithError(errors.New("apply ended"))
 	if err := <-done; err != nil && applyErr == nil {
@@ -205,13 +193,13 @@ func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Appl
 // uncommitted work: a staged change anywhere, or an unstaged or untracked one
 // on a path the sandbox changed.
 func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
-	if out, err := m.gitOut(ctx, "diff", "--cached", "--name-only"); err != nil {
+	if out, err := m.Git.Output(ctx, "diff", "--cached", "--name-only"); err != nil {
 		return err
 	} else if out != "" {
 		return &DirtyError{Staged: true}
 	}
 	// -z: paths exactly as they are (no quoting of spaces or non-ASCII).
-	touchedOut, err := m.gitOut(ctx, "diff", "-z", "--name-only", "--no-renames", base, tip)
+	touchedOut, err := m.Git.Output(ctx, "diff", "-z", "--name-only", "--no-renames", base, tip)
 	if err != nil {
 		return err
 	}
@@ -221,7 +209,7 @@ func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
 			touched[p] = true
 		}
 	}
-	dirtyOut, err := m.gitOut(ctx, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all")
+	dirtyOut, err := m.Git.Output(ctx, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all")
 	if err != nil {
 		return err
 	}

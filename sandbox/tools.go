@@ -567,10 +567,11 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if tip == "" {
 		return nil, m.missingBranch(ctx, slug)
 	}
-	since, err := m.Git.RevParse(ctx, milestoneRef(slug))
+	lastMilestone, err := m.Git.RevParse(ctx, milestoneRef(slug))
 	if err != nil {
 		return nil, err
 	}
+	since := lastMilestone
 	if since == "" {
 		rec, err := m.store().load(slug)
 		if err != nil {
@@ -600,8 +601,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if err := m.Git.UpdateRef(ctx, n.Ref, id, tip, "litterbox milestone"); err != nil {
 		return nil, err
 	}
-	oldMs, _ := m.Git.RevParse(ctx, milestoneRef(slug))
-	if err := m.Git.UpdateRef(ctx, milestoneRef(slug), id, oldMs, "litterbox milestone"); err != nil {
+	if err := m.Git.UpdateRef(ctx, milestoneRef(slug), id, lastMilestone, "litterbox milestone"); err != nil {
 		return nil, err
 	}
 	if st, err := m.loadSnap(slug); err == nil && st.Tip == tip {

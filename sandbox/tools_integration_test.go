@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -319,7 +319,7 @@ func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Path+":"+e.Type)
 	}
-	if got := strings.Join(sortedCopy(names), ","); got != "README.md:file,docs:dir,scripts:dir,src:dir" {
+	if got := strings.Join(slices.Sorted(slices.Values(names)), ","); got != "README.md:file,docs:dir,scripts:dir,src:dir" {
 		t.Errorf("ls: %s", got)
 	}
 	all, _, _ := m.Ls(ctx, "work", ".", true)
@@ -348,18 +348,6 @@ func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 	if _, _, err := m.Ls(ctx, "work", ".hidden", false); !errorAs[*HiddenPathError](err) {
 		t.Errorf("ls of hidden dir: %v", err)
 	}
-}
-
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 func TestIntegrationMilestoneSquashes(t *testing.T) {
@@ -494,8 +482,6 @@ func TestIntegrationToolsOnMissingAndPausedSandboxes(t *testing.T) {
 		t.Error("no snapshot after resume")
 	}
 }
-
-var _ = dockercli.Streams{}
 
 func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing.T) {
 	m := toolSandbox(t)
