@@ -3,6 +3,7 @@ module github.com/litterbox-dev/litterbox
 go 1.25.5
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -1,10 +1,26 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config files, read from the repository root in this order; the second
+// overrides the first key by key and is meant to stay out of version control.
+const (
+	ConfigFile      = ".litterbox.toml"
+	LocalConfigFile = ".litterbox.local.toml"
 )
 
 // Config is how sandboxes of one repository are made.
@@ -14,14 +30,52 @@ type Config struct {
 	Image        string
 	SetupCommand string
 	// User is "uid:gid", numeric: the tree copied into /src is given to it.
-	User      string
+	User string
+	// Network is "none", "bridge" or the name of a docker network.
 	Network   string
 	ReadOnly  bool
 	Memory    string
 	CPUs      string
 	PidsLimit int
 	Env       map[string]string
+	Ports     []PortSpec
+	Services  map[string]ServiceSpec
+	// Files are the config files this was read from, relative to the root.
+	Files []string
 }
+
+// PortSpec is one [[ports]] entry: a container port published on a host port
+// chosen at create time.
+type PortSpec struct {
+	Name   string `json:"name"`
+	Target int    `json:"target"`
+}
+
+// EnvSuffix is the port's name as it appears in its environment variables.
+func (p PortSpec) EnvSuffix() string { return envName(p.Name) }
+
+// ServiceSpec is one [container.services.NAME] entry.
+type ServiceSpec struct {
+	Command []string `json:"command"`
+	// Stop is the signal that asks the service to end (default TERM); after
+	// StopTimeout seconds the whole process group gets KILL.
+	Stop        string `json:"stop"`
+	StopTimeout int    `json:"stop_timeout"`
+	// Restart, when set, is sent instead of a stop and start (e.g. HUP).
+	Restart string `json:"restart,omitempty"`
+}
+
+// Defaults of settings a config file may leave out.
+const (
+	defaultImage       = "busybox:latest"
+	defaultSetup       = "echo hello world"
+	defaultUser        = "1000:1000"
+	defaultNetwork     = "none"
+	defaultMemory      = "2g"
+	defaultPids        = 512
+	defaultStopSignal  = "TERM"
+	defaultStopTimeout = 10
+)
 
 // DefaultConfig is what a repository without configuration gets.
 func DefaultConfig() Config {
@@ -30,14 +84,14 @@ func DefaultConfig() Config {
 		cpus = n
 	}
 	return Config{
-		Image:        "busybox:latest",
-		SetupCommand: "echo hello world",
-		User:         "1000:1000",
-		Network:      "none",
+		Image:        defaultImage,
+		SetupCommand: defaultSetup,
+		User:         defaultUser,
+		Network:      defaultNetwork,
 		ReadOnly:     true,
-		Memory:       "2g",
+		Memory:       defaultMemory,
 		CPUs:         strconv.Itoa(cpus),
-		PidsLimit:    512,
+		PidsLimit:    defaultPids,
 	}
 }
 
@@ -53,4 +107,456 @@ func (c Config) ids() (uid, gid int, err error) {
 		return 0, 0, fmt.Errorf("sandbox user %q must be numeric uid:gid", c.User)
 	}
 	return uid, gid, nil
+}
+
+// ConfigError is a config file that cannot be used: where and why.
+type ConfigError struct {
+	File string // as given to the reader, relative to the repository root
+	Line int    // 0 when the problem is not on one line
+	Key  string // dotted key, when known
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ", line %d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ", key %s", e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// fileConfig is one file as written. Pointers tell "unset" from a zero value,
+// so a local file overrides only what it mentions.
+type fileConfig struct {
+	Project struct {
+		Slug *string `toml:"slug"`
+	} `toml:"project"`
+	Docker struct {
+		Image        *string           `toml:"image"`
+		SetupCommand *string           `toml:"setup-command"`
+		Network      *string           `toml:"network"`
+		User         *userID           `toml:"user"`
+		ReadOnly     *bool             `toml:"read-only"`
+		Memory       *memorySize       `toml:"memory"`
+		CPUs         *cpuCount         `toml:"cpus"`
+		Pids         *pidsLimit        `toml:"pids"`
+		Env          map[string]string `toml:"env"`
+	} `toml:"docker"`
+	Ports     []filePort `toml:"ports"`
+	Container struct {
+		Services map[string]fileService `toml:"services"`
+	} `toml:"container"`
+}
+
+type filePort struct {
+	Name   *string     `toml:"name"`
+	Target *portNumber `toml:"target"`
+}
+
+type fileService struct {
+	Command     *command           `toml:"command"`
+	Signals     map[string]*signal `toml:"signals"`
+	StopTimeout *int               `toml:"stop-timeout"`
+}
+
+// LoadConfig reads the config files of the repository at root over the
+// defaults. A missing file is fine; anything else wrong with one is a
+// *ConfigError naming the file, and the line and key where the parser knows
+// them.
+func LoadConfig(root string) (Config, error) {
+	cfg := DefaultConfig()
+	var files []*fileConfig
+	for _, name := range []string{ConfigFile, LocalConfigFile} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return cfg, &ConfigError{File: name, Msg: err.Error()}
+		}
+		fc, err := parseConfig(name, data)
+		if err != nil {
+			return cfg, err
+		}
+		files = append(files, fc)
+		cfg.Files = append(cfg.Files, name)
+	}
+	networkSet := false
+	for _, fc := range files {
+		networkSet = fc.apply(&cfg) || networkSet
+	}
+	// Published ports need a network: a file that asks for ports and says
+	// nothing about the network (as every Rust-era config did) gets bridge.
+	if len(cfg.Ports) > 0 && !networkSet {
+		cfg.Network = "bridge"
+	}
+	return cfg, cfg.validate()
+}
+
+// parseConfig decodes one file.
+func parseConfig(name string, data []byte) (*fileConfig, error) {
+	var fc fileConfig
+	if _, err := toml.Decode(string(data), &fc); err != nil {
+		return nil, tomlError(name, err)
+	}
+	for i, p := range fc.Ports {
+		key := fmt.Sprintf("ports[%d]", i+1)
+		if p.Name == nil || *p.Name == "" {
+			return nil, &ConfigError{File: name, Key: key + ".name", Msg: "every [[ports]] entry needs a name"}
+		}
+		if p.Target == nil {
+			return nil, &ConfigError{File: name, Key: key + ".target", Msg: fmt.Sprintf("port %q needs a target (the container port)", *p.Name)}
+		}
+		if envName(*p.Name) == "" {
+			return nil, &ConfigError{File: name, Key: key + ".name", Msg: fmt.Sprintf("port name %q has no letter or digit to name its environment variable", *p.Name)}
+		}
+	}
+	for sn, s := range fc.Container.Services {
+		key := "container.services." + sn
+		if !validServiceName(sn) {
+			return nil, &ConfigError{File: name, Key: key, Msg: fmt.Sprintf("service name %q: use letters, digits, '.', '_' and '-'", sn)}
+		}
+		for k := range s.Signals {
+			if k != "stop" && k != "restart" {
+				return nil, &ConfigError{File: name, Key: key + ".signals." + k, Msg: "signals are \"stop\" and \"restart\""}
+			}
+		}
+		if s.StopTimeout != nil && (*s.StopTimeout < 0 || *s.StopTimeout > 3600) {
+			return nil, &ConfigError{File: name, Key: key + ".stop-timeout", Msg: fmt.Sprintf("%d: want seconds from 0 to 3600", *s.StopTimeout)}
+		}
+	}
+	return &fc, nil
+}
+
+var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
+
+// tomlError turns the parser's error into a ConfigError; the parser puts the
+// line and key in its message, also for type errors it does not type.
+func tomlError(name string, err error) error {
+	m := tomlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &ConfigError{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	line, _ := strconv.Atoi(m[1])
+	return &ConfigError{File: name, Line: line, Key: m[2], Msg: plainTypeError(m[3])}
+}
+
+var typeMismatch = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
+
+func plainTypeError(msg string) string {
+	m := typeMismatch.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	return "want " + typeWord(m[2]) + ", got " + typeWord(m[1])
+}
+
+func typeWord(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), t == "integer":
+		return "an integer"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "a string"
+	case t == "bool", t == "boolean":
+		return "true or false"
+	case strings.HasPrefix(t, "map"):
+		return "a table"
+	case strings.HasPrefix(t, "[]"), strings.HasPrefix(t, "slice"):
+		return "an array"
+	}
+	return t
+}
+
+// apply overlays what the file sets onto cfg, and reports whether it set the
+// network.
+func (fc *fileConfig) apply(cfg *Config) (networkSet bool) {
+	set(&cfg.ProjectSlug, fc.Project.Slug)
+	d := fc.Docker
+	set(&cfg.Image, d.Image)
+	set(&cfg.SetupCommand, d.SetupCommand)
+	set(&cfg.Network, d.Network)
+	set(&cfg.ReadOnly, d.ReadOnly)
+	if d.User != nil {
+		cfg.User = string(*d.User)
+	}
+	if d.Memory != nil {
+		cfg.Memory = string(*d.Memory)
+	}
+	if d.CPUs != nil {
+		cfg.CPUs = string(*d.CPUs)
+	}
+	if d.Pids != nil {
+		cfg.PidsLimit = int(*d.Pids)
+	}
+	if len(d.Env) > 0 {
+		if cfg.Env == nil {
+			cfg.Env = map[string]string{}
+		}
+		maps.Copy(cfg.Env, d.Env)
+	}
+	// Ports and services merge by name: a local file can retarget or add
+	// one without repeating the rest.
+	for _, p := range fc.Ports {
+		spec := PortSpec{Name: *p.Name, Target: int(*p.Target)}
+		if i := slices.IndexFunc(cfg.Ports, func(q PortSpec) bool { return q.Name == spec.Name }); i >= 0 {
+			cfg.Ports[i] = spec
+		} else {
+			cfg.Ports = append(cfg.Ports, spec)
+		}
+	}
+	for name, s := range fc.Container.Services {
+		if cfg.Services == nil {
+			cfg.Services = map[string]ServiceSpec{}
+		}
+		cur, ok := cfg.Services[name]
+		if !ok {
+			cur = ServiceSpec{Stop: defaultStopSignal, StopTimeout: defaultStopTimeout}
+		}
+		if s.Command != nil {
+			cur.Command = []string(*s.Command)
+		}
+		if sig := s.Signals["stop"]; sig != nil {
+			cur.Stop = string(*sig)
+		}
+		if sig := s.Signals["restart"]; sig != nil {
+			cur.Restart = string(*sig)
+		}
+		if s.StopTimeout != nil {
+			cur.StopTimeout = *s.StopTimeout
+		}
+		cfg.Services[name] = cur
+	}
+	return d.Network != nil
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// validate checks what only the merged result can tell.
+func (c Config) validate() error {
+	file := strings.Join(c.Files, " + ")
+	if c.ProjectSlug != "" && !ParseNameExact(c.ProjectSlug) {
+		return &ConfigError{File: file, Key: "project.slug", Msg: fmt.Sprintf("%q: use lowercase letters, digits and '-' (1-63 characters)", c.ProjectSlug)}
+	}
+	if strings.TrimSpace(c.Image) == "" {
+		return &ConfigError{File: file, Key: "docker.image", Msg: "the image must not be empty"}
+	}
+	if c.Network == "" {
+		return &ConfigError{File: file, Key: "docker.network", Msg: `the network must not be empty: use "none", "bridge" or a network name`}
+	}
+	if len(c.Ports) > 0 && c.Network == "none" {
+		return &ConfigError{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
+	}
+	byEnv := map[string]string{}
+	for _, p := range c.Ports {
+		if other, ok := byEnv[p.EnvSuffix()]; ok {
+			return &ConfigError{File: file, Key: "ports", Msg: fmt.Sprintf("ports %q and %q would both set PORT_%s; rename one", other, p.Name, p.EnvSuffix())}
+		}
+		byEnv[p.EnvSuffix()] = p.Name
+	}
+	for k := range c.Env {
+		if !validEnvKey(k) {
+			return &ConfigError{File: file, Key: "docker.env." + k, Msg: fmt.Sprintf("%q is not a valid environment variable name", k)}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Services)) {
+		if len(c.Services[name].Command) == 0 {
+			return &ConfigError{File: file, Key: "container.services." + name + ".command", Msg: fmt.Sprintf("service %q needs a command", name)}
+		}
+	}
+	return nil
+}
+
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validEnvKey(k string) bool { return envKeyRE.MatchString(k) }
+
+var serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+func validServiceName(s string) bool { return serviceNameRE.MatchString(s) }
+
+// envName is NAME in PORT_NAME: upper case, every run of other characters
+// one '_', none at either end.
+func envName(name string) string {
+	var b strings.Builder
+	gap := false
+	for _, r := range strings.ToUpper(name) {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			if gap && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			gap = false
+			b.WriteRune(r)
+			continue
+		}
+		gap = true
+	}
+	return b.String()
+}
+
+// The types below check a value where it is decoded, so the parser's error
+// carries the line and key of the bad value.
+
+type portNumber int
+
+func (p *portNumber) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("want a port number, got %s", tomlType(v))
+	}
+	if n < 1 || n > 65535 {
+		return fmt.Errorf("port %d is out of range 1-65535", n)
+	}
+	*p = portNumber(n)
+	return nil
+}
+
+type memorySize string
+
+var memoryRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[bkmgBKMG]?$`)
+
+func (m *memorySize) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		if !memoryRE.MatchString(x) {
+			return fmt.Errorf("memory %q: want a size such as \"512m\" or \"2g\"", x)
+		}
+		*m = memorySize(x)
+	case int64:
+		if x <= 0 {
+			return fmt.Errorf("memory %d: want a positive number of bytes", x)
+		}
+		*m = memorySize(strconv.FormatInt(x, 10))
+	default:
+		return fmt.Errorf("want a size such as \"2g\", got %s", tomlType(v))
+	}
+	return nil
+}
+
+type cpuCount string
+
+func (c *cpuCount) UnmarshalTOML(v any) error {
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return fmt.Errorf("want a number of CPUs such as 2 or 0.5, got %s", tomlType(v))
+	}
+	if f <= 0 || f > 1024 {
+		return fmt.Errorf("cpus %v: want a number above 0", v)
+	}
+	*c = cpuCount(strconv.FormatFloat(f, 'f', -1, 64))
+	return nil
+}
+
+type pidsLimit int
+
+func (p *pidsLimit) UnmarshalTOML(v any) error {
+	n, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("want a number of processes, got %s", tomlType(v))
+	}
+	if n < 16 || n > 1<<22 {
+		return fmt.Errorf("pids %d: want at least 16 (the sandbox's own tools need a few)", n)
+	}
+	*p = pidsLimit(n)
+	return nil
+}
+
+type userID string
+
+var userRE = regexp.MustCompile(`^[0-9]+(:[0-9]+)?$`)
+
+func (u *userID) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("want \"uid:gid\", got %s", tomlType(v))
+	}
+	if !userRE.MatchString(s) {
+		return fmt.Errorf("user %q: want numeric \"uid:gid\" such as \"1000:1000\"", s)
+	}
+	if !strings.Contains(s, ":") {
+		s += ":" + s
+	}
+	*u = userID(s)
+	return nil
+}
+
+// command is a service's argv: an array of strings, or one string run by sh.
+type command []string
+
+func (c *command) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return errors.New("the command must not be empty")
+		}
+		*c = command{"sh", "-c", x}
+	case []any:
+		if len(x) == 0 {
+			return errors.New("the command must not be empty")
+		}
+		out := make(command, len(x))
+		for i, a := range x {
+			s, ok := a.(string)
+			if !ok {
+				return fmt.Errorf("command argument %d: want a string, got %s", i+1, tomlType(a))
+			}
+			out[i] = s
+		}
+		*c = out
+	default:
+		return fmt.Errorf("want an array of strings or a string, got %s", tomlType(v))
+	}
+	return nil
+}
+
+// signals a service may be sent, by their names without "SIG".
+var signalNames = []string{"HUP", "INT", "QUIT", "KILL", "USR1", "USR2", "TERM", "CONT", "STOP", "WINCH", "ALRM", "PWR"}
+
+type signal string
+
+func (s *signal) UnmarshalTOML(v any) error {
+	name, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("want a signal name such as \"SIGTERM\", got %s", tomlType(v))
+	}
+	n := strings.TrimPrefix(strings.ToUpper(name), "SIG")
+	if !slices.Contains(signalNames, n) {
+		return fmt.Errorf("unknown signal %q: want one of SIG%s", name, strings.Join(signalNames, ", SIG"))
+	}
+	*s = signal(n)
+	return nil
+}
+
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -1,0 +1,234 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func writeConfigs(t *testing.T, main, local string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if main != "" {
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(main), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if local != "" {
+		if err := os.WriteFile(filepath.Join(dir, LocalConfigFile), []byte(local), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	cfg, err := LoadConfig(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultConfig()
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("got %+v, want %+v", cfg, want)
+	}
+	if cfg.Image != "busybox:latest" || cfg.SetupCommand != "echo hello world" || cfg.Network != "none" {
+		t.Fatalf("defaults changed: %+v", cfg)
+	}
+}
+
+// The Rust Litterbox's files have [project], [docker] image/setup-command and
+// [[ports]] only; they must work unchanged.
+func TestLoadConfigRustEra(t *testing.T) {
+	dir := writeConfigs(t, `
+[project]
+slug = "webshop"
+
+[docker]
+image = "node:20"
+setup-command = "npm ci"
+
+[[ports]]
+name = "backend"
+target = 3000
+
+[[ports]]
+name = "frontend"
+target = 5173
+`, "")
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ProjectSlug != "webshop" || cfg.Image != "node:20" || cfg.SetupCommand != "npm ci" {
+		t.Fatalf("got %+v", cfg)
+	}
+	want := []PortSpec{{"backend", 3000}, {"frontend", 5173}}
+	if !reflect.DeepEqual(cfg.Ports, want) {
+		t.Fatalf("ports %+v, want %+v", cfg.Ports, want)
+	}
+	if cfg.Network != "bridge" {
+		t.Fatalf("ports with no network set: network %q, want bridge", cfg.Network)
+	}
+	if !reflect.DeepEqual(cfg.Files, []string{ConfigFile}) {
+		t.Fatalf("files %v", cfg.Files)
+	}
+}
+
+func TestLoadConfigEveryKeyAndLocalOverride(t *testing.T) {
+	dir := writeConfigs(t, `
+unknown-top = 1
+[project]
+slug = "shop"
+[docker]
+image = "busybox:latest"
+setup-command = "true"
+network = "bridge"
+user = "1000:1000"
+read-only = true
+memory = "1g"
+cpus = 1.5
+pids = 256
+env = { RUST_LOG = "debug", KEEP = "yes" }
+future-key = "ignored"
+[[ports]]
+name = "www"
+target = 8080
+[container.services.web]
+command = ["busybox", "httpd", "-f", "-p", "8080", "-h", "/src"]
+signals = { stop = "SIGTERM", restart = "SIGHUP" }
+[container.services.worker]
+command = "while :; do sleep 1; done"
+`, `
+[docker]
+memory = "512m"
+cpus = 1
+env = { RUST_LOG = "info" }
+[[ports]]
+name = "www"
+target = 9090
+[[ports]]
+name = "api"
+target = 7000
+[container.services.web]
+signals = { stop = "INT" }
+stop-timeout = 3
+`)
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Memory != "512m" || cfg.CPUs != "1" || cfg.PidsLimit != 256 || cfg.Network != "bridge" || cfg.SetupCommand != "true" {
+		t.Fatalf("scalars: %+v", cfg)
+	}
+	if !reflect.DeepEqual(cfg.Env, map[string]string{"RUST_LOG": "info", "KEEP": "yes"}) {
+		t.Fatalf("env %v", cfg.Env)
+	}
+	if !reflect.DeepEqual(cfg.Ports, []PortSpec{{"www", 9090}, {"api", 7000}}) {
+		t.Fatalf("ports %+v", cfg.Ports)
+	}
+	web := cfg.Services["web"]
+	if web.Stop != "INT" || web.Restart != "HUP" || web.StopTimeout != 3 || web.Command[1] != "httpd" {
+		t.Fatalf("web %+v", web)
+	}
+	worker := cfg.Services["worker"]
+	if !reflect.DeepEqual(worker, ServiceSpec{Command: []string{"sh", "-c", "while :; do sleep 1; done"}, Stop: "TERM", StopTimeout: 10}) {
+		t.Fatalf("worker %+v", worker)
+	}
+	if !reflect.DeepEqual(cfg.Files, []string{ConfigFile, LocalConfigFile}) {
+		t.Fatalf("files %v", cfg.Files)
+	}
+}
+
+func TestLoadConfigLocalOnly(t *testing.T) {
+	cfg, err := LoadConfig(writeConfigs(t, "", "[docker]\nsetup-command = \"make\"\nread-only = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SetupCommand != "make" || cfg.ReadOnly || cfg.Image != "busybox:latest" {
+		t.Fatalf("got %+v", cfg)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	cases := []struct {
+		name, main, local string
+		file              string
+		line              int
+		key, msg          string
+	}{
+		{"syntax", "[docker\nimage = 1\n", "", ConfigFile, 2, "", "expected"},
+		{"type", "[docker]\nimage = 3\n", "", ConfigFile, 2, "docker.image", "want a string, got an integer"},
+		{"type in local", "", "[docker]\n\nread-only = \"yes\"\n", LocalConfigFile, 3, "docker.read-only", "want true or false"},
+		{"port 0", "[[ports]]\nname = \"www\"\ntarget = 0\n", "", ConfigFile, 3, "ports.target", "port 0 is out of range"},
+		{"port 70000", "[[ports]]\nname = \"www\"\ntarget = 70000\n", "", ConfigFile, 3, "ports.target", "port 70000 is out of range"},
+		{"port string", "[[ports]]\nname = \"www\"\ntarget = \"80\"\n", "", ConfigFile, 3, "ports.target", "want a port number, got a string"},
+		{"port no target", "[[ports]]\nname = \"www\"\n", "", ConfigFile, 0, "ports[1].target", "needs a target"},
+		{"port no name", "[[ports]]\ntarget = 80\n", "", ConfigFile, 0, "ports[1].name", "needs a name"},
+		{"same env var", "[docker]\nnetwork = \"bridge\"\n[[ports]]\nname = \"web-ui\"\ntarget = 80\n[[ports]]\nname = \"WEB_UI\"\ntarget = 81\n", "", ConfigFile, 0, "ports", "both set PORT_WEB_UI"},
+		{"ports without network", "[docker]\nnetwork = \"none\"\n[[ports]]\nname = \"www\"\ntarget = 80\n", "", ConfigFile, 0, "docker.network", "needs a network"},
+		{"local turns network off", "[[ports]]\nname = \"www\"\ntarget = 80\n", "[docker]\nnetwork = \"none\"\n", ConfigFile + " + " + LocalConfigFile, 0, "docker.network", "needs a network"},
+		{"unknown signal", "[container.services.web]\ncommand = [\"x\"]\nsignals = { stop = \"SIGFOO\" }\n", "", ConfigFile, 3, "container.services.web.signals.stop", `unknown signal "SIGFOO"`},
+		{"unknown signal key", "[container.services.web]\ncommand = [\"x\"]\nsignals = { reload = \"HUP\" }\n", "", ConfigFile, 0, "container.services.web.signals.reload", "signals are"},
+		{"service without command", "[container.services.web]\nsignals = { stop = \"TERM\" }\n", "", ConfigFile, 0, "container.services.web.command", "needs a command"},
+		{"service command type", "[container.services.web]\ncommand = [\"a\", 1]\n", "", ConfigFile, 2, "container.services.web.command", "argument 2: want a string"},
+		{"memory", "[docker]\nmemory = \"lots\"\n", "", ConfigFile, 2, "docker.memory", `memory "lots"`},
+		{"memory negative", "[docker]\nmemory = -5\n", "", ConfigFile, 2, "docker.memory", "positive"},
+		{"cpus", "[docker]\ncpus = 0\n", "", ConfigFile, 2, "docker.cpus", "above 0"},
+		{"pids", "[docker]\npids = 2\n", "", ConfigFile, 2, "docker.pids", "at least 16"},
+		{"user", "[docker]\nuser = \"root\"\n", "", ConfigFile, 2, "docker.user", "numeric"},
+		{"env name", "[docker]\nenv = { \"A-B\" = \"x\" }\n", "", ConfigFile, 0, "docker.env.A-B", "not a valid environment variable"},
+		{"env value", "[docker]\nenv = { A = 1 }\n", "", ConfigFile, 2, "docker.env.A", "want a string"},
+		{"slug", "[project]\nslug = \"Not A Slug\"\n", "", ConfigFile, 0, "project.slug", "lowercase"},
+		{"empty network", "[docker]\nnetwork = \"\"\n", "", ConfigFile, 0, "docker.network", "must not be empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadConfig(writeConfigs(t, c.main, c.local))
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a ConfigError", err)
+			}
+			if ce.File != c.file || ce.Line != c.line || ce.Key != c.key || !strings.Contains(ce.Msg, c.msg) {
+				t.Fatalf("got file=%q line=%d key=%q msg=%q\nwant file=%q line=%d key=%q msg~%q", ce.File, ce.Line, ce.Key, ce.Msg, c.file, c.line, c.key, c.msg)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	for in, want := range map[string]string{"www": "WWW", "web-ui": "WEB_UI", "a..b": "A_B", "-x-": "X", "Backend2": "BACKEND2", "!!": ""} {
+		if got := envName(in); got != want {
+			t.Errorf("envName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzLoadConfig(f *testing.F) {
+	f.Add("[docker]\nimage = \"x\"\n[[ports]]\nname = \"a\"\ntarget = 80\n")
+	f.Add("[container.services.a]\ncommand = [\"x\"]\nsignals = { stop = \"HUP\" }\n")
+	f.Add("[docker\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadConfig(dir)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		for _, p := range cfg.Ports {
+			if p.Target < 1 || p.Target > 65535 || p.EnvSuffix() == "" {
+				t.Fatalf("bad port accepted: %+v", p)
+			}
+		}
+	})
+}
