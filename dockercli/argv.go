@@ -32,8 +32,17 @@ type ContainerSpec struct {
 	Memory       string
 	CPUs         string
 	Network      string
-	Entrypoint   string
-	Cmd          []string
+	// Publish maps host ports to container ports.
+	Publish    []PortBinding
+	Entrypoint string
+	Cmd        []string
+}
+
+// PortBinding publishes ContainerPort (tcp) on HostIP:HostPort.
+type PortBinding struct {
+	HostIP        string
+	HostPort      int
+	ContainerPort int
 }
 
 // RunArgs builds `docker run -d` for spec. Map-valued options are emitted in
@@ -89,6 +98,9 @@ func RunArgs(s ContainerSpec) []string {
 	}
 	if s.Network != "" {
 		a = append(a, "--network", s.Network)
+	}
+	for _, p := range s.Publish {
+		a = append(a, "--publish", fmt.Sprintf("%s:%d:%d", p.HostIP, p.HostPort, p.ContainerPort))
 	}
 	if s.Entrypoint != "" {
 		a = append(a, "--entrypoint", s.Entrypoint)

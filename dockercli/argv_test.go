@@ -21,7 +21,8 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 		Env:          map[string]string{"HOME": "/tmp"},
 		CapDrop:      []string{"ALL"},
 		SecurityOpt:  []string{"no-new-privileges"},
-		PidsLimit:    512, Memory: "2g", CPUs: "2", Network: "none",
+		PidsLimit:    512, Memory: "2g", CPUs: "2", Network: "bridge",
+		Publish:    []PortBinding{{"127.0.0.1", 3456, 8080}, {"127.0.0.1", 3457, 9090}},
 		Entrypoint: "/bin/sh",
 		Cmd:        []string{"-c", "sleep 1"},
 	}
@@ -31,7 +32,9 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 		"--mount", "type=volume,source=litterbox-r-x-src,target=/src,volume-label=dev.litterbox.managed=true",
 		"--workdir", "/src", "--env", "HOME=/tmp", "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--pids-limit", "512", "--memory", "2g",
-		"--cpus", "2", "--network", "none", "--entrypoint", "/bin/sh",
+		"--cpus", "2", "--network", "bridge",
+		"--publish", "127.0.0.1:3456:8080", "--publish", "127.0.0.1:3457:9090",
+		"--entrypoint", "/bin/sh",
 		"busybox:latest", "-c", "sleep 1"}
 	if got := RunArgs(spec); !slices.Equal(got, want) {
 		t.Errorf("RunArgs:\n got %q\nwant %q", got, want)
@@ -88,6 +91,9 @@ func TestClassify(t *testing.T) {
 		"Error response from daemon: Container abc is not paused":                                                ErrNotPaused,
 		"Error response from daemon: Container abc is not running":                                               ErrNotRunning,
 		"Error: No such volume: v": ErrNoSuchVolume,
+		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt2 (c270): Bind for 127.0.0.1:3999 failed: port is already allocated":                               ErrPortInUse,
+		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt4 (aa88): Error starting userland proxy: listen tcp4 127.0.0.1:3998: bind: address already in use": ErrPortInUse,
+		"docker: Error response from daemon: network nonet not found": ErrNoSuchNetwork,
 	} {
 		err := Classify(&runner.ExitError{Result: runner.Result{ExitCode: 1, Stderr: []byte(stderr)}})
 		if !errors.Is(err, kind) {

@@ -120,13 +120,23 @@ func (c *Client) RemoveVolume(ctx context.Context, volume string) error {
 // "paused", "exited", "created", "restarting", "removing" or "dead".
 type State string
 
-// InspectState returns the state of one container.
-func (c *Client) InspectState(ctx context.Context, container string) (State, error) {
-	res, err := c.args(ctx, "inspect", "--type", "container", "--format", "{{.State.Status}}", container)
+// Inspection is what Inspect reports about one container.
+type Inspection struct {
+	State  State             `json:"state"`
+	Labels map[string]string `json:"labels"`
+}
+
+// Inspect returns the state and labels of one container.
+func (c *Client) Inspect(ctx context.Context, container string) (Inspection, error) {
+	res, err := c.args(ctx, "inspect", "--type", "container", "--format", `{"state":{{json .State.Status}},"labels":{{json .Config.Labels}}}`, container)
 	if err != nil {
-		return "", err
+		return Inspection{}, err
 	}
-	return State(strings.TrimSpace(string(res.Stdout))), nil
+	var in Inspection
+	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &in); err != nil {
+		return Inspection{}, fmt.Errorf("cannot read docker inspect output %q: %w", res.Stdout, err)
+	}
+	return in, nil
 }
 
 // Container is one row of `docker ps`.

@@ -20,6 +20,8 @@ var (
 	ErrNotRunning        = errors.New("container not running")
 	ErrPaused            = errors.New("container is paused")
 	ErrBinaryMissing     = errors.New("container runtime binary not found")
+	ErrPortInUse         = errors.New("host port already in use")
+	ErrNoSuchNetwork     = errors.New("no such network")
 )
 
 // Error is a failed docker command with its kind.
@@ -43,6 +45,8 @@ var patterns = []struct {
 	{ErrDaemonUnreachable, []string{"unable to connect to podman"}},
 	{ErrDaemonUnreachable, []string{"context", "does not exist"}},
 	{ErrNameInUse, []string{"is already in use"}},
+	{ErrPortInUse, []string{"port is already allocated"}},
+	{ErrPortInUse, []string{"address already in use"}},
 	{ErrAlreadyPaused, []string{"is already paused"}},
 	{ErrNotPaused, []string{"is not paused"}},
 	{ErrNotRunning, []string{"is not running"}},
@@ -56,6 +60,7 @@ var patterns = []struct {
 	{ErrImageNotFound, []string{"pull access denied"}},
 	{ErrImageNotFound, []string{"manifest unknown"}},
 	{ErrImageNotFound, []string{"image not known"}},
+	{ErrNoSuchNetwork, []string{"network", "not found"}},
 }
 
 // Classify wraps a runner error with its failure kind, when one is recognised.

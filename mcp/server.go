@@ -29,7 +29,8 @@ func New(mgr *sandbox.Manager, version string) *server.MCPServer {
 	)
 	h := handlers{mgr: mgr}
 	s.AddTool(gomcp.NewTool("sandbox-create",
-		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. Runs the project's setup command and reports its output."),
+		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. "+
+			"Reads .litterbox.toml and .litterbox.local.toml, runs the project's setup command and reports its output, starts the configured services and reports the published ports."),
 		gomcp.WithString("name", gomcp.Required(), gomcp.Description("Sandbox name; slugified (lowercase, [a-z0-9-], 1-63 characters).")),
 		gomcp.WithString("base_ref", gomcp.Description("Commit-ish to start from instead of HEAD.")),
 		gomcp.WithDestructiveHintAnnotation(false),
@@ -40,6 +41,7 @@ func New(mgr *sandbox.Manager, version string) *server.MCPServer {
 		gomcp.WithDestructiveHintAnnotation(false),
 	), h.list)
 	addAgentTools(s, h)
+	addServiceTools(s, h)
 	return s
 }
 
@@ -77,12 +79,23 @@ func renderCreated(c *sandbox.Created) string {
 		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
 	}
 	fmt.Fprintf(&b, "branch: %s\ncontainer: %s\nbase: %s\nworkdir: %s\n", c.Branch, c.Container, c.Base, c.Workdir)
+	config := "defaults (no config file)"
+	if len(c.ConfigFiles) > 0 {
+		config = strings.Join(c.ConfigFiles, ", ")
+	}
+	fmt.Fprintf(&b, "config: %s\nnetwork: %s\n", config, c.Network)
 	fmt.Fprintf(&b, "setup: %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
 	if c.Setup.Stdout != "" {
 		fmt.Fprintf(&b, "setup stdout:\n%s", ensureNL(c.Setup.Stdout))
 	}
 	if c.Setup.Stderr != "" {
 		fmt.Fprintf(&b, "setup stderr:\n%s", ensureNL(c.Setup.Stderr))
+	}
+	for _, p := range c.Ports {
+		fmt.Fprintf(&b, "port %s: container port %d -> http://%s (%s)\n", p.Name, p.ContainerPort, p.Address, strings.Join(p.Env, ", "))
+	}
+	for _, s := range c.Services {
+		fmt.Fprintf(&b, "service %s: %s\n", s.Name, s.State)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
@@ -103,7 +116,11 @@ func (h handlers) list(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 		b.WriteString("No sandboxes in this repository.\n")
 	}
 	for _, s := range list {
-		fmt.Fprintf(&b, "%s\t%s\t%s\n", s.Name, s.Status, s.Branch)
+		fmt.Fprintf(&b, "%s\t%s\t%s", s.Name, s.Status, s.Branch)
+		for _, p := range s.Ports {
+			fmt.Fprintf(&b, "\t%s=%s", p.Name, p.Address)
+		}
+		b.WriteByte('\n')
 	}
 	return structured(map[string]any{"sandboxes": list}, b.String()), nil
 }

@@ -63,7 +63,7 @@ func BenchmarkRawCreate(b *testing.B) {
 	for b.Loop() {
 		n := m.Names(fmt.Sprintf("raw%d", i))
 		i++
-		if _, err := cli.Run(ctx, m.containerSpec(n, base)); err != nil {
+		if _, err := cli.Run(ctx, m.containerSpec(n, base, m.Config, nil)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {

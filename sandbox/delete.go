@@ -28,7 +28,8 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return nil, err
 	}
 	n := m.Names(slug)
-	state, err := m.Provider.InspectState(ctx, n.Container)
+	in, err := m.Provider.Inspect(ctx, n.Container)
+	state := in.State
 	hasContainer := err == nil
 	if err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
 		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
@@ -117,6 +118,7 @@ func (m *Manager) removeHostState(slug string) []string {
 		// Removed while held: a waiter that still has it open locks a file
 		// nobody uses any more, which is harmless once the sandbox is gone.
 		filepath.Join(m.snapDir("locks"), slug+".lock"),
+		filepath.Join(m.snapDir("locks"), slug+".services.lock"),
 	} {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))

@@ -29,7 +29,7 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 		wd = Workdir
 	}
 	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
-		User: m.Config.User, Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
+		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 	}, o.Streams)
 	switch {
 	case err == nil:

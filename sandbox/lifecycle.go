@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -35,7 +36,7 @@ type Info struct {
 	Ports     []Port `json:"ports"`
 }
 
-var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase}
+var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
 
 func statusOf(state dockercli.State, rec *Record) string {
 	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
@@ -82,7 +83,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		}
 		out = append(out, Info{
 			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: []Port{},
+			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: parsePortsLabel(c.Labels[LabelPorts]),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -114,6 +115,9 @@ func ParseNameExact(s string) bool {
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
 	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []Port{}}
+	if rec != nil && rec.Ports != nil {
+		info.Ports = rec.Ports
+	}
 	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
 		info.Status = StatusCreating
 	}
@@ -211,11 +215,11 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (
 		return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
 	}
 	// Not paused: either running already or stopped (engine restart).
-	state, err := m.Provider.InspectState(ctx, container)
+	in, err := m.Provider.Inspect(ctx, container)
 	if err != nil {
 		return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
 	}
-	if state == "running" {
+	if in.State == "running" {
 		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
 		return o, nil
 	}
@@ -223,6 +227,27 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
+	// A started container has lost its processes: start the services again,
+	// as create did, unless its setup failed (then create started none).
+	var specs map[string]ServiceSpec
+	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
+		return o, nil
+	}
+	if in.Labels[LabelRepo] == m.Root {
+		if rec, _ := m.store().load(slug); rec != nil && rec.Status == recFailedSetup {
+			o.Status = StatusFailedSetup
+			return o, nil
+		}
+	}
+	states, err := m.startServices(ctx, slug, container, specs)
+	if err == nil {
+		err = m.checkStarted(ctx, slug, states)
+	}
+	if err != nil {
+		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		return o, nil
+	}
+	o.Message += fmt.Sprintf(" Started %d service(s).", len(states))
 	return o, nil
 }
 

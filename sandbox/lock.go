@@ -13,6 +13,12 @@ import (
 // across processes (several `litterbox mcp` on one repository), with flock on
 // a file under the git dir. The kernel drops the lock if the process dies.
 func (m *Manager) lock(ctx context.Context, slug string) (func(), error) {
+	return m.lockNamed(ctx, slug, slug)
+}
+
+// lockNamed is lock on a lock of its own, for calls that must take turns
+// with each other but not with file changes.
+func (m *Manager) lockNamed(ctx context.Context, slug, lockName string) (func(), error) {
 	// An unknown name gets no lock file (the call fails further on anyway):
 	// lock files must not pile up for every name an agent tries.
 	if _, err := os.Stat(m.store().path(slug)); err != nil {
@@ -22,7 +28,7 @@ func (m *Manager) lock(ctx context.Context, slug string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, slug+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, lockName+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}

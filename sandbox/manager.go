@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,9 +45,39 @@ type Manager struct {
 	Now func() time.Time
 	// Progress, when set, is told about each create step as it finishes.
 	Progress func(step string, took time.Duration)
+	// ConfigErr is what was wrong with the config files when the repository
+	// was opened; only create needs them, so other commands go on.
+	ConfigErr error
+	// portStart and portFree, when set, replace the random start of the
+	// port search and the host check (tests need the same ports every run).
+	portStart func(span int) int
+	portFree  func(port int) bool
+	// fromFiles makes create read the config files afresh (a long-running
+	// MCP server must see edits); otherwise Config is used as it is.
+	fromFiles bool
 
 	identOnce sync.Once
 	ident     *gitcli.Ident
+}
+
+// OpenRepo is Open with the configuration of the repository's config files,
+// read again by every create.
+func OpenRepo(ctx context.Context, r runner.Runner, runtimeBin, dir string) (*Manager, error) {
+	m, err := Open(ctx, r, runtimeBin, dir, DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	m.fromFiles = true
+	cfg, err := LoadConfig(m.Root)
+	if err != nil {
+		m.ConfigErr = err
+		return m, nil
+	}
+	m.Config = cfg
+	if cfg.ProjectSlug != "" {
+		m.RepoSlug = cfg.ProjectSlug
+	}
+	return m, nil
 }
 
 // Open finds the repository at or above dir and returns its Manager, using the
@@ -86,23 +118,28 @@ func (m *Manager) step(name string, start time.Time) {
 // SIGTERM, and needs only sh and sleep from the image.
 const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done`
 
-func (m *Manager) containerSpec(n Names, base string) dockercli.ContainerSpec {
-	c := m.Config
+func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port) dockercli.ContainerSpec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
-	for k, v := range c.Env {
-		env[k] = v
+	maps.Copy(env, c.Env)
+	maps.Copy(env, portEnv(ports))
+	labels := map[string]string{
+		LabelManaged:  "true",
+		LabelRepo:     m.Root,
+		LabelRepoSlug: m.RepoSlug,
+		LabelSandbox:  n.Slug,
+		LabelBase:     base,
+	}
+	if len(ports) > 0 {
+		labels[LabelPorts] = portsLabel(ports)
+	}
+	if len(c.Services) > 0 {
+		labels[LabelServices] = string(mustJSON(c.Services))
 	}
 	return dockercli.ContainerSpec{
-		Name:     n.Container,
-		Hostname: n.Slug,
-		Image:    c.Image,
-		Labels: map[string]string{
-			LabelManaged:  "true",
-			LabelRepo:     m.Root,
-			LabelRepoSlug: m.RepoSlug,
-			LabelSandbox:  n.Slug,
-			LabelBase:     base,
-		},
+		Name:         n.Container,
+		Hostname:     n.Slug,
+		Image:        c.Image,
+		Labels:       labels,
 		User:         c.User,
 		ReadOnly:     c.ReadOnly,
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
@@ -117,6 +154,7 @@ func (m *Manager) containerSpec(n Names, base string) dockercli.ContainerSpec {
 		Memory:       c.Memory,
 		CPUs:         c.CPUs,
 		Network:      c.Network,
+		Publish:      bindings(ports),
 		Entrypoint:   "/bin/sh",
 		Cmd:          []string{"-c", keepAlive},
 	}
@@ -137,18 +175,15 @@ type Created struct {
 	Status    string      `json:"status"`
 	Setup     SetupResult `json:"setup"`
 	Ports     []Port      `json:"ports"`
-	Workdir   string      `json:"workdir"`
+	// Services are the configured services as they were after start.
+	Services []ServiceState `json:"services"`
+	Network  string         `json:"network"`
+	Workdir  string         `json:"workdir"`
+	// ConfigFiles are the config files the sandbox was made from.
+	ConfigFiles []string `json:"config_files"`
 	// Warnings are things the caller must be told, such as uncommitted host
 	// changes that are not in the sandbox.
 	Warnings []string `json:"warnings,omitempty"`
-}
-
-// Port is a named port published to the host.
-type Port struct {
-	Name          string `json:"name"`
-	ContainerPort int    `json:"container_port"`
-	HostPort      int    `json:"host_port"`
-	Env           string `json:"env"`
 }
 
 // Create makes a sandbox: a branch at the base commit, a container with a named
@@ -160,7 +195,11 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if err != nil {
 		return nil, err
 	}
-	uid, gid, err := m.Config.ids()
+	cfg, err := m.createConfig()
+	if err != nil {
+		return nil, err
+	}
+	uid, gid, err := cfg.ids()
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +238,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 
 	rec := &Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
-		Base: base, Image: m.Config.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
+		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
+		User: cfg.User, Network: cfg.Network, Services: cfg.Services,
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
@@ -207,17 +247,20 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 
 	t = time.Now()
-	if _, err := m.Provider.Run(ctx, m.containerSpec(n, base)); err != nil {
+	ports, err := m.runContainer(ctx, n, base, cfg)
+	if err != nil {
 		if errors.Is(err, dockercli.ErrNameInUse) {
 			// Someone else's container holds the name: not ours to remove.
 			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
 		}
-		if errors.Is(err, dockercli.ErrDaemonUnreachable) {
-			// The engine never got the request: nothing of ours is there.
-			return nil, m.rollbackRefs(ctx, n, base, &StepError{Step: "starting container " + n.Container, Err: err})
+		var nf *NoFreePortError
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
+			// The engine never made anything of ours.
+			return nil, m.rollbackRefs(ctx, n, base, err)
 		}
-		return nil, m.rollback(ctx, n, base, &StepError{Step: "starting container " + n.Container, Err: err})
+		return nil, m.rollback(ctx, n, base, err)
 	}
+	rec.Ports = ports
 	m.step("container "+n.Container, t)
 
 	t = time.Now()
@@ -227,7 +270,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	m.step("copy "+short(base)+" into "+Workdir, t)
 
 	t = time.Now()
-	setup, err := m.runSetup(ctx, n)
+	setup, err := m.runSetup(ctx, n, cfg.SetupCommand)
 	if err != nil {
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
 	}
@@ -235,6 +278,18 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
 	}
 	m.step("setup: "+setup.Command, t)
+	services := []ServiceState{}
+	if setup.ExitCode == 0 && len(cfg.Services) > 0 {
+		t = time.Now()
+		services, err = m.startServices(ctx, slug, n.Container, cfg.Services)
+		if err == nil {
+			err = m.checkStarted(ctx, slug, services)
+		}
+		if err != nil {
+			warnings = append(warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		m.step(fmt.Sprintf("start %d service(s)", len(cfg.Services)), t)
+	}
 	rec.Setup = &setup
 	rec.Status, rec.CreatorPID = recReady, 0
 	status := StatusActive
@@ -246,8 +301,61 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
-		Status: status, Setup: setup, Ports: []Port{}, Workdir: Workdir, Warnings: warnings,
+		Status: status, Setup: setup, Ports: orEmpty(ports), Services: services, Network: cfg.Network,
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Warnings: warnings,
 	}, nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// createConfig is the configuration a new sandbox is made with.
+func (m *Manager) createConfig() (Config, error) {
+	if !m.fromFiles {
+		return m.Config, nil
+	}
+	return LoadConfig(m.Root)
+}
+
+// runContainer starts the sandbox's container with host ports for its
+// [[ports]]. Two creates may pick the same free port at once; the engine
+// refuses the second, which then tries other ports.
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Config) ([]Port, error) {
+	step := "starting container " + n.Container
+	if len(cfg.Ports) == 0 {
+		if _, err := m.Provider.Run(ctx, m.containerSpec(n, base, cfg, nil)); err != nil {
+			return nil, &StepError{Step: step, Err: err}
+		}
+		return nil, nil
+	}
+	taken, err := m.takenPorts(ctx)
+	if err != nil {
+		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
+	}
+	for attempt := 1; ; attempt++ {
+		ports, err := allocatePorts(cfg.Ports, taken, m.portStart, m.portFree)
+		if err != nil {
+			return nil, err
+		}
+		_, err = m.Provider.Run(ctx, m.containerSpec(n, base, cfg, ports))
+		if err == nil {
+			return ports, nil
+		}
+		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
+			return nil, &StepError{Step: step, Err: err}
+		}
+		// The engine made the container before it failed to bind.
+		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
+			return nil, &StepError{Step: step, Err: err}
+		}
+		for _, p := range ports {
+			taken[p.HostPort] = true
+		}
+	}
 }
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so
@@ -351,8 +459,7 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the agent script, which first takes
 // the baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names) (SetupResult, error) {
-	cmd := m.Config.SetupCommand
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string) (SetupResult, error) {
 	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
 		return SetupResult{}, err

@@ -20,7 +20,7 @@ type Provider interface {
 	Start(ctx context.Context, container string) error
 	Remove(ctx context.Context, container string) error
 	RemoveVolume(ctx context.Context, volume string) error
-	InspectState(ctx context.Context, container string) (dockercli.State, error)
+	Inspect(ctx context.Context, container string) (dockercli.Inspection, error)
 	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +125,108 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 func errorAs[T error](err error) bool {
 	var target T
 	return errors.As(err, &target)
+}
+
+// TestReplayServicesAndPorts creates a sandbox from a config with a named
+// port and an httpd service, then drives the service through every action,
+// a pause and an engine-style stop followed by resume.
+func TestReplayServicesAndPorts(t *testing.T) {
+	ctx := context.Background()
+	m := replayManager(t, "services")
+	m.Config.Network = "bridge"
+	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
+	m.Config.Services = map[string]ServiceSpec{
+		"web":  {Command: []string{"busybox", "httpd", "-f", "-p", "8080", "-h", "/src"}, Stop: "TERM", StopTimeout: 10, Restart: "HUP"},
+		"oops": {Command: []string{"no-such-program"}, Stop: "TERM", StopTimeout: 10},
+	}
+	// Ports from a fixed place in the range, and taken as free, so the
+	// argv is the same in every replay.
+	m.portStart = func(int) int { return 4321 - PortRangeLow }
+	m.portFree = func(int) bool { return true }
+
+	c, err := m.Create(ctx, CreateOptions{Name: "svc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPort := Port{Name: "www", ContainerPort: 8080, HostPort: 4321, Env: []string{"LITTERBOX_FWD_PORT_WWW", "PORT_WWW"}, Address: "127.0.0.1:4321"}
+	if len(c.Ports) != 1 || !reflect.DeepEqual(c.Ports[0], wantPort) {
+		t.Errorf("ports %+v, want %+v", c.Ports, wantPort)
+	}
+	if c.Network != "bridge" || len(c.Services) != 2 || c.Services[0].Name != "oops" || c.Services[0].State != ServiceExited ||
+		c.Services[1].Name != "web" || c.Services[1].State != ServiceRunning || c.Services[1].PID == 0 {
+		t.Errorf("created %+v", c)
+	}
+	// A service that dies at once is reported, with its log, as a warning.
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], `service "oops" is exited (exit code 127)`) || !strings.Contains(c.Warnings[0], "no-such-program") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+	if ports, err := m.Ports(ctx, "svc"); err != nil || !reflect.DeepEqual(ports, c.Ports) {
+		t.Errorf("Ports: %+v %v", ports, err)
+	}
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || !reflect.DeepEqual(list[0].Ports, c.Ports) {
+		t.Errorf("list: %+v %v", list, err)
+	}
+
+	expect := func(action, service, state string) ServiceState {
+		t.Helper()
+		states, err := m.Service(ctx, "svc", action, service)
+		if err != nil || len(states) != 1 || states[0].State != state {
+			t.Fatalf("%s %s: %+v %v, want %s", action, service, states, err, state)
+		}
+		return states[0]
+	}
+	running := expect(ServiceStatus, "web", ServiceRunning)
+	stopped := expect(ServiceStop, "web", ServiceStopped)
+	if stopped.ExitCode == nil || *stopped.ExitCode != 143 {
+		t.Errorf("stopped %+v, want exit code 143 (SIGTERM)", stopped)
+	}
+	started := expect(ServiceStart, "web", ServiceRunning)
+	if started.PID == running.PID {
+		t.Errorf("start kept pid %d", started.PID)
+	}
+	// web has a restart signal: the same process reloads.
+	if restarted := expect(ServiceRestart, "web", ServiceRunning); restarted.PID != started.PID {
+		t.Errorf("restart with SIGHUP changed pid %d -> %d", started.PID, restarted.PID)
+	}
+	if _, err := m.Service(ctx, "svc", ServiceStart, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
+		t.Errorf("start of a broken service: %v", err)
+	}
+	if _, err := m.Service(ctx, "svc", ServiceStop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
+		t.Errorf("unknown service: %v", err)
+	}
+	if _, err := m.Service(ctx, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
+		t.Errorf("unknown action: %v", err)
+	}
+
+	if _, err := m.Pause(ctx, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Service(ctx, "svc", ServiceStatus, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
+		t.Errorf("status while paused: %v", err)
+	}
+	if _, err := m.Resume(ctx, "svc"); err != nil {
+		t.Fatal(err)
+	}
+	if s := expect(ServiceStatus, "web", ServiceRunning); s.PID != started.PID {
+		t.Errorf("pause/resume changed pid %d -> %d", started.PID, s.PID)
+	}
+
+	// What an engine restart leaves: a stopped container. resume starts it
+	// and its services again.
+	if _, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "docker", Args: []string{"stop", "-t", "1", c.Container}}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := m.Resume(ctx, "svc")
+	if err != nil || !strings.Contains(o.Message, "Started stopped sandbox") || !strings.Contains(o.Message, "oops") {
+		t.Errorf("resume of stopped: %+v %v", o, err)
+	}
+	expect(ServiceStatus, "web", ServiceRunning)
+	// /tmp is a tmpfs: the logs start again with the container.
+	var logs strings.Builder
+	if err := m.ServiceLogs(ctx, "svc", "oops", 0, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
+		t.Errorf("logs of oops: %q %v", logs.String(), err)
+	}
+	if _, err := m.Delete(ctx, "svc", true); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -146,7 +146,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{User: m.Config.User, Interactive: true, Cmd: argv},
+		res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{Interactive: true, Cmd: argv},
 			dockercli.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("sandbox script exited with code %d: %s", res.ExitCode, firstLine(engineErr.String()))

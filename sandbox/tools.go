@@ -149,7 +149,7 @@ var ErrNoSuchFile = errors.New("no such file")
 func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
 	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || [ -L "$1" ] || exit 4; exec cat -- "$1"`
 	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User, Cmd: []string{"sh", "-c", script, "cat", abs}},
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: []string{"sh", "-c", script, "cat", abs}},
 		dockercli.Streams{Stdout: &limitWriter{w: &out, n: MaxWriteSize}, Stderr: &errOut})
 	if err != nil {
 		return nil, m.execError(ctx, slug, err)
@@ -326,7 +326,7 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || exit 4
 exec awk -v o="$2" -v l="$3" -v max="$4" 'NR > o && NR <= o + l && b < max { print; b += length($0) + 1; n++ } END { printf "%d %d\n", NR, n > "/dev/stderr" }' "$1"`
 	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
 		Cmd: []string{"sh", "-c", script, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)}},
 		dockercli.Streams{Stdout: &out, Stderr: &errOut})
 	if err != nil {
@@ -380,7 +380,7 @@ func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, f
 	script := `[ -e "$1" ] || exit 4; [ -d "$1" ] || { stat -c '%F|%s|%n' "$1"; exit 0; }
 cd "$1" && find . -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat -c '%F|%s|%n' {} + | head -n "$2"`
 	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
 		Cmd: []string{"sh", "-c", script, "ls", root, strconv.Itoa(MaxListed + 1)}},
 		dockercli.Streams{Stdout: &out, Stderr: &errOut})
 	if err != nil {
@@ -503,7 +503,7 @@ cd "$1" 2>/dev/null || { grep -nHE -e "$2" -- "$1"; exit 0; }
 find . -mindepth 1 -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
 head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
 	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User, Env: map[string]string{"TMPDIR": "/tmp"},
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Env: map[string]string{"TMPDIR": "/tmp"},
 		Cmd: []string{"sh", "-c", script, "grep", abs, pattern, include, strconv.Itoa(MaxListed + 1)}},
 		dockercli.Streams{Stdout: &out, Stderr: &errOut})
 	if err != nil {

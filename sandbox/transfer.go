@@ -35,7 +35,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	uid, gid, err := m.Config.ids()
+	uid, gid, err := m.sandboxUser(slug).ids()
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,7 @@ func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, er
 	var errOut strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{User: m.Config.User,
+		res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
 			Cmd: []string{"tar", "-c", "-f", "-", "-C", path.Dir(abs), path.Base(abs)}},
 			dockercli.Streams{Stdout: pw, Stderr: &errOut})
 		if err == nil && res.ExitCode != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,10 +19,16 @@ func (a *app) createCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create a sandbox from HEAD (or --base) with its own branch",
+		Long: `Create a sandbox: a branch litterbox/NAME at HEAD (or --base), and a container
+holding that commit's tree at /src, made from .litterbox.toml and
+.litterbox.local.toml as they are in the working tree now. The setup command
+runs in it, then the configured services start; each [[ports]] entry gets a
+free host port on 127.0.0.1.`,
 		Example: `  litterbox create fix-login
   litterbox create "Try the new parser" --base v1.2.0`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			a.configNeeded = true
 			m, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
@@ -60,11 +67,22 @@ func (a *app) createCommand() *cobra.Command {
 func printCreated(w io.Writer, c *sandbox.Created) {
 	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
 	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
+	config := "defaults (no " + sandbox.ConfigFile + ")"
+	if len(c.ConfigFiles) > 0 {
+		config = strings.Join(c.ConfigFiles, ", ")
+	}
+	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", config, c.Network)
 	fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
 	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
 		if s != "" {
 			fmt.Fprint(w, indent(s, "    "))
 		}
+	}
+	for _, p := range c.Ports {
+		fmt.Fprintf(w, "  port:      %s http://%s -> %d (%s)\n", p.Name, p.Address, p.ContainerPort, strings.Join(p.Env, ", "))
+	}
+	for _, s := range c.Services {
+		fmt.Fprintf(w, "  service:   %s\n", describeService(s))
 	}
 }
 

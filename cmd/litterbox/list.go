@@ -39,15 +39,15 @@ func (a *app) listCommand() *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			if allRepos {
-				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tCONTAINER\tREPO")
+				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tPORTS\tCONTAINER\tREPO")
 			} else {
-				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tCONTAINER")
+				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tPORTS\tCONTAINER")
 			}
 			for _, s := range list {
 				if allRepos {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, s.Container, s.Repo)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, portSummary(s.Ports), s.Container, s.Repo)
 				} else {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, s.Container)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, portSummary(s.Ports), s.Container)
 				}
 			}
 			return tw.Flush()

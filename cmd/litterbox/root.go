@@ -24,6 +24,9 @@ type app struct {
 	logLevel string
 	verbose  bool
 	runtime  string
+	// configNeeded is set by commands that fail on a broken config file
+	// themselves, so manager does not also warn about it.
+	configNeeded bool
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -74,6 +77,8 @@ their branch. You review and accept the work with this CLI.`,
 		a.applyCommand(false),
 		a.applyCommand(true),
 		a.uploadCommand(),
+		a.portsCommand(),
+		a.serviceCommand(),
 		a.downloadCommand(),
 		a.mcpCommand(),
 	)
@@ -128,7 +133,16 @@ func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--repo %s: not a directory", dir)
 	}
-	return sandbox.Open(ctx, a.runner(), a.runtime, dir, sandbox.DefaultConfig())
+	m, err := sandbox.OpenRepo(ctx, a.runner(), a.runtime, dir)
+	if err != nil {
+		return nil, err
+	}
+	if m.ConfigErr != nil && !a.configNeeded {
+		// Only create needs the config; the rest must keep working so a
+		// broken file never stands between a user and their sandboxes.
+		a.log.Warnf("ignoring the config files: %v", m.ConfigErr)
+	}
+	return m, nil
 }
 
 // nameArg completes sandbox names of the current repository.

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+func (a *app) portsCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ports NAME",
+		Short: "Show the host ports of a sandbox's [[ports]]",
+		Long: `Show where each [[ports]] entry of a sandbox is published: a host port on
+127.0.0.1, chosen at create time from 3000-8000, forwarded to the container
+port. Inside the sandbox the host port is in LITTERBOX_FWD_PORT_<NAME> and
+PORT_<NAME>.`,
+		Example: `  litterbox ports fix-login
+  curl http://$(litterbox ports fix-login --json | jq -r '.[0].address')/`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ports, err := m.Ports(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, ports)
+			}
+			if len(ports) == 0 {
+				fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", args[0], sandbox.ConfigFile)
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
+			for _, p := range ports {
+				fmt.Fprintf(tw, "%s\thttp://%s\t%d\t%s\n", p.Name, p.Address, p.ContainerPort, strings.Join(p.Env, " "))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) serviceCommand() *cobra.Command {
+	var asJSON bool
+	var lines int
+	cmd := &cobra.Command{
+		Use:   "service NAME ACTION [SERVICE]",
+		Short: "Start, stop, restart a sandbox's services, or show their status or logs",
+		Long: `Control the services of [container.services.*]: start, stop, restart, status
+(with pid and state) or logs. Services start after the setup command, keep
+running across pause/resume, and start again when resume starts a stopped
+sandbox. stop sends the configured stop signal (default SIGTERM) to the
+service's process group, then SIGKILL after its stop-timeout (default 10 s);
+restart sends the restart signal if one is configured, else stops and starts.
+status without SERVICE shows every service. Logs are also readable inside the
+sandbox at ` + sandbox.ServiceLogDir + `/SERVICE.log.`,
+		Example: `  litterbox service fix-login status
+  litterbox service fix-login restart web
+  litterbox service fix-login logs web -n 50`,
+		Args:              cobra.RangeArgs(2, 3),
+		ValidArgsFunction: a.serviceArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, action, service := args[0], args[1], ""
+			if len(args) == 3 {
+				service = args[2]
+			}
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if action == "logs" {
+				if service == "" {
+					return usagef("service %s logs: name the service", name)
+				}
+				return m.ServiceLogs(cmd.Context(), name, service, lines, a.stdout)
+			}
+			states, err := m.Service(cmd.Context(), name, action, service)
+			if asJSON && states != nil {
+				if jerr := writeJSON(a.stdout, states); jerr != nil {
+					return jerr
+				}
+			} else {
+				for _, s := range states {
+					fmt.Fprintln(a.stdout, describeService(s))
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().IntVarP(&lines, "lines", "n", 0, "logs: only the last N lines")
+	return cmd
+}
+
+// serviceArgs completes sandbox names, then actions.
+func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	switch len(args) {
+	case 0:
+		return a.nameArg(cmd, args, toComplete)
+	case 1:
+		return append(append([]string{}, sandbox.ServiceActions...), "logs"), cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+func describeService(s sandbox.ServiceState) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
+	if s.PID > 0 {
+		b.WriteString(" (pid " + strconv.Itoa(s.PID) + ")")
+	}
+	if s.ExitCode != nil {
+		fmt.Fprintf(&b, " (exit code %d)", *s.ExitCode)
+	}
+	return b.String()
+}
+
+func portSummary(ports []sandbox.Port) string {
+	if len(ports) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ports))
+	for i, p := range ports {
+		parts[i] = fmt.Sprintf("%s=%d", p.Name, p.HostPort)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,294 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+//go:embed script/service.sh
+var serviceSource string
+
+// serviceScript travels on stdin like the agent script, so a logged command
+// shows the action and the service's argv, not the script.
+var serviceScript = stripComments(serviceSource)
+
+// ServiceLogDir is where each service's output goes inside the sandbox, as
+// <name>.log; an agent can read it with bash.
+const ServiceLogDir = "/tmp/litterbox/services"
+
+// Service actions.
+const (
+	ServiceStart   = "start"
+	ServiceStop    = "stop"
+	ServiceRestart = "restart"
+	ServiceStatus  = "status"
+)
+
+// ServiceActions are the actions Service accepts.
+var ServiceActions = []string{ServiceStart, ServiceStop, ServiceRestart, ServiceStatus}
+
+// Service states.
+const (
+	ServiceRunning    = "running"
+	ServiceStopped    = "stopped"     // stopped on request
+	ServiceExited     = "exited"      // ended on its own
+	ServiceNotStarted = "not-started" // never started since the container started
+)
+
+// ServiceState is one service as the sandbox reports it.
+type ServiceState struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	PID   int    `json:"pid,omitempty"`
+	// ExitCode is set once the service has ended; 128+N means signal N.
+	ExitCode *int     `json:"exit_code,omitempty"`
+	Command  []string `json:"command"`
+	Log      string   `json:"log"`
+}
+
+// ServiceError is a service action that did not get its service running.
+type ServiceError struct {
+	State ServiceState
+	Tail  string // the end of its log
+}
+
+func (e *ServiceError) Error() string {
+	msg := fmt.Sprintf("service %q is %s", e.State.Name, e.State.State)
+	if e.State.ExitCode != nil {
+		msg += fmt.Sprintf(" (exit code %d)", *e.State.ExitCode)
+	}
+	if t := lastLine(e.Tail); t != "" {
+		msg += ": " + t
+	}
+	return msg
+}
+
+// Service runs action on one service of a sandbox; status with no service
+// reports them all.
+func (m *Manager) Service(ctx context.Context, name, action, service string) ([]ServiceState, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ServiceActions, action) {
+		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(ServiceActions, ", "))
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, m.missingOrNotFound(ctx, slug)
+	}
+	names, err := pickServices(slug, rec.Services, action, service)
+	if err != nil {
+		return nil, err
+	}
+	// Service calls on one sandbox take turns, but not with file changes: a
+	// stop may wait out a grace period.
+	unlock, err := m.lockNamed(ctx, slug, slug+".services")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	container := m.Names(slug).Container
+	var states []ServiceState
+	switch action {
+	case ServiceStatus:
+		states, err = m.serviceCall(ctx, slug, rec.Services, append([]string{"status"}, names...))
+	case ServiceStart:
+		states, err = m.startServices(ctx, slug, container, pick(rec.Services, names))
+	case ServiceStop:
+		states, err = m.stopService(ctx, slug, service, rec.Services[service])
+	case ServiceRestart:
+		states, err = m.restartService(ctx, slug, container, service, rec.Services[service])
+	}
+	if err != nil {
+		return nil, err
+	}
+	if action == ServiceStart || action == ServiceRestart {
+		return states, m.checkStarted(ctx, slug, states)
+	}
+	return states, nil
+}
+
+func pickServices(slug string, specs map[string]ServiceSpec, action, service string) ([]string, error) {
+	all := slices.Sorted(maps.Keys(specs))
+	if service == "" {
+		if action != ServiceStatus && action != ServiceStart {
+			return nil, fmt.Errorf("name the service to %s (sandbox '%s' has: %s)", action, slug, listOrNone(all))
+		}
+		return all, nil
+	}
+	if _, ok := specs[service]; !ok {
+		return nil, fmt.Errorf("sandbox '%s' has no service %q (it has: %s; services come from [container.services] in %s at create time)", slug, service, listOrNone(all), ConfigFile)
+	}
+	return []string{service}, nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func pick(specs map[string]ServiceSpec, names []string) map[string]ServiceSpec {
+	out := map[string]ServiceSpec{}
+	for _, n := range names {
+		out[n] = specs[n]
+	}
+	return out
+}
+
+// startServices starts every given service (those running already are left
+// alone) in one exec.
+func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]ServiceSpec) ([]ServiceState, error) {
+	if len(specs) == 0 {
+		return []ServiceState{}, nil
+	}
+	args := []string{"start"}
+	for _, n := range slices.Sorted(maps.Keys(specs)) {
+		cmd := specs[n].Command
+		args = append(args, n, strconv.Itoa(len(cmd)))
+		args = append(args, cmd...)
+	}
+	return m.serviceExec(ctx, slug, container, specs, args)
+}
+
+func (m *Manager) stopService(ctx context.Context, slug, name string, spec ServiceSpec) ([]ServiceState, error) {
+	sig := spec.Stop
+	if sig == "" {
+		sig = defaultStopSignal
+	}
+	return m.serviceCall(ctx, slug, map[string]ServiceSpec{name: spec}, []string{"stop", sig, strconv.Itoa(spec.StopTimeout), name})
+}
+
+// restartService sends the restart signal when one is configured and the
+// service runs; otherwise it stops and starts it.
+func (m *Manager) restartService(ctx context.Context, slug, container, name string, spec ServiceSpec) ([]ServiceState, error) {
+	specs := map[string]ServiceSpec{name: spec}
+	if spec.Restart != "" {
+		states, err := m.serviceCall(ctx, slug, specs, []string{"signal", spec.Restart, name})
+		if err != nil || states[0].State == ServiceRunning {
+			return states, err
+		}
+	} else if _, err := m.stopService(ctx, slug, name, spec); err != nil {
+		return nil, err
+	}
+	return m.startServices(ctx, slug, container, specs)
+}
+
+// checkStarted turns a service that died at once into an error with the end
+// of its log, which is what the caller needs to fix it.
+func (m *Manager) checkStarted(ctx context.Context, slug string, states []ServiceState) error {
+	var errs []error
+	for _, s := range states {
+		if s.State == ServiceRunning {
+			continue
+		}
+		var tail bytes.Buffer
+		_ = m.ServiceLogs(ctx, slug, s.Name, 5, &tail)
+		errs = append(errs, &ServiceError{State: s, Tail: tail.String()})
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) serviceCall(ctx context.Context, slug string, specs map[string]ServiceSpec, args []string) ([]ServiceState, error) {
+	return m.serviceExec(ctx, slug, m.Names(slug).Container, specs, args)
+}
+
+// serviceExec runs the service script with args and parses its report.
+func (m *Manager) serviceExec(ctx context.Context, slug, container string, specs map[string]ServiceSpec, args []string) ([]ServiceState, error) {
+	out, err := m.runServiceScript(ctx, slug, container, args)
+	if err != nil {
+		return nil, err
+	}
+	states, err := parseServiceReport(out)
+	if err != nil {
+		return nil, err
+	}
+	for i := range states {
+		states[i].Command = specs[states[i].Name].Command
+	}
+	return states, nil
+}
+
+func (m *Manager) runServiceScript(ctx context.Context, slug, container string, args []string) ([]byte, error) {
+	argv := append([]string{"sh", "-c", agentLoader, "litterbox-service"}, args...)
+	stdin := strings.NewReader(strconv.Itoa(len(serviceScript)) + "\n" + serviceScript)
+	var stdout, stderr bytes.Buffer
+	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{Interactive: true, Cmd: argv},
+		dockercli.Streams{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
+	if err != nil {
+		return nil, m.execError(ctx, slug, err)
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("service control in sandbox '%s' exited with code %d: %s", slug, res.ExitCode, firstLine(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// parseServiceReport reads "SVC name state pid|- code|-" lines.
+func parseServiceReport(out []byte) ([]ServiceState, error) {
+	var states []ServiceState
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 5 || f[0] != "SVC" {
+			return nil, fmt.Errorf("unexpected service report line %q", sc.Text())
+		}
+		s := ServiceState{Name: f[1], State: f[2], Log: ServiceLogDir + "/" + f[1] + ".log"}
+		if pid, err := strconv.Atoi(f[3]); err == nil {
+			s.PID = pid
+		}
+		if code, err := strconv.Atoi(f[4]); err == nil {
+			s.ExitCode = &code
+		}
+		states = append(states, s)
+	}
+	return states, sc.Err()
+}
+
+// ServiceLogs writes a service's log (its last lines, when lines > 0) to w.
+func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, w io.Writer) error {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return err
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return m.missingOrNotFound(ctx, slug)
+	}
+	if _, err := pickServices(slug, rec.Services, "logs", service); err != nil {
+		return err
+	}
+	out, err := m.runServiceScript(ctx, slug, m.Names(slug).Container, []string{"logs", strconv.Itoa(max(lines, 0)), service})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
