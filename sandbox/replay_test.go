@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -228,5 +230,45 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	}
 	if _, err := m.Delete(ctx, "svc", true); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReplayCreateWithoutFreePort: when every host port is taken, create
+// says so and leaves nothing behind.
+func TestReplayCreateWithoutFreePort(t *testing.T) {
+	ctx := context.Background()
+	m := replayManager(t, "no-free-port")
+	m.Config.Network = "bridge"
+	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
+	m.portFree = func(int) bool { return false }
+	_, err := m.Create(ctx, CreateOptions{Name: "portless"})
+	if !errorAs[*NoFreePortError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
+		t.Fatalf("create: %v, want NoFreePortError", err)
+	}
+	if rec, _ := m.store().load("portless"); rec != nil {
+		t.Errorf("state left behind: %+v", rec)
+	}
+	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err != nil || len(refs) != 0 {
+		t.Errorf("branches left behind: %+v %v", refs, err)
+	}
+}
+
+// TestCreateRefusesBadConfigBeforeAnything: a broken config file fails create
+// before a single command runs (the empty transcript refuses any).
+func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "replayrepo")
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := &Manager{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: DefaultConfig(), fromFiles: true, Now: time.Now}
+	r := &runner.Replayer{}
+	m.Git = gitcli.New(dir, r)
+	m.Provider = dockercli.New("docker", r)
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.Create(context.Background(), CreateOptions{Name: "x"})
+	if err == nil || err.Error() != ".litterbox.toml, line 3, key ports.target: port 70000 is out of range 1-65535" {
+		t.Fatalf("create: %v", err)
 	}
 }

@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestAllocatePortsSkipsTakenAndBusy(t *testing.T) {
+	specs := []PortSpec{{"www", 8080}, {"api", 9000}}
+	taken := map[int]bool{PortRangeHigh: true}
+	busy := func(p int) bool { return p != PortRangeLow } // only 3000 is in use on the host
+	// Start at the top of the range: 8000 is taken, so the search wraps.
+	ports, err := allocatePorts(specs, taken, func(n int) int { return n - 1 }, func(p int) bool { return busy(p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ports[0].HostPort != 3001 || ports[1].HostPort != 3002 {
+		t.Fatalf("got %d and %d, want 3001 and 3002", ports[0].HostPort, ports[1].HostPort)
+	}
+	if ports[0].Address != "127.0.0.1:3001" || ports[1].Env[1] != "PORT_API" || ports[1].ContainerPort != 9000 {
+		t.Fatalf("got %+v", ports)
+	}
+}
+
+func TestAllocatePortsNeverGivesOnePortTwice(t *testing.T) {
+	specs := make([]PortSpec, 50)
+	for i := range specs {
+		specs[i] = PortSpec{Name: string(rune('a'+i%26)) + string(rune('a'+i/26)), Target: 80}
+	}
+	ports, err := allocatePorts(specs, nil, nil, func(int) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if seen[p.HostPort] || p.HostPort < PortRangeLow || p.HostPort > PortRangeHigh {
+			t.Fatalf("port %d twice or out of range", p.HostPort)
+		}
+		seen[p.HostPort] = true
+	}
+}
+
+func TestAllocatePortsNoFreePort(t *testing.T) {
+	_, err := allocatePorts([]PortSpec{{"www", 80}}, nil, nil, func(int) bool { return false })
+	var nf *NoFreePortError
+	if !errors.As(err, &nf) || nf.Name != "www" {
+		t.Fatalf("err = %v, want NoFreePortError for www", err)
+	}
+}
+
+func TestPortsLabelRoundTrip(t *testing.T) {
+	ports, _ := allocatePorts([]PortSpec{{"www", 8080}}, nil, nil, func(int) bool { return true })
+	if got := parsePortsLabel(portsLabel(ports)); len(got) != 1 || got[0].HostPort != ports[0].HostPort {
+		t.Fatalf("round trip: %+v", got)
+	}
+	if got := parsePortsLabel("not json"); len(got) != 0 {
+		t.Fatalf("garbage label gave %+v", got)
+	}
+}
+
+func TestParseServiceReport(t *testing.T) {
+	states, err := parseServiceReport([]byte("SVC web running 42 -\nSVC db exited - 1\nSVC x not-started - -\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if states[0].PID != 42 || states[0].ExitCode != nil || states[1].ExitCode == nil || *states[1].ExitCode != 1 || states[2].State != ServiceNotStarted {
+		t.Fatalf("got %+v", states)
+	}
+	if states[0].Log != "/tmp/litterbox/services/web.log" {
+		t.Fatalf("log %q", states[0].Log)
+	}
+	if _, err := parseServiceReport([]byte("garbage\n")); err == nil {
+		t.Fatal("garbage accepted")
+	}
+}
