@@ -39,9 +39,9 @@ teardown() { common_teardown; }
 
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +BRANCH +CONTAINER$'
-  assert_line --index 1 --regexp "^alpha +active +litterbox/alpha +$(container_of alpha)\$"
-  assert_line --index 2 --regexp "^beta +active +litterbox/beta +$(container_of beta)\$"
+  assert_line --index 0 --regexp '^NAME +STATUS +BRANCH +PORTS +CONTAINER$'
+  assert_line --index 1 --regexp "^alpha +active +litterbox/alpha +- +$(container_of alpha)\$"
+  assert_line --index 2 --regexp "^beta +active +litterbox/beta +- +$(container_of beta)\$"
   assert_equal "${#lines[@]}" 3
 }
 

@@ -334,9 +334,9 @@ thaw_foreign() {
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].status" <<<"$json")" paused
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].repo" <<<"$json")" "$repo_b"
   run lb list --all-repos
-  assert_line --regexp '^NAME +STATUS +BRANCH +CONTAINER +REPO$'
-  assert_line --regexp "^box-a +paused +litterbox/box-a +$(container_of box-a) +$REPO\$"
-  assert_line --regexp "^box-b +paused +litterbox/box-b +$(container_of box-b "$slug_b") +$repo_b\$"
+  assert_line --regexp '^NAME +STATUS +BRANCH +PORTS +CONTAINER +REPO$'
+  assert_line --regexp "^box-a +paused +litterbox/box-a +- +$(container_of box-a) +$REPO\$"
+  assert_line --regexp "^box-b +paused +litterbox/box-b +- +$(container_of box-b "$slug_b") +$repo_b\$"
   # Plain list stays scoped to this repository.
   assert_equal "$(litterbox_names)" box-a
 }

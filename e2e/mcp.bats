@@ -40,7 +40,7 @@ r() { jsonget "$@" <<<"$RESULT"; }
 
   run lb list
   assert_success
-  assert_line --regexp "^my-new-feature +active +litterbox/my-new-feature +$(container_of my-new-feature)\$"
+  assert_line --regexp "^my-new-feature +active +litterbox/my-new-feature +- +$(container_of my-new-feature)\$"
   assert_equal "$(state_of "$(container_of my-new-feature)")" running
   # AC1.2 through MCP: the branch is at HEAD.
   assert_equal "$(git rev-parse litterbox/my-new-feature)" "$head"
@@ -231,4 +231,48 @@ INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
   } | lb stdio --repo "$REPO" >"$out" 2>"$BATS_TEST_TMPDIR/stdio.err"
   assert_equal "$(grep '"id":1' "$out" | jsonget .result.serverInfo.name)" litterbox
   grep '"id":2' "$out" | jsonget '.result.tools.*.name' | grep -qx sandbox-create
+}
+
+@test "sandbox-ports and sandbox-service: an agent reads its port map and controls a service over MCP" {
+  cat >.litterbox.toml <<'EOF'
+[[ports]]
+name = "www"
+target = 8080
+[container.services.web]
+command = ["busybox", "httpd", "-f", "-p", "8080", "-h", "/src"]
+EOF
+  git add .litterbox.toml
+  git commit -qm "config"
+  call sandbox-create '{"name":"svc-box"}' \
+    sandbox-ports '{"sandbox":"svc-box"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"status"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"stop","service":"web"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"start","service":"web"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"logs","service":"web"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"stop","service":"nope"}' \
+    sandbox-service '{"sandbox":"svc-box","action":"stop"}'
+  l() { jsonget "$2" <<<"${lines[$1]}"; }
+  assert_equal "$(l 0 .isError)" false
+  assert_equal "$(l 0 .structuredContent.network)" bridge
+  assert_equal "$(l 0 .structuredContent.config_files.0)" .litterbox.toml
+  assert_equal "$(l 0 .structuredContent.services.0.state)" running
+  port=$(l 0 .structuredContent.ports.0.host_port)
+  assert_equal "$(l 1 .structuredContent.ports.0.host_port)" "$port"
+  assert_equal "$(l 1 .structuredContent.ports.0.container_port)" 8080
+  assert_equal "$(l 1 .structuredContent.ports.0.address)" "127.0.0.1:$port"
+  assert_equal "$(l 1 '.structuredContent.ports.0.env.*' | tr '\n' ' ')" "LITTERBOX_FWD_PORT_WWW PORT_WWW "
+  assert_equal "$(l 2 .structuredContent.services.0.name)" web
+  assert_equal "$(l 2 .structuredContent.services.0.state)" running
+  assert_equal "$(l 3 .structuredContent.services.0.state)" stopped
+  assert_equal "$(l 3 .structuredContent.services.0.exit_code)" 143
+  assert_equal "$(l 4 .structuredContent.services.0.state)" running
+  [[ $(l 5 .structuredContent.log) == *"starting web"* ]]
+  assert_equal "$(l 6 .isError)" true
+  [[ $(l 6 .text) == *'no service "nope"'* ]]
+  assert_equal "$(l 7 .isError)" true
+  [[ $(l 7 .text) == *"name the service to stop"* ]]
+  # The started service serves /src on the published port.
+  eventually curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
+  run curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
+  assert_output "# demo"
 }
