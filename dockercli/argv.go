@@ -3,10 +3,29 @@ package dockercli
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 )
+
+// Flavor is which docker-compatible CLI a client drives; the argv differs
+// only where the two CLIs truly do.
+type Flavor string
+
+// Flavors.
+const (
+	Docker Flavor = "docker"
+	Podman Flavor = "podman"
+)
+
+// FlavorOf tells the flavor from the binary's name.
+func FlavorOf(bin string) Flavor {
+	if strings.Contains(path.Base(bin), "podman") {
+		return Podman
+	}
+	return Docker
+}
 
 // ContainerSpec is everything `docker run` needs to start a sandbox container.
 type ContainerSpec struct {
@@ -29,9 +48,11 @@ type ContainerSpec struct {
 	CapDrop      []string
 	SecurityOpt  []string
 	PidsLimit    int
-	Memory       string
-	CPUs         string
-	Network      string
+	// Ulimits, name -> "soft:hard".
+	Ulimits map[string]string
+	Memory  string
+	CPUs    string
+	Network string
 	// Publish maps host ports to container ports.
 	Publish    []PortBinding
 	Entrypoint string
@@ -46,8 +67,9 @@ type PortBinding struct {
 }
 
 // RunArgs builds `docker run -d` for spec. Map-valued options are emitted in
-// sorted order so the argv is stable (logs, transcripts).
-func RunArgs(s ContainerSpec) []string {
+// sorted order so the argv is stable (logs, transcripts). Podman has no
+// volume labels in --mount, so its volumes go unlabelled.
+func RunArgs(s ContainerSpec, f Flavor) []string {
 	a := []string{"run", "-d", "--name", s.Name}
 	if s.Hostname != "" {
 		a = append(a, "--hostname", s.Hostname)
@@ -70,8 +92,10 @@ func RunArgs(s ContainerSpec) []string {
 	}
 	if s.Volume != "" {
 		m := "type=volume,source=" + s.Volume + ",target=" + s.VolumeTarget
-		for _, k := range slices.Sorted(maps.Keys(s.VolumeLabels)) {
-			m += ",volume-label=" + k + "=" + s.VolumeLabels[k]
+		if f != Podman {
+			for _, k := range slices.Sorted(maps.Keys(s.VolumeLabels)) {
+				m += ",volume-label=" + k + "=" + s.VolumeLabels[k]
+			}
 		}
 		a = append(a, "--mount", m)
 	}
@@ -89,6 +113,9 @@ func RunArgs(s ContainerSpec) []string {
 	}
 	if s.PidsLimit > 0 {
 		a = append(a, "--pids-limit", strconv.Itoa(s.PidsLimit))
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Ulimits)) {
+		a = append(a, "--ulimit", k+"="+s.Ulimits[k])
 	}
 	if s.Memory != "" {
 		a = append(a, "--memory", s.Memory)
@@ -164,7 +191,9 @@ func psFormat(labels []string) string {
 }
 
 // PsArgs builds `docker ps -a` filtered by labels (key=value, or key alone).
-func PsArgs(filters map[string]string, labels []string) []string {
+// Podman's templates have neither .Label nor a raw state, so podman gives
+// its own JSON instead.
+func PsArgs(filters map[string]string, labels []string, f Flavor) []string {
 	a := []string{"ps", "-a", "--no-trunc"}
 	for _, k := range slices.Sorted(maps.Keys(filters)) {
 		f := "label=" + k
@@ -172,6 +201,9 @@ func PsArgs(filters map[string]string, labels []string) []string {
 			f += "=" + v
 		}
 		a = append(a, "--filter", f)
+	}
+	if f == Podman {
+		return append(a, "--format", "json")
 	}
 	return append(a, "--format", psFormat(labels))
 }

@@ -36,7 +36,7 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 		"--publish", "127.0.0.1:3456:8080", "--publish", "127.0.0.1:3457:9090",
 		"--entrypoint", "/bin/sh",
 		"busybox:latest", "-c", "sleep 1"}
-	if got := RunArgs(spec); !slices.Equal(got, want) {
+	if got := RunArgs(spec, Docker); !slices.Equal(got, want) {
 		t.Errorf("RunArgs:\n got %q\nwant %q", got, want)
 	}
 }
@@ -56,7 +56,7 @@ func TestCopyInArgs(t *testing.T) {
 }
 
 func TestPsArgsFiltersAndFormat(t *testing.T) {
-	got := PsArgs(map[string]string{"dev.litterbox.repo": "/r", "dev.litterbox.managed": "true", "k": ""}, []string{"dev.litterbox.sandbox"})
+	got := PsArgs(map[string]string{"dev.litterbox.repo": "/r", "dev.litterbox.managed": "true", "k": ""}, []string{"dev.litterbox.sandbox"}, Docker)
 	want := []string{"ps", "-a", "--no-trunc",
 		"--filter", "label=dev.litterbox.managed=true", "--filter", "label=dev.litterbox.repo=/r", "--filter", "label=k",
 		"--format", `{"id":{{json .ID}},"name":{{json .Names}},"state":{{json .State}},"status":{{json .Status}},"created":{{json .CreatedAt}},"labels":{"dev.litterbox.sandbox":{{json (.Label "dev.litterbox.sandbox")}}}}`}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -18,11 +19,14 @@ import (
 // Client runs one docker-compatible binary.
 type Client struct {
 	Bin    string
+	Flavor Flavor
 	Runner runner.Runner
 }
 
 // New returns a client for bin ("docker", "podman").
-func New(bin string, r runner.Runner) *Client { return &Client{Bin: bin, Runner: r} }
+func New(bin string, r runner.Runner) *Client {
+	return &Client{Bin: bin, Flavor: FlavorOf(bin), Runner: r}
+}
 
 func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
 	cmd.Name = c.Bin
@@ -36,7 +40,10 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 
 // Run creates and starts a container, returning its ID.
 func (c *Client) Run(ctx context.Context, spec ContainerSpec) (string, error) {
-	res, err := c.args(ctx, RunArgs(spec)...)
+	if c.Flavor == Podman {
+		spec.Ulimits = podmanUlimits(spec.Ulimits)
+	}
+	res, err := c.args(ctx, RunArgs(spec, c.Flavor)...)
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 
@@ -152,11 +159,46 @@ type Container struct {
 // List returns every container (running or not) carrying the filter labels,
 // with the values of the labels asked for, in one call.
 func (c *Client) List(ctx context.Context, filters map[string]string, labels []string) ([]Container, error) {
-	res, err := c.args(ctx, PsArgs(filters, labels)...)
+	res, err := c.args(ctx, PsArgs(filters, labels, c.Flavor)...)
 	if err != nil {
 		return nil, err
 	}
+	if c.Flavor == Podman {
+		return parsePodmanPs(res.Stdout, labels)
+	}
 	return parsePs(res.Stdout)
+}
+
+// podmanContainer is the part of `podman ps --format json` list reads.
+type podmanContainer struct {
+	ID      string            `json:"Id"`
+	Names   []string          `json:"Names"`
+	State   string            `json:"State"`
+	Status  string            `json:"Status"`
+	Created int64             `json:"Created"`
+	Labels  map[string]string `json:"Labels"`
+}
+
+func parsePodmanPs(out []byte, labels []string) ([]Container, error) {
+	var pcs []podmanContainer
+	if err := json.Unmarshal(out, &pcs); err != nil {
+		return nil, fmt.Errorf("cannot read podman ps output: %w", err)
+	}
+	list := make([]Container, 0, len(pcs))
+	for _, p := range pcs {
+		c := Container{ID: p.ID, State: State(p.State), Status: p.Status, Labels: map[string]string{}}
+		if len(p.Names) > 0 {
+			c.Name = p.Names[0]
+		}
+		if p.Created > 0 {
+			c.Created = time.Unix(p.Created, 0).Format("2006-01-02 15:04:05 -0700 MST")
+		}
+		for _, l := range labels {
+			c.Labels[l] = p.Labels[l]
+		}
+		list = append(list, c)
+	}
+	return list, nil
 }
 
 func parsePs(out []byte) ([]Container, error) {

@@ -51,6 +51,8 @@ var patterns = []struct {
 	{ErrNotPaused, []string{"is not paused"}},
 	{ErrNotRunning, []string{"is not running"}},
 	{ErrPaused, []string{"is paused"}},
+	// Podman says this of paused and stopped containers alike.
+	{ErrNotRunning, []string{"can only create exec sessions on running containers"}},
 	{ErrNoSuchVolume, []string{"no such volume"}},
 	{ErrNoSuchContainer, []string{"no such container"}},
 	{ErrNoSuchContainer, []string{"no such object"}},

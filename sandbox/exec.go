@@ -39,7 +39,7 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	case errors.Is(err, dockercli.ErrPaused):
 		return 0, fmt.Errorf("sandbox '%s' is paused; resume it first: litterbox resume %s", slug, slug)
 	case errors.Is(err, dockercli.ErrNotRunning):
-		return 0, fmt.Errorf("sandbox '%s' is stopped; start it first: litterbox resume %s", slug, slug)
+		return 0, m.execError(ctx, slug, err)
 	}
 	return 0, err
 }

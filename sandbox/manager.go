@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -363,7 +364,9 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Co
 func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid int) error {
 	// docker cp never applies the tar's root entry, so the volume root stays
 	// root:root 0755; its owner (root, needing no capability) opens it up.
-	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", Workdir}}); err != nil {
+	// Podman gives the volume to the container's user already, and root,
+	// without capabilities, may not chmod it: that is fine too.
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"sh", "-c", openWorkdir, "open", Workdir, strconv.Itoa(uid)}}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
 	parent := ctx
@@ -404,6 +407,8 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	}
 	return nil
 }
+
+const openWorkdir = `chmod 0777 "$1" 2>/dev/null || [ "$(stat -c %u "$1")" = "$2" ]`
 
 var errPipeStopped = errors.New("stopped because another stage of the copy failed")
 

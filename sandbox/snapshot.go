@@ -255,6 +255,10 @@ func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	case errors.Is(err, dockercli.ErrPaused):
 		return fmt.Errorf("sandbox '%s' is paused; it must be resumed first (litterbox resume %s)", slug, slug)
 	case errors.Is(err, dockercli.ErrNotRunning):
+		// Podman does not say which: ask.
+		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil && in.State == "paused" {
+			return fmt.Errorf("sandbox '%s' is paused; it must be resumed first (litterbox resume %s)", slug, slug)
+		}
 		return fmt.Errorf("sandbox '%s' is stopped; it must be resumed first (litterbox resume %s)", slug, slug)
 	}
 	return err
