@@ -10,6 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +24,9 @@ import (
 type Client struct {
 	Bin    string
 	Flavor Flavor
+	// Global options go before every subcommand: `--context NAME` or
+	// `--host URL` choose a non-default engine, visibly in every logged line.
+	Global []string
 	Runner runner.Runner
 }
 
@@ -29,9 +36,16 @@ func New(bin string, r runner.Runner) *Client {
 }
 
 func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
-	cmd.Name = c.Bin
-	res, err := c.Runner.Run(ctx, cmd)
+	res, err := c.Runner.Run(ctx, c.cmd(cmd))
 	return res, Classify(err)
+}
+
+func (c *Client) cmd(cmd runner.Cmd) runner.Cmd {
+	cmd.Name = c.Bin
+	if len(c.Global) > 0 {
+		cmd.Args = append(slices.Clone(c.Global), cmd.Args...)
+	}
+	return cmd
 }
 
 func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error) {
@@ -58,7 +72,7 @@ type Streams struct {
 // returned as the Result's ExitCode with a nil error; err is reserved for
 // failures to run it (no such container, engine down).
 func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s Streams) (runner.Result, error) {
-	cmd := runner.Cmd{Name: c.Bin, Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr}
+	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr})
 	res, err := c.Runner.Run(ctx, cmd)
 	if err == nil {
 		return res, nil
@@ -224,4 +238,45 @@ func parsePs(out []byte) ([]Container, error) {
 func (c *Client) Version(ctx context.Context) (string, error) {
 	res, err := c.args(ctx, "version", "--format", "{{.Server.Version}}")
 	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Endpoint returns the address of the engine the client talks to, such as
+// unix:///var/run/docker.sock or tcp://build-box:2376.
+func (c *Client) Endpoint(ctx context.Context) (string, error) {
+	for i, a := range c.Global {
+		if (a == "--host" || a == "-H") && i+1 < len(c.Global) {
+			return c.Global[i+1], nil
+		}
+		if h, ok := strings.CutPrefix(a, "--host="); ok {
+			return h, nil
+		}
+	}
+	if c.Flavor == Podman {
+		if h := os.Getenv("CONTAINER_HOST"); h != "" {
+			return h, nil
+		}
+		return "unix:///run/podman/podman.sock", nil
+	}
+	if h := os.Getenv("DOCKER_HOST"); h != "" && !slices.Contains(c.Global, "--context") {
+		return h, nil
+	}
+	res, err := c.args(ctx, "context", "inspect", "--format", "{{.Endpoints.docker.Host}}")
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// RemoteHost is the host name of a TCP or SSH endpoint on another machine, or
+// "" when the engine runs on this one (a socket, or a loopback address).
+func RemoteHost(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "tcp" && u.Scheme != "ssh" && u.Scheme != "http" && u.Scheme != "https") {
+		return ""
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return ""
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return h
 }

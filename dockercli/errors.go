@@ -44,6 +44,7 @@ var patterns = []struct {
 	{ErrDaemonUnreachable, []string{"is the docker daemon running"}},
 	{ErrDaemonUnreachable, []string{"unable to connect to podman"}},
 	{ErrDaemonUnreachable, []string{"context", "does not exist"}},
+	{ErrDaemonUnreachable, []string{"context", "not found"}},
 	{ErrNameInUse, []string{"is already in use"}},
 	{ErrPortInUse, []string{"port is already allocated"}},
 	{ErrPortInUse, []string{"address already in use"}},

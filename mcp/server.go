@@ -92,7 +92,7 @@ func renderCreated(c *sandbox.Created) string {
 		fmt.Fprintf(&b, "setup stderr:\n%s", ensureNL(c.Setup.Stderr))
 	}
 	for _, p := range c.Ports {
-		fmt.Fprintf(&b, "port %s: container port %d -> http://%s (%s)\n", p.Name, p.ContainerPort, p.Address, strings.Join(p.Env, ", "))
+		fmt.Fprintf(&b, "port %s: container port %d -> %s (%s)\n", p.Name, p.ContainerPort, p.Reach(), strings.Join(p.Env, ", "))
 	}
 	for _, s := range c.Services {
 		fmt.Fprintf(&b, "service %s: %s\n", s.Name, s.State)

@@ -32,7 +32,7 @@ func replayClient(t *testing.T, name string) *client.Client {
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	cfg := sandbox.DefaultConfig()
 	cfg.CPUs = "2"
-	m, err := sandbox.Open(context.Background(), r, "docker", dir, cfg)
+	m, err := sandbox.Open(context.Background(), r, sandbox.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (h handlers) ports(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.
 		b.WriteString("This sandbox publishes no ports.\n")
 	}
 	for _, p := range ports {
-		fmt.Fprintf(&b, "%s: container port %d -> http://%s (%s)\n", p.Name, p.ContainerPort, p.Address, strings.Join(p.Env, ", "))
+		fmt.Fprintf(&b, "%s: container port %d -> %s (%s)\n", p.Name, p.ContainerPort, p.Reach(), strings.Join(p.Env, ", "))
 	}
 	return structured(map[string]any{"ports": ports}, b.String()), nil
 }

@@ -83,10 +83,14 @@ func Verb(c Cmd) string {
 	for len(args) > 0 && len(words) < 3 {
 		a := args[0]
 		args = args[1:]
-		if a == "-C" || a == "-c" {
+		// Global options with a value: git -C/-c, docker --context/--host.
+		if a == "-C" || a == "-c" || a == "--context" || a == "--host" || a == "-H" {
 			if len(args) > 0 {
 				args = args[1:]
 			}
+			continue
+		}
+		if strings.HasPrefix(a, "--context=") || strings.HasPrefix(a, "--host=") {
 			continue
 		}
 		if strings.HasPrefix(a, "-") {

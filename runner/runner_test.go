@@ -227,6 +227,8 @@ func TestVerb(t *testing.T) {
 		{[]string{"docker", "run", "-d", "--name", "x"}, "docker run"},
 		{[]string{"docker", "volume", "rm", "v"}, "docker volume rm"},
 		{[]string{"git", "-C", "/r", "-c", "a=b", "archive", "--format=tar"}, "git archive"},
+		{[]string{"docker", "--context", "remote", "ps", "-a"}, "docker ps"},
+		{[]string{"docker", "--host=tcp://h:1", "exec", "-i", "c"}, "docker exec"},
 		{[]string{"true"}, "true"},
 	} {
 		if got := Verb(Cmd{Name: tc.argv[0], Args: tc.argv[1:]}); got != tc.want {

@@ -21,7 +21,7 @@ func benchManager(b *testing.B) *Manager {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, testenv.SmallFiles)
-	m, err := Open(context.Background(), testenv.Exec(), "docker", dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, Names) {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), "docker", dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func realManager(t *testing.T) *Manager {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(context.Background(), testenv.Exec(), "docker", dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,8 +63,8 @@ type Manager struct {
 
 // OpenRepo is Open with the configuration of the repository's config files,
 // read again by every create.
-func OpenRepo(ctx context.Context, r runner.Runner, runtimeBin, dir string) (*Manager, error) {
-	m, err := Open(ctx, r, runtimeBin, dir, DefaultConfig())
+func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, dir string) (*Manager, error) {
+	m, err := Open(ctx, r, rt, dir, DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -81,9 +81,19 @@ func OpenRepo(ctx context.Context, r runner.Runner, runtimeBin, dir string) (*Ma
 	return m, nil
 }
 
+// Runtime is the container engine CLI to drive.
+type Runtime struct {
+	Bin string // docker, podman, or a path to one
+	// Global options for every command, e.g. --context NAME or --host URL.
+	Global []string
+}
+
+// Docker is the default runtime.
+var Docker = Runtime{Bin: "docker"}
+
 // Open finds the repository at or above dir and returns its Manager, using the
-// runtime binary (docker, podman) through r.
-func Open(ctx context.Context, r runner.Runner, runtimeBin, dir string, cfg Config) (*Manager, error) {
+// runtime through r.
+func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg Config) (*Manager, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -100,7 +110,7 @@ func Open(ctx context.Context, r runner.Runner, runtimeBin, dir string, cfg Conf
 	}
 	return &Manager{
 		Root: root, GitDir: common, RepoSlug: slug, Config: cfg,
-		Git: g, Provider: dockercli.New(runtimeBin, r), Now: time.Now,
+		Git: g, Provider: rt.client(r), Now: time.Now,
 	}, nil
 }
 
@@ -337,10 +347,22 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Co
 	if err != nil {
 		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
 	}
+	// This machine's ports say nothing about a remote engine's: there only
+	// the engine's refusal tells a taken port.
+	free, remote := m.portFree, ""
+	if ep, err := m.Provider.Endpoint(ctx); err == nil {
+		remote = dockercli.RemoteHost(ep)
+	}
+	if remote != "" {
+		free = func(int) bool { return true }
+	}
 	for attempt := 1; ; attempt++ {
-		ports, err := allocatePorts(cfg.Ports, taken, m.portStart, m.portFree)
+		ports, err := allocatePorts(cfg.Ports, taken, m.portStart, free)
 		if err != nil {
 			return nil, err
+		}
+		for i := range ports {
+			ports[i].EngineHost = remote
 		}
 		_, err = m.Provider.Run(ctx, m.containerSpec(n, base, cfg, ports))
 		if err == nil {
@@ -528,4 +550,10 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+func (rt Runtime) client(r runner.Runner) *dockercli.Client {
+	c := dockercli.New(rt.Bin, r)
+	c.Global = rt.Global
+	return c
 }

@@ -34,8 +34,19 @@ type Port struct {
 	HostPort      int    `json:"host_port"`
 	// Env names the variables holding HostPort inside the container.
 	Env []string `json:"env"`
-	// Address is where a browser on this machine reaches it.
+	// Address is where a browser on the engine's machine reaches it.
 	Address string `json:"address"`
+	// EngineHost is set when the engine runs on another machine: the port
+	// is on that machine's loopback, reachable through an SSH tunnel.
+	EngineHost string `json:"engine_host,omitempty"`
+}
+
+// Reach says how to open the port from this machine.
+func (p Port) Reach() string {
+	if p.EngineHost == "" {
+		return "http://" + p.Address
+	}
+	return fmt.Sprintf("http://%s on %s (from here: ssh -L %d:%s %s)", p.Address, p.EngineHost, p.HostPort, p.Address, p.EngineHost)
 }
 
 func portsLabel(ports []Port) string {

@@ -22,6 +22,8 @@ type Provider interface {
 	RemoveVolume(ctx context.Context, volume string) error
 	Inspect(ctx context.Context, container string) (dockercli.Inspection, error)
 	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)
+	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
+	Endpoint(ctx context.Context) (string, error)
 }
 
 var _ Provider = (*dockercli.Client)(nil)

@@ -22,6 +22,8 @@ import (
 // match between the two modes.
 func replayManager(t *testing.T, name string) *Manager {
 	t.Helper()
+	// The engine's address is asked of docker, not taken from the machine.
+	t.Setenv("DOCKER_HOST", "")
 	dir := filepath.Join(t.TempDir(), "replayrepo")
 	if *testenv.Record {
 		testenv.NewRepo(t, dir, testenv.SmallFiles)
@@ -31,7 +33,7 @@ func replayManager(t *testing.T, name string) *Manager {
 		t.Fatal(err)
 	}
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	m, err := Open(context.Background(), r, "docker", dir, DefaultConfig())
+	m, err := Open(context.Background(), r, Docker, dir, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -417,7 +417,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 	// Two Managers stand for two `litterbox mcp` processes: they share only
 	// the repository, so only the flock serializes them.
 	m1 := toolSandbox(t)
-	m2, err := Open(context.Background(), testenv.Exec(), "docker", m1.Root, DefaultConfig())
+	m2, err := Open(context.Background(), testenv.Exec(), Docker, m1.Root, DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 		}
 	}
 	for _, p := range c.Ports {
-		fmt.Fprintf(w, "  port:      %s http://%s -> %d (%s)\n", p.Name, p.Address, p.ContainerPort, strings.Join(p.Env, ", "))
+		fmt.Fprintf(w, "  port:      %s %s -> %d (%s)\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, ", "))
 	}
 	for _, s := range c.Services {
 		fmt.Fprintf(w, "  service:   %s\n", describeService(s))

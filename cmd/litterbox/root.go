@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -24,6 +25,7 @@ type app struct {
 	logLevel string
 	verbose  bool
 	runtime  string
+	context  string
 	// configNeeded is set by commands that fail on a broken config file
 	// themselves, so manager does not also warn about it.
 	configNeeded bool
@@ -62,6 +64,7 @@ their branch. You review and accept the work with this CLI.`,
 		defRuntime = "docker"
 	}
 	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime binary: docker or podman (env LITTERBOX_RUNTIME)")
+	f.StringVar(&a.context, "context", "", "docker context to use (default: DOCKER_CONTEXT, DOCKER_HOST or the current context)")
 
 	root.AddCommand(
 		a.createCommand(),
@@ -119,10 +122,22 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 			return usagef("--runtime %q: want docker or podman", a.runtime)
 		}
 	}
+	if a.context != "" && strings.Contains(filepath.Base(a.runtime), "podman") {
+		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
+	}
 	return nil
 }
 
 func (a *app) runner() runner.Runner { return runner.NewExec(a.log) }
+
+// engine is the runtime the global flags choose.
+func (a *app) engine() sandbox.Runtime {
+	rt := sandbox.Runtime{Bin: a.runtime}
+	if a.context != "" {
+		rt.Global = []string{"--context", a.context}
+	}
+	return rt
+}
 
 // manager opens the repository named by --repo (or the working directory).
 func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
@@ -133,7 +148,7 @@ func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--repo %s: not a directory", dir)
 	}
-	m, err := sandbox.OpenRepo(ctx, a.runner(), a.runtime, dir)
+	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), dir)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ PORT_<NAME>.`,
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
 			for _, p := range ports {
-				fmt.Fprintf(tw, "%s\thttp://%s\t%d\t%s\n", p.Name, p.Address, p.ContainerPort, strings.Join(p.Env, " "))
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, " "))
 			}
 			return tw.Flush()
 		},
