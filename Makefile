@@ -37,12 +37,14 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags integration ./...
 	@if git grep -l '"os/exec"' -- '*.go' | grep -v '^runner/'; then echo "only runner/ may import os/exec"; exit 1; fi
-	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run; fi
+	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run && shellcheck -s sh sandbox/script/*.sh; fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
-# registry answers); never replaces an image that is already there.
+# registry answers), in docker and, when installed, podman (the integration
+# contract suite runs on both); never replaces an image that is already there.
 image:
 	scripts/busybox-image.sh $(RUNTIME)
+	@if [ "$(RUNTIME)" != podman ] && command -v podman >/dev/null; then scripts/busybox-image.sh podman; fi
 
 # Litterbox next to the raw docker commands it is made of; writes BENCHMARKS.md.
 bench: image

@@ -1,0 +1,143 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Provider is a container engine the contract suite runs against: a CLI and
+// the global options that point it at its engine.
+type Provider struct {
+	Name   string
+	Bin    string
+	Global []string
+}
+
+// ProviderNames are the engines the contract suite covers unless
+// LITTERBOX_PROVIDERS names fewer (comma-separated).
+var ProviderNames = []string{"docker", "docker-tcp", "podman"}
+
+// Providers returns the engines to test, each ready: docker on its local
+// socket, docker over TCP (a loopback port forwarded to that socket for the
+// test's lifetime) and podman. An engine that is asked for but not usable
+// fails the test: CI installs all three, and a skipped provider would pass
+// without testing anything.
+func Providers(t *testing.T) []Provider {
+	t.Helper()
+	names := ProviderNames
+	if v := os.Getenv("LITTERBOX_PROVIDERS"); v != "" {
+		names = strings.Split(v, ",")
+	}
+	var out []Provider
+	for _, n := range names {
+		switch n {
+		case "docker":
+			out = append(out, Provider{Name: n, Bin: "docker"})
+		case "docker-tcp":
+			out = append(out, Provider{Name: n, Bin: "docker", Global: []string{"--host", "tcp://" + forwardDockerSocket(t)}})
+		case "podman":
+			out = append(out, Provider{Name: n, Bin: "podman"})
+		default:
+			t.Fatalf("LITTERBOX_PROVIDERS: unknown provider %q (want %s)", n, strings.Join(ProviderNames, ", "))
+		}
+	}
+	for _, p := range out {
+		if _, err := p.Run("version"); err != nil {
+			t.Fatalf("provider %s is not usable (%v); .ci/run installs it, or narrow LITTERBOX_PROVIDERS", p.Name, err)
+		}
+		if _, err := p.Run("image", "inspect", "busybox:latest"); err != nil {
+			t.Fatalf("provider %s has no busybox:latest: run scripts/busybox-image.sh %s", p.Name, p.Bin)
+		}
+	}
+	return out
+}
+
+// Run runs the provider's CLI with its global options.
+func (p Provider) Run(args ...string) (string, error) {
+	res, err := Exec().Run(context.Background(), runner.Cmd{Name: p.Bin, Args: append(append([]string{}, p.Global...), args...)})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// RemoveAll is the package's RemoveAll on this provider's engine.
+func (p Provider) RemoveAll(repoRoot, repoSlug string) {
+	if ids, _ := p.Run("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
+		_, _ = p.Run(append([]string{"rm", "-f"}, strings.Fields(ids)...)...)
+	}
+	vols, _ := p.Run("volume", "ls", "-q")
+	for _, v := range strings.Fields(vols) {
+		if strings.HasPrefix(v, "litterbox-"+repoSlug+"-") {
+			_, _ = p.Run("volume", "rm", "-f", v)
+		}
+	}
+}
+
+// forwardDockerSocket serves a loopback TCP port that relays every connection
+// to the local docker socket, as a remote engine would be reached, and
+// returns its address. It stops when the test ends.
+func forwardDockerSocket(t *testing.T) string {
+	t.Helper()
+	sock := "/var/run/docker.sock"
+	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+		sock = h
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		l.Close()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			if err != nil {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				relay(c, sock)
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func relay(c net.Conn, sock string) {
+	defer c.Close()
+	u, err := net.Dial("unix", sock)
+	if err != nil {
+		return
+	}
+	defer u.Close()
+	done := make(chan struct{}, 2)
+	// Each direction closes its write side when its source ends, so a
+	// half-closed stream (docker cp, exec stdin) ends on the other side too.
+	go func() {
+		_, _ = io.Copy(u, c)
+		_ = u.(*net.UnixConn).CloseWrite()
+		done <- struct{}{}
+	}()
+	go func() {
+		_, _ = io.Copy(c, u)
+		_ = c.(*net.TCPConn).CloseWrite()
+		done <- struct{}{}
+	}()
+	<-done
+	<-done
+}
