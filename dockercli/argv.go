@@ -143,6 +143,7 @@ type ExecSpec struct {
 	Env         map[string]string
 	Interactive bool // keep stdin open (-i)
 	TTY         bool // allocate a terminal (-t)
+	Detach      bool // start it and return at once (-d)
 	Cmd         []string
 }
 
@@ -154,6 +155,9 @@ func ExecArgs(container string, s ExecSpec) []string {
 	}
 	if s.TTY {
 		a = append(a, "-t")
+	}
+	if s.Detach {
+		a = append(a, "-d")
 	}
 	if s.User != "" {
 		a = append(a, "--user", s.User)

@@ -368,7 +368,7 @@ EOF
   assert_output started
 }
 
-@test "service: an unknown service or action fails with exit 1 and one line; stop and logs need a service" {
+@test "service: an unknown service fails with exit 1 and one line; an unknown action or a missing service is bad usage (exit 2)" {
   config <<'EOF'
 [container.services.ticker]
 command = ["sleep", "300"]
@@ -387,15 +387,16 @@ EOF
   assert_failure 1
   assert_equal "${#stderr_lines[@]}" 1
   assert_stderr --partial 'no service "nope"'
+  # A wrong action or a missing service is bad usage (exit 2).
   run --separate-stderr lb service svc bogus ticker
-  assert_failure 1
+  assert_failure 2
   assert_output ""
   assert_equal "${#stderr_lines[@]}" 1
-  assert_stderr --regexp '^Error: Unknown service action "bogus"'
+  assert_stderr --regexp '^Error: service: unknown action "bogus"'
   run --separate-stderr lb service svc stop
-  assert_failure 1
+  assert_failure 2
   assert_equal "${#stderr_lines[@]}" 1
-  assert_stderr --regexp "^Error: Name the service to stop \\(sandbox 'svc' has: ticker\\)"
+  assert_stderr --partial "name the service (litterbox service svc status lists them)"
   run --separate-stderr lb service svc logs
   assert_failure 2
   assert_equal "${#stderr_lines[@]}" 1

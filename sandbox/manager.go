@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
@@ -59,6 +60,8 @@ type Manager struct {
 
 	identOnce sync.Once
 	ident     *gitcli.Ident
+	// startSeq tells service starts apart (see startServices).
+	startSeq atomic.Int64
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,
@@ -116,8 +119,16 @@ func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg Conf
 
 func (m *Manager) store() store { return store{dir: filepath.Join(m.GitDir, "litterbox", "sandboxes")} }
 
-// Names returns the resource names for a slug in this repository.
-func (m *Manager) Names(slug string) Names { return NamesFor(m.RepoSlug, slug) }
+// Names returns the resource names for a slug in this repository. Those of
+// an existing sandbox come from its record: they were made from the project
+// slug of the time, which a later (or broken) config may not give.
+func (m *Manager) Names(slug string) Names {
+	n := NamesFor(m.RepoSlug, slug)
+	if rec, err := m.store().load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
+		n.Container, n.Volume = rec.Container, rec.Volume
+	}
+	return n
+}
 
 func (m *Manager) step(name string, start time.Time) {
 	if m.Progress != nil {
@@ -194,7 +205,7 @@ type Created struct {
 	ConfigFiles []string `json:"config_files"`
 	// Warnings are things the caller must be told, such as uncommitted host
 	// changes that are not in the sandbox.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings"`
 }
 
 // Create makes a sandbox: a branch at the base commit, a container with a named
@@ -212,6 +223,9 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	uid, gid, err := cfg.ids()
 	if err != nil {
+		return nil, err
+	}
+	if err := m.preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
 	n := m.Names(slug)
@@ -313,7 +327,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
 		Status: status, Setup: setup, Ports: orEmpty(ports), Services: services, Network: cfg.Network,
-		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Warnings: warnings,
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Warnings: orEmpty(warnings),
 	}, nil
 }
 

@@ -152,19 +152,37 @@ func pick(specs map[string]ServiceSpec, names []string) map[string]ServiceSpec {
 	return out
 }
 
-// startServices starts every given service (those running already are left
-// alone) in one exec.
+// serviceMonitor runs one service and records its pid (with the start's
+// token) and exit code. It runs in the foreground of a detached exec: a
+// background job of a non-interactive sh would start with SIGINT and SIGQUIT
+// ignored, and no stop or restart signal of those could reach the service.
+// setsid gives the service a process group of its own for stop to signal.
+const serviceMonitor = `d=$1 n=$2 tok=$3
+shift 3
+f=$d/$n
+mkdir -p "$d" || exit 1
+if [ -f "$f.pid" ] && [ ! -f "$f.rc" ] && read -r p _ <"$f.pid" && kill -0 "$p" 2>/dev/null; then exit 0; fi
+rm -f "$f.pid" "$f.rc" "$f.stopped"
+echo "--- litterbox: starting $n at $(date '+%Y-%m-%d %H:%M:%S')" >>"$f.log"
+cd /src 2>/dev/null || cd /
+sh -c 'echo "$$ $1" >"$2.pid"; shift 2; exec setsid "$@"' run "$tok" "$f" "$@" </dev/null >>"$f.log" 2>&1
+echo $? >"$f.rc"`
+
+// startServices starts every given service that is not running, one
+// detached exec each, then waits for them in one more.
 func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]ServiceSpec) ([]ServiceState, error) {
 	if len(specs) == 0 {
 		return []ServiceState{}, nil
 	}
-	args := []string{"start"}
-	for _, n := range slices.Sorted(maps.Keys(specs)) {
-		cmd := specs[n].Command
-		args = append(args, n, strconv.Itoa(len(cmd)))
-		args = append(args, cmd...)
+	tok := fmt.Sprintf("%x-%d", m.Now().UnixNano(), m.startSeq.Add(1))
+	names := slices.Sorted(maps.Keys(specs))
+	for _, n := range names {
+		argv := append([]string{"sh", "-c", serviceMonitor, "litterbox-service", ServiceLogDir, n, tok}, specs[n].Command...)
+		if _, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{Detach: true, Cmd: argv}, dockercli.Streams{}); err != nil {
+			return nil, m.execError(ctx, slug, err)
+		}
 	}
-	return m.serviceExec(ctx, slug, container, specs, args)
+	return m.serviceExec(ctx, slug, container, specs, append([]string{"await", tok}, names...))
 }
 
 func (m *Manager) stopService(ctx context.Context, slug, name string, spec ServiceSpec) ([]ServiceState, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -80,10 +81,13 @@ sandbox at ` + sandbox.ServiceLogDir + `/SERVICE.log.`,
 			if err != nil {
 				return err
 			}
+			if !slices.Contains(sandbox.ServiceActions, action) && action != "logs" {
+				return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
+			}
+			if service == "" && action != sandbox.ServiceStatus {
+				return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
+			}
 			if action == "logs" {
-				if service == "" {
-					return usagef("service %s logs: name the service", name)
-				}
 				return m.ServiceLogs(cmd.Context(), name, service, lines, a.stdout)
 			}
 			states, err := m.Service(cmd.Context(), name, action, service)
