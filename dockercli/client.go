@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -236,8 +237,39 @@ func parsePs(out []byte) ([]Container, error) {
 // Version returns the engine's server version; it fails when the engine is
 // unreachable.
 func (c *Client) Version(ctx context.Context) (string, error) {
-	res, err := c.args(ctx, "version", "--format", "{{.Server.Version}}")
-	return strings.TrimSpace(string(res.Stdout)), err
+	_, server, err := c.Versions(ctx)
+	return server, err
+}
+
+// Versions returns the CLI's version and the engine's. The CLI's is known
+// even when the engine is unreachable (err then says why). Podman without a
+// remote engine has no server: the CLI is the engine.
+func (c *Client) Versions(ctx context.Context) (client, server string, err error) {
+	format := "{{.Client.Version}}|{{.Server.Version}}"
+	if c.Flavor == Podman {
+		format = "{{.Client.Version}}|{{if .Server}}{{.Server.Version}}{{end}}"
+	}
+	res, err := c.args(ctx, "version", "--format", format)
+	client, server, _ = strings.Cut(strings.TrimSpace(string(res.Stdout)), "|")
+	if c.Flavor == Podman && server == "" && err == nil {
+		server = client
+	}
+	return client, server, err
+}
+
+// ImagePresent reports whether the engine has image locally.
+func (c *Client) ImagePresent(ctx context.Context, image string) (bool, error) {
+	_, err := c.args(ctx, "image", "inspect", "--format", "{{.Id}}", image)
+	if errors.Is(err, ErrImageNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Pull fetches image from its registry.
+func (c *Client) Pull(ctx context.Context, image string) error {
+	_, err := c.args(ctx, "pull", "--quiet", image)
+	return err
 }
 
 // Endpoint returns the address of the engine the client talks to, such as

@@ -24,6 +24,9 @@ type Provider interface {
 	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)
 	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
 	Endpoint(ctx context.Context) (string, error)
+	Versions(ctx context.Context) (client, server string, err error)
+	ImagePresent(ctx context.Context, image string) (bool, error)
+	Pull(ctx context.Context, image string) error
 }
 
 var _ Provider = (*dockercli.Client)(nil)

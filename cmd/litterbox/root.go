@@ -84,6 +84,7 @@ their branch. You review and accept the work with this CLI.`,
 		a.serviceCommand(),
 		a.downloadCommand(),
 		a.mcpCommand(),
+		a.doctorCommand(),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
@@ -115,6 +116,9 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
 	a.log.SetLevel(lvl)
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		a.log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true, DisableColors: true})
+	}
 	switch a.runtime {
 	case "docker", "podman":
 	default:

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+func (a *app) doctorCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check that sandboxes can be made here: runtime, engine, image, git, repository, config, ports",
+		Long: `Check everything a create needs, each with a fix when it fails: the runtime
+CLI and its version, that the engine answers, that the image is present (or
+can be pulled), git, the repository (and whether its work tree has uncommitted
+changes, which sandboxes will not get), the config files, and free host ports
+for [[ports]]. Exits 1 when any check fails. create runs the same checks and
+stops at the first failure.`,
+		Example: `  litterbox doctor
+  litterbox doctor --runtime podman --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := a.repo
+			if dir == "" {
+				dir = "."
+			}
+			checks := sandbox.Doctor(cmd.Context(), a.runner(), a.engine(), dir)
+			if asJSON {
+				if err := writeJSON(a.stdout, checks); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				for _, c := range checks {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", a.paint(c.Status), c.Name, c.Detail)
+					if c.Fix != "" && c.Status != sandbox.CheckOK {
+						fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
+					}
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if sandbox.Failed(checks) {
+				return errors.New("some checks failed; see the fixes above")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	return cmd
+}

@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Check results.
+const (
+	CheckOK   = "ok"
+	CheckWarn = "warn"
+	CheckFail = "fail"
+)
+
+// Check is one preflight check: what was checked, how it went, and for a
+// failure or warning, how to fix it.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Failed reports whether any check failed.
+func Failed(checks []Check) bool {
+	for _, c := range checks {
+		if c.Status == CheckFail {
+			return true
+		}
+	}
+	return false
+}
+
+// PreflightError is the first failed check, which stops a create.
+type PreflightError struct{ Check Check }
+
+func (e *PreflightError) Error() string {
+	msg := e.Check.Name + ": " + e.Check.Detail
+	if e.Check.Fix != "" {
+		msg += " (" + e.Check.Fix + ")"
+	}
+	return msg
+}
+
+// pullTimeout bounds the image pull doctor and create may attempt.
+const pullTimeout = 5 * time.Minute
+
+// Doctor runs every preflight check for the repository at dir on runtime rt
+// and returns them all; it never stops at the first failure.
+func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Check {
+	cli := rt.client(r)
+	var checks []Check
+	add := func(c Check) { checks = append(checks, c) }
+
+	engineUp := false
+	client, server, err := cli.Versions(ctx)
+	switch {
+	case errors.Is(err, dockercli.ErrBinaryMissing):
+		add(Check{Name: "runtime", Status: CheckFail, Detail: rt.Bin + " not found on PATH",
+			Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"})
+		add(Check{Name: "engine", Status: CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
+	default:
+		add(Check{Name: "runtime", Status: CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
+		c := engineCheck(ctx, cli, server, err)
+		engineUp = c.Status == CheckOK
+		add(c)
+	}
+
+	m, err := OpenRepo(ctx, r, rt, dir)
+	var cfg Config
+	if err == nil {
+		cfg, err = m.createConfig()
+	}
+	if engineUp {
+		image := DefaultConfig().Image
+		if err == nil {
+			image = cfg.Image
+		}
+		add(imageCheck(ctx, cli, rt.Bin, image))
+	} else {
+		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
+	}
+
+	g := gitcli.New(dir, r)
+	if v, gerr := g.Output(ctx, "version"); gerr != nil {
+		add(Check{Name: "git", Status: CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
+	} else {
+		add(Check{Name: "git", Status: CheckOK, Detail: strings.TrimSpace(v)})
+	}
+	if m == nil {
+		add(Check{Name: "repository", Status: CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"})
+		return checks
+	}
+	add(repoCheck(ctx, m))
+	if err != nil {
+		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
+		return checks
+	}
+	add(configCheck(cfg))
+	if len(cfg.Ports) > 0 && engineUp {
+		add(m.portsCheck(ctx, cfg))
+	}
+	return checks
+}
+
+func engineCheck(ctx context.Context, cli Provider, server string, err error) Check {
+	if errors.Is(err, dockercli.ErrBinaryMissing) {
+		return Check{Name: "engine", Status: CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
+			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
+	}
+	if err != nil || server == "" {
+		where := ""
+		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
+			where = " at " + ep
+		}
+		return Check{Name: "engine", Status: CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
+			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
+	}
+	return Check{Name: "engine", Status: CheckOK, Detail: "reachable, version " + server}
+}
+
+// imageCheck finds the image or pulls it: an image that cannot be had fails
+// every create.
+func imageCheck(ctx context.Context, cli Provider, bin, image string) Check {
+	ok, err := cli.ImagePresent(ctx, image)
+	if err != nil {
+		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}
+	}
+	if ok {
+		return Check{Name: "image", Status: CheckOK, Detail: image + " present"}
+	}
+	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+	defer cancel()
+	if err := cli.Pull(pctx, image); err != nil {
+		return Check{Name: "image", Status: CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
+			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + ConfigFile}
+	}
+	return Check{Name: "image", Status: CheckOK, Detail: image + " pulled"}
+}
+
+func repoCheck(ctx context.Context, m *Manager) Check {
+	head, err := m.Git.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return Check{Name: "repository", Status: CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
+	}
+	c := Check{Name: "repository", Status: CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, short(head))}
+	if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+		c.Status = CheckWarn
+		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)
+		c.Fix = "commit what the agent should see"
+	}
+	return c
+}
+
+func configCheck(cfg Config) Check {
+	if len(cfg.Files) == 0 {
+		return Check{Name: "config", Status: CheckOK, Detail: "no " + ConfigFile + "; defaults (image " + cfg.Image + ")"}
+	}
+	return Check{Name: "config", Status: CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
+		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}
+}
+
+// portsCheck makes sure a create would find a host port for every entry.
+func (m *Manager) portsCheck(ctx context.Context, cfg Config) Check {
+	taken, err := m.takenPorts(ctx)
+	if err != nil {
+		return Check{Name: "ports", Status: CheckFail, Detail: oneLineErr(err)}
+	}
+	ports, err := allocatePorts(cfg.Ports, taken, m.portStart, m.portFree)
+	if err != nil {
+		return Check{Name: "ports", Status: CheckFail, Detail: err.Error(),
+			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", PortRangeLow, PortRangeHigh)}
+	}
+	var parts []string
+	for _, p := range ports {
+		parts = append(parts, fmt.Sprintf("%s (e.g. %d)", p.Name, p.HostPort))
+	}
+	return Check{Name: "ports", Status: CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}
+}
+
+// preflight is what create checks before it makes anything: the engine
+// answers and has the image (pulled if need be). The config, the base commit
+// and the ports are checked by the steps that use them.
+func (m *Manager) preflight(ctx context.Context, cfg Config) error {
+	cli := m.Provider
+	present, err := cli.ImagePresent(ctx, cfg.Image)
+	if err != nil {
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
+			_, server, verr := cli.Versions(ctx)
+			return &PreflightError{Check: engineCheck(ctx, cli, server, verr)}
+		}
+		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}}
+	}
+	if present {
+		return nil
+	}
+	if c := imageCheck(ctx, cli, m.runtimeBin(), cfg.Image); c.Status == CheckFail {
+		return &PreflightError{Check: c}
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(version unknown)"
+	}
+	return s
+}
+
+func oneLineErr(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	return firstLine(err.Error())
+}
+
+func (m *Manager) runtimeBin() string {
+	if c, ok := m.Provider.(*dockercli.Client); ok {
+		return c.Bin
+	}
+	return "docker"
+}
