@@ -38,8 +38,14 @@ func Failed(checks []Check) bool {
 	return false
 }
 
-// PreflightError is the first failed check, which stops a create.
-type PreflightError struct{ Check Check }
+// PreflightError is the first failed check, which stops a create; Err is the
+// failure under it, for errors.Is.
+type PreflightError struct {
+	Check Check
+	Err   error
+}
+
+func (e *PreflightError) Unwrap() error { return e.Err }
 
 func (e *PreflightError) Error() string {
 	msg := e.Check.Name + ": " + e.Check.Detail
@@ -194,15 +200,15 @@ func (m *Manager) preflight(ctx context.Context, cfg Config) error {
 	if err != nil {
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
 			_, server, verr := cli.Versions(ctx)
-			return &PreflightError{Check: engineCheck(ctx, cli, server, verr)}
+			return &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
 		}
-		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}}
+		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
 	if present {
 		return nil
 	}
 	if c := imageCheck(ctx, cli, m.runtimeBin(), cfg.Image); c.Status == CheckFail {
-		return &PreflightError{Check: c}
+		return &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
 	}
 	return nil
 }

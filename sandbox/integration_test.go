@@ -106,7 +106,7 @@ func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 	exec(t, m, "copy", "touch /src/new-file && mkdir /src/new-dir")
 }
 
-func TestIntegrationCreateMakesFourDockerCalls(t *testing.T) {
+func TestIntegrationCreateMakesFiveDockerCalls(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	m := realManager(t)
 	useRunner(m, counter)
@@ -119,9 +119,9 @@ func TestIntegrationCreateMakesFourDockerCalls(t *testing.T) {
 			docker = append(docker, c[1])
 		}
 	}
-	// run, chmod of the volume root, cp, setup.
-	if strings.Join(docker, ",") != "run,exec,cp,exec" {
-		t.Errorf("create ran docker %v, want run, exec, cp, exec", docker)
+	// the preflight image inspect, run, chmod of the volume root, cp, setup.
+	if strings.Join(docker, ",") != "image,run,exec,cp,exec" {
+		t.Errorf("create ran docker %v, want image, run, exec, cp, exec", docker)
 	}
 	counter.Reset()
 	if _, err := m.List(context.Background(), false); err != nil {

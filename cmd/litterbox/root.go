@@ -85,6 +85,7 @@ their branch. You review and accept the work with this CLI.`,
 		a.downloadCommand(),
 		a.mcpCommand(),
 		a.doctorCommand(),
+		a.mcpConfigCommand(),
 	)
 	for _, c := range root.Commands() {
 		wrapArgs(c)
