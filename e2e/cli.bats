@@ -88,9 +88,9 @@ teardown() { common_teardown; }
   assert_success
   assert_equal "${#lines[@]}" 1
   assert_equal "$(jsonget -l .name .state <<<"$output")" "$(printf '%s\nrunning' "$c")"
-  # Labels, sorted by key: base, repo, repo-slug, sandbox.
+  # Labels, sorted by key: base, ports (none), repo, repo-slug, sandbox.
   assert_equal "$(jsonget -l '.labels.*' <<<"$output")" \
-    "$(printf '%s\n' "$(git rev-parse HEAD)" "$REPO" "$REPO_SLUG" box)"
+    "$(printf '%s\n' "$(git rev-parse HEAD)" "" "$REPO" "$REPO_SLUG" box)"
 
   # The pasted git line prints what git itself prints, from any directory.
   expected=$(git -C "$REPO" for-each-ref '--format=%(objectname) %(refname)' refs/heads/litterbox/)

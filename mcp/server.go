@@ -18,11 +18,14 @@ import (
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
-// New returns an MCP server exposing the sandbox tools of mgr.
-func New(mgr *sandbox.Manager, version string) *server.MCPServer {
+// New returns an MCP server exposing the sandbox tools of mgr. Every tool call
+// is appended to the repository's audit log; problems writing it go to
+// errLog, never to stdout.
+func New(mgr *sandbox.Manager, version string, errLog io.Writer) *server.MCPServer {
 	s := server.NewMCPServer("litterbox", version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog)),
 		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
 			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
 			"for a human to review; you cannot delete sandboxes."),

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,6 +22,14 @@ import (
 // come from testdata/<name>.json (or, with -record, the real engine).
 func replayClient(t *testing.T, name string) *client.Client {
 	t.Helper()
+	c, _ := replayServer(t, name)
+	return c
+}
+
+// replayServer is replayClient that also returns the server's Manager; its
+// runner chain audits, as litterbox mcp's does.
+func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "mcprepo")
 	if *testenv.Record {
 		testenv.NewRepo(t, dir, testenv.SmallFiles)
@@ -32,12 +41,12 @@ func replayClient(t *testing.T, name string) *client.Client {
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	cfg := sandbox.DefaultConfig()
 	cfg.CPUs = "2"
-	m, err := sandbox.Open(context.Background(), r, sandbox.Docker, dir, cfg)
+	m, err := sandbox.Open(context.Background(), runner.Audit{Inner: r}, sandbox.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	c, err := client.NewInProcessClient(New(m, "test"))
+	c, err := client.NewInProcessClient(New(m, "test", io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +61,7 @@ func replayClient(t *testing.T, name string) *client.Client {
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, m
 }
 
 func call(t *testing.T, c *client.Client, tool string, args map[string]any) (*gomcp.CallToolResult, map[string]any) {
@@ -101,7 +110,7 @@ func TestToolsAreListedWithTheirParameters(t *testing.T) {
 }
 
 func TestReplaySandboxCreateAndList(t *testing.T) {
-	c := replayClient(t, "create-list")
+	c, m := replayServer(t, "create-list")
 
 	res, obj := call(t, c, "sandbox-create", map[string]any{"name": "My Feature Name!@#"})
 	if res.IsError {
@@ -145,5 +154,34 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	}
 	if strings.Count(text(res), "\n") != 1 || strings.Contains(text(res), "\n\n") {
 		t.Errorf("list text %q", text(res))
+	}
+
+	// Every call is in the audit log, with the commands it caused.
+	entries, err := m.ReadAudit("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools, statuses []string
+	for _, e := range entries {
+		tools = append(tools, e.Tool)
+		statuses = append(statuses, e.Status)
+	}
+	if strings.Join(tools, ",") != "sandbox-create,sandbox-create,sandbox-create,sandbox-create,sandbox-list" ||
+		strings.Join(statuses, ",") != "ok,error,error,error,ok" {
+		t.Fatalf("audit: tools %v statuses %v", tools, statuses)
+	}
+	audited := entries[0]
+	if audited.Sandbox != "my-feature-name" || audited.Arguments["name"] != "My Feature Name!@#" || audited.PID != os.Getpid() {
+		t.Errorf("audit entry %+v", audited)
+	}
+	var sawRun bool
+	for _, c := range audited.Commands {
+		sawRun = sawRun || strings.HasPrefix(c.Line, "docker run -d --name litterbox-mcprepo-my-feature-name ")
+	}
+	if !sawRun || !strings.Contains(entries[1].Error, "already exists") {
+		t.Errorf("audit commands %+v, second error %q", audited.Commands, entries[1].Error)
+	}
+	if mine, err := m.ReadAudit("My Feature Name"); err != nil || len(mine) != 2 {
+		t.Errorf("audit of one sandbox: %d entries, %v", len(mine), err)
 	}
 }

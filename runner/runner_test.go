@@ -275,3 +275,27 @@ func TestReplayServesAConversation(t *testing.T) {
 		t.Errorf("problems %q", p)
 	}
 }
+
+func TestAuditRecordsOnlyCommandsOfItsTrail(t *testing.T) {
+	r := Audit{Inner: NewExec(quiet())}
+	trail := &Trail{}
+	ctx := WithTrail(context.Background(), trail)
+	if _, err := r.Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "exit 0"}, Stdin: strings.NewReader("secret")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "exit 3"}}); err == nil {
+		t.Fatal("exit 3 was not an error")
+	}
+	if _, err := r.Run(context.Background(), Cmd{Name: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	cmds := trail.Commands()
+	if len(cmds) != 2 || cmds[0].Line != "sh -c 'exit 0'" || cmds[0].ExitCode != 0 || cmds[1].ExitCode != 3 {
+		t.Fatalf("trail %+v", cmds)
+	}
+	for _, c := range cmds {
+		if strings.Contains(c.Line, "secret") {
+			t.Fatalf("stdin leaked into the audit: %+v", c)
+		}
+	}
+}

@@ -119,6 +119,7 @@ func (m *Manager) removeHostState(slug string) []string {
 		// nobody uses any more, which is harmless once the sandbox is gone.
 		filepath.Join(m.snapDir("locks"), slug+".lock"),
 		filepath.Join(m.snapDir("locks"), slug+".services.lock"),
+		m.aheadCache(slug),
 	} {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))

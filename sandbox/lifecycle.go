@@ -34,6 +34,9 @@ type Info struct {
 	Repo      string `json:"repo"`
 	Created   string `json:"created,omitempty"`
 	Ports     []Port `json:"ports"`
+	// CommitsAhead counts the branch's commits over the base; nil when it
+	// cannot be known (no branch, or a sandbox of another repository).
+	CommitsAhead *int `json:"commits_ahead"`
 }
 
 var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
@@ -103,6 +106,20 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	slices.SortFunc(out, func(a, b Info) int {
 		return strings.Compare(a.Repo+"\x00"+a.Name, b.Repo+"\x00"+b.Name)
 	})
+	tips := map[string]string{}
+	for _, r := range refs {
+		tips[strings.TrimPrefix(r.Name, "refs/heads/litterbox/")] = r.ID
+	}
+	for i := range out {
+		s := &out[i]
+		tip, ok := tips[s.Name]
+		if s.Repo != m.Root || !ok || s.Base == "" {
+			continue
+		}
+		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
+			s.CommitsAhead = &n
+		}
+	}
 	return out, nil
 }
 

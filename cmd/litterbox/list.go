@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +16,7 @@ func (a *app) listCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List sandboxes and their status",
+		Short:   "List sandboxes: status, age, branch, commits ahead of the base, ports",
 		Example: `  litterbox list
   litterbox list --all-repos --json`,
 		Args: cobra.NoArgs,
@@ -38,17 +40,18 @@ func (a *app) listCommand() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			header := "NAME\tSTATUS\tAGE\tBRANCH\tAHEAD\tPORTS"
 			if allRepos {
-				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tPORTS\tCONTAINER\tREPO")
-			} else {
-				fmt.Fprintln(tw, "NAME\tSTATUS\tBRANCH\tPORTS\tCONTAINER")
+				header += "\tREPO"
 			}
+			fmt.Fprintln(tw, header)
+			now := time.Now()
 			for _, s := range list {
+				row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, a.paint(s.Status), age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
 				if allRepos {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, portSummary(s.Ports), s.Container, s.Repo)
-				} else {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Status, s.Branch, portSummary(s.Ports), s.Container)
+					row += "\t" + s.Repo
 				}
+				fmt.Fprintln(tw, row)
 			}
 			return tw.Flush()
 		},
@@ -56,4 +59,39 @@ func (a *app) listCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "list sandboxes of every repository")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
+}
+
+// createdLayouts are how docker and podman print a container's creation time,
+// and how state records keep it.
+var createdLayouts = []string{"2006-01-02 15:04:05 -0700 MST", "2006-01-02 15:04:05.999999999 -0700 MST"}
+
+// age renders how long ago a sandbox was made, as "45s", "12m", "3h" or "5d".
+func age(created string, now time.Time) string {
+	var t time.Time
+	for _, l := range createdLayouts {
+		if p, err := time.Parse(l, created); err == nil {
+			t = p
+			break
+		}
+	}
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+func ahead(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.Itoa(*n)
 }

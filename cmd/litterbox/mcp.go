@@ -18,11 +18,12 @@ Only the protocol is written to stdout; logs go to stderr.`,
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.audit = true
 			m, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
 			}
-			return mcp.Serve(cmd.Context(), mcp.New(m, version), a.stdin, a.stdout, a.stderr)
+			return mcp.Serve(cmd.Context(), mcp.New(m, version, a.stderr), a.stdin, a.stdout, a.stderr)
 		},
 	}
 }

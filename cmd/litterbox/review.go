@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -48,14 +49,34 @@ func (a *app) diffCommand() *cobra.Command {
 }
 
 func (a *app) logCommand() *cobra.Command {
-	var patch bool
+	var patch, audit, asJSON bool
 	cmd := &cobra.Command{
-		Use:               "log NAME [-p] [-- GIT-LOG-ARGS...]",
-		Short:             "Show the sandbox's commits since its base",
-		Example:           "  litterbox log fix-login\n  litterbox log fix-login -p\n  litterbox log fix-login -- --oneline",
-		Args:              cobra.MinimumNArgs(1),
+		Use:   "log NAME [-p] [-- GIT-LOG-ARGS...] | log --audit [NAME]",
+		Short: "Show the sandbox's commits since its base, or (--audit) the agents' tool calls",
+		Long: `Show the sandbox's commits since its base (git log base..litterbox/NAME).
+
+With --audit, show the audit log instead: every MCP tool call an agent made on
+this repository (of one sandbox, when NAME is given), with its arguments (file
+contents as their size and SHA-256), its result, how long it took, and every
+docker and git command it caused, as pasteable lines. The log is JSON lines in
+$(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
+		Example:           "  litterbox log fix-login\n  litterbox log fix-login -p\n  litterbox log fix-login -- --oneline\n  litterbox log --audit fix-login",
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if audit {
+				if len(args) > 1 {
+					return usagef("log --audit takes at most one sandbox name")
+				}
+				name := ""
+				if len(args) == 1 {
+					name = args[0]
+				}
+				return a.printAudit(cmd, name, asJSON)
+			}
+			if len(args) == 0 {
+				return usagef("log: name the sandbox (or use --audit)")
+			}
 			name, extra, err := dashArgs(cmd, args)
 			if err != nil {
 				return err
@@ -68,7 +89,43 @@ func (a *app) logCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVarP(&patch, "patch", "p", false, "show each commit's diff")
+	cmd.Flags().BoolVar(&audit, "audit", false, "show the audit log of MCP tool calls instead")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --audit: print the entries as JSON lines")
 	return cmd
+}
+
+func (a *app) printAudit(cmd *cobra.Command, name string, asJSON bool) error {
+	m, err := a.manager(cmd.Context())
+	if err != nil {
+		return err
+	}
+	entries, err := m.ReadAudit(name)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(a.stderr, "No tool calls in the audit log.")
+		return nil
+	}
+	for _, e := range entries {
+		if asJSON {
+			line, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, string(line))
+			continue
+		}
+		args, _ := json.Marshal(e.Arguments)
+		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), e.Tool, e.Status, e.DurationMS, args)
+		if e.Error != "" {
+			fmt.Fprintf(a.stdout, "    error: %s\n", e.Error)
+		}
+		for _, c := range e.Commands {
+			fmt.Fprintf(a.stdout, "    $ %s  # exit %d, %dms\n", c.Line, c.ExitCode, c.DurationMS)
+		}
+	}
+	return nil
 }
 
 func (a *app) applyCommand(merge bool) *cobra.Command {

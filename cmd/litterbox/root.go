@@ -26,6 +26,9 @@ type app struct {
 	verbose  bool
 	runtime  string
 	context  string
+	// audit makes the runner record each command in the audit trail of
+	// the MCP tool call it serves.
+	audit bool
 	// configNeeded is set by commands that fail on a broken config file
 	// themselves, so manager does not also warn about it.
 	configNeeded bool
@@ -133,7 +136,13 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func (a *app) runner() runner.Runner { return runner.NewExec(a.log) }
+func (a *app) runner() runner.Runner {
+	r := runner.NewExec(a.log)
+	if a.audit {
+		return runner.Audit{Inner: r}
+	}
+	return r
+}
 
 // engine is the runtime the global flags choose.
 func (a *app) engine() sandbox.Runtime {

@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	gomcp "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+// auditMiddleware appends every tool call to the repository's audit log,
+// with the docker and git commands it caused (collected by a runner.Audit in
+// the Manager's runner chain through the call's context). A log that cannot
+// be written is reported on errLog; the call's result stands.
+func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+			trail := &runner.Trail{}
+			start := time.Now()
+			res, err := next(runner.WithTrail(ctx, trail), req)
+			args := req.GetArguments()
+			e := sandbox.AuditEntry{
+				Time: start.UTC(), Tool: req.Params.Name, Arguments: sandbox.ElideArguments(args),
+				Status: "ok", DurationMS: time.Since(start).Milliseconds(), PID: os.Getpid(), Commands: trail.Commands(),
+			}
+			for _, k := range []string{"sandbox", "name"} {
+				if v, ok := args[k].(string); ok && v != "" {
+					e.Sandbox = v
+					if slug, perr := sandbox.ParseName(v); perr == nil {
+						e.Sandbox = slug
+					}
+					break
+				}
+			}
+			switch {
+			case err != nil:
+				e.Status, e.Error = "error", err.Error()
+			case res != nil && res.IsError:
+				e.Status, e.Error = "error", resultText(res)
+			}
+			if werr := mgr.AppendAudit(e); werr != nil {
+				fmt.Fprintf(errLog, "litterbox mcp: audit log: %v\n", werr)
+			}
+			return res, err
+		}
+	}
+}
+
+func resultText(r *gomcp.CallToolResult) string {
+	for _, c := range r.Content {
+		if t, ok := c.(gomcp.TextContent); ok {
+			return firstLineOf(t.Text)
+		}
+	}
+	return ""
+}
+
+func firstLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

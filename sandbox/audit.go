@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// AuditEntry is one MCP tool call in the audit log: what was asked, how it
+// ended, and every docker and git command it caused.
+type AuditEntry struct {
+	Time       time.Time               `json:"time"`
+	Tool       string                  `json:"tool"`
+	Sandbox    string                  `json:"sandbox,omitempty"`
+	Arguments  map[string]any          `json:"arguments"`
+	Status     string                  `json:"status"` // ok or error
+	Error      string                  `json:"error,omitempty"`
+	DurationMS int64                   `json:"duration_ms"`
+	PID        int                     `json:"pid"`
+	Commands   []runner.AuditedCommand `json:"commands"`
+}
+
+// elidedArguments are the tool arguments that carry file contents: the log
+// keeps their size and digest, not the text.
+var elidedArguments = map[string]bool{"content": true, "diff": true, "old_string": true, "new_string": true}
+
+// ElideArguments returns args with file contents replaced by their size and
+// SHA-256.
+func ElideArguments(args map[string]any) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		s, isString := v.(string)
+		if !elidedArguments[k] || !isString {
+			out[k] = v
+			continue
+		}
+		sum := sha256.Sum256([]byte(s))
+		out[k] = map[string]any{"bytes": len(s), "sha256": hex.EncodeToString(sum[:])}
+	}
+	return out
+}
+
+// AuditPath is the repository's audit log, JSON lines under the git dir.
+func (m *Manager) AuditPath() string { return filepath.Join(m.GitDir, "litterbox", "audit.jsonl") }
+
+// AppendAudit adds one entry to the audit log. Each entry is one write of one
+// line under an exclusive lock, so entries of concurrent servers never mix.
+func (m *Manager) AppendAudit(e AuditEntry) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	path := m.AuditPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close anyway
+	_, err = f.Write(append(line, '\n'))
+	return err
+}
+
+// ReadAudit returns the audit log's entries, only those of one sandbox when
+// name is set. A damaged line is reported, not skipped silently.
+func (m *Manager) ReadAudit(name string) ([]AuditEntry, error) {
+	slug := ""
+	if name != "" {
+		var err error
+		if slug, err = m.resolve(name); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(m.AuditPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []AuditEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var e AuditEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return out, fmt.Errorf("%s line %d: %w", m.AuditPath(), n, err)
+		}
+		if slug == "" || e.Sandbox == slug {
+			out = append(out, e)
+		}
+	}
+	return out, sc.Err()
+}
