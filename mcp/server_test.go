@@ -2,8 +2,8 @@ package mcp
 
 import (
 	"context"
-	"io"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
