@@ -10,7 +10,7 @@ setup_file() { build_helpers; }
 setup() { common_setup; }
 teardown() { common_teardown; }
 
-@test "list --json is an array of {name, status, branch, container, base, repo, created, ports}" {
+@test "list --json is an array of {name, status, branch, container, base, repo, created, ports, commits_ahead}" {
   run --separate-stderr lb list --json
   assert_success
   assert_equal "$(jsonget '.@type' '.#' <<<"$output")" "$(printf 'array\n0')"
@@ -29,19 +29,19 @@ teardown() { common_teardown; }
   assert_equal "$(jsonget '.*.name' <<<"$json")" "$(printf 'alpha\nbeta')"
   for i in 0 1; do
     keys=$(jsonget ".$i.@keys" <<<"$json")
-    for k in name status branch container base repo created ports; do
+    for k in name status branch container base repo created ports commits_ahead; do
       [[ " $keys " == *" $k "* ]] || fail "list --json entry $i has no '$k': $keys"
     done
     assert_equal "$(jsonget ".$i.ports.@type" ".$i.ports.#" <<<"$json")" "$(printf 'array\n0')"
   done
-  assert_equal "$(jsonget '.0.status' '.0.branch' '.0.container' '.0.base' '.0.repo' <<<"$json")" \
-    "$(printf '%s\n' active litterbox/alpha "$(container_of alpha)" "$head" "$REPO")"
+  assert_equal "$(jsonget '.0.status' '.0.branch' '.0.container' '.0.base' '.0.repo' '.0.commits_ahead' <<<"$json")" \
+    "$(printf '%s\n' active litterbox/alpha "$(container_of alpha)" "$head" "$REPO" 0)"
 
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +BRANCH +PORTS +CONTAINER$'
-  assert_line --index 1 --regexp "^alpha +active +litterbox/alpha +- +$(container_of alpha)\$"
-  assert_line --index 2 --regexp "^beta +active +litterbox/beta +- +$(container_of beta)\$"
+  assert_line --index 0 --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS$'
+  assert_line --index 1 --regexp '^alpha +active +[0-9]+[smhd] +litterbox/alpha +0 +-$'
+  assert_line --index 2 --regexp '^beta +active +[0-9]+[smhd] +litterbox/beta +0 +-$'
   assert_equal "${#lines[@]}" 3
 }
 

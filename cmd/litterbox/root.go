@@ -90,7 +90,11 @@ their branch. You review and accept the work with this CLI.`,
 		a.doctorCommand(),
 		a.mcpConfigCommand(),
 	)
+	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = "  source <(litterbox completion bash)\n  litterbox completion zsh > \"${fpath[1]}/_litterbox\"\n  litterbox completion fish > ~/.config/fish/completions/litterbox.fish"
+		}
 		wrapArgs(c)
 	}
 	return root
