@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: all build install test unit integration e2e lint image bench clean
+.PHONY: all build install test unit integration e2e lint fuzz image bench clean
 
 all: build
 
@@ -18,10 +18,18 @@ build:
 install:
 	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
 
-test: lint unit integration e2e
+test: lint unit fuzz integration e2e
 
 unit:
 	$(GO) test -race -count=1 -timeout 5m ./...
+
+# Each fuzz target for FUZZTIME on top of its seed corpus (which `unit` runs):
+# slugs, config files, unified diffs, the sandbox's candidate lines and cpio
+# archives, and tar owner rewriting.
+FUZZTIME ?= 5s
+FUZZ_TARGETS := FuzzParseName FuzzLoadConfig FuzzApplyPatch FuzzParseCandidates FuzzCpioReader FuzzChown
+fuzz:
+	@for f in $(FUZZ_TARGETS); do echo "fuzz $$f"; $(GO) test ./sandbox -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) >/dev/null || { $(GO) test ./sandbox -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); exit 1; }; done
 
 # Integration tests talk to the real engine; they need the local test image.
 integration: image
