@@ -43,10 +43,30 @@ func hidden(abs string) bool {
 	return false
 }
 
+// MaxPathLen is PATH_MAX on Linux: a longer path could not name a file.
+const MaxPathLen = 4096
+
+// checkPath refuses what no file name in the sandbox can hold, before it
+// reaches an argv: a NUL cannot be passed at all, and a newline would break
+// the snapshot manifest, which is line-based.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("path is empty")
+	case strings.ContainsRune(p, 0):
+		return errors.New("path contains a NUL byte")
+	case strings.ContainsAny(p, "\n\r"):
+		return fmt.Errorf("path %q contains a line break, which Litterbox does not support in file names", p)
+	case len(p) > MaxPathLen:
+		return fmt.Errorf("path is %d bytes long; at most %d", len(p), MaxPathLen)
+	}
+	return nil
+}
+
 // visiblePath resolves p and refuses hidden paths.
 func visiblePath(p string) (string, error) {
-	if p == "" {
-		return "", errors.New("path is empty")
+	if err := checkPath(p); err != nil {
+		return "", err
 	}
 	abs := ResolvePath(p)
 	if hidden(abs) {
@@ -74,6 +94,14 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	}
 	if strings.TrimSpace(o.Command) == "" {
 		return nil, errors.New("command is empty")
+	}
+	if strings.ContainsRune(o.Command, 0) {
+		return nil, errors.New("command contains a NUL byte")
+	}
+	if o.Workdir != "" {
+		if err := checkPath(o.Workdir); err != nil {
+			return nil, fmt.Errorf("workdir: %w", err)
+		}
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultBashTimeout
@@ -117,8 +145,8 @@ func (m *Manager) writeAction(abs, p string, content []byte, kind string) action
 }
 
 func writablePath(p string) (string, error) {
-	if p == "" {
-		return "", errors.New("path is empty")
+	if err := checkPath(p); err != nil {
+		return "", err
 	}
 	abs := ResolvePath(p)
 	if abs == "/" || abs == Workdir {

@@ -1,0 +1,159 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// Hostile input: names and paths an agent (or a prompt injection) might send.
+// Each is refused with one line, or handled, and never touches the host.
+func TestIntegrationHostileNamesAndPaths(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
+
+	// Shell metacharacters in a name are slugified away, never run.
+	c, err := m.Create(ctx, CreateOptions{Name: "$(touch /tmp/lb-pwned); `id` | x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name != "touch-tmp-lb-pwned-id-x" {
+		t.Fatalf("slug %q", c.Name)
+	}
+	for _, bad := range []string{"", "!!!", strings.Repeat("a", 64), "\x00"} {
+		if _, err := m.Create(ctx, CreateOptions{Name: bad}); err == nil {
+			t.Errorf("create %q succeeded", bad)
+		}
+	}
+
+	long := strings.Repeat("d/", 2100) + "f"
+	for _, tc := range []struct{ path, want string }{
+		{"a\x00b", "NUL"},
+		{"line\nbreak.txt", "line break"},
+		{long, "at most 4096"},
+		{"", "empty"},
+	} {
+		if _, err := m.Write(ctx, c.Name, tc.path, []byte("x")); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("write %.40q: %v, want one line about %s", tc.path, err, tc.want)
+		}
+		if _, err := m.Read(ctx, c.Name, tc.path, 0, 0); err == nil {
+			t.Errorf("read %.40q succeeded", tc.path)
+		}
+	}
+	// ".." resolves inside the container: /etc is read-only there, and the
+	// host's /etc is never reachable.
+	res, err := m.Write(ctx, c.Name, "../../etc/litterbox-escape", []byte("x"))
+	if err == nil && res.ExitCode == 0 {
+		t.Errorf("writing ../../etc succeeded: %+v", res)
+	}
+	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true", Workdir: "/src/\x00"}); err == nil {
+		t.Error("a NUL in workdir was accepted")
+	}
+	// A path of 255-byte components within PATH_MAX is a fine file name.
+	deep := strings.Repeat(strings.Repeat("n", 200)+"/", 3) + "f.txt"
+	w, err := m.Write(ctx, c.Name, deep, []byte("deep\n"))
+	if err != nil || w.Snapshot == "" {
+		t.Fatalf("deep path: %+v %v", w, err)
+	}
+	if got := testenv.Git(t, m.Root, "show", c.Branch+":"+deep); got != "deep" {
+		t.Fatalf("deep file on the branch: %q", got)
+	}
+	if testenv.Git(t, m.Root, "rev-parse", "HEAD") != head {
+		t.Fatal("the host's HEAD moved")
+	}
+}
+
+// Large and binary content: a write over the limit is refused before it is
+// sent; binary files are committed byte for byte.
+func TestIntegrationHugeAndBinaryContent(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	c, err := m.Create(ctx, CreateOptions{Name: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	huge := make([]byte, 100<<20)
+	if _, err := m.Write(ctx, c.Name, "huge.bin", huge); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Fatalf("100 MiB write: %v", err)
+	}
+	huge = nil
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	// The refusal copied nothing: the heap grew by the caller's buffer at most.
+	if grew := int64(after.TotalAlloc) - int64(before.TotalAlloc); grew > 110<<20 {
+		t.Errorf("refusing 100 MiB allocated %d MiB", grew>>20)
+	}
+
+	bin := make([]byte, 1<<20)
+	if _, err := rand.Read(bin); err != nil {
+		t.Fatal(err)
+	}
+	bin[0], bin[1] = 0, 0xff
+	w, err := m.Write(ctx, c.Name, "blob.bin", bin)
+	if err != nil || w.Snapshot == "" {
+		t.Fatalf("binary write: %+v %v", w, err)
+	}
+	got, err := m.Git.CatBlob(ctx, testenv.Git(t, m.Root, "rev-parse", c.Branch+":blob.bin"))
+	if err != nil || !bytes.Equal(got, bin) {
+		t.Fatalf("binary file on the branch differs (%d bytes, %v)", len(got), err)
+	}
+	// bash can still make files of any size; they are committed too.
+	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "head -c 3000000 /dev/urandom > made.bin"})
+	if err != nil || res.Snapshot == "" {
+		t.Fatalf("bash-made binary: %+v %v", res, err)
+	}
+}
+
+// A command that prints 1 GiB is capped, and the sandbox answers at once
+// afterwards; a fork bomb hits the pids limit and the sandbox survives it.
+func TestIntegrationFloodAndForkBomb(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	m.Config.PidsLimit = 128
+	c, err := m.Create(ctx, CreateOptions{Name: "flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "head -c 1073741824 /dev/zero | tr '\\0' x; echo done >&2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stdout) != OutputCap || res.StdoutCut != (1<<30)-OutputCap || res.Stderr != "done\n" {
+		t.Fatalf("1 GiB: kept %d, cut %d, stderr %q", len(res.Stdout), res.StdoutCut, res.Stderr)
+	}
+	t.Logf("1 GiB of output took %v", time.Since(start))
+	if out := exec(t, m, c.Name, "echo alive"); out != "alive\n" {
+		t.Fatalf("after the flood: %q", out)
+	}
+
+	start = time.Now()
+	bomb, err := m.Bash(ctx, c.Name, BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fork bomb: exit %d, timed out %v, after %v", bomb.ExitCode, bomb.TimedOut, time.Since(start))
+	if pids, err := testenv.Docker("inspect", "--format", "{{.HostConfig.PidsLimit}}", c.Container); err != nil || pids != "128" {
+		t.Fatalf("pids limit %q %v", pids, err)
+	}
+	// Everything the bomb started is gone, and the sandbox works.
+	// PID 1, its sleep, and the exec's own sh and ps are all that may run.
+	if n, _ := strconv.Atoi(strings.TrimSpace(exec(t, m, c.Name, "ps -o pid | tail -n +2 | wc -l"))); n > 6 {
+		t.Errorf("%d processes left after the bomb:\n%s", n, exec(t, m, c.Name, "ps"))
+	}
+	if out := exec(t, m, c.Name, "echo alive"); out != "alive\n" {
+		t.Fatalf("after the fork bomb: %q", out)
+	}
+}
