@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/runner"
@@ -181,12 +183,33 @@ func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Appl
 		return nil, err
 	}
 	if applyErr != nil {
-		if _, ok := runner.AsExit(applyErr); ok {
+		// Only a stop that left git's conflict state gets the continue or
+		// abort advice; any other failure changed nothing and says so.
+		if m.conflictLeft(ctx, o.Squash) {
 			return nil, &ConflictError{Squash: o.Squash, Err: applyErr}
 		}
-		return nil, applyErr
+		return nil, fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", slug, applyErr)
 	}
 	return &Applied{Name: slug, Commits: count, Squash: o.Squash}, nil
+}
+
+// conflictLeft reports whether a failed apply left git in its conflict state:
+// an am session, or (for --squash) unmerged index entries.
+func (m *Manager) conflictLeft(ctx context.Context, squash bool) bool {
+	ctx = context.WithoutCancel(ctx)
+	if squash {
+		out, err := m.Git.Output(ctx, "diff", "--name-only", "--diff-filter=U")
+		return err == nil && out != ""
+	}
+	dir, err := m.Git.Output(ctx, "rev-parse", "--git-path", "rebase-apply")
+	if err != nil {
+		return false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(m.Root, dir)
+	}
+	_, err = os.Stat(dir)
+	return err == nil
 }
 
 // checkClean refuses when git am would fail on, or overwrite, the user's
