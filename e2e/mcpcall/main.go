@@ -26,11 +26,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +37,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 )
 
 type call struct {
@@ -107,7 +107,7 @@ func run() int {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 
-	srv, err := startServer(*bin, argv)
+	srv, err := mcpproc.Start(*bin, argv, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpcall: starting %s %s: %v\n", *bin, strings.Join(argv, " "), err)
 		return 1
@@ -120,7 +120,7 @@ func run() int {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcpcall: initialize (%s): %v\n", *clientName, err)
-		srv.kill()
+		srv.Kill()
 		return 1
 	}
 
@@ -155,7 +155,7 @@ func run() int {
 	}
 	// Closing the session closes the server's stdin; it must then exit.
 	_ = s.close()
-	if err := srv.stop(10 * time.Second); err != nil {
+	if err := srv.Stop(10 * time.Second); err != nil {
 		fmt.Fprintf(os.Stderr, "mcpcall: litterbox %s: %v\n", strings.Join(argv, " "), err)
 		code = 1
 	}
@@ -170,106 +170,12 @@ func envOr(name, def string) string {
 }
 
 // ---------------------------------------------------------------------------
-// The server process
-
-type server struct {
-	proc   *os.Process
-	stdin  *os.File // our end of the server's stdin
-	stdout *os.File // our end of the server's stdout
-	done   chan struct{}
-	state  *os.ProcessState
-	err    error
-}
-
-// startServer runs bin with argv, its stdin and stdout on pipes and its
-// stderr on ours.
-func startServer(bin string, argv []string) (*server, error) {
-	path, err := lookPath(bin)
-	if err != nil {
-		return nil, err
-	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	proc, err := os.StartProcess(path, append([]string{bin}, argv...), &os.ProcAttr{
-		Env:   os.Environ(),
-		Files: []*os.File{inR, outW, os.Stderr},
-	})
-	// The child has its own copies of these ends now.
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, err
-	}
-	s := &server{proc: proc, stdin: inW, stdout: outR, done: make(chan struct{})}
-	go func() {
-		s.state, s.err = proc.Wait()
-		close(s.done)
-	}()
-	return s, nil
-}
-
-// lookPath finds bin like a shell would: as given when it holds a slash,
-// else in $PATH.
-func lookPath(bin string) (string, error) {
-	if strings.Contains(bin, "/") {
-		return bin, nil
-	}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, bin)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found in $PATH", bin)
-}
-
-// stop closes the server's stdin and waits for it to exit, killing it after
-// grace. It reports a server that had to be killed or exited non-zero.
-func (s *server) stop(grace time.Duration) error {
-	s.stdin.Close()
-	select {
-	case <-s.done:
-	case <-time.After(grace):
-		s.kill()
-		return fmt.Errorf("did not exit within %s of its stdin closing; killed", grace)
-	}
-	s.stdout.Close()
-	if s.err != nil {
-		return s.err
-	}
-	if !s.state.Success() {
-		return errors.New(s.state.String())
-	}
-	return nil
-}
-
-func (s *server) kill() {
-	_ = s.proc.Kill()
-	<-s.done
-	s.stdin.Close()
-	s.stdout.Close()
-}
-
-// ---------------------------------------------------------------------------
 // mcp-go
 
 type mcpGoSession struct{ c *client.Client }
 
-func connectMCPGo(ctx context.Context, srv *server) (session, error) {
-	c := client.NewClient(transport.NewIO(srv.stdout, srv.stdin, nil))
+func connectMCPGo(ctx context.Context, srv *mcpproc.Server) (session, error) {
+	c := client.NewClient(transport.NewIO(srv.Stdout, srv.Stdin, nil))
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -309,9 +215,9 @@ func (s mcpGoSession) close() error { return s.c.Close() }
 
 type sdkSession struct{ cs *sdk.ClientSession }
 
-func connectSDK(ctx context.Context, srv *server) (session, error) {
+func connectSDK(ctx context.Context, srv *mcpproc.Server) (session, error) {
 	c := sdk.NewClient(&sdk.Implementation{Name: "litterbox-e2e-sdk", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: srv.stdout, Writer: srv.stdin}, nil)
+	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: srv.Stdout, Writer: srv.Stdin}, nil)
 	if err != nil {
 		return nil, err
 	}
