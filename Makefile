@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: all build install test unit integration e2e lint fuzz image bench clean
+.PHONY: all build install test unit integration e2e lint fuzz image bench bench-smoke clean
 
 all: build
 
@@ -18,7 +18,7 @@ build:
 install:
 	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
 
-test: lint unit fuzz integration e2e
+test: lint unit fuzz integration e2e bench-smoke
 
 unit:
 	$(GO) test -race -count=1 -timeout 5m ./...
@@ -57,6 +57,10 @@ image:
 # Litterbox next to the raw docker commands it is made of; writes BENCHMARKS.md.
 bench: image
 	scripts/bench.sh
+
+# Every benchmark once, to prove they run (make test); no figures written.
+bench-smoke: image
+	scripts/bench.sh --smoke
 
 clean:
 	rm -rf bin

@@ -17,10 +17,12 @@ import (
 // (and git) commands the operation is made of: the floor it cannot beat.
 // make bench prints the ratios into BENCHMARKS.md.
 
-func benchManager(b *testing.B) *Manager {
+func benchManager(b *testing.B) *Manager { return benchManagerOf(b, testenv.SmallFiles) }
+
+func benchManagerOf(b *testing.B, files testenv.Files) *Manager {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
-	testenv.NewRepo(b, dir, testenv.SmallFiles)
+	testenv.NewRepo(b, dir, files)
 	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
@@ -36,8 +38,13 @@ func docker(b *testing.B, args ...string) {
 	}
 }
 
-func BenchmarkCreate(b *testing.B) {
-	m := benchManager(b)
+func BenchmarkCreate(b *testing.B)       { benchCreate(b, testenv.SmallFiles) }
+func BenchmarkRawCreate(b *testing.B)    { benchRawCreate(b, testenv.SmallFiles) }
+func BenchmarkCreate10k(b *testing.B)    { benchCreate(b, bigFiles(10000)) }
+func BenchmarkRawCreate10k(b *testing.B) { benchRawCreate(b, bigFiles(10000)) }
+
+func benchCreate(b *testing.B, files testenv.Files) {
+	m := benchManagerOf(b, files)
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
@@ -54,8 +61,8 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
-func BenchmarkRawCreate(b *testing.B) {
-	m := benchManager(b)
+func benchRawCreate(b *testing.B, files testenv.Files) {
+	m := benchManagerOf(b, files)
 	ctx := context.Background()
 	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
@@ -123,18 +130,22 @@ func listRepo(b *testing.B, count int) *Manager {
 	return m
 }
 
-func BenchmarkList20(b *testing.B) {
-	m := listRepo(b, 20)
+func BenchmarkList50(b *testing.B) {
+	m := listRepo(b, 50)
+	// The first list counts each branch's commits; later ones find them cached.
+	if _, err := m.List(context.Background(), false); err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		list, err := m.List(context.Background(), false)
-		if err != nil || len(list) != 20 {
+		if err != nil || len(list) != 50 {
 			b.Fatalf("%d %v", len(list), err)
 		}
 	}
 }
 
-func BenchmarkRawList20(b *testing.B) {
-	m := listRepo(b, 20)
+func BenchmarkRawList50(b *testing.B) {
+	m := listRepo(b, 50)
 	for b.Loop() {
 		docker(b, "ps", "-a", "--filter", "label=dev.litterbox.repo="+m.Root)
 	}
@@ -245,6 +256,26 @@ func benchRawWrite(b *testing.B, files testenv.Files) {
 	}
 }
 
+func benchRead(b *testing.B, files testenv.Files) {
+	m, _ := benchToolSandbox(b, files)
+	ctx := context.Background()
+	for b.Loop() {
+		res, err := m.Read(ctx, "bench", "README.md", 0, 0)
+		if err != nil || res.Content == "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func benchRawRead(b *testing.B, files testenv.Files) {
+	_, n := benchToolSandbox(b, files)
+	for b.Loop() {
+		docker(b, "exec", "--user", "1000:1000", n.Container, "cat", "/src/README.md")
+	}
+}
+
+func BenchmarkRead(b *testing.B)           { benchRead(b, testenv.SmallFiles) }
+func BenchmarkRawRead(b *testing.B)        { benchRawRead(b, testenv.SmallFiles) }
 func BenchmarkBashNoop(b *testing.B)       { benchBashNoop(b, testenv.SmallFiles) }
 func BenchmarkRawBashNoop(b *testing.B)    { benchRawExec(b, testenv.SmallFiles) }
 func BenchmarkWrite(b *testing.B)          { benchWrite(b, testenv.SmallFiles) }
