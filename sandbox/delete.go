@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Deleted says what Delete removed.
@@ -126,4 +127,45 @@ func (m *Manager) removeHostState(slug string) []string {
 		}
 	}
 	return left
+}
+
+// DeleteOrphan deletes a sandbox whose repository is gone (moved or deleted):
+// found by its labels, its container and volume are removed. Its branch and
+// state lived in that repository's git dir, so they went with it.
+func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, name string, force bool) (*Deleted, error) {
+	slug, err := ParseName(name)
+	if err != nil {
+		return nil, err
+	}
+	p := rt.client(r)
+	cts, err := p.List(ctx, map[string]string{LabelManaged: "true", LabelRepo: repoPath, LabelSandbox: slug}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(cts) == 0 {
+		return nil, fmt.Errorf("no sandbox '%s' of repository %s (litterbox list --all-repos shows them all)", slug, repoPath)
+	}
+	d := &Deleted{Name: slug}
+	var left []string
+	for _, c := range cts {
+		if c.State == "running" && !force {
+			return nil, &ActiveError{Name: slug}
+		}
+		if err := p.Remove(ctx, c.Name); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+			left = append(left, "container "+c.Name)
+			continue
+		}
+		d.Removed = append(d.Removed, "container "+c.Name)
+		// The volume is named after the container (NamesFor).
+		vol := c.Name + "-src"
+		if err := p.RemoveVolume(ctx, vol); err == nil {
+			d.Removed = append(d.Removed, "volume "+vol)
+		} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {
+			left = append(left, "volume "+vol)
+		}
+	}
+	if len(left) > 0 {
+		return d, &PartialDeleteError{Name: slug, Left: left}
+	}
+	return d, nil
 }

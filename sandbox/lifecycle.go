@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"syscall"
@@ -34,6 +35,9 @@ type Info struct {
 	Repo      string `json:"repo"`
 	Created   string `json:"created,omitempty"`
 	Ports     []Port `json:"ports"`
+	// RepoGone is set for a sandbox whose repository no longer exists at
+	// Repo (moved or deleted); `litterbox --repo REPO delete NAME` removes it.
+	RepoGone bool `json:"repo_gone,omitempty"`
 	// CommitsAhead counts the branch's commits over the base; nil when it
 	// cannot be known (no branch, or a sandbox of another repository).
 	CommitsAhead *int `json:"commits_ahead"`
@@ -85,7 +89,8 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			seen[slug] = true
 		}
 		out = append(out, Info{
-			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
+			RepoGone: repo != m.Root && !isDir(repo),
+			Name:     slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: parsePortsLabel(c.Labels[LabelPorts]),
 		})
 	}
@@ -319,4 +324,9 @@ func processAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || err == syscall.EPERM
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -90,11 +93,20 @@ func (a *app) deleteCommand() *cobra.Command {
 		Long: `Remove a sandbox: its container, volume, branch litterbox/NAME, refs and state.
 An active (running) sandbox is refused unless --force is given; pause it first
 or pass --force. The deleted branch's last commit is printed so the work can
-still be recovered with git branch.`,
-		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force",
+still be recovered with git branch.
+
+When --repo names a repository that no longer exists (moved or deleted, as
+list --all-repos shows), delete removes that sandbox's container and volume,
+found by their labels; its branch and state went with the repository.`,
+		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.repo != "" {
+				if _, serr := os.Stat(a.repo); errors.Is(serr, fs.ErrNotExist) {
+					return a.deleteOrphan(cmd, args[0], force)
+				}
+			}
 			m, err := a.manager(cmd.Context())
 			if err != nil {
 				return err
@@ -120,4 +132,20 @@ still be recovered with git branch.`,
 	}
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "delete even if the sandbox is active")
 	return cmd
+}
+
+func (a *app) deleteOrphan(cmd *cobra.Command, name string, force bool) error {
+	abs, err := filepath.Abs(a.repo)
+	if err != nil {
+		return err
+	}
+	d, err := sandbox.DeleteOrphan(cmd.Context(), a.runner(), a.engine(), abs, name, force)
+	if d != nil && len(d.Removed) > 0 {
+		fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Deleted sandbox '%s' of %s, which no longer exists (its branch and state went with it).\n", d.Name, abs)
+	return nil
 }

@@ -50,6 +50,9 @@ func (a *app) listCommand() *cobra.Command {
 				row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, a.paint(s.Status), age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
 				if allRepos {
 					row += "\t" + s.Repo
+					if s.RepoGone {
+						row += " (gone)"
+					}
 				}
 				fmt.Fprintln(tw, row)
 			}
