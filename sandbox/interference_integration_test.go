@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -96,5 +97,37 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	}
 	if _, err := DeleteOrphan(ctx, testenv.Exec(), Docker, gone, "orphan", true); err == nil {
 		t.Error("a second DeleteOrphan found something")
+	}
+}
+
+// The user deletes a sandbox's branch: the next change is refused with a
+// clear error and the branch is not made again behind their back; restoring
+// the branch lets the next call commit the change, which was never lost.
+func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	c, err := m.Create(ctx, CreateOptions{Name: "nobranch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Write(ctx, c.Name, "first.txt", []byte("1\n")); err != nil {
+		t.Fatal(err)
+	}
+	tip := testenv.Git(t, m.Root, "rev-parse", c.Branch)
+	testenv.Git(t, m.Root, "branch", "-D", "-q", c.Branch)
+	_, err = m.Write(ctx, c.Name, "second.txt", []byte("2\n"))
+	if err == nil || !strings.Contains(err.Error(), "litterbox/nobranch") {
+		t.Fatalf("write with the branch deleted: %v", err)
+	}
+	if out := testenv.Git(t, m.Root, "branch", "--list", c.Branch); out != "" {
+		t.Fatalf("the branch was made again: %s", out)
+	}
+	testenv.Git(t, m.Root, "branch", c.Branch, tip)
+	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"})
+	if err != nil || res.Snapshot == "" {
+		t.Fatalf("after restoring the branch: %+v %v", res, err)
+	}
+	if got := testenv.Git(t, m.Root, "show", c.Branch+":second.txt"); got != "2" {
+		t.Fatalf("second.txt on the branch: %q", got)
 	}
 }
