@@ -149,10 +149,11 @@ EOF
     "$(printf '%s\n' 1 www 8080 "$port" LITTERBOX_FWD_PORT_WWW PORT_WWW "127.0.0.1:$port")"
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +BRANCH +PORTS +CONTAINER$'
-  assert_line --index 1 --regexp "^web +active +litterbox/web +www=$port +$c\$"
+  assert_line --index 0 --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS$'
+  assert_line --index 1 --regexp "^web +active +[0-9]+[smhd] +litterbox/web +0 +www=$port\$"
   run lb list --json
   assert_success
+  assert_equal "$(jsonget .0.container <<<"$output")" "$c"
   assert_equal "$(jsonget '.0.ports.#' .0.ports.0.name .0.ports.0.host_port .0.ports.0.container_port <<<"$output")" \
     "$(printf '%s\n' 1 www "$port" 8080)"
 }
@@ -185,8 +186,8 @@ EOF
   assert_equal "$(lb_ok exec beta -- sh -c 'echo $PORT_WWW' </dev/null)" "$pb"
   run lb list
   assert_success
-  assert_line --regexp "^alpha +active +litterbox/alpha +www=$pa "
-  assert_line --regexp "^beta +active +litterbox/beta +www=$pb "
+  assert_line --regexp "^alpha +active +[0-9]+[smhd] +litterbox/alpha +1 +www=$pa\$"
+  assert_line --regexp "^beta +active +[0-9]+[smhd] +litterbox/beta +1 +www=$pb\$"
 }
 
 @test "create --json: setup, ports (env names from port names), services, network, workdir, config files, warnings" {
@@ -275,7 +276,8 @@ EOF
   volume_exists "$(volume_of old "$PROJECT_SLUG")" || fail "no volume $(volume_of old "$PROJECT_SLUG")"
   run lb list
   assert_success
-  assert_line --regexp "^old +active +litterbox/old +backend=$pb,frontend=$pf +$c\$"
+  assert_line --regexp "^old +active +[0-9]+[smhd] +litterbox/old +0 +backend=$pb,frontend=$pf\$"
+  assert_equal "$(lb_ok list --json | jsonget '.[name=old].container')" "$c"
   assert_equal "$(lb_ok exec old -- sh -c 'echo $PORT_BACKEND $PORT_FRONTEND' </dev/null)" "$pb $pf"
 
   lb_ok delete --force old >/dev/null
@@ -542,7 +544,7 @@ EOF
   "$RUNTIME" stop -t 1 "$(container_of box)" >/dev/null
   assert_equal "$(list_status box)" stopped
   run lb list
-  assert_line --regexp "^box +stopped +litterbox/box +www=$port "
+  assert_line --regexp "^box +stopped +[0-9]+[smhd] +litterbox/box +0 +www=$port\$"
   # An edit made since does not change the sandbox: it keeps its services.
   config <<'EOF'
 [container.services.other]
@@ -584,7 +586,7 @@ EOF
   assert_stderr --partial "failed-setup"
   assert_equal "$(list_status broken)" failed-setup
   run lb list
-  assert_line --regexp '^broken +failed-setup +litterbox/broken '
+  assert_line --regexp '^broken +failed-setup +[0-9]+[smhd] +litterbox/broken '
   run lb service broken status
   assert_success
   assert_output "ticker: not-started"
@@ -804,7 +806,7 @@ EOF
   printf '[docker\n' | config
   run --separate-stderr lb list
   assert_success
-  assert_line --regexp "^box +active +litterbox/box "
+  assert_line --regexp '^box +active +[0-9]+[smhd] +litterbox/box +0 +-$'
   assert_stderr --regexp "ignoring the config files: \\.litterbox\\.toml, line [0-9]+"
   run --separate-stderr lb list --json
   assert_success
@@ -832,7 +834,10 @@ EOF
 
   run --separate-stderr lb list
   assert_success
-  assert_line --regexp "^box +active +litterbox/box +- +$(container_of box "$PROJECT_SLUG")\$"
+  assert_line --regexp '^box +active +[0-9]+[smhd] +litterbox/box +0 +-$'
+  run --separate-stderr lb list --json
+  assert_success
+  assert_equal "$(jsonget .0.container <<<"$output")" "$(container_of box "$PROJECT_SLUG")"
   run --separate-stderr lb exec box -- echo still-here </dev/null
   [ "$status" -eq 0 ] || fail "exec exited $status: $stderr"
   assert_output still-here

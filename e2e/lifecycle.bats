@@ -82,14 +82,25 @@ done'
   assert_success
   assert_line --regexp '^  setup: +echo hello world \(exit 0\)$'
   assert_line "    hello world"
-  # It ran once, in the container, through docker exec as the sandbox user.
+  # It ran once, in the container, through docker exec as the sandbox user:
+  # the container runs as 1000:1000, which docker exec uses unless told
+  # otherwise, so the exec carries no --user or that same one.
   printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/log"
   run log_commands "$BATS_TEST_TMPDIR/log"
   assert_success
+  c=$(container_of box)
+  run_lines=$(grep '^docker run ' <<<"$output")
+  assert_equal "$(grep -c . <<<"$run_lines")" 1
+  [[ $run_lines == *" --user 1000:1000 "* && $run_lines == *" --name $c "* ]] ||
+    fail "the container is not run as 1000:1000: $run_lines"
   setup_lines=$(grep -F "echo hello world" <<<"$output")
   assert_equal "$(grep -c . <<<"$setup_lines")" 1
-  [[ $setup_lines == "docker exec "*"--user 1000:1000 "*"$(container_of box) "* ]] ||
-    fail "setup command not run with docker exec as 1000:1000: $setup_lines"
+  [[ $setup_lines == "docker exec "*" $c "* ]] ||
+    fail "setup command not run with docker exec in $c: $setup_lines"
+  users=$(grep -oE -- '--user[= ][^ ]+' <<<"${setup_lines%% "$c" *}" || true)
+  [[ -z $users || $users =~ ^--user[=\ ]1000:1000$ ]] ||
+    fail "setup command run as another user: $setup_lines"
+  assert_equal "$("$RUNTIME" exec "$c" id -u)" 1000
 
   run --separate-stderr lb create --json box2
   assert_success
@@ -248,7 +259,8 @@ assert_invalid_name() {
   assert_equal "$(state_of "$c")" paused
   assert_equal "$(list_status my-sandbox)" paused
   run lb list
-  assert_line --regexp '^my-sandbox +paused +litterbox/my-sandbox +'"$c"'$'
+  assert_line --regexp '^my-sandbox +paused +[0-9]+[smhd] +litterbox/my-sandbox +1 +-$'
+  assert_equal "$(lb_ok list --json | jsonget '.[name=my-sandbox].container')" "$c"
 
   run lb resume my-sandbox
   assert_success
@@ -334,9 +346,10 @@ thaw_foreign() {
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].status" <<<"$json")" paused
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].repo" <<<"$json")" "$repo_b"
   run lb list --all-repos
-  assert_line --regexp '^NAME +STATUS +BRANCH +PORTS +CONTAINER +REPO$'
-  assert_line --regexp "^box-a +paused +litterbox/box-a +- +$(container_of box-a) +$REPO\$"
-  assert_line --regexp "^box-b +paused +litterbox/box-b +- +$(container_of box-b "$slug_b") +$repo_b\$"
+  assert_line --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS +REPO$'
+  # AHEAD is known for this repository's sandboxes only.
+  assert_line --regexp "^box-a +paused +[0-9]+[smhd] +litterbox/box-a +0 +- +$REPO\$"
+  assert_line --regexp "^box-b +paused +[0-9]+[smhd] +litterbox/box-b +- +- +$repo_b\$"
   # Plain list stays scoped to this repository.
   assert_equal "$(litterbox_names)" box-a
 }
@@ -533,7 +546,8 @@ thaw_foreign() {
   "$RUNTIME" rm -f "$c" >/dev/null
   assert_equal "$(list_status box)" missing
   run lb list
-  assert_line --regexp '^box +missing +litterbox/box +'"$c"'$'
+  assert_line --regexp '^box +missing +[0-9]+[smhd] +litterbox/box +0 +-$'
+  assert_equal "$(lb_ok list --json | jsonget '.[name=box].container')" "$c"
 
   run --separate-stderr lb pause box
   assert_failure 1
