@@ -287,6 +287,10 @@ func sameJSON(a, b []byte) bool {
 	return bytes.Equal(xa, ya)
 }
 
+// inlineServers matches `mcp_servers = {...}` (or a dotted key under it) at
+// the top level.
+var inlineServers = regexp.MustCompile(`^\s*"?mcp_servers"?\s*(=|\.)`)
+
 // tableHeader matches any TOML table or array-of-tables header line.
 var tableHeader = regexp.MustCompile(`^\s*\[`)
 
@@ -312,6 +316,16 @@ func mergeTOML(content []byte, s Server) ([]byte, bool, error) {
 	}
 	header := regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*(` + regexp.QuoteMeta(s.Name) + `|"` + regexp.QuoteMeta(s.Name) + `")\s*\]\s*(#.*)?$`)
 	start := slices.IndexFunc(lines, func(l string) bool { return header.MatchString(strings.TrimRight(l, "\r\n")) })
+	// Servers written as inline tables or dotted keys cannot take a table
+	// of their own without breaking the file: those are edited by hand.
+	if servers, ok := existing["mcp_servers"].(map[string]any); ok {
+		if _, defined := servers[s.Name]; defined && start < 0 {
+			return nil, false, fmt.Errorf("mcp_servers.%s is defined inline, not as a [mcp_servers.%s] table; edit it by hand", s.Name, s.Name)
+		}
+	}
+	if slices.ContainsFunc(lines, func(l string) bool { return inlineServers.MatchString(l) }) {
+		return nil, false, errors.New("mcp_servers is an inline table; add the server to it by hand")
+	}
 	var out strings.Builder
 	if start < 0 {
 		out.WriteString(string(content))

@@ -188,3 +188,31 @@ func TestSnippetQuotesForTOML(t *testing.T) {
 		t.Fatalf("snippet %q: %v %v", s, f, err)
 	}
 }
+
+func TestCodexRefusesInlineServers(t *testing.T) {
+	c, _ := Lookup("codex")
+	for _, content := range []string{
+		"[mcp_servers]\nlitterbox = { command = \"/old\", args = [\"mcp\"] }\n",
+		"mcp_servers = { other = { command = \"other-bin\" } }\n",
+		"mcp_servers.litterbox.command = \"/old\"\n",
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.WriteFile(path, srv); err == nil {
+			t.Errorf("merged into %q", content)
+		}
+		if data, _ := os.ReadFile(path); string(data) != content {
+			t.Errorf("changed %q to %q", content, data)
+		}
+	}
+	// A [mcp_servers] table holding only other servers as sub-tables is fine.
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte("[mcp_servers.other]\ncommand = \"o\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteFile(path, srv); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -28,7 +28,22 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	if wd == "" {
 		wd = Workdir
 	}
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
+	// The exec's stderr is the user's terminal: ask the engine first, so a
+	// missing, paused or unreachable sandbox is one clear line, not docker's
+	// message followed by ours.
+	container := m.Names(slug).Container
+	in, err := m.Provider.Inspect(ctx, container)
+	switch {
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return 0, m.missingOrNotFound(ctx, slug)
+	case err != nil:
+		return 0, err
+	case in.State == "paused":
+		return 0, fmt.Errorf("sandbox '%s' is paused; resume it first: litterbox resume %s", slug, slug)
+	case in.State != "running":
+		return 0, fmt.Errorf("sandbox '%s' is stopped; resume it first: litterbox resume %s", slug, slug)
+	}
+	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 	}, o.Streams)
 	switch {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -251,6 +252,13 @@ func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
 // Merge applies the sandbox's work and, only if that succeeded, deletes the
 // sandbox.
 func (m *Manager) Merge(ctx context.Context, name string, o ApplyOptions) (*Applied, *Deleted, error) {
+	// The delete needs the engine: without it, stop before applying rather
+	// than apply and then fail half-way.
+	if slug, err := m.resolve(name); err == nil {
+		if _, err := m.Provider.Inspect(ctx, m.Names(slug).Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
+		}
+	}
 	a, err := m.Apply(ctx, name, o)
 	if err != nil {
 		return nil, nil, err

@@ -1,11 +1,14 @@
 package main
 
-import "os"
+import (
+	"os"
+	"strings"
+)
 
-// color reports whether output to the terminal may be colored: not when
-// NO_COLOR is set (https://no-color.org) or stdout is not a terminal.
+// color reports whether output may be colored: only to a terminal that is not
+// dumb, and never when NO_COLOR is set to anything (https://no-color.org).
 func (a *app) color() bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
 	return isTerminal(a.stdout)
@@ -17,12 +20,33 @@ var statusColors = map[string]string{
 	"fail": "31", "failed-setup": "31", "missing": "31", "error": "31", "exited": "31",
 }
 
-// paint colors a status word for the terminal. Every colored word gets the
-// same number of invisible bytes, so tabwriter columns stay aligned.
+// paint colors a status word for the terminal.
 func (a *app) paint(word string) string {
 	c, ok := statusColors[word]
 	if !ok || !a.color() {
 		return word
 	}
 	return "\x1b[" + c + "m" + word + "\x1b[0m"
+}
+
+// paintColumn colors the status word that starts at byte offset at of each
+// line of an aligned table. Coloring after alignment keeps the columns
+// straight: tabwriter would count the escape bytes as width.
+func (a *app) paintColumn(table string, at int, skip int) string {
+	if !a.color() {
+		return table
+	}
+	lines := strings.SplitAfter(table, "\n")
+	for i := skip; i < len(lines); i++ {
+		l := lines[i]
+		if at >= len(l) || l[at] == ' ' || (at > 0 && l[at-1] != ' ') {
+			continue
+		}
+		end := at
+		for end < len(l) && l[end] != ' ' && l[end] != '\n' {
+			end++
+		}
+		lines[i] = l[:at] + a.paint(l[at:end]) + l[end:]
+	}
+	return strings.Join(lines, "")
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -35,14 +37,18 @@ stops at the first failure.`,
 					return err
 				}
 			} else {
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				var table strings.Builder
+				tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 				for _, c := range checks {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", a.paint(c.Status), c.Name, c.Detail)
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
 					if c.Fix != "" && c.Status != sandbox.CheckOK {
 						fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
 					}
 				}
 				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if _, err := io.WriteString(a.stdout, a.paintColumn(table.String(), 0, 0)); err != nil {
 					return err
 				}
 			}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -39,7 +41,8 @@ func (a *app) listCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "No sandboxes.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			var table strings.Builder
+			tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 			header := "NAME\tSTATUS\tAGE\tBRANCH\tAHEAD\tPORTS"
 			if allRepos {
 				header += "\tREPO"
@@ -47,7 +50,7 @@ func (a *app) listCommand() *cobra.Command {
 			fmt.Fprintln(tw, header)
 			now := time.Now()
 			for _, s := range list {
-				row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, a.paint(s.Status), age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
+				row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
 				if allRepos {
 					row += "\t" + s.Repo
 					if s.RepoGone {
@@ -56,7 +59,12 @@ func (a *app) listCommand() *cobra.Command {
 				}
 				fmt.Fprintln(tw, row)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			out := table.String()
+			_, err = io.WriteString(a.stdout, a.paintColumn(out, strings.Index(out, "STATUS"), 1))
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "list sandboxes of every repository")

@@ -196,7 +196,7 @@ func (a *app) uploadCommand() *cobra.Command {
 Modes are kept, and the change is committed like the agent's write.`,
 		Example:           "  litterbox upload fix-login ./fixtures tests/fixtures\n  litterbox upload fix-login ./run.sh scripts/run.sh",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: a.nameThenHostPath(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := a.manager(cmd.Context())
 			if err != nil {
@@ -222,7 +222,7 @@ DEST is the exact path it gets. Modes are kept; nothing is written outside
 DEST, whatever the sandbox holds (symlinks are copied as links, never followed).`,
 		Example:           "  litterbox download fix-login coverage.html ./coverage.html\n  litterbox download fix-login build ./build-out",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: a.nameThenHostPath(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := a.manager(cmd.Context())
 			if err != nil {

@@ -124,7 +124,7 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
 	a.log.SetLevel(lvl)
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		a.log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true, DisableColors: true})
 	}
 	switch a.runtime {
@@ -196,4 +196,19 @@ func (a *app) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, co
 		names = append(names, s.Name+"\t"+s.Status)
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// nameThenHostPath completes a sandbox name, then leaves the host path at
+// argument hostArg (upload's SRC, download's DEST) to the shell's file
+// completion; paths inside the sandbox get none.
+func (a *app) nameThenHostPath(hostArg int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		switch len(args) {
+		case 0:
+			return a.nameArg(cmd, args, toComplete)
+		case hostArg:
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 }
