@@ -386,23 +386,10 @@ var serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func validServiceName(s string) bool { return serviceNameRE.MatchString(s) }
 
-// envName is NAME in PORT_NAME: upper case, every run of other characters
-// one '_', none at either end.
+// envName is NAME in PORT_NAME: the name's slug in upper case, with '_' for
+// '-'.
 func envName(name string) string {
-	var b strings.Builder
-	gap := false
-	for _, r := range strings.ToUpper(name) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			if gap && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			gap = false
-			b.WriteRune(r)
-			continue
-		}
-		gap = true
-	}
-	return b.String()
+	return strings.ToUpper(strings.ReplaceAll(Slugify(name), "-", "_"))
 }
 
 // The types below check a value where it is decoded, so the parser's error

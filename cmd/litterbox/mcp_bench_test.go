@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
@@ -53,14 +52,8 @@ func startMCP(ctx context.Context, b *testing.B, bin, repo string) (*mcpproc.Ser
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := client.NewClient(transport.NewIO(srv.Stdout, srv.Stdin, nil))
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	init := gomcp.InitializeRequest{}
-	init.Params.ProtocolVersion = gomcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = gomcp.Implementation{Name: "bench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	c, err := mcpproc.Connect(ctx, srv, "bench")
+	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := c.ListTools(ctx, gomcp.ListToolsRequest{}); err != nil {

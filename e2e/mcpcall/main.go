@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -175,15 +174,8 @@ func envOr(name, def string) string {
 type mcpGoSession struct{ c *client.Client }
 
 func connectMCPGo(ctx context.Context, srv *mcpproc.Server) (session, error) {
-	c := client.NewClient(transport.NewIO(srv.Stdout, srv.Stdin, nil))
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	init := gomcp.InitializeRequest{}
-	init.Params.ProtocolVersion = gomcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = gomcp.Implementation{Name: "litterbox-e2e", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		c.Close()
+	c, err := mcpproc.Connect(ctx, srv, "litterbox-e2e")
+	if err != nil {
 		return nil, err
 	}
 	return mcpGoSession{c}, nil

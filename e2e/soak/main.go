@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/sirupsen/logrus"
 
@@ -103,20 +102,13 @@ func run() int {
 			fmt.Fprintf(os.Stderr, "soak: starting server %d: %v\n", i, err)
 			return 1
 		}
-		c := client.NewClient(transport.NewIO(p.Stdout, p.Stdin, nil))
-		s := &server{id: i, proc: p, c: c}
-		servers = append(servers, s)
-		if err := c.Start(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "soak: server %d: %v\n", i, err)
-			return 1
-		}
-		init := gomcp.InitializeRequest{}
-		init.Params.ProtocolVersion = gomcp.LATEST_PROTOCOL_VERSION
-		init.Params.ClientInfo = gomcp.Implementation{Name: "soak", Version: "1"}
-		if _, err := c.Initialize(ctx, init); err != nil {
+		servers = append(servers, &server{id: i, proc: p})
+		c, err := mcpproc.Connect(ctx, p, "soak")
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "soak: initialize server %d: %v\n", i, err)
 			return 1
 		}
+		servers[i].c = c
 	}
 
 	names := make([]string, *nSandboxes)

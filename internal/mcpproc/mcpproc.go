@@ -3,12 +3,17 @@
 package mcpproc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	gomcp "github.com/mark3labs/mcp-go/mcp"
 )
 
 type Server struct {
@@ -119,4 +124,21 @@ func (s *Server) RSS() (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmRSS in /proc status")
+}
+
+// Connect starts an mcp-go client session with the server: initialize with
+// clientName, as an agent client would.
+func Connect(ctx context.Context, s *Server, clientName string) (*client.Client, error) {
+	c := client.NewClient(transport.NewIO(s.Stdout, s.Stdin, nil))
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	init := gomcp.InitializeRequest{}
+	init.Params.ProtocolVersion = gomcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = gomcp.Implementation{Name: clientName, Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
