@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
@@ -57,9 +58,15 @@ func benchCreate(b *testing.B, files testenv.Files) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
+		settle()
 		b.StartTimer()
 	}
 }
+
+// settle flushes the writes a removed volume left behind, so the next
+// iteration does not pay for the previous one's IO: with 10,000 files a raw
+// docker cp took 0.8 s after a settled disk and 3 s right after a volume rm.
+func settle() { syscall.Sync() }
 
 func benchRawCreate(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
@@ -87,6 +94,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 		b.StopTimer()
 		docker(b, "rm", "-f", n.Container)
 		docker(b, "volume", "rm", n.Volume)
+		settle()
 		b.StartTimer()
 	}
 }

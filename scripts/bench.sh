@@ -2,7 +2,7 @@
 # Runs the Go benchmarks that pair each Litterbox operation with the raw docker
 # commands it is made of, several times, and writes the medians, the ratios
 # and the targets into BENCHMARKS.md.
-# Usage: scripts/bench.sh [benchtime] [count]   (default 5x, 5 runs)
+# Usage: scripts/bench.sh [benchtime] [count]   (default 3x, 3 runs; about 8 minutes)
 #        scripts/bench.sh --smoke               (every benchmark once; no file written)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 if [ "${1:-}" = --smoke ]; then
   exec go test -tags integration -run '^$' -bench . -benchtime 1x -count 1 ./sandbox ./cmd/litterbox
 fi
-benchtime=${1:-5x}
-count=${2:-5}
+benchtime=${1:-3x}
+count=${2:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 go test -tags integration -run '^$' -bench . -benchtime "$benchtime" -count "$count" -timeout 60m ./sandbox ./cmd/litterbox | tee "$out"
