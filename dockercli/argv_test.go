@@ -126,3 +126,23 @@ func TestRemoteHost(t *testing.T) {
 		}
 	}
 }
+
+// The shape of `podman ps --format json` (podman 4.3, trimmed).
+func TestParsePodmanPs(t *testing.T) {
+	out := []byte(`[{"AutoRemove":false,"Command":["-c","sleep"],"Created":1795248252,"CreatedAt":"6 seconds ago","Id":"26fbb3a7","Image":"localhost/busybox:latest",
+		"Labels":{"dev.litterbox.managed":"true","dev.litterbox.sandbox":"box","other":"x"},"Names":["litterbox-r-box"],"State":"running","Status":"Up 6 seconds ago"}]`)
+	list, err := parsePodmanPs(out, []string{"dev.litterbox.sandbox", "dev.litterbox.base"})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%+v %v", list, err)
+	}
+	c := list[0]
+	if c.ID != "26fbb3a7" || c.Name != "litterbox-r-box" || c.State != "running" || c.Created == "" {
+		t.Errorf("got %+v", c)
+	}
+	if len(c.Labels) != 2 || c.Labels["dev.litterbox.sandbox"] != "box" || c.Labels["dev.litterbox.base"] != "" {
+		t.Errorf("labels %v: want exactly the ones asked for", c.Labels)
+	}
+	if _, err := parsePodmanPs([]byte("not json"), nil); err == nil {
+		t.Error("garbage accepted")
+	}
+}

@@ -234,13 +234,6 @@ func parsePs(out []byte) ([]Container, error) {
 	return list, sc.Err()
 }
 
-// Version returns the engine's server version; it fails when the engine is
-// unreachable.
-func (c *Client) Version(ctx context.Context) (string, error) {
-	_, server, err := c.Versions(ctx)
-	return server, err
-}
-
 // Versions returns the CLI's version and the engine's. The CLI's is known
 // even when the engine is unreachable (err then says why). Podman without a
 // remote engine has no server: the CLI is the engine.

@@ -98,7 +98,7 @@ func renderCreated(c *sandbox.Created) string {
 		fmt.Fprintf(&b, "port %s: container port %d -> %s (%s)\n", p.Name, p.ContainerPort, p.Reach(), strings.Join(p.Env, ", "))
 	}
 	for _, s := range c.Services {
-		fmt.Fprintf(&b, "service %s: %s\n", s.Name, s.State)
+		fmt.Fprintf(&b, "service %s\n", s)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

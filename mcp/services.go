@@ -74,14 +74,7 @@ func (h handlers) service(ctx context.Context, req gomcp.CallToolRequest) (*gomc
 	}
 	var b strings.Builder
 	for _, s := range states {
-		fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
-		if s.PID > 0 {
-			fmt.Fprintf(&b, " (pid %d)", s.PID)
-		}
-		if s.ExitCode != nil {
-			fmt.Fprintf(&b, " (exit code %d)", *s.ExitCode)
-		}
-		b.WriteByte('\n')
+		b.WriteString(s.String() + "\n")
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "error: %s\n", oneLine(err))

@@ -316,10 +316,4 @@ func (h handlers) milestone(ctx context.Context, req gomcp.CallToolRequest) (*go
 		fmt.Sprintf("milestone %s squashes %d snapshot(s)\n", res.Commit, res.Squashed)), nil
 }
 
-func oneLine(err error) string {
-	msg := strings.TrimSpace(err.Error())
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return msg
-}
+func oneLine(err error) string { return firstLineOf(err.Error()) }

@@ -138,7 +138,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 		return nil, err
 	}
 	p := rt.client(r)
-	cts, err := p.List(ctx, map[string]string{LabelManaged: "true", LabelRepo: repoPath, LabelSandbox: slug}, nil)
+	cts, err := p.List(ctx, map[string]string{LabelManaged: "true", LabelRepo: repoPath, LabelSandbox: slug}, []string{LabelRepoSlug})
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +156,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 			continue
 		}
 		d.Removed = append(d.Removed, "container "+c.Name)
-		// The volume is named after the container (NamesFor).
-		vol := c.Name + "-src"
+		vol := NamesFor(c.Labels[LabelRepoSlug], slug).Volume
 		if err := p.RemoveVolume(ctx, vol); err == nil {
 			d.Removed = append(d.Removed, "volume "+vol)
 		} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {

@@ -142,6 +142,11 @@ func imageCheck(ctx context.Context, cli Provider, bin, image string) Check {
 	if ok {
 		return Check{Name: "image", Status: CheckOK, Detail: image + " present"}
 	}
+	return pullCheck(ctx, cli, bin, image)
+}
+
+// pullCheck pulls an image that is not present.
+func pullCheck(ctx context.Context, cli Provider, bin, image string) Check {
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
 	if err := cli.Pull(pctx, image); err != nil {
@@ -207,7 +212,7 @@ func (m *Manager) preflight(ctx context.Context, cfg Config) error {
 	if present {
 		return nil
 	}
-	if c := imageCheck(ctx, cli, m.runtimeBin(), cfg.Image); c.Status == CheckFail {
+	if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
 		return &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
 	}
 	return nil
@@ -225,11 +230,4 @@ func oneLineErr(err error) string {
 		return "no answer"
 	}
 	return firstLine(err.Error())
-}
-
-func (m *Manager) runtimeBin() string {
-	if c, ok := m.Provider.(*dockercli.Client); ok {
-		return c.Bin
-	}
-	return "docker"
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -38,23 +37,14 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 		return 0, m.missingOrNotFound(ctx, slug)
 	case err != nil:
 		return 0, err
-	case in.State == "paused":
-		return 0, fmt.Errorf("sandbox '%s' is paused; resume it first: litterbox resume %s", slug, slug)
 	case in.State != "running":
-		return 0, fmt.Errorf("sandbox '%s' is stopped; resume it first: litterbox resume %s", slug, slug)
+		return 0, notRunning(slug, in.State)
 	}
 	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 	}, o.Streams)
-	switch {
-	case err == nil:
-		return res.ExitCode, nil
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
-		return 0, m.missingOrNotFound(ctx, slug)
-	case errors.Is(err, dockercli.ErrPaused):
-		return 0, fmt.Errorf("sandbox '%s' is paused; resume it first: litterbox resume %s", slug, slug)
-	case errors.Is(err, dockercli.ErrNotRunning):
+	if err != nil {
 		return 0, m.execError(ctx, slug, err)
 	}
-	return 0, err
+	return res.ExitCode, nil
 }

@@ -43,6 +43,8 @@ type Manager struct {
 	Config   Config
 	Git      *gitcli.Client
 	Provider Provider
+	// Runtime is the engine CLI the Provider drives, for messages.
+	Runtime Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 	// Progress, when set, is told about each create step as it finishes.
@@ -113,7 +115,7 @@ func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg Conf
 	}
 	return &Manager{
 		Root: root, GitDir: common, RepoSlug: slug, Config: cfg,
-		Git: g, Provider: rt.client(r), Now: time.Now,
+		Git: g, Provider: rt.client(r), Runtime: rt, Now: time.Now,
 	}, nil
 }
 
@@ -264,7 +266,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	rec := &Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
 		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
-		User: cfg.User, Network: cfg.Network, Services: cfg.Services,
+		User: cfg.User, Services: cfg.Services,
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
@@ -308,7 +310,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		t = time.Now()
 		services, err = m.startServices(ctx, slug, n.Container, cfg.Services)
 		if err == nil {
-			err = m.checkStarted(ctx, slug, services)
+			err = m.checkStarted(ctx, slug, n.Container, services)
 		}
 		if err != nil {
 			warnings = append(warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))

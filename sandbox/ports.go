@@ -168,8 +168,5 @@ func (m *Manager) Ports(ctx context.Context, name string) ([]Port, error) {
 	if rec == nil {
 		return nil, m.missingOrNotFound(ctx, slug)
 	}
-	if rec.Ports == nil {
-		return []Port{}, nil
-	}
-	return rec.Ports, nil
+	return orEmpty(rec.Ports), nil
 }

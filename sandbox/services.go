@@ -57,6 +57,20 @@ type ServiceState struct {
 	Log      string   `json:"log"`
 }
 
+// String is the state as one line: "web: running (pid 64)",
+// "web: stopped (exit code 143)".
+func (s ServiceState) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
+	if s.PID > 0 {
+		fmt.Fprintf(&b, " (pid %d)", s.PID)
+	}
+	if s.ExitCode != nil {
+		fmt.Fprintf(&b, " (exit code %d)", *s.ExitCode)
+	}
+	return b.String()
+}
+
 // ServiceError is a service action that did not get its service running.
 type ServiceError struct {
 	State ServiceState
@@ -106,11 +120,11 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 	var states []ServiceState
 	switch action {
 	case ServiceStatus:
-		states, err = m.serviceCall(ctx, slug, rec.Services, append([]string{"status"}, names...))
+		states, err = m.serviceExec(ctx, slug, container, rec.Services, append([]string{"status"}, names...))
 	case ServiceStart:
 		states, err = m.startServices(ctx, slug, container, pick(rec.Services, names))
 	case ServiceStop:
-		states, err = m.stopService(ctx, slug, service, rec.Services[service])
+		states, err = m.stopService(ctx, slug, container, service, rec.Services[service])
 	case ServiceRestart:
 		states, err = m.restartService(ctx, slug, container, service, rec.Services[service])
 	}
@@ -118,7 +132,7 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 		return nil, err
 	}
 	if action == ServiceStart || action == ServiceRestart {
-		return states, m.checkStarted(ctx, slug, states)
+		return states, m.checkStarted(ctx, slug, container, states)
 	}
 	return states, nil
 }
@@ -185,12 +199,12 @@ func (m *Manager) startServices(ctx context.Context, slug, container string, spe
 	return m.serviceExec(ctx, slug, container, specs, append([]string{"await", tok}, names...))
 }
 
-func (m *Manager) stopService(ctx context.Context, slug, name string, spec ServiceSpec) ([]ServiceState, error) {
+func (m *Manager) stopService(ctx context.Context, slug, container, name string, spec ServiceSpec) ([]ServiceState, error) {
 	sig := spec.Stop
 	if sig == "" {
 		sig = defaultStopSignal
 	}
-	return m.serviceCall(ctx, slug, map[string]ServiceSpec{name: spec}, []string{"stop", sig, strconv.Itoa(spec.StopTimeout), name})
+	return m.serviceExec(ctx, slug, container, map[string]ServiceSpec{name: spec}, []string{"stop", sig, strconv.Itoa(spec.StopTimeout), name})
 }
 
 // restartService sends the restart signal when one is configured and the
@@ -198,33 +212,29 @@ func (m *Manager) stopService(ctx context.Context, slug, name string, spec Servi
 func (m *Manager) restartService(ctx context.Context, slug, container, name string, spec ServiceSpec) ([]ServiceState, error) {
 	specs := map[string]ServiceSpec{name: spec}
 	if spec.Restart != "" {
-		states, err := m.serviceCall(ctx, slug, specs, []string{"signal", spec.Restart, name})
+		states, err := m.serviceExec(ctx, slug, container, specs, []string{"signal", spec.Restart, name})
 		if err != nil || states[0].State == ServiceRunning {
 			return states, err
 		}
-	} else if _, err := m.stopService(ctx, slug, name, spec); err != nil {
+	} else if _, err := m.stopService(ctx, slug, container, name, spec); err != nil {
 		return nil, err
 	}
 	return m.startServices(ctx, slug, container, specs)
 }
 
 // checkStarted turns a service that died at once into an error with the end
-// of its log, which is what the caller needs to fix it.
-func (m *Manager) checkStarted(ctx context.Context, slug string, states []ServiceState) error {
+// of its log, which is what the caller needs to fix it. The log is read from
+// container itself: resume may start sandboxes of other repositories.
+func (m *Manager) checkStarted(ctx context.Context, slug, container string, states []ServiceState) error {
 	var errs []error
 	for _, s := range states {
 		if s.State == ServiceRunning {
 			continue
 		}
-		var tail bytes.Buffer
-		_ = m.ServiceLogs(ctx, slug, s.Name, 5, &tail)
-		errs = append(errs, &ServiceError{State: s, Tail: tail.String()})
+		tail, _ := m.runServiceScript(ctx, slug, container, []string{"logs", "5", s.Name})
+		errs = append(errs, &ServiceError{State: s, Tail: string(tail)})
 	}
 	return errors.Join(errs...)
-}
-
-func (m *Manager) serviceCall(ctx context.Context, slug string, specs map[string]ServiceSpec, args []string) ([]ServiceState, error) {
-	return m.serviceExec(ctx, slug, m.Names(slug).Container, specs, args)
 }
 
 // serviceExec runs the service script with args and parses its report.

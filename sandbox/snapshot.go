@@ -253,15 +253,24 @@ func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	case errors.Is(err, dockercli.ErrNoSuchContainer):
 		return m.missingOrNotFound(ctx, slug)
 	case errors.Is(err, dockercli.ErrPaused):
-		return fmt.Errorf("sandbox '%s' is paused; it must be resumed first (litterbox resume %s)", slug, slug)
+		return notRunning(slug, "paused")
 	case errors.Is(err, dockercli.ErrNotRunning):
 		// Podman does not say which: ask.
-		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil && in.State == "paused" {
-			return fmt.Errorf("sandbox '%s' is paused; it must be resumed first (litterbox resume %s)", slug, slug)
+		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil {
+			return notRunning(slug, in.State)
 		}
-		return fmt.Errorf("sandbox '%s' is stopped; it must be resumed first (litterbox resume %s)", slug, slug)
+		return notRunning(slug, "exited")
 	}
 	return err
+}
+
+// notRunning says a sandbox in state cannot take commands until resumed.
+func notRunning(slug string, state dockercli.State) error {
+	word := "stopped"
+	if state == "paused" {
+		word = "paused"
+	}
+	return fmt.Errorf("sandbox '%s' is %s; it must be resumed first (litterbox resume %s)", slug, word, slug)
 }
 
 type candidate struct {

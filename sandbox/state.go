@@ -23,10 +23,9 @@ type Record struct {
 	Created   time.Time    `json:"created"`
 	Status    string       `json:"status"`
 	Setup     *SetupResult `json:"setup,omitempty"`
-	// User, Network, Ports and Services are fixed at create from the config
-	// of that moment; later edits of the config apply to new sandboxes only.
+	// User, Ports and Services are fixed at create from the config of that
+	// moment; later edits of the config apply to new sandboxes only.
 	User     string                 `json:"user,omitempty"`
-	Network  string                 `json:"network,omitempty"`
 	Ports    []Port                 `json:"ports,omitempty"`
 	Services map[string]ServiceSpec `json:"services,omitempty"`
 	// CreatorPID is the process running the create while Status is
@@ -123,12 +122,12 @@ func (s store) all() map[string]*Record {
 	return out
 }
 
-// sandboxUser is the config holding the user a sandbox was made for: its
-// files belong to that user, whatever the config says now.
-func (m *Manager) sandboxUser(slug string) Config {
+// sandboxIDs are the uid and gid a sandbox was made for: its files belong to
+// that user, whatever the config says now.
+func (m *Manager) sandboxIDs(slug string) (uid, gid int, err error) {
 	c := m.Config
 	if rec, err := m.store().load(slug); err == nil && rec != nil && rec.User != "" {
 		c.User = rec.User
 	}
-	return c
+	return c.ids()
 }

@@ -35,7 +35,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	uid, gid, err := m.sandboxUser(slug).ids()
+	uid, gid, err := m.sandboxIDs(slug)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,10 @@ import (
 
 // color reports whether output may be colored: only to a terminal that is not
 // dumb, and never when NO_COLOR is set to anything (https://no-color.org).
-func (a *app) color() bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	return isTerminal(a.stdout)
-}
+func (a *app) color() bool { return colorAllowed() && isTerminal(a.stdout) }
+
+// colorAllowed is the environment's say in coloring, for tables and logs.
+func colorAllowed() bool { return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" }
 
 var statusColors = map[string]string{
 	"ok": "32", "active": "32", "running": "32",

@@ -82,7 +82,7 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 		fmt.Fprintf(w, "  port:      %s %s -> %d (%s)\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, ", "))
 	}
 	for _, s := range c.Services {
-		fmt.Fprintf(w, "  service:   %s\n", describeService(s))
+		fmt.Fprintf(w, "  service:   %s\n", s.String())
 	}
 }
 

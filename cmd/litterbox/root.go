@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
@@ -124,7 +124,7 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
 	a.log.SetLevel(lvl)
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+	if !colorAllowed() {
 		a.log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true, DisableColors: true})
 	}
 	switch a.runtime {
@@ -134,7 +134,7 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 			return usagef("--runtime %q: want docker or podman", a.runtime)
 		}
 	}
-	if a.context != "" && strings.Contains(filepath.Base(a.runtime), "podman") {
+	if a.context != "" && dockercli.FlavorOf(a.runtime) == dockercli.Podman {
 		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
 	}
 	return nil

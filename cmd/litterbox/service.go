@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -97,7 +96,7 @@ sandbox at ` + sandbox.ServiceLogDir + `/SERVICE.log.`,
 				}
 			} else {
 				for _, s := range states {
-					fmt.Fprintln(a.stdout, describeService(s))
+					fmt.Fprintln(a.stdout, s.String())
 				}
 			}
 			return err
@@ -117,18 +116,6 @@ func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) 
 		return append(append([]string{}, sandbox.ServiceActions...), "logs"), cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveNoFileComp
-}
-
-func describeService(s sandbox.ServiceState) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", s.Name, s.State)
-	if s.PID > 0 {
-		b.WriteString(" (pid " + strconv.Itoa(s.PID) + ")")
-	}
-	if s.ExitCode != nil {
-		fmt.Fprintf(&b, " (exit code %d)", *s.ExitCode)
-	}
-	return b.String()
 }
 
 func portSummary(ports []sandbox.Port) string {
