@@ -8,15 +8,15 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: all build install test unit integration e2e lint fuzz image bench bench-smoke clean
+.PHONY: all build install test unit integration e2e lint fuzz image test-images bench bench-smoke clean
 
 all: build
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/litterbox
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/litterbox
 
 install:
-	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
+	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
 
 test: lint unit fuzz integration e2e bench-smoke
 
@@ -50,9 +50,15 @@ lint:
 # A local busybox:latest for tests (built from Debian's busybox-static when no
 # registry answers), in docker and, when installed, podman (the integration
 # contract suite runs on both); never replaces an image that is already there.
-image:
+# Plus the image matrix's Debian and no-shell images, in $(RUNTIME) only.
+image: test-images
 	scripts/busybox-image.sh $(RUNTIME)
 	@if [ "$(RUNTIME)" != podman ] && command -v podman >/dev/null; then scripts/busybox-image.sh podman; fi
+
+# litterbox-test/debian:bookworm, litterbox-test/python:bookworm (debootstrap,
+# needs root or sudo) and litterbox-test/noshell:latest; each kept when present.
+test-images:
+	scripts/test-images.sh $(RUNTIME)
 
 # Litterbox next to the raw docker commands it is made of; writes BENCHMARKS.md.
 bench: image

@@ -43,11 +43,14 @@ type ContainerSpec struct {
 	Volume       string
 	VolumeTarget string
 	VolumeLabels map[string]string
-	Workdir      string
-	Env          map[string]string
-	CapDrop      []string
-	SecurityOpt  []string
-	PidsLimit    int
+	// AnonVolumes are paths that get a volume of their own, removed with
+	// the container (rm -v).
+	AnonVolumes []string
+	Workdir     string
+	Env         map[string]string
+	CapDrop     []string
+	SecurityOpt []string
+	PidsLimit   int
 	// Ulimits, name -> "soft:hard".
 	Ulimits map[string]string
 	Memory  string
@@ -70,7 +73,17 @@ type PortBinding struct {
 // sorted order so the argv is stable (logs, transcripts). Podman has no
 // volume labels in --mount, so its volumes go unlabelled.
 func RunArgs(s ContainerSpec, f Flavor) []string {
-	a := []string{"run", "-d", "--name", s.Name}
+	return containerArgs([]string{"run", "-d"}, s, f)
+}
+
+// CreateArgs builds `docker create` for spec: a container made but not
+// started, so files can be copied into its volumes before its PID 1 runs.
+func CreateArgs(s ContainerSpec, f Flavor) []string {
+	return containerArgs([]string{"create"}, s, f)
+}
+
+func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
+	a = append(a, "--name", s.Name)
 	if s.Hostname != "" {
 		a = append(a, "--hostname", s.Hostname)
 	}
@@ -98,6 +111,9 @@ func RunArgs(s ContainerSpec, f Flavor) []string {
 			}
 		}
 		a = append(a, "--mount", m)
+	}
+	for _, v := range s.AnonVolumes {
+		a = append(a, "--volume", v)
 	}
 	if s.Workdir != "" {
 		a = append(a, "--workdir", s.Workdir)

@@ -126,9 +126,10 @@ func (c *Client) Start(ctx context.Context, container string) error {
 	return err
 }
 
-// Remove force-removes a container, running or not.
+// Remove force-removes a container, running or not, with its anonymous
+// volumes.
 func (c *Client) Remove(ctx context.Context, container string) error {
-	_, err := c.args(ctx, "rm", "-f", container)
+	_, err := c.args(ctx, "rm", "-f", "-v", container)
 	return err
 }
 
@@ -304,4 +305,20 @@ func RemoteHost(endpoint string) string {
 		return ""
 	}
 	return h
+}
+
+// ImagePlatform returns an image's "os/architecture" (linux/amd64), or
+// ErrImageNotFound.
+func (c *Client) ImagePlatform(ctx context.Context, image string) (string, error) {
+	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", image)
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Create makes a container without starting it, returning its ID.
+func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error) {
+	if c.Flavor == Podman {
+		spec.Ulimits = podmanUlimits(spec.Ulimits)
+	}
+	res, err := c.args(ctx, CreateArgs(spec, c.Flavor)...)
+	return strings.TrimSpace(string(res.Stdout)), err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/runner"
@@ -48,15 +49,7 @@ func (c *Client) Staged(ctx context.Context, ix Index, paths []string) (map[stri
 		if err != nil {
 			return nil, err
 		}
-		for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
-			// "<mode> <id> <stage>\t<path>"
-			meta, path, ok := strings.Cut(string(rec), "\t")
-			f := strings.Fields(meta)
-			if !ok || len(f) != 3 {
-				continue
-			}
-			out[path] = Entry{Mode: f[0], ID: f[1], Path: path}
-		}
+		maps.Copy(out, parseStage(res.Stdout))
 	}
 	return out, nil
 }
@@ -94,13 +87,38 @@ func (c *Client) Ignored(ctx context.Context, workTree string, paths []string) (
 // HashObjects writes each file as a blob (byte for byte, no filters) and
 // returns their ids in order.
 func (c *Client) HashObjects(ctx context.Context, files []string) ([]string, error) {
+	return c.hashObjects(ctx, runner.Cmd{Args: []string{"hash-object", "-w", "--no-filters", "--stdin-paths"}}, files)
+}
+
+// HashWorkTreeFiles writes each file of workTree (paths relative to it) as a
+// blob the way `git add` would store it there: the clean filters (git LFS)
+// and end-of-line conversions its .gitattributes and the repository's give
+// each path. gitDir is the repository's (common) git dir.
+func (c *Client) HashWorkTreeFiles(ctx context.Context, gitDir, workTree string, paths []string) ([]string, error) {
+	cmd := runner.Cmd{Name: c.Bin, Args: []string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "hash-object", "-w", "--stdin-paths"}}
+	return c.hashObjectsWith(ctx, cmd, paths)
+}
+
+func (c *Client) hashObjects(ctx context.Context, cmd runner.Cmd, files []string) ([]string, error) {
+	cmd.Name = c.Bin
+	cmd.Args = append([]string{"-C", c.Dir}, cmd.Args...)
+	return c.hashObjectsWith(ctx, cmd, files)
+}
+
+// hashObjectsWith runs a prepared hash-object --stdin-paths. Its input is
+// line-based: a path with a line break cannot go through it, so the caller
+// stores those under a plain name.
+func (c *Client) hashObjectsWith(ctx context.Context, cmd runner.Cmd, files []string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
-	res, err := c.run(ctx, runner.Cmd{
-		Args:  []string{"hash-object", "-w", "--no-filters", "--stdin-paths"},
-		Stdin: strings.NewReader(strings.Join(files, "\n") + "\n"),
-	})
+	for _, f := range files {
+		if strings.ContainsAny(f, "\n\r") {
+			return nil, fmt.Errorf("git hash-object cannot read the path %q", f)
+		}
+	}
+	cmd.Stdin = strings.NewReader(strings.Join(files, "\n") + "\n")
+	res, err := c.Runner.Run(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +130,8 @@ func (c *Client) HashObjects(ctx context.Context, files []string) ([]string, err
 }
 
 // UpdateIndex applies entries to the private index; an entry with an empty ID
-// removes its path.
+// removes its path. Removals go first and conflicting entries are replaced,
+// so a file that became a directory (or the reverse) is recorded as one.
 func (c *Client) UpdateIndex(ctx context.Context, ix Index, entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -121,16 +140,59 @@ func (c *Client) UpdateIndex(ctx context.Context, ix Index, entries []Entry) err
 	for _, e := range entries {
 		if e.ID == "" {
 			fmt.Fprintf(&b, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
-			continue
 		}
-		fmt.Fprintf(&b, "%s %s\t%s\x00", e.Mode, e.ID, e.Path)
+	}
+	for _, e := range entries {
+		if e.ID != "" {
+			fmt.Fprintf(&b, "%s %s\t%s\x00", e.Mode, e.ID, e.Path)
+		}
 	}
 	_, err := c.run(ctx, runner.Cmd{
-		Args:  []string{"update-index", "-z", "--add", "--remove", "--index-info"},
+		Args:  []string{"update-index", "-z", "--add", "--remove", "--replace", "--index-info"},
 		Env:   ix.env(),
 		Stdin: strings.NewReader(b.String()),
 	})
 	return err
+}
+
+// StagedAll returns every entry of the index.
+func (c *Client) StagedAll(ctx context.Context, ix Index) (map[string]Entry, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-files", "--stage", "-z"}, Env: ix.env()})
+	if err != nil {
+		return nil, err
+	}
+	return parseStage(res.Stdout), nil
+}
+
+func parseStage(out []byte) map[string]Entry {
+	m := map[string]Entry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// "<mode> <id> <stage>\t<path>"
+		meta, path, ok := strings.Cut(string(rec), "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			continue
+		}
+		m[path] = Entry{Mode: f[0], ID: f[1], Path: path}
+	}
+	return m
+}
+
+// Gitlinks returns the submodules recorded in commit's tree: path -> commit.
+func (c *Client) Gitlinks(ctx context.Context, commit string) (map[string]string, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--end-of-options", commit}})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
+		meta, path, ok := strings.Cut(string(rec), "\t")
+		f := strings.Fields(meta)
+		if ok && len(f) == 3 && f[0] == "160000" {
+			out[path] = f[2]
+		}
+	}
+	return out, nil
 }
 
 // WriteTree writes the private index as a tree and returns its id.
@@ -228,4 +290,12 @@ func (c *Client) Count(ctx context.Context, from, to string) (int, error) {
 func (c *Client) CatBlob(ctx context.Context, id string) ([]byte, error) {
 	res, err := c.run(ctx, runner.Cmd{Args: []string{"cat-file", "blob", id}})
 	return res.Stdout, err
+}
+
+// HashFileAs writes file as a blob the way `git add` would store it at
+// path in workTree (see HashWorkTreeFiles), for a path hash-object cannot
+// read from a line.
+func (c *Client) HashFileAs(ctx context.Context, gitDir, workTree, file, path string) (string, error) {
+	res, err := c.Runner.Run(ctx, runner.Cmd{Name: c.Bin, Args: []string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "hash-object", "-w", "--path=" + path, "--", file}})
+	return strings.TrimSpace(string(res.Stdout)), err
 }

@@ -77,7 +77,9 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 	for b.Loop() {
 		n := m.Names(fmt.Sprintf("raw%d", i))
 		i++
-		if _, err := cli.Run(ctx, m.containerSpec(n, base, m.Config, nil)); err != nil {
+		spec := m.containerSpec(n, base, m.Config, nil, &helperBinary{id: "raw"})
+		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
+		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {

@@ -201,7 +201,16 @@ func (m *Manager) portsCheck(ctx context.Context, cfg Config) Check {
 // and the ports are checked by the steps that use them.
 func (m *Manager) preflight(ctx context.Context, cfg Config) error {
 	cli := m.Provider
-	present, err := cli.ImagePresent(ctx, cfg.Image)
+	h, err := findHelper()
+	if err != nil {
+		return &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
+	}
+	m.helper = h
+	platform, err := cli.ImagePlatform(ctx, cfg.Image)
+	present := err == nil
+	if errors.Is(err, dockercli.ErrImageNotFound) {
+		err = nil
+	}
 	if err != nil {
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
 			_, server, verr := cli.Versions(ctx)
@@ -209,11 +218,16 @@ func (m *Manager) preflight(ctx context.Context, cfg Config) error {
 		}
 		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
-	if present {
-		return nil
+	if !present {
+		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
+			return &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
+		}
+		if platform, err = cli.ImagePlatform(ctx, cfg.Image); err != nil {
+			return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		}
 	}
-	if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
-		return &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
+	if err := h.checkPlatform(cfg.Image, platform); err != nil {
+		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: err.Error()}, Err: err}
 	}
 	return nil
 }

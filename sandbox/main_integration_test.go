@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -11,5 +12,12 @@ import (
 
 func TestMain(m *testing.M) {
 	testenv.SweepStale("lbit", "lbbench")
-	os.Exit(m.Run())
+	cleanup, err := testenv.UseHelper()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -19,7 +18,9 @@ import (
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/snapshot"
 )
 
 // Labels put on every container Litterbox creates, so `docker ps` alone can
@@ -59,6 +60,10 @@ type Manager struct {
 	// fromFiles makes create read the config files afresh (a long-running
 	// MCP server must see edits); otherwise Config is used as it is.
 	fromFiles bool
+
+	// helper is the sandbox helper binary create delivers, found by
+	// preflight.
+	helper *helperBinary
 
 	identOnce sync.Once
 	ident     *gitcli.Ident
@@ -138,11 +143,10 @@ func (m *Manager) step(name string, start time.Time) {
 	}
 }
 
-// keepAlive is PID 1 of every sandbox: it does nothing, ends at once on
-// SIGTERM, and needs only sh and sleep from the image.
-const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done`
-
-func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port) dockercli.ContainerSpec {
+// containerSpec is the sandbox's container. Its PID 1 is the helper (init:
+// it reaps orphans and ends at once on SIGTERM), so the image needs nothing,
+// not even a shell.
+func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port, h *helperBinary) dockercli.ContainerSpec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, portEnv(ports))
@@ -170,6 +174,7 @@ func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port) do
 		Volume:       n.Volume,
 		VolumeTarget: Workdir,
 		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
+		AnonVolumes:  []string{HelperDir},
 		Workdir:      Workdir,
 		Env:          env,
 		CapDrop:      []string{"ALL"},
@@ -179,8 +184,8 @@ func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port) do
 		CPUs:         c.CPUs,
 		Network:      c.Network,
 		Publish:      bindings(ports),
-		Entrypoint:   "/bin/sh",
-		Cmd:          []string{"-c", keepAlive},
+		Entrypoint:   h.containerPath(),
+		Cmd:          []string{"init"},
 	}
 }
 
@@ -205,6 +210,8 @@ type Created struct {
 	Workdir  string         `json:"workdir"`
 	// ConfigFiles are the config files the sandbox was made from.
 	ConfigFiles []string `json:"config_files"`
+	// Submodules says what became of each submodule of the base commit.
+	Submodules []Submodule `json:"submodules"`
 	// Warnings are things the caller must be told, such as uncommitted host
 	// changes that are not in the sandbox.
 	Warnings []string `json:"warnings"`
@@ -266,7 +273,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	rec := &Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
 		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
-		User: cfg.User, Services: cfg.Services,
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(),
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
@@ -294,12 +301,19 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
 		return nil, m.rollback(ctx, n, base, err)
 	}
+	subs, err := m.copySubmodules(ctx, n, base, uid, gid)
+	if err != nil {
+		return nil, m.rollback(ctx, n, base, err)
+	}
 	m.step("copy "+short(base)+" into "+Workdir, t)
 
 	t = time.Now()
-	setup, err := m.runSetup(ctx, n, cfg.SetupCommand)
+	setup, err := m.runSetup(ctx, n, cfg.SetupCommand, submodulePaths(subs))
 	if err != nil {
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
+	}
+	if setup.Skipped {
+		warnings = append(warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
 	}
 	if setup.Snapshot != "" {
 		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
@@ -320,7 +334,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	rec.Setup = &setup
 	rec.Status, rec.CreatorPID = recReady, 0
 	status := StatusActive
-	if setup.ExitCode != 0 {
+	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == defaultSetup) {
 		rec.Status, status = recFailedSetup, StatusFailedSetup
 	}
 	if err := st.save(rec); err != nil {
@@ -329,7 +343,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
 		Status: status, Setup: setup, Ports: orEmpty(ports), Services: services, Network: cfg.Network,
-		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Warnings: orEmpty(warnings),
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
 }
 
@@ -348,16 +362,13 @@ func (m *Manager) createConfig() (Config, error) {
 	return LoadConfig(m.Root)
 }
 
-// runContainer starts the sandbox's container with host ports for its
-// [[ports]]. Two creates may pick the same free port at once; the engine
-// refuses the second, which then tries other ports.
+// runContainer makes the sandbox's container, delivers the helper into it
+// and starts it, with host ports for its [[ports]]. Two creates may pick the
+// same free port at once; the engine refuses the second, which then tries
+// other ports.
 func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Config) ([]Port, error) {
-	step := "starting container " + n.Container
 	if len(cfg.Ports) == 0 {
-		if _, err := m.Provider.Run(ctx, m.containerSpec(n, base, cfg, nil)); err != nil {
-			return nil, &StepError{Step: step, Err: err}
-		}
-		return nil, nil
+		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper))
 	}
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
@@ -380,21 +391,37 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Co
 		for i := range ports {
 			ports[i].EngineHost = remote
 		}
-		_, err = m.Provider.Run(ctx, m.containerSpec(n, base, cfg, ports))
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, ports, m.helper))
 		if err == nil {
 			return ports, nil
 		}
 		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
-			return nil, &StepError{Step: step, Err: err}
+			return nil, err
 		}
 		// The engine made the container before it failed to bind.
 		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
-			return nil, &StepError{Step: step, Err: err}
+			return nil, err
 		}
 		for _, p := range ports {
 			taken[p.HostPort] = true
 		}
 	}
+}
+
+// startContainer creates the container, copies the helper into its helper
+// volume (its PID 1 runs from there) and starts it.
+func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec) error {
+	step := "starting container " + n.Container
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
+		return &StepError{Step: "delivering the sandbox helper", Err: err}
+	}
+	if err := m.Provider.Start(ctx, n.Container); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	return nil
 }
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so
@@ -404,51 +431,11 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"sh", "-c", openWorkdir, "open", Workdir, strconv.Itoa(uid)}}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{m.helper.containerPath(), "prepare", Workdir, strconv.Itoa(uid)}}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// Each stage records its failure before closing its pipes, so the first
-	// error recorded is the cause and the others are its consequences.
-	var first firstError
-	archR, archW := io.Pipe()
-	ownR, ownW := io.Pipe()
-	done := make(chan struct{}, 2)
-	go func() {
-		err := m.Git.Archive(ctx, base, archW)
-		first.set(err, "git archive "+short(base))
-		archW.CloseWithError(err)
-		done <- struct{}{}
-	}()
-	go func() {
-		err := Chown(ownW, archR, uid, gid, m.keepIgnore(n.Slug))
-		first.set(err, "rewriting archive owners")
-		archR.CloseWithError(orStop(err))
-		ownW.CloseWithError(err)
-		done <- struct{}{}
-	}()
-	err := m.Provider.CopyIn(ctx, n.Container, Workdir, ownR)
-	first.set(err, "copying the tree into "+Workdir)
-	ownR.CloseWithError(errPipeStopped)
-	if err != nil {
-		cancel()
-	}
-	<-done
-	<-done
-	if parent.Err() != nil {
-		return &StepError{Step: "copying the tree into " + Workdir, Err: parent.Err()}
-	}
-	if first.err != nil {
-		return &StepError{Step: first.step, Err: first.err}
-	}
-	return nil
+	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
-
-const openWorkdir = `chmod 0777 "$1" 2>/dev/null || [ "$(stat -c %u "$1")" = "$2" ]`
-
-var errPipeStopped = errors.New("stopped because another stage of the copy failed")
 
 func orStop(err error) error {
 	if err == nil {
@@ -484,12 +471,13 @@ func (m *Manager) execChecked(ctx context.Context, container string, spec docker
 	return res, err
 }
 
-// keepIgnore returns a visitor that copies .gitignore files into the
-// sandbox's ignore mirror as the tree streams into the container.
+// keepIgnore returns a visitor that copies .gitignore and .gitattributes
+// files into the sandbox's rules mirror as the tree streams into the
+// container.
 func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 	root := m.mirror(slug)
 	return func(name string, data []byte) error {
-		if !validRepoPath(name) {
+		if !snapshot.ValidPath(name) {
 			return nil
 		}
 		dst := filepath.Join(root, filepath.FromSlash(name))
@@ -500,22 +488,27 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 	}
 }
 
-// runSetup runs the setup command through the agent script, which first takes
-// the baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names, cmd string) (SetupResult, error) {
+// runSetup runs the setup command through the helper, which first takes the
+// baseline manifest, so whatever the command changes is snapshotted too.
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, submodules []string) (SetupResult, error) {
 	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
 		return SetupResult{}, err
 	}
 	defer unlock()
-	if err := m.saveSnap(n.Slug, snapState{}); err != nil {
+	if err := m.saveSnap(n.Slug, snapshot.State{Submodules: submodules}); err != nil {
 		return SetupResult{}, err
 	}
-	res, err := m.actLocked(ctx, n.Slug, action{mode: "setup", arg: Workdir, cmd: cmd, message: commitMessage("setup", cmd)})
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, message: commitMessage("setup", cmd)})
 	if err != nil {
 		return SetupResult{}, err
 	}
-	return SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}, nil
+	out := SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	if res.noShell {
+		out.Skipped = true
+		out.Stderr = "the image has no /bin/sh: the setup command did not run"
+	}
+	return out, nil
 }
 
 // rollback undoes a create that failed before the setup command: container,

@@ -13,6 +13,7 @@ import (
 // satisfies it, not a change to the core.
 type Provider interface {
 	Run(ctx context.Context, spec dockercli.ContainerSpec) (string, error)
+	Create(ctx context.Context, spec dockercli.ContainerSpec) (string, error)
 	Exec(ctx context.Context, container string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error)
 	CopyIn(ctx context.Context, container, dir string, tar io.Reader) error
 	Pause(ctx context.Context, container string) error
@@ -26,6 +27,7 @@ type Provider interface {
 	Endpoint(ctx context.Context) (string, error)
 	Versions(ctx context.Context) (client, server string, err error)
 	ImagePresent(ctx context.Context, image string) (bool, error)
+	ImagePlatform(ctx context.Context, image string) (string, error)
 	Pull(ctx context.Context, image string) error
 }
 

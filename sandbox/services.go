@@ -19,9 +19,26 @@ import (
 //go:embed script/service.sh
 var serviceSource string
 
-// serviceScript travels on stdin like the agent script, so a logged command
-// shows the action and the service's argv, not the script.
+// serviceScript is service.sh without its comment lines. It travels on
+// stdin, in front of the call's own input, so the argv stays one short line
+// that -v can log: scriptLoader reads exactly its length (read -r takes one
+// byte at a time, dd with fullblock exactly n) and runs it with the call's
+// arguments.
 var serviceScript = stripComments(serviceSource)
+
+const scriptLoader = `IFS= read -r n && s=$(dd bs="$n" count=1 iflag=fullblock 2>/dev/null) && eval "$s"`
+
+func stripComments(src string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(src, "\n") {
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
 
 // ServiceLogDir is where each service's output goes inside the sandbox, as
 // <name>.log; an agent can read it with bash.
@@ -254,7 +271,7 @@ func (m *Manager) serviceExec(ctx context.Context, slug, container string, specs
 }
 
 func (m *Manager) runServiceScript(ctx context.Context, slug, container string, args []string) ([]byte, error) {
-	argv := append([]string{"sh", "-c", agentLoader, "litterbox-service"}, args...)
+	argv := append([]string{"sh", "-c", scriptLoader, "litterbox-service"}, args...)
 	stdin := strings.NewReader(strconv.Itoa(len(serviceScript)) + "\n" + serviceScript)
 	var stdout, stderr bytes.Buffer
 	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{Interactive: true, Cmd: argv},

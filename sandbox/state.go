@@ -28,6 +28,9 @@ type Record struct {
 	User     string                 `json:"user,omitempty"`
 	Ports    []Port                 `json:"ports,omitempty"`
 	Services map[string]ServiceSpec `json:"services,omitempty"`
+	// Helper is the path of the sandbox helper delivered into the
+	// container (see HelperDir); "" for a sandbox made before the helper.
+	Helper string `json:"helper,omitempty"`
 	// CreatorPID is the process running the create while Status is
 	// "creating"; if it is gone, the create died half-way.
 	CreatorPID int `json:"creator_pid,omitempty"`
@@ -48,6 +51,8 @@ type SetupResult struct {
 	Stderr   string `json:"stderr"`
 	// Snapshot is the commit of what the setup command changed, if anything.
 	Snapshot string `json:"snapshot,omitempty"`
+	// Skipped: the image has no shell, so the command could not run.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 type store struct{ dir string }

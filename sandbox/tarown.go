@@ -12,7 +12,8 @@ import (
 // uid:gid. `docker cp` keeps the header's ids, and a container without
 // CAP_CHOWN cannot fix them afterwards. Pax global headers (git archive's
 // commit id) are dropped. It streams entry by entry; nothing is buffered whole.
-// visit, when set, sees the content of every .gitignore file on the way.
+// visit, when set, sees the content of every .gitignore and .gitattributes
+// file on the way.
 func Chown(out io.Writer, in io.Reader, uid, gid int, visit func(name string, data []byte) error) error {
 	tr := tar.NewReader(in)
 	tw := tar.NewWriter(out)
@@ -44,7 +45,7 @@ func Chown(out io.Writer, in io.Reader, uid, gid int, visit func(name string, da
 			return err
 		}
 		var body io.Reader = tr
-		if visit != nil && h.Typeflag == tar.TypeReg && path.Base(h.Name) == ".gitignore" && h.Size <= 1<<20 {
+		if visit != nil && h.Typeflag == tar.TypeReg && (path.Base(h.Name) == ".gitignore" || path.Base(h.Name) == ".gitattributes") && h.Size <= 1<<20 {
 			data, err := io.ReadAll(tr)
 			if err != nil {
 				return err

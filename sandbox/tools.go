@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // DefaultBashTimeout is how long a bash call may run unless told otherwise.
@@ -83,7 +86,13 @@ type BashOptions struct {
 	// Kind names the call in the snapshot message ("bash", or "exec" for the
 	// CLI); default "bash".
 	Kind string
+	// Output, when set, receives the output as it comes, uncapped; the
+	// result then holds none.
+	Output *Output
 }
+
+// ErrNoShell is Bash's error in a sandbox whose image has no /bin/sh.
+var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run commands (read, write, edit, patch, ls, glob and grep work)")
 
 // Bash runs a command with sh -c in the sandbox as the sandbox user and
 // commits what it changed. On timeout every process it started is killed.
@@ -118,7 +127,11 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	// the one that kills the command's processes.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
 	defer cancel()
-	return m.act(ctx, slug, action{mode: "bash", arg: wd, cmd: o.Command, timeout: o.Timeout, message: commitMessage(kind, o.Command)})
+	res, err := m.act(ctx, slug, action{op: protocol.OpRun, arg: wd, cmd: o.Command, timeout: o.Timeout, output: o.Output, message: commitMessage(kind, o.Command)})
+	if err == nil && res.noShell {
+		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
+	}
+	return res, err
 }
 
 // MaxWriteSize bounds the content of one write.
@@ -141,7 +154,7 @@ func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*A
 }
 
 func (m *Manager) writeAction(abs, p string, content []byte, kind string) action {
-	return action{mode: "write", arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: commitMessage(kind, p)}
+	return action{op: protocol.OpWrite, arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: commitMessage(kind, p)}
 }
 
 func writablePath(p string) (string, error) {
@@ -175,21 +188,45 @@ var ErrNoSuchFile = errors.New("no such file")
 // catFile returns the content of a file in the sandbox, ErrNoSuchFile if it
 // does not exist.
 func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
-	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || [ -L "$1" ] || exit 4; exec cat -- "$1"`
-	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: []string{"sh", "-c", script, "cat", abs}},
-		dockercli.Streams{Stdout: &limitWriter{w: &out, n: MaxWriteSize}, Stderr: &errOut})
+	var out bytes.Buffer
+	_, err := m.helperTool(ctx, slug, &out, "cat", abs, strconv.Itoa(MaxWriteSize))
+	return out.Bytes(), err
+}
+
+// helperTool runs a read-only tool of the helper, its output to stdout.
+// The helper's exit codes become ErrNoSuchFile (4) or an error with its
+// message.
+func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, args ...string) (runner.Result, error) {
+	hp, err := m.helperFor(ctx, slug)
 	if err != nil {
-		return nil, m.execError(ctx, slug, err)
+		return runner.Result{}, err
+	}
+	var errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: append([]string{hp}, args...)},
+		dockercli.Streams{Stdout: stdout, Stderr: &errOut})
+	if err != nil {
+		return res, m.execError(ctx, slug, err)
 	}
 	switch res.ExitCode {
 	case 0:
-		return out.Bytes(), nil
+		return res, nil
 	case 4:
-		return nil, fmt.Errorf("%s: %w", abs, ErrNoSuchFile)
+		return res, fmt.Errorf("%s: %w", display(args[1]), ErrNoSuchFile)
 	default:
-		return nil, fmt.Errorf("%s: %s", abs, firstLine(errOut.String()))
+		return res, errors.New(firstLine(errOut.String()))
 	}
+}
+
+// helperJSON runs a helper tool that prints JSON into v.
+func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...string) error {
+	var out bytes.Buffer
+	if _, err := m.helperTool(ctx, slug, &out, args...); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		return fmt.Errorf("%s: unexpected answer from the sandbox helper: %w", args[0], err)
+	}
+	return nil
 }
 
 // limitWriter fails once more than n bytes are written.
@@ -303,7 +340,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	}
 	var a action
 	if fp.Deletes {
-		a = action{mode: "rm", arg: abs, message: commitMessage("patch", p)}
+		a = action{op: protocol.OpRemove, arg: abs, message: commitMessage("patch", p)}
 	} else {
 		a = m.writeAction(abs, p, out, "patch")
 	}
@@ -349,30 +386,11 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 	if limit == 0 {
 		limit = DefaultReadLimit
 	}
-	// awk slices in the container, so a large file never crosses whole; the
-	// line count goes to stderr's last line.
-	script := `if [ -d "$1" ]; then echo "is a directory" >&2; exit 3; fi; [ -e "$1" ] || exit 4
-exec awk -v o="$2" -v l="$3" -v max="$4" 'NR > o && NR <= o + l && b < max { print; b += length($0) + 1; n++ } END { printf "%d %d\n", NR, n > "/dev/stderr" }' "$1"`
-	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
-		Cmd: []string{"sh", "-c", script, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)}},
-		dockercli.Streams{Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		return nil, m.execError(ctx, slug, err)
+	var out protocol.ReadOut
+	if err := m.helperJSON(ctx, slug, &out, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)); err != nil {
+		return nil, err
 	}
-	switch res.ExitCode {
-	case 0:
-	case 4:
-		return nil, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
-	default:
-		return nil, fmt.Errorf("%s: %s", p, firstLine(errOut.String()))
-	}
-	var total, n int
-	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
-	if _, err := fmt.Sscan(lines[len(lines)-1], &total, &n); err != nil {
-		return nil, fmt.Errorf("reading %s: unexpected answer %q", p, errOut.String())
-	}
-	return &ReadResult{Content: out.String(), Offset: offset, Lines: n, TotalLines: total, Truncated: offset+n < total}, nil
+	return &ReadResult{Content: out.Content, Offset: offset, Lines: out.Lines, TotalLines: out.TotalLines, Truncated: offset+out.Lines < out.TotalLines}, nil
 }
 
 // Entry is one file system entry listed by Ls.
@@ -394,46 +412,28 @@ func display(abs string) string {
 }
 
 // walk lists the non-hidden entries under root (just its children unless
-// recursive), pruning hidden directories. It returns "type size path" lines.
+// recursive), pruning hidden directories.
 func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, filesOnly bool) ([]Entry, bool, error) {
-	depth := "-maxdepth 1"
-	if recursive {
-		depth = ""
+	var got []protocol.LsEntry
+	if err := m.helperJSON(ctx, slug, &got, "ls", root, flag(recursive), flag(filesOnly), strconv.Itoa(MaxListed+1)); err != nil {
+		return nil, false, err
 	}
-	kind := ""
-	if filesOnly {
-		kind = `\( -type f -o -type l \)`
-	}
-	// Relative paths from inside root: see the manifest walk in agent.sh.
-	script := `[ -e "$1" ] || exit 4; [ -d "$1" ] || { stat -c '%F|%s|%n' "$1"; exit 0; }
-cd "$1" && find . -mindepth 1 ` + depth + ` -name '.*' -prune -o ` + kind + ` -exec stat -c '%F|%s|%n' {} + | head -n "$2"`
-	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
-		Cmd: []string{"sh", "-c", script, "ls", root, strconv.Itoa(MaxListed + 1)}},
-		dockercli.Streams{Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		return nil, false, m.execError(ctx, slug, err)
-	}
-	if res.ExitCode == 4 {
-		return nil, false, fmt.Errorf("%s: %w", display(root), ErrNoSuchFile)
-	}
-	if res.ExitCode != 0 {
-		return nil, false, fmt.Errorf("%s: %s", display(root), firstLine(errOut.String()))
-	}
-	var entries []Entry
-	for _, line := range strings.Split(out.String(), "\n") {
-		f := strings.SplitN(line, "|", 3)
-		if len(f) != 3 {
-			continue
-		}
-		size, _ := strconv.ParseInt(f[1], 10, 64)
-		entries = append(entries, Entry{Path: display(joinUnder(root, f[2])), Type: entryType(f[0]), Size: size})
+	entries := make([]Entry, 0, len(got))
+	for _, e := range got {
+		entries = append(entries, Entry{Path: display(joinUnder(root, e.Path)), Type: e.Type, Size: e.Size})
 	}
 	truncated := len(entries) > MaxListed
 	if truncated {
 		entries = entries[:MaxListed]
 	}
 	return entries, truncated, nil
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // joinUnder places a path printed by find (or grep) relative to root; an
@@ -443,18 +443,6 @@ func joinUnder(root, p string) string {
 		return p
 	}
 	return path.Join(root, p)
-}
-
-func entryType(statType string) string {
-	switch {
-	case strings.HasPrefix(statType, "regular"):
-		return "file"
-	case statType == "directory":
-		return "dir"
-	case statType == "symbolic link":
-		return "symlink"
-	}
-	return "other"
 }
 
 // searchRoot resolves the sandbox and the directory ls, glob and grep start
@@ -511,8 +499,9 @@ type Match struct {
 	Text string `json:"text"`
 }
 
-// Grep searches non-hidden files under p for a POSIX extended regular
-// expression; include, when set, is a file name glob such as "*.go".
+// Grep searches non-hidden files under p for a regular expression (Go's
+// RE2 syntax, the same in every image); include, when set, is a file name
+// glob such as "*.go". Binary files are skipped.
 func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
 	if pattern == "" {
 		return nil, false, errors.New("pattern is empty")
@@ -524,38 +513,16 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	if include == "" {
 		include = "*"
 	}
-	// grep exits 1 for no match; anything above is a real error (bad regex).
-	script := `[ -e "$1" ] || exit 4
-echo | grep -qE -e "$2"; [ $? -le 1 ] || exit 2
-cd "$1" 2>/dev/null || { grep -nHE -e "$2" -- "$1"; exit 0; }
-find . -mindepth 1 -name '.*' -prune -o -type f -name "$3" -exec grep -nHE -e "$2" -- {} + > "$TMPDIR/g.$$"; rc=$?
-head -n "$4" "$TMPDIR/g.$$"; rm -f "$TMPDIR/g.$$"; [ $rc -le 1 ] || exit $rc`
-	var out, errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Env: map[string]string{"TMPDIR": "/tmp"},
-		Cmd: []string{"sh", "-c", script, "grep", abs, pattern, include, strconv.Itoa(MaxListed + 1)}},
-		dockercli.Streams{Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		return nil, false, m.execError(ctx, slug, err)
-	}
-	switch res.ExitCode {
-	case 0:
-	case 4:
-		return nil, false, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
-	default:
-		return nil, false, fmt.Errorf("grep: %s", firstLine(errOut.String()))
-	}
-	var matches []Match
-	for _, line := range strings.Split(out.String(), "\n") {
-		file, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
+	var got []protocol.Match
+	if err := m.helperJSON(ctx, slug, &got, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
+		if errors.Is(err, ErrNoSuchFile) {
+			return nil, false, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
 		}
-		num, text, ok := strings.Cut(rest, ":")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			continue
-		}
-		matches = append(matches, Match{Path: display(joinUnder(abs, file)), Line: n, Text: text})
+		return nil, false, fmt.Errorf("grep: %w", err)
+	}
+	matches := make([]Match, 0, len(got))
+	for _, g := range got {
+		matches = append(matches, Match{Path: display(joinUnder(abs, g.Path)), Line: g.Line, Text: g.Text})
 	}
 	truncated := len(matches) > MaxListed
 	if truncated {
@@ -653,7 +620,7 @@ func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResu
 	if err != nil {
 		return nil, err
 	}
-	return m.act(ctx, slug, action{mode: "scan", message: commitMessage(kind, detail)})
+	return m.act(ctx, slug, action{op: protocol.OpScan, message: commitMessage(kind, detail)})
 }
 
 func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
 )
 
 // Upload copies a host file or directory into the sandbox at dest (the exact
@@ -49,7 +49,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	res, err := m.act(ctx, slug, action{mode: "upload", arg: abs, content: tmp, size: size, message: commitMessage("upload", display(abs))})
+	res, err := m.act(ctx, slug, action{op: protocol.OpUpload, arg: abs, content: tmp, size: size, message: commitMessage("upload", display(abs))})
 	if err != nil {
 		return nil, err
 	}
@@ -126,34 +126,22 @@ func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, er
 		return 0, errors.New("download of / is not supported; name a directory")
 	}
 	pr, pw := io.Pipe()
-	var errOut strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{
-			Cmd: []string{"tar", "-c", "-f", "-", "-C", path.Dir(abs), path.Base(abs)}},
-			dockercli.Streams{Stdout: pw, Stderr: &errOut})
-		if err == nil && res.ExitCode != 0 {
-			err = fmt.Errorf("%s: %s", display(abs), firstLine(errOut.String()))
-		}
+		_, err := m.helperTool(ctx, slug, pw, "tar", abs)
 		pw.CloseWithError(errOrEOF(err))
 		done <- err
 	}()
 	n, extractErr := ExtractTar(pr, path.Base(abs), dest)
 	pr.CloseWithError(errors.New("extraction ended"))
 	err = <-done
-	// The engine refusing the exec (no such container) is the cause; else a
-	// refused archive is, and the exec failing on the closed pipe follows.
-	var engine *dockercli.Error
-	if errors.As(err, &engine) {
-		return n, m.execError(ctx, slug, err)
+	// The sandbox refusing (no such container, no such file) is the cause;
+	// else a refused archive is, and the exec failing on the closed pipe
+	// follows.
+	if err != nil && (extractErr == nil || errors.Is(err, ErrNoSuchFile)) {
+		return n, err
 	}
-	if extractErr != nil {
-		return n, extractErr
-	}
-	if err != nil {
-		return n, m.execError(ctx, slug, err)
-	}
-	return n, nil
+	return n, extractErr
 }
 
 // ExtractTar writes the entries of a tar whose top entry is top into dest

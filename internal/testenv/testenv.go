@@ -200,3 +200,29 @@ func stale(name string, prefixes []string) bool {
 	}
 	return false
 }
+
+// UseHelper builds the litterbox binary (static, as the release and `make
+// build` do) once for the test process and points LITTERBOX_HELPER at it, so
+// sandboxes made by in-process Managers get a real helper. It returns a
+// cleanup for TestMain.
+func UseHelper() (cleanup func(), err error) {
+	if os.Getenv("LITTERBOX_HELPER") != "" {
+		return func() {}, nil
+	}
+	mod, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"env", "GOMOD"}})
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Dir(strings.TrimSpace(string(mod.Stdout)))
+	dir, err := os.MkdirTemp("", "litterbox-helper-")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "litterbox")
+	if _, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=0"}}); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("building the sandbox helper: %w", err)
+	}
+	os.Setenv("LITTERBOX_HELPER", bin)
+	return func() { os.RemoveAll(dir) }, nil
+}

@@ -1,0 +1,536 @@
+//go:build linux
+
+package helper
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
+)
+
+// Root is the directory the helper scans: the sandbox's copy of the repo.
+const Root = "/src"
+
+type frame struct {
+	t byte
+	p []byte
+}
+
+// session is one agent call: the request, the action, the scan and the
+// transfer of what changed, over stdin and stdout.
+type session struct {
+	in  *protocol.Reader
+	mu  sync.Mutex // out is written by the output forwarders too
+	out *protocol.Writer
+	// frames carries what the host sends once the request is read; it is
+	// closed when stdin ends.
+	frames chan frame
+	req    *protocol.Request
+}
+
+func (s *session) send(t byte, p []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.Frame(t, p)
+}
+
+// act serves one call. Failures after the request are reported in a TFail
+// frame, so the host can tell a broken sandbox from a broken pipe.
+func act(stdin io.Reader, stdout io.Writer) int {
+	s := &session{in: protocol.NewReader(stdin), out: protocol.NewWriter(stdout)}
+	p, err := s.in.Expect(protocol.TRequest)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "litterbox-helper:", err)
+		return 1
+	}
+	req, err := protocol.DecodeRequest(p)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "litterbox-helper:", err)
+		return 1
+	}
+	if req.Version != protocol.Version {
+		fmt.Fprintf(os.Stderr, "litterbox-helper: protocol version %d asked, this helper speaks %d\n", req.Version, protocol.Version)
+		return protocol.ExitWrongVersion
+	}
+	s.req = req
+	if err := s.serve(); err != nil {
+		s.send(protocol.TFail, []byte(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+func (s *session) serve() error {
+	req := s.req
+	if req.Op == protocol.OpSetup {
+		// The baseline the setup command's changes are measured against:
+		// the tree as copied in, which nothing else is writing.
+		w, err := newWalker(Root, req.Prune)
+		if err != nil {
+			return err
+		}
+		if err := w.walk(""); err != nil {
+			return err
+		}
+		if err := w.out.save(req.OldGen, req.OldGen); err != nil {
+			return err
+		}
+	}
+	res := &protocol.Result{}
+	content := s.in.Raw(int64(req.ContentLen))
+	switch req.Op {
+	case protocol.OpWrite:
+		res.Err = errText(writeFile(req.Path, content))
+	case protocol.OpRemove:
+		res.Err = errText(os.Remove(req.Path))
+	case protocol.OpUpload:
+		res.Err = errText(extractTar(content, req.Path))
+	case protocol.OpRun, protocol.OpSetup, protocol.OpScan:
+	default:
+		return fmt.Errorf("unknown operation %q", req.Op)
+	}
+	if _, err := io.Copy(io.Discard, content); err != nil {
+		return fmt.Errorf("reading the content: %w", err)
+	}
+	if res.Err != "" {
+		res.ExitCode = 1
+	}
+	s.frames = make(chan frame, 4)
+	go s.pump()
+	if req.Op == protocol.OpRun || req.Op == protocol.OpSetup {
+		gone := s.run(res)
+		if gone {
+			return errors.New("the host went away")
+		}
+	}
+	if err := s.send(protocol.TResult, res.Encode()); err != nil {
+		return err
+	}
+	return s.scan()
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// pump reads the host's frames for the rest of the call.
+func (s *session) pump() {
+	defer close(s.frames)
+	for {
+		t, p, err := s.in.Next()
+		if err != nil {
+			return
+		}
+		s.frames <- frame{t, p}
+	}
+}
+
+// expect waits for the host's next frame, which must be of type t.
+func (s *session) expect(t byte) ([]byte, error) {
+	for f := range s.frames {
+		if f.t == protocol.TCancel {
+			continue // the command is over already
+		}
+		if f.t != t {
+			return nil, fmt.Errorf("expected frame %q from the host, got %q", t, f.t)
+		}
+		return f.p, nil
+	}
+	return nil, errors.New("the host went away")
+}
+
+// run runs the command in a session of its own and, whatever ends it (its
+// exit, the timeout, the host's cancel), kills every process it started. It
+// reports whether the host went away meanwhile.
+func (s *session) run(res *protocol.Result) (hostGone bool) {
+	req := s.req
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		res.NoShell, res.ExitCode = true, 127
+		return false
+	}
+	if fi, err := os.Stat(req.Dir); err != nil || !fi.IsDir() {
+		s.send(protocol.TStderr, []byte("workdir "+req.Dir+": no such directory\n"))
+		res.ExitCode = 2
+		return false
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		res.Err, res.ExitCode = err.Error(), 126
+		return false
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		res.Err, res.ExitCode = err.Error(), 126
+		return false
+	}
+	var tok [12]byte
+	rand.Read(tok[:])
+	marker := "LITTERBOX_CALL=" + hex.EncodeToString(tok[:])
+	c, err := procgroup.Start([]string{"/bin/sh", "-c", req.Cmd}, req.Dir, os.Environ(), marker, outW, errW)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		s.send(protocol.TStderr, []byte(err.Error()+"\n"))
+		res.ExitCode = 126
+		return false
+	}
+	var fwd sync.WaitGroup
+	fwd.Add(2)
+	go func() { defer fwd.Done(); res.OutCut = s.forward(outR, protocol.TStdout) }()
+	go func() { defer fwd.Done(); res.ErrCut = s.forward(errR, protocol.TStderr) }()
+	exited := make(chan int, 1)
+	go func() { exited <- c.Wait() }()
+	var timeout <-chan time.Time
+	if req.TimeoutMS > 0 {
+		t := time.NewTimer(time.Duration(req.TimeoutMS) * time.Millisecond)
+		defer t.Stop()
+		timeout = t.C
+	}
+	frames := s.frames
+	for done := false; !done; {
+		select {
+		case res.ExitCode = <-exited:
+			done = true
+		case <-timeout:
+			res.TimedOut = true
+			c.Kill()
+		case f, ok := <-frames:
+			if !ok {
+				hostGone = true
+				frames = nil
+				c.Kill()
+			} else if f.t == protocol.TCancel {
+				res.Cancelled = true
+				c.Kill()
+			}
+		}
+	}
+	// Nothing the command started outlives it (servers are services).
+	c.Kill()
+	fwd.Wait()
+	return hostGone
+}
+
+// forward sends what r yields as frames of type t: the first Cap bytes, or
+// all of them when streaming. It returns how many bytes it dropped.
+func (s *session) forward(r *os.File, t byte) (cut uint64) {
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	var sent uint64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			keep := uint64(n)
+			if !s.req.Stream && sent+keep > s.req.Cap {
+				keep = s.req.Cap - min(sent, s.req.Cap)
+			}
+			if keep > 0 {
+				s.send(t, buf[:keep])
+				sent += keep
+			}
+			cut += uint64(n) - keep
+		}
+		if err != nil {
+			return cut
+		}
+	}
+}
+
+// writeFile replaces the file at p with content, making its directory.
+func writeFile(p string, content io.Reader) error {
+	if err := os.MkdirAll(path.Dir(p), 0o777); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func isRuleFile(p string) bool {
+	b := path.Base(p)
+	return b == ".gitignore" || b == ".gitattributes"
+}
+
+// scan compares /src with the last manifest and sends what changed: first
+// the new directories and rule files, then, once the host has said which
+// directories to skip, the changed files, then the files the host asks for.
+func (s *session) scan() error {
+	req := s.req
+	start := time.Now()
+	old, err := loadManifest(req.OldGen)
+	full := err != nil
+	w, err := newWalker(Root, req.Prune)
+	if err != nil {
+		return err
+	}
+	if err := w.walk(""); err != nil {
+		return err
+	}
+	cur := w.out
+	dirs := &protocol.Dirs{Full: full}
+	for _, p := range sortedKeys(cur) {
+		e := cur[p]
+		var o *entry
+		if !full {
+			o = old[p]
+		}
+		switch {
+		case e.kind() == protocol.ModeDir:
+			if o == nil || o.kind() != protocol.ModeDir {
+				dirs.New = append(dirs.New, p)
+			}
+		case isRuleFile(p) && (o == nil || !e.sameStat(o) || o.racy):
+			if data, ok := readRule(Root+"/"+p, e); ok {
+				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: p, Data: data})
+			}
+		}
+	}
+	for p, o := range old {
+		if isRuleFile(p) && !full {
+			if e := cur[p]; e == nil || e.kind() != o.kind() {
+				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: p, Deleted: true})
+			}
+		}
+	}
+	if err := s.send(protocol.TDirs, dirs.Encode()); err != nil {
+		return err
+	}
+	p, err := s.expect(protocol.TPrune)
+	if err != nil {
+		return err
+	}
+	pr, err := protocol.DecodePrune(p)
+	if err != nil {
+		return err
+	}
+	if len(pr.Add) > 0 {
+		for p := range cur {
+			if underAny(p, pr.Add) {
+				delete(cur, p)
+			}
+		}
+	}
+	for _, d := range pr.Expand {
+		if fi, err := os.Lstat(Root + "/" + d); err != nil || !fi.IsDir() {
+			continue
+		}
+		delete(w.prune, d)
+		if err := w.walk(d); err != nil {
+			return err
+		}
+	}
+	changes, err := s.changes(old, cur, full, pr, start)
+	if err != nil {
+		return err
+	}
+	if err := s.sendChanges(changes); err != nil {
+		return err
+	}
+	p, err = s.expect(protocol.TSelect)
+	if err != nil {
+		return err
+	}
+	sel, err := protocol.DecodeSelect(p)
+	if err != nil {
+		return err
+	}
+	for _, p := range sel.Paths {
+		if err := s.sendFile(p, cur); err != nil {
+			return err
+		}
+	}
+	if err := cur.save(req.NewGen, req.OldGen); err != nil {
+		return err
+	}
+	return s.send(protocol.TEnd, nil)
+}
+
+func readRule(abs string, e *entry) ([]byte, bool) {
+	if e.kind() != protocol.ModeRegular {
+		return nil, false
+	}
+	if e.size > protocol.MaxRuleFile {
+		return []byte{}, true
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil || len(data) > protocol.MaxRuleFile {
+		return nil, false
+	}
+	return data, true
+}
+
+// changes lists what differs between the manifests and marks the entries
+// of cur that are racy, with their content's id.
+func (s *session) changes(old, cur manifest, full bool, pr *protocol.Prune, start time.Time) ([]protocol.Change, error) {
+	racyFrom := start.Add(-racyWindow).UnixNano()
+	var out []protocol.Change
+	for _, p := range sortedKeys(cur) {
+		e := cur[p]
+		if e.kind() == protocol.ModeDir {
+			continue
+		}
+		var o *entry
+		if !full {
+			o = old[p]
+		}
+		abs := Root + "/" + p
+		changed := o == nil || o.kind() != e.kind() || !e.sameStat(o)
+		hashed := false
+		if !changed && o.racy {
+			id, err := blobID(abs, e)
+			if err != nil {
+				continue // gone since the walk
+			}
+			e.id, hashed = id, true
+			changed = id != o.id
+		}
+		if changed {
+			if !hashed {
+				id, err := blobID(abs, e)
+				if err != nil {
+					continue
+				}
+				e.id, hashed = id, true
+			}
+			out = append(out, protocol.Change{Op: protocol.Changed, Mode: e.mode, Size: uint64(e.size), ID: e.id, Path: p})
+		} else if underAny(p, pr.Requery) {
+			out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: p})
+		}
+		if e.mtime >= racyFrom || e.ctime >= racyFrom {
+			if !hashed {
+				id, err := blobID(abs, e)
+				if err != nil {
+					continue
+				}
+				e.id = id
+			}
+			e.racy = true
+		}
+	}
+	if !full {
+		for _, p := range sortedKeys(old) {
+			o := old[p]
+			if o.kind() == protocol.ModeDir {
+				continue
+			}
+			if e := cur[p]; e == nil || e.kind() == protocol.ModeDir {
+				out = append(out, protocol.Change{Op: protocol.Removed, Path: p})
+			}
+		}
+	}
+	return out, nil
+}
+
+// sendChanges splits the list into frames well under MaxFrame.
+func (s *session) sendChanges(list []protocol.Change) error {
+	const budget = 4 << 20
+	for {
+		n, size := 0, 0
+		for n < len(list) && size < budget {
+			size += 40 + len(list[n].Path)
+			n++
+		}
+		msg := &protocol.Changes{List: list[:n], More: n < len(list)}
+		if err := s.send(protocol.TChanges, msg.Encode()); err != nil {
+			return err
+		}
+		list = list[n:]
+		if !msg.More {
+			return nil
+		}
+	}
+}
+
+// sendFile sends one file the host asked for. A file that changed size
+// while it was read is sent as far as it goes (padded) and left out of the
+// manifest, so the next call sends it again.
+func (s *session) sendFile(p string, cur manifest) error {
+	h := &protocol.FileHeader{Path: p}
+	abs := Root + "/" + p
+	if path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
+		h.Missing = true
+		return s.send(protocol.TFile, h.Encode())
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		h.Missing = true
+		delete(cur, p)
+		return s.send(protocol.TFile, h.Encode())
+	}
+	h.Mode = uint32(unixMode(fi))
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		if h.Link, err = os.Readlink(abs); err != nil {
+			h.Missing = true
+		}
+		return s.send(protocol.TFile, h.Encode())
+	case !fi.Mode().IsRegular():
+		h.Missing = true
+		return s.send(protocol.TFile, h.Encode())
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		h.Missing = true
+		delete(cur, p)
+		return s.send(protocol.TFile, h.Encode())
+	}
+	defer f.Close()
+	h.Size = uint64(fi.Size())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.out.Frame(protocol.TFile, h.Encode()); err != nil {
+		return err
+	}
+	n, _ := io.Copy(s.out.Buffered(), io.LimitReader(f, int64(h.Size)))
+	if n < int64(h.Size) {
+		delete(cur, p)
+		if _, err := io.CopyN(s.out.Buffered(), zeros{}, int64(h.Size)-n); err != nil {
+			return err
+		}
+	} else if after, err := f.Stat(); err != nil || after.Size() != fi.Size() || after.ModTime() != fi.ModTime() {
+		delete(cur, p)
+	}
+	return s.out.Flush()
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// unixMode turns Go's file mode back into st_mode's type and permission bits.
+func unixMode(fi os.FileInfo) uint32 {
+	m := uint32(fi.Mode().Perm())
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		m |= protocol.ModeSymlink
+	case fi.IsDir():
+		m |= protocol.ModeDir
+	case fi.Mode().IsRegular():
+		m |= protocol.ModeRegular
+	}
+	return m
+}

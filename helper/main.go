@@ -1,0 +1,212 @@
+//go:build linux
+
+// Package helper is Litterbox's program inside a sandbox. The host copies
+// it into every container (see sandbox's helper delivery) and runs it with
+// `docker exec`: as PID 1 (init), for an agent call that changes files (act,
+// speaking package protocol on stdin and stdout), and for the read-only file
+// tools. It needs nothing from the image: no shell, no coreutils, no libc.
+//
+// It runs as the sandbox user, and an agent may replace it: the host trusts
+// nothing it says.
+package helper
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/litterbox-dev/litterbox/helper/protocol"
+)
+
+// Name is the helper's file name in the sandbox; the litterbox binary
+// behaves as the helper when started under this name.
+const Name = "litterbox-helper"
+
+const usage = `usage: litterbox-helper COMMAND [ARG...]
+  init                               PID 1 of a sandbox
+  act                                one agent call (protocol on stdin/stdout)
+  cat PATH MAX                       print a file of at most MAX bytes
+  read PATH OFFSET LIMIT MAXBYTES    lines of a file, as JSON
+  ls PATH RECURSIVE FILESONLY MAX    entries, as JSON (flags 0 or 1)
+  grep PATH REGEXP INCLUDE MAX       matching lines, as JSON
+  tar PATH                           a tar of PATH on stdout
+  prepare DIR UID                    give DIR to UID (run as root)
+  probe                              what the sandbox offers, as JSON
+  version                            the protocol version`
+
+// Main runs the helper with args (without the program name) and returns its
+// exit code.
+func Main(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, usage)
+		return exitUsage
+	}
+	err := dispatch(args[0], args[1:], os.Stdin, os.Stdout)
+	var te *toolError
+	var ec exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ec):
+		return int(ec)
+	case errors.As(err, &te):
+		fmt.Fprintln(os.Stderr, te.msg)
+		return te.code
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+}
+
+type exitCode int
+
+func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
+
+func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
+	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 4, "grep": 4, "tar": 1, "prepare": 2, "probe": 0, "version": 0}
+	n, ok := want[cmd]
+	if !ok {
+		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
+	}
+	if len(a) != n {
+		return &toolError{exitUsage, fmt.Sprintf("%s takes %d arguments\n%s", cmd, n, usage)}
+	}
+	switch cmd {
+	case "init":
+		initLoop()
+	case "act":
+		if code := act(stdin, stdout); code != 0 {
+			return exitCode(code)
+		}
+	case "cat":
+		max, err := atoi(a[1])
+		if err != nil {
+			return err
+		}
+		return cat(stdout, a[0], int64(max))
+	case "read":
+		var nums [3]int
+		for i := range nums {
+			var err error
+			if nums[i], err = atoi(a[i+1]); err != nil {
+				return err
+			}
+		}
+		out, err := read(a[0], nums[0], nums[1], nums[2])
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, out)
+	case "ls":
+		max, err := atoi(a[3])
+		if err != nil {
+			return err
+		}
+		out, err := ls(a[0], a[1] == "1", a[2] == "1", max)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, out)
+	case "grep":
+		max, err := atoi(a[3])
+		if err != nil {
+			return err
+		}
+		out, err := grep(a[0], a[1], a[2], max)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, out)
+	case "tar":
+		return writeTar(stdout, a[0])
+	case "prepare":
+		return prepare(a[0], a[1])
+	case "probe":
+		return printJSON(stdout, probe())
+	case "version":
+		fmt.Fprintln(stdout, protocol.Version)
+	}
+	return nil
+}
+
+// initLoop is PID 1: it reaps every orphan the sandbox's processes leave
+// and ends at once on SIGTERM or SIGINT (docker stop, docker rm -f).
+func initLoop() {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT)
+	for s := range sigs {
+		if s != syscall.SIGCHLD {
+			os.Exit(0)
+		}
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+	}
+}
+
+// prepare opens the copy's directory to the sandbox user: the volume's root
+// belongs to root. Podman gives it to the user already, and root without
+// capabilities may not chmod it then: that is fine too.
+func prepare(dir, uid string) error {
+	if err := os.Chmod(dir, 0o777); err == nil {
+		return nil
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return err
+	}
+	if strconv.FormatUint(uint64(st.Uid), 10) == uid {
+		return nil
+	}
+	return fmt.Errorf("%s belongs to uid %d and cannot be given to uid %s", dir, st.Uid, uid)
+}
+
+// Probe is what probe reports about the sandbox.
+type Probe struct {
+	Version   int    `json:"version"`
+	Arch      string `json:"arch"`
+	Shell     bool   `json:"shell"`
+	TmpWrite  bool   `json:"tmp_writable"`
+	TmpExec   bool   `json:"tmp_exec"`
+	SrcWrite  bool   `json:"src_writable"`
+	User      int    `json:"uid"`
+	TmpDetail string `json:"tmp_detail,omitempty"`
+}
+
+func probe() *Probe {
+	p := &Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid()}
+	_, err := os.Stat("/bin/sh")
+	p.Shell = err == nil
+	p.TmpWrite = writable("/tmp")
+	p.SrcWrite = writable(Root)
+	p.TmpExec = true
+	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 5 && f[4] == "/tmp" && strings.Contains(","+f[5]+",", ",noexec,") {
+				p.TmpExec, p.TmpDetail = false, "/tmp is mounted noexec"
+			}
+		}
+	}
+	return p
+}
+
+func writable(dir string) bool {
+	f, err := os.CreateTemp(dir, ".litterbox-probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return true
+}

@@ -1,0 +1,148 @@
+// Package protocol is the conversation between Litterbox on the host and its
+// helper inside a sandbox, over the stdin and stdout of one `docker exec -i`.
+//
+// Everything travels in frames: a type byte, a uvarint length and that many
+// bytes of payload. Payloads are sequences of uvarints and length-prefixed
+// byte strings, so any file name a Linux file system can hold (newlines, tabs,
+// bytes that are not UTF-8) crosses unchanged, and nothing is parsed by lines.
+//
+// The helper runs as the sandbox user and an agent can replace it: the host
+// must treat every frame it reads as hostile. Decoders here bound every length
+// they read and never allocate more than the frame holds.
+package protocol
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Version is the protocol version. A helper that does not speak the host's
+// version answers with ExitWrongVersion, and the host delivers its own.
+const Version = 1
+
+// ExitWrongVersion is the helper's exit code for a request of another version.
+const ExitWrongVersion = 99
+
+// Frame types.
+const (
+	// host -> helper
+	TRequest = 'Q' // a Request, then Request.ContentLen raw bytes
+	TCancel  = 'K' // kill the running command; no payload
+	TPrune   = 'P' // a Prune, the host's answer to Dirs
+	TSelect  = 'S' // a Select, the files the host wants
+
+	// helper -> host
+	TStdout  = 'o' // a chunk of the command's stdout
+	TStderr  = 'e' // a chunk of the command's stderr
+	TResult  = 'R' // a Result, once the action is over
+	TDirs    = 'D' // a Dirs: new directories and changed rule files
+	TChanges = 'C' // a Changes: what differs from the last manifest
+	TFile    = 'F' // a FileHeader, then FileHeader.Size raw bytes
+	TEnd     = 'Z' // no more files; the manifest is saved
+	TFail    = '!' // a fatal error, as text; nothing follows
+)
+
+// MaxFrame bounds a frame's payload. Change lists of very large trees are
+// split over several frames by the sender.
+const MaxFrame = 16 << 20
+
+// Writer writes frames.
+type Writer struct{ w *bufio.Writer }
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 64<<10)} }
+
+// Frame writes one frame and flushes it.
+func (fw *Writer) Frame(t byte, payload []byte) error {
+	if len(payload) > MaxFrame {
+		return fmt.Errorf("frame %q of %d bytes exceeds %d", t, len(payload), MaxFrame)
+	}
+	var hdr [1 + binary.MaxVarintLen64]byte
+	hdr[0] = t
+	n := binary.PutUvarint(hdr[1:], uint64(len(payload)))
+	if _, err := fw.w.Write(hdr[:1+n]); err != nil {
+		return err
+	}
+	if _, err := fw.w.Write(payload); err != nil {
+		return err
+	}
+	return fw.w.Flush()
+}
+
+// Raw writes bytes outside any frame (file contents after a TFile header).
+func (fw *Writer) Raw(r io.Reader, n int64) error {
+	if _, err := io.CopyN(fw.w, r, n); err != nil {
+		return err
+	}
+	return fw.w.Flush()
+}
+
+// Reader reads frames.
+type Reader struct{ r *bufio.Reader }
+
+// NewReader returns a Reader on r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// ErrFrame is a malformed frame.
+var ErrFrame = errors.New("malformed frame")
+
+// Next reads one frame. io.EOF means the stream ended cleanly between frames.
+func (fr *Reader) Next() (byte, []byte, error) {
+	t, err := fr.r.ReadByte()
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := binary.ReadUvarint(fr.r)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: length of %q: %v", ErrFrame, t, noEOF(err))
+	}
+	if n > MaxFrame {
+		return 0, nil, fmt.Errorf("%w: %q frame of %d bytes exceeds %d", ErrFrame, t, n, MaxFrame)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(fr.r, buf); err != nil {
+		return 0, nil, fmt.Errorf("%w: %q frame cut short: %v", ErrFrame, t, noEOF(err))
+	}
+	return t, buf, nil
+}
+
+// Expect reads one frame of type t. A TFail frame becomes an error with its
+// text.
+func (fr *Reader) Expect(t byte) ([]byte, error) {
+	got, p, err := fr.Next()
+	if err != nil {
+		return nil, noEOF(err)
+	}
+	if got == TFail && t != TFail {
+		return nil, &FailError{Msg: string(p)}
+	}
+	if got != t {
+		return nil, fmt.Errorf("%w: want %q, got %q", ErrFrame, t, got)
+	}
+	return p, nil
+}
+
+// Raw returns a reader of the next n raw bytes.
+func (fr *Reader) Raw(n int64) io.Reader { return io.LimitReader(fr.r, n) }
+
+// FailError is the helper's report of a fatal error.
+type FailError struct{ Msg string }
+
+func (e *FailError) Error() string { return "sandbox helper: " + e.Msg }
+
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// Buffered is the writer under the frames, for raw bytes written while the
+// caller holds off other frames; Flush sends them.
+func (fw *Writer) Buffered() io.Writer { return fw.w }
+
+// Flush sends whatever is buffered.
+func (fw *Writer) Flush() error { return fw.w.Flush() }

@@ -1,0 +1,328 @@
+package protocol
+
+import "fmt"
+
+// Operations a Request asks for.
+const (
+	OpRun    = "run"    // run Cmd with sh -c in Dir
+	OpSetup  = "setup"  // take the baseline manifest, then run
+	OpWrite  = "write"  // write the content to Path
+	OpRemove = "rm"     // remove Path
+	OpUpload = "upload" // extract the content (a tar) next to Path
+	OpScan   = "scan"   // only look for changes
+)
+
+// Request is the host's one request per exec.
+type Request struct {
+	Version int
+	Op      string
+	// OldGen is the manifest the host last committed against, NewGen the
+	// one this call saves.
+	OldGen, NewGen uint64
+	// Cap is how many bytes of each output stream are kept and sent; with
+	// Stream every byte is sent as it comes and Cap only bounds nothing.
+	Cap       uint64
+	Stream    bool
+	TimeoutMS uint64
+	Dir       string // run: working directory
+	Cmd       string // run: the shell command
+	Path      string // write, rm, upload: absolute path
+	// ContentLen raw bytes follow the frame (write: the file, upload: a tar).
+	ContentLen uint64
+	// Prune lists directories under /src (relative) the scan skips: ignored
+	// ones holding nothing tracked, and submodules.
+	Prune []string
+}
+
+// Encode returns the payload of a TRequest frame.
+func (r *Request) Encode() []byte {
+	var e enc
+	e.uint(uint64(r.Version))
+	e.str(r.Op)
+	e.uint(r.OldGen)
+	e.uint(r.NewGen)
+	e.uint(r.Cap)
+	e.bool(r.Stream)
+	e.uint(r.TimeoutMS)
+	e.str(r.Dir)
+	e.str(r.Cmd)
+	e.str(r.Path)
+	e.uint(r.ContentLen)
+	e.strs(r.Prune)
+	return e.b
+}
+
+// DecodeRequest parses a TRequest payload. Only the version is read when it
+// is not Version, so a newer host gets ExitWrongVersion, not a parse error.
+func DecodeRequest(p []byte) (*Request, error) {
+	d := dec{b: p}
+	r := &Request{Version: int(d.uint())}
+	if d.err == nil && r.Version != Version {
+		return r, nil
+	}
+	r.Op = d.str()
+	r.OldGen = d.uint()
+	r.NewGen = d.uint()
+	r.Cap = d.uint()
+	r.Stream = d.bool()
+	r.TimeoutMS = d.uint()
+	r.Dir = d.str()
+	r.Cmd = d.str()
+	r.Path = d.str()
+	r.ContentLen = d.uint()
+	r.Prune = d.strs()
+	return r, d.done()
+}
+
+// Result is how the action ended.
+type Result struct {
+	ExitCode  int
+	TimedOut  bool
+	Cancelled bool
+	// OutCut and ErrCut count the bytes beyond Cap that were not sent.
+	OutCut, ErrCut uint64
+	// NoShell: the image has no /bin/sh, so nothing ran.
+	NoShell bool
+	// Err is why a write, rm or upload failed ("" when it did not).
+	Err string
+}
+
+// Encode returns the payload of a TResult frame.
+func (r *Result) Encode() []byte {
+	var e enc
+	e.int(int64(r.ExitCode))
+	e.bool(r.TimedOut)
+	e.bool(r.Cancelled)
+	e.uint(r.OutCut)
+	e.uint(r.ErrCut)
+	e.bool(r.NoShell)
+	e.str(r.Err)
+	return e.b
+}
+
+// DecodeResult parses a TResult payload.
+func DecodeResult(p []byte) (*Result, error) {
+	d := dec{b: p}
+	r := &Result{ExitCode: int(d.int()), TimedOut: d.bool(), Cancelled: d.bool(), OutCut: d.uint(), ErrCut: d.uint(), NoShell: d.bool(), Err: d.str()}
+	return r, d.done()
+}
+
+// RuleFile is a .gitignore or .gitattributes that is new, changed or gone.
+type RuleFile struct {
+	Path    string
+	Data    []byte
+	Deleted bool
+}
+
+// MaxRuleFile bounds the content of a rule file the helper sends; a larger
+// one is sent empty, as if it held no rules.
+const MaxRuleFile = 1 << 20
+
+// Dirs is the first half of a scan: the directories that are new since the
+// last manifest (all of them after a restart, with Full set) and the rule
+// files that changed, so the host can tell ignored directories to skip
+// before any file in them is looked at.
+type Dirs struct {
+	Full  bool
+	New   []string
+	Rules []RuleFile
+}
+
+// Encode returns the payload of a TDirs frame.
+func (m *Dirs) Encode() []byte {
+	var e enc
+	e.bool(m.Full)
+	e.strs(m.New)
+	e.uint(uint64(len(m.Rules)))
+	for _, r := range m.Rules {
+		e.str(r.Path)
+		e.bytes(r.Data)
+		e.bool(r.Deleted)
+	}
+	return e.b
+}
+
+// DecodeDirs parses a TDirs payload.
+func DecodeDirs(p []byte) (*Dirs, error) {
+	d := dec{b: p}
+	m := &Dirs{Full: d.bool(), New: d.strs()}
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail("rule count")
+	}
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		m.Rules = append(m.Rules, RuleFile{Path: d.str(), Data: d.bytes(), Deleted: d.bool()})
+	}
+	return m, d.done()
+}
+
+// Prune is the host's answer to Dirs.
+type Prune struct {
+	// Add are directories to skip from now on (with everything below).
+	Add []string
+	// Expand are directories skipped until now that the scan must enter;
+	// everything found in them is reported as new.
+	Expand []string
+	// Requery are directories whose ignore rules changed: every file under
+	// them is reported, changed or not.
+	Requery []string
+}
+
+// Encode returns the payload of a TPrune frame.
+func (m *Prune) Encode() []byte {
+	var e enc
+	e.strs(m.Add)
+	e.strs(m.Expand)
+	e.strs(m.Requery)
+	return e.b
+}
+
+// DecodePrune parses a TPrune payload.
+func DecodePrune(p []byte) (*Prune, error) {
+	d := dec{b: p}
+	m := &Prune{Add: d.strs(), Expand: d.strs(), Requery: d.strs()}
+	return m, d.done()
+}
+
+// Change ops.
+const (
+	Changed = '+' // new or changed file or symlink; ID is its blob id
+	Removed = '-' // gone (or not a file any more)
+	Listed  = '?' // unchanged, listed because its ignore rules changed
+)
+
+// Change is one entry of a Changes list.
+type Change struct {
+	Op   byte
+	Mode uint32 // Linux st_mode
+	Size uint64
+	// ID is the git blob id of the content (a symlink's target), as the
+	// helper computed it: a hint that spares a transfer, never stored.
+	ID   [20]byte
+	Path string
+}
+
+// Changes is the second half of a scan. A long list spans several frames;
+// More says another follows.
+type Changes struct {
+	List []Change
+	More bool
+}
+
+// Encode returns the payload of a TChanges frame.
+func (m *Changes) Encode() []byte {
+	var e enc
+	e.bool(m.More)
+	e.uint(uint64(len(m.List)))
+	for _, c := range m.List {
+		e.b = append(e.b, c.Op)
+		e.uint(uint64(c.Mode))
+		e.uint(c.Size)
+		e.b = append(e.b, c.ID[:]...)
+		e.str(c.Path)
+	}
+	return e.b
+}
+
+// DecodeChanges parses a TChanges payload.
+func DecodeChanges(p []byte) (*Changes, error) {
+	d := dec{b: p}
+	m := &Changes{More: d.bool()}
+	n := d.uint()
+	if n > uint64(len(d.b)) {
+		d.fail("change count")
+	}
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		var c Change
+		if len(d.b) < 1 {
+			d.fail("change")
+			break
+		}
+		c.Op = d.b[0]
+		d.b = d.b[1:]
+		mode := d.uint()
+		c.Size = d.uint()
+		if mode > 1<<32-1 {
+			d.fail("mode")
+		}
+		c.Mode = uint32(mode)
+		if d.err == nil && len(d.b) < 20 {
+			d.fail("blob id")
+		}
+		if d.err != nil {
+			break
+		}
+		copy(c.ID[:], d.b[:20])
+		d.b = d.b[20:]
+		c.Path = d.str()
+		switch c.Op {
+		case Changed, Removed, Listed:
+		default:
+			d.fail(fmt.Sprintf("change op %q", c.Op))
+		}
+		m.List = append(m.List, c)
+	}
+	return m, d.done()
+}
+
+// Select names the files the host wants sent.
+type Select struct{ Paths []string }
+
+// Encode returns the payload of a TSelect frame.
+func (m *Select) Encode() []byte {
+	var e enc
+	e.strs(m.Paths)
+	return e.b
+}
+
+// DecodeSelect parses a TSelect payload.
+func DecodeSelect(p []byte) (*Select, error) {
+	d := dec{b: p}
+	m := &Select{Paths: d.strs()}
+	return m, d.done()
+}
+
+// FileHeader precedes a file's content: Size raw bytes for a regular file,
+// the target for a symlink (Size is then 0). Missing says the file vanished
+// between the scan and the transfer.
+type FileHeader struct {
+	Path    string
+	Mode    uint32
+	Size    uint64
+	Link    string
+	Missing bool
+}
+
+// Encode returns the payload of a TFile frame.
+func (h *FileHeader) Encode() []byte {
+	var e enc
+	e.str(h.Path)
+	e.uint(uint64(h.Mode))
+	e.uint(h.Size)
+	e.str(h.Link)
+	e.bool(h.Missing)
+	return e.b
+}
+
+// DecodeFileHeader parses a TFile payload.
+func DecodeFileHeader(p []byte) (*FileHeader, error) {
+	d := dec{b: p}
+	h := &FileHeader{Path: d.str()}
+	mode := d.uint()
+	if mode > 1<<32-1 {
+		d.fail("mode")
+	}
+	h.Mode = uint32(mode)
+	h.Size = d.uint()
+	h.Link = d.str()
+	h.Missing = d.bool()
+	return h, d.done()
+}
+
+// File types of Linux st_mode, which Change.Mode and FileHeader.Mode carry.
+const (
+	ModeType    = 0o170000
+	ModeRegular = 0o100000
+	ModeDir     = 0o040000
+	ModeSymlink = 0o120000
+)

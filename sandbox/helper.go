@@ -1,0 +1,179 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/litterbox-dev/litterbox/helper"
+)
+
+// HelperDir is where every sandbox keeps its helper: a volume of the
+// container's own (removed with it), owned by root, so the sandbox user can
+// run the helper but not replace it. Each build of the helper gets a folder
+// named by its id, so a newer Litterbox delivers its own next to the one
+// PID 1 runs.
+const HelperDir = "/.litterbox"
+
+// HelperEnv names a helper binary to deliver instead of this executable:
+// a static linux build of litterbox for the engine's architecture.
+const HelperEnv = "LITTERBOX_HELPER"
+
+// helperBinary is the host file delivered into sandboxes as the helper.
+type helperBinary struct {
+	path string
+	id   string
+	arch string // GOARCH of the binary
+}
+
+var (
+	localHelperOnce sync.Once
+	localHelper     *helperBinary
+	localHelperErr  error
+)
+
+// findHelper locates and checks the helper binary once per process: the
+// file $LITTERBOX_HELPER names, else this executable, which is the helper
+// when started as litterbox-helper.
+func findHelper() (*helperBinary, error) {
+	localHelperOnce.Do(func() {
+		p := os.Getenv(HelperEnv)
+		if p == "" {
+			exe, err := os.Executable()
+			if err != nil {
+				localHelperErr = fmt.Errorf("finding the litterbox executable to deliver as the sandbox helper: %w", err)
+				return
+			}
+			p = exe
+		}
+		localHelper, localHelperErr = inspectHelper(p)
+	})
+	return localHelper, localHelperErr
+}
+
+var elfArch = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm", elf.EM_RISCV: "riscv64", elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x"}
+
+// inspectHelper checks that p can run in any Linux container (a static
+// ELF) and names it by its Go build id.
+func inspectHelper(p string) (*helperBinary, error) {
+	f, err := elf.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox helper %s is not a Linux executable (%v); a litterbox for %s/%s needs a Linux build for the engine: set %s to a static linux litterbox binary (the release archives include them)", p, err, runtime.GOOS, runtime.GOARCH, HelperEnv)
+	}
+	defer f.Close()
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			return nil, fmt.Errorf("sandbox helper %s is dynamically linked and would not run in a container; rebuild it static: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p)
+		}
+	}
+	h := &helperBinary{path: p, arch: elfArch[f.Machine]}
+	if s := f.Section(".note.go.buildid"); s != nil {
+		if data, err := s.Data(); err == nil && len(data) > 16 {
+			sum := sha256.Sum256(data)
+			h.id = hex.EncodeToString(sum[:8])
+		}
+	}
+	if h.id == "" {
+		file, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		sum := sha256.New()
+		if _, err := io.Copy(sum, file); err != nil {
+			return nil, err
+		}
+		h.id = hex.EncodeToString(sum.Sum(nil)[:8])
+	}
+	return h, nil
+}
+
+// path is where the helper lives in a sandbox.
+func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + helper.Name }
+
+// checkPlatform refuses an image the helper cannot run in.
+func (h *helperBinary) checkPlatform(image, platform string) error {
+	osName, arch, _ := strings.Cut(platform, "/")
+	if osName != "" && osName != "linux" {
+		return fmt.Errorf("image %s is for %s; Litterbox sandboxes run Linux images", image, platform)
+	}
+	if arch != "" && h.arch != "" && arch != h.arch {
+		return fmt.Errorf("image %s is for %s but the sandbox helper %s is for linux/%s; set %s to a static linux/%s litterbox binary (the release archives include one)", image, platform, h.path, h.arch, HelperEnv, arch)
+	}
+	return nil
+}
+
+// deliver copies the helper into the container's helper volume, with
+// docker cp: it works on a container not yet started, with no shell in the
+// image, over a remote engine, and on podman.
+func (m *Manager) deliverHelper(ctx context.Context, container string, h *helperBinary) error {
+	f, err := os.Open(h.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755, ModTime: fi.ModTime()})
+		if err == nil {
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: h.id + "/" + helper.Name, Mode: 0o755, Size: fi.Size(), ModTime: fi.ModTime()})
+		}
+		if err == nil {
+			_, err = io.CopyN(tw, f, fi.Size())
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	err = m.Provider.CopyIn(ctx, container, HelperDir, pr)
+	pr.CloseWithError(errPipeStopped)
+	if err != nil {
+		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
+	}
+	return nil
+}
+
+// helperFor returns the path of this Litterbox's helper in a sandbox,
+// delivering it first when the sandbox has another build's (Litterbox was
+// upgraded) and recording that it is there.
+func (m *Manager) helperFor(ctx context.Context, slug string) (string, error) {
+	h, err := findHelper()
+	if err != nil {
+		return "", err
+	}
+	want := h.containerPath()
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return "", err
+	}
+	if rec != nil && rec.Helper == want {
+		return want, nil
+	}
+	if rec == nil {
+		// No record: not a sandbox of this repository (or one being
+		// deleted); the engine's answer to the exec will say which.
+		return want, nil
+	}
+	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
+		return "", m.execError(ctx, slug, err)
+	}
+	rec.Helper = want
+	if err := m.store().save(rec); err != nil {
+		return "", err
+	}
+	return want, nil
+}
