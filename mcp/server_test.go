@@ -46,6 +46,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 		t.Fatal(err)
 	}
 	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	m.PinHelper(testenv.ReplayHelper(t), "replay")
 	c, err := client.NewInProcessClient(New(m, "test", io.Discard))
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +177,7 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	}
 	var sawRun bool
 	for _, c := range audited.Commands {
-		sawRun = sawRun || strings.HasPrefix(c.Line, "docker run -d --name litterbox-mcprepo-my-feature-name ")
+		sawRun = sawRun || strings.HasPrefix(c.Line, "docker create --name litterbox-mcprepo-my-feature-name ")
 	}
 	if !sawRun || !strings.Contains(entries[1].Error, "already exists") {
 		t.Errorf("audit commands %+v, second error %q", audited.Commands, entries[1].Error)

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,6 +72,7 @@ type Recorder struct {
 // Run runs c for real and records it.
 func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	h := sha256.New()
+	named := c.Stdin
 	if c.Stdin != nil {
 		c.Stdin = io.TeeReader(c.Stdin, h)
 	}
@@ -94,8 +96,8 @@ func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	} else {
 		e.StdoutB64 = base64.StdEncoding.EncodeToString(out)
 	}
-	if c.Stdin != nil {
-		e.Stdin = hex.EncodeToString(h.Sum(nil))
+	if named != nil {
+		e.Stdin = stdinDigest(Cmd{Stdin: named}, h)
 	}
 	r.mu.Lock()
 	r.entries = append(r.entries, e)
@@ -183,7 +185,7 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 		go func() {
 			h := sha256.New()
 			_, _ = io.Copy(h, c.Stdin)
-			digest <- hex.EncodeToString(h.Sum(nil))
+			digest <- stdinDigest(c, h)
 		}()
 	} else {
 		digest <- ""
@@ -211,7 +213,19 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 	return res, nil
 }
 
+// stdinDigest is how a transcript knows a command's input: its sha256, or
+// the name a NamedReader gives content that differs from build to build.
+func stdinDigest(c Cmd, h hash.Hash) string {
+	if n, ok := c.Stdin.(*NamedReader); ok {
+		return "name:" + n.Name
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 func stdinNote(d string) string {
+	if strings.HasPrefix(d, "name:") {
+		return " (stdin " + d + ")"
+	}
 	if d == "" {
 		return ""
 	}

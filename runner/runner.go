@@ -243,3 +243,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 
 // ErrNotFound is wrapped by a StartError when the program is not on PATH.
 var ErrNotFound = exec.ErrNotFound
+
+// NamedReader is stdin whose content is known by a name rather than its
+// bytes (a binary that differs from build to build): transcripts record and
+// match the name.
+type NamedReader struct {
+	io.Reader
+	Name string
+}

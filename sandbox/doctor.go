@@ -201,7 +201,7 @@ func (m *Manager) portsCheck(ctx context.Context, cfg Config) Check {
 // and the ports are checked by the steps that use them.
 func (m *Manager) preflight(ctx context.Context, cfg Config) error {
 	cli := m.Provider
-	h, err := findHelper()
+	h, err := m.findHelper()
 	if err != nil {
 		return &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/litterbox-dev/litterbox/helper"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // HelperDir is where every sandbox keeps its helper: a volume of the
@@ -60,6 +61,14 @@ func findHelper() (*helperBinary, error) {
 }
 
 var elfArch = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm", elf.EM_RISCV: "riscv64", elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x"}
+
+// findHelper is the helper this Manager delivers.
+func (m *Manager) findHelper() (*helperBinary, error) {
+	if m.helperSource != nil {
+		return m.helperSource()
+	}
+	return findHelper()
+}
 
 // inspectHelper checks that p can run in any Linux container (a static
 // ELF) and names it by its Go build id.
@@ -127,9 +136,9 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 	pr, pw := io.Pipe()
 	go func() {
 		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755, ModTime: fi.ModTime()})
+		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755})
 		if err == nil {
-			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: h.id + "/" + helper.Name, Mode: 0o755, Size: fi.Size(), ModTime: fi.ModTime()})
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: h.id + "/" + helper.Name, Mode: 0o755, Size: fi.Size()})
 		}
 		if err == nil {
 			_, err = io.CopyN(tw, f, fi.Size())
@@ -139,7 +148,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		}
 		pw.CloseWithError(err)
 	}()
-	err = m.Provider.CopyIn(ctx, container, HelperDir, pr)
+	err = m.Provider.CopyIn(ctx, container, HelperDir, &runner.NamedReader{Reader: pr, Name: "litterbox-helper " + h.id})
 	pr.CloseWithError(errPipeStopped)
 	if err != nil {
 		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
@@ -151,7 +160,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 // delivering it first when the sandbox has another build's (Litterbox was
 // upgraded) and recording that it is there.
 func (m *Manager) helperFor(ctx context.Context, slug string) (string, error) {
-	h, err := findHelper()
+	h, err := m.findHelper()
 	if err != nil {
 		return "", err
 	}
@@ -176,4 +185,13 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (string, error) {
 		return "", err
 	}
 	return want, nil
+}
+
+// PinHelper makes the Manager deliver the file at path as its helper under
+// the fixed id, unchecked: record/replay tests need the same argv whatever
+// the build. Recording needs a real static litterbox there.
+func (m *Manager) PinHelper(path, id string) {
+	m.helperSource = func() (*helperBinary, error) {
+		return &helperBinary{path: path, id: id, arch: runtime.GOARCH}, nil
+	}
 }

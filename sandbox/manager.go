@@ -64,6 +64,9 @@ type Manager struct {
 	// helper is the sandbox helper binary create delivers, found by
 	// preflight.
 	helper *helperBinary
+	// helperSource, when set, replaces the lookup of the helper binary
+	// (replay tests need one id whatever the build).
+	helperSource func() (*helperBinary, error)
 
 	identOnce sync.Once
 	ident     *gitcli.Ident

@@ -39,6 +39,7 @@ func replayManager(t *testing.T, name string) *Manager {
 	}
 	// Fixed so replays do not depend on the machine that recorded them.
 	m.Config.CPUs = "2"
+	m.PinHelper(testenv.ReplayHelper(t), "replay")
 	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	return m
 }

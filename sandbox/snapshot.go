@@ -53,7 +53,7 @@ func (m *Manager) snapStore(ctx context.Context, slug string) *snapshot.Store {
 	return &snapshot.Store{
 		Git: m.Git, GitDir: m.GitDir, Ref: n.Ref, Branch: n.Branch,
 		Index: m.index(slug), Rules: m.mirror(slug), Tmp: filepath.Join(m.snapDir("tmp"), slug),
-		Author: m.agentIdent(slug), Committer: m.committer(ctx, slug),
+		Author: m.agentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return m.committer(ctx, slug) },
 	}
 }
 

@@ -70,7 +70,7 @@ func (s *Store) commit(ctx context.Context, st *State, entries []gitcli.Entry, m
 		}
 		id, err := s.Git.CommitTree(ctx, gitcli.CommitSpec{
 			Tree: tree, Parents: []string{st.Tip}, Message: message,
-			Author: s.Author, Committer: s.Committer,
+			Author: s.Author, Committer: s.Committer(ctx),
 		})
 		if err != nil {
 			return "", err

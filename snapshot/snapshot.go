@@ -59,9 +59,10 @@ type Store struct {
 	Rules string
 	// Tmp holds what arrives that cannot go through Rules (symlinks).
 	Tmp string
-	// Author and Committer of snapshot commits; an empty Committer is the
-	// user's configured identity.
-	Author, Committer gitcli.Ident
+	// Author of snapshot commits, and Committer, asked only when a commit
+	// is made: an empty one is the user's configured identity.
+	Author    gitcli.Ident
+	Committer func(context.Context) gitcli.Ident
 }
 
 // Conversation is the host's end of one helper call, after the Result.
@@ -81,9 +82,6 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 	}
 	dirs, err := protocol.DecodeDirs(p)
 	if err != nil {
-		return "", err
-	}
-	if err := s.ensureIndex(ctx, st); err != nil {
 		return "", err
 	}
 	prune, err := s.prune(ctx, st, dirs)
@@ -234,6 +232,9 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protoc
 		}
 	}
 	if len(cands) > 0 {
+		if err := s.ensureIndex(ctx, st); err != nil {
+			return nil, err
+		}
 		tracked, err := s.Git.Staged(ctx, s.Index, cands)
 		if err != nil {
 			return nil, err
@@ -325,6 +326,12 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		seen[c.Path] = true
 		valid = append(valid, c)
 		paths = append(paths, c.Path)
+	}
+	if len(valid) == 0 && !full {
+		return p, nil
+	}
+	if err := s.ensureIndex(ctx, st); err != nil {
+		return nil, err
 	}
 	var staged map[string]gitcli.Entry
 	var err error

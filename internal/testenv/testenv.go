@@ -224,5 +224,21 @@ func UseHelper() (cleanup func(), err error) {
 		return nil, fmt.Errorf("building the sandbox helper: %w", err)
 	}
 	os.Setenv("LITTERBOX_HELPER", bin)
-	return func() { os.RemoveAll(dir) }, nil
+	return func() { os.Unsetenv("LITTERBOX_HELPER"); os.RemoveAll(dir) }, nil
+}
+
+// ReplayHelper is the helper file of a replay test: a real static litterbox
+// when recording (it runs in the container), any file when replaying (the
+// transcript knows the copy by name, not by content).
+func ReplayHelper(t testing.TB) string {
+	t.Helper()
+	if !*Record {
+		return os.Args[0]
+	}
+	cleanup, err := UseHelper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	return os.Getenv("LITTERBOX_HELPER")
 }
