@@ -23,13 +23,16 @@ test: lint unit fuzz integration e2e bench-smoke
 unit:
 	$(GO) test -race -count=1 -timeout 5m ./...
 
-# Each fuzz target for FUZZTIME on top of its seed corpus (which `unit` runs):
-# slugs, config files, unified diffs, the sandbox's candidate lines and cpio
-# archives, and tar owner rewriting.
+# Each fuzz target (package:Target) for FUZZTIME on top of its seed corpus
+# (which `unit` runs): slugs, config files, unified diffs, tar owner
+# rewriting, and the helper protocol's frames and messages, which the host
+# reads from inside the sandbox.
 FUZZTIME ?= 5s
-FUZZ_TARGETS := FuzzParseName FuzzLoadConfig FuzzApplyPatch FuzzParseCandidates FuzzCpioReader FuzzChown
+FUZZ_TARGETS := sandbox:FuzzParseName sandbox:FuzzLoadConfig sandbox:FuzzApplyPatch sandbox:FuzzChown \
+	helper/protocol:FuzzDecoders helper/protocol:FuzzFrameReader
 fuzz:
-	@for f in $(FUZZ_TARGETS); do echo "fuzz $$f"; $(GO) test ./sandbox -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) >/dev/null || { $(GO) test ./sandbox -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); exit 1; }; done
+	@for t in $(FUZZ_TARGETS); do p=$${t%%:*} f=$${t#*:}; echo "fuzz $$p $$f"; \
+	  $(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) >/dev/null || { $(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME); exit 1; }; done
 
 # Integration tests talk to the real engine; they need the local test image.
 integration: image

@@ -273,9 +273,9 @@ func (m manifest) save(gen, keep uint64) error {
 	return nil
 }
 
-// under reports whether p is dir or inside it.
+// under reports whether p is dir or inside it; "" is the root.
 func under(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 func underAny(p string, dirs []string) bool {

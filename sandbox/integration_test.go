@@ -106,7 +106,7 @@ func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 	exec(t, m, "copy", "touch /src/new-file && mkdir /src/new-dir")
 }
 
-func TestIntegrationCreateMakesFiveDockerCalls(t *testing.T) {
+func TestIntegrationCreateMakesSevenDockerCalls(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	m := realManager(t)
 	useRunner(m, counter)
@@ -119,9 +119,11 @@ func TestIntegrationCreateMakesFiveDockerCalls(t *testing.T) {
 			docker = append(docker, c[1])
 		}
 	}
-	// the preflight image inspect, run, chmod of the volume root, cp, setup.
-	if strings.Join(docker, ",") != "image,run,exec,cp,exec" {
-		t.Errorf("create ran docker %v, want image, run, exec, cp, exec", docker)
+	// the preflight image inspect, create, cp of the helper (PID 1 runs
+	// from it), start, the volume root given to the user, cp of the tree,
+	// setup.
+	if strings.Join(docker, ",") != "image,create,cp,start,exec,cp,exec" {
+		t.Errorf("create ran docker %v, want image, create, cp, start, exec, cp, exec", docker)
 	}
 	counter.Reset()
 	if _, err := m.List(context.Background(), false); err != nil {

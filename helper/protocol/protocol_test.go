@@ -1,0 +1,177 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Names git can track but a line-based protocol cannot carry.
+var oddNames = []string{"a\nb", "tab\there", "\xff\xfenot-utf8", "-leading-dash", "sp ace/ dir", strings.Repeat("x", 4096)}
+
+func TestRoundTrips(t *testing.T) {
+	req := &Request{Version: Version, Op: OpRun, OldGen: 3, NewGen: 4, Cap: 1 << 18, Stream: true, TimeoutMS: 1500,
+		Dir: "/src/a\nb", Cmd: "echo 'hi'\n", Path: "", ContentLen: 7, Prune: oddNames}
+	if got, err := DecodeRequest(req.Encode()); err != nil || !reflect.DeepEqual(got, req) {
+		t.Errorf("request: %+v %v", got, err)
+	}
+	res := &Result{ExitCode: -1, TimedOut: true, Cancelled: true, OutCut: 9, ErrCut: 1 << 40, NoShell: true, Err: "no\x00pe"}
+	if got, err := DecodeResult(res.Encode()); err != nil || !reflect.DeepEqual(got, res) {
+		t.Errorf("result: %+v %v", got, err)
+	}
+	dirs := &Dirs{Full: true, New: oddNames, Rules: []RuleFile{{Path: ".gitignore", Data: []byte("*\n")}, {Path: "a\nb/.gitignore", Deleted: true, Data: []byte{}}}}
+	if got, err := DecodeDirs(dirs.Encode()); err != nil || !reflect.DeepEqual(got, dirs) {
+		t.Errorf("dirs: %+v %v", got, err)
+	}
+	pr := &Prune{Add: []string{"node_modules"}, Expand: []string{}, Requery: []string{""}}
+	if got, err := DecodePrune(pr.Encode()); err != nil || !reflect.DeepEqual(got, pr) {
+		t.Errorf("prune: %+v %v", got, err)
+	}
+	var ch Changes
+	for i, n := range oddNames {
+		ch.List = append(ch.List, Change{Op: Changed, Mode: 0o100755, Size: uint64(i), ID: [20]byte{byte(i)}, Path: n})
+	}
+	ch.List = append(ch.List, Change{Op: Removed, Path: "gone"}, Change{Op: Listed, Path: "kept"})
+	ch.More = true
+	if got, err := DecodeChanges(ch.Encode()); err != nil || !reflect.DeepEqual(got, &ch) {
+		t.Errorf("changes: %+v %v", got, err)
+	}
+	fh := &FileHeader{Path: "a\nb", Mode: 0o120777, Link: "../x", Size: 0}
+	if got, err := DecodeFileHeader(fh.Encode()); err != nil || !reflect.DeepEqual(got, fh) {
+		t.Errorf("file header: %+v %v", got, err)
+	}
+}
+
+// A request of another version decodes to just its version, so the helper
+// can say which it speaks instead of failing to parse.
+func TestRequestOfAnotherVersion(t *testing.T) {
+	var e enc
+	e.uint(Version + 1)
+	e.str("something new")
+	got, err := DecodeRequest(e.b)
+	if err != nil || got.Version != Version+1 || got.Op != "" {
+		t.Errorf("got %+v %v", got, err)
+	}
+}
+
+func TestFramesAndRaw(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	if err := w.Frame(TStdout, []byte("out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Frame(TFile, (&FileHeader{Path: "f", Mode: ModeRegular | 0o644, Size: 5}).Encode()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Raw(strings.NewReader("hello"), 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Frame(TEnd, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(&b)
+	if typ, p, err := r.Next(); err != nil || typ != TStdout || string(p) != "out" {
+		t.Fatalf("first frame %q %q %v", typ, p, err)
+	}
+	p, err := r.Expect(TFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := DecodeFileHeader(p)
+	data, _ := io.ReadAll(r.Raw(int64(h.Size)))
+	if string(data) != "hello" {
+		t.Errorf("raw %q", data)
+	}
+	if _, err := r.Expect(TEnd); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("end of stream: %v", err)
+	}
+}
+
+func TestFailFrameIsAnError(t *testing.T) {
+	var b bytes.Buffer
+	_ = NewWriter(&b).Frame(TFail, []byte("disk full"))
+	_, err := NewReader(&b).Expect(TChanges)
+	var fe *FailError
+	if !errors.As(err, &fe) || fe.Msg != "disk full" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestHostileFrames(t *testing.T) {
+	for name, in := range map[string][]byte{
+		"huge length":   append([]byte{TChanges}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+		"cut short":     {TStdout, 10, 'a'},
+		"no length":     {TStdout},
+		"bad uvarint":   {TStdout, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+		"length beyond": {TStdout, 5, 'a', 'b'},
+	} {
+		if _, _, err := NewReader(bytes.NewReader(in)).Next(); err == nil || errors.Is(err, io.EOF) {
+			t.Errorf("%s: got %v, want a frame error", name, err)
+		}
+	}
+	// A list claiming more elements than bytes left allocates nothing.
+	var e enc
+	e.bool(false)
+	e.uint(1 << 40)
+	if _, err := DecodeChanges(e.b); err == nil {
+		t.Error("oversized change count accepted")
+	}
+	if _, err := DecodeChanges(append((&Changes{List: []Change{{Op: 'x', Path: "p"}}}).Encode(), 0)); err == nil {
+		t.Error("bad op or trailing bytes accepted")
+	}
+}
+
+// Every decoder takes any bytes from a hostile helper: an error or a value,
+// never a panic, and a value whose encoding decodes to the same value.
+func FuzzDecoders(f *testing.F) {
+	f.Add((&Changes{List: []Change{{Op: Changed, Mode: 0o100644, Path: "a\nb"}}}).Encode())
+	f.Add((&Dirs{New: []string{"x"}, Rules: []RuleFile{{Path: ".gitignore", Data: []byte("*")}}}).Encode())
+	f.Add((&FileHeader{Path: "f", Size: 3}).Encode())
+	f.Add((&Result{ExitCode: 3}).Encode())
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if m, err := DecodeChanges(p); err == nil {
+			if again, err := DecodeChanges(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("changes do not round-trip: %x", p)
+			}
+		}
+		if m, err := DecodeDirs(p); err == nil {
+			if again, err := DecodeDirs(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("dirs do not round-trip: %x", p)
+			}
+		}
+		if m, err := DecodeFileHeader(p); err == nil {
+			if again, err := DecodeFileHeader(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("file header does not round-trip: %x", p)
+			}
+		}
+		_, _ = DecodeResult(p)
+		_, _ = DecodePrune(p)
+		_, _ = DecodeSelect(p)
+		_, _ = DecodeRequest(p)
+	})
+}
+
+// The frame reader takes any stream: frames or an error, never a panic or
+// an allocation beyond MaxFrame.
+func FuzzFrameReader(f *testing.F) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	_ = w.Frame(TStdout, []byte("x"))
+	_ = w.Frame(TEnd, nil)
+	f.Add(b.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data))
+		for range 100 {
+			if _, _, err := r.Next(); err != nil {
+				return
+			}
+		}
+	})
+}
