@@ -161,6 +161,9 @@ type ExecSpec struct {
 	TTY         bool // allocate a terminal (-t)
 	Detach      bool // start it and return at once (-d)
 	Cmd         []string
+	// OwnGroup is no option of docker's: the docker client runs in a
+	// process group of its own (see runner.Cmd.OwnGroup).
+	OwnGroup bool
 }
 
 // ExecArgs builds `docker exec` for container.

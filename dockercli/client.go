@@ -73,7 +73,7 @@ type Streams struct {
 // returned as the Result's ExitCode with a nil error; err is reserved for
 // failures to run it (no such container, engine down).
 func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s Streams) (runner.Result, error) {
-	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr})
+	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, OwnGroup: spec.OwnGroup})
 	res, err := c.Runner.Run(ctx, cmd)
 	if err == nil {
 		return res, nil

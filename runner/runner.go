@@ -33,6 +33,11 @@ type Cmd struct {
 	// memory.
 	Stdout io.Writer
 	Stderr io.Writer
+	// OwnGroup starts the process in a process group of its own, so a
+	// Ctrl-C at the terminal reaches only Litterbox, which then ends the
+	// command its own way (the sandbox helper's cancel) instead of losing
+	// the stream half-way.
+	OwnGroup bool
 }
 
 // Argv is the full argument vector, program first.
@@ -147,6 +152,9 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	// started; the WaitDelay bounds how long we wait before SIGKILL.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = e.KillGrace
+	if c.OwnGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
 	// A non-file stdin is copied by our own goroutine: os/exec would wait for
 	// its copier, which blocks on our Reader when the process exits without
 	// reading it all (docker exec refused at once), hanging Run for good.

@@ -66,8 +66,8 @@ type action struct {
 	content io.Reader // write, upload
 	size    int64
 	message string // snapshot subject and body
-	// output, when set, gets the command's output as it comes, uncapped,
-	// instead of the result keeping the first OutputCap bytes.
+	// output, when set, gets the command's output as it comes, uncapped;
+	// the result keeps the first OutputCap bytes of each stream all the same.
 	output *Output
 }
 
@@ -147,7 +147,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, dockercli.ExecSpec{Interactive: true, Cmd: []string{hp, "act"}},
+		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: []string{hp, "act"}},
 			dockercli.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("sandbox helper exited with code %d: %s", res.ExitCode, firstLine(engineErr.String()))
@@ -227,6 +227,7 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 	defer watch.Wait()
 	defer close(stop)
 	var stdout, stderr strings.Builder
+	var outCut, errCut int64 // beyond the cap, when streaming
 	for {
 		t, p, err := r.Next()
 		if err != nil {
@@ -234,15 +235,16 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 		}
 		switch t {
 		case protocol.TStdout, protocol.TStderr:
-			dst, keep := out.writer(t), &stdout
+			keep, cut := &stdout, &outCut
 			if t == protocol.TStderr {
-				keep = &stderr
+				keep, cut = &stderr, &errCut
 			}
-			if dst != nil {
+			if dst := out.writer(t); dst != nil {
 				_, _ = dst.Write(p)
-			} else if keep.Len()+len(p) <= OutputCap {
-				keep.Write(p)
 			}
+			n := min(len(p), max(OutputCap-keep.Len(), 0))
+			keep.Write(p[:n])
+			*cut += int64(len(p) - n)
 		case protocol.TResult:
 			pr, err := protocol.DecodeResult(p)
 			if err != nil {
@@ -254,7 +256,7 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 			return &ActResult{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.String(), Stderr: stderr.String(),
-				StdoutCut: int64(pr.OutCut), StderrCut: int64(pr.ErrCut), noShell: pr.NoShell,
+				StdoutCut: int64(pr.OutCut) + outCut, StderrCut: int64(pr.ErrCut) + errCut, noShell: pr.NoShell,
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}

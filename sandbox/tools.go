@@ -87,7 +87,7 @@ type BashOptions struct {
 	// CLI); default "bash".
 	Kind string
 	// Output, when set, receives the output as it comes, uncapped; the
-	// result then holds none.
+	// result keeps the first OutputCap bytes of each stream all the same.
 	Output *Output
 }
 

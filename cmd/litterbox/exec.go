@@ -54,9 +54,11 @@ func (a *app) execCommand() *cobra.Command {
 		Use:   "exec NAME -- CMD [ARG...]",
 		Short: "Run a command in a sandbox, commit what it changed, and exit with its status",
 		Long: `Run a command in a sandbox as the sandbox user (in /src unless --workdir), the
-same way the agent's bash tool does: its output is printed when it ends (each
-stream capped at 256 KiB), processes it leaves running are stopped, and what it
-changed that git would track is committed to the sandbox's branch.`,
+same way the agent's bash tool does: its output is printed as it comes,
+processes it leaves running are stopped, and what it changed that git would
+track is committed to the sandbox's branch. Ctrl-C (or SIGTERM) kills the
+command with every process it started, commits what it changed, and exits
+with status 130.`,
 		Example: `  litterbox exec fix-login -- ls -la
   litterbox exec fix-login --timeout 10m -- sh -c 'make test'`,
 		Args:              cobra.MinimumNArgs(2),
@@ -73,21 +75,23 @@ changed that git would track is committed to the sandbox's branch.`,
 				timeout = 365 * 24 * time.Hour
 			}
 			line := runner.Join(args[1:])
-			res, err := m.Bash(cmd.Context(), args[0], sandbox.BashOptions{Command: line, Workdir: workdir, Timeout: timeout, Kind: "exec"})
+			res, err := m.Bash(cmd.Context(), args[0], sandbox.BashOptions{Command: line, Workdir: workdir, Timeout: timeout, Kind: "exec",
+				Output: &sandbox.Output{Stdout: a.stdout, Stderr: a.stderr}})
 			if res != nil {
-				fmt.Fprint(a.stdout, res.Stdout)
-				fmt.Fprint(a.stderr, res.Stderr)
-				if res.StdoutCut > 0 || res.StderrCut > 0 {
-					fmt.Fprintf(a.stderr, "litterbox: output truncated (%d stdout and %d stderr bytes not shown)\n", res.StdoutCut, res.StderrCut)
-				}
 				if res.TimedOut {
 					fmt.Fprintf(a.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
+				}
+				if res.Cancelled {
+					fmt.Fprintln(a.stderr, "litterbox: interrupted; every process the command started was killed")
 				}
 			}
 			if err != nil {
 				return err
 			}
 			a.reportSnapshot(m, args[0], res)
+			if res.Cancelled {
+				return exitCode(130)
+			}
 			if res.TimedOut {
 				return exitCode(124)
 			}
