@@ -124,23 +124,28 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 	if timeout < 0 {
 		return errResult(errors.New("timeout must not be negative")), nil
 	}
-	res, err := h.mgr.Bash(ctx, a[0], sandbox.BashOptions{Command: a[1], Workdir: req.GetString("workdir", ""), Timeout: time.Duration(timeout * float64(time.Second))})
+	out, stop := progress(ctx, req)
+	res, err := h.mgr.Bash(ctx, a[0], sandbox.BashOptions{Command: a[1], Workdir: req.GetString("workdir", ""), Timeout: time.Duration(timeout * float64(time.Second)), Output: out})
+	stop()
 	if res == nil {
 		return errResult(err), nil
 	}
-	out := map[string]any{
+	result := map[string]any{
 		"exit_code": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr,
-		"timed_out": res.TimedOut, "truncated": res.Truncated(), "snapshot": snapshotValue(res.Snapshot),
+		"timed_out": res.TimedOut, "cancelled": res.Cancelled, "truncated": res.Truncated(), "snapshot": snapshotValue(res.Snapshot),
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code: %d\n", res.ExitCode)
 	if res.TimedOut {
 		b.WriteString("timed out: the command and every process it started were killed\n")
 	}
+	if res.Cancelled {
+		b.WriteString("cancelled: the command and every process it started were killed\n")
+	}
 	section(&b, "stdout", res.Stdout, res.StdoutCut)
 	section(&b, "stderr", res.Stderr, res.StderrCut)
 	b.WriteString(snapshotText(res.Snapshot) + "\n")
-	r := structured(out, b.String())
+	r := structured(result, b.String())
 	if err != nil {
 		r.IsError = true
 		r.Content = append([]gomcp.Content{gomcp.NewTextContent(oneLine(err))}, r.Content...)

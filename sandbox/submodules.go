@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 )
@@ -114,3 +115,22 @@ func (m *Manager) copyArchive(ctx context.Context, n Names, g *gitcli.Client, co
 }
 
 var errPipeStopped = errors.New("stopped because another stage of the copy failed")
+
+// outsideSubmodules refuses a file tool's path inside a submodule: nothing
+// there is committed, and an agent must not believe its change is kept.
+func (m *Manager) outsideSubmodules(slug, abs string) error {
+	rel, ok := strings.CutPrefix(abs, Workdir+"/")
+	if !ok {
+		return nil
+	}
+	st, err := m.loadSnap(slug)
+	if err != nil {
+		return err
+	}
+	for _, s := range st.Submodules {
+		if rel == s || strings.HasPrefix(rel, s+"/") {
+			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", display(abs), s)
+		}
+	}
+	return nil
+}

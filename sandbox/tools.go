@@ -150,6 +150,9 @@ func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*A
 	if len(content) > MaxWriteSize {
 		return nil, fmt.Errorf("content is %d bytes; write takes at most %d (use bash to produce large files)", len(content), MaxWriteSize)
 	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
+		return nil, err
+	}
 	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
 }
 
@@ -266,6 +269,9 @@ func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll
 	if old == new {
 		return nil, errors.New("old_string and new_string are the same")
 	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
+		return nil, err
+	}
 	unlock, err := m.lock(ctx, slug)
 	if err != nil {
 		return nil, err
@@ -322,6 +328,9 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	}
 	fp, err := ParseFilePatch(diff)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	unlock, err := m.lock(ctx, slug)
