@@ -540,8 +540,8 @@ want_entry() {
       total=$((total + 1))
     done
   done
-  [[ $(jsonget '.commands.*.command' <<<"${lines[0]}") == *"docker run -d --name $c "* ]] ||
-    fail "create has no docker run -d --name $c"
+  [[ $(jsonget '.commands.*.command' <<<"${lines[0]}") == *"docker create --name $c "* ]] ||
+    fail "create has no docker create --name $c"
   # Pasted, a recorded read-only command does what it did.
   if [ -n "$docker_ps" ]; then
     run sh -c "$docker_ps"
@@ -575,7 +575,7 @@ want_entry() {
     [[ $after == "    \$ "* || ($i -eq 4 && $after == "    error: "*"no such file"*) ]] ||
       fail "after audit line $i: $after"
   done
-  grep -qE '^    \$ docker run -d --name '"$c"' ' <<<"$text" || fail "no docker run line in: $text"
+  grep -qE '^    \$ docker create --name '"$c"' ' <<<"$text" || fail "no docker create line in: $text"
   run grep -E "secret text|other words" <<<"$text"
   assert_failure 1
 

@@ -45,7 +45,7 @@ assert_nothing_left() {
 }
 
 @test "edge: create reports a container provisioning failure and leaves no branch, container, volume or state" {
-  FAIL_ON="run" run --separate-stderr lb --runtime "$FAILING" create box
+  FAIL_ON="create" run --separate-stderr lb --runtime "$FAILING" create box
   assert_failure 1
   assert_output ""
   [[ $stderr == Error:* ]]

@@ -27,10 +27,15 @@ teardown() { common_teardown; }
   run lb exec box -- find / -path /proc -prune -o -path /sys -prune -o -name "$canary" -print </dev/null
   assert_output ""
 
-  # docker inspect: the only mount is the named source volume at /src.
-  assert_equal "$(inspect "$C" '{{len .Mounts}}')" 1
-  assert_equal "$(inspect "$C" '{{range .Mounts}}{{.Type}} {{.Name}} {{.Destination}} {{.RW}}{{end}}')" \
-    "volume $(volume_of box) /src true"
+  # docker inspect: two volumes and nothing else: the named source volume at
+  # /src, and the container's own helper volume at /.litterbox.
+  assert_equal "$(inspect "$C" '{{len .Mounts}}')" 2
+  assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Destination "/src"}}{{.Type}} {{.Name}} {{.RW}}{{end}}{{end}}')" \
+    "volume $(volume_of box) true"
+  assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Destination "/.litterbox"}}{{.Type}}{{end}}{{end}}')" volume
+  # The sandbox user can run the helper but not replace it.
+  run lb exec box -- sh -c 'touch /.litterbox/x || for f in /.litterbox/*/litterbox-helper; do : > "$f"; done' </dev/null
+  assert_failure
   assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Type "bind"}}{{.Source}}{{end}}{{end}}')" ""
   binds=$(inspect "$C" '{{json .HostConfig.Binds}}')
   [[ $binds == null || $binds == "[]" ]] || fail "HostConfig.Binds: $binds"
@@ -100,5 +105,5 @@ teardown() { common_teardown; }
   assert_failure
   run lb exec other -- sh -c 'ps -o args | grep -c "[s]leep 600"' </dev/null
   assert_output 0
-  assert_equal "$(inspect "$(container_of other)" '{{range .Mounts}}{{.Name}}{{end}}')" "$(volume_of other)"
+  assert_equal "$(inspect "$(container_of other)" '{{range .Mounts}}{{if eq .Destination "/src"}}{{.Name}}{{end}}{{end}}')" "$(volume_of other)"
 }

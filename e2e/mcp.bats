@@ -205,7 +205,7 @@ INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
   run grep -c 'level=' "$out"
   assert_output 0
   # The logs went to stderr.
-  grep -q '^level=debug msg=docker run -d ' "$err"
+  grep -q '^level=debug msg=docker create ' "$err"
   grep -q '^level=debug msg=git ' "$err"
 
   res() { grep "\"id\":$1[,}]" "$out" | jsonget "$2"; }

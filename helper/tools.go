@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -251,18 +252,21 @@ func writeTar(w io.Writer, p string) error {
 		return missing(p)
 	}
 	tw := tar.NewWriter(w)
-	dir, top := path.Dir(p), path.Base(p)
-	err := fs.WalkDir(os.DirFS(dir), top, func(rel string, d fs.DirEntry, err error) error {
+	dir := path.Dir(p)
+	// filepath.WalkDir looks at the root with lstat: a symlink is sent as
+	// a link, never followed.
+	err := filepath.WalkDir(p, func(abs string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		rel := strings.TrimPrefix(abs, strings.TrimSuffix(dir, "/")+"/")
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
 		link := ""
 		if info.Mode()&fs.ModeSymlink != 0 {
-			if link, err = os.Readlink(dir + "/" + rel); err != nil {
+			if link, err = os.Readlink(abs); err != nil {
 				return err
 			}
 		}
@@ -280,7 +284,7 @@ func writeTar(w io.Writer, p string) error {
 		if !info.Mode().IsRegular() {
 			return nil
 		}
-		f, err := os.Open(dir + "/" + rel)
+		f, err := os.Open(abs)
 		if err != nil {
 			return err
 		}
