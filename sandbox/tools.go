@@ -232,20 +232,6 @@ func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...st
 	return nil
 }
 
-// limitWriter fails once more than n bytes are written.
-type limitWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > l.n {
-		return 0, fmt.Errorf("file larger than %d bytes", MaxWriteSize)
-	}
-	l.n -= int64(len(p))
-	return l.w.Write(p)
-}
-
 // EditResult says what Edit did.
 type EditResult struct {
 	Replacements int    `json:"replacements"`
