@@ -69,7 +69,7 @@ remove_containers() {
   )
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086 # one id per word
-    "$RUNTIME" rm -f $ids >/dev/null 2>&1 || true
+    "$RUNTIME" rm -f -v $ids >/dev/null 2>&1 || true
   fi
 }
 

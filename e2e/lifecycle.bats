@@ -542,7 +542,7 @@ thaw_foreign() {
 @test "a sandbox whose container was removed behind Litterbox's back shows as missing and delete cleans up its branch" {
   create box
   c=$(container_of box)
-  "$RUNTIME" rm -f "$c" >/dev/null
+  "$RUNTIME" rm -f -v "$c" >/dev/null
   assert_equal "$(list_status box)" missing
   run lb list
   assert_line --regexp '^box +missing +[0-9]+[smhd] +litterbox/box +0 +-$'

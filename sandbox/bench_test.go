@@ -94,7 +94,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		docker(b, "rm", "-f", n.Container)
+		docker(b, "rm", "-f", "-v", n.Container)
 		docker(b, "volume", "rm", n.Volume)
 		settle()
 		b.StartTimer()
@@ -192,7 +192,7 @@ func BenchmarkRawDelete(b *testing.B) {
 		}
 		n := m.Names(name)
 		b.StartTimer()
-		docker(b, "rm", "-f", n.Container)
+		docker(b, "rm", "-f", "-v", n.Container)
 		docker(b, "volume", "rm", n.Volume)
 	}
 }
@@ -253,7 +253,11 @@ func benchWrite(b *testing.B, files testenv.Files) {
 }
 
 func benchRawWrite(b *testing.B, files testenv.Files) {
-	_, n := benchToolSandbox(b, files)
+	benchRawWriteIn(b, func(b *testing.B) (*Manager, Names) { return benchToolSandbox(b, files) })
+}
+
+func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, Names)) {
+	_, n := sandbox(b)
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {

@@ -257,7 +257,7 @@ func TestIntegrationContainerRemovedBehindOurBack(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "gone"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.Docker("rm", "-f", m.Names("gone").Container); err != nil {
+	if _, err := testenv.Docker("rm", "-f", "-v", m.Names("gone").Container); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusMissing {

@@ -19,5 +19,6 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
+	removeGoSrc()
 	os.Exit(code)
 }

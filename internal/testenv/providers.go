@@ -69,7 +69,7 @@ func (p Provider) Run(args ...string) (string, error) {
 // RemoveAll is the package's RemoveAll on this provider's engine.
 func (p Provider) RemoveAll(repoRoot, repoSlug string) {
 	if ids, _ := p.Run("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
-		_, _ = p.Run(append([]string{"rm", "-f"}, strings.Fields(ids)...)...)
+		_, _ = p.Run(append([]string{"rm", "-f", "-v"}, strings.Fields(ids)...)...)
 	}
 	vols, _ := p.Run("volume", "ls", "-q")
 	for _, v := range strings.Fields(vols) {

@@ -120,7 +120,7 @@ func CleanupRepo(t testing.TB, repoRoot, repoSlug string) {
 // volumes named after repoSlug.
 func RemoveAll(repoRoot, repoSlug string) {
 	if ids, _ := Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
-		_, _ = Docker(append([]string{"rm", "-f"}, strings.Fields(ids)...)...)
+		_, _ = Docker(append([]string{"rm", "-f", "-v"}, strings.Fields(ids)...)...)
 	}
 	if vols, _ := Docker("volume", "ls", "-q", "--filter", "name=^litterbox-"+repoSlug+"-"); vols != "" {
 		_, _ = Docker(append([]string{"volume", "rm", "-f"}, strings.Fields(vols)...)...)
@@ -173,7 +173,7 @@ func SweepStale(prefixes ...string) {
 		}
 	}
 	if len(rmC) > 0 {
-		_, _ = Docker(append([]string{"rm", "-f"}, rmC...)...)
+		_, _ = Docker(append([]string{"rm", "-f", "-v"}, rmC...)...)
 	}
 	if len(rmV) > 0 {
 		_, _ = Docker(append([]string{"volume", "rm", "-f"}, rmV...)...)
