@@ -36,6 +36,8 @@ type session struct {
 	// closed when stdin ends.
 	frames chan frame
 	req    *protocol.Request
+	// old delivers the last manifest, nil when there is none.
+	old chan *manifest
 }
 
 func (s *session) send(t byte, p []byte) error {
@@ -75,17 +77,17 @@ func (s *session) serve() error {
 	if req.Op == protocol.OpSetup {
 		// The baseline the setup command's changes are measured against:
 		// the tree as copied in, which nothing else is writing.
-		w, err := newWalker(Root, req.Prune)
+		list, err := walk(Root, prune(req.Prune), "")
 		if err != nil {
 			return err
 		}
-		if err := w.walk(""); err != nil {
-			return err
-		}
-		if err := w.out.save(req.OldGen, req.OldGen); err != nil {
+		if err := (&manifest{list: list}).save(req.OldGen, req.OldGen); err != nil {
 			return err
 		}
 	}
+	// The last manifest loads while the action runs.
+	s.old = make(chan *manifest, 1)
+	go func() { s.old <- loadManifest(req.OldGen) }()
 	res := &protocol.Result{}
 	content := s.in.Raw(int64(req.ContentLen))
 	switch req.Op {
@@ -272,100 +274,6 @@ func isRuleFile(p string) bool {
 	return b == ".gitignore" || b == ".gitattributes"
 }
 
-// scan compares /src with the last manifest and sends what changed: first
-// the new directories and rule files, then, once the host has said which
-// directories to skip, the changed files, then the files the host asks for.
-func (s *session) scan() error {
-	req := s.req
-	start := time.Now()
-	old, err := loadManifest(req.OldGen)
-	full := err != nil
-	w, err := newWalker(Root, req.Prune)
-	if err != nil {
-		return err
-	}
-	if err := w.walk(""); err != nil {
-		return err
-	}
-	cur := w.out
-	dirs := &protocol.Dirs{Full: full}
-	for _, p := range sortedKeys(cur) {
-		e := cur[p]
-		var o *entry
-		if !full {
-			o = old[p]
-		}
-		switch {
-		case e.kind() == protocol.ModeDir:
-			if o == nil || o.kind() != protocol.ModeDir {
-				dirs.New = append(dirs.New, p)
-			}
-		case isRuleFile(p) && (o == nil || !e.sameStat(o) || o.racy):
-			if data, ok := readRule(Root+"/"+p, e); ok {
-				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: p, Data: data})
-			}
-		}
-	}
-	for p, o := range old {
-		if isRuleFile(p) && !full {
-			if e := cur[p]; e == nil || e.kind() != o.kind() {
-				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: p, Deleted: true})
-			}
-		}
-	}
-	if err := s.send(protocol.TDirs, dirs.Encode()); err != nil {
-		return err
-	}
-	p, err := s.expect(protocol.TPrune)
-	if err != nil {
-		return err
-	}
-	pr, err := protocol.DecodePrune(p)
-	if err != nil {
-		return err
-	}
-	if len(pr.Add) > 0 {
-		for p := range cur {
-			if underAny(p, pr.Add) {
-				delete(cur, p)
-			}
-		}
-	}
-	for _, d := range pr.Expand {
-		if fi, err := os.Lstat(Root + "/" + d); err != nil || !fi.IsDir() {
-			continue
-		}
-		delete(w.prune, d)
-		if err := w.walk(d); err != nil {
-			return err
-		}
-	}
-	changes, err := s.changes(old, cur, full, pr, start)
-	if err != nil {
-		return err
-	}
-	if err := s.sendChanges(changes); err != nil {
-		return err
-	}
-	p, err = s.expect(protocol.TSelect)
-	if err != nil {
-		return err
-	}
-	sel, err := protocol.DecodeSelect(p)
-	if err != nil {
-		return err
-	}
-	for _, p := range sel.Paths {
-		if err := s.sendFile(p, cur); err != nil {
-			return err
-		}
-	}
-	if err := cur.save(req.NewGen, req.OldGen); err != nil {
-		return err
-	}
-	return s.send(protocol.TEnd, nil)
-}
-
 func readRule(abs string, e *entry) ([]byte, bool) {
 	if e.kind() != protocol.ModeRegular {
 		return nil, false
@@ -378,68 +286,6 @@ func readRule(abs string, e *entry) ([]byte, bool) {
 		return nil, false
 	}
 	return data, true
-}
-
-// changes lists what differs between the manifests and marks the entries
-// of cur that are racy, with their content's id.
-func (s *session) changes(old, cur manifest, full bool, pr *protocol.Prune, start time.Time) ([]protocol.Change, error) {
-	racyFrom := start.Add(-racyWindow).UnixNano()
-	var out []protocol.Change
-	for _, p := range sortedKeys(cur) {
-		e := cur[p]
-		if e.kind() == protocol.ModeDir {
-			continue
-		}
-		var o *entry
-		if !full {
-			o = old[p]
-		}
-		abs := Root + "/" + p
-		changed := o == nil || o.kind() != e.kind() || !e.sameStat(o)
-		hashed := false
-		if !changed && o.racy {
-			id, err := blobID(abs, e)
-			if err != nil {
-				continue // gone since the walk
-			}
-			e.id, hashed = id, true
-			changed = id != o.id
-		}
-		if changed {
-			if !hashed {
-				id, err := blobID(abs, e)
-				if err != nil {
-					continue
-				}
-				e.id, hashed = id, true
-			}
-			out = append(out, protocol.Change{Op: protocol.Changed, Mode: e.mode, Size: uint64(e.size), ID: e.id, Path: p})
-		} else if underAny(p, pr.Requery) {
-			out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: p})
-		}
-		if e.mtime >= racyFrom || e.ctime >= racyFrom {
-			if !hashed {
-				id, err := blobID(abs, e)
-				if err != nil {
-					continue
-				}
-				e.id = id
-			}
-			e.racy = true
-		}
-	}
-	if !full {
-		for _, p := range sortedKeys(old) {
-			o := old[p]
-			if o.kind() == protocol.ModeDir {
-				continue
-			}
-			if e := cur[p]; e == nil || e.kind() == protocol.ModeDir {
-				out = append(out, protocol.Change{Op: protocol.Removed, Path: p})
-			}
-		}
-	}
-	return out, nil
 }
 
 // sendChanges splits the list into frames well under MaxFrame.
@@ -465,7 +311,7 @@ func (s *session) sendChanges(list []protocol.Change) error {
 // sendFile sends one file the host asked for. A file that changed size
 // while it was read is sent as far as it goes (padded) and left out of the
 // manifest, so the next call sends it again.
-func (s *session) sendFile(p string, cur manifest) error {
+func (s *session) sendFile(p string, cur *manifest) error {
 	h := &protocol.FileHeader{Path: p}
 	abs := Root + "/" + p
 	if path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
@@ -475,7 +321,7 @@ func (s *session) sendFile(p string, cur manifest) error {
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		h.Missing = true
-		delete(cur, p)
+		cur.drop(p)
 		return s.send(protocol.TFile, h.Encode())
 	}
 	h.Mode = uint32(unixMode(fi))
@@ -492,7 +338,7 @@ func (s *session) sendFile(p string, cur manifest) error {
 	f, err := os.Open(abs)
 	if err != nil {
 		h.Missing = true
-		delete(cur, p)
+		cur.drop(p)
 		return s.send(protocol.TFile, h.Encode())
 	}
 	defer f.Close()
@@ -504,12 +350,12 @@ func (s *session) sendFile(p string, cur manifest) error {
 	}
 	n, _ := io.Copy(s.out.Buffered(), io.LimitReader(f, int64(h.Size)))
 	if n < int64(h.Size) {
-		delete(cur, p)
+		cur.drop(p)
 		if _, err := io.CopyN(s.out.Buffered(), zeros{}, int64(h.Size)-n); err != nil {
 			return err
 		}
 	} else if after, err := f.Stat(); err != nil || after.Size() != fi.Size() || after.ModTime() != fi.ModTime() {
-		delete(cur, p)
+		cur.drop(p)
 	}
 	return s.out.Flush()
 }

@@ -11,9 +11,9 @@ import (
 	"io"
 	"os"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +22,7 @@ import (
 
 // entry is what a manifest remembers of one path under /src.
 type entry struct {
+	path         string
 	mode         uint32
 	size         int64
 	mtime, ctime int64 // nanoseconds
@@ -31,6 +32,11 @@ type entry struct {
 	// blob id, checked again by the next scan.
 	racy bool
 	id   [20]byte
+	// dropped entries are left out of the saved manifest (pruned, or sent
+	// short), so the next scan reports them again.
+	dropped bool
+	// seen marks an old entry the new scan found.
+	seen bool
 }
 
 func (e *entry) kind() uint32 { return e.mode & protocol.ModeType }
@@ -40,50 +46,97 @@ func (e *entry) sameStat(o *entry) bool {
 	return e.mode == o.mode && e.size == o.size && e.mtime == o.mtime && e.ctime == o.ctime && e.ino == o.ino
 }
 
-// manifest maps paths relative to /src to what a scan saw.
-type manifest map[string]*entry
-
-// racyWindow: a file changed this close to the scan is checked by content
-// next time. Timestamps come from a coarse kernel clock; a second is ample.
-const racyWindow = time.Second
-
-// walker scans a tree without following symlinks or crossing into another
-// file system, with one stat per entry relative to its directory.
-type walker struct {
-	root  string
-	dev   uint64
-	prune map[string]bool
-	out   manifest
+// manifest is what one scan saw under /src, paths relative to it.
+type manifest struct {
+	list   []*entry
+	byPath map[string]*entry
 }
 
-func newWalker(root string, prune []string) (*walker, error) {
+func (m *manifest) index() map[string]*entry {
+	if m.byPath == nil {
+		m.byPath = make(map[string]*entry, len(m.list))
+		for _, e := range m.list {
+			m.byPath[e.path] = e
+		}
+	}
+	return m.byPath
+}
+
+func (m *manifest) drop(p string) {
+	if e := m.index()[p]; e != nil {
+		e.dropped = true
+	}
+}
+
+// racyMargin: timestamps come from the kernel's coarse clock, truncated to
+// the file system's granularity; an entry stamped this close to the scan's
+// clock reading is checked by content next time.
+const racyMargin = 20 * time.Millisecond
+
+// fsNow is the file systems' clock: the mtime of a file written now, as
+// git compares entries with its index file's mtime.
+func fsNow() int64 {
+	f := stateDir + "/clock"
+	if err := os.MkdirAll(stateDir, 0o700); err == nil {
+		if err := os.WriteFile(f, []byte{'.'}, 0o600); err == nil {
+			var st syscall.Stat_t
+			if syscall.Stat(f, &st) == nil {
+				return st.Mtim.Sec*1e9 + st.Mtim.Nsec
+			}
+		}
+	}
+	return time.Now().UnixNano()
+}
+
+func prune(dirs []string) map[string]bool {
+	m := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		m[d] = true
+	}
+	return m
+}
+
+// walk lists rel (a directory under root, "" for root itself) and
+// everything below it but the pruned directories, without following
+// symlinks or crossing into another file system. Directories are read in
+// parallel, each entry with one stat relative to its directory.
+func walk(root string, pruned map[string]bool, rel string) ([]*entry, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(root, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, err)
 	}
-	w := &walker{root: root, dev: st.Dev, prune: map[string]bool{}, out: manifest{}}
-	for _, p := range prune {
-		w.prune[p] = true
-	}
-	return w, nil
+	w := &walker{root: root, dev: st.Dev, prune: pruned, sem: make(chan struct{}, 8)}
+	w.wg.Add(1)
+	go w.dir(rel)
+	w.wg.Wait()
+	return w.out, nil
 }
 
-// walk adds rel (a directory, "" for the root) and everything below it.
-func (w *walker) walk(rel string) error {
-	stack := []string{rel}
-	for len(stack) > 0 {
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		subdirs, err := w.readDir(dir)
-		if err != nil {
-			return err
-		}
-		stack = append(stack, subdirs...)
-	}
-	return nil
+type walker struct {
+	root  string
+	dev   uint64
+	prune map[string]bool
+	sem   chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	out   []*entry
 }
 
-func (w *walker) readDir(rel string) ([]string, error) {
+func (w *walker) dir(rel string) {
+	defer w.wg.Done()
+	w.sem <- struct{}{}
+	entries, subdirs := w.readDir(rel)
+	<-w.sem
+	w.mu.Lock()
+	w.out = append(w.out, entries...)
+	w.mu.Unlock()
+	for _, d := range subdirs {
+		w.wg.Add(1)
+		go w.dir(d)
+	}
+}
+
+func (w *walker) readDir(rel string) (entries []*entry, subdirs []string) {
 	abs := w.root
 	if rel != "" {
 		abs += "/" + rel
@@ -100,7 +153,6 @@ func (w *walker) readDir(rel string) ([]string, error) {
 	if err != nil {
 		return nil, nil
 	}
-	var subdirs []string
 	for _, name := range names {
 		if name == ".git" {
 			continue // never a path git stores
@@ -113,7 +165,7 @@ func (w *walker) readDir(rel string) ([]string, error) {
 		if err := fstatat(fd, abs, name, &st); err != nil {
 			continue
 		}
-		e := statEntry(&st)
+		e := statEntry(p, &st)
 		switch e.kind() {
 		case protocol.ModeDir:
 			if w.prune[p] || st.Dev != w.dev {
@@ -124,13 +176,14 @@ func (w *walker) readDir(rel string) ([]string, error) {
 		default:
 			continue // fifos, sockets, devices: git stores none
 		}
-		w.out[p] = e
+		entries = append(entries, e)
 	}
-	return subdirs, nil
+	return entries, subdirs
 }
 
-func statEntry(st *syscall.Stat_t) *entry {
+func statEntry(p string, st *syscall.Stat_t) *entry {
 	return &entry{
+		path:  p,
 		mode:  st.Mode,
 		size:  st.Size,
 		mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
@@ -175,43 +228,70 @@ func blobID(abs string, e *entry) ([20]byte, error) {
 	return id, nil
 }
 
+// hashAll computes the blob ids of entries in parallel; one that cannot be
+// read (gone since the walk) gets ok false.
+func hashAll(root string, entries []*entry) (ok []bool) {
+	ok = make([]bool, len(entries))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				id, err := blobID(root+"/"+entries[i].path, entries[i])
+				entries[i].id, ok[i] = id, err == nil
+			}
+		}()
+	}
+	for i := range entries {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return ok
+}
+
 // Manifests live in the sandbox's /tmp, which a restart empties: then the
 // next scan has nothing to compare with and reports everything (Full).
 const stateDir = "/tmp/.litterbox"
 
 func manifestPath(gen uint64) string { return stateDir + "/m." + strconv.FormatUint(gen, 10) }
 
-const manifestMagic = "LBXM1\n"
+const manifestMagic = "LBXM2\n"
 
-func loadManifest(gen uint64) (manifest, error) {
+// loadManifest reads generation gen, nil when there is none (or it is not
+// one this helper wrote).
+func loadManifest(gen uint64) *manifest {
 	f, err := os.Open(manifestPath(gen))
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 256<<10)
 	magic := make([]byte, len(manifestMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != manifestMagic {
-		return nil, errors.New("not a manifest")
+		return nil
 	}
-	m := manifest{}
+	m := &manifest{}
 	for {
 		n, err := binary.ReadUvarint(r)
 		if errors.Is(err, io.EOF) {
-			return m, nil
+			return m
 		}
 		if err != nil || n > 1<<16 {
-			return nil, errors.New("corrupt manifest")
+			return nil
 		}
 		name := make([]byte, n)
 		if _, err := io.ReadFull(r, name); err != nil {
-			return nil, err
+			return nil
 		}
 		var fixed [4 + 8*4 + 1 + 20]byte
 		if _, err := io.ReadFull(r, fixed[:]); err != nil {
-			return nil, err
+			return nil
 		}
 		e := &entry{
+			path:  string(name),
 			mode:  binary.LittleEndian.Uint32(fixed[0:]),
 			size:  int64(binary.LittleEndian.Uint64(fixed[4:])),
 			mtime: int64(binary.LittleEndian.Uint64(fixed[12:])),
@@ -220,13 +300,13 @@ func loadManifest(gen uint64) (manifest, error) {
 			racy:  fixed[36] == 1,
 		}
 		copy(e.id[:], fixed[37:])
-		m[string(name)] = e
+		m.list = append(m.list, e)
 	}
 }
 
 // save writes the manifest as generation gen (atomically) and removes every
 // other generation but keep.
-func (m manifest) save(gen, keep uint64) error {
+func (m *manifest) save(gen, keep uint64) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
 	}
@@ -238,9 +318,12 @@ func (m manifest) save(gen, keep uint64) error {
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.WriteString(manifestMagic)
 	var buf []byte
-	for p, e := range m {
-		buf = binary.AppendUvarint(buf[:0], uint64(len(p)))
-		buf = append(buf, p...)
+	for _, e := range m.list {
+		if e.dropped {
+			continue
+		}
+		buf = binary.AppendUvarint(buf[:0], uint64(len(e.path)))
+		buf = append(buf, e.path...)
 		buf = binary.LittleEndian.AppendUint32(buf, e.mode)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.size))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.mtime))
@@ -264,6 +347,23 @@ func (m manifest) save(gen, keep uint64) error {
 	if err := os.Rename(tmp, manifestPath(gen)); err != nil {
 		return err
 	}
+	return cleanManifests(gen, keep)
+}
+
+// link saves an unchanged manifest as generation gen: the old one's file,
+// linked.
+func linkManifest(old, gen uint64) error {
+	if old == gen {
+		return nil
+	}
+	os.Remove(manifestPath(gen))
+	if err := os.Link(manifestPath(old), manifestPath(gen)); err != nil {
+		return err
+	}
+	return cleanManifests(gen, old)
+}
+
+func cleanManifests(gen, keep uint64) error {
 	names, _ := os.ReadDir(stateDir)
 	for _, n := range names {
 		if n.Name() != path.Base(manifestPath(gen)) && n.Name() != path.Base(manifestPath(keep)) && strings.HasPrefix(n.Name(), "m.") {
@@ -285,13 +385,4 @@ func underAny(p string, dirs []string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m manifest) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -335,7 +335,7 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	}
 	var staged map[string]gitcli.Entry
 	var err error
-	if full || len(paths) > 1000 {
+	if full || len(paths) > 200 {
 		staged, err = s.Git.StagedAll(ctx, s.Index)
 	} else {
 		staged, err = s.Git.Staged(ctx, s.Index, paths)
