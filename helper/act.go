@@ -76,7 +76,9 @@ func (s *session) serve() error {
 	req := s.req
 	if req.Op == protocol.OpSetup {
 		// The baseline the setup command's changes are measured against:
-		// the tree as copied in, which nothing else is writing.
+		// the tree as copied in, which nothing else is writing. PID 1's
+		// record of changes starts here too.
+		askWatcher(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
 		list, err := walk(Root, prune(req.Prune), "")
 		if err != nil {
 			return err

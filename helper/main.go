@@ -138,6 +138,7 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 // initLoop is PID 1: it reaps every orphan the sandbox's processes leave
 // and ends at once on SIGTERM or SIGINT (docker stop, docker rm -f).
 func initLoop() {
+	go newWatcher(Root).serve()
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT)
 	for s := range sigs {

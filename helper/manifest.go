@@ -37,6 +37,9 @@ type entry struct {
 	dropped bool
 	// seen marks an old entry the new scan found.
 	seen bool
+	// kept: taken over from the old manifest unread, its directory
+	// unchanged.
+	kept bool
 }
 
 func (e *entry) kind() uint32 { return e.mode & protocol.ModeType }

@@ -3,6 +3,12 @@
 package helper
 
 import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 )
 
@@ -13,18 +19,32 @@ func (s *session) scan() error {
 	req := s.req
 	racyFrom := fsNow() - int64(racyMargin)
 	pruned := prune(req.Prune)
-	list, err := walk(Root, pruned, "")
+	old := <-s.old
+	full := old == nil
+	// Only the directories PID 1 saw change are read, when it can tell.
+	var list []*entry
+	var err error
+	var read int
+	if dirty, ok := askWatcher(&protocol.WatchCut{Old: req.OldGen, New: req.NewGen, Prune: req.Prune}); ok && !full {
+		list, read, err = walkDirty(old, dirty, pruned)
+	} else {
+		list, err = walk(Root, pruned, "")
+		read = 1
+		for _, e := range list {
+			if e.kind() == protocol.ModeDir {
+				read++
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}
-	old := <-s.old
-	full := old == nil
 	var oldIdx map[string]*entry
 	if !full {
 		oldIdx = old.index()
 	}
 	cur := &manifest{list: list}
-	dirs := &protocol.Dirs{Full: full}
+	dirs := &protocol.Dirs{Full: full, Read: uint64(read)}
 	for _, e := range list {
 		o := oldIdx[e.path]
 		if o != nil {
@@ -125,6 +145,12 @@ func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protoc
 		if e.dropped || e.kind() == protocol.ModeDir {
 			continue
 		}
+		if e.kept {
+			if underAny(e.path, requery) {
+				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
+			}
+			continue
+		}
 		o := oldIdx[e.path]
 		v := verdict{e: e, o: o, changed: o == nil || o.kind() != e.kind() || !e.sameStat(o)}
 		e.racy = e.mtime >= racyFrom || e.ctime >= racyFrom
@@ -170,4 +196,104 @@ func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protoc
 		}
 	}
 	return out, dirty
+}
+
+// walkDirty is walk for a scan that knows which directories changed since
+// the old manifest: those are read again (new directories in them whole),
+// and every other entry of old is kept as it was, unless its directory is
+// gone.
+func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*entry, read int, err error) {
+	oldIdx := old.index()
+	isOldDir := func(p string) bool { e := oldIdx[p]; return e != nil && e.kind() == protocol.ModeDir }
+	slices.Sort(dirty) // parents first
+	var fresh []*entry
+	again := map[string]bool{}  // directories read again
+	listed := map[string]bool{} // directories those reads found
+	var whole []string          // new directories walked whole
+	var st syscall.Stat_t
+	if err := syscall.Stat(Root, &st); err != nil {
+		return nil, 0, errors.New(Root + " is gone")
+	}
+	w := &walker{root: Root, dev: st.Dev, prune: pruned}
+	for _, d := range dirty {
+		if underAny(d, whole) || prunedPath(d, pruned) {
+			continue
+		}
+		if d != "" && !isOldDir(d) && !listed[d] {
+			continue // new: walked whole from its parent, or gone
+		}
+		entries, subdirs := w.readDir(d)
+		if entries == nil && subdirs == nil {
+			if fi, err := os.Lstat(Root + "/" + d); err != nil || !fi.IsDir() {
+				continue // gone: its parent's read says so
+			}
+		}
+		again[d] = true
+		fresh = append(fresh, entries...)
+		for _, sub := range subdirs {
+			listed[sub] = true
+			if !isOldDir(sub) {
+				more, err := walk(Root, pruned, sub)
+				if err != nil {
+					return nil, 0, err
+				}
+				for _, e := range more {
+					if e.kind() == protocol.ModeDir {
+						read++
+					}
+				}
+				read++
+				fresh = append(fresh, more...)
+				whole = append(whole, sub)
+			}
+		}
+	}
+	// present reports whether directory p still exists, as far as the reads
+	// and the old manifest tell.
+	memo := map[string]bool{}
+	var present func(p string) bool
+	present = func(p string) bool {
+		if p == "" {
+			return true
+		}
+		if v, ok := memo[p]; ok {
+			return v
+		}
+		par := parentDir(p)
+		v := false
+		switch {
+		case again[par]:
+			v = listed[p]
+		default:
+			v = isOldDir(p) && present(par)
+		}
+		memo[p] = v
+		return v
+	}
+	list = fresh
+	for _, e := range old.list {
+		par := parentDir(e.path)
+		if again[par] || underAny(e.path, whole) || !present(par) {
+			continue
+		}
+		e.kept = true
+		list = append(list, e)
+	}
+	return list, read + len(again), nil
+}
+
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+func prunedPath(p string, pruned map[string]bool) bool {
+	for d := range pruned {
+		if under(p, d) && d != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -119,7 +119,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			before = commits(t, m)
-			if res := bash(t, m, "true"); res.Snapshot != "" {
+			if res := bash(t, m, "true"); res.Snapshot != "" || !res.fullScan {
 				t.Errorf("first call after a restart committed %s:\n%s", res.Snapshot, testenv.Git(t, m.Root, "show", "--stat", "litterbox/work"))
 			}
 			bash(t, m, "rm notes/new.txt")
@@ -258,4 +258,66 @@ func TestMatrixSubmodule(t *testing.T) {
 	if _, err := m.Write(context.Background(), "work", "vendor/lib/x.txt", []byte("x")); err == nil || !strings.Contains(err.Error(), "inside submodule vendor/lib") {
 		t.Errorf("write inside a submodule: %v", err)
 	}
+}
+
+// After each call the branch must hold exactly what the container's /src
+// holds (less ignored files), whatever the call did to directories: PID 1
+// watches /src so a scan reads only changed directories, and this is where
+// that could go wrong.
+func TestMatrixTreeMatchesSandboxAfterEveryCall(t *testing.T) {
+	steps := []string{
+		"mkdir -p a/b/c && echo 1 > a/b/c/f",
+		"rm -rf a && mkdir -p a/b/c && echo 2 > a/b/c/f",
+		"mv a z",
+		"mkdir -p m/n && echo x > m/n/g && mv m z/m",
+		"echo y > z/m/n/g",
+		"rm -rf z",
+		"mkdir -p q/r/s && echo deep > q/r/s/t && chmod +x q/r/s/t",
+		"rm -rf q/r && echo now-a-file > q/r",
+		"rm q/r && mkdir -p q/r && echo back > q/r/x",
+		"ln -s q/r/x link && mkdir -p node_modules/p && echo dep > node_modules/p/i.js",
+		"rm -rf node_modules && echo gone > docs/new.txt && rm -rf docs/'a b'",
+		"mkdir -p w && cd w && for i in 1 2 3 4 5 6 7 8 9; do mkdir -p d$i/e && echo $i > d$i/e/f; done",
+		"find w -name f -exec sh -c 'echo changed >> \"$1\"' sh {} \\;",
+		"mv w/d1 w/d1moved && mv w/d2/e w/d3/e2",
+	}
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) {
+			m := matrixSandbox(t, image, testenv.SmallFiles)
+			for _, step := range steps {
+				res := bash(t, m, step)
+				if res.ExitCode != 0 {
+					t.Fatalf("%q: exit %d: %s", step, res.ExitCode, res.Stderr)
+				}
+				want := bash(t, m, `find . \( -name node_modules -o -name .git \) -prune -o \( -type f -o -type l \) -print | sed 's|^\./||' | sort | while IFS= read -r f; do if [ -L "$f" ]; then printf '%s -> %s\n' "$f" "$(readlink "$f")"; else printf '%s %s\n' "$f" "$(cat "$f" | tr '\n' '|')"; fi; done`).Stdout
+				if got := branchListing(t, m); got != want {
+					t.Fatalf("after %q the branch differs from the sandbox:\n got:\n%s\nwant:\n%s", step, got, want)
+				}
+			}
+			// The scans read only what changed: nothing for a no-op, one
+			// directory for one file.
+			if res := bash(t, m, "true"); res.dirsRead != 0 || res.fullScan {
+				t.Errorf("a no-op read %d directories (full %v)", res.dirsRead, res.fullScan)
+			}
+			if res := bash(t, m, "echo more >> w/d3/e/f"); res.dirsRead != 1 || res.Snapshot == "" {
+				t.Errorf("a one-file change read %d directories, snapshot %q", res.dirsRead, res.Snapshot)
+			}
+		})
+	}
+}
+
+// branchListing prints the branch tip as the oracle above prints /src.
+func branchListing(t *testing.T, m *Manager) string {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range strings.Split(testenv.Git(t, m.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", "litterbox/work"), "\n") {
+		mode, p, _ := strings.Cut(line, " ")
+		body := testenv.Git(t, m.Root, "cat-file", "blob", "litterbox/work:"+p)
+		if mode == "120000" {
+			b.WriteString(p + " -> " + body + "\n")
+			continue
+		}
+		b.WriteString(p + " " + strings.ReplaceAll(body, "\n", "|") + "|\n")
+	}
+	return b.String()
 }

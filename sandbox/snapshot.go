@@ -93,6 +93,9 @@ type ActResult struct {
 	Snapshot string `json:"snapshot"`
 	// noShell: the image has no /bin/sh, so no command ran.
 	noShell bool
+	// dirsRead and fullScan say how the scan went (tests, benchmarks).
+	dirsRead int
+	fullScan bool
 }
 
 // Truncated reports whether output was cut.
@@ -182,7 +185,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return fail(err)
 	}
-	commit, snapErr := m.snapStore(ctx, slug).Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.message)
+	taken, snapErr := m.snapStore(ctx, slug).Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.message)
 	if snapErr != nil {
 		inW.CloseWithError(snapErr)
 		outR.CloseWithError(snapErr)
@@ -202,7 +205,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err := <-execDone; err != nil {
 		return res, m.execError(ctx, slug, err)
 	}
-	res.Snapshot = commit
+	res.Snapshot, res.dirsRead, res.fullScan = taken.Commit, taken.DirsRead, taken.Full
 	st.Gen++
 	if err := m.saveSnap(slug, st); err != nil {
 		return res, err

@@ -71,45 +71,62 @@ type Conversation struct {
 	W *protocol.Writer
 }
 
+// Taken is what one snapshot did.
+type Taken struct {
+	// Commit is the new commit, "" when nothing git would track changed.
+	Commit string
+	// DirsRead counts the directories the helper read; Full says it had no
+	// manifest to compare with (a restarted container).
+	DirsRead int
+	Full     bool
+}
+
 // Take runs the scan half of a call: it answers the helper's Dirs, reads its
-// Changes, fetches what git would track and commits it with message. It
-// returns the new commit, "" when nothing git would track changed. st is
+// Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
-func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (string, error) {
+func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
+	return s.take(ctx, c, st, message)
+}
+
+func (s *Store) take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
 	p, err := c.R.Expect(protocol.TDirs)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	dirs, err := protocol.DecodeDirs(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	t := &Taken{DirsRead: int(min(dirs.Read, 1<<31)), Full: dirs.Full}
 	prune, err := s.prune(ctx, st, dirs)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := c.W.Frame(protocol.TPrune, prune.Encode()); err != nil {
-		return "", err
+		return nil, err
 	}
 	changes, err := readChanges(c.R)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	plan, err := s.plan(ctx, st, dirs.Full, changes)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := c.W.Frame(protocol.TSelect, (&protocol.Select{Paths: plan.fetch}).Encode()); err != nil {
-		return "", err
+		return nil, err
 	}
 	entries, err := s.receive(ctx, c.R, plan)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if _, err := c.R.Expect(protocol.TEnd); err != nil {
-		return "", err
+		return nil, err
 	}
-	return s.commit(ctx, st, append(entries, plan.remove...), message)
+	if t.Commit, err = s.commit(ctx, st, append(entries, plan.remove...), message); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func readChanges(r *protocol.Reader) ([]protocol.Change, error) {

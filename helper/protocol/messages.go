@@ -126,6 +126,9 @@ type Dirs struct {
 	Full  bool
 	New   []string
 	Rules []RuleFile
+	// Read counts the directories this scan read; fewer than all when PID 1
+	// could tell which changed.
+	Read uint64
 }
 
 // Encode returns the payload of a TDirs frame.
@@ -139,6 +142,7 @@ func (m *Dirs) Encode() []byte {
 		e.bytes(r.Data)
 		e.bool(r.Deleted)
 	}
+	e.uint(m.Read)
 	return e.b
 }
 
@@ -153,6 +157,7 @@ func DecodeDirs(p []byte) (*Dirs, error) {
 	for i := uint64(0); i < n && d.err == nil; i++ {
 		m.Rules = append(m.Rules, RuleFile{Path: d.str(), Data: d.bytes(), Deleted: d.bool()})
 	}
+	m.Read = d.uint()
 	return m, d.done()
 }
 
@@ -326,3 +331,61 @@ const (
 	ModeDir     = 0o040000
 	ModeSymlink = 0o120000
 )
+
+// WatchSocket is where a sandbox's PID 1 answers WatchCut requests: it
+// watches /src with inotify, so a scan reads only the directories that
+// changed since the manifest it compares with.
+const WatchSocket = "/tmp/.litterbox/watch.sock"
+
+// WatchCut asks PID 1 which directories changed since the scan of
+// manifest Old, closing the record of changes for manifest New. Reset
+// starts the record afresh (a full scan follows). Prune are the
+// directories scans skip, which need no watching.
+type WatchCut struct {
+	Reset    bool
+	Old, New uint64
+	Prune    []string
+}
+
+// Encode returns the payload of a TRequest frame on the watch socket.
+func (m *WatchCut) Encode() []byte {
+	var e enc
+	e.bool(m.Reset)
+	e.uint(m.Old)
+	e.uint(m.New)
+	e.strs(m.Prune)
+	return e.b
+}
+
+// DecodeWatchCut parses a WatchCut.
+func DecodeWatchCut(p []byte) (*WatchCut, error) {
+	d := dec{b: p}
+	m := &WatchCut{Reset: d.bool(), Old: d.uint(), New: d.uint(), Prune: d.strs()}
+	return m, d.done()
+}
+
+// WatchDirty is PID 1's answer: the directories (relative to /src, "" for
+// /src itself) in which something changed, or Valid false when it cannot
+// tell (just started, too many events, no watches left) and the scan must
+// read everything.
+type WatchDirty struct {
+	Valid  bool
+	Dirs   []string
+	Reason string
+}
+
+// Encode returns the payload of a TResult frame on the watch socket.
+func (m *WatchDirty) Encode() []byte {
+	var e enc
+	e.bool(m.Valid)
+	e.strs(m.Dirs)
+	e.str(m.Reason)
+	return e.b
+}
+
+// DecodeWatchDirty parses a WatchDirty.
+func DecodeWatchDirty(p []byte) (*WatchDirty, error) {
+	d := dec{b: p}
+	m := &WatchDirty{Valid: d.bool(), Dirs: d.strs(), Reason: d.str()}
+	return m, d.done()
+}
