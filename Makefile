@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: all build install test unit integration e2e lint fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install test unit integration e2e lint fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -71,5 +71,17 @@ bench: image
 bench-smoke: image
 	scripts/bench.sh --smoke
 
+# Release archives in dist/: static builds for Linux and macOS on amd64 and
+# arm64. A macOS archive carries litterbox-linux-<arch> too: the Linux build
+# Litterbox copies into sandboxes (Docker Desktop runs Linux of the Mac's
+# architecture).
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release:
+	@rm -rf dist && mkdir -p dist
+	@for p in $(PLATFORMS); do os=$${p%/*} arch=$${p#*/} d=dist/litterbox-$(VERSION)-$$os-$$arch; mkdir -p $$d; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox ./cmd/litterbox || exit 1; \
+	  if [ $$os != linux ]; then CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox-linux-$$arch ./cmd/litterbox || exit 1; fi; \
+	  cp README.md $$d/ && tar -C dist -czf $$d.tar.gz $${d#dist/} && rm -rf $$d && echo $$d.tar.gz; done
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

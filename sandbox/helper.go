@@ -8,8 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,6 +36,12 @@ type helperBinary struct {
 	path string
 	id   string
 	arch string // GOARCH of the binary
+	// libs, for a dynamically linked build (a plain `go install` on a
+	// machine with a C compiler), are its ELF interpreter and libraries,
+	// delivered beside it: base name -> host path. loader is the
+	// interpreter's base name; the helper runs through it.
+	libs   map[string]string
+	loader string
 }
 
 var (
@@ -42,8 +51,9 @@ var (
 )
 
 // findHelper locates and checks the helper binary once per process: the
-// file $LITTERBOX_HELPER names, else this executable, which is the helper
-// when started as litterbox-helper.
+// file $LITTERBOX_HELPER names; else, on Linux, this executable, which is
+// the helper when started as litterbox-helper; else (macOS) the Linux build
+// the release archive puts next to it, litterbox-linux-<arch>.
 func findHelper() (*helperBinary, error) {
 	localHelperOnce.Do(func() {
 		p := os.Getenv(HelperEnv)
@@ -54,6 +64,13 @@ func findHelper() (*helperBinary, error) {
 				return
 			}
 			p = exe
+			if runtime.GOOS != "linux" {
+				p = filepath.Join(filepath.Dir(exe), "litterbox-linux-"+runtime.GOARCH)
+				if _, err := os.Stat(p); err != nil {
+					localHelperErr = fmt.Errorf("no Linux build of litterbox to run inside sandboxes: the release archive for %s/%s has one beside litterbox (%s); or set %s to a linux/%s litterbox", runtime.GOOS, runtime.GOARCH, p, HelperEnv, runtime.GOARCH)
+					return
+				}
+			}
 		}
 		localHelper, localHelperErr = inspectHelper(p)
 	})
@@ -78,12 +95,10 @@ func inspectHelper(p string) (*helperBinary, error) {
 		return nil, fmt.Errorf("sandbox helper %s is not a Linux executable (%v); a litterbox for %s/%s needs a Linux build for the engine: set %s to a static linux litterbox binary (the release archives include them)", p, err, runtime.GOOS, runtime.GOARCH, HelperEnv)
 	}
 	defer f.Close()
-	for _, prog := range f.Progs {
-		if prog.Type == elf.PT_INTERP {
-			return nil, fmt.Errorf("sandbox helper %s is dynamically linked and would not run in a container; rebuild it static: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p)
-		}
-	}
 	h := &helperBinary{path: p, arch: elfArch[f.Machine]}
+	if err := h.findLibs(f); err != nil {
+		return nil, fmt.Errorf("sandbox helper %s is dynamically linked and %v; build it static instead: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p, err)
+	}
 	if s := f.Section(".note.go.buildid"); s != nil {
 		if data, err := s.Data(); err == nil && len(data) > 16 {
 			sum := sha256.Sum256(data)
@@ -105,8 +120,80 @@ func inspectHelper(p string) (*helperBinary, error) {
 	return h, nil
 }
 
-// path is where the helper lives in a sandbox.
+// containerPath is where the helper lives in a sandbox.
 func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + helper.Name }
+
+// argv is the command line that runs the helper with args in a sandbox:
+// through its own copy of the ELF interpreter when it is dynamically
+// linked, so it needs no libc from the image.
+func (h *helperBinary) argv(args ...string) []string {
+	if h.loader == "" {
+		return append([]string{h.containerPath()}, args...)
+	}
+	lib := HelperDir + "/" + h.id + "/lib"
+	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, args...)
+}
+
+// libDirs are where shared libraries live on Linux distributions.
+var libDirs = []string{"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"}
+
+// findLibs records the interpreter and the libraries a dynamically linked
+// helper needs (and theirs), found where the dynamic linker would look.
+func (h *helperBinary) findLibs(f *elf.File) error {
+	interp := ""
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			data, err := io.ReadAll(prog.Open())
+			if err != nil {
+				return err
+			}
+			interp = strings.TrimRight(string(data), "\x00")
+		}
+	}
+	if interp == "" {
+		return nil
+	}
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("was built for %s", runtime.GOOS)
+	}
+	h.loader = filepath.Base(interp)
+	h.libs = map[string]string{h.loader: interp}
+	var need func(*elf.File) error
+	need = func(f *elf.File) error {
+		names, err := f.ImportedLibraries()
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if _, ok := h.libs[n]; ok {
+				continue
+			}
+			found := ""
+			for _, d := range libDirs {
+				if lf, err := elf.Open(filepath.Join(d, n)); err == nil {
+					ok := lf.Machine == f.Machine && lf.Class == f.Class
+					if ok {
+						found = filepath.Join(d, n)
+						err = need(lf)
+					}
+					lf.Close()
+					if err != nil {
+						return err
+					}
+					if ok {
+						break
+					}
+				}
+			}
+			if found == "" {
+				return fmt.Errorf("its library %s was not found", n)
+			}
+			h.libs[n] = found
+		}
+		return nil
+	}
+	return need(f)
+}
 
 // checkPlatform refuses an image the helper cannot run in.
 func (h *helperBinary) checkPlatform(image, platform string) error {
@@ -138,10 +225,15 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		tw := tar.NewWriter(pw)
 		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755})
 		if err == nil {
-			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: h.id + "/" + helper.Name, Mode: 0o755, Size: fi.Size()})
+			err = tarFile(tw, h.id+"/"+helper.Name, f, fi.Size())
 		}
-		if err == nil {
-			_, err = io.CopyN(tw, f, fi.Size())
+		if err == nil && len(h.libs) > 0 {
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/lib/", Mode: 0o755})
+			for _, name := range slices.Sorted(maps.Keys(h.libs)) {
+				if err == nil {
+					err = tarHostFile(tw, h.id+"/lib/"+name, h.libs[name])
+				}
+			}
 		}
 		if err == nil {
 			err = tw.Close()
@@ -156,35 +248,54 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 	return nil
 }
 
-// helperFor returns the path of this Litterbox's helper in a sandbox,
-// delivering it first when the sandbox has another build's (Litterbox was
-// upgraded) and recording that it is there.
-func (m *Manager) helperFor(ctx context.Context, slug string) (string, error) {
+// helperFor returns this Litterbox's helper for a sandbox, delivering it
+// first when the sandbox has another build's (Litterbox was upgraded) and
+// recording that it is there.
+func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, error) {
 	h, err := m.findHelper()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	want := h.containerPath()
 	rec, err := m.store().load(slug)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if rec != nil && rec.Helper == want {
-		return want, nil
-	}
-	if rec == nil {
+	if rec == nil || rec.Helper == want {
 		// No record: not a sandbox of this repository (or one being
 		// deleted); the engine's answer to the exec will say which.
-		return want, nil
+		return h, nil
 	}
 	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
-		return "", m.execError(ctx, slug, err)
+		return nil, m.execError(ctx, slug, err)
 	}
 	rec.Helper = want
 	if err := m.store().save(rec); err != nil {
-		return "", err
+		return nil, err
 	}
-	return want, nil
+	return h, nil
+}
+
+func tarFile(tw *tar.Writer, name string, r io.Reader, size int64) error {
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o755, Size: size}); err != nil {
+		return err
+	}
+	_, err := io.CopyN(tw, r, size)
+	return err
+}
+
+// tarHostFile adds the file at p (a symlink followed) under name.
+func tarHostFile(tw *tar.Writer, name, p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return tarFile(tw, name, f, fi.Size())
 }
 
 // PinHelper makes the Manager deliver the file at path as its helper under

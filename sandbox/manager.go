@@ -187,8 +187,8 @@ func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port, h 
 		CPUs:         c.CPUs,
 		Network:      c.Network,
 		Publish:      bindings(ports),
-		Entrypoint:   h.containerPath(),
-		Cmd:          []string{"init"},
+		Entrypoint:   h.argv()[0],
+		Cmd:          h.argv("init")[1:],
 	}
 }
 
@@ -434,7 +434,7 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{m.helper.containerPath(), "prepare", Workdir, strconv.Itoa(uid)}}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))

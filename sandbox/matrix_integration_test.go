@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // The image matrix: what users run (Debian userland, GNU tools, no cpio; a
@@ -320,4 +321,45 @@ func branchListing(t *testing.T, m *Manager) string {
 		b.WriteString(p + " " + strings.ReplaceAll(body, "\n", "|") + "|\n")
 	}
 	return b.String()
+}
+
+// A plain `go install` on a machine with a C compiler builds litterbox
+// dynamically linked: its helper then travels with its own ELF interpreter
+// and libc, and runs in images that have none (busybox) as in those that do.
+func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "litterbox")
+	root := strings.TrimSuffix(testenv.Git(t, ".", "rev-parse", "--show-toplevel"), "/")
+	if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=1"}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := inspectHelper(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.loader == "" || len(h.libs) < 2 {
+		t.Fatalf("a cgo build should need its interpreter and libc: %+v", h)
+	}
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
+			testenv.NewRepo(t, dir, testenv.SmallFiles)
+			cfg := DefaultConfig()
+			cfg.Image = image
+			m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+			m.helperSource = func() (*helperBinary, error) { return h, nil }
+			if c, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
+				t.Fatalf("create: %+v %v", c, err)
+			}
+			if res := bash(t, m, "echo dyn > dyn.txt"); res.Snapshot == "" || show(t, m, "dyn.txt") != "dyn" {
+				t.Errorf("bash: %+v", res)
+			}
+			if r, err := m.Read(context.Background(), "work", "dyn.txt", 0, 0); err != nil || r.Content != "dyn\n" {
+				t.Errorf("read: %+v %v", r, err)
+			}
+		})
+	}
 }

@@ -124,7 +124,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return nil, err
 	}
-	hp, err := m.helperFor(ctx, slug)
+	h, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: []string{hp, "act"}},
+		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act")},
 			dockercli.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("sandbox helper exited with code %d: %s", res.ExitCode, firstLine(engineErr.String()))

@@ -200,12 +200,12 @@ func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error)
 // The helper's exit codes become ErrNoSuchFile (4) or an error with its
 // message.
 func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, args ...string) (runner.Result, error) {
-	hp, err := m.helperFor(ctx, slug)
+	h, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: append([]string{hp}, args...)},
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: h.argv(args...)},
 		dockercli.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)
