@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/sandbox"
@@ -39,7 +40,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 		t.Fatal(err)
 	}
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	cfg := sandbox.DefaultConfig()
+	cfg := config.Default()
 	cfg.CPUs = "2"
 	m, err := sandbox.Open(context.Background(), runner.Audit{Inner: r}, sandbox.Docker, dir, cfg)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -67,7 +68,7 @@ func removeGoSrc() {
 func goSrcSandbox(b *testing.B) (*Manager, Names) {
 	b.Helper()
 	dir := goSrcRepo(b)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}

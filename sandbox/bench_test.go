@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -24,7 +25,7 @@ func benchManagerOf(b *testing.B, files testenv.Files) *Manager {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, Names) {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}

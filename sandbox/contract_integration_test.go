@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -27,12 +28,12 @@ func contract(t *testing.T, p testenv.Provider) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbct"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global}, dir, DefaultConfig())
+	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global}, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
-	m.Config.Services = map[string]ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
+	m.Config.Services = map[string]config.ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {

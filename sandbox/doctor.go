@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -80,12 +81,12 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 	}
 
 	m, err := OpenRepo(ctx, r, rt, dir)
-	var cfg Config
+	var cfg config.Config
 	if err == nil {
 		cfg, err = m.createConfig()
 	}
 	if engineUp {
-		image := DefaultConfig().Image
+		image := config.Default().Image
 		if err == nil {
 			image = cfg.Image
 		}
@@ -151,7 +152,7 @@ func pullCheck(ctx context.Context, cli Provider, bin, image string) Check {
 	defer cancel()
 	if err := cli.Pull(pctx, image); err != nil {
 		return Check{Name: "image", Status: CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
-			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + ConfigFile}
+			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
 	}
 	return Check{Name: "image", Status: CheckOK, Detail: image + " pulled"}
 }
@@ -170,16 +171,16 @@ func repoCheck(ctx context.Context, m *Manager) Check {
 	return c
 }
 
-func configCheck(cfg Config) Check {
+func configCheck(cfg config.Config) Check {
 	if len(cfg.Files) == 0 {
-		return Check{Name: "config", Status: CheckOK, Detail: "no " + ConfigFile + "; defaults (image " + cfg.Image + ")"}
+		return Check{Name: "config", Status: CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	}
 	return Check{Name: "config", Status: CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
 		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}
 }
 
 // portsCheck makes sure a create would find a host port for every entry.
-func (m *Manager) portsCheck(ctx context.Context, cfg Config) Check {
+func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) Check {
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
 		return Check{Name: "ports", Status: CheckFail, Detail: oneLineErr(err)}
@@ -199,7 +200,7 @@ func (m *Manager) portsCheck(ctx context.Context, cfg Config) Check {
 // preflight is what create checks before it makes anything: the engine
 // answers and has the image (pulled if need be). The config, the base commit
 // and the ports are checked by the steps that use them.
-func (m *Manager) preflight(ctx context.Context, cfg Config) error {
+func (m *Manager) preflight(ctx context.Context, cfg config.Config) error {
 	cli := m.Provider
 	h, err := m.findHelper()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -26,7 +27,7 @@ func realManager(t *testing.T) *Manager {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, DefaultConfig())
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { testenv.RemoveAll(m.Root, m.RepoSlug) })
-	m2, err := Open(ctx, testenv.Exec(), Docker, moved, DefaultConfig())
+	m2, err := Open(ctx, testenv.Exec(), Docker, moved, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/litterbox-dev/litterbox/slug"
+
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
@@ -129,10 +132,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 }
 
 // ParseNameExact reports whether s is already a valid slug.
-func ParseNameExact(s string) bool {
-	p, err := ParseName(s)
-	return err == nil && p == s
-}
+func ParseNameExact(s string) bool { return slug.Valid(s) }
 
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
@@ -251,7 +251,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
 	// A started container has lost its processes: start the services again,
 	// as create did, unless its setup failed (then create started none).
-	var specs map[string]ServiceSpec
+	var specs map[string]config.ServiceSpec
 	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
@@ -41,7 +42,7 @@ type Manager struct {
 	Root     string // work tree root
 	GitDir   string // common git dir
 	RepoSlug string
-	Config   Config
+	Config   config.Config
 	Git      *gitcli.Client
 	Provider Provider
 	// Runtime is the engine CLI the Provider drives, for messages.
@@ -58,7 +59,7 @@ type Manager struct {
 	portStart func(span int) int
 	portFree  func(port int) bool
 	// fromFiles makes create read the config files afresh (a long-running
-	// MCP server must see edits); otherwise Config is used as it is.
+	// MCP server must see edits); otherwise config.Config is used as it is.
 	fromFiles bool
 
 	// helper is the sandbox helper binary create delivers, found by
@@ -77,12 +78,12 @@ type Manager struct {
 // OpenRepo is Open with the configuration of the repository's config files,
 // read again by every create.
 func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, dir string) (*Manager, error) {
-	m, err := Open(ctx, r, rt, dir, DefaultConfig())
+	m, err := Open(ctx, r, rt, dir, config.Default())
 	if err != nil {
 		return nil, err
 	}
 	m.fromFiles = true
-	cfg, err := LoadConfig(m.Root)
+	cfg, err := config.Load(m.Root)
 	if err != nil {
 		m.ConfigErr = err
 		return m, nil
@@ -106,7 +107,7 @@ var Docker = Runtime{Bin: "docker"}
 
 // Open finds the repository at or above dir and returns its Manager, using the
 // runtime through r.
-func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg Config) (*Manager, error) {
+func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg config.Config) (*Manager, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (m *Manager) step(name string, start time.Time) {
 // containerSpec is the sandbox's container. Its PID 1 is the helper (init:
 // it reaps orphans and ends at once on SIGTERM), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n Names, base string, c Config, ports []Port, h *helperBinary) dockercli.ContainerSpec {
+func (m *Manager) containerSpec(n Names, base string, c config.Config, ports []Port, h *helperBinary) dockercli.ContainerSpec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, portEnv(ports))
@@ -233,7 +234,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if err != nil {
 		return nil, err
 	}
-	uid, gid, err := cfg.ids()
+	uid, gid, err := cfg.IDs()
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	rec.Setup = &setup
 	rec.Status, rec.CreatorPID = recReady, 0
 	status := StatusActive
-	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == defaultSetup) {
+	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
 		rec.Status, status = recFailedSetup, StatusFailedSetup
 	}
 	if err := st.save(rec); err != nil {
@@ -358,18 +359,18 @@ func orEmpty[T any](s []T) []T {
 }
 
 // createConfig is the configuration a new sandbox is made with.
-func (m *Manager) createConfig() (Config, error) {
+func (m *Manager) createConfig() (config.Config, error) {
 	if !m.fromFiles {
 		return m.Config, nil
 	}
-	return LoadConfig(m.Root)
+	return config.Load(m.Root)
 }
 
 // runContainer makes the sandbox's container, delivers the helper into it
 // and starts it, with host ports for its [[ports]]. Two creates may pick the
 // same free port at once; the engine refuses the second, which then tries
 // other ports.
-func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg Config) ([]Port, error) {
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config) ([]Port, error) {
 	if len(cfg.Ports) == 0 {
 		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper))
 	}

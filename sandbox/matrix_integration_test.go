@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -30,7 +31,7 @@ func matrixSandbox(t *testing.T, image string, files testenv.Files) *Manager {
 	}
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, files)
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Image = image
 	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
 	if err != nil {
@@ -201,7 +202,7 @@ func TestMatrixLFS(t *testing.T) {
 	}
 	testenv.Git(t, dir, "add", "-A")
 	testenv.Git(t, dir, "commit", "-q", "-m", "lfs file")
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Image = "litterbox-test/debian:bookworm"
 	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
 	if err != nil {
@@ -234,7 +235,7 @@ func TestMatrixSubmodule(t *testing.T) {
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "super\n"})
 	testenv.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
 	testenv.Git(t, dir, "commit", "-q", "-m", "submodule")
-	cfg := DefaultConfig()
+	cfg := config.Default()
 	cfg.Image = "litterbox-test/debian:bookworm"
 	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
 	if err != nil {
@@ -343,7 +344,7 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 		t.Run(imageName(image), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 			testenv.NewRepo(t, dir, testenv.SmallFiles)
-			cfg := DefaultConfig()
+			cfg := config.Default()
 			cfg.Image = image
 			m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
 			if err != nil {

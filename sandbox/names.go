@@ -3,29 +3,16 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+
+	"github.com/litterbox-dev/litterbox/slug"
 )
 
 // MaxSlugLen is the longest slug allowed (a DNS label, so it can be a hostname).
-const MaxSlugLen = 63
+const MaxSlugLen = slug.MaxLen
 
 // Slugify lowercases name, turns every run of characters outside [a-z0-9] into
 // one "-", and trims "-" at both ends.
-func Slugify(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-			continue
-		}
-		dash = true
-	}
-	return b.String()
-}
+func Slugify(name string) string { return slug.Make(name) }
 
 // InvalidNameError reports a name whose slug is empty or too long.
 type InvalidNameError struct{ Name string }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
@@ -101,7 +102,7 @@ func (m *Manager) takenPorts(ctx context.Context) (map[int]bool, error) {
 // allocatePorts picks a free host port for each spec, in random order through
 // the range so that concurrent creates rarely pick the same one (the engine
 // refuses the loser, which then tries again).
-func allocatePorts(specs []PortSpec, taken map[int]bool, startAt func(int) int, free func(int) bool) ([]Port, error) {
+func allocatePorts(specs []config.PortSpec, taken map[int]bool, startAt func(int) int, free func(int) bool) ([]Port, error) {
 	if startAt == nil {
 		startAt = rand.IntN
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -20,7 +21,7 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
 	m.Config.Network = "bridge"
-	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
+	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	// Every create starts its search at the same port and sees it free (the
 	// other create has not published it yet): the race, made certain.
 	m.portStart = func(int) int { return 7777 - PortRangeLow }
@@ -93,7 +94,7 @@ func TestCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
 
 	m := realManager(t)
 	m.Config.Network = "bridge"
-	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
+	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.portStart = func(int) int { return busy - PortRangeLow }
 	m.portFree = func(int) bool { return true } // the check is fooled
 	c, err := m.Create(ctx, CreateOptions{Name: "retry"})

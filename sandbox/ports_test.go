@@ -3,10 +3,12 @@ package sandbox
 import (
 	"errors"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/config"
 )
 
 func TestAllocatePortsSkipsTakenAndBusy(t *testing.T) {
-	specs := []PortSpec{{"www", 8080}, {"api", 9000}}
+	specs := []config.PortSpec{{Name: "www", Target: 8080}, {Name: "api", Target: 9000}}
 	taken := map[int]bool{PortRangeHigh: true}
 	busy := func(p int) bool { return p != PortRangeLow } // only 3000 is in use on the host
 	// Start at the top of the range: 8000 is taken, so the search wraps.
@@ -23,9 +25,9 @@ func TestAllocatePortsSkipsTakenAndBusy(t *testing.T) {
 }
 
 func TestAllocatePortsNeverGivesOnePortTwice(t *testing.T) {
-	specs := make([]PortSpec, 50)
+	specs := make([]config.PortSpec, 50)
 	for i := range specs {
-		specs[i] = PortSpec{Name: string(rune('a'+i%26)) + string(rune('a'+i/26)), Target: 80}
+		specs[i] = config.PortSpec{Name: string(rune('a'+i%26)) + string(rune('a'+i/26)), Target: 80}
 	}
 	ports, err := allocatePorts(specs, nil, nil, func(int) bool { return true })
 	if err != nil {
@@ -41,7 +43,7 @@ func TestAllocatePortsNeverGivesOnePortTwice(t *testing.T) {
 }
 
 func TestAllocatePortsNoFreePort(t *testing.T) {
-	_, err := allocatePorts([]PortSpec{{"www", 80}}, nil, nil, func(int) bool { return false })
+	_, err := allocatePorts([]config.PortSpec{{Name: "www", Target: 80}}, nil, nil, func(int) bool { return false })
 	var nf *NoFreePortError
 	if !errors.As(err, &nf) || nf.Name != "www" {
 		t.Fatalf("err = %v, want NoFreePortError for www", err)
@@ -49,7 +51,7 @@ func TestAllocatePortsNoFreePort(t *testing.T) {
 }
 
 func TestPortsLabelRoundTrip(t *testing.T) {
-	ports, _ := allocatePorts([]PortSpec{{"www", 8080}}, nil, nil, func(int) bool { return true })
+	ports, _ := allocatePorts([]config.PortSpec{{Name: "www", Target: 8080}}, nil, nil, func(int) bool { return true })
 	if got := parsePortsLabel(portsLabel(ports)); len(got) != 1 || got[0].HostPort != ports[0].HostPort {
 		t.Fatalf("round trip: %+v", got)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -33,7 +34,7 @@ func replayManager(t *testing.T, name string) *Manager {
 		t.Fatal(err)
 	}
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	m, err := Open(context.Background(), r, Docker, dir, DefaultConfig())
+	m, err := Open(context.Background(), r, Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +140,8 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "services")
 	m.Config.Network = "bridge"
-	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
-	m.Config.Services = map[string]ServiceSpec{
+	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
+	m.Config.Services = map[string]config.ServiceSpec{
 		"web":  {Command: []string{"busybox", "httpd", "-f", "-p", "8080", "-h", "/src"}, Stop: "TERM", StopTimeout: 10, Restart: "HUP"},
 		"oops": {Command: []string{"no-such-program"}, Stop: "TERM", StopTimeout: 10},
 	}
@@ -242,7 +243,7 @@ func TestReplayCreateWithoutFreePort(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "no-free-port")
 	m.Config.Network = "bridge"
-	m.Config.Ports = []PortSpec{{Name: "www", Target: 8080}}
+	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.portFree = func(int) bool { return false }
 	_, err := m.Create(ctx, CreateOptions{Name: "portless"})
 	if !errorAs[*NoFreePortError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
@@ -263,11 +264,11 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &Manager{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: DefaultConfig(), fromFiles: true, Now: time.Now}
+	m := &Manager{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), fromFiles: true, Now: time.Now}
 	r := &runner.Replayer{}
 	m.Git = gitcli.New(dir, r)
 	m.Provider = dockercli.New("docker", r)
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, config.File), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := m.Create(context.Background(), CreateOptions{Name: "x"})

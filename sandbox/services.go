@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
@@ -154,7 +155,7 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 	return states, nil
 }
 
-func pickServices(slug string, specs map[string]ServiceSpec, action, service string) ([]string, error) {
+func pickServices(slug string, specs map[string]config.ServiceSpec, action, service string) ([]string, error) {
 	all := slices.Sorted(maps.Keys(specs))
 	if service == "" {
 		if action != ServiceStatus && action != ServiceStart {
@@ -163,7 +164,7 @@ func pickServices(slug string, specs map[string]ServiceSpec, action, service str
 		return all, nil
 	}
 	if _, ok := specs[service]; !ok {
-		return nil, fmt.Errorf("sandbox '%s' has no service %q (it has: %s; services come from [container.services] in %s at create time)", slug, service, listOrNone(all), ConfigFile)
+		return nil, fmt.Errorf("sandbox '%s' has no service %q (it has: %s; services come from [container.services] in %s at create time)", slug, service, listOrNone(all), config.File)
 	}
 	return []string{service}, nil
 }
@@ -175,8 +176,8 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func pick(specs map[string]ServiceSpec, names []string) map[string]ServiceSpec {
-	out := map[string]ServiceSpec{}
+func pick(specs map[string]config.ServiceSpec, names []string) map[string]config.ServiceSpec {
+	out := map[string]config.ServiceSpec{}
 	for _, n := range names {
 		out[n] = specs[n]
 	}
@@ -201,7 +202,7 @@ echo $? >"$f.rc"`
 
 // startServices starts every given service that is not running, one
 // detached exec each, then waits for them in one more.
-func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]ServiceSpec) ([]ServiceState, error) {
+func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]ServiceState, error) {
 	if len(specs) == 0 {
 		return []ServiceState{}, nil
 	}
@@ -216,18 +217,18 @@ func (m *Manager) startServices(ctx context.Context, slug, container string, spe
 	return m.serviceExec(ctx, slug, container, specs, append([]string{"await", tok}, names...))
 }
 
-func (m *Manager) stopService(ctx context.Context, slug, container, name string, spec ServiceSpec) ([]ServiceState, error) {
+func (m *Manager) stopService(ctx context.Context, slug, container, name string, spec config.ServiceSpec) ([]ServiceState, error) {
 	sig := spec.Stop
 	if sig == "" {
-		sig = defaultStopSignal
+		sig = config.DefaultStopSignal
 	}
-	return m.serviceExec(ctx, slug, container, map[string]ServiceSpec{name: spec}, []string{"stop", sig, strconv.Itoa(spec.StopTimeout), name})
+	return m.serviceExec(ctx, slug, container, map[string]config.ServiceSpec{name: spec}, []string{"stop", sig, strconv.Itoa(spec.StopTimeout), name})
 }
 
 // restartService sends the restart signal when one is configured and the
 // service runs; otherwise it stops and starts it.
-func (m *Manager) restartService(ctx context.Context, slug, container, name string, spec ServiceSpec) ([]ServiceState, error) {
-	specs := map[string]ServiceSpec{name: spec}
+func (m *Manager) restartService(ctx context.Context, slug, container, name string, spec config.ServiceSpec) ([]ServiceState, error) {
+	specs := map[string]config.ServiceSpec{name: spec}
 	if spec.Restart != "" {
 		states, err := m.serviceExec(ctx, slug, container, specs, []string{"signal", spec.Restart, name})
 		if err != nil || states[0].State == ServiceRunning {
@@ -255,7 +256,7 @@ func (m *Manager) checkStarted(ctx context.Context, slug, container string, stat
 }
 
 // serviceExec runs the service script with args and parses its report.
-func (m *Manager) serviceExec(ctx context.Context, slug, container string, specs map[string]ServiceSpec, args []string) ([]ServiceState, error) {
+func (m *Manager) serviceExec(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, args []string) ([]ServiceState, error) {
 	out, err := m.runServiceScript(ctx, slug, container, args)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/litterbox-dev/litterbox/config"
 )
 
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's
@@ -25,9 +27,9 @@ type Record struct {
 	Setup     *SetupResult `json:"setup,omitempty"`
 	// User, Ports and Services are fixed at create from the config of that
 	// moment; later edits of the config apply to new sandboxes only.
-	User     string                 `json:"user,omitempty"`
-	Ports    []Port                 `json:"ports,omitempty"`
-	Services map[string]ServiceSpec `json:"services,omitempty"`
+	User     string                        `json:"user,omitempty"`
+	Ports    []Port                        `json:"ports,omitempty"`
+	Services map[string]config.ServiceSpec `json:"services,omitempty"`
 	// Helper is the path of the sandbox helper delivered into the
 	// container (see HelperDir); "" for a sandbox made before the helper.
 	Helper string `json:"helper,omitempty"`
@@ -134,5 +136,5 @@ func (m *Manager) sandboxIDs(slug string) (uid, gid int, err error) {
 	if rec, err := m.store().load(slug); err == nil && rec != nil && rec.User != "" {
 		c.User = rec.User
 	}
-	return c.ids()
+	return c.IDs()
 }

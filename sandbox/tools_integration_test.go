@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -417,7 +418,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 	// Two Managers stand for two `litterbox mcp` processes: they share only
 	// the repository, so only the flock serializes them.
 	m1 := toolSandbox(t)
-	m2, err := Open(context.Background(), testenv.Exec(), Docker, m1.Root, DefaultConfig())
+	m2, err := Open(context.Background(), testenv.Exec(), Docker, m1.Root, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

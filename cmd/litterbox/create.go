@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
@@ -67,7 +68,7 @@ free host port on 127.0.0.1.`,
 func printCreated(w io.Writer, c *sandbox.Created) {
 	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
 	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
-	config := "defaults (no " + sandbox.ConfigFile + ")"
+	config := "defaults (no " + config.File + ")"
 	if len(c.ConfigFiles) > 0 {
 		config = strings.Join(c.ConfigFiles, ", ")
 	}

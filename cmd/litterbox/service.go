@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
@@ -37,7 +38,7 @@ PORT_<NAME>.`,
 				return writeJSON(a.stdout, ports)
 			}
 			if len(ports) == 0 {
-				fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", args[0], sandbox.ConfigFile)
+				fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", args[0], config.File)
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)

@@ -1,4 +1,7 @@
-package sandbox
+// Package config reads a repository's Litterbox configuration
+// (.litterbox.toml, overridden key by key by .litterbox.local.toml) into one
+// validated Config; every error names the file, line and key.
+package config
 
 import (
 	"errors"
@@ -14,13 +17,15 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/litterbox-dev/litterbox/slug"
 )
 
 // Config files, read from the repository root in this order; the second
 // overrides the first key by key and is meant to stay out of version control.
 const (
-	ConfigFile      = ".litterbox.toml"
-	LocalConfigFile = ".litterbox.local.toml"
+	File      = ".litterbox.toml"
+	LocalFile = ".litterbox.local.toml"
 )
 
 // Config is how sandboxes of one repository are made.
@@ -52,7 +57,7 @@ type PortSpec struct {
 }
 
 // EnvSuffix is the port's name as it appears in its environment variables.
-func (p PortSpec) EnvSuffix() string { return envName(p.Name) }
+func (p PortSpec) EnvSuffix() string { return EnvName(p.Name) }
 
 // ServiceSpec is one [container.services.NAME] entry.
 type ServiceSpec struct {
@@ -68,24 +73,24 @@ type ServiceSpec struct {
 // Defaults of settings a config file may leave out.
 const (
 	defaultImage       = "busybox:latest"
-	defaultSetup       = "echo hello world"
+	DefaultSetup       = "echo hello world"
 	defaultUser        = "1000:1000"
 	defaultNetwork     = "none"
 	defaultMemory      = "2g"
 	defaultPids        = 512
-	defaultStopSignal  = "TERM"
+	DefaultStopSignal  = "TERM"
 	defaultStopTimeout = 10
 )
 
-// DefaultConfig is what a repository without configuration gets.
-func DefaultConfig() Config {
+// Default is what a repository without configuration gets.
+func Default() Config {
 	cpus := 2
 	if n := runtime.NumCPU(); n < cpus {
 		cpus = n
 	}
 	return Config{
 		Image:        defaultImage,
-		SetupCommand: defaultSetup,
+		SetupCommand: DefaultSetup,
 		User:         defaultUser,
 		Network:      defaultNetwork,
 		ReadOnly:     true,
@@ -95,8 +100,8 @@ func DefaultConfig() Config {
 	}
 }
 
-// ids parses User into numeric ids.
-func (c Config) ids() (uid, gid int, err error) {
+// IDs parses User into numeric ids.
+func (c Config) IDs() (uid, gid int, err error) {
 	u, g, ok := strings.Cut(c.User, ":")
 	if !ok {
 		g = u
@@ -109,15 +114,15 @@ func (c Config) ids() (uid, gid int, err error) {
 	return uid, gid, nil
 }
 
-// ConfigError is a config file that cannot be used: where and why.
-type ConfigError struct {
+// Error is a config file that cannot be used: where and why.
+type Error struct {
 	File string // as given to the reader, relative to the repository root
 	Line int    // 0 when the problem is not on one line
 	Key  string // dotted key, when known
 	Msg  string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
 	if e.Line > 0 {
@@ -165,20 +170,20 @@ type fileService struct {
 	StopTimeout *int               `toml:"stop-timeout"`
 }
 
-// LoadConfig reads the config files of the repository at root over the
+// Load reads the config files of the repository at root over the
 // defaults. A missing file is fine; anything else wrong with one is a
-// *ConfigError naming the file, and the line and key where the parser knows
+// *Error naming the file, and the line and key where the parser knows
 // them.
-func LoadConfig(root string) (Config, error) {
-	cfg := DefaultConfig()
+func Load(root string) (Config, error) {
+	cfg := Default()
 	var files []*fileConfig
-	for _, name := range []string{ConfigFile, LocalConfigFile} {
+	for _, name := range []string{File, LocalFile} {
 		data, err := os.ReadFile(filepath.Join(root, name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return cfg, &ConfigError{File: name, Msg: err.Error()}
+			return cfg, &Error{File: name, Msg: err.Error()}
 		}
 		fc, err := parseConfig(name, data)
 		if err != nil {
@@ -208,27 +213,27 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	for i, p := range fc.Ports {
 		key := fmt.Sprintf("ports[%d]", i+1)
 		if p.Name == nil || *p.Name == "" {
-			return nil, &ConfigError{File: name, Key: key + ".name", Msg: "every [[ports]] entry needs a name"}
+			return nil, &Error{File: name, Key: key + ".name", Msg: "every [[ports]] entry needs a name"}
 		}
 		if p.Target == nil {
-			return nil, &ConfigError{File: name, Key: key + ".target", Msg: fmt.Sprintf("port %q needs a target (the container port)", *p.Name)}
+			return nil, &Error{File: name, Key: key + ".target", Msg: fmt.Sprintf("port %q needs a target (the container port)", *p.Name)}
 		}
-		if envName(*p.Name) == "" {
-			return nil, &ConfigError{File: name, Key: key + ".name", Msg: fmt.Sprintf("port name %q has no letter or digit to name its environment variable", *p.Name)}
+		if EnvName(*p.Name) == "" {
+			return nil, &Error{File: name, Key: key + ".name", Msg: fmt.Sprintf("port name %q has no letter or digit to name its environment variable", *p.Name)}
 		}
 	}
 	for sn, s := range fc.Container.Services {
 		key := "container.services." + sn
 		if !validServiceName(sn) {
-			return nil, &ConfigError{File: name, Key: key, Msg: fmt.Sprintf("service name %q: use letters, digits, '.', '_' and '-'", sn)}
+			return nil, &Error{File: name, Key: key, Msg: fmt.Sprintf("service name %q: use letters, digits, '.', '_' and '-'", sn)}
 		}
 		for k := range s.Signals {
 			if k != "stop" && k != "restart" {
-				return nil, &ConfigError{File: name, Key: key + ".signals." + k, Msg: "signals are \"stop\" and \"restart\""}
+				return nil, &Error{File: name, Key: key + ".signals." + k, Msg: "signals are \"stop\" and \"restart\""}
 			}
 		}
 		if s.StopTimeout != nil && (*s.StopTimeout < 0 || *s.StopTimeout > 3600) {
-			return nil, &ConfigError{File: name, Key: key + ".stop-timeout", Msg: fmt.Sprintf("%d: want seconds from 0 to 3600", *s.StopTimeout)}
+			return nil, &Error{File: name, Key: key + ".stop-timeout", Msg: fmt.Sprintf("%d: want seconds from 0 to 3600", *s.StopTimeout)}
 		}
 	}
 	return &fc, nil
@@ -236,15 +241,15 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 
 var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
 
-// tomlError turns the parser's error into a ConfigError; the parser puts the
+// tomlError turns the parser's error into a Error; the parser puts the
 // line and key in its message, also for type errors it does not type.
 func tomlError(name string, err error) error {
 	m := tomlLine.FindStringSubmatch(err.Error())
 	if m == nil {
-		return &ConfigError{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+		return &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 	}
 	line, _ := strconv.Atoi(m[1])
-	return &ConfigError{File: name, Line: line, Key: m[2], Msg: plainTypeError(m[3])}
+	return &Error{File: name, Line: line, Key: m[2], Msg: plainTypeError(m[3])}
 }
 
 var typeMismatch = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
@@ -318,7 +323,7 @@ func (fc *fileConfig) apply(cfg *Config) (networkSet bool) {
 		}
 		cur, ok := cfg.Services[name]
 		if !ok {
-			cur = ServiceSpec{Stop: defaultStopSignal, StopTimeout: defaultStopTimeout}
+			cur = ServiceSpec{Stop: DefaultStopSignal, StopTimeout: defaultStopTimeout}
 		}
 		if s.Command != nil {
 			cur.Command = []string(*s.Command)
@@ -346,33 +351,33 @@ func set[T any](dst *T, v *T) {
 // validate checks what only the merged result can tell.
 func (c Config) validate() error {
 	file := strings.Join(c.Files, " + ")
-	if c.ProjectSlug != "" && !ParseNameExact(c.ProjectSlug) {
-		return &ConfigError{File: file, Key: "project.slug", Msg: fmt.Sprintf("%q: use lowercase letters, digits and '-' (1-63 characters)", c.ProjectSlug)}
+	if c.ProjectSlug != "" && !slug.Valid(c.ProjectSlug) {
+		return &Error{File: file, Key: "project.slug", Msg: fmt.Sprintf("%q: use lowercase letters, digits and '-' (1-63 characters)", c.ProjectSlug)}
 	}
 	if strings.TrimSpace(c.Image) == "" {
-		return &ConfigError{File: file, Key: "docker.image", Msg: "the image must not be empty"}
+		return &Error{File: file, Key: "docker.image", Msg: "the image must not be empty"}
 	}
 	if c.Network == "" {
-		return &ConfigError{File: file, Key: "docker.network", Msg: `the network must not be empty: use "none", "bridge" or a network name`}
+		return &Error{File: file, Key: "docker.network", Msg: `the network must not be empty: use "none", "bridge" or a network name`}
 	}
 	if len(c.Ports) > 0 && c.Network == "none" {
-		return &ConfigError{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
 	}
 	byEnv := map[string]string{}
 	for _, p := range c.Ports {
 		if other, ok := byEnv[p.EnvSuffix()]; ok {
-			return &ConfigError{File: file, Key: "ports", Msg: fmt.Sprintf("ports %q and %q would both set PORT_%s; rename one", other, p.Name, p.EnvSuffix())}
+			return &Error{File: file, Key: "ports", Msg: fmt.Sprintf("ports %q and %q would both set PORT_%s; rename one", other, p.Name, p.EnvSuffix())}
 		}
 		byEnv[p.EnvSuffix()] = p.Name
 	}
 	for k := range c.Env {
 		if !validEnvKey(k) {
-			return &ConfigError{File: file, Key: "docker.env." + k, Msg: fmt.Sprintf("%q is not a valid environment variable name", k)}
+			return &Error{File: file, Key: "docker.env." + k, Msg: fmt.Sprintf("%q is not a valid environment variable name", k)}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Services)) {
 		if len(c.Services[name].Command) == 0 {
-			return &ConfigError{File: file, Key: "container.services." + name + ".command", Msg: fmt.Sprintf("service %q needs a command", name)}
+			return &Error{File: file, Key: "container.services." + name + ".command", Msg: fmt.Sprintf("service %q needs a command", name)}
 		}
 	}
 	return nil
@@ -386,10 +391,10 @@ var serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func validServiceName(s string) bool { return serviceNameRE.MatchString(s) }
 
-// envName is NAME in PORT_NAME: the name's slug in upper case, with '_' for
+// EnvName is NAME in PORT_NAME: the name's slug in upper case, with '_' for
 // '-'.
-func envName(name string) string {
-	return strings.ToUpper(strings.ReplaceAll(Slugify(name), "-", "_"))
+func EnvName(name string) string {
+	return strings.ToUpper(strings.ReplaceAll(slug.Make(name), "-", "_"))
 }
 
 // The types below check a value where it is decoded, so the parser's error

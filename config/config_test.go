@@ -1,4 +1,4 @@
-package sandbox
+package config
 
 import (
 	"errors"
@@ -13,12 +13,12 @@ func writeConfigs(t *testing.T, main, local string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if main != "" {
-		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(main), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, File), []byte(main), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if local != "" {
-		if err := os.WriteFile(filepath.Join(dir, LocalConfigFile), []byte(local), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, LocalFile), []byte(local), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -26,11 +26,11 @@ func writeConfigs(t *testing.T, main, local string) string {
 }
 
 func TestLoadConfigDefaults(t *testing.T) {
-	cfg, err := LoadConfig(t.TempDir())
+	cfg, err := Load(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultConfig()
+	want := Default()
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("got %+v, want %+v", cfg, want)
 	}
@@ -58,7 +58,7 @@ target = 3000
 name = "frontend"
 target = 5173
 `, "")
-	cfg, err := LoadConfig(dir)
+	cfg, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ target = 5173
 	if cfg.Network != "bridge" {
 		t.Fatalf("ports with no network set: network %q, want bridge", cfg.Network)
 	}
-	if !reflect.DeepEqual(cfg.Files, []string{ConfigFile}) {
+	if !reflect.DeepEqual(cfg.Files, []string{File}) {
 		t.Fatalf("files %v", cfg.Files)
 	}
 }
@@ -116,7 +116,7 @@ target = 7000
 signals = { stop = "INT" }
 stop-timeout = 3
 `)
-	cfg, err := LoadConfig(dir)
+	cfg, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,13 +137,13 @@ stop-timeout = 3
 	if !reflect.DeepEqual(worker, ServiceSpec{Command: []string{"sh", "-c", "while :; do sleep 1; done"}, Stop: "TERM", StopTimeout: 10}) {
 		t.Fatalf("worker %+v", worker)
 	}
-	if !reflect.DeepEqual(cfg.Files, []string{ConfigFile, LocalConfigFile}) {
+	if !reflect.DeepEqual(cfg.Files, []string{File, LocalFile}) {
 		t.Fatalf("files %v", cfg.Files)
 	}
 }
 
 func TestLoadConfigLocalOnly(t *testing.T) {
-	cfg, err := LoadConfig(writeConfigs(t, "", "[docker]\nsetup-command = \"make\"\nread-only = false\n"))
+	cfg, err := Load(writeConfigs(t, "", "[docker]\nsetup-command = \"make\"\nread-only = false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,37 +159,37 @@ func TestLoadConfigErrors(t *testing.T) {
 		line              int
 		key, msg          string
 	}{
-		{"syntax", "[docker\nimage = 1\n", "", ConfigFile, 2, "", "expected"},
-		{"type", "[docker]\nimage = 3\n", "", ConfigFile, 2, "docker.image", "want a string, got an integer"},
-		{"type in local", "", "[docker]\n\nread-only = \"yes\"\n", LocalConfigFile, 3, "docker.read-only", "want true or false"},
-		{"port 0", "[[ports]]\nname = \"www\"\ntarget = 0\n", "", ConfigFile, 3, "ports.target", "port 0 is out of range"},
-		{"port 70000", "[[ports]]\nname = \"www\"\ntarget = 70000\n", "", ConfigFile, 3, "ports.target", "port 70000 is out of range"},
-		{"port string", "[[ports]]\nname = \"www\"\ntarget = \"80\"\n", "", ConfigFile, 3, "ports.target", "want a port number, got a string"},
-		{"port no target", "[[ports]]\nname = \"www\"\n", "", ConfigFile, 0, "ports[1].target", "needs a target"},
-		{"port no name", "[[ports]]\ntarget = 80\n", "", ConfigFile, 0, "ports[1].name", "needs a name"},
-		{"same env var", "[docker]\nnetwork = \"bridge\"\n[[ports]]\nname = \"web-ui\"\ntarget = 80\n[[ports]]\nname = \"WEB_UI\"\ntarget = 81\n", "", ConfigFile, 0, "ports", "both set PORT_WEB_UI"},
-		{"ports without network", "[docker]\nnetwork = \"none\"\n[[ports]]\nname = \"www\"\ntarget = 80\n", "", ConfigFile, 0, "docker.network", "needs a network"},
-		{"local turns network off", "[[ports]]\nname = \"www\"\ntarget = 80\n", "[docker]\nnetwork = \"none\"\n", ConfigFile + " + " + LocalConfigFile, 0, "docker.network", "needs a network"},
-		{"unknown signal", "[container.services.web]\ncommand = [\"x\"]\nsignals = { stop = \"SIGFOO\" }\n", "", ConfigFile, 3, "container.services.web.signals.stop", `unknown signal "SIGFOO"`},
-		{"unknown signal key", "[container.services.web]\ncommand = [\"x\"]\nsignals = { reload = \"HUP\" }\n", "", ConfigFile, 0, "container.services.web.signals.reload", "signals are"},
-		{"service without command", "[container.services.web]\nsignals = { stop = \"TERM\" }\n", "", ConfigFile, 0, "container.services.web.command", "needs a command"},
-		{"service command type", "[container.services.web]\ncommand = [\"a\", 1]\n", "", ConfigFile, 2, "container.services.web.command", "argument 2: want a string"},
-		{"memory", "[docker]\nmemory = \"lots\"\n", "", ConfigFile, 2, "docker.memory", `memory "lots"`},
-		{"memory negative", "[docker]\nmemory = -5\n", "", ConfigFile, 2, "docker.memory", "positive"},
-		{"cpus", "[docker]\ncpus = 0\n", "", ConfigFile, 2, "docker.cpus", "above 0"},
-		{"pids", "[docker]\npids = 2\n", "", ConfigFile, 2, "docker.pids", "at least 16"},
-		{"user", "[docker]\nuser = \"root\"\n", "", ConfigFile, 2, "docker.user", "numeric"},
-		{"env name", "[docker]\nenv = { \"A-B\" = \"x\" }\n", "", ConfigFile, 0, "docker.env.A-B", "not a valid environment variable"},
-		{"env value", "[docker]\nenv = { A = 1 }\n", "", ConfigFile, 2, "docker.env.A", "want a string"},
-		{"slug", "[project]\nslug = \"Not A Slug\"\n", "", ConfigFile, 0, "project.slug", "lowercase"},
-		{"empty network", "[docker]\nnetwork = \"\"\n", "", ConfigFile, 0, "docker.network", "must not be empty"},
+		{"syntax", "[docker\nimage = 1\n", "", File, 2, "", "expected"},
+		{"type", "[docker]\nimage = 3\n", "", File, 2, "docker.image", "want a string, got an integer"},
+		{"type in local", "", "[docker]\n\nread-only = \"yes\"\n", LocalFile, 3, "docker.read-only", "want true or false"},
+		{"port 0", "[[ports]]\nname = \"www\"\ntarget = 0\n", "", File, 3, "ports.target", "port 0 is out of range"},
+		{"port 70000", "[[ports]]\nname = \"www\"\ntarget = 70000\n", "", File, 3, "ports.target", "port 70000 is out of range"},
+		{"port string", "[[ports]]\nname = \"www\"\ntarget = \"80\"\n", "", File, 3, "ports.target", "want a port number, got a string"},
+		{"port no target", "[[ports]]\nname = \"www\"\n", "", File, 0, "ports[1].target", "needs a target"},
+		{"port no name", "[[ports]]\ntarget = 80\n", "", File, 0, "ports[1].name", "needs a name"},
+		{"same env var", "[docker]\nnetwork = \"bridge\"\n[[ports]]\nname = \"web-ui\"\ntarget = 80\n[[ports]]\nname = \"WEB_UI\"\ntarget = 81\n", "", File, 0, "ports", "both set PORT_WEB_UI"},
+		{"ports without network", "[docker]\nnetwork = \"none\"\n[[ports]]\nname = \"www\"\ntarget = 80\n", "", File, 0, "docker.network", "needs a network"},
+		{"local turns network off", "[[ports]]\nname = \"www\"\ntarget = 80\n", "[docker]\nnetwork = \"none\"\n", File + " + " + LocalFile, 0, "docker.network", "needs a network"},
+		{"unknown signal", "[container.services.web]\ncommand = [\"x\"]\nsignals = { stop = \"SIGFOO\" }\n", "", File, 3, "container.services.web.signals.stop", `unknown signal "SIGFOO"`},
+		{"unknown signal key", "[container.services.web]\ncommand = [\"x\"]\nsignals = { reload = \"HUP\" }\n", "", File, 0, "container.services.web.signals.reload", "signals are"},
+		{"service without command", "[container.services.web]\nsignals = { stop = \"TERM\" }\n", "", File, 0, "container.services.web.command", "needs a command"},
+		{"service command type", "[container.services.web]\ncommand = [\"a\", 1]\n", "", File, 2, "container.services.web.command", "argument 2: want a string"},
+		{"memory", "[docker]\nmemory = \"lots\"\n", "", File, 2, "docker.memory", `memory "lots"`},
+		{"memory negative", "[docker]\nmemory = -5\n", "", File, 2, "docker.memory", "positive"},
+		{"cpus", "[docker]\ncpus = 0\n", "", File, 2, "docker.cpus", "above 0"},
+		{"pids", "[docker]\npids = 2\n", "", File, 2, "docker.pids", "at least 16"},
+		{"user", "[docker]\nuser = \"root\"\n", "", File, 2, "docker.user", "numeric"},
+		{"env name", "[docker]\nenv = { \"A-B\" = \"x\" }\n", "", File, 0, "docker.env.A-B", "not a valid environment variable"},
+		{"env value", "[docker]\nenv = { A = 1 }\n", "", File, 2, "docker.env.A", "want a string"},
+		{"slug", "[project]\nslug = \"Not A Slug\"\n", "", File, 0, "project.slug", "lowercase"},
+		{"empty network", "[docker]\nnetwork = \"\"\n", "", File, 0, "docker.network", "must not be empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := LoadConfig(writeConfigs(t, c.main, c.local))
-			var ce *ConfigError
+			_, err := Load(writeConfigs(t, c.main, c.local))
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want a ConfigError", err)
+				t.Fatalf("err = %v, want a Error", err)
 			}
 			if ce.File != c.file || ce.Line != c.line || ce.Key != c.key || !strings.Contains(ce.Msg, c.msg) {
 				t.Fatalf("got file=%q line=%d key=%q msg=%q\nwant file=%q line=%d key=%q msg~%q", ce.File, ce.Line, ce.Key, ce.Msg, c.file, c.line, c.key, c.msg)
@@ -203,8 +203,8 @@ func TestLoadConfigErrors(t *testing.T) {
 
 func TestEnvName(t *testing.T) {
 	for in, want := range map[string]string{"www": "WWW", "web-ui": "WEB_UI", "a..b": "A_B", "-x-": "X", "Backend2": "BACKEND2", "!!": ""} {
-		if got := envName(in); got != want {
-			t.Errorf("envName(%q) = %q, want %q", in, got, want)
+		if got := EnvName(in); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -215,10 +215,10 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add("[docker\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(s), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, File), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := LoadConfig(dir)
+		cfg, err := Load(dir)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error %q", err)
@@ -231,13 +231,4 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 		}
 	})
-}
-
-func TestElideArgumentsKeepsSizeAndDigestOfContents(t *testing.T) {
-	got := ElideArguments(map[string]any{"sandbox": "box", "path": "a.txt", "content": "hello", "command": "make", "replace_all": true})
-	want := map[string]any{"sandbox": "box", "path": "a.txt", "command": "make", "replace_all": true,
-		"content": map[string]any{"bytes": 5, "sha256": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v\nwant %v", got, want)
-	}
 }
