@@ -28,7 +28,7 @@ unit:
 # rewriting, and the helper protocol's frames and messages, which the host
 # reads from inside the sandbox.
 FUZZTIME ?= 5s
-FUZZ_TARGETS := sandbox:FuzzParseName config:FuzzLoadConfig sandbox:FuzzApplyPatch sandbox:FuzzChown \
+FUZZ_TARGETS := sandbox:FuzzParseName config:FuzzLoadConfig unidiff:FuzzApplyPatch tarstream:FuzzChown \
 	helper/protocol:FuzzDecoders helper/protocol:FuzzFrameReader
 fuzz:
 	@for t in $(FUZZ_TARGETS); do p=$${t%%:*} f=$${t#*:}; echo "fuzz $$p $$f"; \

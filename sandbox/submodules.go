@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/tarstream"
 )
 
 // Submodule is what create did with one submodule of the base commit.
@@ -91,7 +92,7 @@ func (m *Manager) copyArchive(ctx context.Context, n Names, g *gitcli.Client, co
 		done <- struct{}{}
 	}()
 	go func() {
-		err := Chown(ownW, archR, uid, gid, visit)
+		err := tarstream.Chown(ownW, archR, uid, gid, visit)
 		first.set(err, "rewriting archive owners")
 		archR.CloseWithError(orStop(err))
 		ownW.CloseWithError(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/unidiff"
 )
 
 // DefaultBashTimeout is how long a bash call may run unless told otherwise.
@@ -312,7 +313,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if err != nil {
 		return nil, err
 	}
-	fp, err := ParseFilePatch(diff)
+	fp, err := unidiff.Parse(diff)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,7 @@
-package sandbox
+// Package unidiff applies a unified diff of one file, as agents write them:
+// hunks found by their context (nearby when line numbers are off), the
+// file created or deleted, and a diff that does not apply changes nothing.
+package unidiff
 
 import (
 	"errors"
@@ -26,9 +29,9 @@ type Hunk struct {
 
 var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
-// ParseFilePatch parses a unified diff touching one file. git's extended
+// Parse parses a unified diff touching one file. git's extended
 // headers ("diff --git", "index", "new file mode") are accepted and skipped.
-func ParseFilePatch(diff string) (*FilePatch, error) {
+func Parse(diff string) (*FilePatch, error) {
 	if strings.TrimSpace(diff) == "" {
 		return nil, errors.New("diff is empty")
 	}
@@ -195,48 +198,4 @@ func findHunk(lines, old []string, from, want int) int {
 		}
 	}
 	return -1
-}
-
-// GlobRegexp compiles a glob: "*" and "?" stay within a path component,
-// "**" spans components ("**/" also matches none), [...] is a class.
-func GlobRegexp(pattern string) (*regexp.Regexp, error) {
-	if pattern == "" {
-		return nil, errors.New("pattern is empty")
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(pattern); i++ {
-		c := pattern[i]
-		switch {
-		case strings.HasPrefix(pattern[i:], "**/"):
-			b.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(pattern[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '[':
-			j := strings.IndexByte(pattern[i+1:], ']')
-			if j < 0 {
-				return nil, fmt.Errorf("glob %q: unclosed [", pattern)
-			}
-			class := pattern[i+1 : i+1+j]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += j + 1
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, fmt.Errorf("glob %q: %w", pattern, err)
-	}
-	return re, nil
 }

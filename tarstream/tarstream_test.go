@@ -1,4 +1,4 @@
-package sandbox
+package tarstream
 
 import (
 	"archive/tar"
@@ -117,20 +117,6 @@ func TestTarPathRoundTrip(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dest, "d/x")); string(b) != "x" {
 		t.Errorf("d/x %q", b)
-	}
-}
-
-func TestPathsAfterDashes(t *testing.T) {
-	for _, tc := range [][2]string{
-		{"--stat", "--stat"},
-		{"--stat src/", "--stat -- src/"},
-		{"src/ a.txt", "-- src/ a.txt"},
-		{"--stat -- src/", "--stat -- src/"},
-		{"", ""},
-	} {
-		if got := strings.Join(pathsAfterDashes(strings.Fields(tc[0])), " "); got != tc[1] {
-			t.Errorf("%q -> %q, want %q", tc[0], got, tc[1])
-		}
 	}
 }
 
