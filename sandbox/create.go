@@ -1,0 +1,432 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/snapshot"
+)
+
+// containerSpec is the sandbox's container. Its PID 1 is the helper (init:
+// it reaps orphans and ends at once on SIGTERM), so the image needs nothing,
+// not even a shell.
+func (m *Manager) containerSpec(n Names, base string, c config.Config, ports []Port, h *helperBinary) dockercli.ContainerSpec {
+	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
+	maps.Copy(env, c.Env)
+	maps.Copy(env, portEnv(ports))
+	labels := map[string]string{
+		LabelManaged:  "true",
+		LabelRepo:     m.Root,
+		LabelRepoSlug: m.RepoSlug,
+		LabelSandbox:  n.Slug,
+		LabelBase:     base,
+	}
+	if len(ports) > 0 {
+		labels[LabelPorts] = portsLabel(ports)
+	}
+	if len(c.Services) > 0 {
+		labels[LabelServices] = string(mustJSON(c.Services))
+	}
+	return dockercli.ContainerSpec{
+		Name:         n.Container,
+		Hostname:     n.Slug,
+		Image:        c.Image,
+		Labels:       labels,
+		User:         c.User,
+		ReadOnly:     c.ReadOnly,
+		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
+		Volume:       n.Volume,
+		VolumeTarget: Workdir,
+		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
+		AnonVolumes:  []string{HelperDir},
+		Workdir:      Workdir,
+		Env:          env,
+		CapDrop:      []string{"ALL"},
+		SecurityOpt:  []string{"no-new-privileges"},
+		PidsLimit:    c.PidsLimit,
+		Memory:       c.Memory,
+		CPUs:         c.CPUs,
+		Network:      c.Network,
+		Publish:      bindings(ports),
+		Entrypoint:   h.argv()[0],
+		Cmd:          h.argv("init")[1:],
+	}
+}
+
+// CreateOptions are the inputs of Create.
+type CreateOptions struct {
+	Name    string
+	BaseRef string // default HEAD
+}
+
+// Created describes a new sandbox.
+type Created struct {
+	Name      string      `json:"name"`
+	Branch    string      `json:"branch"`
+	Container string      `json:"container"`
+	Base      string      `json:"base"`
+	Status    string      `json:"status"`
+	Setup     SetupResult `json:"setup"`
+	Ports     []Port      `json:"ports"`
+	// Services are the configured services as they were after start.
+	Services []ServiceState `json:"services"`
+	Network  string         `json:"network"`
+	Workdir  string         `json:"workdir"`
+	// ConfigFiles are the config files the sandbox was made from.
+	ConfigFiles []string `json:"config_files"`
+	// Submodules says what became of each submodule of the base commit.
+	Submodules []Submodule `json:"submodules"`
+	// Warnings are things the caller must be told, such as uncommitted host
+	// changes that are not in the sandbox.
+	Warnings []string `json:"warnings"`
+}
+
+// Create makes a sandbox: a branch at the base commit, a container with a named
+// volume at /src holding that commit's tree, and the setup command run in it.
+// Any failure before the setup command leaves nothing behind; a failing setup
+// command keeps the sandbox, marked failed-setup.
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
+	slug, err := ParseName(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := m.createConfig()
+	if err != nil {
+		return nil, err
+	}
+	uid, gid, err := cfg.IDs()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.preflight(ctx, cfg); err != nil {
+		return nil, err
+	}
+	n := m.Names(slug)
+	baseRef := opts.BaseRef
+	if baseRef == "" {
+		baseRef = "HEAD"
+	}
+	base, err := m.Git.ResolveCommit(ctx, baseRef)
+	if err != nil {
+		if errors.Is(err, gitcli.ErrUnknownRevision) {
+			if opts.BaseRef == "" {
+				return nil, fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
+			}
+			return nil, fmt.Errorf("base ref %q is not a commit in this repository", opts.BaseRef)
+		}
+		return nil, err
+	}
+	var warnings []string
+	if opts.BaseRef == "" {
+		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(base)))
+		}
+	}
+
+	// The branch is the name's claim: update-ref with an empty old value is
+	// atomic, so of two racing creates exactly one gets past this point.
+	t := time.Now()
+	if err := m.Git.CreateRef(ctx, n.Ref, base, "litterbox: create "+slug); err != nil {
+		if errors.Is(err, gitcli.ErrRefExists) {
+			return nil, &ExistsError{Name: slug}
+		}
+		return nil, &StepError{Step: "creating branch " + n.Branch, Err: err}
+	}
+	m.step("branch "+n.Branch, t)
+
+	rec := &Record{
+		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
+		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(),
+	}
+	st := m.store()
+	if err := st.save(rec); err != nil {
+		return nil, m.rollback(ctx, n, base, &StepError{Step: "saving sandbox state", Err: err})
+	}
+
+	t = time.Now()
+	ports, err := m.runContainer(ctx, n, base, cfg)
+	if err != nil {
+		if errors.Is(err, dockercli.ErrNameInUse) {
+			// Someone else's container holds the name: not ours to remove.
+			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
+		}
+		var nf *NoFreePortError
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
+			// The engine never made anything of ours.
+			return nil, m.rollbackRefs(ctx, n, base, err)
+		}
+		return nil, m.rollback(ctx, n, base, err)
+	}
+	rec.Ports = ports
+	m.step("container "+n.Container, t)
+
+	t = time.Now()
+	if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
+		return nil, m.rollback(ctx, n, base, err)
+	}
+	subs, err := m.copySubmodules(ctx, n, base, uid, gid)
+	if err != nil {
+		return nil, m.rollback(ctx, n, base, err)
+	}
+	m.step("copy "+short(base)+" into "+Workdir, t)
+
+	t = time.Now()
+	setup, err := m.runSetup(ctx, n, cfg.SetupCommand, submodulePaths(subs))
+	if err != nil {
+		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
+	}
+	if setup.Skipped {
+		warnings = append(warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
+	}
+	if setup.Snapshot != "" {
+		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
+	}
+	m.step("setup: "+setup.Command, t)
+	services := []ServiceState{}
+	if setup.ExitCode == 0 && len(cfg.Services) > 0 {
+		t = time.Now()
+		services, err = m.startServices(ctx, slug, n.Container, cfg.Services)
+		if err == nil {
+			err = m.checkStarted(ctx, slug, n.Container, services)
+		}
+		if err != nil {
+			warnings = append(warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		m.step(fmt.Sprintf("start %d service(s)", len(cfg.Services)), t)
+	}
+	rec.Setup = &setup
+	rec.Status, rec.CreatorPID = recReady, 0
+	status := StatusActive
+	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
+		rec.Status, status = recFailedSetup, StatusFailedSetup
+	}
+	if err := st.save(rec); err != nil {
+		warnings = append(warnings, "could not save sandbox state: "+err.Error())
+	}
+	return &Created{
+		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
+		Status: status, Setup: setup, Ports: orEmpty(ports), Services: services, Network: cfg.Network,
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
+	}, nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// createConfig is the configuration a new sandbox is made with.
+func (m *Manager) createConfig() (config.Config, error) {
+	if !m.fromFiles {
+		return m.Config, nil
+	}
+	return config.Load(m.Root)
+}
+
+// runContainer makes the sandbox's container, delivers the helper into it
+// and starts it, with host ports for its [[ports]]. Two creates may pick the
+// same free port at once; the engine refuses the second, which then tries
+// other ports.
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config) ([]Port, error) {
+	if len(cfg.Ports) == 0 {
+		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper))
+	}
+	taken, err := m.takenPorts(ctx)
+	if err != nil {
+		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
+	}
+	// This machine's ports say nothing about a remote engine's: there only
+	// the engine's refusal tells a taken port.
+	free, remote := m.portFree, ""
+	if ep, err := m.Provider.Endpoint(ctx); err == nil {
+		remote = dockercli.RemoteHost(ep)
+	}
+	if remote != "" {
+		free = func(int) bool { return true }
+	}
+	for attempt := 1; ; attempt++ {
+		ports, err := allocatePorts(cfg.Ports, taken, m.portStart, free)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ports {
+			ports[i].EngineHost = remote
+		}
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, ports, m.helper))
+		if err == nil {
+			return ports, nil
+		}
+		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
+			return nil, err
+		}
+		// The engine made the container before it failed to bind.
+		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
+			return nil, err
+		}
+		for _, p := range ports {
+			taken[p.HostPort] = true
+		}
+	}
+}
+
+// startContainer creates the container, copies the helper into its helper
+// volume (its PID 1 runs from there) and starts it.
+func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec) error {
+	step := "starting container " + n.Container
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
+		return &StepError{Step: "delivering the sandbox helper", Err: err}
+	}
+	if err := m.Provider.Start(ctx, n.Container); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	return nil
+}
+
+// copyTree streams `git archive` of base through Chown into `docker cp -`, so
+// the sandbox user owns /src and no archive is held in memory or on disk.
+func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid int) error {
+	// docker cp never applies the tar's root entry, so the volume root stays
+	// root:root 0755; its owner (root, needing no capability) opens it up.
+	// Podman gives the volume to the container's user already, and root,
+	// without capabilities, may not chmod it: that is fine too.
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+		return &StepError{Step: "preparing " + Workdir, Err: err}
+	}
+	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))
+}
+
+func orStop(err error) error {
+	if err == nil {
+		return errPipeStopped
+	}
+	return err
+}
+
+// firstError keeps the first error reported to it.
+type firstError struct {
+	mu   sync.Mutex
+	err  error
+	step string
+}
+
+func (f *firstError) set(err error, step string) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err, f.step = err, step
+	}
+}
+
+// execChecked runs a command that must succeed.
+func (m *Manager) execChecked(ctx context.Context, container string, spec dockercli.ExecSpec) (runner.Result, error) {
+	res, err := m.Provider.Exec(ctx, container, spec, dockercli.Streams{})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, firstLine(string(res.Stderr)))
+	}
+	return res, err
+}
+
+// keepIgnore returns a visitor that copies .gitignore and .gitattributes
+// files into the sandbox's rules mirror as the tree streams into the
+// container.
+func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
+	root := m.mirror(slug)
+	return func(name string, data []byte) error {
+		if !snapshot.ValidPath(name) {
+			return nil
+		}
+		dst := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	}
+}
+
+// runSetup runs the setup command through the helper, which first takes the
+// baseline manifest, so whatever the command changes is snapshotted too.
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, submodules []string) (SetupResult, error) {
+	unlock, err := m.lock(ctx, n.Slug)
+	if err != nil {
+		return SetupResult{}, err
+	}
+	defer unlock()
+	if err := m.saveSnap(n.Slug, snapshot.State{Submodules: submodules}); err != nil {
+		return SetupResult{}, err
+	}
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, message: commitMessage("setup", cmd)})
+	if err != nil {
+		return SetupResult{}, err
+	}
+	out := SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	if res.noShell {
+		out.Skipped = true
+		out.Stderr = "the image has no /bin/sh: the setup command did not run"
+	}
+	return out, nil
+}
+
+// rollback undoes a create that failed before the setup command: container,
+// volume, state and branch. It runs even when ctx was cancelled (Ctrl-C), and
+// names whatever it could not remove.
+func (m *Manager) rollback(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	var left []string
+	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		left = append(left, "container "+n.Container)
+	}
+	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, dockercli.ErrNoSuchVolume) {
+		left = append(left, "volume "+n.Volume)
+	}
+	return m.finishRollback(ctx, n, base, cause, left)
+}
+
+// rollbackRefs undoes only what Create did in git.
+func (m *Manager) rollbackRefs(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	return m.finishRollback(ctx, n, base, cause, nil)
+}
+
+func (m *Manager) finishRollback(ctx context.Context, n Names, base string, cause error, left []string) error {
+	if err := m.store().remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.store().path(n.Slug))
+	}
+	left = append(left, m.removeHostState(n.Slug)...)
+	// Guarded by base: never delete a branch someone moved meanwhile.
+	if err := m.Git.DeleteRef(ctx, n.Ref, base); err != nil {
+		left = append(left, "branch "+n.Branch)
+	}
+	if len(left) == 0 {
+		return cause
+	}
+	var se *StepError
+	if errors.As(cause, &se) {
+		se.Left = append(se.Left, left...)
+		return cause
+	}
+	return &StepError{Step: "create", Err: cause, Left: left}
+}

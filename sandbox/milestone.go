@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+)
+
+// MilestoneResult says what a milestone squashed.
+type MilestoneResult struct {
+	Commit   string `json:"commit"`
+	Squashed int    `json:"squashed"`
+}
+
+func milestoneRef(slug string) string { return "refs/litterbox/" + slug + "/milestone" }
+
+// Milestone squashes every snapshot since the last milestone (or the base)
+// into one commit with message; the tree stays the same.
+func (m *Manager) Milestone(ctx context.Context, name, message string) (*MilestoneResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(message) == "" {
+		return nil, errors.New("message is empty")
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	n := m.Names(slug)
+	tip, err := m.Git.RevParse(ctx, n.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if tip == "" {
+		return nil, m.missingBranch(ctx, slug)
+	}
+	lastMilestone, err := m.Git.RevParse(ctx, milestoneRef(slug))
+	if err != nil {
+		return nil, err
+	}
+	since := lastMilestone
+	if since == "" {
+		rec, err := m.store().load(slug)
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			return nil, &NotFoundError{Name: slug}
+		}
+		since = rec.Base
+	}
+	count, err := m.Git.Count(ctx, since, tip)
+	if err != nil {
+		return nil, err
+	}
+	if count == 0 {
+		return nil, errors.New("no snapshots since the last milestone; nothing to squash")
+	}
+	tree, err := m.Git.RevParse(ctx, tip+"^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	msg := strings.TrimSpace(message) + "\n"
+	id, err := m.Git.CommitTree(ctx, commitSpec(tree, since, msg, m.agentIdent(slug), m.committer(ctx, slug)))
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Git.UpdateRef(ctx, n.Ref, id, tip, "litterbox milestone"); err != nil {
+		return nil, err
+	}
+	if err := m.Git.UpdateRef(ctx, milestoneRef(slug), id, lastMilestone, "litterbox milestone"); err != nil {
+		return nil, err
+	}
+	if st, err := m.loadSnap(slug); err == nil && st.Tip == tip {
+		st.Tip = id
+		_ = m.saveSnap(slug, st)
+	}
+	return &MilestoneResult{Commit: id, Squashed: count}, nil
+}
+
+func (m *Manager) missingBranch(ctx context.Context, slug string) error {
+	if ok, _ := m.known(ctx, slug); !ok {
+		return &NotFoundError{Name: slug}
+	}
+	return fmt.Errorf("branch %s of sandbox '%s' is gone", m.Names(slug).Branch, slug)
+}
+
+func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {
+	return gitcli.CommitSpec{Tree: tree, Parents: []string{parent}, Message: msg, Author: author, Committer: committer}
+}

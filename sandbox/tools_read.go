@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// The read-only file tools: read, ls, glob and grep, each one exec of the
+// sandbox helper, which needs nothing from the image.
+
+// ErrNoSuchFile is returned when a file to read or change does not exist.
+var ErrNoSuchFile = errors.New("no such file")
+
+// catFile returns the content of a file in the sandbox, ErrNoSuchFile if it
+// does not exist.
+func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
+	var out bytes.Buffer
+	_, err := m.helperTool(ctx, slug, &out, "cat", abs, strconv.Itoa(MaxWriteSize))
+	return out.Bytes(), err
+}
+
+// helperTool runs a read-only tool of the helper, its output to stdout.
+// The helper's exit codes become ErrNoSuchFile (4) or an error with its
+// message.
+func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, args ...string) (runner.Result, error) {
+	h, err := m.helperFor(ctx, slug)
+	if err != nil {
+		return runner.Result{}, err
+	}
+	var errOut bytes.Buffer
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: h.argv(args...)},
+		dockercli.Streams{Stdout: stdout, Stderr: &errOut})
+	if err != nil {
+		return res, m.execError(ctx, slug, err)
+	}
+	switch res.ExitCode {
+	case 0:
+		return res, nil
+	case 4:
+		return res, fmt.Errorf("%s: %w", display(args[1]), ErrNoSuchFile)
+	default:
+		return res, errors.New(firstLine(errOut.String()))
+	}
+}
+
+// helperJSON runs a helper tool that prints JSON into v.
+func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...string) error {
+	var out bytes.Buffer
+	if _, err := m.helperTool(ctx, slug, &out, args...); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out.Bytes(), v); err != nil {
+		return fmt.Errorf("%s: unexpected answer from the sandbox helper: %w", args[0], err)
+	}
+	return nil
+}
+
+// ReadResult is a slice of a file's lines.
+type ReadResult struct {
+	Content    string `json:"content"`
+	Offset     int    `json:"offset"`
+	Lines      int    `json:"lines"`
+	TotalLines int    `json:"total_lines"`
+	Truncated  bool   `json:"truncated"`
+}
+
+// DefaultReadLimit is how many lines read returns unless told otherwise.
+const DefaultReadLimit = 2000
+
+// maxReadBytes bounds what one read returns.
+const maxReadBytes = 256 << 10
+
+// Read returns limit lines of a file from line offset (0-based). Hidden paths
+// are refused.
+func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := visiblePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if offset < 0 || limit < 0 {
+		return nil, errors.New("offset and limit must not be negative")
+	}
+	if limit == 0 {
+		limit = DefaultReadLimit
+	}
+	var out protocol.ReadOut
+	if err := m.helperJSON(ctx, slug, &out, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)); err != nil {
+		return nil, err
+	}
+	return &ReadResult{Content: out.Content, Offset: offset, Lines: out.Lines, TotalLines: out.TotalLines, Truncated: offset+out.Lines < out.TotalLines}, nil
+}
+
+// Entry is one file system entry listed by Ls.
+type Entry struct {
+	Path string `json:"path"`
+	Type string `json:"type"` // file, dir, symlink, other
+	Size int64  `json:"size"`
+}
+
+// MaxListed bounds the entries ls and glob return, and the matches of grep.
+const MaxListed = 5000
+
+// display shows abs relative to /src when it is inside it.
+func display(abs string) string {
+	if rel, ok := strings.CutPrefix(abs, Workdir+"/"); ok {
+		return rel
+	}
+	return abs
+}
+
+// walk lists the non-hidden entries under root (just its children unless
+// recursive), pruning hidden directories.
+func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, filesOnly bool) ([]Entry, bool, error) {
+	var got []protocol.LsEntry
+	if err := m.helperJSON(ctx, slug, &got, "ls", root, flag(recursive), flag(filesOnly), strconv.Itoa(MaxListed+1)); err != nil {
+		return nil, false, err
+	}
+	entries := make([]Entry, 0, len(got))
+	for _, e := range got {
+		entries = append(entries, Entry{Path: display(joinUnder(root, e.Path)), Type: e.Type, Size: e.Size})
+	}
+	truncated := len(entries) > MaxListed
+	if truncated {
+		entries = entries[:MaxListed]
+	}
+	return entries, truncated, nil
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// joinUnder places a path printed by find (or grep) relative to root; an
+// absolute one (root was a file) stays as it is.
+func joinUnder(root, p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return path.Join(root, p)
+}
+
+// searchRoot resolves the sandbox and the directory ls, glob and grep start
+// from (default /src), refusing hidden paths.
+func (m *Manager) searchRoot(name, p string) (slug, abs string, err error) {
+	if slug, err = m.resolve(name); err != nil {
+		return "", "", err
+	}
+	if p == "" {
+		p = Workdir
+	}
+	abs, err = visiblePath(p)
+	return slug, abs, err
+}
+
+// Ls lists a directory (recursively on request), leaving hidden entries out.
+func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
+	slug, abs, err := m.searchRoot(name, p)
+	if err != nil {
+		return nil, false, err
+	}
+	return m.walk(ctx, slug, abs, recursive, false)
+}
+
+// Glob returns the non-hidden files under p (default /src) whose path
+// relative to p matches pattern; "**" matches any number of directories.
+func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, bool, error) {
+	slug, abs, err := m.searchRoot(name, p)
+	if err != nil {
+		return nil, false, err
+	}
+	re, err := GlobRegexp(pattern)
+	if err != nil {
+		return nil, false, err
+	}
+	entries, truncated, err := m.walk(ctx, slug, abs, true, true)
+	if err != nil {
+		return nil, false, err
+	}
+	var out []string
+	for _, e := range entries {
+		rel := strings.TrimPrefix(ResolvePath(e.Path), abs+"/")
+		if re.MatchString(rel) {
+			out = append(out, e.Path)
+		}
+	}
+	return out, truncated, nil
+}
+
+// Match is one line grep found.
+type Match struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// Grep searches non-hidden files under p for a regular expression (Go's
+// RE2 syntax, the same in every image); include, when set, is a file name
+// glob such as "*.go". Binary files are skipped.
+func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
+	if pattern == "" {
+		return nil, false, errors.New("pattern is empty")
+	}
+	slug, abs, err := m.searchRoot(name, p)
+	if err != nil {
+		return nil, false, err
+	}
+	if include == "" {
+		include = "*"
+	}
+	var got []protocol.Match
+	if err := m.helperJSON(ctx, slug, &got, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
+		if errors.Is(err, ErrNoSuchFile) {
+			return nil, false, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
+		}
+		return nil, false, fmt.Errorf("grep: %w", err)
+	}
+	matches := make([]Match, 0, len(got))
+	for _, g := range got {
+		matches = append(matches, Match{Path: display(joinUnder(abs, g.Path)), Line: g.Line, Text: g.Text})
+	}
+	truncated := len(matches) > MaxListed
+	if truncated {
+		matches = matches[:MaxListed]
+	}
+	return matches, truncated, nil
+}
