@@ -72,7 +72,7 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protoc
 	}
 	var keep []string
 	for _, p := range st.Prune {
-		if slices.Contains(recheck, p) && !ignored[p+"/"] {
+		if slices.Contains(recheck, p) && !ignored[p+"/"] && !s.ignoresAll(p) {
 			out.Expand = append(out.Expand, p)
 			continue
 		}
