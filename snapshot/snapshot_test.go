@@ -158,8 +158,8 @@ func TestTakePrunesSelfIgnoredDirectories(t *testing.T) {
 	// A rule change at the root lists every file again and asks about the
 	// skipped directories: un-ignored, build is entered again.
 	f = &fakeHelper{
-		dirs:  protocol.Dirs{Rules: []protocol.RuleFile{{Path: ".gitignore", Data: []byte("")}}},
-		files: map[string]string{".gitignore": ""},
+		dirs:    protocol.Dirs{Rules: []protocol.RuleFile{{Path: ".gitignore", Data: []byte("")}}},
+		files:   map[string]string{".gitignore": ""},
 		changes: []protocol.Change{changed(".gitignore", "")},
 	}
 	take(t, s, st, f)
