@@ -74,20 +74,23 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   run --separate-stderr lb doctor
   assert_success
   assert_equal "$stderr" ""
-  for check in runtime engine image git repository config; do
+  for check in runtime engine helper image sandbox git repository config; do
     assert_line --regexp "^ok +$check +[^ ]"
   done
-  assert_equal "${#lines[@]}" 6
+  assert_equal "${#lines[@]}" 8
+  assert_line --regexp '^ok +sandbox +busybox:latest runs sandboxes: helper on linux/[a-z0-9]+ as uid 1000'
+  # The throwaway container doctor started is gone.
+  assert_equal "$("$RUNTIME" ps -aq --filter label=dev.litterbox.probe)" ""
   refute_line --partial "fix:"
   assert_line --regexp '^ok +image +busybox:latest '
 
   run --separate-stderr lb doctor --json
   assert_success
   json=$output
-  assert_equal "$(jsonget '.@type' '.#' <<<"$json")" "$(printf 'array\n6')"
-  assert_equal "$(jsonget '.*.name' <<<"$json" | tr '\n' ' ')" "runtime engine image git repository config "
+  assert_equal "$(jsonget '.@type' '.#' <<<"$json")" "$(printf 'array\n8')"
+  assert_equal "$(jsonget '.*.name' <<<"$json" | tr '\n' ' ')" "runtime engine helper image sandbox git repository config "
   assert_equal "$(jsonget '.*.status' <<<"$json" | sort -u)" ok
-  for i in 0 1 2 3 4 5; do
+  for i in 0 1 2 3 4 5 6 7; do
     assert_equal "$(jsonget ".$i.@keys" <<<"$json")" "detail name status"
   done
 
@@ -97,8 +100,8 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   git commit -qm "config: ports"
   run --separate-stderr lb doctor
   assert_success
-  assert_equal "${#lines[@]}" 7
-  assert_line --index 6 --regexp '^ok +ports +.*www'
+  assert_equal "${#lines[@]}" 9
+  assert_line --index 8 --regexp '^ok +ports +.*www'
   assert_line --regexp '^ok +config +\.litterbox\.toml'
 
   # Uncommitted changes are a warning, with a fix, and doctor still passes.
@@ -115,6 +118,18 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   assert_equal "$(jsonget '.[name=repository].status' <<<"$output")" warn
   assert_equal "$(jsonget '.[name=repository].fix' <<<"$output")" "$fix"
   [[ $(jsonget '.[name=repository].detail' <<<"$output") == *"1 uncommitted change(s)"* ]]
+}
+
+@test "doctor: an image with no shell runs sandboxes, with a warning that bash is unavailable; debian passes" {
+  printf '[docker]\nimage = "litterbox-test/noshell:latest"\n' >.litterbox.toml
+  run --separate-stderr lb doctor
+  assert_success
+  assert_line --regexp '^warn +sandbox +litterbox-test/noshell:latest runs sandboxes .*no /bin/sh: bash'
+  printf '[docker]\nimage = "litterbox-test/debian:bookworm"\n' >.litterbox.toml
+  run --separate-stderr lb doctor
+  assert_success
+  assert_line --regexp '^ok +sandbox +litterbox-test/debian:bookworm runs sandboxes'
+  assert_equal "$("$RUNTIME" ps -aq --filter label=dev.litterbox.probe)" ""
 }
 
 @test "doctor: an unreachable engine fails with a fix naming DOCKER_HOST, and the image is not checked" {

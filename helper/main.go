@@ -172,20 +172,8 @@ func prepare(dir, uid string) error {
 	return fmt.Errorf("%s belongs to uid %d and cannot be given to uid %s", dir, st.Uid, uid)
 }
 
-// Probe is what probe reports about the sandbox.
-type Probe struct {
-	Version   int    `json:"version"`
-	Arch      string `json:"arch"`
-	Shell     bool   `json:"shell"`
-	TmpWrite  bool   `json:"tmp_writable"`
-	TmpExec   bool   `json:"tmp_exec"`
-	SrcWrite  bool   `json:"src_writable"`
-	User      int    `json:"uid"`
-	TmpDetail string `json:"tmp_detail,omitempty"`
-}
-
-func probe() *Probe {
-	p := &Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid()}
+func probe() *protocol.Probe {
+	p := &protocol.Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid()}
 	_, err := os.Stat("/bin/sh")
 	p.Shell = err == nil
 	p.TmpWrite = writable("/tmp")

@@ -296,6 +296,9 @@ func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.Co
 		return &StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	if err := m.Provider.Start(ctx, n.Container); err != nil {
+		if !errors.Is(err, dockercli.ErrPortInUse) {
+			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
+		}
 		return &StepError{Step: step, Err: err}
 	}
 	return nil

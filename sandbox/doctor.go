@@ -1,15 +1,21 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -85,12 +91,23 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 	if err == nil {
 		cfg, err = m.createConfig()
 	}
+	h, herr := findHelper()
+	if herr != nil {
+		add(Check{Name: "helper", Status: CheckFail, Detail: oneLineErr(herr)})
+	} else {
+		add(Check{Name: "helper", Status: CheckOK, Detail: h.describe()})
+	}
 	if engineUp {
-		image := config.Default().Image
+		probeCfg := config.Default()
 		if err == nil {
-			image = cfg.Image
+			probeCfg = cfg
 		}
-		add(imageCheck(ctx, cli, rt.Bin, image))
+		c := imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		add(c)
+		if c.Status != CheckFail && herr == nil {
+			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
+			add(pm.sandboxCheck(ctx, probeCfg))
+		}
 	} else {
 		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
 	}
@@ -115,6 +132,72 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 		add(m.portsCheck(ctx, cfg))
 	}
 	return checks
+}
+
+// sandboxCheck starts a throwaway container of the image the way a sandbox
+// is started (same user, read-only root, /tmp, limits, the helper as PID 1)
+// and asks the helper what it finds: that it runs at all (architecture),
+// that /tmp and /src are writable and /tmp executable, and whether there is
+// a shell.
+func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config) Check {
+	h := m.helper
+	fail := func(detail, fix string) Check {
+		return Check{Name: "sandbox", Status: CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
+	}
+	platform, err := m.Provider.ImagePlatform(ctx, cfg.Image)
+	if err != nil {
+		return fail(oneLineErr(err), "")
+	}
+	if err := h.checkPlatform(cfg.Image, platform); err != nil {
+		return fail(err.Error(), "")
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	n := Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
+	spec := m.containerSpec(n, "", cfg, nil, h)
+	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
+	spec.Volume, spec.VolumeLabels = "", nil
+	spec.AnonVolumes = append(spec.AnonVolumes, Workdir)
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_ = m.Provider.Remove(rctx, n.Container)
+	}()
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return fail("a sandbox container cannot be made: "+oneLineErr(err), "")
+	}
+	if err := m.deliverHelper(ctx, n.Container, h); err != nil {
+		return fail(oneLineErr(err), "")
+	}
+	if err := m.Provider.Start(ctx, n.Container); err != nil {
+		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
+	}
+	uid, _, _ := cfg.IDs()
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: h.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
+	}
+	var out bytes.Buffer
+	res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{Cmd: h.argv("probe")}, dockercli.Streams{Stdout: &out})
+	var p protocol.Probe
+	if err == nil && res.ExitCode == 0 {
+		err = json.Unmarshal(out.Bytes(), &p)
+	} else if err == nil {
+		err = fmt.Errorf("exit code %d: %s", res.ExitCode, firstLine(string(res.Stderr)))
+	}
+	switch {
+	case err != nil:
+		return fail("the sandbox helper does not answer: "+oneLineErr(err), "")
+	case !p.TmpWrite:
+		return fail("/tmp is not writable by the sandbox user", "the engine must honour --tmpfs /tmp (podman and docker do)")
+	case !p.TmpExec:
+		return fail("/tmp is not executable: "+p.TmpDetail, "the engine must honour --tmpfs /tmp:exec")
+	case !p.SrcWrite:
+		return fail(Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
+	case !p.Shell:
+		return Check{Name: "sandbox", Status: CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
+			Fix: "use an image with a shell if agents need to run commands"}
+	}
+	return Check{Name: "sandbox", Status: CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
 }
 
 func engineCheck(ctx context.Context, cli Provider, server string, err error) Check {

@@ -120,6 +120,15 @@ func inspectHelper(p string) (*helperBinary, error) {
 	return h, nil
 }
 
+// describe says what the helper is, for doctor.
+func (h *helperBinary) describe() string {
+	link := "static"
+	if h.loader != "" {
+		link = "dynamically linked, delivered with its " + strings.Join(slices.Sorted(maps.Keys(h.libs)), ", ")
+	}
+	return fmt.Sprintf("%s (linux/%s, %s)", h.path, h.arch, link)
+}
+
 // containerPath is where the helper lives in a sandbox.
 func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + helper.Name }
 

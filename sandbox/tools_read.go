@@ -50,9 +50,15 @@ func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer,
 	case 4:
 		return res, fmt.Errorf("%s: %w", display(args[1]), ErrNoSuchFile)
 	default:
-		return res, errors.New(firstLine(errOut.String()))
+		return res, &toolError{msg: firstLine(errOut.String())}
 	}
 }
+
+// toolError is a helper tool's own refusal (a bad pattern, a directory
+// where a file was wanted), as opposed to the sandbox's absence.
+type toolError struct{ msg string }
+
+func (e *toolError) Error() string { return e.msg }
 
 // helperJSON runs a helper tool that prints JSON into v.
 func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...string) error {
@@ -227,10 +233,14 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	}
 	var got []protocol.Match
 	if err := m.helperJSON(ctx, slug, &got, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
-		if errors.Is(err, ErrNoSuchFile) {
+		var te *toolError
+		switch {
+		case errors.Is(err, ErrNoSuchFile):
 			return nil, false, fmt.Errorf("%s: %w", p, ErrNoSuchFile)
+		case errors.As(err, &te):
+			return nil, false, fmt.Errorf("grep: %w", err)
 		}
-		return nil, false, fmt.Errorf("grep: %w", err)
+		return nil, false, err
 	}
 	matches := make([]Match, 0, len(got))
 	for _, g := range got {

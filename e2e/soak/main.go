@@ -305,14 +305,14 @@ func verify(ctx context.Context, repo string, names []string, expect []*expectat
 				t.fail("%s: %s on the branch is %q, want %q (%v)", sb, p, got, want, err)
 			}
 		}
-		// Inside, only PID 1 and its sleep may run besides this check. A
+		// Inside, only PID 1 (the helper's init) may run besides this check. A
 		// process the last call killed may still await PID 1's reaping (a
 		// zombie, "[sh]") for a moment: a leak is what is still there after
 		// three seconds.
 		var left string
 		for try := 0; try < 30; try++ {
 			left, err = out("docker", "exec", containerOf(repo, sb), "sh", "-c",
-				"ps -o args | grep -v -e '^COMMAND' -e 'sleep 86400' -e \"trap 'exit 0'\" -e 'ps -o args' -e 'grep -v'")
+				"ps -o args | grep -v -e '^COMMAND' -e '^/.litterbox/[0-9a-f]*/litterbox-helper init$' -e 'ps -o args' -e 'grep -v'")
 			if left == "" {
 				break
 			}

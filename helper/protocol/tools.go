@@ -23,3 +23,15 @@ type Match struct {
 	Line int    `json:"line"`
 	Text string `json:"text"`
 }
+
+// Probe is what `probe` reports about the sandbox it runs in.
+type Probe struct {
+	Version   int    `json:"version"`
+	Arch      string `json:"arch"`
+	Shell     bool   `json:"shell"`
+	TmpWrite  bool   `json:"tmp_writable"`
+	TmpExec   bool   `json:"tmp_exec"`
+	SrcWrite  bool   `json:"src_writable"`
+	User      int    `json:"uid"`
+	TmpDetail string `json:"tmp_detail,omitempty"`
+}
