@@ -6,7 +6,14 @@
 //
 // Usage:
 //
-//	mcpcall [--client mcp-go|sdk] [--bin LITTERBOX] [--repo DIR] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]
+//	mcpcall [--client mcp-go|sdk] [--bin LITTERBOX] [--repo DIR] [-v] [--parallel] [--timeout D]
+//	        [--cancel-after D] [--progress] TOOL ARGS_JSON [TOOL ARGS_JSON ...]
+//
+// --cancel-after gives up on each call after D, as a client whose user
+// pressed stop: the library sends notifications/cancelled and mcpcall prints
+// {"tool":...,"cancelled":true}. --progress (mcp-go) sends a progressToken
+// with each call and prints every notifications/progress as a line
+// {"progress":N,"message":"..."} before the call's result.
 //
 // --client picks the MCP client library: mcp-go (github.com/mark3labs/mcp-go,
 // the default, also $MCPCALL_CLIENT) or sdk (the official
@@ -50,7 +57,14 @@ type output struct {
 	IsError           bool   `json:"isError"`
 	StructuredContent any    `json:"structuredContent"`
 	Text              string `json:"text"`
+	Cancelled         bool   `json:"cancelled,omitempty"`
 }
+
+// Set by flags for every call.
+var (
+	cancelAfter time.Duration
+	progress    bool
+)
 
 // session is one initialized MCP client session, whichever library made it.
 type session interface {
@@ -70,6 +84,8 @@ func run() int {
 	verbose := fs.Bool("v", false, "run litterbox -v mcp")
 	parallel := fs.Bool("parallel", false, "make the calls concurrently")
 	timeout := fs.Duration("timeout", 2*time.Minute, "overall time limit")
+	fs.DurationVar(&cancelAfter, "cancel-after", 0, "give up on each call after this long (notifications/cancelled)")
+	fs.BoolVar(&progress, "progress", false, "ask for progress notifications and print them (mcp-go)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -125,7 +141,17 @@ func run() int {
 
 	outs := make([]output, len(calls))
 	errs := make([]error, len(calls))
-	do := func(i int) { outs[i], errs[i] = s.call(ctx, calls[i]) }
+	do := func(i int) {
+		cctx, stop := ctx, context.CancelFunc(func() {})
+		if cancelAfter > 0 {
+			cctx, stop = context.WithTimeout(ctx, cancelAfter)
+		}
+		defer stop()
+		outs[i], errs[i] = s.call(cctx, calls[i])
+		if errs[i] != nil && cctx.Err() != nil && ctx.Err() == nil {
+			outs[i], errs[i] = output{Tool: calls[i].tool, Cancelled: true}, nil
+		}
+	}
 	if *parallel {
 		var wg sync.WaitGroup
 		for i := range calls {
@@ -178,6 +204,18 @@ func connectMCPGo(ctx context.Context, srv *mcpproc.Server) (session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if progress {
+		var mu sync.Mutex
+		enc := json.NewEncoder(os.Stdout)
+		c.OnNotification(func(n gomcp.JSONRPCNotification) {
+			if n.Method != string(gomcp.MethodNotificationProgress) {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			_ = enc.Encode(map[string]any{"progress": n.Params.AdditionalFields["progress"], "message": n.Params.AdditionalFields["message"]})
+		})
+	}
 	return mcpGoSession{c}, nil
 }
 
@@ -185,6 +223,9 @@ func (s mcpGoSession) call(ctx context.Context, c call) (output, error) {
 	req := gomcp.CallToolRequest{}
 	req.Params.Name = c.tool
 	req.Params.Arguments = c.args
+	if progress {
+		req.Params.Meta = &gomcp.Meta{ProgressToken: "mcpcall"}
+	}
 	res, err := s.c.CallTool(ctx, req)
 	if err != nil {
 		return output{}, err
