@@ -276,7 +276,13 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, er
 		return h, nil
 	}
 	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
-		return nil, m.execError(ctx, slug, err)
+		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
+			return nil, err // missing, paused, stopped
+		}
+		if rec.Helper == "" {
+			return nil, &LegacyError{Name: slug, Branch: m.Names(slug).Branch}
+		}
+		return nil, err
 	}
 	rec.Helper = want
 	if err := m.store().save(rec); err != nil {
@@ -314,4 +320,16 @@ func (m *Manager) PinHelper(path, id string) {
 	m.helperSource = func() (*helperBinary, error) {
 		return &helperBinary{path: path, id: id, arch: runtime.GOARCH}, nil
 	}
+}
+
+// LegacyError is a sandbox made before Litterbox had an in-sandbox helper:
+// its container has no helper volume to deliver one into. Its work is safe
+// on its branch.
+type LegacyError struct{ Name, Branch string }
+
+func (e *LegacyError) Error() string {
+	keep := "litterbox-keep-" + e.Name
+	return fmt.Sprintf("sandbox '%s' was made by an older Litterbox, which had no in-sandbox helper; its work is safe on %s. "+
+		"To go on in a new sandbox from there: git branch %s %s && litterbox delete --force %s && litterbox create %s --base %s",
+		e.Name, e.Branch, keep, e.Branch, e.Name, e.Name, keep)
 }
