@@ -101,3 +101,20 @@ no_sleeper() { ! in_box box ps -o args | grep -q '^[s]leep 300'; }
   assert_success
   refute_output --partial '"progress"'
 }
+
+@test "SIGTERM on shell stops every process the session started, commits what it changed, and exits 130" {
+  fifo=$BATS_TEST_TMPDIR/in
+  mkfifo "$fifo"
+  "$LITTERBOX" shell box <"$fifo" >/dev/null 2>&1 &
+  pid=$!
+  exec 8>"$fifo"
+  printf 'echo from-shell > s.txt\nsleep 300 &\nsleep 300\n' >&8
+  eventually in_box box sh -c 'ps -o args | grep -q "^[s]leep 300"'
+  kill -TERM "$pid"
+  code=0
+  wait "$pid" || code=$?
+  exec 8>&-
+  assert_equal "$code" 130
+  assert_equal "$(git show litterbox/box:s.txt)" from-shell
+  eventually no_sleeper
+}

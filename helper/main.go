@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
 // Name is the helper's file name in the sandbox; the litterbox binary
@@ -37,6 +38,7 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   grep PATH REGEXP INCLUDE MAX       matching lines, as JSON
   tar PATH                           a tar of PATH on stdout
   prepare DIR UID                    give DIR to UID (run as root)
+  kill NAME=VALUE                     kill every process with that variable
   probe                              what the sandbox offers, as JSON
   version                            the protocol version`
 
@@ -69,7 +71,7 @@ type exitCode int
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 
 func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
-	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 4, "grep": 4, "tar": 1, "prepare": 2, "probe": 0, "version": 0}
+	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 4, "grep": 4, "tar": 1, "prepare": 2, "kill": 1, "probe": 0, "version": 0}
 	n, ok := want[cmd]
 	if !ok {
 		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
@@ -127,6 +129,11 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		return writeTar(stdout, a[0])
 	case "prepare":
 		return prepare(a[0], a[1])
+	case "kill":
+		if !strings.Contains(a[0], "=") {
+			return &toolError{exitUsage, "kill takes NAME=VALUE"}
+		}
+		procgroup.KillMarked(a[0])
 	case "probe":
 		return printJSON(stdout, probe())
 	case "version":

@@ -2,7 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"io"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -40,10 +44,23 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	case in.State != "running":
 		return 0, notRunning(slug, in.State)
 	}
+	// Every process of the session carries a marker, so whatever ends it (its
+	// end, Ctrl-C, SIGTERM, a closed terminal) nothing it started keeps
+	// running in the sandbox.
+	var tok [12]byte
+	_, _ = rand.Read(tok[:])
+	marker := "LITTERBOX_SESSION=" + hex.EncodeToString(tok[:])
 	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
+		Env: map[string]string{"LITTERBOX_SESSION": marker[len("LITTERBOX_SESSION="):]},
 	}, o.Streams)
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	_, _ = m.helperTool(kctx, slug, io.Discard, "kill", marker)
 	if err != nil {
+		if ctx.Err() != nil {
+			return 130, nil // interrupted: the session is over
+		}
 		return 0, m.execError(ctx, slug, err)
 	}
 	return res.ExitCode, nil

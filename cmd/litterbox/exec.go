@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -16,8 +17,9 @@ func (a *app) shellCommand() *cobra.Command {
 		Use:   "shell NAME",
 		Short: "Open an interactive shell in a sandbox, as the sandbox user, in /src",
 		Long: `Open an interactive shell in a sandbox, as the sandbox user, in /src. When the
-shell exits, whatever it changed that git would track is committed to the
-sandbox's branch ("shell: interactive session").`,
+shell exits (or litterbox is interrupted or terminated), every process it
+started is stopped and whatever it changed that git would track is committed
+to the sandbox's branch ("shell: interactive session").`,
 		Example:           "  litterbox shell fix-login",
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
@@ -34,7 +36,8 @@ sandbox's branch ("shell: interactive session").`,
 			if err != nil {
 				return err
 			}
-			res, err := m.Scan(cmd.Context(), args[0], "shell", "interactive session")
+			// Interrupted or not, what the session changed is committed.
+			res, err := m.Scan(context.WithoutCancel(cmd.Context()), args[0], "shell", "interactive session")
 			if err != nil {
 				return err
 			}

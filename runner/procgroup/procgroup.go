@@ -61,8 +61,14 @@ func (c *Cmd) Kill() {
 	if c.cmd.Process != nil {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	}
+	KillMarked(c.marker)
+}
+
+// KillMarked kills every process whose environment holds marker, and their
+// process groups, until none is left.
+func KillMarked(marker string) {
 	for i := 0; i < 50; i++ {
-		pids := Marked(c.marker)
+		pids := Marked(marker)
 		if len(pids) == 0 {
 			return
 		}
