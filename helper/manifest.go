@@ -32,9 +32,11 @@ type entry struct {
 	// blob id, checked again by the next scan.
 	racy bool
 	id   [20]byte
-	// dropped entries are left out of the saved manifest (pruned, or sent
-	// short), so the next scan reports them again.
+	// dropped entries are left out of the saved manifest: pruned, or (with
+	// recheck) sent short or gone while read, so the next scan reads their
+	// directory again and reports them.
 	dropped bool
+	recheck bool
 	// seen marks an old entry the new scan found.
 	seen bool
 	// kept: taken over from the old manifest unread, its directory
@@ -51,8 +53,9 @@ func (e *entry) sameStat(o *entry) bool {
 
 // manifest is what one scan saw under /src, paths relative to it.
 type manifest struct {
-	list   []*entry
-	byPath map[string]*entry
+	list    []*entry
+	byPath  map[string]*entry
+	recheck []string
 }
 
 func (m *manifest) index() map[string]*entry {
@@ -65,11 +68,16 @@ func (m *manifest) index() map[string]*entry {
 	return m.byPath
 }
 
+// drop leaves p out of the saved manifest and has the next scan read its
+// directory again, watched or not.
 func (m *manifest) drop(p string) {
 	if e := m.index()[p]; e != nil {
-		e.dropped = true
+		e.dropped, e.recheck = true, true
 	}
 }
+
+// manifest's recheck lists directories the next scan reads whatever the
+// watcher says (see drop).
 
 // racyMargin: timestamps come from the kernel's coarse clock, truncated to
 // the file system's granularity; an entry stamped this close to the scan's
@@ -277,6 +285,13 @@ func loadManifest(gen uint64) *manifest {
 		return nil
 	}
 	m := &manifest{}
+	if data, err := os.ReadFile(manifestPath(gen) + ".recheck"); err == nil {
+		for _, d := range strings.Split(string(data), "\x00") {
+			if d != "" {
+				m.recheck = append(m.recheck, d)
+			}
+		}
+	}
 	for {
 		n, err := binary.ReadUvarint(r)
 		if errors.Is(err, io.EOF) {
@@ -321,7 +336,11 @@ func (m *manifest) save(gen, keep uint64) error {
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.WriteString(manifestMagic)
 	var buf []byte
+	recheck := map[string]bool{}
 	for _, e := range m.list {
+		if e.recheck {
+			recheck[parentDir(e.path)] = true
+		}
 		if e.dropped {
 			continue
 		}
@@ -347,6 +366,16 @@ func (m *manifest) save(gen, keep uint64) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	os.Remove(manifestPath(gen) + ".recheck")
+	if len(recheck) > 0 {
+		var b strings.Builder
+		for d := range recheck {
+			b.WriteString(d + "\x00")
+		}
+		if err := os.WriteFile(manifestPath(gen)+".recheck", []byte(b.String()), 0o600); err != nil {
+			return err
+		}
+	}
 	if err := os.Rename(tmp, manifestPath(gen)); err != nil {
 		return err
 	}
@@ -360,6 +389,7 @@ func linkManifest(old, gen uint64) error {
 		return nil
 	}
 	os.Remove(manifestPath(gen))
+	os.Remove(manifestPath(gen) + ".recheck")
 	if err := os.Link(manifestPath(old), manifestPath(gen)); err != nil {
 		return err
 	}
@@ -369,7 +399,8 @@ func linkManifest(old, gen uint64) error {
 func cleanManifests(gen, keep uint64) error {
 	names, _ := os.ReadDir(stateDir)
 	for _, n := range names {
-		if n.Name() != path.Base(manifestPath(gen)) && n.Name() != path.Base(manifestPath(keep)) && strings.HasPrefix(n.Name(), "m.") {
+		base := strings.TrimSuffix(n.Name(), ".recheck")
+		if base != path.Base(manifestPath(gen)) && base != path.Base(manifestPath(keep)) && strings.HasPrefix(n.Name(), "m.") {
 			os.Remove(stateDir + "/" + n.Name())
 		}
 	}

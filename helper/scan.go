@@ -26,7 +26,7 @@ func (s *session) scan() error {
 	var err error
 	var read int
 	if dirty, ok := askWatcher(&protocol.WatchCut{Old: req.OldGen, New: req.NewGen, Prune: req.Prune}); ok && !full {
-		list, read, err = walkDirty(old, dirty, pruned)
+		list, read, err = walkDirty(old, append(dirty, old.recheck...), pruned)
 	} else {
 		list, err = walk(Root, pruned, "")
 		read = 1
@@ -112,7 +112,7 @@ func (s *session) scan() error {
 		}
 	}
 	switch {
-	case dirty || full || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0:
+	case dirty || full || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0 || len(old.recheck) > 0:
 		err = cur.save(req.NewGen, req.OldGen)
 	default:
 		// Nothing changed, not even a racy mark: the old file will do.
@@ -166,7 +166,8 @@ func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protoc
 	for i, e := range hash {
 		if !ok[i] {
 			gone[e] = true
-			e.dropped = true
+			e.dropped, e.recheck = true, true
+			dirty = true
 		}
 	}
 	for _, v := range todo {
@@ -206,6 +207,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 	oldIdx := old.index()
 	isOldDir := func(p string) bool { e := oldIdx[p]; return e != nil && e.kind() == protocol.ModeDir }
 	slices.Sort(dirty) // parents first
+	dirty = slices.Compact(dirty)
 	var fresh []*entry
 	again := map[string]bool{}  // directories read again
 	listed := map[string]bool{} // directories those reads found

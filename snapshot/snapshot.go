@@ -78,10 +78,6 @@ type Taken struct {
 // Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
 func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
-	return s.take(ctx, c, st, message)
-}
-
-func (s *Store) take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
 	p, err := c.R.Expect(protocol.TDirs)
 	if err != nil {
 		return nil, err
