@@ -48,7 +48,7 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags integration ./...
 	@if git grep -l '"os/exec"' -- '*.go' | grep -v '^runner/'; then echo "only runner/ may import os/exec"; exit 1; fi
-	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run && shellcheck -s sh sandbox/script/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
+	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run && shellcheck -s sh services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
 # registry answers), in docker and, when installed, podman (the integration

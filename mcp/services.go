@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/services"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 // serviceLogLines is how much of a service's log the logs action returns.
@@ -25,7 +24,7 @@ func addServiceTools(s *server.MCPServer, h handlers) {
 	s.AddTool(gomcp.NewTool("sandbox-service",
 		gomcp.WithDescription("Control a long-running service of the sandbox, as configured in [container.services.NAME] of the project config: "+
 			"start, stop, restart, status (state and pid; every service when none is named) or logs (the last 200 lines). "+
-			"Services keep running between tool calls; their output goes to "+sandbox.ServiceLogDir+"/NAME.log."),
+			"Services keep running between tool calls; their output goes to "+services.LogDir+"/NAME.log."),
 		sandboxParam(),
 		gomcp.WithString("action", gomcp.Required(), gomcp.Enum("start", "stop", "restart", "status", "logs"), gomcp.Description("What to do.")),
 		gomcp.WithString("service", gomcp.Description("Service name; optional for status.")),

@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/services"
 )
 
 // TestContract is the sandbox contract, run against every provider (docker on
@@ -44,7 +45,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	// create
 	c, err := m.Create(ctx, CreateOptions{Name: "Contract Box"})
 	must(err)
-	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != ServiceRunning {
+	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
 		t.Fatalf("create: %+v", c)
 	}
 	if tip := testenv.Git(t, dir, "rev-parse", c.Branch); tip != c.Base {
@@ -98,7 +99,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 
 	// pause/resume: the service keeps its pid
-	before, err := m.Service(ctx, c.Name, ServiceStatus, "ticker")
+	before, err := m.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
 	_, err = m.Pause(ctx, c.Name)
 	must(err)
@@ -110,14 +111,14 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 	_, err = m.Resume(ctx, c.Name)
 	must(err)
-	after, err := m.Service(ctx, c.Name, ServiceStatus, "ticker")
+	after, err := m.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
-	if after[0].State != ServiceRunning || after[0].PID != before[0].PID {
+	if after[0].State != services.Running || after[0].PID != before[0].PID {
 		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
 	}
-	stopped, err := m.Service(ctx, c.Name, ServiceStop, "ticker")
+	stopped, err := m.Service(ctx, c.Name, services.Stop, "ticker")
 	must(err)
-	if stopped[0].State != ServiceStopped {
+	if stopped[0].State != services.Stopped {
 		t.Fatalf("stop: %+v", stopped)
 	}
 

@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/services"
 	"github.com/litterbox-dev/litterbox/snapshot"
 )
 
@@ -82,9 +83,9 @@ type Created struct {
 	Setup     SetupResult `json:"setup"`
 	Ports     []Port      `json:"ports"`
 	// Services are the configured services as they were after start.
-	Services []ServiceState `json:"services"`
-	Network  string         `json:"network"`
-	Workdir  string         `json:"workdir"`
+	Services []services.State `json:"services"`
+	Network  string           `json:"network"`
+	Workdir  string           `json:"workdir"`
 	// ConfigFiles are the config files the sandbox was made from.
 	ConfigFiles []string `json:"config_files"`
 	// Submodules says what became of each submodule of the base commit.
@@ -196,13 +197,10 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
 	}
 	m.step("setup: "+setup.Command, t)
-	services := []ServiceState{}
+	svcs := []services.State{}
 	if setup.ExitCode == 0 && len(cfg.Services) > 0 {
 		t = time.Now()
-		services, err = m.startServices(ctx, slug, n.Container, cfg.Services)
-		if err == nil {
-			err = m.checkStarted(ctx, slug, n.Container, services)
-		}
+		svcs, err = m.startServices(ctx, slug, n.Container, cfg.Services)
 		if err != nil {
 			warnings = append(warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 		}
@@ -219,7 +217,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
-		Status: status, Setup: setup, Ports: orEmpty(ports), Services: services, Network: cfg.Network,
+		Status: status, Setup: setup, Ports: orEmpty(ports), Services: orEmpty(svcs), Network: cfg.Network,
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
 }

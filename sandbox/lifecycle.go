@@ -262,9 +262,6 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (
 		}
 	}
 	states, err := m.startServices(ctx, slug, container, specs)
-	if err == nil {
-		err = m.checkStarted(ctx, slug, container, states)
-	}
 	if err != nil {
 		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return o, nil

@@ -70,13 +70,6 @@ func TestCommitMessage(t *testing.T) {
 	}
 }
 
-func TestStripComments(t *testing.T) {
-	got := stripComments("#!/bin/sh\n# comment\n  # indented\n\necho a # trailing stays\n")
-	if got != "echo a # trailing stays\n" {
-		t.Errorf("got %q", got)
-	}
-}
-
 func TestResolveAndHidden(t *testing.T) {
 	for in, want := range map[string]string{"a/b": "/src/a/b", "/etc/x": "/etc/x", "a/../b": "/src/b", "../etc": "/etc", ".": "/src"} {
 		if got := ResolvePath(in); got != want {

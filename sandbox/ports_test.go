@@ -59,19 +59,3 @@ func TestPortsLabelRoundTrip(t *testing.T) {
 		t.Fatalf("garbage label gave %+v", got)
 	}
 }
-
-func TestParseServiceReport(t *testing.T) {
-	states, err := parseServiceReport([]byte("SVC web running 42 -\nSVC db exited - 1\nSVC x not-started - -\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if states[0].PID != 42 || states[0].ExitCode != nil || states[1].ExitCode == nil || *states[1].ExitCode != 1 || states[2].State != ServiceNotStarted {
-		t.Fatalf("got %+v", states)
-	}
-	if states[0].Log != "/tmp/litterbox/services/web.log" {
-		t.Fatalf("log %q", states[0].Log)
-	}
-	if _, err := parseServiceReport([]byte("garbage\n")); err == nil {
-		t.Fatal("garbage accepted")
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/services"
 )
 
 // replayRepo returns a Manager whose commands come from testdata/<name>.json,
@@ -158,8 +159,8 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	if len(c.Ports) != 1 || !reflect.DeepEqual(c.Ports[0], wantPort) {
 		t.Errorf("ports %+v, want %+v", c.Ports, wantPort)
 	}
-	if c.Network != "bridge" || len(c.Services) != 2 || c.Services[0].Name != "oops" || c.Services[0].State != ServiceExited ||
-		c.Services[1].Name != "web" || c.Services[1].State != ServiceRunning || c.Services[1].PID == 0 {
+	if c.Network != "bridge" || len(c.Services) != 2 || c.Services[0].Name != "oops" || c.Services[0].State != services.Exited ||
+		c.Services[1].Name != "web" || c.Services[1].State != services.Running || c.Services[1].PID == 0 {
 		t.Errorf("created %+v", c)
 	}
 	// A service that dies at once is reported, with its log, as a warning.
@@ -173,7 +174,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 		t.Errorf("list: %+v %v", list, err)
 	}
 
-	expect := func(action, service, state string) ServiceState {
+	expect := func(action, service, state string) services.State {
 		t.Helper()
 		states, err := m.Service(ctx, "svc", action, service)
 		if err != nil || len(states) != 1 || states[0].State != state {
@@ -181,23 +182,23 @@ func TestReplayServicesAndPorts(t *testing.T) {
 		}
 		return states[0]
 	}
-	running := expect(ServiceStatus, "web", ServiceRunning)
-	stopped := expect(ServiceStop, "web", ServiceStopped)
+	running := expect(services.Status, "web", services.Running)
+	stopped := expect(services.Stop, "web", services.Stopped)
 	if stopped.ExitCode == nil || *stopped.ExitCode != 143 {
 		t.Errorf("stopped %+v, want exit code 143 (SIGTERM)", stopped)
 	}
-	started := expect(ServiceStart, "web", ServiceRunning)
+	started := expect(services.Start, "web", services.Running)
 	if started.PID == running.PID {
 		t.Errorf("start kept pid %d", started.PID)
 	}
 	// web has a restart signal: the same process reloads.
-	if restarted := expect(ServiceRestart, "web", ServiceRunning); restarted.PID != started.PID {
+	if restarted := expect(services.Restart, "web", services.Running); restarted.PID != started.PID {
 		t.Errorf("restart with SIGHUP changed pid %d -> %d", started.PID, restarted.PID)
 	}
-	if _, err := m.Service(ctx, "svc", ServiceStart, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
+	if _, err := m.Service(ctx, "svc", services.Start, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
 		t.Errorf("start of a broken service: %v", err)
 	}
-	if _, err := m.Service(ctx, "svc", ServiceStop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
+	if _, err := m.Service(ctx, "svc", services.Stop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
 		t.Errorf("unknown service: %v", err)
 	}
 	if _, err := m.Service(ctx, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
@@ -207,13 +208,13 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	if _, err := m.Pause(ctx, "svc"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Service(ctx, "svc", ServiceStatus, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
+	if _, err := m.Service(ctx, "svc", services.Status, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
 		t.Errorf("status while paused: %v", err)
 	}
 	if _, err := m.Resume(ctx, "svc"); err != nil {
 		t.Fatal(err)
 	}
-	if s := expect(ServiceStatus, "web", ServiceRunning); s.PID != started.PID {
+	if s := expect(services.Status, "web", services.Running); s.PID != started.PID {
 		t.Errorf("pause/resume changed pid %d -> %d", started.PID, s.PID)
 	}
 
@@ -226,7 +227,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	if err != nil || !strings.Contains(o.Message, "Started stopped sandbox") || !strings.Contains(o.Message, "oops") {
 		t.Errorf("resume of stopped: %+v %v", o, err)
 	}
-	expect(ServiceStatus, "web", ServiceRunning)
+	expect(services.Status, "web", services.Running)
 	// /tmp is a tmpfs: the logs start again with the container.
 	var logs strings.Builder
 	if err := m.ServiceLogs(ctx, "svc", "oops", 0, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/services"
 )
 
 func (a *app) portsCommand() *cobra.Command {
@@ -66,7 +67,7 @@ sandbox. stop sends the configured stop signal (default SIGTERM) to the
 service's process group, then SIGKILL after its stop-timeout (default 10 s);
 restart sends the restart signal if one is configured, else stops and starts.
 status without SERVICE shows every service. Logs are also readable inside the
-sandbox at ` + sandbox.ServiceLogDir + `/SERVICE.log.`,
+sandbox at ` + services.LogDir + `/SERVICE.log.`,
 		Example: `  litterbox service fix-login status
   litterbox service fix-login restart web
   litterbox service fix-login logs web -n 50`,
@@ -81,10 +82,10 @@ sandbox at ` + sandbox.ServiceLogDir + `/SERVICE.log.`,
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(sandbox.ServiceActions, action) && action != "logs" {
+			if !slices.Contains(services.Actions, action) && action != "logs" {
 				return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
 			}
-			if service == "" && action != sandbox.ServiceStatus {
+			if service == "" && action != services.Status {
 				return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
 			}
 			if action == "logs" {
@@ -114,7 +115,7 @@ func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) 
 	case 0:
 		return a.nameArg(cmd, args, toComplete)
 	case 1:
-		return append(append([]string{}, sandbox.ServiceActions...), "logs"), cobra.ShellCompDirectiveNoFileComp
+		return append(append([]string{}, services.Actions...), "logs"), cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
