@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/services"
 	"github.com/litterbox-dev/litterbox/snapshot"
@@ -24,10 +25,10 @@ import (
 // containerSpec is the sandbox's container. Its PID 1 is the helper (init:
 // it reaps orphans and ends at once on SIGTERM), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n Names, base string, c config.Config, ports []Port, h *helperBinary) dockercli.ContainerSpec {
+func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) dockercli.ContainerSpec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
-	maps.Copy(env, portEnv(ports))
+	maps.Copy(env, ports.Env(pmap))
 	labels := map[string]string{
 		LabelManaged:  "true",
 		LabelRepo:     m.Root,
@@ -35,8 +36,8 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, ports []P
 		LabelSandbox:  n.Slug,
 		LabelBase:     base,
 	}
-	if len(ports) > 0 {
-		labels[LabelPorts] = portsLabel(ports)
+	if len(pmap) > 0 {
+		labels[LabelPorts] = ports.Label(pmap)
 	}
 	if len(c.Services) > 0 {
 		labels[LabelServices] = string(mustJSON(c.Services))
@@ -61,7 +62,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, ports []P
 		Memory:       c.Memory,
 		CPUs:         c.CPUs,
 		Network:      c.Network,
-		Publish:      bindings(ports),
+		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.argv()[0],
 		Cmd:          h.argv("init")[1:],
 	}
@@ -75,13 +76,13 @@ type CreateOptions struct {
 
 // Created describes a new sandbox.
 type Created struct {
-	Name      string      `json:"name"`
-	Branch    string      `json:"branch"`
-	Container string      `json:"container"`
-	Base      string      `json:"base"`
-	Status    string      `json:"status"`
-	Setup     SetupResult `json:"setup"`
-	Ports     []Port      `json:"ports"`
+	Name      string       `json:"name"`
+	Branch    string       `json:"branch"`
+	Container string       `json:"container"`
+	Base      string       `json:"base"`
+	Status    string       `json:"status"`
+	Setup     SetupResult  `json:"setup"`
+	Ports     []ports.Port `json:"ports"`
 	// Services are the configured services as they were after start.
 	Services []services.State `json:"services"`
 	Network  string           `json:"network"`
@@ -159,20 +160,20 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 
 	t = time.Now()
-	ports, err := m.runContainer(ctx, n, base, cfg)
+	pmap, err := m.runContainer(ctx, n, base, cfg)
 	if err != nil {
 		if errors.Is(err, dockercli.ErrNameInUse) {
 			// Someone else's container holds the name: not ours to remove.
 			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
 		}
-		var nf *NoFreePortError
+		var nf *ports.NoFreeError
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
 			// The engine never made anything of ours.
 			return nil, m.rollbackRefs(ctx, n, base, err)
 		}
 		return nil, m.rollback(ctx, n, base, err)
 	}
-	rec.Ports = ports
+	rec.Ports = pmap
 	m.step("container "+n.Container, t)
 
 	t = time.Now()
@@ -217,7 +218,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
-		Status: status, Setup: setup, Ports: orEmpty(ports), Services: orEmpty(svcs), Network: cfg.Network,
+		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: cfg.Network,
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
 }
@@ -241,7 +242,7 @@ func (m *Manager) createConfig() (config.Config, error) {
 // and starts it, with host ports for its [[ports]]. Two creates may pick the
 // same free port at once; the engine refuses the second, which then tries
 // other ports.
-func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config) ([]Port, error) {
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config) ([]ports.Port, error) {
 	if len(cfg.Ports) == 0 {
 		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper))
 	}
@@ -259,16 +260,16 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg co
 		free = func(int) bool { return true }
 	}
 	for attempt := 1; ; attempt++ {
-		ports, err := allocatePorts(cfg.Ports, taken, m.portStart, free)
+		pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, free)
 		if err != nil {
 			return nil, err
 		}
-		for i := range ports {
-			ports[i].EngineHost = remote
+		for i := range pmap {
+			pmap[i].EngineHost = remote
 		}
-		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, ports, m.helper))
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.helper))
 		if err == nil {
-			return ports, nil
+			return pmap, nil
 		}
 		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
 			return nil, err
@@ -277,7 +278,7 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg co
 		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
 			return nil, err
 		}
-		for _, p := range ports {
+		for _, p := range pmap {
 			taken[p.HostPort] = true
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -268,13 +269,13 @@ func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) Check {
 	if err != nil {
 		return Check{Name: "ports", Status: CheckFail, Detail: oneLineErr(err)}
 	}
-	ports, err := allocatePorts(cfg.Ports, taken, m.portStart, m.portFree)
+	pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, m.portFree)
 	if err != nil {
 		return Check{Name: "ports", Status: CheckFail, Detail: err.Error(),
-			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", PortRangeLow, PortRangeHigh)}
+			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", ports.RangeLow, ports.RangeHigh)}
 	}
 	var parts []string
-	for _, p := range ports {
+	for _, p := range pmap {
 		parts = append(parts, fmt.Sprintf("%s (e.g. %d)", p.Name, p.HostPort))
 	}
 	return Check{Name: "ports", Status: CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}

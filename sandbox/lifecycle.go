@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/slug"
 
 	"github.com/litterbox-dev/litterbox/config"
@@ -30,14 +31,14 @@ const (
 
 // Info is one sandbox as list shows it.
 type Info struct {
-	Name      string `json:"name"`
-	Status    string `json:"status"`
-	Branch    string `json:"branch"`
-	Container string `json:"container"`
-	Base      string `json:"base,omitempty"`
-	Repo      string `json:"repo"`
-	Created   string `json:"created,omitempty"`
-	Ports     []Port `json:"ports"`
+	Name      string       `json:"name"`
+	Status    string       `json:"status"`
+	Branch    string       `json:"branch"`
+	Container string       `json:"container"`
+	Base      string       `json:"base,omitempty"`
+	Repo      string       `json:"repo"`
+	Created   string       `json:"created,omitempty"`
+	Ports     []ports.Port `json:"ports"`
 	// RepoGone is set for a sandbox whose repository no longer exists at
 	// Repo (moved or deleted); `litterbox --repo REPO delete NAME` removes it.
 	RepoGone bool `json:"repo_gone,omitempty"`
@@ -94,7 +95,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		out = append(out, Info{
 			RepoGone: repo != m.Root && !isDir(repo),
 			Name:     slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: parsePortsLabel(c.Labels[LabelPorts]),
+			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -136,7 +137,7 @@ func ParseNameExact(s string) bool { return slug.Valid(s) }
 
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
-	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []Port{}}
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []ports.Port{}}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/ports"
 )
 
 // Two creates that pick the same free host port at once: the engine refuses
@@ -24,8 +25,8 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	// Every create starts its search at the same port and sees it free (the
 	// other create has not published it yet): the race, made certain.
-	m.portStart = func(int) int { return 7777 - PortRangeLow }
-	m.portFree = hostPortFree
+	m.portStart = func(int) int { return 7777 - ports.RangeLow }
+	m.portFree = ports.HostFree
 
 	var wg sync.WaitGroup
 	created := make([]*Created, 2)
@@ -75,7 +76,7 @@ func TestHostPortFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if hostPortFree(l.Addr().(*net.TCPAddr).Port) {
+	if ports.HostFree(l.Addr().(*net.TCPAddr).Port) {
 		t.Fatal("a port with a listener was reported free")
 	}
 }
@@ -95,7 +96,7 @@ func TestCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
 	m := realManager(t)
 	m.Config.Network = "bridge"
 	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
-	m.portStart = func(int) int { return busy - PortRangeLow }
+	m.portStart = func(int) int { return busy - ports.RangeLow }
 	m.portFree = func(int) bool { return true } // the check is fooled
 	c, err := m.Create(ctx, CreateOptions{Name: "retry"})
 	if err != nil {

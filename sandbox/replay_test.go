@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/services"
 )
@@ -148,14 +149,14 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	}
 	// Ports from a fixed place in the range, and taken as free, so the
 	// argv is the same in every replay.
-	m.portStart = func(int) int { return 4321 - PortRangeLow }
+	m.portStart = func(int) int { return 4321 - ports.RangeLow }
 	m.portFree = func(int) bool { return true }
 
 	c, err := m.Create(ctx, CreateOptions{Name: "svc"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPort := Port{Name: "www", ContainerPort: 8080, HostPort: 4321, Env: []string{"LITTERBOX_FWD_PORT_WWW", "PORT_WWW"}, Address: "127.0.0.1:4321"}
+	wantPort := ports.Port{Name: "www", ContainerPort: 8080, HostPort: 4321, Env: []string{"LITTERBOX_FWD_PORT_WWW", "PORT_WWW"}, Address: "127.0.0.1:4321"}
 	if len(c.Ports) != 1 || !reflect.DeepEqual(c.Ports[0], wantPort) {
 		t.Errorf("ports %+v, want %+v", c.Ports, wantPort)
 	}
@@ -247,8 +248,8 @@ func TestReplayCreateWithoutFreePort(t *testing.T) {
 	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.portFree = func(int) bool { return false }
 	_, err := m.Create(ctx, CreateOptions{Name: "portless"})
-	if !errorAs[*NoFreePortError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
-		t.Fatalf("create: %v, want NoFreePortError", err)
+	if !errorAs[*ports.NoFreeError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
+		t.Fatalf("create: %v, want ports.NoFreeError", err)
 	}
 	if rec, _ := m.store().load("portless"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)

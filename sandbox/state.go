@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/ports"
 )
 
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's
@@ -28,7 +29,7 @@ type Record struct {
 	// User, Ports and Services are fixed at create from the config of that
 	// moment; later edits of the config apply to new sandboxes only.
 	User     string                        `json:"user,omitempty"`
-	Ports    []Port                        `json:"ports,omitempty"`
+	Ports    []ports.Port                  `json:"ports,omitempty"`
 	Services map[string]config.ServiceSpec `json:"services,omitempty"`
 	// Helper is the path of the sandbox helper delivered into the
 	// container (see HelperDir); "" for a sandbox made before the helper.

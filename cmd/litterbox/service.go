@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/config"
-	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/services"
 )
 
@@ -120,7 +120,7 @@ func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) 
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
 
-func portSummary(ports []sandbox.Port) string {
+func portSummary(ports []ports.Port) string {
 	if len(ports) == 0 {
 		return "-"
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package ports
 
 import (
 	"errors"
@@ -9,10 +9,10 @@ import (
 
 func TestAllocatePortsSkipsTakenAndBusy(t *testing.T) {
 	specs := []config.PortSpec{{Name: "www", Target: 8080}, {Name: "api", Target: 9000}}
-	taken := map[int]bool{PortRangeHigh: true}
-	busy := func(p int) bool { return p != PortRangeLow } // only 3000 is in use on the host
+	taken := map[int]bool{RangeHigh: true}
+	busy := func(p int) bool { return p != RangeLow } // only 3000 is in use on the host
 	// Start at the top of the range: 8000 is taken, so the search wraps.
-	ports, err := allocatePorts(specs, taken, func(n int) int { return n - 1 }, func(p int) bool { return busy(p) })
+	ports, err := Allocate(specs, taken, func(n int) int { return n - 1 }, func(p int) bool { return busy(p) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +29,13 @@ func TestAllocatePortsNeverGivesOnePortTwice(t *testing.T) {
 	for i := range specs {
 		specs[i] = config.PortSpec{Name: string(rune('a'+i%26)) + string(rune('a'+i/26)), Target: 80}
 	}
-	ports, err := allocatePorts(specs, nil, nil, func(int) bool { return true })
+	ports, err := Allocate(specs, nil, nil, func(int) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[int]bool{}
 	for _, p := range ports {
-		if seen[p.HostPort] || p.HostPort < PortRangeLow || p.HostPort > PortRangeHigh {
+		if seen[p.HostPort] || p.HostPort < RangeLow || p.HostPort > RangeHigh {
 			t.Fatalf("port %d twice or out of range", p.HostPort)
 		}
 		seen[p.HostPort] = true
@@ -43,19 +43,19 @@ func TestAllocatePortsNeverGivesOnePortTwice(t *testing.T) {
 }
 
 func TestAllocatePortsNoFreePort(t *testing.T) {
-	_, err := allocatePorts([]config.PortSpec{{Name: "www", Target: 80}}, nil, nil, func(int) bool { return false })
-	var nf *NoFreePortError
+	_, err := Allocate([]config.PortSpec{{Name: "www", Target: 80}}, nil, nil, func(int) bool { return false })
+	var nf *NoFreeError
 	if !errors.As(err, &nf) || nf.Name != "www" {
-		t.Fatalf("err = %v, want NoFreePortError for www", err)
+		t.Fatalf("err = %v, want NoFreeError for www", err)
 	}
 }
 
 func TestPortsLabelRoundTrip(t *testing.T) {
-	ports, _ := allocatePorts([]config.PortSpec{{Name: "www", Target: 8080}}, nil, nil, func(int) bool { return true })
-	if got := parsePortsLabel(portsLabel(ports)); len(got) != 1 || got[0].HostPort != ports[0].HostPort {
+	ports, _ := Allocate([]config.PortSpec{{Name: "www", Target: 8080}}, nil, nil, func(int) bool { return true })
+	if got := ParseLabel(Label(ports)); len(got) != 1 || got[0].HostPort != ports[0].HostPort {
 		t.Fatalf("round trip: %+v", got)
 	}
-	if got := parsePortsLabel("not json"); len(got) != 0 {
+	if got := ParseLabel("not json"); len(got) != 0 {
 		t.Fatalf("garbage label gave %+v", got)
 	}
 }
