@@ -105,6 +105,12 @@ func (c *Client) hashObjects(ctx context.Context, cmd runner.Cmd, files []string
 	return c.hashObjectsWith(ctx, cmd, files)
 }
 
+// LinePath reports whether hash-object --stdin-paths reads p as it is: it
+// takes one path a line, and unquotes a line that starts with '"'.
+func LinePath(p string) bool {
+	return !strings.ContainsAny(p, "\n\r") && !strings.HasPrefix(p, `"`)
+}
+
 // hashObjectsWith runs a prepared hash-object --stdin-paths. Its input is
 // line-based: a path with a line break cannot go through it, so the caller
 // stores those under a plain name.
@@ -113,7 +119,7 @@ func (c *Client) hashObjectsWith(ctx context.Context, cmd runner.Cmd, files []st
 		return nil, nil
 	}
 	for _, f := range files {
-		if strings.ContainsAny(f, "\n\r") {
+		if !LinePath(f) {
 			return nil, fmt.Errorf("git hash-object cannot read the path %q", f)
 		}
 	}

@@ -71,8 +71,8 @@ func TestMatrixChangeLoop(t *testing.T) {
 				t.Fatalf("write: %+v %v", w, err)
 			}
 			// Names git can track that no line-based protocol carries.
-			res = bash(t, m, `printf a > "$(printf 'new\nline')"; printf b > "$(printf 'tab\there')"; printf c > "$(printf 'bad\377byte')"; printf d > ./-dash; printf e > ' lead space'`)
-			for name, want := range map[string]string{"new\nline": "a", "tab\there": "b", "bad\xffbyte": "c", "-dash": "d", " lead space": "e"} {
+			res = bash(t, m, `printf a > "$(printf 'new\nline')"; printf b > "$(printf 'tab\there')"; printf c > "$(printf 'bad\377byte')"; printf d > ./-dash; printf e > ' lead space'; printf f > '"quoted"'`)
+			for name, want := range map[string]string{"new\nline": "a", "tab\there": "b", "bad\xffbyte": "c", "-dash": "d", " lead space": "e", `"quoted"`: "f"} {
 				if got := show(t, m, name); got != want {
 					t.Errorf("%q committed as %q (snapshot %s)", name, got, res.Snapshot)
 				}

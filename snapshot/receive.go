@@ -63,7 +63,7 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 			}
 			links, linkFiles = append(links, e), append(linkFiles, f)
 		case protocol.ModeRegular:
-			if strings.ContainsAny(want, "\n\r") {
+			if !gitcli.LinePath(want) {
 				f := filepath.Join(s.Tmp, "f"+strconv.Itoa(i))
 				if err := writeFrom(f, r.Raw(int64(h.Size)), int64(h.Size)); err != nil {
 					return nil, err

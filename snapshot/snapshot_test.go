@@ -198,3 +198,22 @@ func TestTakeVanishedAndNothing(t *testing.T) {
 		t.Errorf("empty scan committed %s", taken.Commit)
 	}
 }
+
+// Any name git can track is stored under that name, also those that
+// hash-object's line-based input would misread.
+func TestTakeOddNames(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	names := []string{"new\nline", `"quoted"`, "tab\there", "bad\xffbyte", "-dash", " lead"}
+	f := &fakeHelper{files: map[string]string{}}
+	for i, n := range names {
+		body := fmt.Sprintf("%d\n", i)
+		f.changes = append(f.changes, changed(n, body))
+		f.files[n] = body
+	}
+	take(t, s, st, f)
+	for i, n := range names {
+		if got := testenv.Git(t, s.Git.Dir, "cat-file", "blob", "litterbox/work:"+n); got != fmt.Sprint(i) {
+			t.Errorf("%q stored as %q", n, got)
+		}
+	}
+}
