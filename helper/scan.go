@@ -19,14 +19,19 @@ func (s *session) scan() error {
 	req := s.req
 	racyFrom := fsNow() - int64(racyMargin)
 	pruned := prune(req.Prune)
+	// Only the directories PID 1 saw change are read, when it can tell; when
+	// none did, the last manifest is not even read.
+	changedDirs, watched := askWatcher(&protocol.WatchCut{Old: req.OldGen, New: req.NewGen, Prune: req.Prune})
+	if watched && len(changedDirs) == 0 && unchangedSince(req.OldGen) {
+		return s.nothingChanged()
+	}
 	old := <-s.old
 	full := old == nil
-	// Only the directories PID 1 saw change are read, when it can tell.
 	var list []*entry
 	var err error
 	var read int
-	if dirty, ok := askWatcher(&protocol.WatchCut{Old: req.OldGen, New: req.NewGen, Prune: req.Prune}); ok && !full {
-		list, read, err = walkDirty(old, append(dirty, old.recheck...), pruned)
+	if watched && !full {
+		list, read, err = walkDirty(old, append(changedDirs, old.recheck...), pruned)
 	} else {
 		list, err = walk(Root, pruned, "")
 		read = 1
@@ -298,4 +303,42 @@ func prunedPath(p string, pruned map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// unchangedSince reports whether manifest gen exists and needs no directory
+// read again.
+func unchangedSince(gen uint64) bool {
+	if _, err := os.Stat(manifestPath(gen)); err != nil {
+		return false
+	}
+	_, err := os.Stat(manifestPath(gen) + ".recheck")
+	return err != nil
+}
+
+// nothingChanged is a scan when PID 1 saw no change since the last
+// manifest: empty answers, and that manifest saved as the new one.
+func (s *session) nothingChanged() error {
+	if err := s.send(protocol.TDirs, (&protocol.Dirs{}).Encode()); err != nil {
+		return err
+	}
+	p, err := s.expect(protocol.TPrune)
+	if err != nil {
+		return err
+	}
+	if pr, err := protocol.DecodePrune(p); err != nil || len(pr.Add)+len(pr.Expand)+len(pr.Requery) > 0 {
+		return errors.New("the host changed what is skipped with no new directory or rule")
+	}
+	if err := s.sendChanges(nil); err != nil {
+		return err
+	}
+	if p, err = s.expect(protocol.TSelect); err != nil {
+		return err
+	}
+	if sel, err := protocol.DecodeSelect(p); err != nil || len(sel.Paths) > 0 {
+		return errors.New("the host asked for files that did not change")
+	}
+	if err := linkManifest(s.req.OldGen, s.req.NewGen); err != nil {
+		return err
+	}
+	return s.send(protocol.TEnd, nil)
 }
