@@ -266,7 +266,7 @@ offline_fails() {
   offline_fails download box README.md "$BATS_TEST_TMPDIR/down.md"
   # doctor prints its checks, then the one Error line.
   FAIL_STDOUT_OK=1 offline_fails doctor
-  assert_equal "$(grep -cE '^(ok|warn|fail) ' <<<"$output")" 6
+  assert_equal "$(grep -cE '^(ok|warn|fail) ' <<<"$output")" 7
   assert_line --regexp '^fail +engine '
 
   # Nothing was half done: the sandbox, its branch and its container are intact.

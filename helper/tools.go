@@ -3,7 +3,6 @@
 package helper
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -13,12 +12,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/tarstream"
 )
 
 // The read-only tools take their arguments on the command line, so a logged
@@ -251,107 +250,17 @@ func writeTar(w io.Writer, p string) error {
 	if _, err := os.Lstat(p); err != nil {
 		return missing(p)
 	}
-	tw := tar.NewWriter(w)
-	dir := path.Dir(p)
-	// filepath.WalkDir looks at the root with lstat: a symlink is sent as
-	// a link, never followed.
-	err := filepath.WalkDir(p, func(abs string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(abs, strings.TrimSuffix(dir, "/")+"/")
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		link := ""
-		if info.Mode()&fs.ModeSymlink != 0 {
-			if link, err = os.Readlink(abs); err != nil {
-				return err
-			}
-		}
-		h, err := tar.FileInfoHeader(info, link)
-		if err != nil {
-			return err
-		}
-		h.Name = rel
-		if info.IsDir() {
-			h.Name += "/"
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		f, err := os.Open(abs)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.CopyN(tw, f, h.Size)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return tw.Close()
+	return tarstream.TarPath(w, p, path.Base(p), os.Getuid(), os.Getgid())
 }
 
 // extractTar extracts a tar whose top entry is named after dest's base name
-// into dest's directory. The tar comes from the host; entries outside the
-// top one are refused all the same.
+// so that it becomes dest (upload).
 func extractTar(r io.Reader, dest string) error {
-	dir, top := path.Dir(dest), path.Base(dest)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := os.MkdirAll(path.Dir(dest), 0o777); err != nil {
 		return err
 	}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := strings.TrimSuffix(h.Name, "/")
-		if name != top && !strings.HasPrefix(name, top+"/") || path.Clean(name) != name {
-			return fmt.Errorf("archive entry %q is outside %q", h.Name, top)
-		}
-		target := dir + "/" + name
-		mode := os.FileMode(h.Mode).Perm()
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o777); err != nil {
-				return err
-			}
-			if err := os.Chmod(target, mode|0o700); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			os.Remove(target)
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_EXCL, mode)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(f, tr); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-			if err := os.Chmod(target, mode); err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			os.Remove(target)
-			if err := os.Symlink(h.Linkname, target); err != nil {
-				return err
-			}
-		}
-	}
+	_, err := tarstream.ExtractTar(r, path.Base(dest), dest)
+	return err
 }
 
 func printJSON(w io.Writer, v any) error {
