@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/review"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -104,7 +105,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 				return sb
 			},
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				_, err := m.Apply(ctx, sb, ApplyOptions{Stdout: io.Discard, Stderr: io.Discard})
+				_, err := m.Apply(ctx, sb, review.Options{Stdout: io.Discard, Stderr: io.Discard})
 				return err
 			},
 			check: func(t *testing.T, m *Manager, sb string, step int, err error) {

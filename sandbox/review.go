@@ -5,17 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
-	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/review"
 )
-
-// Review commands show and accept a sandbox's work on the host. They run git
-// in the user's repository the way the user would, with the user's config,
-// identity and hooks; only apply and merge change the work tree.
 
 // base returns the sandbox's base commit and branch tip.
 func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip string, err error) {
@@ -46,212 +39,40 @@ func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip 
 
 // Diff shows base..branch with extra git diff arguments (--stat, paths).
 func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout, stderr io.Writer) error {
-	_, base, tip, err := m.baseAndTip(ctx, name)
+	w, err := m.work(ctx, name)
 	if err != nil {
 		return err
 	}
-	return quietExit(m.Git.Stream(ctx, nil, stdout, stderr, append([]string{"diff", base, tip}, pathsAfterDashes(extra)...)...))
+	return review.Diff(ctx, m.Git, w, extra, stdout, stderr)
 }
 
 // Log shows the sandbox's commits since its base; patch adds each diff.
 func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []string, stdout, stderr io.Writer) error {
-	_, base, tip, err := m.baseAndTip(ctx, name)
+	w, err := m.work(ctx, name)
 	if err != nil {
 		return err
 	}
-	args := []string{"log"}
-	if patch {
-		args = append(args, "-p")
+	return review.Log(ctx, m.Git, w, patch, extra, stdout, stderr)
+}
+
+// Apply brings the sandbox's commits onto the current branch (see
+// review.Apply). The sandbox stays.
+func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*review.Applied, error) {
+	w, err := m.work(ctx, name)
+	if err != nil {
+		return nil, err
 	}
-	args = append(args, base+".."+tip)
-	return quietExit(m.Git.Stream(ctx, nil, stdout, stderr, append(args, pathsAfterDashes(extra)...)...))
+	return review.Apply(ctx, m.Git, w, o)
 }
 
-// pathsAfterDashes puts "--" before the first argument that is not an
-// option, so a path that exists only on the sandbox's branch is not taken
-// for a revision.
-func pathsAfterDashes(args []string) []string {
-	for i, a := range args {
-		if a == "--" {
-			return args
-		}
-		if !strings.HasPrefix(a, "-") {
-			return append(append(append([]string{}, args[:i]...), "--"), args[i:]...)
-		}
-	}
-	return args
-}
-
-// quietExit turns a git failure whose message already went to the user's
-// stderr into a short error.
-func quietExit(err error) error {
-	if ee, ok := runner.AsExit(err); ok {
-		return fmt.Errorf("`%s` exited with code %d", runner.Verb(ee.Cmd), ee.Result.ExitCode)
-	}
-	return err
-}
-
-// DirtyError refuses an apply that would clobber uncommitted host changes.
-type DirtyError struct {
-	Staged bool
-	Paths  []string
-}
-
-func (e *DirtyError) Error() string {
-	if e.Staged {
-		return "the index has staged changes, and git am needs a clean index; commit or stash them first (git stash)"
-	}
-	return fmt.Sprintf("uncommitted changes in %s would be overwritten; commit or stash them first (git stash -u)", strings.Join(e.Paths, ", "))
-}
-
-// ConflictError says how to finish or back out of a stopped apply.
-type ConflictError struct {
-	Squash bool
-	Err    error
-}
-
-func (e *ConflictError) Error() string {
-	if e.Squash {
-		return "the combined change does not apply cleanly; conflicts are marked in the work tree. Resolve them and commit, or back out with: git reset --merge"
-	}
-	return "git am stopped on a conflict (the sandbox and its branch are untouched). Resolve the files, git add them, then git am --continue; or back out with: git am --abort"
-}
-
-func (e *ConflictError) Unwrap() error { return e.Err }
-
-// ApplyOptions are the inputs of Apply.
-type ApplyOptions struct {
-	Squash bool
-	// AmArgs are passed to git am (or git apply with Squash).
-	AmArgs         []string
-	Stdout, Stderr io.Writer
-}
-
-// Applied says what Apply brought over.
-type Applied struct {
-	Name    string `json:"name"`
-	Commits int    `json:"commits"`
-	Squash  bool   `json:"squash"`
-}
-
-// Apply brings the sandbox's commits onto the current branch with git
-// format-patch | git am -3 (authorship and messages kept), or with Squash
-// stages the combined change without committing. The sandbox stays.
-func (m *Manager) Apply(ctx context.Context, name string, o ApplyOptions) (*Applied, error) {
+func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
 	slug, base, tip, err := m.baseAndTip(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	count, err := m.Git.Count(ctx, base, tip)
-	if err != nil {
-		return nil, err
-	}
-	if count == 0 {
-		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", slug)
-	}
-	if err := m.checkClean(ctx, base, tip); err != nil {
-		return nil, err
-	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	stdout := o.Stdout
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	pr, pw := io.Pipe()
-	produce := func(args ...string) chan error {
-		done := make(chan error, 1)
-		go func() {
-			err := m.Git.Stream(ctx, nil, pw, stderr, args...)
-			pw.CloseWithError(err)
-			done <- err
-		}()
-		return done
-	}
-	var applyErr error
-	var done chan error
-	if o.Squash {
-		done = produce("diff", "--binary", "--full-index", base, tip)
-		applyErr = m.Git.Stream(ctx, pr, stdout, stderr, append([]string{"apply", "--index", "--3way"}, o.AmArgs...)...)
-	} else {
-		done = produce("format-patch", "--stdout", "--binary", "--full-index", base+".."+tip)
-		applyErr = m.Git.Stream(ctx, pr, stdout, stderr, append([]string{"am", "-3"}, o.AmArgs...)...)
-	}
-	pr.CloseWithError(errors.New("apply ended"))
-	if err := <-done; err != nil && applyErr == nil {
-		return nil, err
-	}
-	if applyErr != nil {
-		// Only a stop that left git's conflict state gets the continue or
-		// abort advice; any other failure changed nothing and says so.
-		if m.conflictLeft(ctx, o.Squash) {
-			return nil, &ConflictError{Squash: o.Squash, Err: applyErr}
-		}
-		return nil, fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", slug, applyErr)
-	}
-	return &Applied{Name: slug, Commits: count, Squash: o.Squash}, nil
-}
-
-// conflictLeft reports whether a failed apply left git in its conflict state:
-// an am session, or (for --squash) unmerged index entries.
-func (m *Manager) conflictLeft(ctx context.Context, squash bool) bool {
-	ctx = context.WithoutCancel(ctx)
-	if squash {
-		out, err := m.Git.Output(ctx, "diff", "--name-only", "--diff-filter=U")
-		return err == nil && out != ""
-	}
-	dir, err := m.Git.Output(ctx, "rev-parse", "--git-path", "rebase-apply")
-	if err != nil {
-		return false
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(m.Root, dir)
-	}
-	_, err = os.Stat(dir)
-	return err == nil
-}
-
-// checkClean refuses when git am would fail on, or overwrite, the user's
-// uncommitted work: a staged change anywhere, or an unstaged or untracked one
-// on a path the sandbox changed.
-func (m *Manager) checkClean(ctx context.Context, base, tip string) error {
-	if out, err := m.Git.Output(ctx, "diff", "--cached", "--name-only"); err != nil {
-		return err
-	} else if out != "" {
-		return &DirtyError{Staged: true}
-	}
-	// -z: paths exactly as they are (no quoting of spaces or non-ASCII).
-	touchedOut, err := m.Git.Output(ctx, "diff", "-z", "--name-only", "--no-renames", base, tip)
-	if err != nil {
-		return err
-	}
-	touched := map[string]bool{}
-	for _, p := range strings.Split(touchedOut, "\x00") {
-		if p != "" {
-			touched[p] = true
-		}
-	}
-	dirtyOut, err := m.Git.Output(ctx, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all")
-	if err != nil {
-		return err
-	}
-	var paths []string
-	for _, rec := range strings.Split(dirtyOut, "\x00") {
-		if len(rec) > 3 && touched[rec[3:]] {
-			paths = append(paths, rec[3:])
-		}
-	}
-	if len(paths) > 0 {
-		return &DirtyError{Paths: paths}
-	}
-	return nil
+	return review.Work{Name: slug, Base: base, Tip: tip}, err
 }
 
 // Merge applies the sandbox's work and, only if that succeeded, deletes the
 // sandbox.
-func (m *Manager) Merge(ctx context.Context, name string, o ApplyOptions) (*Applied, *Deleted, error) {
+func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*review.Applied, *Deleted, error) {
 	// The delete needs the engine: without it, stop before applying rather
 	// than apply and then fail half-way.
 	if slug, err := m.resolve(name); err == nil {

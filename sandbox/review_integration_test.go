@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/review"
 )
 
 func TestIntegrationApplySquashConflictAndDirty(t *testing.T) {
@@ -24,13 +25,13 @@ func TestIntegrationApplySquashConflictAndDirty(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(m.Root, "README.md"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Apply(ctx, "work", ApplyOptions{}); !errorAs[*DirtyError](err) || !strings.Contains(err.Error(), "README.md") {
+	if _, err := m.Apply(ctx, "work", review.Options{}); !errorAs[*review.DirtyError](err) || !strings.Contains(err.Error(), "README.md") {
 		t.Errorf("dirty touched file: %v", err)
 	}
 	testenv.Git(t, m.Root, "checkout", "README.md")
 
 	// Squash stages without committing.
-	a, err := m.Apply(ctx, "work", ApplyOptions{Squash: true})
+	a, err := m.Apply(ctx, "work", review.Options{Squash: true})
 	if err != nil || a.Commits != 2 {
 		t.Fatalf("squash: %+v %v", a, err)
 	}
@@ -40,13 +41,13 @@ func TestIntegrationApplySquashConflictAndDirty(t *testing.T) {
 	if h := testenv.Git(t, m.Root, "rev-parse", "HEAD"); h != head {
 		t.Error("squash committed")
 	}
-	if _, err := m.Apply(ctx, "work", ApplyOptions{}); !errorAs[*DirtyError](err) {
+	if _, err := m.Apply(ctx, "work", review.Options{}); !errorAs[*review.DirtyError](err) {
 		t.Errorf("staged index: %v", err)
 	}
 	testenv.Git(t, m.Root, "reset", "-q", "--hard")
 
 	// Plain apply keeps authorship, messages and modes.
-	if _, err := m.Apply(ctx, "work", ApplyOptions{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+	if _, err := m.Apply(ctx, "work", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	if got := testenv.Git(t, m.Root, "log", "--format=%an|%s", head+"..HEAD"); !strings.HasPrefix(got, "work (litterbox)|bash: echo more") {
@@ -63,7 +64,7 @@ func TestIntegrationApplySquashConflictAndDirty(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Git(t, m.Root, "commit", "-q", "-am", "user change")
-	if _, err := m.Apply(ctx, "work", ApplyOptions{Stdout: io.Discard, Stderr: io.Discard}); !errorAs[*ConflictError](err) || !strings.Contains(err.Error(), "git am --abort") {
+	if _, err := m.Apply(ctx, "work", review.Options{Stdout: io.Discard, Stderr: io.Discard}); !errorAs[*review.ConflictError](err) || !strings.Contains(err.Error(), "git am --abort") {
 		t.Fatalf("conflict: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(m.GitDir, "rebase-apply")); err != nil {

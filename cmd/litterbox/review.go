@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/review"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
@@ -158,8 +159,8 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			if err != nil {
 				return err
 			}
-			o := sandbox.ApplyOptions{Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
-			var applied *sandbox.Applied
+			o := review.Options{Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
+			var applied *review.Applied
 			var deleted *sandbox.Deleted
 			if merge {
 				applied, deleted, err = m.Merge(cmd.Context(), name, o)
@@ -176,7 +177,7 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			if deleted != nil && err == nil {
 				fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
 			}
-			var conflict *sandbox.ConflictError
+			var conflict *review.ConflictError
 			if errors.As(err, &conflict) && merge {
 				return fmt.Errorf("%w; the sandbox was not deleted", err)
 			}

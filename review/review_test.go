@@ -1,4 +1,4 @@
-package sandbox
+package review
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ func TestPathsAfterDashes(t *testing.T) {
 		{"--stat -- src/", "--stat -- src/"},
 		{"", ""},
 	} {
-		if got := strings.Join(pathsAfterDashes(strings.Fields(tc[0])), " "); got != tc[1] {
+		if got := strings.Join(PathsAfterDashes(strings.Fields(tc[0])), " "); got != tc[1] {
 			t.Errorf("%q -> %q, want %q", tc[0], got, tc[1])
 		}
 	}
