@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -23,21 +22,23 @@ var shellImages = []string{"busybox:latest", "litterbox-test/debian:bookworm", "
 
 const noShellImage = "litterbox-test/noshell:latest"
 
-// matrixSandbox makes a repository with files and a sandbox "work" on image.
-func matrixSandbox(t *testing.T, image string, files testenv.Files) *Manager {
+// imageManager is a Manager for the repository at dir whose sandboxes run
+// image; everything made for it is removed when the test ends.
+func imageManager(t *testing.T, dir, image string) *Manager {
 	t.Helper()
 	if _, err := testenv.Docker("image", "inspect", image); err != nil {
 		t.Fatalf("image %s is missing: run make image (scripts/test-images.sh)", image)
 	}
+	m := imageManager(t, dir, image)
+	return m
+}
+
+// matrixSandbox makes a repository with files and a sandbox "work" on image.
+func matrixSandbox(t *testing.T, image string, files testenv.Files) *Manager {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, files)
-	cfg := config.Default()
-	cfg.Image = image
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	m := imageManager(t, dir, image)
 	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
@@ -202,13 +203,7 @@ func TestMatrixLFS(t *testing.T) {
 	}
 	testenv.Git(t, dir, "add", "-A")
 	testenv.Git(t, dir, "commit", "-q", "-m", "lfs file")
-	cfg := config.Default()
-	cfg.Image = "litterbox-test/debian:bookworm"
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	m := imageManager(t, dir, "litterbox-test/debian:bookworm")
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
@@ -235,13 +230,7 @@ func TestMatrixSubmodule(t *testing.T) {
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "super\n"})
 	testenv.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
 	testenv.Git(t, dir, "commit", "-q", "-m", "submodule")
-	cfg := config.Default()
-	cfg.Image = "litterbox-test/debian:bookworm"
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	m := imageManager(t, dir, "litterbox-test/debian:bookworm")
 	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
@@ -344,13 +333,7 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 		t.Run(imageName(image), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 			testenv.NewRepo(t, dir, testenv.SmallFiles)
-			cfg := config.Default()
-			cfg.Image = image
-			m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+			m := imageManager(t, dir, image)
 			m.helperSource = func() (*helperBinary, error) { return h, nil }
 			if c, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
 				t.Fatalf("create: %+v %v", c, err)
