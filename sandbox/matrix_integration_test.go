@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -29,7 +30,13 @@ func imageManager(t *testing.T, dir, image string) *Manager {
 	if _, err := testenv.Docker("image", "inspect", image); err != nil {
 		t.Fatalf("image %s is missing: run make image (scripts/test-images.sh)", image)
 	}
-	m := imageManager(t, dir, image)
+	cfg := config.Default()
+	cfg.Image = image
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
 	return m
 }
 
