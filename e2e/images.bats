@@ -104,3 +104,25 @@ TOML
   [[ $(jsonget .text <<<"${lines[7]}") == *"no /bin/sh"* ]] || fail "bash: ${lines[7]}"
   assert_equal "$(git show litterbox/box:a.txt)" two
 }
+
+@test "debian: Ctrl-C on exec and an MCP cancel stop every process the command started and commit what it changed" {
+  use_image litterbox-test/debian:bookworm
+  create box
+  # No ps in Debian minbase: /proc tells what runs.
+  sleepers() { in_box box sh -c 'for p in /proc/[0-9]*; do tr "\0" " " < $p/cmdline 2>/dev/null; echo; done | grep -c "^sleep 300" || true'; }
+  "$LITTERBOX" exec box -- sh -c 'echo before > before.txt; sleep 300 & sleep 300' >/dev/null 2>&1 &
+  pid=$!
+  eventually in_box box test -f before.txt
+  kill -INT "$pid"
+  code=0
+  wait "$pid" || code=$?
+  assert_equal "$code" 130
+  assert_equal "$(git show litterbox/box:before.txt)" before
+  assert_equal "$(sleepers)" 0
+  run --separate-stderr mcpcall --cancel-after 3s \
+    bash '{"sandbox":"box","command":"echo kept > kept.txt; sleep 300 & sleep 300"}'
+  assert_success
+  assert_equal "$(jsonget .cancelled <<<"$output")" true
+  eventually git cat-file -e litterbox/box:kept.txt
+  assert_equal "$(sleepers)" 0
+}

@@ -117,7 +117,7 @@ func (s *session) scan() error {
 		}
 	}
 	switch {
-	case dirty || full || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0 || len(old.recheck) > 0:
+	case full || dirty || len(old.recheck) > 0 || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0:
 		err = cur.save(req.NewGen, req.OldGen)
 	default:
 		// Nothing changed, not even a racy mark: the old file will do.

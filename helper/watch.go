@@ -61,14 +61,7 @@ func newWatcher(root string) *watcher {
 	return w
 }
 
-func (w *watcher) pruned(rel string) bool {
-	for d := range w.prune {
-		if under(rel, d) && d != "" {
-			return true
-		}
-	}
-	return false
-}
+func (w *watcher) pruned(rel string) bool { return prunedPath(rel, w.prune) }
 
 // addTree watches rel and every directory below it, marking each changed.
 func (w *watcher) addTree(rel string) {

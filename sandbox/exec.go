@@ -47,16 +47,16 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	// Every process of the session carries a marker, so whatever ends it (its
 	// end, Ctrl-C, SIGTERM, a closed terminal) nothing it started keeps
 	// running in the sandbox.
-	var tok [12]byte
-	_, _ = rand.Read(tok[:])
-	marker := "LITTERBOX_SESSION=" + hex.EncodeToString(tok[:])
+	var raw [12]byte
+	_, _ = rand.Read(raw[:])
+	tok := hex.EncodeToString(raw[:])
 	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
-		Env: map[string]string{"LITTERBOX_SESSION": marker[len("LITTERBOX_SESSION="):]},
+		Env: map[string]string{"LITTERBOX_SESSION": tok},
 	}, o.Streams)
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	_, _ = m.helperTool(kctx, slug, io.Discard, "kill", marker)
+	_, _ = m.helperTool(kctx, slug, io.Discard, "kill", "LITTERBOX_SESSION="+tok)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 130, nil // interrupted: the session is over

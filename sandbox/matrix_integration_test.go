@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -104,6 +105,16 @@ func TestMatrixChangeLoop(t *testing.T) {
 			bash(t, m, "true")
 			if n := commits(t, m); n != before || strings.Contains(tree(t, m), "cache/") {
 				t.Errorf("self-ignored directory committed (%d new commits):\n%s", n-before, tree(t, m))
+			}
+			// A timeout kills every process the command started, also those
+			// in the background, whatever the image's ps or kill.
+			tres, err := m.Bash(ctx, "work", BashOptions{Command: "echo t > timed.out; sleep 300 & sleep 301", Timeout: 2 * time.Second})
+			if err != nil || !tres.TimedOut || tres.Snapshot == "" {
+				t.Errorf("timeout: %+v %v", tres, err)
+			}
+			left := bash(t, m, `for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline 2>/dev/null; echo; done | grep -c '^sleep 30[01]' || true`)
+			if strings.TrimSpace(left.Stdout) != "0" {
+				t.Errorf("processes left after the timeout: %q", left.Stdout)
 			}
 			// A no-op makes no commit.
 			if res := bash(t, m, "ls >/dev/null"); res.Snapshot != "" {

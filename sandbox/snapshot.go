@@ -159,18 +159,19 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		outW.CloseWithError(errOrEOF(err))
 		execDone <- err
 	}()
-	// fail stops the conversation. When the engine refused the exec (no such
-	// container, paused), that is the cause; otherwise err is, and the exec's
-	// own failure is only its consequence.
-	fail := func(err error) (*ActResult, error) {
+	// stop ends the conversation after err and returns the failure to
+	// report: the engine's refusal of the exec (no such container, paused)
+	// when there was one, since err is then only its consequence; else err.
+	stop := func(err error) error {
 		inW.CloseWithError(err)
 		outR.CloseWithError(err)
 		var engine *dockercli.Error
 		if execErr := <-execDone; errors.As(execErr, &engine) {
-			return nil, m.execError(ctx, slug, execErr)
+			return m.execError(ctx, slug, execErr)
 		}
-		return nil, err
+		return err
 	}
+	fail := func(err error) (*ActResult, error) { return nil, stop(err) }
 	w := protocol.NewWriter(inW)
 	r := protocol.NewReader(outR)
 	if err := w.Frame(protocol.TRequest, req.Encode()); err != nil {
@@ -185,17 +186,14 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return fail(err)
 	}
-	taken, snapErr := m.snapStore(ctx, slug).Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.message)
+	store := m.snapStore(ctx, slug)
+	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.message)
 	if snapErr != nil {
-		inW.CloseWithError(snapErr)
-		outR.CloseWithError(snapErr)
-		execErr := <-execDone
-		var engine *dockercli.Error
-		if errors.As(execErr, &engine) {
-			return res, m.execError(ctx, slug, execErr)
-		}
 		// The index may hold changes no commit has: rebuild it next time.
-		m.snapStore(ctx, slug).Forget(&st)
+		store.Forget(&st)
+		if cause := stop(snapErr); cause != snapErr {
+			return res, cause
+		}
 		return res, fmt.Errorf("the command ran, but its changes could not be committed (they are kept and retried on the next call): %w", snapErr)
 	}
 	inW.Close()

@@ -112,11 +112,7 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 }
 
 // Entry is one file system entry listed by Ls.
-type Entry struct {
-	Path string `json:"path"`
-	Type string `json:"type"` // file, dir, symlink, other
-	Size int64  `json:"size"`
-}
+type Entry = protocol.LsEntry
 
 // MaxListed bounds the entries ls and glob return, and the matches of grep.
 const MaxListed = 5000
@@ -132,19 +128,24 @@ func display(abs string) string {
 // walk lists the non-hidden entries under root (just its children unless
 // recursive), pruning hidden directories.
 func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, filesOnly bool) ([]Entry, bool, error) {
-	var got []protocol.LsEntry
-	if err := m.helperJSON(ctx, slug, &got, "ls", root, flag(recursive), flag(filesOnly), strconv.Itoa(MaxListed+1)); err != nil {
+	entries := []Entry{}
+	if err := m.helperJSON(ctx, slug, &entries, "ls", root, flag(recursive), flag(filesOnly), strconv.Itoa(MaxListed+1)); err != nil {
 		return nil, false, err
 	}
-	entries := make([]Entry, 0, len(got))
-	for _, e := range got {
-		entries = append(entries, Entry{Path: display(joinUnder(root, e.Path)), Type: e.Type, Size: e.Size})
+	for i := range entries {
+		entries[i].Path = display(joinUnder(root, entries[i].Path))
 	}
-	truncated := len(entries) > MaxListed
-	if truncated {
-		entries = entries[:MaxListed]
-	}
+	entries, truncated := capped(entries)
 	return entries, truncated, nil
+}
+
+// capped cuts a listing the helper was asked for MaxListed+1 of to
+// MaxListed, saying whether it cut.
+func capped[T any](s []T) ([]T, bool) {
+	if len(s) > MaxListed {
+		return s[:MaxListed], true
+	}
+	return s, false
 }
 
 func flag(b bool) string {
@@ -211,11 +212,7 @@ func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, 
 }
 
 // Match is one line grep found.
-type Match struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-}
+type Match = protocol.Match
 
 // Grep searches non-hidden files under p for a regular expression (Go's
 // RE2 syntax, the same in every image); include, when set, is a file name
@@ -231,8 +228,8 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	if include == "" {
 		include = "*"
 	}
-	var got []protocol.Match
-	if err := m.helperJSON(ctx, slug, &got, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
+	matches := []Match{}
+	if err := m.helperJSON(ctx, slug, &matches, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
 		var te *toolError
 		switch {
 		case errors.Is(err, ErrNoSuchFile):
@@ -242,13 +239,9 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 		}
 		return nil, false, err
 	}
-	matches := make([]Match, 0, len(got))
-	for _, g := range got {
-		matches = append(matches, Match{Path: display(joinUnder(abs, g.Path)), Line: g.Line, Text: g.Text})
+	for i := range matches {
+		matches[i].Path = display(joinUnder(abs, matches[i].Path))
 	}
-	truncated := len(matches) > MaxListed
-	if truncated {
-		matches = matches[:MaxListed]
-	}
+	matches, truncated := capped(matches)
 	return matches, truncated, nil
 }
