@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -249,15 +248,6 @@ func (c *Client) Versions(ctx context.Context) (client, server string, err error
 		server = client
 	}
 	return client, server, err
-}
-
-// ImagePresent reports whether the engine has image locally.
-func (c *Client) ImagePresent(ctx context.Context, image string) (bool, error) {
-	_, err := c.args(ctx, "image", "inspect", "--format", "{{.Id}}", image)
-	if errors.Is(err, ErrImageNotFound) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // Pull fetches image from its registry.

@@ -103,11 +103,11 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 		if err == nil {
 			probeCfg = cfg
 		}
-		c := imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		c, platform := imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
 		add(c)
 		if c.Status != CheckFail && herr == nil {
 			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
-			add(pm.sandboxCheck(ctx, probeCfg))
+			add(pm.sandboxCheck(ctx, probeCfg, platform))
 		}
 	} else {
 		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
@@ -140,14 +140,16 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 // and asks the helper what it finds: that it runs at all (architecture),
 // that /tmp and /src are writable and /tmp executable, and whether there is
 // a shell.
-func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config) Check {
+func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) Check {
 	h := m.helper
 	fail := func(detail, fix string) Check {
 		return Check{Name: "sandbox", Status: CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
 	}
-	platform, err := m.Provider.ImagePlatform(ctx, cfg.Image)
-	if err != nil {
-		return fail(oneLineErr(err), "")
+	if platform == "" { // just pulled
+		var err error
+		if platform, err = m.Provider.ImagePlatform(ctx, cfg.Image); err != nil {
+			return fail(oneLineErr(err), "")
+		}
 	}
 	if err := h.checkPlatform(cfg.Image, platform); err != nil {
 		return fail(err.Error(), "")
@@ -218,16 +220,16 @@ func engineCheck(ctx context.Context, cli Provider, server string, err error) Ch
 }
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails
-// every create.
-func imageCheck(ctx context.Context, cli Provider, bin, image string) Check {
-	ok, err := cli.ImagePresent(ctx, image)
-	if err != nil {
-		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}
+// every create. It returns the image's platform when it found it present.
+func imageCheck(ctx context.Context, cli Provider, bin, image string) (Check, string) {
+	platform, err := cli.ImagePlatform(ctx, image)
+	switch {
+	case errors.Is(err, dockercli.ErrImageNotFound):
+		return pullCheck(ctx, cli, bin, image), ""
+	case err != nil:
+		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
 	}
-	if ok {
-		return Check{Name: "image", Status: CheckOK, Detail: image + " present"}
-	}
-	return pullCheck(ctx, cli, bin, image)
+	return Check{Name: "image", Status: CheckOK, Detail: image + " present"}, platform
 }
 
 // pullCheck pulls an image that is not present.

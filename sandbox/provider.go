@@ -12,7 +12,6 @@ import (
 // satisfies it for docker and podman; another runtime is another package that
 // satisfies it, not a change to the core.
 type Provider interface {
-	Run(ctx context.Context, spec dockercli.ContainerSpec) (string, error)
 	Create(ctx context.Context, spec dockercli.ContainerSpec) (string, error)
 	Exec(ctx context.Context, container string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error)
 	CopyIn(ctx context.Context, container, dir string, tar io.Reader) error
@@ -26,7 +25,6 @@ type Provider interface {
 	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
 	Endpoint(ctx context.Context) (string, error)
 	Versions(ctx context.Context) (client, server string, err error)
-	ImagePresent(ctx context.Context, image string) (bool, error)
 	ImagePlatform(ctx context.Context, image string) (string, error)
 	Pull(ctx context.Context, image string) error
 }
