@@ -74,6 +74,7 @@ func act(stdin io.Reader, stdout io.Writer) int {
 
 func (s *session) serve() error {
 	req := s.req
+	s.old = make(chan *manifest, 1)
 	if req.Op == protocol.OpSetup {
 		// The baseline the setup command's changes are measured against:
 		// the tree as copied in, which nothing else is writing. PID 1's
@@ -83,13 +84,15 @@ func (s *session) serve() error {
 		if err != nil {
 			return err
 		}
-		if err := (&manifest{list: list}).save(req.OldGen, req.OldGen); err != nil {
+		base := &manifest{list: list}
+		if err := base.save(req.OldGen, req.OldGen); err != nil {
 			return err
 		}
+		s.old <- base
+	} else {
+		// The last manifest loads while the action runs.
+		go func() { s.old <- loadManifest(req.OldGen) }()
 	}
-	// The last manifest loads while the action runs.
-	s.old = make(chan *manifest, 1)
-	go func() { s.old <- loadManifest(req.OldGen) }()
 	res := &protocol.Result{}
 	content := s.in.Raw(int64(req.ContentLen))
 	switch req.Op {
