@@ -416,23 +416,32 @@ func (p *portNumber) UnmarshalTOML(v any) error {
 
 type memorySize string
 
-var memoryRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?[bkmgBKMG]?$`)
+var memoryRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)([bkmgBKMG]?)$`)
+
+// minMemory is the engine's own floor (docker refuses less than 6 MiB):
+// checked here so that create fails before it makes anything.
+const minMemory = 6 << 20
 
 func (m *memorySize) UnmarshalTOML(v any) error {
+	var s string
 	switch x := v.(type) {
 	case string:
-		if !memoryRE.MatchString(x) {
-			return fmt.Errorf("memory %q: want a size such as \"512m\" or \"2g\"", x)
-		}
-		*m = memorySize(x)
+		s = x
 	case int64:
-		if x <= 0 {
-			return fmt.Errorf("memory %d: want a positive number of bytes", x)
-		}
-		*m = memorySize(strconv.FormatInt(x, 10))
+		s = strconv.FormatInt(x, 10)
 	default:
 		return fmt.Errorf("want a size such as \"2g\", got %s", tomlType(v))
 	}
+	sub := memoryRE.FindStringSubmatch(s)
+	if sub == nil {
+		return fmt.Errorf("memory %q: want a size such as \"512m\" or \"2g\"", s)
+	}
+	n, _ := strconv.ParseFloat(sub[1], 64)
+	n *= map[string]float64{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[strings.ToLower(sub[2])]
+	if n < minMemory {
+		return fmt.Errorf("memory %v is %.0f bytes, below the engine's minimum of 6m: want a size such as \"512m\" or \"2g\"", v, n)
+	}
+	*m = memorySize(s)
 	return nil
 }
 
@@ -448,8 +457,8 @@ func (c *cpuCount) UnmarshalTOML(v any) error {
 	default:
 		return fmt.Errorf("want a number of CPUs such as 2 or 0.5, got %s", tomlType(v))
 	}
-	if f <= 0 || f > 1024 {
-		return fmt.Errorf("cpus %v: want a number above 0", v)
+	if f < 0.01 || f > 1024 {
+		return fmt.Errorf("cpus %v: want a number of CPUs from 0.01 up, such as 2 or 0.5", v)
 	}
 	*c = cpuCount(strconv.FormatFloat(f, 'f', -1, 64))
 	return nil

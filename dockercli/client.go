@@ -138,6 +138,19 @@ func (c *Client) RemoveVolume(ctx context.Context, volume string) error {
 	return err
 }
 
+// VolumeLabels returns the labels of a named volume.
+func (c *Client) VolumeLabels(ctx context.Context, volume string) (map[string]string, error) {
+	res, err := c.args(ctx, "volume", "inspect", "--format", "{{json .Labels}}", volume)
+	if err != nil {
+		return nil, err
+	}
+	var labels map[string]string
+	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &labels); err != nil {
+		return nil, fmt.Errorf("cannot read docker volume inspect output %q: %w", res.Stdout, err)
+	}
+	return labels, nil
+}
+
 // State is a container's lifecycle state as docker reports it: "running",
 // "paused", "exited", "created", "restarting", "removing" or "dead".
 type State string

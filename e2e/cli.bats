@@ -148,7 +148,7 @@ teardown() { common_teardown; }
   run --separate-stderr lb pause nope
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" "Error: Sandbox 'nope' not found."
+  assert_equal "$stderr" "$(not_found nope box)"
 }
 
 @test "usage errors exit 2" {
@@ -194,7 +194,7 @@ teardown() { common_teardown; }
   LB_TIMEOUT=10 refute_hang
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" "Error: Sandbox 'nope' not found."
+  assert_equal "$stderr" "$(not_found nope)"
 }
 
 @test "shell opens sh in /src as the sandbox user" {

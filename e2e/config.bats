@@ -404,7 +404,7 @@ EOF
   assert_equal "${#stderr_lines[@]}" 1
   run --separate-stderr lb service nosuchbox status
   assert_failure 1
-  assert_equal "$stderr" "Error: Sandbox 'nosuchbox' not found."
+  assert_equal "$stderr" "$(not_found nosuchbox svc)"
   # Nothing of that touched the service.
   run lb service svc status
   assert_output --regexp '^ticker: running \(pid [0-9]+\)$'

@@ -164,9 +164,28 @@ lb_ok() {
 # create NAME [ARGS...] creates a sandbox in the current repository (quietly).
 create() { lb_ok create -q "$@" >/dev/null; }
 
-# container_of NAME prints the container name for sandbox slug NAME of $REPO.
-container_of() { printf 'litterbox-%s-%s' "${2:-$REPO_SLUG}" "$1"; }
-volume_of() { printf 'litterbox-%s-%s-src' "${2:-$REPO_SLUG}" "$1"; }
+# not_found NAME [EXISTING...] prints the error for an unknown sandbox NAME
+# in a repository with the sandboxes EXISTING (sorted).
+not_found() {
+  local name=$1
+  shift
+  if [ $# -eq 0 ]; then
+    echo "Error: Sandbox '$name' not found: this repository has no sandboxes (create one with litterbox create NAME, or sandbox-create over MCP)"
+  else
+    local IFS=, list
+    list="$*"
+    echo "Error: Sandbox '$name' not found: this repository has ${list//,/, }."
+  fi
+}
+
+# repo_id [REPO] prints the id litterbox gave the repository (made by the
+# first litterbox command run in it).
+repo_id() { jsonget .id <"${1:-$REPO}/.git/litterbox/repo-id.json" 2>/dev/null || echo no-id; }
+
+# container_of NAME [REPO_SLUG [REPO]] prints the container name for sandbox
+# slug NAME of REPO (default $REPO, whose slug is $REPO_SLUG).
+container_of() { printf 'litterbox-%s-%s-%s' "${2:-$REPO_SLUG}" "$(repo_id "${3:-$REPO}")" "$1"; }
+volume_of() { printf '%s-src' "$(container_of "$@")"; }
 
 # state_of CONTAINER prints the engine's state: running, paused, exited, ...
 state_of() { "$RUNTIME" inspect --type container --format '{{.State.Status}}' "$1"; }

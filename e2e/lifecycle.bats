@@ -291,7 +291,7 @@ assert_invalid_name() {
   assert_equal "$(state_of "$(container_of two)")" paused
   assert_equal "$(list_status one)" paused
   assert_equal "$(list_status two)" paused
-  assert_equal "$(state_of "$(container_of other "$slug_b")")" running
+  assert_equal "$(state_of "$(container_of other "$slug_b" "$repo_b")")" running
   assert_equal "$(list_status other --repo "$repo_b")" active
 
   # Again: nothing left to pause is still success.
@@ -305,7 +305,7 @@ assert_invalid_name() {
   assert_line "Resumed sandbox 'two'."
   assert_equal "$(list_status one)" active
   assert_equal "$(list_status two)" active
-  assert_equal "$(state_of "$(container_of other "$slug_b")")" running
+  assert_equal "$(state_of "$(container_of other "$slug_b" "$repo_b")")" running
 }
 
 # Containers of other users or concurrent runs that pause --all-repos freezes
@@ -327,7 +327,7 @@ thaw_foreign() {
   repo_b=$MADE_REPO
   slug_b=$MADE_SLUG
   (cd "$repo_b" && create box-b)
-  mine=" $(inspect "$(container_of box-a)" '{{.Id}}') $(inspect "$(container_of box-b "$slug_b")" '{{.Id}}') "
+  mine=" $(inspect "$(container_of box-a)" '{{.Id}}') $(inspect "$(container_of box-b "$slug_b" "$repo_b")" '{{.Id}}') "
   for id in $("$RUNTIME" ps -q --no-trunc --filter label=dev.litterbox.managed=true --filter status=running); do
     [[ $mine == *" $id "* ]] || FOREIGN+=("$id")
   done
@@ -338,12 +338,12 @@ thaw_foreign() {
   assert_line "Paused sandbox 'box-a'. ($REPO)"
   assert_line "Paused sandbox 'box-b'. ($repo_b)"
   assert_equal "$(state_of "$(container_of box-a)")" paused
-  assert_equal "$(state_of "$(container_of box-b "$slug_b")")" paused
+  assert_equal "$(state_of "$(container_of box-b "$slug_b" "$repo_b")")" paused
 
   json=$(lb_ok list --all-repos --json)
   assert_equal "$(jsonget ".[container=$(container_of box-a)].status" <<<"$json")" paused
-  assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].status" <<<"$json")" paused
-  assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b")].repo" <<<"$json")" "$repo_b"
+  assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b" "$repo_b")].status" <<<"$json")" paused
+  assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b" "$repo_b")].repo" <<<"$json")" "$repo_b"
   run lb list --all-repos
   assert_line --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS +REPO$'
   # AHEAD is known for this repository's sandboxes only.
@@ -398,24 +398,24 @@ thaw_foreign() {
   run --separate-stderr lb pause non-existent-sandbox
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" "Error: Sandbox 'non-existent-sandbox' not found."
+  assert_equal "$stderr" "$(not_found non-existent-sandbox)"
 }
 
 @test "edge: resume of a non-existent sandbox fails with 'Sandbox ... not found.'" {
   run --separate-stderr lb resume non-existent-sandbox
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" "Error: Sandbox 'non-existent-sandbox' not found."
+  assert_equal "$stderr" "$(not_found non-existent-sandbox)"
 }
 
 @test "edge: delete of a non-existent sandbox fails with 'Sandbox ... not found.'" {
   run --separate-stderr lb delete non-existent-sandbox
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" "Error: Sandbox 'non-existent-sandbox' not found."
+  assert_equal "$stderr" "$(not_found non-existent-sandbox)"
   run --separate-stderr lb delete --force non-existent-sandbox
   assert_failure 1
-  assert_equal "$stderr" "Error: Sandbox 'non-existent-sandbox' not found."
+  assert_equal "$stderr" "$(not_found non-existent-sandbox)"
 }
 
 @test "a sandbox of another repository is not found from this one" {
@@ -426,11 +426,11 @@ thaw_foreign() {
   for cmd in pause resume delete; do
     run --separate-stderr lb "$cmd" shared-name
     assert_failure 1
-    assert_equal "$stderr" "Error: Sandbox 'shared-name' not found."
+    assert_equal "$stderr" "$(not_found shared-name)"
   done
   run --separate-stderr lb delete --force shared-name
   assert_failure 1
-  assert_equal "$(state_of "$(container_of shared-name "$slug_b")")" running
+  assert_equal "$(state_of "$(container_of shared-name "$slug_b" "$repo_b")")" running
   branch_exists litterbox/shared-name "$repo_b"
 }
 

@@ -671,7 +671,7 @@ two_commits() {
     LB_TIMEOUT=20 refute_hang
     assert_failure 1
     assert_output ""
-    assert_equal "$stderr" "Error: Sandbox 'x' not found."
+    assert_equal "$stderr" "$(not_found x "$BOX")"
   done
   assert_file_not_exists "$dest"
   assert_equal "$(git rev-parse HEAD)" "$BASE"

@@ -17,8 +17,12 @@ import (
 
 // Client runs git in one directory.
 type Client struct {
-	Bin    string
-	Dir    string
+	Bin string
+	Dir string
+	// Global are options for git itself, before the command: --git-dir and
+	// --work-tree for a work tree git cannot find from its root alone
+	// (core.worktree, GIT_DIR).
+	Global []string
 	Runner runner.Runner
 }
 
@@ -27,7 +31,7 @@ func New(dir string, r runner.Runner) *Client { return &Client{Bin: "git", Dir: 
 
 func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
 	cmd.Name = c.Bin
-	cmd.Args = append([]string{"-C", c.Dir}, cmd.Args...)
+	cmd.Args = append(append([]string{"-C", c.Dir}, c.Global...), cmd.Args...)
 	return c.Runner.Run(ctx, cmd)
 }
 
@@ -49,29 +53,69 @@ func (c *Client) Stream(ctx context.Context, stdin io.Reader, stdout, stderr io.
 	return err
 }
 
-// ErrNotARepo is returned by Repo outside a git work tree.
-var ErrNotARepo = errors.New("not a git repository")
+// Repository shapes Repo refuses.
+var (
+	// ErrNotARepo is returned by Repo outside any git repository.
+	ErrNotARepo = errors.New("not a git repository")
+	// ErrBare is returned by Repo in a bare repository: it has no work tree.
+	ErrBare = errors.New("a bare repository")
+	// ErrInGitDir is returned by Repo inside a repository's git directory.
+	ErrInGitDir = errors.New("inside a git directory, not a work tree")
+)
 
-// RepoArgs asks for the work tree root and the absolute common git dir (shared
-// by all worktrees) in one call.
+// RepoArgs asks, in one call, for the git dir of this work tree, the common
+// git dir (shared by all worktrees), whether the repository is bare, and the
+// work tree root. The root comes last: git fails on it where there is none,
+// after printing the others.
 func RepoArgs() []string {
-	return []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"}
+	return []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel"}
 }
 
-// Repo returns the work tree root and the common git dir.
-func (c *Client) Repo(ctx context.Context) (root, commonDir string, err error) {
+// RepoPaths locate a work tree and its repository.
+type RepoPaths struct {
+	Root      string // the work tree's root
+	GitDir    string // this work tree's git dir (.git/worktrees/X for a linked one)
+	CommonDir string // the repository's git dir, the same from every worktree
+}
+
+// Repo finds the work tree at or above the client's directory.
+func (c *Client) Repo(ctx context.Context) (RepoPaths, error) {
 	out, err := c.out(ctx, RepoArgs()...)
-	if err != nil {
-		if ee, ok := runner.AsExit(err); ok && strings.Contains(string(ee.Result.Stderr), "not a git repository") {
-			return "", "", fmt.Errorf("%s: %w", c.Dir, ErrNotARepo)
-		}
-		return "", "", err
-	}
 	lines := strings.Split(out, "\n")
-	if len(lines) != 2 {
-		return "", "", fmt.Errorf("%s: no work tree (a bare repository?): %w", c.Dir, ErrNotARepo)
+	if err != nil {
+		ee, ok := runner.AsExit(err)
+		switch {
+		case !ok:
+			return RepoPaths{}, err
+		case strings.Contains(string(ee.Result.Stderr), "not a git repository"):
+			return RepoPaths{}, fmt.Errorf("%s: %w", c.Dir, ErrNotARepo)
+		case len(lines) >= 3 && lines[2] == "true":
+			return RepoPaths{}, fmt.Errorf("%s is %w", lines[1], ErrBare)
+		case len(lines) >= 3:
+			return RepoPaths{}, fmt.Errorf("%s: %w", c.Dir, ErrInGitDir)
+		}
+		return RepoPaths{}, err
 	}
-	return lines[0], lines[1], nil
+	if len(lines) != 4 {
+		return RepoPaths{}, fmt.Errorf("git rev-parse in %s printed %d lines, not 4", c.Dir, len(lines))
+	}
+	return RepoPaths{GitDir: lines[0], CommonDir: lines[1], Root: lines[3]}, nil
+}
+
+// WorktreeRoots lists the roots of every work tree of the repository
+// (main first), as `git worktree list` knows them.
+func (c *Client) WorktreeRoots(ctx context.Context) ([]string, error) {
+	out, err := c.out(ctx, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	for _, f := range strings.Split(out, "\x00") {
+		if p, ok := strings.CutPrefix(f, "worktree "); ok {
+			roots = append(roots, p)
+		}
+	}
+	return roots, nil
 }
 
 // ErrUnknownRevision is returned by ResolveCommit for a name that is not a commit.

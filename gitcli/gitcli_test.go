@@ -9,7 +9,7 @@ func TestArgvBuilders(t *testing.T) {
 	for _, tc := range []struct {
 		got, want []string
 	}{
-		{RepoArgs(), []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"}},
+		{RepoArgs(), []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--is-bare-repository", "--show-toplevel"}},
 		{ResolveCommitArgs("-x"), []string{"rev-parse", "--verify", "--quiet", "--end-of-options", "-x^{commit}"}},
 		{CreateRefArgs("refs/heads/litterbox/a", "abc", "litterbox: create a"), []string{"update-ref", "-m", "litterbox: create a", "refs/heads/litterbox/a", "abc", ""}},
 		{DeleteRefArgs("refs/heads/litterbox/a", "abc"), []string{"update-ref", "-d", "refs/heads/litterbox/a", "abc"}},

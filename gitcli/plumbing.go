@@ -101,7 +101,7 @@ func (c *Client) HashWorkTreeFiles(ctx context.Context, gitDir, workTree string,
 
 func (c *Client) hashObjects(ctx context.Context, cmd runner.Cmd, files []string) ([]string, error) {
 	cmd.Name = c.Bin
-	cmd.Args = append([]string{"-C", c.Dir}, cmd.Args...)
+	cmd.Args = append(append([]string{"-C", c.Dir}, c.Global...), cmd.Args...)
 	return c.hashObjectsWith(ctx, cmd, files)
 }
 

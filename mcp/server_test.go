@@ -40,6 +40,10 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 		t.Fatal(err)
 	}
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
+	// A fixed repository id, so container names match the transcripts.
+	if err := sandbox.PinRepoID(filepath.Join(dir, ".git"), "5eed1d01"); err != nil {
+		t.Fatal(err)
+	}
 	cfg := config.Default()
 	cfg.CPUs = "2"
 	m, err := sandbox.Open(context.Background(), runner.Audit{Inner: r}, sandbox.Docker, dir, cfg)
@@ -119,7 +123,7 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 		t.Fatalf("create failed: %s", text(res))
 	}
 	for k, want := range map[string]string{"name": "my-feature-name", "branch": "litterbox/my-feature-name",
-		"container": "litterbox-mcprepo-my-feature-name", "status": "active", "workdir": "/src"} {
+		"container": "litterbox-mcprepo-5eed1d01-my-feature-name", "status": "active", "workdir": "/src"} {
 		if obj[k] != want {
 			t.Errorf("%s = %v, want %s", k, obj[k], want)
 		}
@@ -178,7 +182,7 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	}
 	var sawRun bool
 	for _, c := range audited.Commands {
-		sawRun = sawRun || strings.HasPrefix(c.Line, "docker create --name litterbox-mcprepo-my-feature-name ")
+		sawRun = sawRun || strings.HasPrefix(c.Line, "docker create --name litterbox-mcprepo-5eed1d01-my-feature-name ")
 	}
 	if !sawRun || !strings.Contains(entries[1].Error, "already exists") {
 		t.Errorf("audit commands %+v, second error %q", audited.Commands, entries[1].Error)

@@ -31,7 +31,8 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 	maps.Copy(env, ports.Env(pmap))
 	labels := map[string]string{
 		LabelManaged:  "true",
-		LabelRepo:     m.Root,
+		LabelRepo:     m.RepoPath,
+		LabelRepoID:   m.RepoID,
 		LabelRepoSlug: m.RepoSlug,
 		LabelSandbox:  n.Slug,
 		LabelBase:     base,
@@ -52,7 +53,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
 		Volume:       n.Volume,
 		VolumeTarget: Workdir,
-		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
+		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepo: m.RepoPath, LabelRepoID: m.RepoID, LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
 		AnonVolumes:  []string{HelperDir},
 		Workdir:      Workdir,
 		Env:          env,
@@ -113,10 +114,19 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if err != nil {
 		return nil, err
 	}
+	if m.IDErr != nil {
+		return nil, fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
+	}
 	if err := m.preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
-	n := m.Names(slug)
+	// A new sandbox gets new names, whatever an old record says.
+	n := NamesFor(m.RepoSlug, m.RepoID, slug)
+	if rec, err := m.store().load(slug); err != nil {
+		return nil, err
+	} else if rec != nil {
+		return nil, &ExistsError{Name: slug, Detail: "its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
+	}
 	baseRef := opts.BaseRef
 	if baseRef == "" {
 		baseRef = "HEAD"
@@ -163,8 +173,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	pmap, err := m.runContainer(ctx, n, base, cfg)
 	if err != nil {
 		if errors.Is(err, dockercli.ErrNameInUse) {
-			// Someone else's container holds the name: not ours to remove.
-			return nil, m.rollbackRefs(ctx, n, base, &ExistsError{Name: slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + slug})
+			// Another container holds the name: not this create's to remove.
+			return nil, m.rollbackRefs(ctx, n, base, m.nameInUse(ctx, n))
 		}
 		var nf *ports.NoFreeError
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
@@ -221,6 +231,16 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: cfg.Network,
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
+}
+
+// nameInUse explains a container name that is taken: by a leftover of this
+// repository (which delete removes) or by someone else's container.
+func (m *Manager) nameInUse(ctx context.Context, n Names) error {
+	in, err := m.Provider.Inspect(ctx, n.Container)
+	if err == nil && !m.owns(ctx, n.Container, in.Labels) {
+		return foreign("container", n.Container, in.Labels)
+	}
+	return &ExistsError{Name: n.Slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + n.Slug}
 }
 
 func orEmpty[T any](s []T) []T {
@@ -291,6 +311,7 @@ func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.Co
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: step, Err: err}
 	}
+	m.verified.Store(n.Container, true) // made just now, with our labels
 	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
 		return &StepError{Step: "delivering the sandbox helper", Err: err}
 	}

@@ -18,24 +18,32 @@ type Deleted struct {
 	// BranchTip is the commit the deleted branch pointed at, so the work can
 	// still be recovered with `git branch litterbox/<name> <tip>`.
 	BranchTip string `json:"branch_tip,omitempty"`
+	// LeftAlone are resources under this sandbox's names that belong to
+	// another repository, with their owner.
+	LeftAlone []string `json:"left_alone,omitempty"`
 }
 
 // Delete removes a sandbox's container, volume, branch, refs and state. An
 // active sandbox is refused unless force is set. When a step fails the others
-// still run, and the error lists exactly what is left.
+// still run, and the error lists exactly what is left. A container or volume
+// of another repository is never touched, whatever this one's records say.
 func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted, error) {
 	slug, err := m.resolve(name)
 	if err != nil {
 		return nil, err
 	}
 	n := m.Names(slug)
+	d := &Deleted{Name: slug}
 	in, err := m.Provider.Inspect(ctx, n.Container)
-	state := in.State
 	hasContainer := err == nil
 	if err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
 		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
 	}
-	if state == "running" && !force {
+	var foreignErr error
+	if hasContainer && !m.owns(ctx, n.Container, in.Labels) {
+		foreignErr, hasContainer = foreign("container", n.Container, in.Labels), false
+	}
+	if hasContainer && in.State == "running" && !force {
 		return nil, &ActiveError{Name: slug}
 	}
 	unlock, err := m.lock(ctx, slug)
@@ -52,29 +60,32 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return nil, err
 	}
 	if !hasContainer && len(refs) == 0 && rec == nil {
-		return nil, &NotFoundError{Name: slug}
+		if foreignErr != nil {
+			return nil, foreignErr
+		}
+		return nil, m.notFound(ctx, slug)
+	}
+	if foreignErr != nil {
+		d.LeftAlone = append(d.LeftAlone, foreignErr.Error())
 	}
 
-	d := &Deleted{Name: slug}
 	var left []string
 	if hasContainer {
 		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
 			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
 		} else {
 			d.Removed = append(d.Removed, "container "+n.Container)
+			m.verified.Delete(n.Container)
 		}
 	}
 	// The volume cannot go while its container exists; try it only when the
 	// container is gone, so the report names the real obstacle.
-	if len(left) == 0 {
-		err := m.Provider.RemoveVolume(ctx, n.Volume)
-		switch {
-		case err == nil:
-			d.Removed = append(d.Removed, "volume "+n.Volume)
-		case !errors.Is(err, dockercli.ErrNoSuchVolume):
-			left = append(left, fmt.Sprintf("volume %s (%v)", n.Volume, err))
-		}
-	} else {
+	switch {
+	case foreignErr != nil:
+		// The volume of that container, not to be touched either.
+	case len(left) == 0:
+		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
+	default:
 		left = append(left, "volume "+n.Volume+" (in use by the container)")
 	}
 	if len(left) > 0 {
@@ -105,6 +116,32 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return d, &PartialDeleteError{Name: slug, Left: left}
 	}
 	return d, nil
+}
+
+// removeVolume removes the sandbox's volume. The volume of a container that
+// was ours is ours; a volume found alone is checked first, as the container
+// would have been.
+func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer bool, d *Deleted) (left []string) {
+	if !ofOurContainer {
+		labels, err := m.Provider.VolumeLabels(ctx, vol)
+		switch {
+		case errors.Is(err, dockercli.ErrNoSuchVolume):
+			return nil
+		case err != nil:
+			return []string{fmt.Sprintf("volume %s (%v)", vol, err)}
+		case !m.owns(ctx, vol, labels):
+			d.LeftAlone = append(d.LeftAlone, foreign("volume", vol, labels).Error())
+			return nil
+		}
+	}
+	err := m.Provider.RemoveVolume(ctx, vol)
+	switch {
+	case err == nil:
+		d.Removed = append(d.Removed, "volume "+vol)
+	case !errors.Is(err, dockercli.ErrNoSuchVolume):
+		left = append(left, fmt.Sprintf("volume %s (%v)", vol, err))
+	}
+	return left
 }
 
 // removeHostState removes the snapshot state, private index and ignore
@@ -156,7 +193,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 			continue
 		}
 		d.Removed = append(d.Removed, "container "+c.Name)
-		vol := NamesFor(c.Labels[LabelRepoSlug], slug).Volume
+		vol := c.Name + "-src"
 		if err := p.RemoveVolume(ctx, vol); err == nil {
 			d.Removed = append(d.Removed, "volume "+vol)
 		} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {

@@ -68,7 +68,7 @@ const pullTimeout = 5 * time.Minute
 
 // Doctor runs every preflight check for the repository at dir on runtime rt
 // and returns them all; it never stops at the first failure.
-func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Check {
+func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Check {
 	cli := rt.client(r)
 	var checks []Check
 	add := func(c Check) { checks = append(checks, c) }
@@ -87,7 +87,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 		add(c)
 	}
 
-	m, err := OpenRepo(ctx, r, rt, dir)
+	m, err := OpenRepo(ctx, r, rt, loc)
 	var cfg config.Config
 	if err == nil {
 		cfg, err = m.createConfig()
@@ -113,14 +113,19 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, dir string) []Chec
 		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
 	}
 
-	g := gitcli.New(dir, r)
+	g := gitcli.New(loc.Dir, r)
 	if v, gerr := g.Output(ctx, "version"); gerr != nil {
 		add(Check{Name: "git", Status: CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
 	} else {
 		add(Check{Name: "git", Status: CheckOK, Detail: strings.TrimSpace(v)})
 	}
 	if m == nil {
-		add(Check{Name: "repository", Status: CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"})
+		c := Check{Name: "repository", Status: CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
+		var re *RepoError
+		if errors.As(err, &re) {
+			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
+		}
+		add(c)
 		return checks
 	}
 	add(repoCheck(ctx, m))

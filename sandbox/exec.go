@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"io"
 	"time"
 
@@ -34,16 +33,14 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	// The exec's stderr is the user's terminal: ask the engine first, so a
 	// missing, paused or unreachable sandbox is one clear line, not docker's
 	// message followed by ours.
-	container := m.Names(slug).Container
-	in, err := m.Provider.Inspect(ctx, container)
-	switch {
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
-		return 0, m.missingOrNotFound(ctx, slug)
-	case err != nil:
+	n, in, err := m.ownContainer(ctx, slug)
+	if err != nil {
 		return 0, err
-	case in.State != "running":
+	}
+	if in.State != "running" {
 		return 0, notRunning(slug, in.State)
 	}
+	container := n.Container
 	// Every process of the session carries a marker, so whatever ends it (its
 	// end, Ctrl-C, SIGTERM, a closed terminal) nothing it started keeps
 	// running in the sandbox.

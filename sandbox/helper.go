@@ -265,14 +265,17 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, er
 	if err != nil {
 		return nil, err
 	}
+	if err := m.ensureOwn(ctx, slug); err != nil {
+		return nil, err
+	}
 	want := h.containerPath()
 	rec, err := m.store().load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil || rec.Helper == want {
-		// No record: not a sandbox of this repository (or one being
-		// deleted); the engine's answer to the exec will say which.
+		// No record: a sandbox being deleted; the engine's answer to the
+		// exec will say so.
 		return h, nil
 	}
 	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -47,7 +48,7 @@ type Info struct {
 	CommitsAhead *int `json:"commits_ahead"`
 }
 
-var listLabels = []string{LabelRepo, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
+var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
 
 func statusOf(state dockercli.State, rec *Record) string {
 	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
@@ -70,11 +71,10 @@ func statusOf(state dockercli.State, rec *Record) string {
 // List returns the sandboxes of this repository (of every repository with
 // allRepos) from one `docker ps` plus git and the state files.
 func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
-	filters := map[string]string{LabelManaged: "true"}
-	if !allRepos {
-		filters[LabelRepo] = m.Root
-	}
-	cts, err := m.Provider.List(ctx, filters, listLabels)
+	// Every managed container, then ownership by label: a filter on the
+	// repository label would miss those an older release labelled with a
+	// linked worktree's root.
+	cts, err := m.Provider.List(ctx, map[string]string{LabelManaged: "true"}, listLabels)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +88,16 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	for _, c := range cts {
 		slug, repo := c.Labels[LabelSandbox], c.Labels[LabelRepo]
 		var rec *Record
-		if repo == m.Root {
-			rec = recs[slug]
+		ours := m.owns(ctx, c.Name, c.Labels)
+		switch {
+		case ours:
+			rec, repo = recs[slug], m.RepoPath
 			seen[slug] = true
+		case !allRepos:
+			continue
 		}
 		out = append(out, Info{
-			RepoGone: repo != m.Root && !isDir(repo),
+			RepoGone: !ours && !isDir(repo),
 			Name:     slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 		})
@@ -122,7 +126,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	for i := range out {
 		s := &out[i]
 		tip, ok := tips[s.Name]
-		if s.Repo != m.Root || !ok || s.Base == "" {
+		if s.Repo != m.RepoPath || !ok || s.Base == "" {
 			continue
 		}
 		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
@@ -137,7 +141,7 @@ func ParseNameExact(s string) bool { return slug.Valid(s) }
 
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
-	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Root, Ports: []ports.Port{}}
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
@@ -168,7 +172,25 @@ func (m *Manager) missingOrNotFound(ctx context.Context, slug string) error {
 	} else if ok {
 		return fmt.Errorf("sandbox '%s': %w (its branch %s is kept; `litterbox delete %s` removes the rest)", slug, ErrMissing, m.Names(slug).Branch, slug)
 	}
-	return &NotFoundError{Name: slug}
+	return m.notFound(ctx, slug)
+}
+
+// notFound is the error for a name this repository has no sandbox of,
+// naming the ones it has (by branch or record: no engine call).
+func (m *Manager) notFound(ctx context.Context, slug string) error {
+	names := map[string]bool{}
+	for s := range m.store().all() {
+		names[s] = true
+	}
+	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err == nil {
+		for _, r := range refs {
+			if s := strings.TrimPrefix(r.Name, "refs/heads/litterbox/"); ParseNameExact(s) {
+				names[s] = true
+			}
+		}
+	}
+	delete(names, slug)
+	return &NotFoundError{Name: slug, Existing: slices.Sorted(maps.Keys(names))}
 }
 
 // Outcome says what a pause or resume did.
@@ -194,7 +216,38 @@ func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return m.pauseContainer(ctx, slug, m.Names(slug).Container)
+	n, _, err := m.ownContainer(ctx, slug)
+	if err != nil {
+		return Outcome{Name: slug}, err
+	}
+	return m.pauseContainer(ctx, slug, n.Container)
+}
+
+// ensureOwn is ownContainer once per Manager and container: an agent's
+// calls into its sandbox pay for the check once per server, not per call.
+func (m *Manager) ensureOwn(ctx context.Context, slug string) error {
+	if _, ok := m.verified.Load(m.Names(slug).Container); ok {
+		return nil
+	}
+	_, _, err := m.ownContainer(ctx, slug)
+	return err
+}
+
+// ownContainer inspects the sandbox's container and makes sure it is this
+// repository's before anything acts on it.
+func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, dockercli.Inspection, error) {
+	n := m.Names(slug)
+	in, err := m.Provider.Inspect(ctx, n.Container)
+	switch {
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return n, in, m.missingOrNotFound(ctx, slug)
+	case err != nil:
+		return n, in, err
+	case !m.owns(ctx, n.Container, in.Labels):
+		return n, in, foreign("container", n.Container, in.Labels)
+	}
+	m.verified.Store(n.Container, true)
+	return n, in, nil
 }
 
 func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (Outcome, error) {
@@ -222,7 +275,11 @@ func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return m.resumeContainer(ctx, slug, m.Names(slug).Container)
+	n, _, err := m.ownContainer(ctx, slug)
+	if err != nil {
+		return Outcome{Name: slug}, err
+	}
+	return m.resumeContainer(ctx, slug, n.Container)
 }
 
 func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (Outcome, error) {
@@ -256,7 +313,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (
 	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}
-	if in.Labels[LabelRepo] == m.Root {
+	if m.owns(ctx, container, in.Labels) {
 		if rec, _ := m.store().load(slug); rec != nil && rec.Status == recFailedSetup {
 			o.Status = StatusFailedSetup
 			return o, nil

@@ -5,6 +5,8 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -31,8 +33,15 @@ const Workdir = "/src"
 
 // Manager runs the sandbox lifecycle for one repository.
 type Manager struct {
-	Root     string // work tree root
-	GitDir   string // common git dir
+	Root   string // work tree root
+	GitDir string // common git dir: the repository's, whichever worktree Root is
+	// RepoPath stands for the repository in labels and messages: its main
+	// work tree's root.
+	RepoPath string
+	// RepoID makes this repository's resource names its own (see
+	// repoIdentity); "" when it could not be read or made (IDErr says why).
+	RepoID   string
+	IDErr    error
 	RepoSlug string
 	Config   config.Config
 	Git      *gitcli.Client
@@ -63,14 +72,20 @@ type Manager struct {
 
 	identOnce sync.Once
 	ident     *gitcli.Ident
+	// verified holds the containers ownContainer found to be this
+	// repository's: an agent's calls check once per server, not per call.
+	verified sync.Map
+	// worktrees are the repository's work tree roots (see worktreeRoots).
+	worktreesOnce sync.Once
+	worktrees     []string
 	// startSeq tells service starts apart (see startServices).
 	startSeq atomic.Int64
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,
 // read again by every create.
-func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, dir string) (*Manager, error) {
-	m, err := Open(ctx, r, rt, dir, config.Default())
+func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, loc Location) (*Manager, error) {
+	m, err := open(ctx, r, rt, loc, config.Default())
 	if err != nil {
 		return nil, err
 	}
@@ -97,27 +112,81 @@ type Runtime struct {
 // Docker is the default runtime.
 var Docker = Runtime{Bin: "docker"}
 
+// Location names a repository to open: a directory at or below its work
+// tree's root, or, as git's GIT_DIR and GIT_WORK_TREE do, its git dir and
+// work tree (absolute paths).
+type Location struct {
+	Dir      string
+	GitDir   string
+	WorkTree string
+}
+
 // Open finds the repository at or above dir and returns its Manager, using the
 // runtime through r.
 func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg config.Config) (*Manager, error) {
-	abs, err := filepath.Abs(dir)
+	return open(ctx, r, rt, Location{Dir: dir}, cfg)
+}
+
+func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg config.Config) (*Manager, error) {
+	abs, err := filepath.Abs(loc.Dir)
 	if err != nil {
 		return nil, err
 	}
 	g := gitcli.New(abs, r)
-	root, common, err := g.Repo(ctx)
-	if err != nil {
-		return nil, err
+	if loc.GitDir != "" {
+		g.Global = append(g.Global, "--git-dir="+loc.GitDir)
 	}
-	g.Dir = root
+	if loc.WorkTree != "" {
+		g.Global = append(g.Global, "--work-tree="+loc.WorkTree)
+	}
+	p, err := g.Repo(ctx)
+	if err != nil {
+		return nil, repoError(err)
+	}
+	g.Dir = p.Root
+	g.Global = nil
+	if loc.GitDir != "" || loc.WorkTree != "" || !pathExists(filepath.Join(p.Root, ".git")) {
+		// GIT_DIR, GIT_WORK_TREE or core.worktree: git cannot find the
+		// repository from the work tree alone, so every call names both.
+		g.Global = []string{"--git-dir=" + p.GitDir, "--work-tree=" + p.Root}
+	}
 	slug := cfg.ProjectSlug
 	if slug == "" {
-		slug = RepoSlug(filepath.Base(root))
+		slug = RepoSlug(filepath.Base(repoPath(p.Root, p.GitDir, p.CommonDir)))
 	}
+	id, idErr := repoIdentity(p.CommonDir)
 	return &Manager{
-		Root: root, GitDir: common, RepoSlug: slug, Config: cfg,
+		Root: p.Root, GitDir: p.CommonDir, RepoPath: repoPath(p.Root, p.GitDir, p.CommonDir),
+		RepoID: id, IDErr: idErr, RepoSlug: slug, Config: cfg,
 		Git: g, Provider: rt.client(r), Runtime: rt, Now: time.Now,
 	}, nil
+}
+
+// RepoError is a directory Litterbox cannot work in, with what to do.
+type RepoError struct {
+	Err error
+	Fix string
+}
+
+func (e *RepoError) Error() string { return e.Err.Error() + ": " + e.Fix }
+func (e *RepoError) Unwrap() error { return e.Err }
+
+// repoError says what to do about a directory Litterbox cannot work in.
+func repoError(err error) error {
+	switch {
+	case errors.Is(err, gitcli.ErrBare):
+		return &RepoError{err, "a sandbox is copied from a work tree and a bare repository has none; run litterbox in a clone of it, or in a worktree (git worktree add ../NAME)"}
+	case errors.Is(err, gitcli.ErrInGitDir):
+		return &RepoError{err, "run litterbox in the work tree"}
+	case errors.Is(err, gitcli.ErrNotARepo):
+		return &RepoError{err, "run litterbox inside a git repository (or git init one), or name one with --repo DIR"}
+	}
+	return err
+}
+
+func pathExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func (m *Manager) store() store { return store{dir: filepath.Join(m.GitDir, "litterbox", "sandboxes")} }
@@ -126,7 +195,7 @@ func (m *Manager) store() store { return store{dir: filepath.Join(m.GitDir, "lit
 // an existing sandbox come from its record: they were made from the project
 // slug of the time, which a later (or broken) config may not give.
 func (m *Manager) Names(slug string) Names {
-	n := NamesFor(m.RepoSlug, slug)
+	n := NamesFor(m.RepoSlug, m.RepoID, slug)
 	if rec, err := m.store().load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
 		n.Container, n.Volume = rec.Container, rec.Volume
 	}

@@ -51,7 +51,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 			return nil, err
 		}
 		if rec == nil {
-			return nil, &NotFoundError{Name: slug}
+			return nil, m.notFound(ctx, slug)
 		}
 		since = rec.Base
 	}
@@ -86,7 +86,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 
 func (m *Manager) missingBranch(ctx context.Context, slug string) error {
 	if ok, _ := m.known(ctx, slug); !ok {
-		return &NotFoundError{Name: slug}
+		return m.notFound(ctx, slug)
 	}
 	return fmt.Errorf("branch %s of sandbox '%s' is gone", m.Names(slug).Branch, slug)
 }

@@ -39,9 +39,11 @@ type Names struct {
 	Volume    string
 }
 
-// NamesFor derives every resource name from the repo slug and sandbox slug.
-func NamesFor(repoSlug, slug string) Names {
-	c := "litterbox-" + repoSlug + "-" + slug
+// NamesFor derives every resource name from the repository's slug and id
+// and the sandbox's slug. The id keeps two repositories with one basename or
+// one committed [project] slug apart on one engine.
+func NamesFor(repoSlug, repoID, slug string) Names {
+	c := "litterbox-" + repoSlug + "-" + repoID + "-" + slug
 	return Names{
 		Slug:      slug,
 		Branch:    "litterbox/" + slug,

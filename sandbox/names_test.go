@@ -49,9 +49,9 @@ func TestParseNameLimits(t *testing.T) {
 }
 
 func TestNamesFor(t *testing.T) {
-	n := NamesFor("my-repo", "my-feature")
+	n := NamesFor("my-repo", "0a1b2c3d", "my-feature")
 	want := Names{Slug: "my-feature", Branch: "litterbox/my-feature", Ref: "refs/heads/litterbox/my-feature",
-		Container: "litterbox-my-repo-my-feature", Volume: "litterbox-my-repo-my-feature-src"}
+		Container: "litterbox-my-repo-0a1b2c3d-my-feature", Volume: "litterbox-my-repo-0a1b2c3d-my-feature-src"}
 	if n != want {
 		t.Errorf("got %+v\nwant %+v", n, want)
 	}

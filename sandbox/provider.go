@@ -21,6 +21,7 @@ type Provider interface {
 	Remove(ctx context.Context, container string) error
 	RemoveVolume(ctx context.Context, volume string) error
 	Inspect(ctx context.Context, container string) (dockercli.Inspection, error)
+	VolumeLabels(ctx context.Context, volume string) (map[string]string, error)
 	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)
 	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
 	Endpoint(ctx context.Context) (string, error)

@@ -36,6 +36,9 @@ func replayManager(t *testing.T, name string) *Manager {
 		t.Fatal(err)
 	}
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
+	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
+		t.Fatal(err)
+	}
 	m, err := Open(context.Background(), r, Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +50,10 @@ func replayManager(t *testing.T, name string) *Manager {
 	return m
 }
 
+// replayID is the repository id of every replay test, so that container
+// names match the transcripts.
+const replayID = "5eed1d00"
+
 // TestReplayLifecycle walks create, list, pause, resume and delete, with their
 // idempotent and refused cases, over a transcript of a real engine.
 func TestReplayLifecycle(t *testing.T) {
@@ -57,7 +64,7 @@ func TestReplayLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "my-feature-name" || c.Branch != "litterbox/my-feature-name" || c.Container != "litterbox-replayrepo-my-feature-name" {
+	if c.Name != "my-feature-name" || c.Branch != "litterbox/my-feature-name" || c.Container != "litterbox-replayrepo-"+replayID+"-my-feature-name" {
 		t.Errorf("created %+v", c)
 	}
 	if c.Status != StatusActive || c.Setup.ExitCode != 0 || c.Setup.Stdout != "hello world\n" || len(c.Warnings) != 0 {

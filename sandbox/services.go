@@ -59,6 +59,9 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 	}
 	// Service calls on one sandbox take turns, but not with file changes: a
 	// stop may wait out a grace period.
+	if err := m.ensureOwn(ctx, slug); err != nil {
+		return nil, err
+	}
 	unlock, err := m.lockNamed(ctx, slug, slug+".services")
 	if err != nil {
 		return nil, err
@@ -96,6 +99,9 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 		return m.missingOrNotFound(ctx, slug)
 	}
 	if _, err := services.Pick(slug, rec.Services, "logs", service); err != nil {
+		return err
+	}
+	if err := m.ensureOwn(ctx, slug); err != nil {
 		return err
 	}
 	out, err := m.box(ctx, slug, m.Names(slug).Container, rec.Services).Logs(ctx, service, lines)

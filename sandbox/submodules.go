@@ -50,10 +50,10 @@ func (m *Manager) copySubmodules(ctx context.Context, n Names, base string, uid,
 	for _, p := range slices.Sorted(maps.Keys(links)) {
 		s := Submodule{Path: p, Commit: links[p]}
 		sub := gitcli.New(filepath.Join(m.Root, filepath.FromSlash(p)), m.Git.Runner)
-		top, _, rerr := sub.Repo(ctx)
+		paths, rerr := sub.Repo(ctx)
 		has := false
-		if rerr == nil && top == filepath.Join(m.Root, filepath.FromSlash(p)) {
-			sub.Dir = top
+		if rerr == nil && paths.Root == filepath.Join(m.Root, filepath.FromSlash(p)) {
+			sub.Dir = paths.Root
 			id, _ := sub.RevParse(ctx, s.Commit+"^{commit}")
 			has = id != ""
 		}

@@ -31,7 +31,7 @@ stops at the first failure.`,
 			if dir == "" {
 				dir = "."
 			}
-			checks := sandbox.Doctor(cmd.Context(), a.runner(), a.engine(), dir)
+			checks := sandbox.Doctor(cmd.Context(), a.runner(), a.engine(), a.location(dir))
 			if asJSON {
 				if err := writeJSON(a.stdout, checks); err != nil {
 					return err

@@ -119,6 +119,7 @@ found by their labels; its branch and state went with the repository.`,
 				if d.BranchTip != "" {
 					fmt.Fprintf(a.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Names(d.Name).Branch, d.BranchTip, m.Names(d.Name).Branch, d.BranchTip)
 				}
+				a.printLeftAlone(d)
 				if err == nil {
 					fmt.Fprintf(a.stdout, "Deleted sandbox '%s'.\n", d.Name)
 				}
@@ -132,6 +133,14 @@ found by their labels; its branch and state went with the repository.`,
 	}
 	cmd.Flags().BoolVarP(&force, "force", "f", false, "delete even if the sandbox is active")
 	return cmd
+}
+
+// printLeftAlone names what a delete did not touch because another
+// repository owns it.
+func (a *app) printLeftAlone(d *sandbox.Deleted) {
+	for _, l := range d.LeftAlone {
+		fmt.Fprintf(a.stdout, "Left alone: %s.\n", l)
+	}
 }
 
 func (a *app) deleteOrphan(cmd *cobra.Command, name string, force bool) error {

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/litterbox-dev/litterbox/helper"
+	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a `go
@@ -42,6 +43,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp(stdin, stdout, stderr)
+	app.gitEnv = takeGitEnv()
 	root := app.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -59,6 +61,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// takeGitEnv reads the repository git's environment names (GIT_DIR,
+// GIT_WORK_TREE), for a user who works that way, and removes it from this
+// process: every git Litterbox runs is then told its repository explicitly,
+// and a submodule's git never finds the superproject's instead.
+func takeGitEnv() sandbox.Location {
+	var loc sandbox.Location
+	for _, v := range []struct {
+		name string
+		to   *string
+	}{{"GIT_DIR", &loc.GitDir}, {"GIT_WORK_TREE", &loc.WorkTree}} {
+		if p := os.Getenv(v.name); p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				*v.to = abs
+			}
+		}
+		os.Unsetenv(v.name)
+	}
+	return loc
 }
 
 // exitCode makes the process exit with a command's own status, silently.

@@ -176,6 +176,7 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			}
 			if deleted != nil && err == nil {
 				fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+				a.printLeftAlone(deleted)
 			}
 			var conflict *review.ConflictError
 			if errors.As(err, &conflict) && merge {

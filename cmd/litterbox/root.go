@@ -29,6 +29,8 @@ type app struct {
 	// audit makes the runner record each command in the audit trail of
 	// the MCP tool call it serves.
 	audit bool
+	// gitEnv is the repository GIT_DIR and GIT_WORK_TREE named, if any.
+	gitEnv sandbox.Location
 	// configNeeded is set by commands that fail on a broken config file
 	// themselves, so manager does not also warn about it.
 	configNeeded bool
@@ -157,6 +159,14 @@ func (a *app) engine() sandbox.Runtime {
 	return rt
 }
 
+// location is the repository to open: dir, or what GIT_DIR and
+// GIT_WORK_TREE named.
+func (a *app) location(dir string) sandbox.Location {
+	loc := a.gitEnv
+	loc.Dir = dir
+	return loc
+}
+
 // manager opens the repository named by --repo (or the working directory).
 func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
 	dir := a.repo
@@ -166,7 +176,7 @@ func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--repo %s: not a directory", dir)
 	}
-	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), dir)
+	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), a.location(dir))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,7 +36,6 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/runner"
-	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 type server struct {
@@ -341,8 +341,15 @@ func verify(ctx context.Context, repo string, names []string, expect []*expectat
 	}
 }
 
+// containerOf reads the sandbox's container name from its record, where
+// Litterbox keeps it.
 func containerOf(repo, sb string) string {
-	return sandbox.NamesFor(sandbox.RepoSlug(filepath.Base(repo)), sb).Container
+	var rec struct {
+		Container string `json:"container"`
+	}
+	data, _ := os.ReadFile(filepath.Join(repo, ".git", "litterbox", "sandboxes", sb+".json"))
+	_ = json.Unmarshal(data, &rec)
+	return rec.Container
 }
 
 // report prints the summary; memory is flat when the last quarter's median

@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// LabelRepoID carries the repository's id (see repoIdentity) on every
+// container and volume made since names became unique per repository; its
+// absence marks a resource of an older release.
+const LabelRepoID = "dev.litterbox.repo-id"
+
+// identityFile holds a repository's id, in its common git dir so that every
+// worktree reads the same one, and no clone inherits it.
+type identityFile struct {
+	ID string `json:"id"`
+	// CommonDir is where the file was written: a file found elsewhere was
+	// moved (keep the id) or copied with its repository (make a new one).
+	CommonDir string `json:"common_dir"`
+}
+
+func identityPath(common string) string {
+	return filepath.Join(common, "litterbox", "repo-id.json")
+}
+
+func readIdentity(common string) (identityFile, error) {
+	var f identityFile
+	data, err := os.ReadFile(identityPath(common))
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(data, &f); err != nil || len(f.ID) != 8 {
+		return identityFile{}, fmt.Errorf("%s is damaged; remove it and litterbox makes a new one", identityPath(common))
+	}
+	return f, nil
+}
+
+// repoIdentity returns the short random id that makes this repository's
+// resource names its own. A random id, not a digest of the path, so that a
+// repository keeps its sandboxes when it is moved; a copy (cp -r) whose
+// original is still in place gets a new one, so the two never share.
+func repoIdentity(common string) (string, error) {
+	f, err := readIdentity(common)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return newIdentity(common, false)
+	case err != nil:
+		return "", err
+	case f.CommonDir == common || sameDir(f.CommonDir, common):
+		return f.ID, nil
+	}
+	if orig, err := readIdentity(f.CommonDir); err == nil && orig == f {
+		return newIdentity(common, true) // a copy: the original still has it
+	}
+	f.CommonDir = common // moved
+	return f.ID, writeFileAtomic(identityPath(common), mustJSON(f))
+}
+
+// newIdentity writes a new id. Two processes may race to make the first
+// one: a link fails where a rename would overwrite, so the loser reads the
+// winner's.
+func newIdentity(common string, replace bool) (string, error) {
+	var raw [4]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	f := identityFile{ID: hex.EncodeToString(raw[:]), CommonDir: common}
+	path := identityPath(common)
+	if replace {
+		return f.ID, writeFileAtomic(path, mustJSON(f))
+	}
+	tmp := path + ".new." + f.ID
+	if err := writeFileAtomic(tmp, mustJSON(f)); err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		won, err := readIdentity(common)
+		return won.ID, err
+	} else if err != nil {
+		return "", err
+	}
+	return f.ID, nil
+}
+
+// PinRepoID gives the repository at commonDir the id given, for replay
+// tests, whose transcripts name containers.
+func PinRepoID(commonDir, id string) error {
+	return writeFileAtomic(identityPath(commonDir), mustJSON(identityFile{ID: id, CommonDir: commonDir}))
+}
+
+func sameDir(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// repoPath is the path that stands for the repository in labels and
+// messages: the main work tree's root, as `git worktree list` names it.
+func repoPath(root, gitDir, common string) string {
+	switch {
+	case gitDir == common:
+		return root // the main work tree
+	case filepath.Base(common) == ".git":
+		return filepath.Dir(common)
+	}
+	return common
+}
+
+// ForeignError refuses to act on an engine resource of another repository.
+type ForeignError struct {
+	Resource string // "container litterbox-app-x"
+	Owner    string // the owner's repository path
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("%s belongs to %s, not to this repository; nothing was done to it", e.Resource, e.Owner)
+}
+
+// owns reports whether the resource named name with these labels is this
+// repository's.
+func (m *Manager) owns(ctx context.Context, name string, labels map[string]string) bool {
+	if id := labels[LabelRepoID]; id != "" {
+		return id == m.RepoID
+	}
+	// An older release labelled containers with the root of the work tree
+	// it ran in, and volumes with no repository at all.
+	repo := labels[LabelRepo]
+	if repo != "" {
+		if repo == m.RepoPath || repo == m.Root || slices.Contains(m.worktreeRoots(ctx), repo) {
+			return true
+		}
+		if isDir(repo) {
+			return false
+		}
+	}
+	// Unlabelled, or its work tree is gone (removed, or the repository
+	// moved): the record in this git dir that names it is the proof.
+	slug := labels[LabelSandbox]
+	if !ParseNameExact(slug) {
+		return false
+	}
+	rec, err := m.store().load(slug)
+	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
+}
+
+// worktreeRoots are the roots of this repository's work trees, asked once.
+func (m *Manager) worktreeRoots(ctx context.Context) []string {
+	m.worktreesOnce.Do(func() { m.worktrees, _ = m.Git.WorktreeRoots(ctx) })
+	return m.worktrees
+}
+
+// foreign is the refusal for a resource owns rejected.
+func foreign(kind, name string, labels map[string]string) error {
+	owner := labels[LabelRepo]
+	if owner == "" {
+		owner = "another repository"
+	}
+	return &ForeignError{Resource: kind + " " + name, Owner: owner}
+}
