@@ -772,6 +772,15 @@ EOF
   refused '^Error: \.litterbox\.toml, line 2, key docker\.memory: memory "lots"'
 }
 
+@test "refused: memory = 5 (bytes, below the engine's minimum), cpus = 0 and pids = 2, before anything is made" {
+  printf '[docker]\nmemory = 5\n' | config
+  refused "^Error: \.litterbox\.toml, line 2, key docker\.memory: memory 5 is 5 bytes, below the engine's minimum of 6m"
+  printf '[docker]\ncpus = 0\n' | config
+  refused '^Error: \.litterbox\.toml, line 2, key docker\.cpus: cpus 0: want a number of CPUs from 0\.01 up'
+  printf '[docker]\npids = 2\n' | config
+  refused '^Error: \.litterbox\.toml, line 2, key docker\.pids: pids 2: want at least 16'
+}
+
 @test "refused: [[ports]] with network = \"none\" needs a network" {
   config <<'EOF'
 [docker]
