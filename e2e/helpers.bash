@@ -52,7 +52,7 @@ common_teardown() {
     repo=${REPOS[$i]}
     slug=${REPO_SLUGS[$i]}
     remove_containers "$repo" "$slug"
-    remove_volumes "$slug"
+    remove_volumes "$slug" "$repo"
   done
   for i in "${TEST_DIRS[@]}"; do
     rm -rf "$i"
@@ -74,8 +74,13 @@ remove_containers() {
 }
 
 remove_volumes() {
-  local slug=$1 vols
-  vols=$("$RUNTIME" volume ls -q | awk -v p="litterbox-$slug-" 'index($0, p) == 1')
+  local slug=$1 repo=$2 vols
+  vols=$(
+    {
+      "$RUNTIME" volume ls -q --filter "label=dev.litterbox.repo=$repo"
+      "$RUNTIME" volume ls -q | awk -v p="litterbox-$slug-" 'index($0, p) == 1'
+    } | sort -u
+  )
   if [ -n "$vols" ]; then
     # shellcheck disable=SC2086
     "$RUNTIME" volume rm -f $vols >/dev/null 2>&1 || true

@@ -13,9 +13,11 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
-// A repository moved to another directory: its sandbox still answers there,
-// listed as missing (its container carries the old path), and delete there
-// removes the container, volume, branch and state, as its names are recorded.
+// A repository moved to another directory keeps its sandboxes: its id moved
+// with it, so they are active there and take agent calls (their containers'
+// path label still says the old place, which list --all-repos from elsewhere
+// marks gone), and delete there removes the container, volume, branch and
+// state.
 func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
@@ -32,17 +34,31 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := m2.List(ctx, false)
-	if err != nil || len(list) != 1 || list[0].Name != "mover" {
+	if err != nil || len(list) != 1 || list[0].Name != "mover" || list[0].Status != StatusActive || list[0].Repo != moved {
 		t.Fatalf("list after the move: %+v %v", list, err)
 	}
-	all, err := m2.List(ctx, true)
+	if _, err := m2.Bash(ctx, "mover", BashOptions{Command: "echo moved > here"}); err != nil {
+		t.Fatalf("an agent call after the move: %v", err)
+	}
+	elsewhere, err := Open(ctx, testenv.Exec(), Docker, testenv.NewRepo(t, filepath.Join(t.TempDir(), "elsewhere"), testenv.SmallFiles), config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
+	all, err := elsewhere.List(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
 	for _, s := range all {
-		if s.Name == "mover" && s.Repo == m.Root && !s.RepoGone {
-			t.Errorf("the old path is not marked gone: %+v", s)
+		if s.Container == list[0].Container {
+			seen = true
+			if s.Repo != m.Root || !s.RepoGone {
+				t.Errorf("from elsewhere, the old path is not shown gone: %+v", s)
+			}
 		}
+	}
+	if !seen {
+		t.Errorf("list --all-repos from elsewhere does not show %s", list[0].Container)
 	}
 	if _, err := m2.Delete(ctx, "mover", true); err != nil {
 		t.Fatal(err)
