@@ -489,7 +489,6 @@ want_entry() {
 # The audit log
 
 @test "audit: every MCP tool call is logged with its commands; write content is only a hash; log --audit shows and filters it" {
-  c=$(container_of aud)
   run --separate-stderr mcpcall --repo "$REPO" \
     sandbox-create '{"name":"aud"}' \
     write '{"sandbox":"aud","path":"notes.txt","content":"secret text"}' \
@@ -498,6 +497,7 @@ want_entry() {
     read '{"sandbox":"aud","path":"missing.txt"}' \
     edit '{"sandbox":"aud","path":"notes.txt","old_string":"secret text","new_string":"other words"}'
   assert_success
+  c=$(container_of aud)
   assert_equal "$(jsonget -l .isError <<<"$output" | tr '\n' ' ')" "false false false false true false "
   assert_equal "$(jsonget .text <<<"${lines[3]}")" "secret text"
 

@@ -83,14 +83,15 @@ teardown() { common_teardown; }
   docker_line=$(printf '%s\n' "${cmds[@]}" | grep '^docker ps ')
   git_line=$(printf '%s\n' "${cmds[@]}" | grep '^git .*for-each-ref')
 
-  # The pasted docker ps finds exactly our sandbox, as list showed it.
+  # The pasted docker ps finds our sandbox, as list showed it (among every
+  # managed container: list decides ownership by label).
   run sh -c "$docker_line"
   assert_success
-  assert_equal "${#lines[@]}" 1
-  assert_equal "$(jsonget -l .name .state <<<"$output")" "$(printf '%s\nrunning' "$c")"
-  # Labels, sorted by key: base, ports (none), repo, repo-slug, sandbox.
-  assert_equal "$(jsonget -l '.labels.*' <<<"$output")" \
-    "$(printf '%s\n' "$(git rev-parse HEAD)" "" "$REPO" "$REPO_SLUG" box)"
+  mine=$(grep -F "\"name\":\"$c\"" <<<"$output")
+  assert_equal "$(jsonget -l .name .state <<<"$mine")" "$(printf '%s\nrunning' "$c")"
+  # Labels, sorted by key: base, ports (none), repo, repo-id, repo-slug, sandbox.
+  assert_equal "$(jsonget -l '.labels.*' <<<"$mine")" \
+    "$(printf '%s\n' "$(git rev-parse HEAD)" "" "$REPO" "$(repo_id)" "$REPO_SLUG" box)"
 
   # The pasted git line prints what git itself prints, from any directory.
   expected=$(git -C "$REPO" for-each-ref '--format=%(objectname) %(refname)' refs/heads/litterbox/)

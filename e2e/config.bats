@@ -258,10 +258,10 @@ name = "frontend"
 target = 5173
 EOF
   commit_config
-  c=$(container_of old "$PROJECT_SLUG")
 
   run --separate-stderr lb create old
   assert_success
+  c=$(container_of old "$PROJECT_SLUG")
   assert_line "Created sandbox 'old'"
   assert_line "  container: $c"
   assert_line "  network:   bridge"

@@ -149,12 +149,13 @@ done'
   assert_line "Deleted sandbox 'my-feature-name'."
 }
 
-@test "AC1.7: the container is named litterbox-<repo slug>-<sandbox slug>" {
+@test "AC1.7: the container is named litterbox-<repo slug>-<repo id>-<sandbox slug>" {
   hex=$(rand_hex)
   make_repo "Lbe2e_${hex}_My.Repo"
   cd "$MADE_REPO"
   create my-feature
-  c=litterbox-lbe2e-${hex}-my-repo-my-feature
+  [[ $(repo_id "$MADE_REPO") =~ ^[0-9a-f]{8}$ ]] || fail "repository id: $(repo_id "$MADE_REPO")"
+  c=litterbox-lbe2e-${hex}-my-repo-$(repo_id "$MADE_REPO")-my-feature
   assert_equal "$(state_of "$c")" running
   assert_equal "$(inspect "$c" '{{index .Config.Labels "dev.litterbox.managed"}}')" true
   assert_equal "$(inspect "$c" '{{index .Config.Labels "dev.litterbox.repo"}}')" "$MADE_REPO"
@@ -533,7 +534,7 @@ thaw_foreign() {
   assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
   assert_equal "$(find "$gitdir" -path '*my-sandbox*')" ""
   if [ -d "$gitdir/litterbox" ]; then
-    assert_equal "$(find "$gitdir/litterbox" -type f)" ""
+    assert_equal "$(find "$gitdir/litterbox" -type f ! -name repo-id.json)" ""
   fi
   assert_equal "$(find "$TMPDIR" -mindepth 1)" ""
   assert_equal "$(git status --porcelain)" ""

@@ -476,7 +476,7 @@ failures() {
   assert_equal "${#lines[@]}" 9
   for line in "${lines[@]}"; do
     RESULT=$line
-    refused "sandbox 'nope' not found"
+    refused "sandbox 'nope' not found: this repository has box"
   done
 
   # read of a missing file.
