@@ -3,7 +3,7 @@
 # basename and one committed slug, a copy of a repository, linked worktrees,
 # and every repository shape a user may run litterbox in.
 
-# shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
+# shellcheck disable=SC2154,SC2030,SC2031,SC2153 # bats sets status/output/lines/stderr; each test is a subshell; REPO comes from common_setup
 bats_require_minimum_version 1.5.0
 load helpers
 
