@@ -216,9 +216,12 @@ func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, _, err := m.ownContainer(ctx, slug)
+	n, in, err := m.ownContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
+	}
+	if in.State == "paused" { // the inspect said so: no second call
+		return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}, nil
 	}
 	return m.pauseContainer(ctx, slug, n.Container)
 }
@@ -275,9 +278,12 @@ func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, _, err := m.ownContainer(ctx, slug)
+	n, in, err := m.ownContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
+	}
+	if in.State == "running" {
+		return Outcome{Name: slug, Status: StatusActive, Message: fmt.Sprintf("Sandbox '%s' is already active.", slug)}, nil
 	}
 	return m.resumeContainer(ctx, slug, n.Container)
 }
