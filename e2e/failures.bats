@@ -39,7 +39,7 @@ assert_nothing_left() {
   assert_failure
   gitdir=$(git rev-parse --absolute-git-dir)
   if [ -d "$gitdir/litterbox" ]; then
-    assert_equal "$(find "$gitdir/litterbox" -type f ! -name repo-id.json)" ""
+    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*')" ""
   fi
   assert_equal "$(lb_ok list)" "No sandboxes."
 }

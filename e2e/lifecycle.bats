@@ -534,7 +534,7 @@ thaw_foreign() {
   assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
   assert_equal "$(find "$gitdir" -path '*my-sandbox*')" ""
   if [ -d "$gitdir/litterbox" ]; then
-    assert_equal "$(find "$gitdir/litterbox" -type f ! -name repo-id.json)" ""
+    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*')" ""
   fi
   assert_equal "$(find "$TMPDIR" -mindepth 1)" ""
   assert_equal "$(git status --porcelain)" ""

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"syscall"
 )
 
 // LabelRepoID carries the repository's id (see repoIdentity) on every
@@ -31,13 +33,15 @@ func identityPath(common string) string {
 	return filepath.Join(common, "litterbox", "repo-id.json")
 }
 
+var idRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
 func readIdentity(common string) (identityFile, error) {
 	var f identityFile
 	data, err := os.ReadFile(identityPath(common))
 	if err != nil {
 		return f, err
 	}
-	if err := json.Unmarshal(data, &f); err != nil || len(f.ID) != 8 {
+	if err := json.Unmarshal(data, &f); err != nil || !idRE.MatchString(f.ID) {
 		return identityFile{}, fmt.Errorf("%s is damaged; remove it and litterbox makes a new one", identityPath(common))
 	}
 	return f, nil
@@ -48,47 +52,57 @@ func readIdentity(common string) (identityFile, error) {
 // repository keeps its sandboxes when it is moved; a copy (cp -r) whose
 // original is still in place gets a new one, so the two never share.
 func repoIdentity(common string) (string, error) {
+	if f, err := readIdentity(common); err == nil && (f.CommonDir == common || sameDir(f.CommonDir, common)) {
+		return f.ID, nil
+	}
+	// The first use, a move or a copy: decided by one process at a time,
+	// so that racing processes agree.
+	unlock, err := lockFile(identityPath(common) + ".lock")
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	f, err := readIdentity(common)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return newIdentity(common, false)
 	case err != nil:
 		return "", err
 	case f.CommonDir == common || sameDir(f.CommonDir, common):
-		return f.ID, nil
+		return f.ID, nil // another process just decided
+	default:
+		if orig, err := readIdentity(f.CommonDir); err == nil && orig == f {
+			f.ID = "" // a copy: the original still has it
+		}
 	}
-	if orig, err := readIdentity(f.CommonDir); err == nil && orig == f {
-		return newIdentity(common, true) // a copy: the original still has it
+	if f.ID == "" {
+		var raw [4]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return "", err
+		}
+		f.ID = hex.EncodeToString(raw[:])
 	}
-	f.CommonDir = common // moved
+	f.CommonDir = common
 	return f.ID, writeFileAtomic(identityPath(common), mustJSON(f))
 }
 
-// newIdentity writes a new id. Two processes may race to make the first
-// one: a link fails where a rename would overwrite, so the loser reads the
-// winner's.
-func newIdentity(common string, replace bool) (string, error) {
-	var raw [4]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", err
+// lockFile holds an exclusive lock on path (made if need be) until the
+// returned function is called.
+func lockFile(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
 	}
-	f := identityFile{ID: hex.EncodeToString(raw[:]), CommonDir: common}
-	path := identityPath(common)
-	if replace {
-		return f.ID, writeFileAtomic(path, mustJSON(f))
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
 	}
-	tmp := path + ".new." + f.ID
-	if err := writeFileAtomic(tmp, mustJSON(f)); err != nil {
-		return "", err
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
 	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
-		won, err := readIdentity(common)
-		return won.ID, err
-	} else if err != nil {
-		return "", err
-	}
-	return f.ID, nil
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // PinRepoID gives the repository at commonDir the id given, for replay

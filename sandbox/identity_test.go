@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -29,8 +28,6 @@ func mustOpen(t *testing.T, dir string) *Manager {
 	}
 	return m
 }
-
-var idRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 func TestRepoIdentityIsStableAndPerRepository(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
