@@ -30,7 +30,7 @@ table=$(awk '
     for (i = 4; i < NF; i++) if ($(i + 1) == "idle-RSS-MiB") rss[name] = $i
   }
   END {
-    target["BashNoop"] = 1.5; target["Write"] = 2; target["List50"] = 2; target["PauseResume"] = 1.5
+    target["BashNoop"] = 1.5; target["Write"] = 2; target["List50"] = 2; target["PauseResume"] = 2
     target["BashNoopGoSrc"] = 1.5; target["WriteGoSrc"] = 2
     print "| operation | litterbox median (ms) | raw docker median (ms) | ratio | target |"
     print "| --- | ---: | ---: | ---: | --- |"
