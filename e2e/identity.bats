@@ -67,9 +67,24 @@ print_state() {
     assert_equal "$(print_state "$other")" "$before"
   done
 
-  # delete without --force (paused), delete --force and merge, in b.
+  # Errors in b, and their advice followed literally, leave a alone.
   cd "$b"
   before=$(print_state "$a")
+  : >"$BATS_TEST_TMPDIR/advice"
+  for cmd in "create x" "delete x" "pause x" "exec x -- true" "shell x" "service x status nope" "pause nope" "diff nope"; do
+    # shellcheck disable=SC2086 # words on purpose
+    run --separate-stderr lb $cmd </dev/null
+    printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/err"
+    advice "$BATS_TEST_TMPDIR/err" >>"$BATS_TEST_TMPDIR/advice"
+  done
+  grep -qx 'resume x' "$BATS_TEST_TMPDIR/advice" || fail "no advice to follow: $(cat "$BATS_TEST_TMPDIR/advice")"
+  while read -r line; do
+    # shellcheck disable=SC2086
+    lb $line </dev/null || true
+  done <"$BATS_TEST_TMPDIR/advice"
+  assert_equal "$(print_state "$a")" "$before"
+
+  # delete without --force (paused), delete --force and merge, in b.
   lb_ok pause x >/dev/null
   lb_ok delete x >/dev/null
   create x

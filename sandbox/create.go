@@ -125,7 +125,11 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	if rec, err := m.store().load(slug); err != nil {
 		return nil, err
 	} else if rec != nil {
-		return nil, &ExistsError{Name: slug, Detail: "its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
+		// A live sandbox, or the state of one whose branch was deleted.
+		if refs, err := m.Git.ListRefs(ctx, n.Ref); err != nil || len(refs) > 0 {
+			return nil, &ExistsError{Name: slug}
+		}
+		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
 	baseRef := opts.BaseRef
 	if baseRef == "" {

@@ -136,10 +136,17 @@ func repoPath(root, gitDir, common string) string {
 type ForeignError struct {
 	Resource string // "container litterbox-app-x"
 	Owner    string // the owner's repository path
+	// Sandbox is set when this repository has a sandbox of that name (its
+	// branch or record), whose own container is then missing.
+	Sandbox string
 }
 
 func (e *ForeignError) Error() string {
-	return fmt.Sprintf("%s belongs to %s, not to this repository; nothing was done to it", e.Resource, e.Owner)
+	msg := fmt.Sprintf("%s belongs to %s, not to this repository; nothing was done to it", e.Resource, e.Owner)
+	if e.Sandbox != "" {
+		msg = fmt.Sprintf("sandbox '%s' is missing here: %s (`litterbox delete %s` removes only this repository's branch and state)", e.Sandbox, msg, e.Sandbox)
+	}
+	return msg
 }
 
 // owns reports whether the resource named name with these labels is this
@@ -176,7 +183,7 @@ func (m *Manager) worktreeRoots(ctx context.Context) []string {
 }
 
 // foreign is the refusal for a resource owns rejected.
-func foreign(kind, name string, labels map[string]string) error {
+func foreign(kind, name string, labels map[string]string) *ForeignError {
 	owner := labels[LabelRepo]
 	if owner == "" {
 		owner = "another repository"

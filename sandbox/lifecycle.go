@@ -46,6 +46,9 @@ type Info struct {
 	// CommitsAhead counts the branch's commits over the base; nil when it
 	// cannot be known (no branch, or a sandbox of another repository).
 	CommitsAhead *int `json:"commits_ahead"`
+	// ours: the sandbox is this repository's (another repository may
+	// have had the same path).
+	ours bool
 }
 
 var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
@@ -97,7 +100,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			continue
 		}
 		out = append(out, Info{
-			RepoGone: !ours && !isDir(repo),
+			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name:     slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 		})
@@ -126,7 +129,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	for i := range out {
 		s := &out[i]
 		tip, ok := tips[s.Name]
-		if s.Repo != m.RepoPath || !ok || s.Base == "" {
+		if !s.ours || !ok || s.Base == "" {
 			continue
 		}
 		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
@@ -141,7 +144,7 @@ func ParseNameExact(s string) bool { return slug.Valid(s) }
 
 func (m *Manager) missingInfo(slug string, rec *Record) Info {
 	n := m.Names(slug)
-	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}}
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}, ours: true}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
@@ -247,7 +250,11 @@ func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, dockerc
 	case err != nil:
 		return n, in, err
 	case !m.owns(ctx, n.Container, in.Labels):
-		return n, in, foreign("container", n.Container, in.Labels)
+		fe := foreign("container", n.Container, in.Labels)
+		if ok, _ := m.known(ctx, slug); ok {
+			fe.Sandbox = slug
+		}
+		return n, in, fe
 	}
 	m.verified.Store(n.Container, true)
 	return n, in, nil
