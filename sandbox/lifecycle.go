@@ -101,7 +101,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		}
 		out = append(out, Info{
 			ours: ours, RepoGone: !ours && !isDir(repo),
-			Name:     slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
+			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 		})
 	}
