@@ -23,10 +23,26 @@ import (
 
 // Config files, read from the repository root in this order; the second
 // overrides the first key by key and is meant to stay out of version control.
+// The user's own config (UserFile) comes before both.
 const (
 	File      = ".litterbox.toml"
 	LocalFile = ".litterbox.local.toml"
 )
+
+// UserFile is the user's own config, for every repository:
+// $XDG_CONFIG_HOME/litterbox/config.toml, else ~/.config/litterbox/config.toml;
+// "" when neither can be known.
+func UserFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "litterbox", "config.toml")
+}
 
 // Config is how sandboxes of one repository are made.
 type Config struct {
@@ -45,8 +61,14 @@ type Config struct {
 	Env       map[string]string
 	Ports     []PortSpec
 	Services  map[string]ServiceSpec
-	// Files are the config files this was read from, relative to the root.
+	// Files are the config files this was read from, relative to the root
+	// (the user's own config by its absolute path).
 	Files []string
+	// From names, for each setting that can loosen a sandbox (see
+	// Weakenings), the file that set it last: "docker.network",
+	// "docker.user", "docker.read-only", "docker.memory", "docker.cpus",
+	// "docker.pids" and "ports.<name>".
+	From map[string]string
 }
 
 // PortSpec is one [[ports]] entry: a container port published on a host port
@@ -98,6 +120,50 @@ func Default() Config {
 		CPUs:         strconv.Itoa(cpus),
 		PidsLimit:    defaultPids,
 	}
+}
+
+// Weakening is a setting that loosens what a sandbox may do, beyond the
+// defaults, and the file that set it.
+type Weakening struct {
+	Key   string // dotted key: docker.network, ports.<name>, ...
+	Value string // as it would be written in the file
+	File  string // as in Config.From; "" when no file set it
+}
+
+func (w Weakening) String() string {
+	return fmt.Sprintf("%s = %s", w.Key, w.Value)
+}
+
+// Weakenings lists the settings of c that loosen a sandbox's defaults: any
+// network but "none", uid 0, a writable root file system, limits above the
+// defaults, and published ports.
+func (c Config) Weakenings() []Weakening {
+	d := Default()
+	var out []Weakening
+	add := func(key, value string) { out = append(out, Weakening{Key: key, Value: value, File: c.From[key]}) }
+	if c.Network != d.Network {
+		add("docker.network", strconv.Quote(c.Network))
+	}
+	if uid, _, err := c.IDs(); err == nil && uid == 0 {
+		add("docker.user", strconv.Quote(c.User))
+	}
+	if !c.ReadOnly {
+		add("docker.read-only", "false")
+	}
+	if memBytes(c.Memory) > memBytes(d.Memory) {
+		add("docker.memory", strconv.Quote(c.Memory))
+	}
+	cpus, _ := strconv.ParseFloat(c.CPUs, 64)
+	if defCPUs, _ := strconv.ParseFloat(d.CPUs, 64); cpus > defCPUs {
+		add("docker.cpus", c.CPUs)
+	}
+	if c.PidsLimit > d.PidsLimit {
+		add("docker.pids", strconv.Itoa(c.PidsLimit))
+	}
+	for _, p := range c.Ports {
+		add("ports."+p.Name, strconv.Itoa(p.Target))
+	}
+	return out
 }
 
 // IDs parses User into numeric ids.
@@ -177,8 +243,16 @@ type fileService struct {
 func Load(root string) (Config, error) {
 	cfg := Default()
 	var files []*fileConfig
-	for _, name := range []string{File, LocalFile} {
-		data, err := os.ReadFile(filepath.Join(root, name))
+	var names []string
+	for _, name := range []string{UserFile(), File, LocalFile} {
+		if name == "" {
+			continue
+		}
+		path := name
+		if !filepath.IsAbs(name) {
+			path = filepath.Join(root, name)
+		}
+		data, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -190,16 +264,18 @@ func Load(root string) (Config, error) {
 			return cfg, err
 		}
 		files = append(files, fc)
+		names = append(names, name)
 		cfg.Files = append(cfg.Files, name)
 	}
 	networkSet := false
-	for _, fc := range files {
-		networkSet = fc.apply(&cfg) || networkSet
+	for i, fc := range files {
+		networkSet = fc.apply(&cfg, names[i]) || networkSet
 	}
 	// Published ports need a network: a file that asks for ports and says
 	// nothing about the network (as every Rust-era config did) gets bridge.
 	if len(cfg.Ports) > 0 && !networkSet {
 		cfg.Network = "bridge"
+		cfg.From["docker.network"] = cfg.From["ports."+cfg.Ports[0].Name]
 	}
 	return cfg, cfg.validate()
 }
@@ -282,9 +358,27 @@ func typeWord(t string) string {
 
 // apply overlays what the file sets onto cfg, and reports whether it set the
 // network.
-func (fc *fileConfig) apply(cfg *Config) (networkSet bool) {
+func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	set(&cfg.ProjectSlug, fc.Project.Slug)
 	d := fc.Docker
+	from := func(key string, isSet bool) {
+		if !isSet {
+			return
+		}
+		if cfg.From == nil {
+			cfg.From = map[string]string{}
+		}
+		cfg.From[key] = name
+	}
+	from("docker.network", d.Network != nil)
+	from("docker.user", d.User != nil)
+	from("docker.read-only", d.ReadOnly != nil)
+	from("docker.memory", d.Memory != nil)
+	from("docker.cpus", d.CPUs != nil)
+	from("docker.pids", d.Pids != nil)
+	for _, p := range fc.Ports {
+		from("ports."+*p.Name, true)
+	}
 	set(&cfg.Image, d.Image)
 	set(&cfg.SetupCommand, d.SetupCommand)
 	set(&cfg.Network, d.Network)
@@ -432,17 +526,26 @@ func (m *memorySize) UnmarshalTOML(v any) error {
 	default:
 		return fmt.Errorf("want a size such as \"2g\", got %s", tomlType(v))
 	}
-	sub := memoryRE.FindStringSubmatch(s)
-	if sub == nil {
+	n := memBytes(s)
+	if n < 0 {
 		return fmt.Errorf("memory %q: want a size such as \"512m\" or \"2g\"", s)
 	}
-	n, _ := strconv.ParseFloat(sub[1], 64)
-	n *= map[string]float64{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[strings.ToLower(sub[2])]
 	if n < minMemory {
 		return fmt.Errorf("memory %v is %.0f bytes, below the engine's minimum of 6m: want a size such as \"512m\" or \"2g\"", v, n)
 	}
 	*m = memorySize(s)
 	return nil
+}
+
+// memBytes is a size as docker reads it ("512m", "2g", bytes), -1 if it
+// is not one.
+func memBytes(s string) float64 {
+	sub := memoryRE.FindStringSubmatch(s)
+	if sub == nil {
+		return -1
+	}
+	n, _ := strconv.ParseFloat(sub[1], 64)
+	return n * map[string]float64{"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[strings.ToLower(sub[2])]
 }
 
 type cpuCount string

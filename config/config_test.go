@@ -9,6 +9,18 @@ import (
 	"testing"
 )
 
+// TestMain keeps the user's own config out of every test.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "litterbox-config-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func writeConfigs(t *testing.T, main, local string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -237,4 +249,59 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWeakeningsNameTheirFile: every setting that loosens a sandbox is
+// listed with the file that set it last, the user's own config included.
+func TestWeakeningsNameTheirFile(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	if cfg, err := Load(t.TempDir()); err != nil || len(cfg.Weakenings()) != 0 {
+		t.Fatalf("defaults loosen %v (%v)", cfg.Weakenings(), err)
+	}
+	user := filepath.Join(xdg, "litterbox", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte("[docker]\npids = 4096\nmemory = \"1g\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeConfigs(t,
+		"[docker]\nnetwork = \"bridge\"\nuser = \"0:0\"\nread-only = false\nmemory = \"8g\"\ncpus = 64\n[[ports]]\nname = \"www\"\ntarget = 80\n",
+		"[docker]\nread-only = true\n[[ports]]\nname = \"db\"\ntarget = 5432\n")
+	cfg, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range cfg.Weakenings() {
+		got = append(got, w.String()+" @ "+w.File)
+	}
+	want := []string{
+		`docker.network = "bridge" @ ` + File,
+		`docker.user = "0:0" @ ` + File,
+		`docker.memory = "8g" @ ` + File,
+		`docker.cpus = 64 @ ` + File,
+		`docker.pids = 4096 @ ` + user,
+		`ports.www = 80 @ ` + File,
+		`ports.db = 5432 @ ` + LocalFile,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("weakenings:\n got %q\nwant %q", got, want)
+	}
+	if !reflect.DeepEqual(cfg.Files, []string{user, File, LocalFile}) {
+		t.Errorf("files %q", cfg.Files)
+	}
+	// Ports without a network get bridge from the file that asked for them.
+	cfg, err = Load(writeConfigs(t, "", "[[ports]]\nname = \"www\"\ntarget = 80\n"))
+	if err != nil || cfg.Network != "bridge" || cfg.From["docker.network"] != LocalFile {
+		t.Errorf("auto bridge: %q from %q (%v)", cfg.Network, cfg.From["docker.network"], err)
+	}
+	// An error in the user's file names it.
+	if err := os.WriteFile(user, []byte("[docker]\npids = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), user+", line 2, key docker.pids") {
+		t.Errorf("user file error: %v", err)
+	}
 }

@@ -98,6 +98,12 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   printf '[[ports]]\nname = "www"\ntarget = 8080\n' >.litterbox.toml
   git add .litterbox.toml
   git commit -qm "config: ports"
+  # Ports loosen the sandbox: the committed config needs the user's word.
+  run --separate-stderr lb doctor
+  assert_failure 1
+  assert_line --regexp '^fail +config +\.litterbox\.toml sets docker\.network = "bridge", which loosens the sandbox'
+  assert_line --regexp '^ +fix: read \.litterbox\.toml, then: litterbox trust$'
+  lb_ok trust >/dev/null
   run --separate-stderr lb doctor
   assert_success
   assert_equal "${#lines[@]}" 9

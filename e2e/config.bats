@@ -27,7 +27,14 @@ HTTPD='["busybox", "httpd", "-f", "-p", "8080", "-h", "/src"]'
 
 # config [FILE] writes the repository's config file (default .litterbox.toml)
 # from stdin, in the working tree only.
-config() { cat >"$REPO/${1:-.litterbox.toml}"; }
+# The committed file is trusted as written (the trust rules have tests of
+# their own, in trust.bats); a file that does not load is left untrusted.
+config() {
+  cat >"$REPO/${1:-.litterbox.toml}"
+  if [ "${1:-.litterbox.toml}" = .litterbox.toml ]; then
+    lb trust >/dev/null 2>&1 || true
+  fi
+}
 
 # commit_config commits .litterbox.toml, so create sees a clean work tree.
 commit_config() {

@@ -32,6 +32,8 @@ common_setup() {
     echo "litterbox binary not found at $LITTERBOX: run make build (or set LITTERBOX)" >&2
     return 1
   }
+  # Nobody's own litterbox config reaches a test.
+  export XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/xdg"
   export GIT_CONFIG_NOSYSTEM=1
   export GIT_CONFIG_GLOBAL="$BATS_TEST_TMPDIR/gitconfig"
   git config --global user.name "Litterbox E2E"

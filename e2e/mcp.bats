@@ -244,6 +244,7 @@ command = ["busybox", "httpd", "-f", "-p", "8080", "-h", "/src"]
 EOF
   git add .litterbox.toml
   git commit -qm "config"
+  lb_ok trust >/dev/null
   call sandbox-create '{"name":"svc-box"}' \
     sandbox-ports '{"sandbox":"svc-box"}' \
     sandbox-service '{"sandbox":"svc-box","action":"status"}' \

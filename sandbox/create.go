@@ -73,6 +73,9 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 type CreateOptions struct {
 	Name    string
 	BaseRef string // default HEAD
+	// Network, when set, replaces the config's: the user's word on the
+	// command line, and the only way to get "host".
+	Network string
 }
 
 // Created describes a new sandbox.
@@ -90,6 +93,9 @@ type Created struct {
 	Workdir  string           `json:"workdir"`
 	// ConfigFiles are the config files the sandbox was made from.
 	ConfigFiles []string `json:"config_files"`
+	// Weakened are the settings that loosen the sandbox's defaults, each
+	// with the file (or flag) that set it.
+	Weakened []string `json:"weakened"`
 	// Submodules says what became of each submodule of the base commit.
 	Submodules []Submodule `json:"submodules"`
 	// Warnings are things the caller must be told, such as uncommitted host
@@ -107,6 +113,20 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		return nil, err
 	}
 	cfg, err := m.createConfig()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Network != "" {
+		if opts.Network == "none" && len(cfg.Ports) > 0 {
+			return nil, fmt.Errorf("--network none: port %q needs a network", cfg.Ports[0].Name)
+		}
+		cfg.Network = opts.Network
+		if cfg.From == nil {
+			cfg.From = map[string]string{}
+		}
+		cfg.From["docker.network"] = FlagNetwork
+	}
+	weakened, err := m.checkWeakenings(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +253,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
 		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: cfg.Network,
-		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
 }
 

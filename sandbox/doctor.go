@@ -133,7 +133,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
 		return checks
 	}
-	add(configCheck(cfg))
+	add(m.configCheck(cfg))
 	if len(cfg.Ports) > 0 && engineUp {
 		add(m.portsCheck(ctx, cfg))
 	}
@@ -262,9 +262,17 @@ func repoCheck(ctx context.Context, m *Manager) Check {
 	return c
 }
 
-func configCheck(cfg config.Config) Check {
+func (m *Manager) configCheck(cfg config.Config) Check {
 	if len(cfg.Files) == 0 {
 		return Check{Name: "config", Status: CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
+	}
+	if _, err := m.checkWeakenings(cfg); err != nil {
+		var we *WeakeningError
+		fix := "fix the file named above"
+		if errors.As(err, &we) && we.Weakening.File == config.File {
+			fix = "read " + config.File + ", then: litterbox trust"
+		}
+		return Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: fix}
 	}
 	return Check{Name: "config", Status: CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
 		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}

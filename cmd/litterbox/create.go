@@ -15,7 +15,7 @@ import (
 )
 
 func (a *app) createCommand() *cobra.Command {
-	var base string
+	var base, network string
 	var asJSON, quiet bool
 	cmd := &cobra.Command{
 		Use:   "create NAME",
@@ -39,7 +39,7 @@ free host port on 127.0.0.1.`,
 					fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 				}
 			}
-			c, err := m.Create(cmd.Context(), sandbox.CreateOptions{Name: args[0], BaseRef: base})
+			c, err := m.Create(cmd.Context(), sandbox.CreateOptions{Name: args[0], BaseRef: base, Network: network})
 			if err != nil {
 				return err
 			}
@@ -60,6 +60,7 @@ free host port on 127.0.0.1.`,
 		},
 	}
 	cmd.Flags().StringVar(&base, "base", "", "commit-ish to start from (default HEAD)")
+	cmd.Flags().StringVar(&network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not show progress")
 	return cmd
@@ -73,6 +74,9 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 		config = strings.Join(c.ConfigFiles, ", ")
 	}
 	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", config, c.Network)
+	for _, l := range c.Weakened {
+		fmt.Fprintf(w, "  weakened:  %s\n", l)
+	}
 	fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
 	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
 		if s != "" {

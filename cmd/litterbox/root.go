@@ -73,6 +73,7 @@ their branch. You review and accept the work with this CLI.`,
 
 	root.AddCommand(
 		a.createCommand(),
+		a.trustCommand(),
 		a.listCommand(),
 		a.pauseCommand(),
 		a.resumeCommand(),

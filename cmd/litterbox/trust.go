@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/config"
+)
+
+func (a *app) trustCommand() *cobra.Command {
+	var revoke bool
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Allow what this repository's committed .litterbox.toml loosens (network, root, ports, limits)",
+		Long: `A committed .litterbox.toml comes with the repository: someone else's, or an
+agent's branch you merged. Settings in it that loosen a sandbox (any network
+but "none", uid 0, read-only = false, limits above the defaults, ports) are
+refused until you allow the file as it is now with litterbox trust; a changed
+file needs it again. The same settings in .litterbox.local.toml or your own
+config (~/.config/litterbox/config.toml) need no trust. network = "host" is
+taken only from the command line (litterbox create NAME --network host).
+The trust is kept in the repository's git dir, per work tree.`,
+		Example: "  litterbox trust\n  litterbox trust --revoke",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := a.manager(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if revoke {
+				if err := m.Untrust(); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%s is no longer trusted.\n", config.File)
+				return nil
+			}
+			res, err := m.Trust()
+			if err != nil {
+				return err
+			}
+			what := "it loosens nothing"
+			if len(res.Weakenings) > 0 {
+				what = "it sets " + strings.Join(res.Weakenings, ", ")
+			}
+			fmt.Fprintf(a.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the trust")
+	return cmd
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# What a committed .litterbox.toml loosens needs the user's word
+# (litterbox trust); the local file, the user's own config and create's
+# --network need none; network "host" comes only from the command line.
+
+# shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() { build_helpers mcpcall; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# refused_create NAME PATTERN: create NAME fails with one line matching
+# PATTERN and makes nothing.
+refused_create() {
+  run --separate-stderr lb create "$1"
+  assert_failure 1
+  assert_output ""
+  [ "${#stderr_lines[@]}" -eq 1 ] || fail "want one line, got: $stderr"
+  [[ $stderr =~ $2 ]] || fail "error does not match /$2/: $stderr"
+  branch_exists "litterbox/$1" && fail "branch litterbox/$1 was made"
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO" --filter "label=dev.litterbox.sandbox=$1")" ""
+}
+
+@test "a committed config that loosens the sandbox is refused, allowed by trust, refused again once it changes" {
+  printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' >.litterbox.toml
+  git add .litterbox.toml && git commit -qm "weaken"
+  refused_create box '^Error: \.litterbox\.toml sets docker\.network = "bridge", which loosens the sandbox, and this repository.s committed config is not trusted: read it, then allow it with litterbox trust \(or set it in \.litterbox\.local\.toml\)'
+  # The agent's way in is refused the same.
+  run --separate-stderr mcpcall --repo "$REPO" sandbox-create '{"name":"agent"}'
+  assert_success
+  assert_equal "$(jsonget .isError <<<"$output")" true
+  [[ $(jsonget .text <<<"$output") == *"not trusted"* ]] || fail "mcp: $output"
+
+  run --separate-stderr lb trust
+  assert_success
+  assert_output --regexp '^Trusted .*/\.litterbox\.toml \(sha256:[0-9a-f]{12}\): it sets docker\.network = "bridge", docker\.user = "0:0"\.$'
+  run --separate-stderr lb create box
+  assert_success
+  assert_line '  weakened:  docker.network = "bridge" (.litterbox.toml, trusted)'
+  assert_line '  weakened:  docker.user = "0:0" (.litterbox.toml, trusted)'
+  assert_equal "$(inspect "$(container_of box)" '{{.HostConfig.NetworkMode}} {{.Config.User}}')" "bridge 0:0"
+
+  # An agent's change to the file, merged or not, needs the word again.
+  printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\nread-only = false\n' >.litterbox.toml
+  refused_create box2 'has changed since it was trusted: read it, then allow it with litterbox trust'
+  lb_ok trust --revoke >/dev/null
+  git checkout -q .litterbox.toml
+  refused_create box2 'committed config is not trusted'
+}
+
+@test "the same settings from .litterbox.local.toml or the user's own config need no trust" {
+  printf '[docker]\nnetwork = "bridge"\n' >.litterbox.local.toml
+  run --separate-stderr lb create box
+  assert_success
+  assert_line '  weakened:  docker.network = "bridge" (.litterbox.local.toml)'
+  rm .litterbox.local.toml
+  mkdir -p "$XDG_CONFIG_HOME/litterbox"
+  printf '[docker]\npids = 1024\n' >"$XDG_CONFIG_HOME/litterbox/config.toml"
+  run --separate-stderr lb create box2
+  assert_success
+  assert_line "  weakened:  docker.pids = 1024 ($XDG_CONFIG_HOME/litterbox/config.toml)"
+  assert_equal "$(inspect "$(container_of box2)" '{{.HostConfig.PidsLimit}}')" 1024
+  # Without a loosening, create says nothing of it.
+  rm "$XDG_CONFIG_HOME/litterbox/config.toml"
+  run --separate-stderr lb create box3
+  assert_success
+  refute_output --partial weakened
+}
+
+@test "network host: refused from every file, taken from create --network host" {
+  printf '[docker]\nnetwork = "host"\n' >.litterbox.local.toml
+  refused_create box '^Error: \.litterbox\.local\.toml sets docker\.network = "host", which shares the host.s network with the sandbox; Litterbox takes that only from the command line: litterbox create NAME --network host\.$'
+  printf '[docker]\nnetwork = "host"\n' >.litterbox.toml
+  lb_ok trust >/dev/null
+  rm .litterbox.local.toml
+  refused_create box 'takes that only from the command line'
+  run --separate-stderr lb create box --network host
+  assert_success
+  assert_line '  weakened:  docker.network = "host" (--network)'
+  assert_equal "$(inspect "$(container_of box)" '{{.HostConfig.NetworkMode}}')" host
+}

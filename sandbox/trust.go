@@ -1,0 +1,196 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/litterbox-dev/litterbox/config"
+)
+
+// FlagNetwork is the source of a network named on create's command line,
+// the one place "host" is taken from.
+const FlagNetwork = "--network"
+
+// The committed config comes with the repository, possibly someone else's,
+// or merged from an agent's branch: what it loosens needs the user's word,
+// given with `litterbox trust` (as direnv allow and mise trust do). The
+// word is the digest of the file, so a changed file needs it again.
+
+func (m *Manager) trustPath() string { return filepath.Join(m.GitDir, "litterbox", "trust.json") }
+
+// trustRecords maps a work tree's root to the digest of the committed
+// config its user allowed.
+type trustRecords map[string]string
+
+func (m *Manager) loadTrust() (trustRecords, error) {
+	recs := trustRecords{}
+	data, err := os.ReadFile(m.trustPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return recs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("%s is damaged (%v); remove it and run litterbox trust again", m.trustPath(), err)
+	}
+	return recs, nil
+}
+
+// committedDigest is the digest of the work tree's committed config, ""
+// when there is none.
+func (m *Manager) committedDigest() (string, error) {
+	data, err := os.ReadFile(filepath.Join(m.Root, config.File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// TrustState says whether the committed config is allowed.
+type TrustState int
+
+// Trust states of the committed config.
+const (
+	Untrusted TrustState = iota
+	Trusted
+	// Changed: trusted once, edited since.
+	Changed
+)
+
+func (m *Manager) trustState() (TrustState, error) {
+	digest, err := m.committedDigest()
+	if err != nil {
+		return Untrusted, err
+	}
+	recs, err := m.loadTrust()
+	if err != nil {
+		return Untrusted, err
+	}
+	switch rec := recs[m.Root]; {
+	case rec == "":
+		return Untrusted, nil
+	case rec == digest:
+		return Trusted, nil
+	}
+	return Changed, nil
+}
+
+// TrustResult is what `litterbox trust` allowed.
+type TrustResult struct {
+	File   string `json:"file"`
+	Digest string `json:"digest"`
+	// Weakenings are what the committed config loosens, now allowed.
+	Weakenings []string `json:"weakenings"`
+}
+
+// Trust allows the work tree's committed config as it is now, weakenings
+// included.
+func (m *Manager) Trust() (*TrustResult, error) {
+	digest, err := m.committedDigest()
+	if err != nil {
+		return nil, err
+	}
+	if digest == "" {
+		return nil, fmt.Errorf("%s has no %s to trust", m.Root, config.File)
+	}
+	cfg, err := config.Load(m.Root)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrustResult{File: filepath.Join(m.Root, config.File), Digest: digest, Weakenings: []string{}}
+	for _, w := range cfg.Weakenings() {
+		if w.File == config.File {
+			res.Weakenings = append(res.Weakenings, w.String())
+		}
+	}
+	unlock, err := lockFile(m.trustPath() + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	recs, err := m.loadTrust()
+	if err != nil {
+		return nil, err
+	}
+	recs[m.Root] = digest
+	return res, writeFileAtomic(m.trustPath(), mustJSON(recs))
+}
+
+// Untrust withdraws the trust of this work tree's committed config.
+func (m *Manager) Untrust() error {
+	unlock, err := lockFile(m.trustPath() + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	recs, err := m.loadTrust()
+	if err != nil {
+		return err
+	}
+	delete(recs, m.Root)
+	return writeFileAtomic(m.trustPath(), mustJSON(recs))
+}
+
+// WeakeningError refuses a setting that loosens the sandbox from a source
+// that may not: the committed config before `litterbox trust`, or network
+// "host" from any file.
+type WeakeningError struct {
+	Weakening config.Weakening
+	State     TrustState
+}
+
+func (e *WeakeningError) Error() string {
+	w := e.Weakening
+	if w.Key == "docker.network" && w.Value == strconv.Quote("host") {
+		return fmt.Sprintf(`%s sets docker.network = "host", which shares the host's network with the sandbox; Litterbox takes that only from the command line: litterbox create NAME --network host`, w.File)
+	}
+	why := "this repository's committed config is not trusted"
+	if e.State == Changed {
+		why = config.File + " has changed since it was trusted"
+	}
+	return fmt.Sprintf("%s sets %s, which loosens the sandbox, and %s: read it, then allow it with litterbox trust (or set it in %s)", w.File, w, why, config.LocalFile)
+}
+
+// checkWeakenings refuses what cfg loosens from a source that may not, and
+// describes the rest for create's output.
+func (m *Manager) checkWeakenings(cfg config.Config) ([]string, error) {
+	ws := cfg.Weakenings()
+	out := []string{}
+	state := TrustState(-1)
+	for _, w := range ws {
+		if w.Key == "docker.network" && cfg.Network == "host" && w.File != FlagNetwork && w.File != "" {
+			return nil, &WeakeningError{Weakening: w}
+		}
+		note := w.File
+		if w.File == config.File {
+			if state < 0 {
+				s, err := m.trustState()
+				if err != nil {
+					return nil, err
+				}
+				state = s
+			}
+			if state != Trusted {
+				return nil, &WeakeningError{Weakening: w, State: state}
+			}
+			note += ", trusted"
+		}
+		if note == "" {
+			continue // set by the caller, not by a file
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", w, note))
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// weakened loads the work tree's config and runs create's check on it.
+func weakened(t *testing.T, m *Manager, network string) ([]string, error) {
+	t.Helper()
+	cfg, err := config.Load(m.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if network != "" {
+		cfg.Network = network
+		cfg.From["docker.network"] = FlagNetwork
+	}
+	return m.checkWeakenings(cfg)
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCommittedWeakeningNeedsTrust: what the committed config loosens is
+// refused until trust, and again once the file changes; the local file
+// needs no trust; "host" comes only from the flag.
+func TestCommittedWeakeningNeedsTrust(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.Files{
+		config.File: "[docker]\nnetwork = \"bridge\"\nuser = \"0:0\"\n",
+	})
+	m := mustOpen(t, root)
+
+	_, err := weakened(t, m, "")
+	var we *WeakeningError
+	if !errors.As(err, &we) || err.Error() != `.litterbox.toml sets docker.network = "bridge", which loosens the sandbox, and this repository's committed config is not trusted: read it, then allow it with litterbox trust (or set it in .litterbox.local.toml)` {
+		t.Fatalf("untrusted: %v", err)
+	}
+
+	res, err := m.Trust()
+	if err != nil || !reflect.DeepEqual(res.Weakenings, []string{`docker.network = "bridge"`, `docker.user = "0:0"`}) || !strings.HasPrefix(res.Digest, "sha256:") {
+		t.Fatalf("trust: %+v %v", res, err)
+	}
+	got, err := weakened(t, m, "")
+	if err != nil || !reflect.DeepEqual(got, []string{`docker.network = "bridge" (.litterbox.toml, trusted)`, `docker.user = "0:0" (.litterbox.toml, trusted)`}) {
+		t.Fatalf("trusted: %q %v", got, err)
+	}
+	// Another work tree of the repository has its own word.
+	wt := filepath.Join(t.TempDir(), "wt")
+	testenv.Git(t, root, "worktree", "add", "-q", wt)
+	if _, err := weakened(t, mustOpen(t, wt), ""); !errors.As(err, &we) {
+		t.Errorf("a linked work tree took the main one's trust: %v", err)
+	}
+
+	writeFile(t, filepath.Join(root, config.File), "[docker]\nnetwork = \"bridge\"\nuser = \"0:0\"\nread-only = false\n")
+	if _, err := weakened(t, m, ""); !errors.As(err, &we) || !strings.Contains(err.Error(), "has changed since it was trusted") {
+		t.Fatalf("changed: %v", err)
+	}
+
+	// The same settings from the local file need no trust.
+	writeFile(t, filepath.Join(root, config.File), "[docker]\nimage = \"busybox:latest\"\n")
+	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\nnetwork = \"bridge\"\nread-only = false\n[[ports]]\nname = \"www\"\ntarget = 80\n")
+	got, err = weakened(t, m, "")
+	if err != nil || len(got) != 3 || got[0] != `docker.network = "bridge" (.litterbox.local.toml)` {
+		t.Fatalf("local: %q %v", got, err)
+	}
+
+	// host: refused from any file, taken from the flag.
+	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\nnetwork = \"host\"\n")
+	if _, err := weakened(t, m, ""); !errors.As(err, &we) || !strings.Contains(err.Error(), "litterbox create NAME --network host") {
+		t.Fatalf("host from a file: %v", err)
+	}
+	if got, err := weakened(t, m, "host"); err != nil || !reflect.DeepEqual(got, []string{`docker.network = "host" (--network)`}) {
+		t.Fatalf("host from the flag: %q %v", got, err)
+	}
+
+	if err := m.Untrust(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := m.trustState(); st != Untrusted {
+		t.Errorf("after --revoke: %v", st)
+	}
+}
