@@ -81,3 +81,43 @@ refused_create() {
   assert_line '  weakened:  docker.network = "host" (--network)'
   assert_equal "$(inspect "$(container_of box)" '{{.HostConfig.NetworkMode}}')" host
 }
+
+@test "review: diff, log and apply warn about files that steer sandboxes or the host; merge needs --yes off a terminal" {
+  create box
+  lb_ok exec box -- sh -c 'printf "[docker]\nnetwork = \"bridge\"\n" > .litterbox.toml && printf "* filter=evil\n" > sub.gitattributes && mkdir -p deep && mv sub.gitattributes deep/.gitattributes && echo ok > plain.txt' </dev/null
+  warning="Warning: this branch changes files that steer sandboxes or programs on this machine; review them: .litterbox.toml (sandbox config), deep/.gitattributes (filters and diff drivers your git runs)"
+  for cmd in "diff box" "log box"; do
+    # shellcheck disable=SC2086
+    run --separate-stderr lb $cmd
+    assert_success
+    assert_equal "$stderr" "$warning"
+  done
+  head=$(git rev-parse HEAD)
+  run --separate-stderr lb merge box </dev/null
+  assert_failure 1
+  assert_equal "${stderr_lines[0]}" "$warning"
+  assert_equal "${stderr_lines[1]}" "Error: Not merged: sandbox 'box' changes .litterbox.toml (sandbox config), deep/.gitattributes (filters and diff drivers your git runs); review them (litterbox diff box), then: litterbox merge box --yes."
+  assert_equal "$(git rev-parse HEAD)" "$head"
+  assert_equal "$(list_status box)" active
+  run --separate-stderr lb merge box --yes </dev/null
+  assert_success
+  assert_equal "${stderr_lines[0]}" "$warning"
+  assert_file_exists .litterbox.toml
+  assert_equal "$(litterbox_names)" ""
+  # The agent's config is now committed here, and still not trusted.
+  run --separate-stderr lb create next
+  assert_failure 1
+  assert_stderr --partial "committed config is not trusted"
+  git rm -q .litterbox.toml deep/.gitattributes && git commit -qm "not that"
+  # apply warns too; a branch of ordinary files merges without a word.
+  create applied
+  lb_ok exec applied -- sh -c 'echo x > .envrc' </dev/null
+  run --separate-stderr lb apply applied
+  assert_success
+  assert_equal "$stderr" "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: .envrc (run by direnv)"
+  create plain
+  lb_ok exec plain -- sh -c 'echo more > plain.txt' </dev/null
+  run --separate-stderr lb merge plain </dev/null
+  assert_success
+  assert_equal "$stderr" ""
+}

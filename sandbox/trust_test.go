@@ -93,3 +93,27 @@ func TestCommittedWeakeningNeedsTrust(t *testing.T) {
 		t.Errorf("after --revoke: %v", st)
 	}
 }
+
+func TestControls(t *testing.T) {
+	for p, want := range map[string]string{
+		".litterbox.toml":                 "sandbox config",
+		".litterbox.local.toml":           "sandbox config",
+		".devcontainer/devcontainer.json": "dev container config",
+		".devcontainer.json":              "dev container config",
+		".gitattributes":                  "filters and diff drivers your git runs",
+		"sub/dir/.gitattributes":          "filters and diff drivers your git runs",
+		".gitmodules":                     "submodule URLs your git fetches",
+		".mcp.json":                       "agent or editor config",
+		".claude/settings.json":           "agent or editor config",
+		".vscode/tasks.json":              "agent or editor config",
+		".envrc":                          "run by direnv",
+		"src/.litterbox.toml":             "",
+		"docs/.mcp.json":                  "",
+		".devcontainerish":                "",
+		"README.md":                       "",
+	} {
+		if got := controls(p); got != want {
+			t.Errorf("controls(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

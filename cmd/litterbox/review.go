@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +46,7 @@ func (a *app) diffCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.warnControl(cmd, m, name)
 			return m.Diff(cmd.Context(), name, extra, a.stdout, a.stderr)
 		},
 	}
@@ -86,6 +89,7 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 			if err != nil {
 				return err
 			}
+			a.warnControl(cmd, m, name)
 			return m.Log(cmd.Context(), name, patch, extra, a.stdout, a.stderr)
 		},
 	}
@@ -130,7 +134,7 @@ func (a *app) printAudit(cmd *cobra.Command, name string, asJSON bool) error {
 }
 
 func (a *app) applyCommand(merge bool) *cobra.Command {
-	var squash bool
+	var squash, yes bool
 	use, short := "apply", "Bring the sandbox's commits onto the current branch (git format-patch | git am -3); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
 	if merge {
@@ -159,6 +163,12 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			if err != nil {
 				return err
 			}
+			cs := a.warnControl(cmd, m, name)
+			if merge && len(cs) > 0 && !yes {
+				if err := a.confirmMerge(name, cs); err != nil {
+					return err
+				}
+			}
 			o := review.Options{Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
 			var applied *review.Applied
 			var deleted *sandbox.Deleted
@@ -186,7 +196,46 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 		},
 	}
 	cmd.Flags().BoolVar(&squash, "squash", false, "stage the combined change instead of making commits")
+	if merge {
+		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
+	}
 	return cmd
+}
+
+// warnControl tells the user, before anything else, which files the
+// sandbox's branch changes that steer sandboxes or programs on this machine
+// once merged, and returns them. A sandbox that cannot be read is left to
+// the command itself to report.
+func (a *app) warnControl(cmd *cobra.Command, m *sandbox.Manager, name string) []sandbox.ControlChange {
+	cs, err := m.ControlChanges(cmd.Context(), name)
+	if err != nil || len(cs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(a.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
+	return cs
+}
+
+func joinChanges(cs []sandbox.ControlChange) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// confirmMerge asks on a terminal; elsewhere a merge of such a branch needs
+// --yes.
+func (a *app) confirmMerge(name string, cs []sandbox.ControlChange) error {
+	refusal := fmt.Errorf("not merged: sandbox '%s' changes %s; review them (litterbox diff %s), then: litterbox merge %s --yes", name, joinChanges(cs), name, name)
+	if !isTerminal(a.stdin) || !isTerminal(a.stderr) {
+		return refusal
+	}
+	fmt.Fprint(a.stderr, "Merge anyway? [y/N] ")
+	answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return refusal
+	}
+	return nil
 }
 
 func (a *app) uploadCommand() *cobra.Command {
