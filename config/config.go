@@ -34,6 +34,9 @@ const (
 // "" when neither can be known.
 func UserFile() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) { // relative: ignored, as the XDG spec says
+		dir = ""
+	}
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -454,6 +457,11 @@ func (c Config) validate() error {
 	if c.Network == "" {
 		return &Error{File: file, Key: "docker.network", Msg: `the network must not be empty: use "none", "bridge" or a network name`}
 	}
+	// Not container:X, ns:PATH, slirp4netns:..., pasta:...: each reaches
+	// the host's network by another name.
+	if !networkNameRE.MatchString(c.Network) {
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`%q: use "none", "bridge" or the name of a docker network`, c.Network)}
+	}
 	if len(c.Ports) > 0 && c.Network == "none" {
 		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
 	}
@@ -476,6 +484,8 @@ func (c Config) validate() error {
 	}
 	return nil
 }
+
+var networkNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

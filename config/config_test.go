@@ -201,6 +201,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"env value", "[docker]\nenv = { A = 1 }\n", "", File, 2, "docker.env.A", "want a string"},
 		{"slug", "[project]\nslug = \"Not A Slug\"\n", "", File, 0, "project.slug", "lowercase"},
 		{"empty network", "[docker]\nnetwork = \"\"\n", "", File, 0, "docker.network", "must not be empty"},
+		{"another container's network", "[docker]\nnetwork = \"container:db\"\n", "", File, 0, "docker.network", `"container:db": use "none", "bridge" or the name of a docker network`},
+		{"a namespace path", "[docker]\nnetwork = \"ns:/proc/1/ns/net\"\n", "", File, 0, "docker.network", "the name of a docker network"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -303,5 +305,14 @@ func TestWeakeningsNameTheirFile(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), user+", line 2, key docker.pids") {
 		t.Errorf("user file error: %v", err)
+	}
+}
+
+func TestUserFileIgnoresARelativeXDGConfigHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "cfg")
+	if got := UserFile(); got != filepath.Join(home, ".config", "litterbox", "config.toml") {
+		t.Errorf("UserFile() = %q", got)
 	}
 }

@@ -93,6 +93,9 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // Options are the inputs of Apply.
 type Options struct {
+	// Tip, when set, is the branch tip the user reviewed: a branch that
+	// has moved since is refused rather than applied unseen.
+	Tip    string
 	Squash bool
 	// AmArgs are passed to git am (or git apply with Squash).
 	AmArgs         []string

@@ -126,7 +126,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		}
 		cfg.From["docker.network"] = FlagNetwork
 	}
-	weakened, err := m.checkWeakenings(cfg)
+	weakened, err := m.checkWeakenings(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

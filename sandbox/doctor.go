@@ -102,6 +102,12 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		probeCfg := config.Default()
 		if err == nil {
 			probeCfg = cfg
+			// The probe runs as create would, but never with what the
+			// config check refuses: then only the image is the config's.
+			if _, werr := m.checkWeakenings(ctx, cfg); werr != nil {
+				probeCfg = config.Default()
+				probeCfg.Image = cfg.Image
+			}
 		}
 		c, platform := imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
 		add(c)
@@ -133,7 +139,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
 		return checks
 	}
-	add(m.configCheck(cfg))
+	add(m.configCheck(ctx, cfg))
 	if len(cfg.Ports) > 0 && engineUp {
 		add(m.portsCheck(ctx, cfg))
 	}
@@ -262,11 +268,11 @@ func repoCheck(ctx context.Context, m *Manager) Check {
 	return c
 }
 
-func (m *Manager) configCheck(cfg config.Config) Check {
+func (m *Manager) configCheck(ctx context.Context, cfg config.Config) Check {
 	if len(cfg.Files) == 0 {
 		return Check{Name: "config", Status: CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	}
-	if _, err := m.checkWeakenings(cfg); err != nil {
+	if _, err := m.checkWeakenings(ctx, cfg); err != nil {
 		var we *WeakeningError
 		fix := "fix the file named above"
 		if errors.As(err, &we) && we.Weakening.File == config.File {

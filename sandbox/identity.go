@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -35,6 +36,15 @@ func identityPath(common string) string {
 
 var idRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
+// DamagedIDError is a repository id file that cannot be read. Litterbox
+// stops there: with no id, it would take its own sandboxes for another
+// repository's, and a new id would make that so for good.
+type DamagedIDError struct{ Path string }
+
+func (e *DamagedIDError) Error() string {
+	return fmt.Sprintf(`%s is damaged: write {"id": "<id>"} into it with the 8 hex digits this repository's container names carry (litterbox-<repo-slug>-<id>-<name>, as docker ps -a --filter label=dev.litterbox.managed=true shows), or remove it if the repository has no sandboxes`, e.Path)
+}
+
 func readIdentity(common string) (identityFile, error) {
 	var f identityFile
 	data, err := os.ReadFile(identityPath(common))
@@ -42,7 +52,7 @@ func readIdentity(common string) (identityFile, error) {
 		return f, err
 	}
 	if err := json.Unmarshal(data, &f); err != nil || !idRE.MatchString(f.ID) {
-		return identityFile{}, fmt.Errorf("%s is damaged; remove it and litterbox makes a new one", identityPath(common))
+		return identityFile{}, &DamagedIDError{Path: identityPath(common)}
 	}
 	return f, nil
 }
@@ -157,22 +167,51 @@ func (m *Manager) owns(ctx context.Context, name string, labels map[string]strin
 	}
 	// An older release labelled containers with the root of the work tree
 	// it ran in, and volumes with no repository at all.
-	repo := labels[LabelRepo]
-	if repo != "" {
-		if repo == m.RepoPath || repo == m.Root || slices.Contains(m.worktreeRoots(ctx), repo) {
-			return true
-		}
-		if isDir(repo) {
-			return false
-		}
-	}
-	// Unlabelled, or its work tree is gone (removed, or the repository
-	// moved): the record in this git dir that names it is the proof.
+	// The proof is this git dir's record naming the resource; the label,
+	// when the path is still a repository of its own, must not name a
+	// repository whose record names it too (the original of a copy).
 	slug := labels[LabelSandbox]
-	if !ParseNameExact(slug) {
+	if !ParseNameExact(slug) || !recordNames(m.GitDir, slug, name) {
 		return false
 	}
-	rec, err := m.store().load(slug)
+	repo := labels[LabelRepo]
+	if repo == "" || repo == m.RepoPath || repo == m.Root || slices.Contains(m.worktreeRoots(ctx), repo) {
+		return true
+	}
+	return !recordNames(commonDirOf(repo), slug, name)
+}
+
+// commonDirOf finds the common git dir of the work tree at root the way git
+// does, without running it: .git is that dir, or a file naming a linked
+// work tree's git dir, whose commondir file names the common one.
+func commonDirOf(root string) string {
+	dotgit := filepath.Join(root, ".git")
+	data, err := os.ReadFile(dotgit)
+	if err != nil {
+		return dotgit // a directory, or nothing at all
+	}
+	gitDir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return dotgit
+	}
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(root, gitDir)
+	}
+	common, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	c := strings.TrimSpace(string(common))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return filepath.Clean(c)
+}
+
+// recordNames reports whether the sandbox record of slug in gitDir names
+// the container or volume name.
+func recordNames(gitDir, slug, name string) bool {
+	rec, err := store{dir: filepath.Join(gitDir, "litterbox", "sandboxes")}.load(slug)
 	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
 }
 

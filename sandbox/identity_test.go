@@ -117,7 +117,8 @@ func TestRepoIdentityDamaged(t *testing.T) {
 	if err := writeFileAtomic(identityPath(dir), []byte("{")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := repoIdentity(dir); err == nil || !strings.Contains(err.Error(), "is damaged; remove it") {
+	var de *DamagedIDError
+	if _, err := repoIdentity(dir); !errors.As(err, &de) || !strings.Contains(err.Error(), "is damaged: write {\"id\"") {
 		t.Errorf("damaged file: %v", err)
 	}
 }
@@ -225,6 +226,10 @@ func TestOwns(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone := filepath.Join(top, "removed-worktree")
+	claimed := testenv.NewRepo(t, filepath.Join(top, "claimed", "app"), testenv.SmallFiles)
+	if err := (store{dir: filepath.Join(claimed, ".git", "litterbox", "sandboxes")}).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		what   string
 		name   string
@@ -233,9 +238,11 @@ func TestOwns(t *testing.T) {
 	}{
 		{"this id", "c", map[string]string{LabelRepoID: m.RepoID, LabelRepo: other}, true},
 		{"another id, this path (a re-clone)", "c", map[string]string{LabelRepoID: "00000000", LabelRepo: main}, false},
-		{"old label: the main work tree", "c", map[string]string{LabelRepo: main}, true},
-		{"old label: a linked work tree", "c", map[string]string{LabelRepo: wt}, true},
-		{"old label: another repository", "litterbox-app-old", map[string]string{LabelRepo: other, LabelSandbox: "old"}, false},
+		{"old label: the main work tree, named by our record", "litterbox-app-old", map[string]string{LabelRepo: main, LabelSandbox: "old"}, true},
+		{"old label: a linked work tree, named by our record", "litterbox-app-old", map[string]string{LabelRepo: wt, LabelSandbox: "old"}, true},
+		{"old label: the main work tree, no record", "litterbox-app-x", map[string]string{LabelRepo: main, LabelSandbox: "x"}, false},
+		{"old label: another repository whose record names it (a copy's original)", "litterbox-app-old", map[string]string{LabelRepo: claimed, LabelSandbox: "old"}, false},
+		{"old label: another repository that does not claim it (moved away, re-cloned)", "litterbox-app-old", map[string]string{LabelRepo: other, LabelSandbox: "old"}, true},
 		{"old label: gone, named by our record", "litterbox-app-old", map[string]string{LabelRepo: gone, LabelSandbox: "old"}, true},
 		{"old label: gone, not ours", "litterbox-app-new", map[string]string{LabelRepo: gone, LabelSandbox: "old"}, false},
 		{"old volume: no repository, named by our record", "litterbox-app-old-src", map[string]string{LabelSandbox: "old"}, true},
@@ -268,5 +275,17 @@ func TestNotFoundNamesWhatExists(t *testing.T) {
 	}
 	if err := m.notFound(ctx, "x"); !strings.HasSuffix(err.Error(), "has a-record, b-branch, c0, c1, c2, c3, c4, c5 and 3 more (litterbox list)") {
 		t.Errorf("many: %v", err)
+	}
+}
+
+func TestCommonDirOf(t *testing.T) {
+	top := t.TempDir()
+	main := testenv.NewRepo(t, filepath.Join(top, "main"), testenv.SmallFiles)
+	wt := filepath.Join(top, "wt")
+	testenv.Git(t, main, "worktree", "add", "-q", wt)
+	for root, want := range map[string]string{main: filepath.Join(main, ".git"), wt: filepath.Join(main, ".git"), top: filepath.Join(top, ".git")} {
+		if got := commonDirOf(root); got != want {
+			t.Errorf("commonDirOf(%s) = %s, want %s", root, got, want)
+		}
 	}
 }

@@ -155,6 +155,10 @@ func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg co
 		slug = RepoSlug(filepath.Base(repoPath(p.Root, p.GitDir, p.CommonDir)))
 	}
 	id, idErr := repoIdentity(p.CommonDir)
+	var damaged *DamagedIDError
+	if errors.As(idErr, &damaged) {
+		return nil, idErr
+	}
 	return &Manager{
 		Root: p.Root, GitDir: p.CommonDir, RepoPath: repoPath(p.Root, p.GitDir, p.CommonDir),
 		RepoID: id, IDErr: idErr, RepoSlug: slug, Config: cfg,

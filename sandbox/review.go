@@ -65,6 +65,9 @@ func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*re
 	if err != nil {
 		return nil, err
 	}
+	if o.Tip != "" && o.Tip != w.Tip {
+		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, short(o.Tip), short(w.Tip))
+	}
 	return review.Apply(ctx, m.Git, w, o)
 }
 
@@ -103,10 +106,13 @@ func (c ControlChange) String() string { return c.Path + " (" + c.What + ")" }
 // controls says what the file at p (slash-separated, from the root)
 // steers on the host, "" for an ordinary file.
 func controls(p string) string {
+	// Case-insensitive file systems (macOS) read .VSCODE as .vscode; a
+	// directory may also arrive as a symlink of that name.
+	p = strings.ToLower(p)
 	base := path.Base(p)
 	under := func(dirs ...string) bool {
 		for _, d := range dirs {
-			if strings.HasPrefix(p, d+"/") {
+			if p == d || strings.HasPrefix(p, d+"/") {
 				return true
 			}
 		}
@@ -123,7 +129,7 @@ func controls(p string) string {
 		return "submodule URLs your git fetches"
 	case p == ".mcp.json" || p == "opencode.json" || under(".claude", ".codex", ".cursor", ".zed", ".vscode"):
 		return "agent or editor config"
-	case p == ".envrc":
+	case base == ".envrc":
 		return "run by direnv"
 	}
 	return ""
@@ -131,21 +137,21 @@ func controls(p string) string {
 
 // ControlChanges lists the files the sandbox's branch changes (since its
 // base) that steer sandboxes or programs on the host: review shows them
-// before anything else, and merge asks first.
-func (m *Manager) ControlChanges(ctx context.Context, name string) ([]ControlChange, error) {
+// before anything else, and merge asks first. tip is the branch tip they
+// were read from, for Options.Tip.
+func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []ControlChange, tip string, err error) {
 	w, err := m.work(ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out, err := m.Git.Output(ctx, "diff", "--name-only", "-z", "--no-renames", w.Base, w.Tip, "--")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	var cs []ControlChange
 	for _, p := range strings.Split(out, "\x00") {
 		if what := controls(p); p != "" && what != "" {
 			cs = append(cs, ControlChange{Path: p, What: what})
 		}
 	}
-	return cs, nil
+	return cs, w.Tip, nil
 }

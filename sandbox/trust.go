@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -165,13 +166,25 @@ func (e *WeakeningError) Error() string {
 
 // checkWeakenings refuses what cfg loosens from a source that may not, and
 // describes the rest for create's output.
-func (m *Manager) checkWeakenings(cfg config.Config) ([]string, error) {
+func (m *Manager) checkWeakenings(ctx context.Context, cfg config.Config) ([]string, error) {
 	ws := cfg.Weakenings()
 	out := []string{}
 	state := TrustState(-1)
+	localTracked := -1
 	for _, w := range ws {
 		if w.Key == "docker.network" && cfg.Network == "host" && w.File != FlagNetwork && w.File != "" {
 			return nil, &WeakeningError{Weakening: w}
+		}
+		if w.File == config.LocalFile {
+			if localTracked < 0 {
+				localTracked = 0
+				if _, err := m.Git.Output(ctx, "ls-files", "--error-unmatch", "--", config.LocalFile); err == nil {
+					localTracked = 1
+				}
+			}
+			if localTracked == 1 {
+				return nil, fmt.Errorf("%s sets %s, which loosens the sandbox, but git tracks %s, so it comes with the repository like %s: untrack it (git rm --cached %s) to keep it yours", w.File, w, config.LocalFile, config.File, config.LocalFile)
+			}
 		}
 		note := w.File
 		if w.File == config.File {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func weakened(t *testing.T, m *Manager, network string) ([]string, error) {
 		cfg.Network = network
 		cfg.From["docker.network"] = FlagNetwork
 	}
-	return m.checkWeakenings(cfg)
+	return m.checkWeakenings(context.Background(), cfg)
 }
 
 func writeFile(t *testing.T, path, body string) {
@@ -107,6 +108,10 @@ func TestControls(t *testing.T) {
 		".claude/settings.json":           "agent or editor config",
 		".vscode/tasks.json":              "agent or editor config",
 		".envrc":                          "run by direnv",
+		"sub/.envrc":                      "run by direnv",
+		".VSCODE/tasks.json":              "agent or editor config",
+		".claude":                         "agent or editor config",
+		".LITTERBOX.LOCAL.TOML":           "sandbox config",
 		"src/.litterbox.toml":             "",
 		"docs/.mcp.json":                  "",
 		".devcontainerish":                "",
@@ -115,5 +120,22 @@ func TestControls(t *testing.T) {
 		if got := controls(p); got != want {
 			t.Errorf("controls(%q) = %q, want %q", p, got, want)
 		}
+	}
+}
+
+// TestTrackedLocalFileIsNotTheUsers: a .litterbox.local.toml that git
+// tracks came with the repository; what it loosens is refused.
+func TestTrackedLocalFileIsNotTheUsers(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.Files{
+		config.LocalFile: "[docker]\nread-only = false\n",
+	})
+	_, err := weakened(t, mustOpen(t, root), "")
+	if err == nil || !strings.Contains(err.Error(), "git tracks .litterbox.local.toml") {
+		t.Fatalf("tracked local file: %v", err)
+	}
+	testenv.Git(t, root, "rm", "-q", "--cached", config.LocalFile)
+	if got, err := weakened(t, mustOpen(t, root), ""); err != nil || len(got) != 1 {
+		t.Fatalf("untracked again: %q %v", got, err)
 	}
 }

@@ -163,13 +163,19 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 			if err != nil {
 				return err
 			}
-			cs := a.warnControl(cmd, m, name)
+			cs, tip, err := m.ControlChanges(cmd.Context(), name)
+			if err != nil {
+				return err // fail closed: a merge must know what it brings
+			}
+			a.warnChanges(cs)
 			if merge && len(cs) > 0 && !yes {
 				if err := a.confirmMerge(name, cs); err != nil {
 					return err
 				}
 			}
-			o := review.Options{Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
+			// Exactly the commits that were checked: the agent may commit
+			// more while the user answers.
+			o := review.Options{Tip: tip, Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
 			var applied *review.Applied
 			var deleted *sandbox.Deleted
 			if merge {
@@ -204,15 +210,18 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 
 // warnControl tells the user, before anything else, which files the
 // sandbox's branch changes that steer sandboxes or programs on this machine
-// once merged, and returns them. A sandbox that cannot be read is left to
-// the command itself to report.
-func (a *app) warnControl(cmd *cobra.Command, m *sandbox.Manager, name string) []sandbox.ControlChange {
-	cs, err := m.ControlChanges(cmd.Context(), name)
-	if err != nil || len(cs) == 0 {
-		return nil
+// once merged. A sandbox that cannot be read is left to the command itself
+// to report.
+func (a *app) warnControl(cmd *cobra.Command, m *sandbox.Manager, name string) {
+	if cs, _, err := m.ControlChanges(cmd.Context(), name); err == nil {
+		a.warnChanges(cs)
 	}
-	fmt.Fprintf(a.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
-	return cs
+}
+
+func (a *app) warnChanges(cs []sandbox.ControlChange) {
+	if len(cs) > 0 {
+		fmt.Fprintf(a.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
+	}
 }
 
 func joinChanges(cs []sandbox.ControlChange) string {
