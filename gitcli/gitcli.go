@@ -30,9 +30,14 @@ type Client struct {
 func New(dir string, r runner.Runner) *Client { return &Client{Bin: "git", Dir: dir, Runner: r} }
 
 func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
+	return c.Runner.Run(ctx, c.inRepo(cmd))
+}
+
+// inRepo makes cmd a git command in the client's repository.
+func (c *Client) inRepo(cmd runner.Cmd) runner.Cmd {
 	cmd.Name = c.Bin
 	cmd.Args = append(append([]string{"-C", c.Dir}, c.Global...), cmd.Args...)
-	return c.Runner.Run(ctx, cmd)
+	return cmd
 }
 
 func (c *Client) out(ctx context.Context, args ...string) (string, error) {

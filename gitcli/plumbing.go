@@ -100,9 +100,7 @@ func (c *Client) HashWorkTreeFiles(ctx context.Context, gitDir, workTree string,
 }
 
 func (c *Client) hashObjects(ctx context.Context, cmd runner.Cmd, files []string) ([]string, error) {
-	cmd.Name = c.Bin
-	cmd.Args = append(append([]string{"-C", c.Dir}, c.Global...), cmd.Args...)
-	return c.hashObjectsWith(ctx, cmd, files)
+	return c.hashObjectsWith(ctx, c.inRepo(cmd), files)
 }
 
 // LinePath reports whether hash-object --stdin-paths reads p as it is: it

@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // LabelRepoID carries the repository's id (see repoIdentity) on every
@@ -95,26 +94,6 @@ func repoIdentity(common string) (string, error) {
 	return f.ID, writeFileAtomic(identityPath(common), mustJSON(f))
 }
 
-// lockFile holds an exclusive lock on path (made if need be) until the
-// returned function is called.
-func lockFile(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
-}
-
 // PinRepoID gives the repository at commonDir the id given, for replay
 // tests, whose transcripts name containers.
 func PinRepoID(commonDir, id string) error {
@@ -166,10 +145,9 @@ func (m *Manager) owns(ctx context.Context, name string, labels map[string]strin
 		return id == m.RepoID
 	}
 	// An older release labelled containers with the root of the work tree
-	// it ran in, and volumes with no repository at all.
-	// The proof is this git dir's record naming the resource; the label,
-	// when the path is still a repository of its own, must not name a
-	// repository whose record names it too (the original of a copy).
+	// it ran in, and volumes with no repository at all. The proof is this
+	// git dir's record naming the resource, unless the repository the
+	// label names has a record naming it too (the original of a copy).
 	slug := labels[LabelSandbox]
 	if !ParseNameExact(slug) || !recordNames(m.GitDir, slug, name) {
 		return false
@@ -211,7 +189,7 @@ func commonDirOf(root string) string {
 // recordNames reports whether the sandbox record of slug in gitDir names
 // the container or volume name.
 func recordNames(gitDir, slug, name string) bool {
-	rec, err := store{dir: filepath.Join(gitDir, "litterbox", "sandboxes")}.load(slug)
+	rec, err := storeIn(gitDir).load(slug)
 	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
 }
 

@@ -227,7 +227,7 @@ func TestOwns(t *testing.T) {
 	}
 	gone := filepath.Join(top, "removed-worktree")
 	claimed := testenv.NewRepo(t, filepath.Join(top, "claimed", "app"), testenv.SmallFiles)
-	if err := (store{dir: filepath.Join(claimed, ".git", "litterbox", "sandboxes")}).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
+	if err := storeIn(filepath.Join(claimed, ".git")).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -224,7 +224,7 @@ func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
 		return Outcome{Name: slug}, err
 	}
 	if in.State == "paused" { // the inspect said so: no second call
-		return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}, nil
+		return alreadyPaused(slug), nil
 	}
 	return m.pauseContainer(ctx, slug, n.Container)
 }
@@ -267,7 +267,7 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
 	case errors.Is(err, dockercli.ErrAlreadyPaused):
-		o.Status, o.Message = StatusPaused, fmt.Sprintf("Sandbox '%s' is already paused.", slug)
+		return alreadyPaused(slug), nil
 	case errors.Is(err, dockercli.ErrNotRunning):
 		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
 	case errors.Is(err, dockercli.ErrNoSuchContainer):
@@ -289,28 +289,35 @@ func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
-	if in.State == "running" {
-		return Outcome{Name: slug, Status: StatusActive, Message: fmt.Sprintf("Sandbox '%s' is already active.", slug)}, nil
-	}
-	return m.resumeContainer(ctx, slug, n.Container)
+	return m.resumeContainer(ctx, slug, n.Container, &in)
 }
 
-func (m *Manager) resumeContainer(ctx context.Context, slug, container string) (Outcome, error) {
+func alreadyPaused(slug string) Outcome {
+	return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}
+}
+
+// resumeContainer unpauses or starts container. in is its inspection when
+// the caller has one, so only the call its state needs is made; nil asks
+// the engine by trying to unpause first.
+func (m *Manager) resumeContainer(ctx context.Context, slug, container string, in *dockercli.Inspection) (Outcome, error) {
 	o := Outcome{Name: slug}
-	err := m.Provider.Unpause(ctx, container)
-	switch {
-	case err == nil:
-		o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
-		return o, nil
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
-		return o, m.missingOrNotFound(ctx, slug)
-	case !errors.Is(err, dockercli.ErrNotPaused):
-		return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
-	}
-	// Not paused: either running already or stopped (engine restart).
-	in, err := m.Provider.Inspect(ctx, container)
-	if err != nil {
-		return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
+	if in == nil || in.State == "paused" {
+		err := m.Provider.Unpause(ctx, container)
+		switch {
+		case err == nil:
+			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
+			return o, nil
+		case errors.Is(err, dockercli.ErrNoSuchContainer):
+			return o, m.missingOrNotFound(ctx, slug)
+		case !errors.Is(err, dockercli.ErrNotPaused):
+			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
+		}
+		// Not paused: either running already or stopped (engine restart).
+		i, err := m.Provider.Inspect(ctx, container)
+		if err != nil {
+			return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
+		}
+		in = &i
 	}
 	if in.State == "running" {
 		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
@@ -357,7 +364,9 @@ func (m *Manager) PauseAll(ctx context.Context, scope Scope) ([]Outcome, error) 
 
 // ResumeAll resumes every paused or stopped sandbox in scope.
 func (m *Manager) ResumeAll(ctx context.Context, scope Scope) ([]Outcome, error) {
-	return m.each(ctx, scope, "", m.resumeContainer)
+	return m.each(ctx, scope, "", func(ctx context.Context, slug, container string) (Outcome, error) {
+		return m.resumeContainer(ctx, slug, container, nil)
+	})
 }
 
 func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(context.Context, string, string) (Outcome, error)) ([]Outcome, error) {

@@ -24,21 +24,14 @@ func (m *Manager) lockNamed(ctx context.Context, slug, lockName string) (func(),
 	if _, err := os.Stat(m.store().path(slug)); err != nil {
 		return func() {}, nil
 	}
-	dir := m.snapDir("locks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := openLock(filepath.Join(m.snapDir("locks"), lockName+".lock"))
 	if err != nil {
 		return nil, err
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
+			return release(f), nil
 		}
 		if err != syscall.EWOULDBLOCK {
 			f.Close()
@@ -50,5 +43,34 @@ func (m *Manager) lockNamed(ctx context.Context, slug, lockName string) (func(),
 			return nil, fmt.Errorf("waiting for another call on sandbox '%s': %w", slug, ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+}
+
+// lockFile holds an exclusive lock on path until the returned function is
+// called, waiting for it as long as it takes (for short, local work).
+func lockFile(path string) (func(), error) {
+	f, err := openLock(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return release(f), nil
+}
+
+// openLock opens the lock file at path, making it and its directory.
+func openLock(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+}
+
+func release(f *os.File) func() {
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
 	}
 }

@@ -150,9 +150,10 @@ func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg co
 		// repository from the work tree alone, so every call names both.
 		g.Global = []string{"--git-dir=" + p.GitDir, "--work-tree=" + p.Root}
 	}
+	path := repoPath(p.Root, p.GitDir, p.CommonDir)
 	slug := cfg.ProjectSlug
 	if slug == "" {
-		slug = RepoSlug(filepath.Base(repoPath(p.Root, p.GitDir, p.CommonDir)))
+		slug = RepoSlug(filepath.Base(path))
 	}
 	id, idErr := repoIdentity(p.CommonDir)
 	var damaged *DamagedIDError
@@ -160,7 +161,7 @@ func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg co
 		return nil, idErr
 	}
 	return &Manager{
-		Root: p.Root, GitDir: p.CommonDir, RepoPath: repoPath(p.Root, p.GitDir, p.CommonDir),
+		Root: p.Root, GitDir: p.CommonDir, RepoPath: path,
 		RepoID: id, IDErr: idErr, RepoSlug: slug, Config: cfg,
 		Git: g, Provider: rt.client(r), Runtime: rt, Now: time.Now,
 	}, nil
@@ -193,7 +194,11 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
-func (m *Manager) store() store { return store{dir: filepath.Join(m.GitDir, "litterbox", "sandboxes")} }
+func (m *Manager) store() store { return storeIn(m.GitDir) }
+
+// storeIn is the sandbox records of the repository whose common git dir is
+// gitDir.
+func storeIn(gitDir string) store { return store{dir: filepath.Join(gitDir, "litterbox", "sandboxes")} }
 
 // Names returns the resource names for a slug in this repository. Those of
 // an existing sandbox come from its record: they were made from the project

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/litterbox-dev/litterbox/config"
 )
@@ -167,43 +168,33 @@ func (e *WeakeningError) Error() string {
 // checkWeakenings refuses what cfg loosens from a source that may not, and
 // describes the rest for create's output.
 func (m *Manager) checkWeakenings(ctx context.Context, cfg config.Config) ([]string, error) {
-	ws := cfg.Weakenings()
+	// Each asked once, and only when a setting of that file needs it.
+	trust := sync.OnceValues(m.trustState)
+	localTracked := sync.OnceValue(func() bool {
+		_, err := m.Git.Output(ctx, "ls-files", "--error-unmatch", "--", config.LocalFile)
+		return err == nil
+	})
 	out := []string{}
-	state := TrustState(-1)
-	localTracked := -1
-	for _, w := range ws {
-		if w.Key == "docker.network" && cfg.Network == "host" && w.File != FlagNetwork && w.File != "" {
+	for _, w := range cfg.Weakenings() {
+		switch {
+		case w.File == "":
+			continue // set by the caller, not by a file
+		case w.Key == "docker.network" && cfg.Network == "host" && w.File != FlagNetwork:
 			return nil, &WeakeningError{Weakening: w}
-		}
-		if w.File == config.LocalFile {
-			if localTracked < 0 {
-				localTracked = 0
-				if _, err := m.Git.Output(ctx, "ls-files", "--error-unmatch", "--", config.LocalFile); err == nil {
-					localTracked = 1
-				}
-			}
-			if localTracked == 1 {
-				return nil, fmt.Errorf("%s sets %s, which loosens the sandbox, but git tracks %s, so it comes with the repository like %s: untrack it (git rm --cached %s) to keep it yours", w.File, w, config.LocalFile, config.File, config.LocalFile)
-			}
-		}
-		note := w.File
-		if w.File == config.File {
-			if state < 0 {
-				s, err := m.trustState()
-				if err != nil {
-					return nil, err
-				}
-				state = s
+		case w.File == config.LocalFile && localTracked():
+			return nil, fmt.Errorf("%s sets %s, which loosens the sandbox, but git tracks %s, so it comes with the repository like %s: untrack it (git rm --cached %s) to keep it yours", w.File, w, config.LocalFile, config.File, config.LocalFile)
+		case w.File == config.File:
+			state, err := trust()
+			if err != nil {
+				return nil, err
 			}
 			if state != Trusted {
 				return nil, &WeakeningError{Weakening: w, State: state}
 			}
-			note += ", trusted"
+			out = append(out, fmt.Sprintf("%s (%s, trusted)", w, w.File))
+			continue
 		}
-		if note == "" {
-			continue // set by the caller, not by a file
-		}
-		out = append(out, fmt.Sprintf("%s (%s)", w, note))
+		out = append(out, fmt.Sprintf("%s (%s)", w, w.File))
 	}
 	return out, nil
 }
