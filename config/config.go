@@ -17,7 +17,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/google/shlex"
 
+	"github.com/litterbox-dev/litterbox/egress"
 	"github.com/litterbox-dev/litterbox/slug"
 )
 
@@ -56,7 +58,20 @@ type Config struct {
 	// User is "uid:gid", numeric: the tree copied into /src is given to it.
 	User string
 	// Network is "none", "bridge" or the name of a docker network.
-	Network   string
+	Network string
+	// Allow, with network mode "allow", lists the hosts the sandbox
+	// reaches through its egress proxy (its own Network is then "none");
+	// EgressNetwork is the docker network the proxy reaches out on.
+	Allow         []string
+	EgressNetwork string
+	// SetupOpen gives the setup command the egress network, taken away
+	// before the first agent call; SetupAllow instead gives it an
+	// allowlist of its own, through the egress proxy.
+	SetupOpen  bool
+	SetupAllow []string
+	// Secrets are the [secrets] table: where each value is read on the
+	// host. Values never enter a Config.
+	Secrets   map[string]SecretSpec
 	ReadOnly  bool
 	Memory    string
 	CPUs      string
@@ -64,14 +79,41 @@ type Config struct {
 	Env       map[string]string
 	Ports     []PortSpec
 	Services  map[string]ServiceSpec
+	// MaxFileSize and MaxCallSize bound what one agent call's snapshot
+	// stores in the host repository: a file over MaxFileSize is never
+	// committed, and past MaxCallSize the rest waits for the next call.
+	MaxFileSize int64
+	MaxCallSize int64
+	// Disk is the size /src may reach before writes are refused: a guard
+	// Litterbox keeps, not a quota the engine enforces.
+	Disk int64
 	// Files are the config files this was read from, relative to the root
 	// (the user's own config by its absolute path).
 	Files []string
+	// mode is [network] mode as the last file that set it wrote it.
+	mode string
 	// From names, for each setting that can loosen a sandbox (see
 	// Weakenings), the file that set it last: "docker.network",
 	// "docker.user", "docker.read-only", "docker.memory", "docker.cpus",
-	// "docker.pids" and "ports.<name>".
+	// "docker.pids", "docker.disk", "snapshot.max-file-size",
+	// "snapshot.max-call-size", "network.setup", "ports.<name>" and
+	// "secrets.<NAME>".
 	From map[string]string
+}
+
+// SecretSpec says where a secret's value comes from: Env, the name of a
+// variable in Litterbox's environment, or Command, a program (split like a
+// shell line, never run by one) whose output is the value.
+type SecretSpec struct {
+	Env     string `json:"env,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+func (s SecretSpec) String() string {
+	if s.Env != "" {
+		return "{ env = " + strconv.Quote(s.Env) + " }"
+	}
+	return "{ command = " + strconv.Quote(s.Command) + " }"
 }
 
 // PortSpec is one [[ports]] entry: a container port published on a host port
@@ -93,6 +135,9 @@ type ServiceSpec struct {
 	StopTimeout int    `json:"stop_timeout"`
 	// Restart, when set, is sent instead of a stop and start (e.g. HUP).
 	Restart string `json:"restart,omitempty"`
+	// Background: an agent started it with bash's background, not the
+	// config.
+	Background bool `json:"background,omitempty"`
 }
 
 // Defaults of settings a config file may leave out.
@@ -105,6 +150,9 @@ const (
 	defaultPids        = 512
 	DefaultStopSignal  = "TERM"
 	defaultStopTimeout = 10
+	defaultMaxFileSize = 50 << 20
+	defaultMaxCallSize = 500 << 20
+	defaultDisk        = 10 << 30
 )
 
 // Default is what a repository without configuration gets.
@@ -122,6 +170,9 @@ func Default() Config {
 		Memory:       defaultMemory,
 		CPUs:         strconv.Itoa(cpus),
 		PidsLimit:    defaultPids,
+		MaxFileSize:  defaultMaxFileSize,
+		MaxCallSize:  defaultMaxCallSize,
+		Disk:         defaultDisk,
 	}
 }
 
@@ -163,10 +214,44 @@ func (c Config) Weakenings() []Weakening {
 	if c.PidsLimit > d.PidsLimit {
 		add("docker.pids", strconv.Itoa(c.PidsLimit))
 	}
+	if c.Disk > d.Disk {
+		add("docker.disk", strconv.Quote(FormatSize(c.Disk)))
+	}
+	if c.MaxFileSize > d.MaxFileSize {
+		add("snapshot.max-file-size", strconv.Quote(FormatSize(c.MaxFileSize)))
+	}
+	if c.MaxCallSize > d.MaxCallSize {
+		add("snapshot.max-call-size", strconv.Quote(FormatSize(c.MaxCallSize)))
+	}
+	if c.Allow != nil {
+		add("network.allow", tomlList(c.Allow))
+	}
+	if (c.Allow != nil || c.SetupOpen || c.SetupAllow != nil) && c.EgressNetwork != "" && c.EgressNetwork != "bridge" {
+		add("network.egress", strconv.Quote(c.EgressNetwork))
+	}
+	switch {
+	case c.SetupOpen:
+		add("network.setup", `"open"`)
+	case c.SetupAllow != nil:
+		add("network.setup", tomlList(c.SetupAllow))
+	}
+	// A secret hands a value of this machine to the sandbox, and a command
+	// secret runs a program here: a repository may not ask for either.
+	for _, name := range slices.Sorted(maps.Keys(c.Secrets)) {
+		add("secrets."+name, c.Secrets[name].String())
+	}
 	for _, p := range c.Ports {
 		add("ports."+p.Name, strconv.Itoa(p.Target))
 	}
 	return out
+}
+
+func tomlList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // IDs parses User into numeric ids.
@@ -221,11 +306,28 @@ type fileConfig struct {
 		CPUs         *cpuCount         `toml:"cpus"`
 		Pids         *pidsLimit        `toml:"pids"`
 		Env          map[string]string `toml:"env"`
+		Disk         *byteSize         `toml:"disk"`
 	} `toml:"docker"`
-	Ports     []filePort `toml:"ports"`
+	Snapshot struct {
+		MaxFileSize *byteSize `toml:"max-file-size"`
+		MaxCallSize *byteSize `toml:"max-call-size"`
+	} `toml:"snapshot"`
+	Network struct {
+		Mode   *string   `toml:"mode"`
+		Allow  []string  `toml:"allow"`
+		Egress *string   `toml:"egress"`
+		Setup  *setupNet `toml:"setup"`
+	} `toml:"network"`
+	Secrets   map[string]fileSecret `toml:"secrets"`
+	Ports     []filePort            `toml:"ports"`
 	Container struct {
 		Services map[string]fileService `toml:"services"`
 	} `toml:"container"`
+}
+
+type fileSecret struct {
+	Env     *string `toml:"env"`
+	Command *string `toml:"command"`
 }
 
 type filePort struct {
@@ -288,6 +390,9 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	var fc fileConfig
 	if _, err := toml.Decode(string(data), &fc); err != nil {
 		return nil, tomlError(name, err)
+	}
+	if fc.Docker.Network != nil && fc.Network.Mode != nil {
+		return nil, &Error{File: name, Key: "docker.network", Msg: "set [network] mode or the older [docker] network, not both"}
 	}
 	for i, p := range fc.Ports {
 		key := fmt.Sprintf("ports[%d]", i+1)
@@ -373,18 +478,59 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		}
 		cfg.From[key] = name
 	}
-	from("docker.network", d.Network != nil)
+	from("docker.network", d.Network != nil || fc.Network.Mode != nil)
+	from("network.allow", fc.Network.Allow != nil)
+	from("network.egress", fc.Network.Egress != nil)
+	from("network.setup", fc.Network.Setup != nil)
+	for name := range fc.Secrets {
+		from("secrets."+name, true)
+	}
 	from("docker.user", d.User != nil)
 	from("docker.read-only", d.ReadOnly != nil)
 	from("docker.memory", d.Memory != nil)
 	from("docker.cpus", d.CPUs != nil)
 	from("docker.pids", d.Pids != nil)
+	from("docker.disk", d.Disk != nil)
+	from("snapshot.max-file-size", fc.Snapshot.MaxFileSize != nil)
+	from("snapshot.max-call-size", fc.Snapshot.MaxCallSize != nil)
 	for _, p := range fc.Ports {
 		from("ports."+*p.Name, true)
 	}
 	set(&cfg.Image, d.Image)
 	set(&cfg.SetupCommand, d.SetupCommand)
 	set(&cfg.Network, d.Network)
+	if d.Network != nil {
+		// The older key says what the network is: no allowlist from an
+		// earlier file survives it.
+		cfg.mode, cfg.Allow = "", nil
+	}
+	if m := fc.Network.Mode; m != nil {
+		cfg.mode = *m
+		switch *m {
+		case "none":
+			cfg.Network, cfg.Allow = "none", nil
+		case "open":
+			cfg.Network, cfg.Allow = "bridge", nil
+		case "allow":
+			cfg.Network = "none"
+		}
+	}
+	if fc.Network.Allow != nil {
+		cfg.Allow = slices.Clone(fc.Network.Allow)
+	}
+	set(&cfg.EgressNetwork, fc.Network.Egress)
+	if su := fc.Network.Setup; su != nil {
+		cfg.SetupOpen, cfg.SetupAllow = su.open, slices.Clone(su.allow)
+	}
+	for name, sec := range fc.Secrets {
+		if cfg.Secrets == nil {
+			cfg.Secrets = map[string]SecretSpec{}
+		}
+		var spec SecretSpec
+		set(&spec.Env, sec.Env)
+		set(&spec.Command, sec.Command)
+		cfg.Secrets[name] = spec
+	}
 	set(&cfg.ReadOnly, d.ReadOnly)
 	if d.User != nil {
 		cfg.User = string(*d.User)
@@ -398,6 +544,9 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	if d.Pids != nil {
 		cfg.PidsLimit = int(*d.Pids)
 	}
+	setSize(&cfg.Disk, d.Disk)
+	setSize(&cfg.MaxFileSize, fc.Snapshot.MaxFileSize)
+	setSize(&cfg.MaxCallSize, fc.Snapshot.MaxCallSize)
 	if len(d.Env) > 0 {
 		if cfg.Env == nil {
 			cfg.Env = map[string]string{}
@@ -436,7 +585,13 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		}
 		cfg.Services[name] = cur
 	}
-	return d.Network != nil
+	return d.Network != nil || fc.Network.Mode != nil
+}
+
+func setSize(dst *int64, v *byteSize) {
+	if v != nil {
+		*dst = int64(*v)
+	}
 }
 
 func set[T any](dst *T, v *T) {
@@ -462,8 +617,17 @@ func (c Config) validate() error {
 	if !networkNameRE.MatchString(c.Network) {
 		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`%q: use "none", "bridge" or the name of a docker network`, c.Network)}
 	}
+	if err := c.validateAllow(file); err != nil {
+		return err
+	}
+	if err := c.validateSetup(file); err != nil {
+		return err
+	}
 	if len(c.Ports) > 0 && c.Network == "none" {
 		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
+	}
+	if c.MaxCallSize < c.MaxFileSize {
+		return &Error{File: file, Key: "snapshot.max-call-size", Msg: fmt.Sprintf("%s is below max-file-size (%s): a file between the two could never be committed", FormatSize(c.MaxCallSize), FormatSize(c.MaxFileSize))}
 	}
 	byEnv := map[string]string{}
 	for _, p := range c.Ports {
@@ -477,9 +641,102 @@ func (c Config) validate() error {
 			return &Error{File: file, Key: "docker.env." + k, Msg: fmt.Sprintf("%q is not a valid environment variable name", k)}
 		}
 	}
+	if err := c.validateSecrets(file); err != nil {
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Services)) {
 		if len(c.Services[name].Command) == 0 {
 			return &Error{File: file, Key: "container.services." + name + ".command", Msg: fmt.Sprintf("service %q needs a command", name)}
+		}
+	}
+	return nil
+}
+
+// validateAllow checks [network]: a known mode, and an allowlist exactly
+// when the mode is "allow", of entries the egress proxy can match.
+func (c Config) validateAllow(file string) error {
+	switch c.mode {
+	case "", "none", "open", "allow":
+	default:
+		return &Error{File: file, Key: "network.mode", Msg: fmt.Sprintf(`%q: use "none", "allow" or "open"`, c.mode)}
+	}
+	if c.Allow == nil {
+		if c.mode == "allow" {
+			return &Error{File: file, Key: "network.allow", Msg: `mode "allow" needs the hosts it allows: allow = ["proxy.golang.org", "*.npmjs.org"]`}
+		}
+		return nil
+	}
+	if c.mode != "allow" {
+		return &Error{File: file, Key: "network.allow", Msg: `an allowlist needs mode = "allow" under [network]`}
+	}
+	if len(c.Allow) == 0 {
+		return &Error{File: file, Key: "network.allow", Msg: `the allowlist is empty: list hosts, or use mode = "none"`}
+	}
+	if c.Network != "none" {
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`%q conflicts with [network] mode = "allow": the sandbox's only way out is its egress proxy`, c.Network)}
+	}
+	if len(c.Ports) > 0 {
+		return &Error{File: file, Key: "network.mode", Msg: fmt.Sprintf(`port %q needs mode = "open": with "allow" the sandbox has no network of its own`, c.Ports[0].Name)}
+	}
+	if _, err := egress.Parse(c.Allow); err != nil {
+		return &Error{File: file, Key: "network.allow", Msg: err.Error()}
+	}
+	if c.EgressNetwork != "" && !networkNameRE.MatchString(c.EgressNetwork) || c.EgressNetwork == "host" || c.EgressNetwork == "none" {
+		return &Error{File: file, Key: "network.egress", Msg: fmt.Sprintf(`%q: use "bridge" or the name of a docker network (not "host" or "none")`, c.EgressNetwork)}
+	}
+	return nil
+}
+
+// validateSetup checks [network] setup: an allowlist of its own needs a
+// sandbox whose network is none or an allowlist, since an open sandbox
+// would not be held to it.
+func (c Config) validateSetup(file string) error {
+	if c.SetupAllow == nil {
+		return nil
+	}
+	if c.Network != "none" {
+		return &Error{File: file, Key: "network.setup", Msg: fmt.Sprintf(`an allowlist for setup needs mode = "none" or "allow", not network %q, which already reaches every host`, c.Network)}
+	}
+	if len(c.SetupAllow) == 0 {
+		return &Error{File: file, Key: "network.setup", Msg: `the setup allowlist is empty: list hosts, or leave setup out`}
+	}
+	if _, err := egress.Parse(c.SetupAllow); err != nil {
+		return &Error{File: file, Key: "network.setup", Msg: err.Error()}
+	}
+	return nil
+}
+
+// MinSecret is the shortest secret value Litterbox takes: a shorter one
+// cannot be told from ordinary text, so it could be neither redacted from
+// output nor kept out of commits.
+const MinSecret = 8
+
+// reservedEnv are variables Litterbox sets itself, which a secret would
+// silently lose to or break, and those the docker or podman client reads:
+// a secret reaches the sandbox through the client's own environment.
+var reservedEnv = regexp.MustCompile(`^(?i:LITTERBOX_.*|PORT_.*|HTTPS?_PROXY|NO_PROXY|PATH|HOME|DOCKER_.*|CONTAINERS?_.*)$`)
+
+// validateSecrets checks [secrets]: names a shell can use, and exactly one
+// source each.
+func (c Config) validateSecrets(file string) error {
+	for _, name := range slices.Sorted(maps.Keys(c.Secrets)) {
+		s, key := c.Secrets[name], "secrets."+name
+		switch {
+		case !validEnvKey(name):
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%q is not a valid environment variable name", name)}
+		case reservedEnv.MatchString(name):
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%s is set by Litterbox itself; give the secret another name", name)}
+		case (s.Env == "") == (s.Command == ""):
+			return &Error{File: file, Key: key, Msg: `give exactly one of env = "VARIABLE" or command = "program args"`}
+		case s.Env != "" && !validEnvKey(s.Env):
+			return &Error{File: file, Key: key + ".env", Msg: fmt.Sprintf("%q is not a valid environment variable name", s.Env)}
+		case s.Command != "":
+			if argv, err := shlex.Split(s.Command); err != nil || len(argv) == 0 {
+				return &Error{File: file, Key: key + ".command", Msg: fmt.Sprintf("%q is not a command line (quote it as a shell would)", s.Command)}
+			}
+		}
+		if _, dup := c.Env[name]; dup {
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%s is also in [docker] env, which would put its value in docker inspect; keep it in [secrets] only", name)}
 		}
 	}
 	return nil
@@ -494,6 +751,9 @@ func validEnvKey(k string) bool { return envKeyRE.MatchString(k) }
 var serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func validServiceName(s string) bool { return serviceNameRE.MatchString(s) }
+
+// ValidServiceName reports whether s can name a service.
+func ValidServiceName(s string) bool { return validServiceName(s) }
 
 // EnvName is NAME in PORT_NAME: the name's slug in upper case, with '_' for
 // '-'.
@@ -577,6 +837,58 @@ func (c *cpuCount) UnmarshalTOML(v any) error {
 	return nil
 }
 
+// byteSize is a size in bytes, written as a number of bytes or with a
+// unit: "50m", "50MiB", "10g", "1.5G".
+type byteSize int64
+
+var sizeRE = regexp.MustCompile(`(?i)^([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(i?b)?$`)
+
+func (b *byteSize) UnmarshalTOML(v any) error {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = strings.TrimSpace(x)
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	default:
+		return fmt.Errorf("want a size such as \"50m\" or \"10g\", got %s", tomlType(v))
+	}
+	n, ok := ParseSize(s)
+	if !ok || n < 1 {
+		return fmt.Errorf("size %q: want a size such as \"50m\" or \"10g\"", s)
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+// ParseSize reads a size as config files write it.
+func ParseSize(s string) (int64, bool) {
+	m := sizeRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	unit := map[string]float64{"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[strings.ToLower(m[2])]
+	if err != nil || f*unit >= 1<<62 {
+		return 0, false
+	}
+	return int64(f * unit), true
+}
+
+// FormatSize writes n the way sizes are written in config files, exactly
+// when it can ("50m", "10g"), else in bytes.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		size   int64
+	}{{"t", 1 << 40}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 type pidsLimit int
 
 func (p *pidsLimit) UnmarshalTOML(v any) error {
@@ -635,6 +947,34 @@ func (c *command) UnmarshalTOML(v any) error {
 		*c = out
 	default:
 		return fmt.Errorf("want an array of strings or a string, got %s", tomlType(v))
+	}
+	return nil
+}
+
+// setupNet is [network] setup: "open", or an allowlist of its own.
+type setupNet struct {
+	open  bool
+	allow []string
+}
+
+func (n *setupNet) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		if x != "open" {
+			return fmt.Errorf(`%q: use "open" or a list of hosts such as ["registry.npmjs.org"]`, x)
+		}
+		n.open = true
+	case []any:
+		n.allow = make([]string, len(x))
+		for i, a := range x {
+			s, ok := a.(string)
+			if !ok {
+				return fmt.Errorf("host %d: want a string, got %s", i+1, tomlType(a))
+			}
+			n.allow[i] = s
+		}
+	default:
+		return fmt.Errorf(`want "open" or an array of hosts, got %s`, tomlType(v))
 	}
 	return nil
 }

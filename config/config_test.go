@@ -203,6 +203,16 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"empty network", "[docker]\nnetwork = \"\"\n", "", File, 0, "docker.network", "must not be empty"},
 		{"another container's network", "[docker]\nnetwork = \"container:db\"\n", "", File, 0, "docker.network", `"container:db": use "none", "bridge" or the name of a docker network`},
 		{"a namespace path", "[docker]\nnetwork = \"ns:/proc/1/ns/net\"\n", "", File, 0, "docker.network", "the name of a docker network"},
+		{"network mode", "[network]\nmode = \"some\"\n", "", File, 0, "network.mode", `"some": use "none", "allow" or "open"`},
+		{"allow without hosts", "[network]\nmode = \"allow\"\n", "", File, 0, "network.allow", `mode "allow" needs the hosts it allows`},
+		{"hosts without allow", "[network]\nallow = [\"a.test\"]\n", "", File, 0, "network.allow", `an allowlist needs mode = "allow"`},
+		{"bad host", "[network]\nmode = \"allow\"\nallow = [\"http://a.test\"]\n", "", File, 0, "network.allow", `allow entry "http://a.test"`},
+		{"allow and a docker network", "[docker]\nnetwork = \"bridge\"\n[network]\nmode = \"allow\"\nallow = [\"a.test\"]\n", "", File, 0, "docker.network", `set [network] mode or the older [docker] network, not both`},
+		{"allow and ports", "[network]\nmode = \"allow\"\nallow = [\"a.test\"]\n[[ports]]\nname = \"www\"\ntarget = 80\n", "", File, 0, "network.mode", `port "www" needs mode = "open"`},
+		{"disk", "[docker]\ndisk = \"big\"\n", "", File, 2, "docker.disk", `size "big": want a size such as "50m" or "10g"`},
+		{"disk zero", "[docker]\ndisk = 0\n", "", File, 2, "docker.disk", `size "0"`},
+		{"file size type", "[snapshot]\nmax-file-size = true\n", "", File, 2, "snapshot.max-file-size", "got true or false"},
+		{"call below file", "[snapshot]\nmax-file-size = \"1g\"\n", "", File, 0, "snapshot.max-call-size", "500m is below max-file-size (1g)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -269,7 +279,7 @@ func TestWeakeningsNameTheirFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := writeConfigs(t,
-		"[docker]\nnetwork = \"bridge\"\nuser = \"0:0\"\nread-only = false\nmemory = \"8g\"\ncpus = 64\n[[ports]]\nname = \"www\"\ntarget = 80\n",
+		"[docker]\nnetwork = \"bridge\"\nuser = \"0:0\"\nread-only = false\nmemory = \"8g\"\ncpus = 64\ndisk = \"20GiB\"\n[snapshot]\nmax-file-size = \"40m\"\nmax-call-size = \"1.5g\"\n[[ports]]\nname = \"www\"\ntarget = 80\n",
 		"[docker]\nread-only = true\n[[ports]]\nname = \"db\"\ntarget = 5432\n")
 	cfg, err := Load(dir)
 	if err != nil {
@@ -285,6 +295,8 @@ func TestWeakeningsNameTheirFile(t *testing.T) {
 		`docker.memory = "8g" @ ` + File,
 		`docker.cpus = 64 @ ` + File,
 		`docker.pids = 4096 @ ` + user,
+		`docker.disk = "20g" @ ` + File,
+		`snapshot.max-call-size = "1536m" @ ` + File,
 		`ports.www = 80 @ ` + File,
 		`ports.db = 5432 @ ` + LocalFile,
 	}
@@ -314,5 +326,104 @@ func TestUserFileIgnoresARelativeXDGConfigHome(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "cfg")
 	if got := UserFile(); got != filepath.Join(home, ".config", "litterbox", "config.toml") {
 		t.Errorf("UserFile() = %q", got)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	for in, want := range map[string]int64{"50m": 50 << 20, "50MiB": 50 << 20, "10g": 10 << 30, "10 GB": 10 << 30, "1.5g": 3 << 29, "4096": 4096, "2k": 2048, "1t": 1 << 40} {
+		if got, ok := ParseSize(in); !ok || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "m", "-1m", "1x", "1e9", "9999999999t"} {
+		if got, ok := ParseSize(in); ok {
+			t.Errorf("ParseSize(%q) = %d, want a refusal", in, got)
+		}
+	}
+	for n, want := range map[int64]string{50 << 20: "50m", 10 << 30: "10g", 1536 << 20: "1536m", 1000: "1000", 1 << 40: "1t"} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestNetworkModes(t *testing.T) {
+	cfg, err := Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"proxy.golang.org\", \"*.npmjs.org:443\"]\negress = \"corp\"\n", ""))
+	if err != nil || cfg.Network != "none" || len(cfg.Allow) != 2 || cfg.EgressNetwork != "corp" {
+		t.Fatalf("allow: %+v %v", cfg, err)
+	}
+	if w := cfg.Weakenings(); len(w) != 2 || w[0].String() != `network.allow = ["proxy.golang.org", "*.npmjs.org:443"]` || w[0].File != File || w[1].String() != `network.egress = "corp"` {
+		t.Errorf("allow weakens %v", w)
+	}
+	// The list is the committed file's even when the local file sets the
+	// mode: it needs trust all the same.
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"evil.test\"]\n", "[network]\nmode = \"allow\"\n"))
+	if w := cfg.Weakenings(); err != nil || len(w) != 1 || w[0].File != File {
+		t.Errorf("committed list, local mode: %v %v", w, err)
+	}
+	// The older key in a later file ends the allowlist.
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"a.test\"]\n", "[docker]\nnetwork = \"none\"\n"))
+	if err != nil || cfg.Allow != nil || cfg.Network != "none" {
+		t.Errorf("local docker.network none: %+v %v", cfg, err)
+	}
+	if _, err := Load(writeConfigs(t, "", "[network]\nmode = \"allow\"\nallow = [\"a.test\"]\negress = \"host\"\n")); err == nil || !strings.Contains(err.Error(), `not "host"`) {
+		t.Errorf("egress host: %v", err)
+	}
+	// The local file turns it off, or opens it.
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"a.test\"]\n", "[network]\nmode = \"none\"\n"))
+	if err != nil || cfg.Network != "none" || cfg.Allow != nil || len(cfg.Weakenings()) != 0 {
+		t.Errorf("local none: %+v %v", cfg, err)
+	}
+	cfg, err = Load(writeConfigs(t, "", "[network]\nmode = \"open\"\n"))
+	if err != nil || cfg.Network != "bridge" || cfg.From["docker.network"] != LocalFile {
+		t.Errorf("open: %+v %v", cfg, err)
+	}
+}
+
+func TestSetupNetwork(t *testing.T) {
+	cfg, err := Load(writeConfigs(t, "[network]\nsetup = \"open\"\n", ""))
+	if err != nil || !cfg.SetupOpen || cfg.Network != "none" {
+		t.Fatalf("open: %+v %v", cfg, err)
+	}
+	if w := cfg.Weakenings(); len(w) != 1 || w[0].String() != `network.setup = "open"` || w[0].File != File {
+		t.Errorf("setup open weakens %v", w)
+	}
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"a.test\"]\n", "[network]\nsetup = [\"registry.npmjs.org\"]\n"))
+	if err != nil || cfg.SetupOpen || len(cfg.SetupAllow) != 1 || cfg.From["network.setup"] != LocalFile {
+		t.Fatalf("list: %+v %v", cfg, err)
+	}
+	for _, bad := range []struct{ file, want string }{
+		{"[network]\nsetup = \"closed\"\n", `"closed": use "open" or a list of hosts`},
+		{"[network]\nsetup = 3\n", `want "open" or an array of hosts, got an integer`},
+		{"[network]\nsetup = []\n", "the setup allowlist is empty"},
+		{"[network]\nsetup = [\"1.2.3.4:99999\"]\n", "network.setup"},
+		{"[network]\nmode = \"open\"\nsetup = [\"a.test\"]\n", `an allowlist for setup needs mode = "none" or "allow"`},
+	} {
+		if _, err := Load(writeConfigs(t, bad.file, "")); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: got %v, want %q", bad.file, err, bad.want)
+		}
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	cfg, err := Load(writeConfigs(t, "[secrets]\nNPM_TOKEN = { env = \"NPM_TOKEN\" }\n", "[secrets]\nGH_TOKEN = { command = \"secret-tool lookup gh token\" }\n"))
+	if err != nil || len(cfg.Secrets) != 2 || cfg.Secrets["GH_TOKEN"].Command != "secret-tool lookup gh token" || cfg.Secrets["NPM_TOKEN"].Env != "NPM_TOKEN" {
+		t.Fatalf("secrets: %+v %v", cfg, err)
+	}
+	w := cfg.Weakenings()
+	if len(w) != 2 || w[0].String() != `secrets.GH_TOKEN = { command = "secret-tool lookup gh token" }` || w[0].File != LocalFile || w[1].File != File {
+		t.Errorf("secrets weaken %v", w)
+	}
+	for _, bad := range []struct{ file, want string }{
+		{"[secrets]\n\"A-B\" = { env = \"X\" }\n", `"A-B" is not a valid environment variable name`},
+		{"[secrets]\nHTTPS_PROXY = { env = \"X\" }\n", "HTTPS_PROXY is set by Litterbox itself"},
+		{"[secrets]\nT = { env = \"X\", command = \"y\" }\n", "exactly one of"},
+		{"[secrets]\nT = {}\n", "exactly one of"},
+		{"[secrets]\nT = { command = \"a 'b\" }\n", "secrets.T.command"},
+		{"[secrets]\nT = { env = \"X\" }\n[docker]\nenv = { T = \"v\" }\n", "also in [docker] env"},
+	} {
+		if _, err := Load(writeConfigs(t, bad.file, "")); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: got %v, want %q", bad.file, err, bad.want)
+		}
 	}
 }

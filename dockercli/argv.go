@@ -46,6 +46,11 @@ type ContainerSpec struct {
 	// AnonVolumes are paths that get a volume of their own, removed with
 	// the container (rm -v).
 	AnonVolumes []string
+	// Shared are existing named volumes mounted besides Volume.
+	Shared []SharedVolume
+	// LogMax, when set, bounds the container's log: json-file, in two
+	// files of at most this size.
+	LogMax      string
 	Workdir     string
 	Env         map[string]string
 	CapDrop     []string
@@ -60,6 +65,13 @@ type ContainerSpec struct {
 	Publish    []PortBinding
 	Entrypoint string
 	Cmd        []string
+}
+
+// SharedVolume mounts an existing named volume at Target.
+type SharedVolume struct {
+	Volume   string
+	Target   string
+	ReadOnly bool
 }
 
 // PortBinding publishes ContainerPort (tcp) on HostIP:HostPort.
@@ -115,6 +127,13 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	for _, v := range s.AnonVolumes {
 		a = append(a, "--volume", v)
 	}
+	for _, v := range s.Shared {
+		m := "type=volume,source=" + v.Volume + ",target=" + v.Target
+		if v.ReadOnly {
+			m += ",readonly"
+		}
+		a = append(a, "--mount", m)
+	}
 	if s.Workdir != "" {
 		a = append(a, "--workdir", s.Workdir)
 	}
@@ -142,6 +161,9 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	if s.Network != "" {
 		a = append(a, "--network", s.Network)
 	}
+	if s.LogMax != "" {
+		a = append(a, "--log-driver", "json-file", "--log-opt", "max-size="+s.LogMax, "--log-opt", "max-file=2")
+	}
 	for _, p := range s.Publish {
 		a = append(a, "--publish", fmt.Sprintf("%s:%d:%d", p.HostIP, p.HostPort, p.ContainerPort))
 	}
@@ -154,9 +176,13 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 
 // ExecSpec describes one `docker exec`.
 type ExecSpec struct {
-	User        string
-	Workdir     string
-	Env         map[string]string
+	User    string
+	Workdir string
+	Env     map[string]string
+	// Secrets reach the command's environment as --env NAME, the value
+	// taken by the docker client from its own environment, so no argv,
+	// log line or docker inspect holds it.
+	Secrets     map[string]string
 	Interactive bool // keep stdin open (-i)
 	TTY         bool // allocate a terminal (-t)
 	Detach      bool // start it and return at once (-d)
@@ -164,6 +190,20 @@ type ExecSpec struct {
 	// OwnGroup is no option of docker's: the docker client runs in a
 	// process group of its own (see runner.Cmd.OwnGroup).
 	OwnGroup bool
+	// Shown is the equivalent exec the log shows (see runner.Shown).
+	Shown *Shown
+	// StdinKey is what transcripts match the exec's stdin by (see
+	// runner.Cmd.StdinKey).
+	StdinKey func([]byte) string
+}
+
+// Shown is an exec with the same effect as an ExecSpec that speaks a
+// protocol on stdin, for the log (see runner.Shown).
+type Shown struct {
+	Spec     ExecSpec
+	Input    []byte
+	HasInput bool
+	Note     string
 }
 
 // ExecArgs builds `docker exec` for container.
@@ -186,6 +226,9 @@ func ExecArgs(container string, s ExecSpec) []string {
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		a = append(a, "--env", k+"="+s.Env[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Secrets)) {
+		a = append(a, "--env", k)
 	}
 	a = append(a, container)
 	return append(a, s.Cmd...)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -72,7 +73,10 @@ type Streams struct {
 // returned as the Result's ExitCode with a nil error; err is reserved for
 // failures to run it (no such container, engine down).
 func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s Streams) (runner.Result, error) {
-	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, OwnGroup: spec.OwnGroup})
+	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Secrets: envPairs(spec.Secrets), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, OwnGroup: spec.OwnGroup, StdinKey: spec.StdinKey})
+	if sh := spec.Shown; sh != nil {
+		cmd.Shown = &runner.Shown{Cmd: c.cmd(runner.Cmd{Args: ExecArgs(container, sh.Spec)}), Input: sh.Input, HasInput: sh.HasInput, Note: sh.Note}
+	}
 	res, err := c.Runner.Run(ctx, cmd)
 	if err == nil {
 		return res, nil
@@ -83,6 +87,14 @@ func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s St
 		return ee.Result, nil
 	}
 	return res, Classify(err)
+}
+
+func envPairs(m map[string]string) []string {
+	var kv []string
+	for k, v := range m {
+		kv = append(kv, k+"="+v)
+	}
+	return kv
 }
 
 // execFailure tells the engine's own refusal (no such container, paused,
@@ -132,10 +144,44 @@ func (c *Client) Remove(ctx context.Context, container string) error {
 	return err
 }
 
+// TmpfsVolume makes a named volume held in memory (the local driver's
+// tmpfs), owned by uid:gid, that several containers can mount: nothing in
+// it reaches a disk.
+func (c *Client) TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error {
+	a := []string{"volume", "create", "--driver", "local", "--opt", "type=tmpfs", "--opt", "device=tmpfs",
+		"--opt", fmt.Sprintf("o=size=1m,uid=%d,gid=%d,mode=0755", uid, gid)}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		a = append(a, "--label", k+"="+labels[k])
+	}
+	_, err := c.args(ctx, append(a, name)...)
+	return err
+}
+
 // RemoveVolume removes a named volume.
 func (c *Client) RemoveVolume(ctx context.Context, volume string) error {
 	_, err := c.args(ctx, "volume", "rm", volume)
 	return err
+}
+
+// DisconnectNetwork takes a container off a network; it keeps no other
+// way out, and stays off it when restarted.
+func (c *Client) DisconnectNetwork(ctx context.Context, network, container string) error {
+	_, err := c.args(ctx, "network", "disconnect", network, container)
+	return err
+}
+
+// Logs returns what the container printed, stdout then stderr, since
+// since (all of it when zero).
+func (c *Client) Logs(ctx context.Context, container string, since time.Time) ([]byte, error) {
+	a := []string{"logs"}
+	if !since.IsZero() {
+		a = append(a, "--since", fmt.Sprintf("%d.%09d", since.Unix(), since.Nanosecond()))
+	}
+	res, err := c.args(ctx, append(a, container)...)
+	if err != nil {
+		return nil, err
+	}
+	return append(res.Stdout, res.Stderr...), nil
 }
 
 // VolumeLabels returns the labels of a named volume.

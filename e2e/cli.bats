@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # The CLI around the lifecycle: list output, exec and shell, --repo, exit codes
-# and -v logging (DESIGN.md 1.5 and 7).
+# and -v logging (README: "CLI reference", "Debugging with -v").
 
 # shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup_file() { build_helpers; }
+setup_file() { build_helpers mcpcall; }
 setup() { common_setup; }
 teardown() { common_teardown; }
 
@@ -69,12 +69,12 @@ teardown() { common_teardown; }
 
   run --separate-stderr lb -v list
   assert_success
-  refute_output --partial "level="
+  refute_output --partial '# exit' 
   assert_line --regexp "^box +active "
   printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/list.log"
   # Every stderr line is a debug line for one docker or git command.
   while IFS= read -r l; do
-    [[ $l =~ ^level=debug\ msg=([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ exit=[0-9]+\ took=[^\ ]+$ ]] ||
+    [[ $l =~ ^\$\ ([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ \ \#\ exit\ [0-9]+,\ [0-9]+\ ms(\;\ .*)?$ ]] ||
       fail "not a command log line: $l"
   done <"$BATS_TEST_TMPDIR/list.log"
   mapfile -t cmds < <(log_commands "$BATS_TEST_TMPDIR/list.log")
@@ -126,6 +126,40 @@ teardown() { common_teardown; }
   assert_equal "$(inspect "$c2" '{{index .Config.Labels "dev.litterbox.repo"}}')" "$REPO"
 }
 
+@test "-v: an agent's write and bash are logged as lines that, pasted, write the file and run the command" {
+  create box
+  c=$(container_of box)
+  body=$'first line\nit\'s "quoted" $HOME `x`\n'
+  # shellcheck disable=SC2016 # $HOME, `x` and $((..)) are the agent's, kept literal
+  write_args='{"sandbox":"box","path":"notes/w.txt","content":"first line\nit'"'"'s \"quoted\" $HOME `x`\n"}'
+  # shellcheck disable=SC2016
+  bash_args='{"sandbox":"box","command":"printf '"'"'%s\\n'"'"' \"it'"'"'s\" > ran.txt; echo $((1+2)) >> ran.txt"}'
+  run --separate-stderr mcpcall -v --repo "$REPO" write "$write_args" bash "$bash_args"
+  assert_success
+  printf '%s\n' "$stderr" >"$BATS_TEST_TMPDIR/log"
+  # Take the two agent calls' entries out of the log (an entry is a "$ "
+  # line and its "> " continuations), strip the prompts as the README's
+  # one-liner does, point them at new files, and run them.
+  awk -v want='litterbox-helper put |/bin/sh -c ' '
+    function flush() { if (e != "" && e ~ want) print e; e = "" }
+    /^\$ / { flush(); e = substr($0, 3); next }
+    /^> / && e != "" { e = e "\n" substr($0, 3); next }
+    { flush() }
+    END { flush() }' "$BATS_TEST_TMPDIR/log" |
+    sed 's#/src/notes/w.txt#/src/notes/pasted.txt#; s#> ran.txt#> pasted-ran.txt#g' >"$BATS_TEST_TMPDIR/script"
+  [ "$(grep -c 'litterbox-helper put' "$BATS_TEST_TMPDIR/script")" -eq 1 ] || fail "no write line: $(cat "$BATS_TEST_TMPDIR/script")"
+  [ "$(grep -c '/bin/sh -c' "$BATS_TEST_TMPDIR/script")" -eq 1 ] || fail "no bash line: $(cat "$BATS_TEST_TMPDIR/script")"
+  run sh "$BATS_TEST_TMPDIR/script"
+  assert_success
+  assert_equal "$("$RUNTIME" exec "$c" cat /src/notes/pasted.txt)" "$("$RUNTIME" exec "$c" cat /src/notes/w.txt)"
+  assert_equal "$("$RUNTIME" exec "$c" cat /src/notes/pasted.txt; echo .)" "$body."
+  assert_equal "$("$RUNTIME" exec "$c" cat /src/pasted-ran.txt)" "$("$RUNTIME" exec "$c" cat /src/ran.txt)"
+  # The logged line names what really ran: the helper's act, with its
+  # request on stdin.
+  grep -q "; ran as: $RUNTIME exec -i $c /.litterbox/[0-9a-f]*/litterbox-helper act; the snapshot left out\$" "$BATS_TEST_TMPDIR/log" ||
+    fail "no note naming the act exec: $(cat "$BATS_TEST_TMPDIR/log")"
+}
+
 @test "-v logs every docker/git command on a line of its own" {
   run --separate-stderr lb -v create box
   assert_success
@@ -133,7 +167,7 @@ teardown() { common_teardown; }
   n=0
   while IFS= read -r l; do
     n=$((n + 1))
-    [[ $l =~ ^level=debug\ msg=([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ exit=[0-9]+\ took=[^\ ]+$ ]] ||
+    [[ $l =~ ^\$\ ([A-Z_]+=[^\ ]*\ )*(docker|git)\ .*\ \ \#\ exit\ [0-9]+,\ [0-9]+\ ms(\;\ .*)?$ ]] ||
       fail "stderr line $n is not one whole command log line: ${l:0:200}"
   done <<<"$stderr"
   [ "$n" -ge 5 ] || fail "expected the create's commands, got: $stderr"

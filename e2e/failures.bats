@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Failures of git and of the container runtime (seed 000 section 6): create
+# Failures of git and of the container runtime (README: "Troubleshooting"): create
 # leaves nothing half-made, pause/resume report the error and the state they
 # left, a partly failed delete says what is left. Runtime failures are injected
 # with --runtime pointing at a wrapper around the real runtime that fails the

@@ -94,7 +94,7 @@ remove_volumes() {
 
 rand_hex() { od -An -N5 -tx1 /dev/urandom | tr -d ' \n'; }
 
-# slugify mirrors the product's rule (DESIGN.md 2): lowercase, every run of
+# slugify mirrors the product's rule (package slug): lowercase, every run of
 # characters outside [a-z0-9] becomes one "-", trimmed at both ends.
 slugify() {
   printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+//; s/-+$//'
@@ -260,28 +260,28 @@ jsonget() { "$BATS_FILE_TMPDIR/jsonget" "$@"; }
 # mcpcall [--client mcp-go|sdk] [--repo DIR] [--parallel] TOOL ARGS_JSON...: see e2e/mcpcall.
 mcpcall() { timeout -k 5 "$LB_TIMEOUT" "$BATS_FILE_TMPDIR/mcpcall" "$@"; }
 
-# log_commands FILE prints the commands logged by -v in FILE, taken out of
-# logrus' text format: `level=debug msg=<command> [dir=..] [error=..] exit=N
-# took=D`; the msg value runs up to the last " exit=". An entry whose command
-# spans several lines (a multi-line argument) is printed with its newlines
-# escaped as "\n", so there is one command per output line.
+# log_commands FILE prints the commands logged by -v in FILE: each entry
+# `$ LINE  # exit N, D ms[; note]`, continued on lines that start with "> "
+# when the command spans lines, without its prompt and comment. An entry
+# that spans lines is printed with its newlines escaped as "\n", so there
+# is one command per output line. (README: sed -n 's/^[$>] //p' is the
+# one-liner that turns a log into a script.)
 log_commands() {
-  local line entry=""
+  local line entry="" open=0
   while IFS= read -r line; do
-    if [[ $line == level=* ]]; then
-      entry=$line
-    elif [ -n "$entry" ]; then
-      entry+=$'\n'$line
+    if [[ $line == '$ '* ]]; then
+      entry=${line#'$ '}
+      open=1
+    elif ((open)) && [[ $line == '> '* ]]; then
+      entry+=$'\n'${line#'> '}
     else
+      open=0
       continue
     fi
-    if [[ $entry =~ \ exit=-?[0-9]+\ took=[^\ ]+$ ]]; then
-      if [[ $entry == "level=debug msg="* ]]; then
-        entry=${entry#level=debug msg=}
-        entry=${entry% exit=*}
-        printf '%s\n' "${entry//$'\n'/\\n}"
-      fi
-      entry=""
+    if [[ $entry =~ \ \ \#\ exit\ -?[0-9]+,\ [0-9]+\ ms(\;\ .*)?$ ]]; then
+      entry=${entry%"${BASH_REMATCH[0]}"}
+      printf '%s\n' "${entry//$'\n'/\\n}"
+      open=0
     fi
   done <"$1"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Isolation and the security defaults (seed 000 AC4, DESIGN.md 1.1 and 6).
+# Isolation and the security defaults (README: "Security").
 
 # shellcheck disable=SC2154,SC2030,SC2031 # bats sets status/output/lines/stderr; each test is a subshell
 bats_require_minimum_version 1.5.0

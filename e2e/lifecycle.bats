@@ -93,8 +93,11 @@ done'
   assert_equal "$(grep -c . <<<"$run_lines")" 1
   [[ $run_lines == *" --user 1000:1000 "* && $run_lines == *" --name $c "* ]] ||
     fail "the container is not run as 1000:1000: $run_lines"
-  # The setup command travels to the sandbox helper on stdin: one act exec.
-  setup_lines=$(grep -E "^docker exec -i $c /.litterbox/[0-9a-f]+/litterbox-helper act\$" <<<"$output")
+  # The setup command travels to the sandbox helper on stdin: one act exec,
+  # logged as the exec it amounts to (pasteable), the act named in a note.
+  setup_lines=$(grep -xF "docker exec --workdir /src $c /bin/sh -c 'echo hello world'" <<<"$output")
+  grep -qE "^\\$ docker exec --workdir /src $c .*  # exit 0, [0-9]+ ms; ran as: docker exec -i $c /.litterbox/[0-9a-f]+/litterbox-helper act; the snapshot left out\$" "$BATS_TEST_TMPDIR/log" ||
+    fail "the setup exec's note: $(grep -F 'litterbox-helper act' "$BATS_TEST_TMPDIR/log")"
   assert_equal "$(grep -c . <<<"$setup_lines")" 1
   users=$(grep -oE -- '--user[= ][^ ]+' <<<"${setup_lines%% "$c" *}" || true)
   [[ -z $users || $users =~ ^--user[=\ ]1000:1000$ ]] ||
@@ -167,7 +170,7 @@ done'
 }
 
 # ---------------------------------------------------------------------------
-# Invalid names (seed 6, "Invalid Name")
+# Invalid names (package slug)
 
 # assert_invalid_name NAME: create NAME is refused and leaves nothing behind.
 assert_invalid_name() {

@@ -202,11 +202,11 @@ INITIALIZED='{"jsonrpc":"2.0","method":"notifications/initialized"}'
   assert_equal "$(sort -u <<<"$output")" "2.0"
   assert_equal "${#lines[@]}" "$(grep -c . "$out")"
   assert_equal "$(jsonget -l .id <"$out" | sort -n | tr '\n' ' ')" "1 2 3 4 5 "
-  run grep -c 'level=' "$out"
+  run grep -c '# exit' "$out"
   assert_output 0
   # The logs went to stderr.
-  grep -q '^level=debug msg=docker create ' "$err"
-  grep -q '^level=debug msg=git ' "$err"
+  grep -q '^\$ docker create ' "$err"
+  grep -q '^\$ git ' "$err"
 
   res() { grep "\"id\":$1[,}]" "$out" | jsonget "$2"; }
   assert_equal "$(res 2 .result.structuredContent.name)" raw-box
@@ -277,4 +277,57 @@ EOF
   eventually curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
   run curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
   assert_output "# demo"
+}
+
+@test "bash background: a server the agent starts outlives the call, is reached through a configured port, and sandbox-service controls it" {
+  printf '[[ports]]\nname = "www"\ntarget = 8080\n' >.litterbox.local.toml
+  call sandbox-create '{"name":"bg-box"}' \
+    bash '{"sandbox":"bg-box","command":"busybox httpd -f -p 8080 -h /src","background":true}' \
+    bash '{"sandbox":"bg-box","command":"true"}' \
+    sandbox-service '{"sandbox":"bg-box","action":"status","service":"busybox"}' \
+    bash '{"sandbox":"bg-box","command":"true","name":"x"}'
+  l() { jsonget "$2" <<<"${lines[$1]}"; }
+  assert_equal "$(l 0 .isError)" false
+  port=$(l 0 .structuredContent.ports.0.host_port)
+  assert_equal "$(l 1 .isError) $(l 1 .structuredContent.service) $(l 1 .structuredContent.state)" "false busybox running"
+  [[ $(l 1 .text) == "started in the background: busybox: running (pid "* ]] || fail "$(l 1 .text)"
+  assert_equal "$(l 3 .structuredContent.services.0.state)" running
+  assert_equal "$(l 4 .isError)" true
+  [[ $(l 4 .text) == "name is for background commands"* ]] || fail "$(l 4 .text)"
+  eventually curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
+  run curl -fsS --max-time 2 "http://127.0.0.1:$port/README.md"
+  assert_output "# demo"
+  # The official go-sdk client too, with a name of the agent's choosing.
+  run --separate-stderr mcpcall --client sdk --repo "$REPO" bash '{"sandbox":"bg-box","command":"busybox httpd -f -p 8081 -h /src","background":true,"name":"second"}' \
+    sandbox-service '{"sandbox":"bg-box","action":"stop","service":"second"}'
+  assert_success
+  assert_equal "$(jsonget .structuredContent.service <<<"${lines[0]}") $(jsonget .structuredContent.state <<<"${lines[0]}")" "second running"
+  assert_equal "$(jsonget .structuredContent.services.0.state <<<"${lines[1]}")" stopped
+  run --separate-stderr lb list
+  assert_line "bg-box: background commands busybox, second (litterbox service bg-box status)"
+}
+
+@test "scope: a server acts only on the sandboxes it created or was named with --sandbox; --all-sandboxes on every one" {
+  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-create '{"name":"mine"}' bash '{"sandbox":"mine","command":"echo one > one.txt"}'
+  assert_success
+  assert_equal "$(jsonget -l .isError <<<"$output" | tr '\n' ' ')" "false false "
+  # A second server, as another agent's (through the official go-sdk
+  # client): refused, and its list is empty.
+  run --separate-stderr mcpcall --client sdk --scope own --repo "$REPO" bash '{"sandbox":"mine","command":"echo two > two.txt"}' sandbox-list '{}' sandbox-diff '{"sandbox":"mine"}'
+  assert_success
+  assert_equal "$(jsonget .isError <<<"${lines[0]}")" true
+  [[ $(jsonget .text <<<"${lines[0]}") == "sandbox 'mine' is not this server's: it acts on the sandboxes it created and those named with litterbox mcp --sandbox NAME (it has: none yet); --all-sandboxes lifts this for an agent that runs several" ]] || fail "${lines[0]}"
+  assert_equal "$(jsonget '.structuredContent.sandboxes.#' <<<"${lines[1]}")" 0
+  assert_equal "$(jsonget .isError <<<"${lines[2]}")" true
+  run in_box mine test -e two.txt
+  assert_failure
+  # Named with --sandbox (as a restarted server would be), or all of them.
+  for scope in mine all; do
+    run --separate-stderr mcpcall --scope "$scope" --repo "$REPO" bash '{"sandbox":"mine","command":"cat one.txt"}' sandbox-list '{}'
+    assert_success
+    assert_equal "$(jsonget .isError <<<"${lines[0]}")" false
+    assert_equal "$(jsonget '.structuredContent.sandboxes.*.name' <<<"${lines[1]}")" mine
+  done
+  run --separate-stderr lb mcp --sandbox 'Not a name!' --all-sandboxes </dev/null
+  assert_failure 2
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The human review commands (DESIGN.md 3.4 and 7): diff, log, apply, merge,
+# The human review commands (README: "Reviewing and accepting the work"): diff, log, apply, merge,
 # upload and download. The sandbox's work is made the way an agent makes it
 # (litterbox exec, one `exec: ...` commit per call that changes files); its
 # effects are checked on the host with git: what lands on the user's branch,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Concurrency (DESIGN.md 4: calls on one sandbox that change files are
+# Concurrency (ARCHITECTURE.md, "One agent call": calls on one sandbox that change files are
 # serialized, also across several `litterbox mcp` processes on one repo):
 # 4 sandboxes x 25 concurrent write/bash calls, issued at once from two
 # `litterbox mcp` processes (one driven by mcp-go, one by the go-sdk), must

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The agent tools over MCP (DESIGN.md 3.3 and 4): bash, read, write, patch,
+# The agent tools over MCP (README: "Tools"): bash, read, write, patch,
 # edit, ls, glob, grep and sandbox-milestone, driven through `litterbox mcp` by
 # two real MCP clients (e2e/mcpcall: mcp-go and the official go-sdk). Every
 # flow runs once per client. Effects are checked on the host with git: one
@@ -277,6 +277,15 @@ change_loop() {
   tool edit path notes.txt old_string needle new_string pin replace_all:= true
   committed "edit: notes.txt"
   assert_equal "$(r .structuredContent.replacements)" 2
+  # Several edits in one call: in order, one snapshot.
+  tool edit path notes.txt edits:= '[{"old_string":"alpha","new_string":"ALPHA"},{"old_string":"ALPHA","new_string":"alpha"},{"old_string":"epsilon","new_string":"epsilon","replace_all":true}]'
+  refused "edit 3 of 3: old_string and new_string are the same"
+  tool edit path notes.txt edits:= '[{"old_string":"alpha","new_string":"ALPHA"},{"old_string":"ALPHA","new_string":"alpha one"}]'
+  committed "edit: notes.txt"
+  assert_equal "$(r .structuredContent.replacements) $(r .structuredContent.edits)" "2 2"
+  assert_equal "$(blob_of notes.txt | head -1)" "alpha one"
+  tool edit path notes.txt edits:= '[{"old_string":"alpha one","new_string":"alpha"}]'
+  committed "edit: notes.txt"
   assert_equal "$(blob_of notes.txt)" $'alpha\nbeta pin\nGAMMA\ndelta pin\nepsilon: a:b'
   assert_equal "$(mode_of notes.txt)" 100755
   tool read path notes.txt
@@ -285,7 +294,7 @@ change_loop() {
   # The branch: one commit per changing call, in order, linear, authored by
   # the agent and committed by the user's identity.
   assert_equal "$(git log --reverse --format=%s "$BASE..$BRANCH")" "$(printf '%s\n' "${SUBJECTS[@]}")"
-  assert_equal "$(commits)" 16
+  assert_equal "$(commits)" 18
   assert_equal "$(git rev-list --min-parents=2 "$BASE..$BRANCH")" ""
   assert_equal "$(git log --format='%an <%ae>' "$BASE..$BRANCH" | sort -u)" "box (litterbox) <litterbox@localhost>"
   assert_equal "$(git log --format='%cn <%ce>' "$BASE..$BRANCH" | sort -u)" "Litterbox E2E <e2e@litterbox.invalid>"
@@ -374,6 +383,9 @@ looking() {
   tool read path /src/notes.txt offset:= 1 limit:= 2
   assert_equal "$(r .structuredContent.content)" $'beta needle\ngamma'
   assert_equal "$(r .structuredContent.offset) $(r .structuredContent.lines) $(r .structuredContent.total_lines) $(r .structuredContent.truncated)" "1 2 5 true"
+  # The text numbers lines from 1 as cat -n does, whatever the offset.
+  assert_equal "$(r .text)" $'     2\tbeta needle\n     3\tgamma\n[lines 2-3 of 5 shown; read on with offset 3]'
+  assert_equal "$(r .structuredContent.first_line)" 2
   tool read path notes.txt offset:= 4
   assert_equal "$(r .structuredContent.content)" "epsilon: a:b"
   assert_equal "$(r .structuredContent.lines) $(r .structuredContent.truncated)" "1 false"
@@ -381,6 +393,15 @@ looking() {
   assert_equal "$(r .structuredContent.content)" "with space"
   tool read path /etc/passwd
   [[ $(r .structuredContent.content) == *root:* ]]
+
+  # A PNG a command made comes back as an image; other binary files are
+  # refused with their size and type.
+  tool bash command 'printf "\211PNG\r\n\032\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\10\6\0\0\0\37\25\304\211" > /tmp/shot.png; printf "a\0b" > /tmp/nul.bin'
+  tool read path /tmp/shot.png
+  assert_equal "$(r .isError) $(r .images.0.mime) $(r .images.0.bytes)" "false image/png 33"
+  assert_equal "$(r .structuredContent.image.mime) $(r .structuredContent.image.size)" "image/png 33"
+  tool read path /tmp/nul.bin
+  refused "/tmp/nul.bin is a binary file (3 B, application/octet-stream)*"
 
   # read refuses hidden paths, however they are spelled.
   for p in .gitignore .hidden/secret.txt .env src/.cache/hidden.go /src/.env src/../.env; do
@@ -499,11 +520,18 @@ failures() {
   tool patch path gone.txt diff $'--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n'
   refused "*gone.txt*"
 
-  # edit: old_string missing, or found twice without replace_all.
-  tool edit path notes.txt old_string 'not in the file' new_string x
-  refused "*old_string*"
+  # edit: old_string missing (the error shows the closest lines, numbered
+  # as read shows them), or found twice without replace_all (it names the
+  # lines); a list of edits fails whole when one cannot apply.
+  tool edit path notes.txt old_string 'gamma needle' new_string x
+  assert_equal "$(r .isError)" true
+  assert_equal "$(r .text)" $'notes.txt: old_string not found; the closest lines are:\n     1\talpha\n     2\tbeta needle\n     3\tgamma'
+  tool edit path notes.txt old_string 'not in the file at all' new_string x
+  refused "notes.txt: old_string not found"
   tool edit path notes.txt old_string needle new_string pin
-  refused "*old_string*"
+  refused "notes.txt: old_string occurs 2 times (at lines 2, 4); give more context to make it unique, or set replace_all"
+  tool edit path notes.txt edits:= '[{"old_string":"alpha","new_string":"ALPHA"},{"old_string":"nowhere","new_string":"x"}]'
+  refused "notes.txt: edit 2 of 2: old_string not found"
   tool edit path missing.txt old_string a new_string b
   refused "*missing.txt*"
   assert_equal "$(in_box "$BOX" cat notes.txt)" $'alpha\nbeta needle\ngamma\ndelta needle\nepsilon: a:b'
@@ -559,6 +587,17 @@ milestones() {
   committed "write: c.txt"
   tool bash command 'rm b.txt'
   committed "bash: rm b.txt"
+
+  # sandbox-diff: since the base by default, or since the last milestone.
+  tool sandbox-diff
+  assert_equal "$(r .isError) $(r .structuredContent.since) $(r .structuredContent.from)" "false base $BASE"
+  assert_equal "$(r '.structuredContent.files.*.path' | sort | tr '\n' ' ')" "a.txt c.txt "
+  [[ $(r .text) == *" a.txt | +1 -0"*" 2 file(s) changed, 2 insertion(s)(+), 0 deletion(s)(-)"*"+++ b/c.txt"* ]] || fail "$(r .text)"
+  tool sandbox-diff since milestone
+  assert_equal "$(r .structuredContent.since) $(r .structuredContent.from)" "milestone $first"
+  assert_equal "$(r '.structuredContent.files.*.path' | sort | tr '\n' ' ')" "b.txt c.txt "
+  [[ $(r .text) == *"-b"* ]] || fail "$(r .text)"
+  assert_equal "$(git rev-parse "$BRANCH")" "$TIP"
   tree=$(git rev-parse "$BRANCH^{tree}")
   tool sandbox-milestone message "Add c, drop b"
   second=$(git rev-parse "$BRANCH")

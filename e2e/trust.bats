@@ -121,3 +121,16 @@ refused_create() {
   assert_success
   assert_equal "$stderr" ""
 }
+
+@test "a file over max-file-size stays in the sandbox, the rest of the call is committed, and the result says why" {
+  lb create box >/dev/null
+  run --separate-stderr lb exec box -- sh -c 'head -c 60000000 /dev/zero > big.bin && echo a > a.txt'
+  assert_success
+  [[ $stderr == *"litterbox: not committed: big.bin (57.2 MiB) is over max-file-size (50m); it stays in the sandbox. Add it to .gitignore, or raise [snapshot] max-file-size in .litterbox.local.toml"* ]] || fail "stderr: $stderr"
+  assert_equal "$(git diff --name-only HEAD litterbox/box)" "a.txt"
+  assert_equal "$(lb exec box -- wc -c big.bin)" "60000000 big.bin"
+  printf '[snapshot]\nmax-file-size = "100m"\n' >.litterbox.local.toml
+  run --separate-stderr lb exec box -- true
+  assert_success
+  git ls-tree -r --name-only litterbox/box | grep -qx big.bin || fail "a raised bound did not commit big.bin"
+}

@@ -21,6 +21,9 @@ import (
 // Root is the directory the helper scans: the sandbox's copy of the repo.
 const Root = "/src"
 
+// root is Root, which unit tests point at a temp dir.
+var root = Root
+
 type frame struct {
 	t byte
 	p []byte
@@ -49,6 +52,7 @@ func (s *session) send(t byte, p []byte) error {
 // act serves one call. Failures after the request are reported in a TFail
 // frame, so the host can tell a broken sandbox from a broken pipe.
 func act(stdin io.Reader, stdout io.Writer) int {
+	reserveThreads(actThreads)
 	s := &session{in: protocol.NewReader(stdin), out: protocol.NewWriter(stdout)}
 	p, err := s.in.Expect(protocol.TRequest)
 	if err != nil {
@@ -80,7 +84,7 @@ func (s *session) serve() error {
 		// the tree as copied in, which nothing else is writing. PID 1's
 		// record of changes starts here too.
 		askWatcher(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
-		list, err := walk(Root, prune(req.Prune), "")
+		list, err := walk(root, prune(req.Prune), "")
 		if err != nil {
 			return err
 		}
@@ -318,7 +322,7 @@ func (s *session) sendChanges(list []protocol.Change) error {
 // manifest, so the next call sends it again.
 func (s *session) sendFile(p string, cur *manifest) error {
 	h := &protocol.FileHeader{Path: p}
-	abs := Root + "/" + p
+	abs := root + "/" + p
 	if path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
 		h.Missing = true
 		return s.send(protocol.TFile, h.Encode())

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
@@ -34,12 +35,16 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   act                                one agent call (protocol on stdin/stdout)
   cat PATH MAX                       print a file of at most MAX bytes
   read PATH OFFSET LIMIT MAXBYTES    lines of a file, as JSON
-  ls PATH RECURSIVE FILESONLY MAX    entries, as JSON (flags 0 or 1)
+  ls PATH RECURSIVE MAX              entries, as JSON (RECURSIVE 0 or 1)
+  glob PATH PATTERN MAX              files matching a ** glob, as JSON
   grep PATH REGEXP INCLUDE MAX       matching lines, as JSON
   tar PATH                           a tar of PATH on stdout
+  put PATH                           write stdin to PATH (an agent's write, as logged)
+  rm PATH                            remove PATH (an agent's patch deleting a file)
   prepare DIR UID                    give DIR to UID (run as root)
-  kill NAME=VALUE                     kill every process with that variable
+  kill NAME=VALUE                    kill every process with that variable
   probe                              what the sandbox offers, as JSON
+  proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
   version                            the protocol version`
 
 // Main runs the helper with args (without the program name) and returns its
@@ -71,7 +76,7 @@ type exitCode int
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 
 func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
-	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 4, "grep": 4, "tar": 1, "prepare": 2, "kill": 1, "probe": 0, "version": 0}
+	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
 	n, ok := want[cmd]
 	if !ok {
 		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
@@ -106,11 +111,21 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		return printJSON(stdout, out)
 	case "ls":
-		max, err := atoi(a[3])
+		max, err := atoi(a[2])
 		if err != nil {
 			return err
 		}
-		out, err := ls(a[0], a[1] == "1", a[2] == "1", max)
+		out, err := ls(a[0], a[1] == "1", max)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, out)
+	case "glob":
+		max, err := atoi(a[2])
+		if err != nil {
+			return err
+		}
+		out, err := glob(a[0], a[1], max)
 		if err != nil {
 			return err
 		}
@@ -127,6 +142,10 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		return printJSON(stdout, out)
 	case "tar":
 		return writeTar(stdout, a[0])
+	case "put":
+		return writeFile(a[0], stdin)
+	case "rm":
+		return os.Remove(a[0])
 	case "prepare":
 		return prepare(a[0], a[1])
 	case "kill":
@@ -136,16 +155,35 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		procgroup.KillMarked(a[0])
 	case "probe":
 		return printJSON(stdout, probe())
+	case "proxy":
+		return proxy(a[0], a[1], stdout)
 	case "version":
 		fmt.Fprintln(stdout, protocol.Version)
 	}
 	return nil
 }
 
+// initThreads and actThreads are the idle threads PID 1 and an agent call
+// keep in reserve: more than either has goroutines that block in system
+// calls at once.
+const (
+	initThreads = 12
+	actThreads  = 6
+)
+
 // initLoop is PID 1: it reaps every orphan the sandbox's processes leave
 // and ends at once on SIGTERM or SIGINT (docker stop, docker rm -f).
 func initLoop() {
-	go newWatcher(Root).serve()
+	// PID 1 does little work; one P and a reserve of threads keep it alive
+	// when the sandbox's pids run out (see reserveThreads).
+	runtime.GOMAXPROCS(1)
+	reserveThreads(initThreads)
+	w := newWatcher(root)
+	go w.serve()
+	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
+		go forwardEgress(s)
+	}
+	go w.measure(30 * time.Second)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT)
 	for s := range sigs {
@@ -184,7 +222,7 @@ func probe() *protocol.Probe {
 	_, err := os.Stat("/bin/sh")
 	p.Shell = err == nil
 	p.TmpWrite = writable("/tmp")
-	p.SrcWrite = writable(Root)
+	p.SrcWrite = writable(root)
 	p.TmpExec = true
 	if data, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {

@@ -265,7 +265,7 @@ func hashAll(root string, entries []*entry) (ok []bool) {
 
 // Manifests live in the sandbox's /tmp, which a restart empties: then the
 // next scan has nothing to compare with and reports everything (Full).
-const stateDir = "/tmp/.litterbox"
+var stateDir = "/tmp/.litterbox" // a var: unit tests point it at a temp dir
 
 func manifestPath(gen uint64) string { return stateDir + "/m." + strconv.FormatUint(gen, 10) }
 
@@ -320,6 +320,26 @@ func loadManifest(gen uint64) *manifest {
 		copy(e.id[:], fixed[37:])
 		m.list = append(m.list, e)
 	}
+}
+
+// bytes is what the entry holds toward /src's size: a file's or symlink's
+// size, nothing for a directory.
+func (e *entry) bytes() uint64 {
+	if e.kind() == protocol.ModeDir || e.size <= 0 {
+		return 0
+	}
+	return uint64(e.size)
+}
+
+// size sums the sizes of the files and symlinks the manifest keeps.
+func (m *manifest) size() uint64 {
+	var n uint64
+	for _, e := range m.list {
+		if !e.dropped {
+			n += e.bytes()
+		}
+	}
+	return n
 }
 
 // save writes the manifest as generation gen (atomically) and removes every

@@ -21,11 +21,16 @@ func (s *session) scan() error {
 	pruned := prune(req.Prune)
 	// Only the directories PID 1 saw change are read, when it can tell; when
 	// none did, the last manifest is not even read.
-	changedDirs, watched := askWatcher(&protocol.WatchCut{Old: req.OldGen, New: req.NewGen, Prune: req.Prune})
-	if watched && len(changedDirs) == 0 && unchangedSince(req.OldGen) {
-		return s.nothingChanged()
+	wd := askWatcher(&protocol.WatchCut{Reset: req.Rescan, Old: req.OldGen, New: req.NewGen, Prune: req.Prune, Measure: req.Measure})
+	end := &protocol.End{Pruned: wd.Pruned, PrunedKnown: wd.PrunedKnown}
+	changedDirs, watched := wd.Dirs, wd.Valid
+	if watched && len(changedDirs) == 0 && unchangedSince(req.OldGen) && !req.Rescan {
+		return s.nothingChanged(end)
 	}
 	old := <-s.old
+	if req.Rescan {
+		old = nil // report every file again: the host held some back
+	}
 	full := old == nil
 	var list []*entry
 	var err error
@@ -33,7 +38,7 @@ func (s *session) scan() error {
 	if watched && !full {
 		list, read, err = walkDirty(old, append(changedDirs, old.recheck...), pruned)
 	} else {
-		list, err = walk(Root, pruned, "")
+		list, err = walk(root, pruned, "")
 		read = 1
 		for _, e := range list {
 			if e.kind() == protocol.ModeDir {
@@ -61,7 +66,7 @@ func (s *session) scan() error {
 				dirs.New = append(dirs.New, e.path)
 			}
 		case isRuleFile(e.path) && (o == nil || !e.sameStat(o) || o.racy):
-			if data, ok := readRule(Root+"/"+e.path, e); ok {
+			if data, ok := readRule(root+"/"+e.path, e); ok {
 				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: e.path, Data: data})
 			}
 		}
@@ -84,22 +89,30 @@ func (s *session) scan() error {
 	if err != nil {
 		return err
 	}
+	// What the host skips from now on is still in /src: PID 1 measures
+	// it from the next scan on, this one counts it.
+	var skipped uint64
 	if len(pr.Add) > 0 {
 		for _, e := range cur.list {
 			if underAny(e.path, pr.Add) {
 				e.dropped = true
+				skipped += e.bytes()
 			}
 		}
 	}
 	for _, d := range pr.Expand {
 		delete(pruned, d)
-		more, err := walk(Root, pruned, d)
+		more, err := walk(root, pruned, d)
 		if err != nil {
 			return err
 		}
 		cur.list = append(cur.list, more...)
+		// PID 1 measured d as skipped; it is counted with the files now.
+		for _, e := range more {
+			end.Pruned -= min(end.Pruned, e.bytes())
+		}
 	}
-	changes, dirty := changes(old, cur, pr.Requery, racyFrom)
+	changes, dirty := changes(old, cur, pr.Requery, racyFrom, req.MaxFile)
 	if err := s.sendChanges(changes); err != nil {
 		return err
 	}
@@ -126,13 +139,19 @@ func (s *session) scan() error {
 	if err != nil {
 		return err
 	}
-	return s.send(protocol.TEnd, nil)
+	end.Files, end.Counted = cur.size(), true
+	end.Pruned += skipped
+	return s.send(protocol.TEnd, end.Encode())
 }
 
 // changes lists what differs between the manifests (everything, without an
 // old one) and marks the entries of cur that are racy, with their content's
 // id. dirty says cur differs from old in anything the next scan uses.
-func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protocol.Change, dirty bool) {
+// Regular files over maxFile (0: no bound) are reported unhashed when there
+// is an old manifest: the host does not commit them, so their content is
+// not read. Without one (a first or full scan) they are hashed, so that one
+// the branch already holds is not reported as changed.
+func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint64) (out []protocol.Change, dirty bool) {
 	var oldIdx map[string]*entry
 	if old != nil {
 		oldIdx = old.index()
@@ -158,6 +177,17 @@ func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protoc
 		}
 		o := oldIdx[e.path]
 		v := verdict{e: e, o: o, changed: o == nil || o.kind() != e.kind() || !e.sameStat(o)}
+		if old != nil && maxFile > 0 && e.kind() == protocol.ModeRegular && uint64(e.size) > maxFile {
+			e.racy = false
+			switch {
+			case v.changed:
+				out = append(out, protocol.Change{Op: protocol.Changed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
+				dirty = true
+			case underAny(e.path, requery):
+				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
+			}
+			continue
+		}
 		e.racy = e.mtime >= racyFrom || e.ctime >= racyFrom
 		if v.changed || o.racy || e.racy {
 			hash = append(hash, e)
@@ -166,7 +196,7 @@ func changes(old, cur *manifest, requery []string, racyFrom int64) (out []protoc
 			todo = append(todo, v)
 		}
 	}
-	ok := hashAll(Root, hash)
+	ok := hashAll(root, hash)
 	gone := map[*entry]bool{}
 	for i, e := range hash {
 		if !ok[i] {
@@ -218,10 +248,10 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 	listed := map[string]bool{} // directories those reads found
 	var whole []string          // new directories walked whole
 	var st syscall.Stat_t
-	if err := syscall.Stat(Root, &st); err != nil {
-		return nil, 0, errors.New(Root + " is gone")
+	if err := syscall.Stat(root, &st); err != nil {
+		return nil, 0, errors.New(root + " is gone")
 	}
-	w := &walker{root: Root, dev: st.Dev, prune: pruned}
+	w := &walker{root: root, dev: st.Dev, prune: pruned}
 	for _, d := range dirty {
 		if underAny(d, whole) || prunedPath(d, pruned) {
 			continue
@@ -231,7 +261,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 		}
 		entries, subdirs := w.readDir(d)
 		if entries == nil && subdirs == nil {
-			if fi, err := os.Lstat(Root + "/" + d); err != nil || !fi.IsDir() {
+			if fi, err := os.Lstat(root + "/" + d); err != nil || !fi.IsDir() {
 				continue // gone: its parent's read says so
 			}
 		}
@@ -240,7 +270,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 		for _, sub := range subdirs {
 			listed[sub] = true
 			if !isOldDir(sub) {
-				more, err := walk(Root, pruned, sub)
+				more, err := walk(root, pruned, sub)
 				if err != nil {
 					return nil, 0, err
 				}
@@ -316,8 +346,9 @@ func unchangedSince(gen uint64) bool {
 }
 
 // nothingChanged is a scan when PID 1 saw no change since the last
-// manifest: empty answers, and that manifest saved as the new one.
-func (s *session) nothingChanged() error {
+// manifest: empty answers, and that manifest saved as the new one. The host
+// may still ask for files it held back before (over a bound then).
+func (s *session) nothingChanged(end *protocol.End) error {
 	if err := s.send(protocol.TDirs, (&protocol.Dirs{}).Encode()); err != nil {
 		return err
 	}
@@ -334,11 +365,18 @@ func (s *session) nothingChanged() error {
 	if p, err = s.expect(protocol.TSelect); err != nil {
 		return err
 	}
-	if sel, err := protocol.DecodeSelect(p); err != nil || len(sel.Paths) > 0 {
-		return errors.New("the host asked for files that did not change")
+	sel, err := protocol.DecodeSelect(p)
+	if err != nil {
+		return err
+	}
+	cur := &manifest{}
+	for _, p := range sel.Paths {
+		if err := s.sendFile(p, cur); err != nil {
+			return err
+		}
 	}
 	if err := linkManifest(s.req.OldGen, s.req.NewGen); err != nil {
 		return err
 	}
-	return s.send(protocol.TEnd, nil)
+	return s.send(protocol.TEnd, end.Encode())
 }

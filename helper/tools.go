@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/tarstream"
@@ -78,7 +81,8 @@ func cat(w io.Writer, p string, max int64) error {
 // read returns up to limit lines from line offset (0-based), at most
 // maxBytes of them, and counts the file's lines.
 func read(p string, offset, limit, maxBytes int) (*protocol.ReadOut, error) {
-	if _, err := statTarget(p, true); err != nil {
+	fi, err := statTarget(p, true)
+	if err != nil {
 		return nil, err
 	}
 	f, err := os.Open(p)
@@ -87,6 +91,11 @@ func read(p string, offset, limit, maxBytes int) (*protocol.ReadOut, error) {
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
+	// As git and grep tell: a NUL in the first 8000 bytes is no text.
+	head, _ := r.Peek(8000)
+	if mime := http.DetectContentType(head); bytes.IndexByte(head, 0) >= 0 || strings.HasPrefix(mime, "image/") {
+		return &protocol.ReadOut{Binary: true, MIME: mime, Size: fi.Size()}, nil
+	}
 	var b strings.Builder
 	out := &protocol.ReadOut{}
 	for {
@@ -124,7 +133,29 @@ func typeOf(m fs.FileMode) string {
 // ls lists the entries under root (its children, or everything with
 // recursive) whose names do not start with ".", paths relative to root; a
 // root that is a file is listed by its own path. It stops after max.
-func ls(root string, recursive, filesOnly bool, max int) ([]protocol.LsEntry, error) {
+func ls(root string, recursive bool, max int) ([]protocol.LsEntry, error) {
+	return list(root, recursive, max, func(string, fs.DirEntry) bool { return true })
+}
+
+// glob lists the files under root (not hidden) whose paths relative to
+// root match pattern, up to max. Matching happens before the cut, so a
+// match is found however many files do not match.
+func glob(root, pattern string, max int) ([]protocol.LsEntry, error) {
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, &toolError{exitUsage, "bad glob pattern: " + pattern}
+	}
+	return list(root, true, max, func(rel string, d fs.DirEntry) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok && isFile(d)
+	})
+}
+
+// isFile: what glob lists, a regular file or a symlink.
+func isFile(d fs.DirEntry) bool { return d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 }
+
+// list lists the entries under root that keep takes, up to max; a root
+// that is a file is judged by its base name and listed by its own path.
+func list(root string, recursive bool, max int, keep func(rel string, d fs.DirEntry) bool) ([]protocol.LsEntry, error) {
 	fi, err := os.Lstat(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, missing(root)
@@ -132,12 +163,15 @@ func ls(root string, recursive, filesOnly bool, max int) ([]protocol.LsEntry, er
 	if err != nil {
 		return nil, err
 	}
-	if !fi.IsDir() {
-		return []protocol.LsEntry{{Path: root, Type: typeOf(fi.Mode()), Size: fi.Size()}}, nil
-	}
 	out := []protocol.LsEntry{}
+	if !fi.IsDir() {
+		if keep(path.Base(root), fs.FileInfoToDirEntry(fi)) {
+			out = append(out, protocol.LsEntry{Path: root, Type: typeOf(fi.Mode()), Size: fi.Size()})
+		}
+		return out, nil
+	}
 	err = visit(root, recursive, func(rel string, d fs.DirEntry) error {
-		if filesOnly && !(d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
+		if !keep(rel, d) {
 			return nil
 		}
 		info, err := d.Info()
@@ -192,7 +226,7 @@ func grep(root, pattern, include string, max int) ([]protocol.Match, error) {
 	if err != nil {
 		return nil, &toolError{exitUsage, "bad pattern: " + err.Error()}
 	}
-	if _, err := path.Match(include, ""); err != nil {
+	if !doublestar.ValidatePattern(include) {
 		return nil, &toolError{exitUsage, "bad include pattern: " + include}
 	}
 	fi, err := os.Stat(root)
@@ -236,7 +270,7 @@ func grep(root, pattern, include string, max int) ([]protocol.Match, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if ok, _ := path.Match(include, d.Name()); !ok {
+		if ok, _ := doublestar.Match(include, d.Name()); !ok {
 			return nil
 		}
 		return search(root+"/"+rel, rel)

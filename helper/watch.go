@@ -4,9 +4,11 @@ package helper
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -38,6 +40,16 @@ type watcher struct {
 	base   uint64          // segments cover every generation after base
 	valid  bool
 	reason string
+	// sizes holds, for each skipped directory, the size of what is under
+	// it: nothing watches them and no scan reads them. A directory is
+	// measured when it starts being skipped, then again in the background
+	// (measure). pruneSet says a scan has named them.
+	sizes    map[string]uint64
+	pruneSet bool
+	// unsure are directories whose measurement a cut cut short; cuts
+	// counts the scans since the background measured last.
+	unsure map[string]bool
+	cuts   int
 }
 
 type segment struct {
@@ -50,7 +62,7 @@ const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | sy
 	syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
 
 func newWatcher(root string) *watcher {
-	w := &watcher{root: root, wds: map[int32]string{}, prune: map[string]bool{}, cur: map[string]bool{}, reason: "the sandbox just started"}
+	w := &watcher{root: root, wds: map[int32]string{}, prune: map[string]bool{}, cur: map[string]bool{}, reason: "the sandbox just started", sizes: map[string]uint64{}, unsure: map[string]bool{}}
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
 	if err != nil {
 		w.fd, w.reason = -1, "inotify: "+err.Error()
@@ -164,6 +176,11 @@ func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	defer w.mu.Unlock()
 	w.drain()
 	w.setPrune(c.Prune)
+	w.cuts++
+	if c.Measure {
+		w.measureNow(keys(w.sizes))
+	}
+	sizes := protocol.WatchDirty{Pruned: w.prunedTotal(), PrunedKnown: w.pruneSet}
 	closed := segment{gen: c.New, dirty: w.cur}
 	w.cur = map[string]bool{}
 	if c.Reset || !w.valid || c.Old < w.base {
@@ -176,7 +193,8 @@ func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 		}
 		// The full scan that follows covers everything up to now.
 		w.segs, w.base = nil, c.New
-		return &protocol.WatchDirty{Reason: reason}
+		sizes.Reason = reason
+		return &sizes
 	}
 	w.segs = append(w.segs, closed)
 	union := map[string]bool{}
@@ -191,7 +209,8 @@ func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 		}
 	}
 	w.segs, w.base = keep, c.Old
-	out := &protocol.WatchDirty{Valid: true, Dirs: make([]string, 0, len(union))}
+	out := &sizes
+	out.Valid, out.Dirs = true, make([]string, 0, len(union))
 	for d := range union {
 		out.Dirs = append(out.Dirs, d)
 	}
@@ -211,6 +230,21 @@ func (w *watcher) setPrune(dirs []string) {
 			unpruned = append(unpruned, d)
 		}
 	}
+	w.pruneSet = true
+	for d := range w.sizes {
+		if !next[d] {
+			delete(w.sizes, d)
+		}
+	}
+	// A directory skipped from now on was just read whole by the scan
+	// that saw it: measuring it again costs as much once.
+	var fresh []string
+	for d := range next {
+		if _, ok := w.sizes[d]; !ok {
+			fresh = append(fresh, d)
+		}
+	}
+	w.measureNow(fresh)
 	w.prune = next
 	for wd, p := range w.wds {
 		if p != "" && w.pruned(p) {
@@ -222,6 +256,103 @@ func (w *watcher) setPrune(dirs []string) {
 		w.addTree(d)
 	}
 }
+
+// prunedTotal sums the sizes of the skipped directories, counting one
+// inside another once.
+func (w *watcher) prunedTotal() uint64 {
+	var total uint64
+	for d, n := range w.sizes {
+		if parent := path.Dir(d); parent == "." || !prunedPath(parent, w.prune) {
+			total += n
+		}
+	}
+	return total
+}
+
+// measureBudget bounds how long a cut measures (with w.mu held, and the
+// scan waiting): what it cannot finish is finished in the background, and
+// the cut reports what it counted so far, a lower bound.
+const measureBudget = 2 * time.Second
+
+// measureNow measures dirs for a cut, within measureBudget.
+func (w *watcher) measureNow(dirs []string) {
+	deadline := time.Now().Add(measureBudget)
+	for _, d := range dirs {
+		n, done := diskUsage(w.root+"/"+d, deadline)
+		w.sizes[d] = n
+		if !done {
+			w.unsure[d] = true
+		} else {
+			delete(w.unsure, d)
+		}
+	}
+}
+
+// measure measures the skipped directories again every interval, beside
+// the agent's commands, so a call never waits for it: those a cut left
+// unfinished, and all of them when the sandbox was used since.
+func (w *watcher) measure(interval time.Duration) {
+	for {
+		time.Sleep(interval)
+		w.mu.Lock()
+		dirs := keys(w.unsure)
+		if w.cuts > 0 {
+			dirs = keys(w.sizes)
+		}
+		w.cuts = 0
+		w.mu.Unlock()
+		for _, d := range dirs {
+			n, _ := diskUsage(w.root+"/"+d, time.Time{})
+			w.mu.Lock()
+			if _, ok := w.sizes[d]; ok {
+				w.sizes[d] = n
+				delete(w.unsure, d)
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// diskUsage sums the sizes of the files under dir, without following
+// symlinks or crossing into another file system; past deadline (unless
+// zero) it stops and says it did not finish.
+func diskUsage(dir string, deadline time.Time) (total uint64, done bool) {
+	var root syscall.Stat_t
+	if syscall.Lstat(dir, &root) != nil {
+		return 0, true
+	}
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen%256 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
+			return errOutOfTime
+		}
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) != nil {
+			return nil
+		}
+		if d.IsDir() && st.Dev != root.Dev {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && st.Size > 0 {
+			total += uint64(st.Size)
+		}
+		return nil
+	})
+	return total, err == nil
+}
+
+var errOutOfTime = errors.New("out of time")
 
 // serve answers cuts on the watch socket until the process ends.
 func (w *watcher) serve() {
@@ -254,25 +385,25 @@ func (w *watcher) serve() {
 	}
 }
 
-// askWatcher asks PID 1 for the directories changed since manifest old; ok
-// is false when the scan must read everything.
-func askWatcher(c *protocol.WatchCut) (dirs []string, ok bool) {
+// askWatcher asks PID 1 for the directories changed since manifest old;
+// Valid is false when the scan must read everything.
+func askWatcher(c *protocol.WatchCut) *protocol.WatchDirty {
 	conn, err := net.DialTimeout("unix", protocol.WatchSocket, time.Second)
 	if err != nil {
-		return nil, false
+		return &protocol.WatchDirty{}
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if err := protocol.NewWriter(conn).Frame(protocol.TRequest, c.Encode()); err != nil {
-		return nil, false
+		return &protocol.WatchDirty{}
 	}
 	p, err := protocol.NewReader(conn).Expect(protocol.TResult)
 	if err != nil {
-		return nil, false
+		return &protocol.WatchDirty{}
 	}
 	d, err := protocol.DecodeWatchDirty(p)
-	if err != nil || !d.Valid {
-		return nil, false
+	if err != nil {
+		return &protocol.WatchDirty{}
 	}
-	return d.Dirs, true
+	return d
 }

@@ -39,6 +39,11 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 					break
 				}
 			}
+			if e.Sandbox != "" {
+				if r, rerr := mgr.Refused(ctx, e.Sandbox, start); rerr == nil && len(r) > 0 {
+					e.Refused = r
+				}
+			}
 			switch {
 			case err != nil:
 				e.Status, e.Error = "error", err.Error()

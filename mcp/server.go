@@ -7,9 +7,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"slices"
 	"strings"
 
 	gomcp "github.com/mark3labs/mcp-go/mcp"
@@ -21,28 +23,27 @@ import (
 // New returns an MCP server exposing the sandbox tools of mgr. Every tool call
 // is appended to the repository's audit log; problems writing it go to
 // errLog, never to stdout.
-func New(mgr *sandbox.Manager, version string, errLog io.Writer) *server.MCPServer {
+func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *server.MCPServer {
 	s := server.NewMCPServer("litterbox", version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog)),
+		server.WithToolHandlerMiddleware(scopeMiddleware(scope)),
 		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
 			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
 			"for a human to review; you cannot delete sandboxes."),
 	)
-	h := handlers{mgr: mgr}
-	s.AddTool(gomcp.NewTool("sandbox-create",
+	h := handlers{mgr: mgr, scope: scope}
+	s.AddTool(gomcp.NewTool("sandbox-create", input[createIn](nil), output[sandbox.Created](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. "+
 			"Reads .litterbox.toml and .litterbox.local.toml, runs the project's setup command and reports its output, starts the configured services and reports the published ports."),
-		gomcp.WithString("name", gomcp.Required(), gomcp.Description("Sandbox name; slugified (lowercase, [a-z0-9-], 1-63 characters).")),
-		gomcp.WithString("base_ref", gomcp.Description("Commit-ish to start from instead of HEAD.")),
 		gomcp.WithDestructiveHintAnnotation(false),
-	), h.create)
-	s.AddTool(gomcp.NewTool("sandbox-list",
-		gomcp.WithDescription("List this repository's sandboxes with their status, branch and ports."),
+	), typed(h.create))
+	s.AddTool(gomcp.NewTool("sandbox-list", input[listIn](nil), output[listOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("List the sandboxes of this repository that this server may act on (those it created and those it was started with), with their status, branch, ports, background commands and, with a network allowlist, what its proxy refused."),
 		gomcp.WithReadOnlyHintAnnotation(true),
 		gomcp.WithDestructiveHintAnnotation(false),
-	), h.list)
+	), typed(h.list))
 	addAgentTools(s, h)
 	addServiceTools(s, h)
 	return s
@@ -56,17 +57,17 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 	return std.Listen(ctx, in, out)
 }
 
-type handlers struct{ mgr *sandbox.Manager }
+type handlers struct {
+	mgr   *sandbox.Manager
+	scope *Scope // nil: every sandbox
+}
 
-func (h handlers) create(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	name, err := req.RequireString("name")
-	if err != nil {
-		return errResult(fmt.Errorf("missing required argument 'name'")), nil
-	}
-	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: name, BaseRef: req.GetString("base_ref", "")})
+func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in createIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef})
 	if err != nil {
 		return errResult(err), nil
 	}
+	h.scope.add(res.Name)
 	r := structured(res, renderCreated(res))
 	// The sandbox exists either way; a failed setup is still the caller's
 	// problem to see.
@@ -106,11 +107,12 @@ func renderCreated(c *sandbox.Created) string {
 	return b.String()
 }
 
-func (h handlers) list(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (*gomcp.CallToolResult, error) {
 	list, err := h.mgr.List(ctx, false)
 	if err != nil {
 		return errResult(err), nil
 	}
+	list = slices.DeleteFunc(list, func(i sandbox.Info) bool { return !h.scope.allows(i.Name) })
 	if list == nil {
 		list = []sandbox.Info{}
 	}
@@ -123,9 +125,12 @@ func (h handlers) list(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 		for _, p := range s.Ports {
 			fmt.Fprintf(&b, "\t%s=%s", p.Name, p.Address)
 		}
+		if len(s.Refused) > 0 {
+			fmt.Fprintf(&b, "\trefused: %s", sandbox.RefusedSummary(s.Refused))
+		}
 		b.WriteByte('\n')
 	}
-	return structured(map[string]any{"sandboxes": list}, b.String()), nil
+	return structured(listOut{Sandboxes: list}, b.String()), nil
 }
 
 // structured returns v as structured content with text as its rendering.
@@ -142,7 +147,15 @@ func structured(v any, text string) *gomcp.CallToolResult {
 	return gomcp.NewToolResultStructured(obj, text)
 }
 
-func errResult(err error) *gomcp.CallToolResult { return gomcp.NewToolResultError(oneLine(err)) }
+// errResult is a tool's error, in one line; a missed edit also shows the
+// lines it most likely meant.
+func errResult(err error) *gomcp.CallToolResult {
+	var miss *sandbox.EditMissError
+	if errors.As(err, &miss) {
+		return gomcp.NewToolResultError(err.Error())
+	}
+	return gomcp.NewToolResultError(oneLine(err))
+}
 
 func ensureNL(s string) string {
 	if strings.HasSuffix(s, "\n") {

@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -31,14 +34,7 @@ func replayClient(t *testing.T, name string) *client.Client {
 // runner chain audits, as litterbox mcp's does.
 func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "mcprepo")
-	if *testenv.Record {
-		testenv.NewRepo(t, dir, testenv.SmallFiles)
-		testenv.RemoveAll(dir, "mcprepo")
-		testenv.CleanupRepo(t, dir, "mcprepo")
-	} else if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testenv.ReplayRepo(t, "mcprepo")
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	// A fixed repository id, so container names match the transcripts.
 	if err := sandbox.PinRepoID(filepath.Join(dir, ".git"), "5eed1d01"); err != nil {
@@ -52,7 +48,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	}
 	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	m.PinHelper(testenv.ReplayHelper(t), "replay")
-	c, err := client.NewInProcessClient(New(m, "test", io.Discard))
+	c, err := client.NewInProcessClient(New(m, "test", io.Discard, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +79,66 @@ func call(t *testing.T, c *client.Client, tool string, args map[string]any) (*go
 	if res.StructuredContent != nil {
 		data, _ := json.Marshal(res.StructuredContent)
 		_ = json.Unmarshal(data, &obj)
+		checkSchema(t, tool, data)
 	}
 	return res, obj
+}
+
+// checkSchema validates a result's structured content against the tool's
+// output schema with a validator of its own (not mcp-go's).
+func checkSchema(t *testing.T, tool string, data []byte) {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	var doc any
+	st := New(nil, "test", io.Discard, nil).GetTool(tool)
+	if st == nil {
+		t.Fatalf("no tool %s", tool)
+	}
+	if err := json.Unmarshal(st.Tool.RawOutputSchema, &doc); err != nil {
+		t.Fatalf("%s: output schema: %v", tool, err)
+	}
+	if err := c.AddResource("mem://"+tool, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem://" + tool)
+	if err != nil {
+		t.Fatalf("%s: output schema: %v", tool, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(v); err != nil {
+		t.Errorf("%s: structuredContent %s does not match its output schema: %v", tool, data, err)
+	}
+}
+
+// Every tool declares an output schema, and the newest protocol version
+// mcp-go negotiates through initialize, 2025-11-25, is what the server
+// answers to a client that asks for it.
+func TestEveryToolHasAnOutputSchemaAndProtocolIsNegotiated(t *testing.T) {
+	c := replayClient(t, "tools")
+	res, err := c.ListTools(context.Background(), gomcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 14 {
+		t.Errorf("%d tools, want 14", len(res.Tools))
+	}
+	for _, tool := range res.Tools {
+		if schema, _ := json.Marshal(tool.OutputSchema); tool.OutputSchema.Type != "object" || !strings.Contains(string(schema), `"properties"`) {
+			t.Errorf("%s: output schema %s", tool.Name, schema)
+		}
+		if schema, _ := json.Marshal(tool.InputSchema); tool.InputSchema.Type != "object" || (tool.Name != "sandbox-list" && !strings.Contains(string(schema), `"required"`)) {
+			t.Errorf("%s: input schema %s", tool.Name, schema)
+		}
+	}
+	srv := New(nil, "test", io.Discard, nil)
+	msg := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	data, _ := json.Marshal(msg)
+	if !strings.Contains(string(data), `"protocolVersion":"2025-11-25"`) {
+		t.Errorf("initialize answered %s", data)
+	}
 }
 
 func text(r *gomcp.CallToolResult) string {
@@ -162,6 +216,13 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 		t.Errorf("list text %q", text(res))
 	}
 
+	// A sandbox without services has an empty status, not an error (this
+	// call used to panic in the handler).
+	res, obj = call(t, c, "sandbox-service", map[string]any{"sandbox": "my-feature-name", "action": "status"})
+	if svcs, ok := obj["services"].([]any); res.IsError || !ok || len(svcs) != 0 || !strings.Contains(text(res), "no services") {
+		t.Errorf("status without services: %v %q", obj, text(res))
+	}
+
 	// Every call is in the audit log, with the commands it caused.
 	entries, err := m.ReadAudit("")
 	if err != nil {
@@ -172,8 +233,8 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 		tools = append(tools, e.Tool)
 		statuses = append(statuses, e.Status)
 	}
-	if strings.Join(tools, ",") != "sandbox-create,sandbox-create,sandbox-create,sandbox-create,sandbox-list" ||
-		strings.Join(statuses, ",") != "ok,error,error,error,ok" {
+	if strings.Join(tools, ",") != "sandbox-create,sandbox-create,sandbox-create,sandbox-create,sandbox-list,sandbox-service" ||
+		strings.Join(statuses, ",") != "ok,error,error,error,ok,ok" {
 		t.Fatalf("audit: tools %v statuses %v", tools, statuses)
 	}
 	audited := entries[0]
@@ -187,7 +248,59 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	if !sawRun || !strings.Contains(entries[1].Error, "already exists") {
 		t.Errorf("audit commands %+v, second error %q", audited.Commands, entries[1].Error)
 	}
-	if mine, err := m.ReadAudit("My Feature Name"); err != nil || len(mine) != 2 {
+	if mine, err := m.ReadAudit("My Feature Name"); err != nil || len(mine) != 3 { // create, its duplicate, the status
 		t.Errorf("audit of one sandbox: %d entries, %v", len(mine), err)
+	}
+}
+
+// A timeout is a limit whatever its size: a tiny one does not become the
+// default, and a huge one is refused instead of overflowing.
+func TestSeconds(t *testing.T) {
+	for _, c := range []struct {
+		in   float64
+		want time.Duration
+		bad  bool
+	}{{0, 0, false}, {1e-12, time.Nanosecond, false}, {0.5, 500 * time.Millisecond, false}, {120, 2 * time.Minute, false},
+		{-1, 0, true}, {1e300, 0, true}, {math.NaN(), 0, true}} {
+		got, err := seconds(c.in)
+		if got != c.want || (err != nil) != c.bad {
+			t.Errorf("seconds(%g) = %v, %v", c.in, got, err)
+		}
+	}
+}
+
+// Arguments are read through the tools' Go types: a missing or mistyped
+// argument, or two ways of giving an edit, is the caller's error, named in
+// one line, before anything runs.
+func TestArgumentErrors(t *testing.T) {
+	c := replayClient(t, "args")
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"bash", map[string]any{"command": "true"}, "missing required argument 'sandbox'"},
+		{"bash", map[string]any{"sandbox": "x"}, "missing required argument 'command'"},
+		{"bash", map[string]any{"sandbox": "x", "command": "true", "timeout": "soon"}, "invalid arguments: "},
+		{"bash", map[string]any{"sandbox": "x", "command": "true", "timeout": -1}, "timeout must be a number of seconds, not negative"},
+		{"bash", map[string]any{"sandbox": "x", "command": "true", "name": "web"}, "name is for background commands: set background: true"},
+		{"read", map[string]any{"sandbox": "x", "path": "a", "offset": "ten"}, "invalid arguments: "},
+		{"write", map[string]any{"sandbox": "x", "path": "a"}, "missing required argument 'content'"},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "new_string": "b"}, "missing required argument 'old_string' (or give edits)"},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "old_string": "b"}, "missing required argument 'new_string'"},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "old_string": "b", "new_string": "c", "edits": []any{}}, "give old_string and new_string, or edits, not both"},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "edits": []any{map[string]any{"old_string": 1}}}, "invalid arguments: "},
+		{"patch", map[string]any{"sandbox": "x", "path": "a"}, "missing required argument 'diff'"},
+		{"glob", map[string]any{"sandbox": "x"}, "missing required argument 'pattern'"},
+		{"sandbox-milestone", map[string]any{"sandbox": "x"}, "missing required argument 'message'"},
+		{"sandbox-service", map[string]any{"sandbox": "x"}, "missing required argument 'action'"},
+		{"sandbox-create", map[string]any{}, "missing required argument 'name'"},
+		// Empty is not missing: the name is invalid, and the manager says why.
+		{"sandbox-create", map[string]any{"name": ""}, `invalid sandbox name "": slugified names must be 1-63 characters`},
+	} {
+		res, _ := call(t, c, tc.tool, tc.args)
+		if got := text(res); !res.IsError || !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") > 1 {
+			t.Errorf("%s %v: %q (error %v), want %q", tc.tool, tc.args, got, res.IsError, tc.want)
+		}
 	}
 }

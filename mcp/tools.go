@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,99 +14,83 @@ import (
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
-func sandboxParam() gomcp.ToolOption {
-	return gomcp.WithString("sandbox", gomcp.Required(), gomcp.Description("Name of the sandbox (as given to sandbox-create)."))
-}
-
-func pathParam(desc string) gomcp.ToolOption {
-	return gomcp.WithString("path", gomcp.Required(), gomcp.Description(desc+" Relative paths are under /src; absolute paths are inside the container."))
-}
-
 func addAgentTools(s *server.MCPServer, h handlers) {
-	s.AddTool(gomcp.NewTool("bash",
+	s.AddTool(gomcp.NewTool("bash", input[bashIn](nil), output[bashOut](), gomcp.WithOpenWorldHintAnnotation(true),
 		gomcp.WithDescription("Run a command with sh -c inside the sandbox (busybox sh unless the image has more), as the sandbox user, in /src or workdir. "+
 			"Returns exit code, stdout and stderr (each capped at 256 KiB). On timeout every process the command started is killed. "+
-			"Processes left running when the command ends are stopped too; run servers as services. Changes to files git would track are committed to the sandbox branch before this returns."),
-		sandboxParam(),
-		gomcp.WithString("command", gomcp.Required(), gomcp.Description("The shell command.")),
-		gomcp.WithString("workdir", gomcp.Description("Directory to run in; default /src.")),
-		gomcp.WithNumber("timeout", gomcp.Description("Seconds before the command is killed; default 120.")),
+			"Processes left running when the command ends are stopped too: start a server or watcher with background: true instead, which returns at once with the service's name and pid and keeps it running across calls (sandbox-service status, logs, stop and restart control it; its file changes are committed by the next call). "+
+			"Changes to files git would track are committed to the sandbox branch before this returns."),
 		gomcp.WithDestructiveHintAnnotation(true),
-	), h.bash)
-	s.AddTool(gomcp.NewTool("read",
-		gomcp.WithDescription("Read lines of a file in the sandbox. Hidden paths (a component starting with '.') are refused."),
-		sandboxParam(), pathParam("File to read."),
-		gomcp.WithNumber("offset", gomcp.Description("First line to return, 0-based; default 0.")),
-		gomcp.WithNumber("limit", gomcp.Description("How many lines; default 2000.")),
+	), typed(h.bash))
+	s.AddTool(gomcp.NewTool("read", input[readIn](nil), output[sandbox.ReadResult](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("Read lines of a file in the sandbox, each shown as cat -n prints it: its 1-based number, a tab, the line (the numbers are not part of the file). At most 2000 lines and 256 KiB a call; a last line in brackets says how to read on. PNG, JPEG, GIF and WebP files up to 5 MiB come back as images; other binary files are refused with their size and type. Hidden paths (a component starting with '.') are refused."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
-	), h.read)
-	s.AddTool(gomcp.NewTool("write",
-		gomcp.WithDescription("Create or replace a file in the sandbox with content (parent directories are made). The change is committed before this returns."),
-		sandboxParam(), pathParam("File to write."),
-		gomcp.WithString("content", gomcp.Required(), gomcp.Description("The whole new content.")),
+	), typed(h.read))
+	s.AddTool(gomcp.NewTool("write", input[writeIn](nil), output[writeOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("Create or replace a file in the sandbox with content, at most 64 MiB (parent directories are made). The change is committed before this returns."),
 		gomcp.WithDestructiveHintAnnotation(true),
-	), h.write)
-	s.AddTool(gomcp.NewTool("patch",
+	), typed(h.write))
+	s.AddTool(gomcp.NewTool("patch", input[patchIn](nil), output[patchOut](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Apply a unified diff to one file. The diff may create the file (--- /dev/null) or delete it (+++ /dev/null). A diff that does not apply exactly is an error and changes nothing."),
-		sandboxParam(), pathParam("File the diff applies to."),
-		gomcp.WithString("diff", gomcp.Required(), gomcp.Description("Unified diff (@@ -a,b +c,d @@ hunks) of that file.")),
 		gomcp.WithDestructiveHintAnnotation(true),
-	), h.patch)
-	s.AddTool(gomcp.NewTool("edit",
-		gomcp.WithDescription("Replace old_string with new_string in a file. old_string must occur exactly once unless replace_all is true."),
-		sandboxParam(), pathParam("File to edit."),
-		gomcp.WithString("old_string", gomcp.Required(), gomcp.Description("Exact text to replace.")),
-		gomcp.WithString("new_string", gomcp.Required(), gomcp.Description("Replacement text.")),
-		gomcp.WithBoolean("replace_all", gomcp.Description("Replace every occurrence; default false.")),
+	), typed(h.patch))
+	s.AddTool(gomcp.NewTool("edit", input[editIn](nil), output[editOut](), gomcp.WithOpenWorldHintAnnotation(false),
+		gomcp.WithDescription("Replace old_string with new_string in a file; old_string must occur exactly once unless replace_all is true. Or give edits, a list of such replacements applied in order (each to the result of the one before), all or nothing, committed as one snapshot. A missing old_string is an error that shows the file's closest lines, numbered as read shows them; an ambiguous one names the lines where it occurs."),
 		gomcp.WithDestructiveHintAnnotation(true),
-	), h.edit)
-	s.AddTool(gomcp.NewTool("ls",
-		gomcp.WithDescription("List a directory of the sandbox (recursively on request). Hidden entries are left out."),
-		sandboxParam(), gomcp.WithString("path", gomcp.Description("Directory; default /src.")),
-		gomcp.WithBoolean("recursive", gomcp.Description("List the whole tree; default false.")),
+	), typed(h.edit))
+	s.AddTool(gomcp.NewTool("ls", input[lsIn](nil), output[lsOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("List a directory of the sandbox (recursively on request), at most 5000 entries (truncated says when there were more). Hidden entries are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
-	), h.ls)
-	s.AddTool(gomcp.NewTool("glob",
-		gomcp.WithDescription("Find files whose path (relative to path, default /src) matches a glob; ** spans directories, e.g. **/*.go. Hidden files are left out."),
-		sandboxParam(),
-		gomcp.WithString("pattern", gomcp.Required(), gomcp.Description("Glob pattern.")),
-		gomcp.WithString("path", gomcp.Description("Directory to search; default /src.")),
+	), typed(h.ls))
+	s.AddTool(gomcp.NewTool("glob", input[globIn](nil), output[globOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("Find files whose path (relative to path, default /src) matches a glob; ** spans directories, e.g. **/*.go, and {a,b} gives alternatives. At most 5000 paths (truncated says when there were more). Hidden files are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
-	), h.glob)
-	s.AddTool(gomcp.NewTool("grep",
-		gomcp.WithDescription("Search file contents with a POSIX extended regular expression. Hidden files are left out."),
-		sandboxParam(),
-		gomcp.WithString("pattern", gomcp.Required(), gomcp.Description("Regular expression (ERE).")),
-		gomcp.WithString("path", gomcp.Description("File or directory to search; default /src.")),
-		gomcp.WithString("include", gomcp.Description("Only files whose name matches this glob, e.g. *.go.")),
+	), typed(h.glob))
+	s.AddTool(gomcp.NewTool("grep", input[grepIn](nil), output[grepOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("Search file contents with a regular expression in Go's RE2 syntax (the same in every image), printing path, line number and line of each match, at most 5000 (truncated says when there were more). Binary and hidden files are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
-	), h.grep)
-	s.AddTool(gomcp.NewTool("sandbox-milestone",
+	), typed(h.grep))
+	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[sandbox.MilestoneResult](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message. The files do not change."),
-		sandboxParam(),
-		gomcp.WithString("message", gomcp.Required(), gomcp.Description("Commit message for the squashed work.")),
-		gomcp.WithDestructiveHintAnnotation(false),
-	), h.milestone)
+		gomcp.WithDestructiveHintAnnotation(true),
+	), typed(h.milestone))
+	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[sandbox.AgentDiff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
+		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
+	), typed(h.diff))
 }
 
-// args reads the required string arguments, or returns the error result.
-func args(req gomcp.CallToolRequest, names ...string) ([]string, *gomcp.CallToolResult) {
-	out := make([]string, len(names))
-	for i, n := range names {
-		v, err := req.RequireString(n)
-		if err != nil {
-			return nil, gomcp.NewToolResultError(fmt.Sprintf("missing required argument '%s'", n))
-		}
-		out[i] = v
+func (h handlers) diff(ctx context.Context, _ gomcp.CallToolRequest, in diffIn) (*gomcp.CallToolResult, error) {
+	since := in.Since
+	if since == "" {
+		since = "base"
 	}
-	return out, nil
+	d, err := h.mgr.DiffSince(ctx, in.Sandbox, since)
+	if err != nil {
+		return errResult(err), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "changes since the %s (%s..%s):\n", d.Since, d.From[:min(12, len(d.From))], d.To[:min(12, len(d.To))])
+	if len(d.Files) == 0 {
+		b.WriteString("no changes\n")
+		return structured(d, b.String()), nil
+	}
+	b.WriteString(d.Stat())
+	b.WriteString("\n")
+	b.WriteString(d.Diff)
+	if d.Cut > 0 {
+		fmt.Fprintf(&b, "[diff truncated: %d more bytes not shown; read the files for the rest]\n", d.Cut)
+	}
+	return structured(d, b.String()), nil
 }
 
-func snapshotValue(id string) any {
+// snapshotValue is a snapshot's commit id for a result, nil (null) when
+// the call changed nothing.
+func snapshotValue(id string) *string {
 	if id == "" {
 		return nil
 	}
-	return id
+	return &id
 }
 
 func snapshotText(id string) string {
@@ -115,24 +100,45 @@ func snapshotText(id string) string {
 	return "snapshot: " + id
 }
 
-func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "command")
-	if bad != nil {
-		return bad, nil
+// maxTimeout bounds a bash call's timeout, far above any real use and
+// below what a time.Duration holds.
+const maxTimeout = 7 * 24 * time.Hour
+
+// seconds turns a timeout in seconds into a duration: a tiny positive
+// one stays positive (0 means the default), and a huge one is refused
+// rather than overflowing into a negative, default-taking duration.
+func seconds(s float64) (time.Duration, error) {
+	switch {
+	case s < 0 || s != s:
+		return 0, errors.New("timeout must be a number of seconds, not negative")
+	case s > maxTimeout.Seconds():
+		return 0, fmt.Errorf("timeout %g s is over the maximum of %g s", s, maxTimeout.Seconds())
+	case s > 0:
+		return max(time.Duration(s*float64(time.Second)), time.Nanosecond), nil
 	}
-	timeout := req.GetFloat("timeout", 0)
-	if timeout < 0 {
-		return errResult(errors.New("timeout must not be negative")), nil
+	return 0, nil
+}
+
+func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn) (*gomcp.CallToolResult, error) {
+	timeout, err := seconds(in.Timeout)
+	if err != nil {
+		return errResult(err), nil
+	}
+	if in.Background {
+		return h.background(ctx, in)
+	}
+	if in.Name != "" {
+		return errResult(errors.New("name is for background commands: set background: true")), nil
 	}
 	out, stop := progress(ctx, req)
-	res, err := h.mgr.Bash(ctx, a[0], sandbox.BashOptions{Command: a[1], Workdir: req.GetString("workdir", ""), Timeout: time.Duration(timeout * float64(time.Second)), Output: out})
+	res, err := h.mgr.Bash(ctx, in.Sandbox, sandbox.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out})
 	stop()
 	if res == nil {
 		return errResult(err), nil
 	}
-	result := map[string]any{
-		"exit_code": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr,
-		"timed_out": res.TimedOut, "cancelled": res.Cancelled, "truncated": res.Truncated(), "snapshot": snapshotValue(res.Snapshot),
+	result := bashOut{
+		ExitCode: &res.ExitCode, Stdout: &res.Stdout, Stderr: &res.Stderr, TimedOut: &res.TimedOut, Cancelled: &res.Cancelled,
+		Truncated: ptr(res.Truncated()), Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code: %d\n", res.ExitCode)
@@ -145,7 +151,25 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 	section(&b, "stdout", res.Stdout, res.StdoutCut)
 	section(&b, "stderr", res.Stderr, res.StderrCut)
 	b.WriteString(snapshotText(res.Snapshot) + "\n")
+	notes(&b, res.Bounds)
 	r := structured(result, b.String())
+	if err != nil {
+		r.IsError = true
+		r.Content = append([]gomcp.Content{gomcp.NewTextContent(oneLine(err))}, r.Content...)
+	}
+	return r, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// background starts a bash command as a service of the agent's own.
+func (h handlers) background(ctx context.Context, in bashIn) (*gomcp.CallToolResult, error) {
+	st, err := h.mgr.Background(ctx, in.Sandbox, in.Name, sandbox.BashOptions{Command: in.Command, Workdir: in.Workdir})
+	if st == nil {
+		return errResult(err), nil
+	}
+	text := fmt.Sprintf("started in the background: %s\nsandbox-service with service %q shows its status and logs, stops and restarts it\n", st.String(), st.Name)
+	r := structured(bashOut{Service: st.Name, State: st.State, PID: st.PID, Log: st.Log}, text)
 	if err != nil {
 		r.IsError = true
 		r.Content = append([]gomcp.Content{gomcp.NewTextContent(oneLine(err))}, r.Content...)
@@ -163,18 +187,23 @@ func section(b *strings.Builder, name, text string, cut int64) {
 	}
 }
 
-func (h handlers) read(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "path")
-	if bad != nil {
-		return bad, nil
-	}
-	res, err := h.mgr.Read(ctx, a[0], a[1], req.GetInt("offset", 0), req.GetInt("limit", 0))
+func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Read(ctx, in.Sandbox, in.Path, in.Offset, in.Limit)
 	if err != nil {
 		return errResult(err), nil
 	}
-	text := res.Content
+	if img := res.Image; img != nil {
+		out := structured(res, fmt.Sprintf("%s: %s, %s\n", in.Path, img.MIME, sandbox.HumanSize(img.Size)))
+		out.Content = append(out.Content, gomcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIME))
+		return out, nil
+	}
+	text := sandbox.Numbered(res.Content, res.FirstLine)
 	if res.Truncated {
-		text = ensureNL(text) + fmt.Sprintf("[lines %d-%d of %d shown; use offset to read on]\n", res.Offset+1, res.Offset+res.Lines, res.TotalLines)
+		why := ""
+		if res.CapHit {
+			why = fmt.Sprintf(" (at most %s a call)", sandbox.HumanSize(sandbox.MaxReadBytes))
+		}
+		text = ensureNL(text) + fmt.Sprintf("[lines %d-%d of %d shown%s; read on with offset %d]\n", res.FirstLine, res.Offset+res.Lines, res.TotalLines, why, res.Offset+res.Lines)
 	}
 	if res.Lines == 0 && !res.Truncated {
 		text = fmt.Sprintf("[no lines at offset %d; the file has %d]\n", res.Offset, res.TotalLines)
@@ -182,28 +211,31 @@ func (h handlers) read(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 	return structured(res, text), nil
 }
 
-func (h handlers) write(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "path", "content")
-	if bad != nil {
-		return bad, nil
-	}
-	res, err := h.mgr.Write(ctx, a[0], a[1], []byte(a[2]))
+func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn) (*gomcp.CallToolResult, error) {
+	content := in.Content
+	res, err := h.mgr.Write(ctx, in.Sandbox, in.Path, []byte(content))
 	if err != nil {
 		return errResult(err), nil
 	}
 	if res.ExitCode != 0 {
-		return errResult(fmt.Errorf("writing %s: %s", a[1], strings.TrimSpace(res.Stderr))), nil
+		return errResult(fmt.Errorf("writing %s: %s", in.Path, strings.TrimSpace(res.Stderr))), nil
 	}
-	return structured(map[string]any{"bytes": len(a[2]), "snapshot": snapshotValue(res.Snapshot)},
-		fmt.Sprintf("wrote %d bytes to %s\n%s\n", len(a[2]), a[1], snapshotText(res.Snapshot))), nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "wrote %d bytes to %s\n%s\n", len(content), in.Path, snapshotText(res.Snapshot))
+	notes(&b, res.Bounds)
+	return structured(writeOut{Bytes: len(content), Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds}, b.String()), nil
 }
 
-func (h handlers) patch(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "path", "diff")
-	if bad != nil {
-		return bad, nil
+// notes adds to a result's text what its snapshot left out, and the disk
+// guard.
+func notes(text *strings.Builder, b sandbox.Bounds) {
+	for _, n := range b.Notes() {
+		text.WriteString(n + "\n")
 	}
-	res, err := h.mgr.Patch(ctx, a[0], a[1], a[2])
+}
+
+func (h handlers) patch(ctx context.Context, _ gomcp.CallToolRequest, in patchIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Patch(ctx, in.Sandbox, in.Path, in.Diff)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -214,33 +246,45 @@ func (h handlers) patch(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.
 	case res.Deleted:
 		what = "deleted"
 	}
-	return structured(map[string]any{"snapshot": snapshotValue(res.Snapshot), "created": res.Created, "deleted": res.Deleted},
-		fmt.Sprintf("%s %s\n%s\n", what, a[1], snapshotText(res.Snapshot))), nil
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s\n%s\n", what, in.Path, snapshotText(res.Snapshot))
+	notes(&b, res.Bounds)
+	return structured(patchOut{Snapshot: snapshotValue(res.Snapshot), Created: res.Created, Deleted: res.Deleted, Bounds: res.Bounds}, b.String()), nil
 }
 
-func (h handlers) edit(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "path", "old_string")
-	if bad != nil {
-		return bad, nil
-	}
-	newString, err := req.RequireString("new_string")
-	if err != nil {
-		return errResult(errors.New("missing required argument 'new_string'")), nil
-	}
-	res, err := h.mgr.Edit(ctx, a[0], a[1], a[2], newString, req.GetBool("replace_all", false))
+func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) (*gomcp.CallToolResult, error) {
+	edits, err := in.ops()
 	if err != nil {
 		return errResult(err), nil
 	}
-	return structured(map[string]any{"replacements": res.Replacements, "snapshot": snapshotValue(res.Snapshot)},
-		fmt.Sprintf("%d replacement(s) in %s\n%s\n", res.Replacements, a[1], snapshotText(res.Snapshot))), nil
+	res, err := h.mgr.Edit(ctx, in.Sandbox, in.Path, edits)
+	if err != nil {
+		return errResult(err), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d replacement(s) in %s\n%s\n", res.Replacements, in.Path, snapshotText(res.Snapshot))
+	notes(&b, res.Bounds)
+	return structured(editOut{Replacements: res.Replacements, Edits: res.Edits, Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds}, b.String()), nil
 }
 
-func (h handlers) ls(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox")
-	if bad != nil {
-		return bad, nil
+// ops are an edit call's replacements: old_string and new_string, or
+// edits, not both.
+func (in editIn) ops() ([]sandbox.EditOp, error) {
+	switch {
+	case in.Edits != nil && (in.OldString != nil || in.NewString != nil):
+		return nil, errors.New("give old_string and new_string, or edits, not both")
+	case in.Edits != nil:
+		return *in.Edits, nil
+	case in.OldString == nil:
+		return nil, errors.New("missing required argument 'old_string' (or give edits)")
+	case in.NewString == nil:
+		return nil, errors.New("missing required argument 'new_string'")
 	}
-	entries, truncated, err := h.mgr.Ls(ctx, a[0], req.GetString("path", ""), req.GetBool("recursive", false))
+	return []sandbox.EditOp{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}, nil
+}
+
+func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*gomcp.CallToolResult, error) {
+	entries, truncated, err := h.mgr.Ls(ctx, in.Sandbox, in.Path, in.Recursive)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -256,7 +300,7 @@ func (h handlers) ls(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.Cal
 		fmt.Fprintf(&b, "%s%s\t%s\t%d\n", e.Path, suffix, e.Type, e.Size)
 	}
 	truncNote(&b, truncated)
-	return structured(map[string]any{"entries": entries, "truncated": truncated}, b.String()), nil
+	return structured(lsOut{Entries: entries, Truncated: truncated}, b.String()), nil
 }
 
 func truncNote(b *strings.Builder, truncated bool) {
@@ -268,12 +312,8 @@ func truncNote(b *strings.Builder, truncated bool) {
 	}
 }
 
-func (h handlers) glob(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "pattern")
-	if bad != nil {
-		return bad, nil
-	}
-	paths, truncated, err := h.mgr.Glob(ctx, a[0], a[1], req.GetString("path", ""))
+func (h handlers) glob(ctx context.Context, _ gomcp.CallToolRequest, in globIn) (*gomcp.CallToolResult, error) {
+	paths, truncated, err := h.mgr.Glob(ctx, in.Sandbox, in.Pattern, in.Path)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -285,15 +325,11 @@ func (h handlers) glob(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 		b.WriteString(p + "\n")
 	}
 	truncNote(&b, truncated)
-	return structured(map[string]any{"paths": paths, "truncated": truncated}, b.String()), nil
+	return structured(globOut{Paths: paths, Truncated: truncated}, b.String()), nil
 }
 
-func (h handlers) grep(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "pattern")
-	if bad != nil {
-		return bad, nil
-	}
-	matches, truncated, err := h.mgr.Grep(ctx, a[0], a[1], req.GetString("path", ""), req.GetString("include", ""))
+func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) (*gomcp.CallToolResult, error) {
+	matches, truncated, err := h.mgr.Grep(ctx, in.Sandbox, in.Pattern, in.Path, in.Include)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -305,19 +341,15 @@ func (h handlers) grep(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.C
 		fmt.Fprintf(&b, "%s:%d:%s\n", m.Path, m.Line, m.Text)
 	}
 	truncNote(&b, truncated)
-	return structured(map[string]any{"matches": matches, "truncated": truncated}, b.String()), nil
+	return structured(grepOut{Matches: matches, Truncated: truncated}, b.String()), nil
 }
 
-func (h handlers) milestone(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
-	a, bad := args(req, "sandbox", "message")
-	if bad != nil {
-		return bad, nil
-	}
-	res, err := h.mgr.Milestone(ctx, a[0], a[1])
+func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in milestoneIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Milestone(ctx, in.Sandbox, in.Message)
 	if err != nil {
 		return errResult(err), nil
 	}
-	return structured(map[string]any{"commit": res.Commit, "squashed": res.Squashed},
+	return structured(res,
 		fmt.Sprintf("milestone %s squashes %d snapshot(s)\n", res.Commit, res.Squashed)), nil
 }
 

@@ -77,8 +77,9 @@ func (c Client) Snippet(s Server) (string, error) {
 }
 
 // Merge returns the file content with the entry added or replaced, and
-// whether that changed anything. Content that cannot be read safely (a JSON
-// file with comments, a broken TOML file) is an error, never overwritten.
+// whether that changed anything. A JSON file with comments or trailing
+// commas is edited in place, comments kept; content that cannot be read
+// safely (broken JSON or TOML, an array) is an error, never overwritten.
 func (c Client) Merge(content []byte, s Server) ([]byte, bool, error) {
 	if c.format == codexTOML {
 		return mergeTOML(content, s)
@@ -248,7 +249,7 @@ func (o *object) marshal() ([]byte, error) {
 func mergeJSON(content []byte, section, name string, entry any, schema bool) ([]byte, bool, error) {
 	top, err := parseObject(content)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot merge into it (%v); a file with comments or trailing commas must be edited by hand", err)
+		return mergeJWCC(content, section, name, entry)
 	}
 	servers, err := parseObject(top.vals[section])
 	if top.vals[section] != nil && err != nil {

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/tailscale/hujson"
 )
 
 var srv = Server{Name: "litterbox", Command: "/usr/local/bin/litterbox", Args: []string{"mcp", "--repo", "/home/me/my project"}}
@@ -146,8 +148,8 @@ func TestWriteFileNewMergedIdempotent(t *testing.T) {
 
 func TestWriteFileRefusesWhatItCannotMergeSafely(t *testing.T) {
 	cases := map[string]string{
-		"zed":    "// Zed settings\n{\n  \"theme\": \"One Dark\",\n}\n",
 		"claude": "[1, 2]",
+		"zed":    "// Zed settings\n{\n  \"theme\": \"One Dark\",\n",
 		"codex":  "[mcp_servers\n",
 	}
 	for name, content := range cases {
@@ -164,6 +166,48 @@ func TestWriteFileRefusesWhatItCannotMergeSafely(t *testing.T) {
 		}
 		if data, _ := os.ReadFile(path); string(data) != content {
 			t.Errorf("%s: refused file was changed:\n%s", name, data)
+		}
+	}
+}
+
+// Zed's settings.json is JSON with comments and trailing commas: the
+// entry goes in, every comment and other setting stays, and a second merge
+// changes nothing. (It used to be refused.)
+func TestMergeKeepsComments(t *testing.T) {
+	zed, err := Lookup("zed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{
+		"// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n}\n",
+		"// Zed settings\n{\n  \"theme\": \"One Dark\", // mine\n  \"context_servers\": {\n    \"other\": {\"command\": \"o\"}, /* keep */\n  },\n}\n",
+		"{\n  \"context_servers\": {\n    /* old */ \"litterbox\": {\"command\": \"old\"},\n  }, // x\n}\n",
+	} {
+		out, changed, err := zed.Merge([]byte(in), srv)
+		if err != nil || !changed {
+			t.Fatalf("%q: changed %v, %v", in, changed, err)
+		}
+		for _, comment := range regexp.MustCompile(`//[^\n]*|/\*.*?\*/`).FindAllString(in, -1) {
+			if !strings.Contains(string(out), comment) {
+				t.Errorf("comment %q lost:\n%s", comment, out)
+			}
+		}
+		std, err := hujson.Standardize(out)
+		if err != nil {
+			t.Fatalf("result is not JWCC: %v\n%s", err, out)
+		}
+		var got struct {
+			Theme   string                              `json:"theme"`
+			Servers map[string]struct{ Command string } `json:"context_servers"`
+		}
+		if err := json.Unmarshal(std, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Servers["litterbox"].Command != srv.Command || (strings.Contains(in, "other") && got.Servers["other"].Command != "o") || (strings.Contains(in, "theme") && got.Theme != "One Dark") {
+			t.Errorf("merged settings %+v:\n%s", got, out)
+		}
+		if again, changed, err := zed.Merge(out, srv); err != nil || changed || string(again) != string(out) {
+			t.Errorf("second merge changed it (%v):\n%s", err, again)
 		}
 	}
 }

@@ -10,7 +10,9 @@ import (
 // AuditedCommand is one command as the audit log keeps it: the pasteable line
 // (stdin is never kept), how it ended and how long it took.
 type AuditedCommand struct {
-	Line       string `json:"command"`
+	Line string `json:"command"`
+	// Note names the command itself when Line is an equivalent (Cmd.Shown).
+	Note       string `json:"note,omitempty"`
 	ExitCode   int    `json:"exit_code"`
 	Error      string `json:"error,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
@@ -50,7 +52,8 @@ func (a Audit) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	start := time.Now()
 	res, err := a.Inner.Run(ctx, c)
-	rec := AuditedCommand{Line: ShellLine(Cmd{Name: c.Name, Args: c.Args, Dir: c.Dir, Env: c.Env}), ExitCode: res.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	line, note := logLine(c, false)
+	rec := AuditedCommand{Line: line, Note: note, ExitCode: res.ExitCode, DurationMS: time.Since(start).Milliseconds()}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		rec.ExitCode = ee.Result.ExitCode

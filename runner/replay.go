@@ -21,10 +21,12 @@ import (
 // Entry is one command in a transcript. Paths that differ between runs (a test's
 // temp repo) are stored with placeholders; see Subst.
 type Entry struct {
-	Argv   []string `json:"argv"`
-	Dir    string   `json:"dir,omitempty"`
-	Stdin  string   `json:"stdin_sha256,omitempty"`
-	Stdout string   `json:"stdout,omitempty"`
+	Argv  []string `json:"argv"`
+	Dir   string   `json:"dir,omitempty"`
+	Stdin string   `json:"stdin_sha256,omitempty"`
+	// StdinKey is Cmd.StdinKey of the stdin, for a command that has one.
+	StdinKey string `json:"stdin,omitempty"`
+	Stdout   string `json:"stdout,omitempty"`
 	// StdoutB64 holds binary output (a tar stream): a JSON string cannot carry
 	// invalid UTF-8 and blows NUL bytes up sixfold.
 	StdoutB64 string `json:"stdout_base64,omitempty"`
@@ -73,8 +75,13 @@ type Recorder struct {
 func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	h := sha256.New()
 	named := c.Stdin
+	var keyed bytes.Buffer
 	if c.Stdin != nil {
-		c.Stdin = io.TeeReader(c.Stdin, h)
+		var w io.Writer = h
+		if c.StdinKey != nil {
+			w = &keyed
+		}
+		c.Stdin = io.TeeReader(c.Stdin, w)
 	}
 	var streamed bytes.Buffer
 	if c.Stdout != nil {
@@ -96,7 +103,10 @@ func (r *Recorder) Run(ctx context.Context, c Cmd) (Result, error) {
 	} else {
 		e.StdoutB64 = base64.StdEncoding.EncodeToString(out)
 	}
-	if named != nil {
+	switch {
+	case named != nil && c.StdinKey != nil:
+		e.StdinKey = r.Subst.apply(c.StdinKey(keyed.Bytes()), true)
+	case named != nil:
 		e.Stdin = stdinDigest(Cmd{Stdin: named}, h)
 	}
 	r.mu.Lock()
@@ -181,14 +191,24 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 		stdout = b
 	}
 	digest := make(chan string, 1)
-	if c.Stdin != nil {
+	switch {
+	case c.Stdin != nil && c.StdinKey != nil:
+		go func() {
+			all, _ := io.ReadAll(c.Stdin)
+			digest <- r.Subst.apply(c.StdinKey(all), true)
+		}()
+	case c.Stdin != nil:
 		go func() {
 			h := sha256.New()
 			_, _ = io.Copy(h, c.Stdin)
 			digest <- stdinDigest(c, h)
 		}()
-	} else {
+	default:
 		digest <- ""
+	}
+	want := e.Stdin
+	if c.StdinKey != nil {
+		want = e.StdinKey
 	}
 	res := Result{Stdout: stdout, Stderr: []byte(r.Subst.apply(e.Stderr, false)), ExitCode: e.ExitCode}
 	var werr error
@@ -199,9 +219,13 @@ func (r *Replayer) Run(_ context.Context, c Cmd) (Result, error) {
 	if c.Stderr != nil {
 		_, _ = c.Stderr.Write(res.Stderr)
 	}
-	if d := <-digest; d != e.Stdin {
+	if d := <-digest; d != want {
+		note := stdinNote(d)
+		if c.StdinKey != nil {
+			note = "\n  recorded:\n" + indent(want) + "  given:\n" + indent(d)
+		}
 		r.mu.Lock()
-		r.errs = append(r.errs, "different stdin for: "+Join(argv)+stdinNote(d))
+		r.errs = append(r.errs, "different stdin for: "+Join(argv)+note)
 		r.mu.Unlock()
 	}
 	if werr != nil {
@@ -230,6 +254,13 @@ func stdinNote(d string) string {
 		return ""
 	}
 	return " (stdin sha256 " + d[:12] + ")"
+}
+
+func indent(s string) string {
+	if s == "" {
+		return "    (nothing)\n"
+	}
+	return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
 }
 
 // Problems lists unexpected commands and recorded commands never run.

@@ -26,6 +26,10 @@ type Cmd struct {
 	Dir string
 	// Env holds extra KEY=VALUE pairs added to the inherited environment.
 	Env []string
+	// Secrets are KEY=VALUE pairs added like Env but never shown: not in
+	// the logged line, the audit log or a transcript. The argv names them
+	// instead (docker exec -e KEY takes the value from this environment).
+	Secrets []string
 	// Stdin, when set, is streamed to the process.
 	Stdin io.Reader
 	// Stdout and Stderr, when set, receive the output as it is produced and the
@@ -38,6 +42,14 @@ type Cmd struct {
 	// command its own way (the sandbox helper's cancel) instead of losing
 	// the stream half-way.
 	OwnGroup bool
+	// Shown, when set, is the equivalent line the log and audit trail
+	// show instead of this command's own (see Shown).
+	Shown *Shown
+	// StdinKey, when set, is what a transcript matches this command's
+	// stdin by: what matters of it (a protocol's messages), so an edit that
+	// changes no behaviour keeps recorded transcripts valid. Without it
+	// stdin is matched by its SHA-256.
+	StdinKey func(stdin []byte) string
 }
 
 // Argv is the full argument vector, program first.
@@ -145,8 +157,8 @@ func NewExec(log *logrus.Logger) *Exec {
 func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
 	cmd.Dir = c.Dir
-	if len(c.Env) > 0 {
-		cmd.Env = append(os.Environ(), c.Env...)
+	if len(c.Env) > 0 || len(c.Secrets) > 0 {
+		cmd.Env = append(append(os.Environ(), c.Env...), c.Secrets...)
 	}
 	// SIGTERM first so docker/git clients can tell the engine to stop what they
 	// started; the WaitDelay bounds how long we wait before SIGKILL.
@@ -221,15 +233,15 @@ func (e *Exec) log(c Cmd, res Result, err error) {
 	if e.Log == nil || !e.Log.IsLevelEnabled(logrus.DebugLevel) {
 		return
 	}
-	fields := logrus.Fields{"exit": res.ExitCode, "took": res.Duration.Round(time.Millisecond).String()}
-	if c.Dir != "" {
-		fields["dir"] = c.Dir
+	line, note := logLine(c, true)
+	fields := logrus.Fields{fieldExit: res.ExitCode, fieldTook: res.Duration}
+	if note != "" {
+		fields[fieldNote] = note
 	}
-	entry := e.Log.WithFields(fields)
 	if _, ok := err.(*StartError); ok {
-		entry = entry.WithField("error", err.Error())
+		fields[fieldError] = err.Error()
 	}
-	entry.Debug(ShellLine(c))
+	e.Log.WithFields(fields).Debug(line)
 }
 
 // tailBuffer keeps at most max bytes, enough to explain a failure.

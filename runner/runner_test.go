@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,14 +119,71 @@ func TestExecStreamsStdinToStdout(t *testing.T) {
 	}
 }
 
-func TestExecLogsPasteableLineAtDebug(t *testing.T) {
+// script is what the README's one-liner, sed -n 's/^[$>] //p', makes of
+// a log.
+func script(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if rest, ok := strings.CutPrefix(l, "$ "); ok {
+			out = append(out, rest)
+		} else if rest, ok := strings.CutPrefix(l, "> "); ok {
+			out = append(out, rest)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// The debug log is a shell session: each command a line that, pasted
+// (prompts stripped), runs it again with the same arguments, newlines and
+// quotes included; and an equivalent shown line, with its input, does the
+// same as the command it stands for.
+func TestExecLogsPasteableLines(t *testing.T) {
 	var buf bytes.Buffer
 	l := logrus.New()
 	l.SetOutput(&buf)
+	l.SetFormatter(LogFormatter{})
 	l.SetLevel(logrus.DebugLevel)
-	_, _ = NewExec(l).Run(context.Background(), Cmd{Name: "echo", Args: []string{"a b"}})
-	if !strings.Contains(buf.String(), `echo 'a b'`) || !strings.Contains(buf.String(), "exit=0") {
-		t.Errorf("log line %q lacks the command or exit code", buf.String())
+	dir := filepath.Join(t.TempDir(), "a && b")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	odd := "it's \"two\"\nlines $HOME `x` \\ end"
+	e := NewExec(l)
+	first, err := e.Run(context.Background(), Cmd{Name: "printf", Args: []string{"%s|", odd, "second"}, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A command whose own line speaks a protocol, shown as its equivalent.
+	_, err = e.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "cat > out.txt"}, Dir: dir, Stdin: strings.NewReader(odd),
+		Shown: &Shown{Cmd: Cmd{Name: "sh", Args: []string{"-c", "cat > shown.txt"}, Dir: dir}, Input: []byte(odd), HasInput: true, Note: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := buf.String()
+	if !regexp.MustCompile(`(?m)^\$ cd .* && printf .*\n> .*  # exit 0, \d+ ms$`).MatchString(log) {
+		t.Errorf("log:\n%s", log)
+	}
+	if !strings.Contains(log, "; ran as: cd "+Quote(dir)+" && sh -c 'cat > out.txt'; test\n") {
+		t.Errorf("no note naming the command itself:\n%s", log)
+	}
+	again, err := e.Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", script(log)}})
+	if err != nil {
+		t.Fatalf("the pasted log failed: %v\n%s", err, script(log))
+	}
+	if !bytes.HasPrefix(again.Stdout, first.Stdout) {
+		t.Errorf("pasted printf printed %q, want %q", again.Stdout, first.Stdout)
+	}
+	if shown, _ := os.ReadFile(filepath.Join(dir, "shown.txt")); string(shown) != odd {
+		t.Errorf("the shown line wrote %q, want %q", shown, odd)
+	}
+}
+
+// Logged marks every line of a command that spans lines, so none of them
+// reads as a line of its own.
+func TestLoggedContinuesLines(t *testing.T) {
+	got := Logged("a 'b\nc'", 1, 1500*time.Millisecond, "note")
+	if want := "$ a 'b\n> c'  # exit 1, 1500 ms; note"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 
@@ -286,16 +345,49 @@ func TestAuditRecordsOnlyCommandsOfItsTrail(t *testing.T) {
 	if _, err := r.Run(ctx, Cmd{Name: "sh", Args: []string{"-c", "exit 3"}}); err == nil {
 		t.Fatal("exit 3 was not an error")
 	}
+	// A shown line's input (a written file's content) is no more kept.
+	if _, err := r.Run(ctx, Cmd{Name: "true", Shown: &Shown{Cmd: Cmd{Name: "tee", Args: []string{"f"}}, Input: []byte("secret"), HasInput: true}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Run(context.Background(), Cmd{Name: "true"}); err != nil {
 		t.Fatal(err)
 	}
 	cmds := trail.Commands()
-	if len(cmds) != 2 || cmds[0].Line != "sh -c 'exit 0'" || cmds[0].ExitCode != 0 || cmds[1].ExitCode != 3 {
+	if len(cmds) != 3 || cmds[0].Line != "sh -c 'exit 0'" || cmds[0].ExitCode != 0 || cmds[1].ExitCode != 3 ||
+		cmds[2].Line != "tee f" || cmds[2].Note != "ran as: true; its 6 bytes of input not kept" {
 		t.Fatalf("trail %+v", cmds)
 	}
 	for _, c := range cmds {
-		if strings.Contains(c.Line, "secret") {
+		if strings.Contains(c.Line+c.Note, "secret") {
 			t.Fatalf("stdin leaked into the audit: %+v", c)
+		}
+	}
+}
+
+// A command with a StdinKey is matched by what its key keeps of stdin: other
+// bytes that mean the same pass, a different meaning is reported with both
+// sides.
+func TestReplayMatchesStdinByKey(t *testing.T) {
+	key := func(b []byte) string { return strings.Join(strings.Fields(string(b)), " ") + "\n" }
+	rec := &Recorder{Inner: NewExec(quiet())}
+	cmd := func(stdin string) Cmd {
+		return Cmd{Name: "cat", Stdin: strings.NewReader(stdin), StdinKey: key}
+	}
+	if _, err := rec.Run(context.Background(), cmd("write  a.txt\n")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "t.json")
+	if err := rec.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for stdin, ok := range map[string]bool{"write a.txt": true, " write\ta.txt ": true, "write b.txt": false} {
+		rep, _ := LoadReplayer(path, nil)
+		if _, err := rep.Run(context.Background(), cmd(stdin)); err != nil {
+			t.Fatal(err)
+		}
+		p := rep.Problems()
+		if ok != (len(p) == 0) || (!ok && !strings.Contains(p[0], "recorded:\n    write a.txt\n  given:\n    write b.txt")) {
+			t.Errorf("stdin %q: problems %q", stdin, p)
 		}
 	}
 }

@@ -28,6 +28,9 @@ type AuditEntry struct {
 	DurationMS int64                   `json:"duration_ms"`
 	PID        int                     `json:"pid"`
 	Commands   []runner.AuditedCommand `json:"commands"`
+	// Refused counts, by host:port, the connections the sandbox's egress
+	// proxy refused during the call.
+	Refused map[string]int `json:"refused,omitempty"`
 }
 
 // elidedArguments are the tool arguments that carry file contents: the log
@@ -60,6 +63,9 @@ func (m *Manager) AppendAudit(e AuditEntry) error {
 	if err != nil {
 		return err
 	}
+	// An agent may have typed a secret's value into an argument, or a
+	// command may have printed it into an error.
+	line = m.secrets.Seen().RedactJSON(line)
 	path := m.AuditPath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

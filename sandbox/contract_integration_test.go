@@ -65,7 +65,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	if w.Snapshot == "" || testenv.Git(t, dir, "show", c.Branch+":docs/new.txt") != "one\ntwo" {
 		t.Fatalf("write: %+v", w)
 	}
-	e, err := m.Edit(ctx, c.Name, "docs/new.txt", "two", "three", false)
+	e, err := m.Edit(ctx, c.Name, "docs/new.txt", one("two", "three", false))
 	must(err)
 	r, err := m.Read(ctx, c.Name, "docs/new.txt", 0, 0)
 	must(err)

@@ -29,14 +29,13 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
-	labels := map[string]string{
-		LabelManaged:  "true",
-		LabelRepo:     m.RepoPath,
-		LabelRepoID:   m.RepoID,
-		LabelRepoSlug: m.RepoSlug,
-		LabelSandbox:  n.Slug,
-		LabelBase:     base,
+	var shared []dockercli.SharedVolume
+	if usesProxy(c) {
+		maps.Copy(env, proxyEnv())
+		shared = append(shared, dockercli.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
 	}
+	labels := m.labels(n.Slug, "true")
+	labels[LabelBase] = base
 	if len(pmap) > 0 {
 		labels[LabelPorts] = ports.Label(pmap)
 	}
@@ -53,8 +52,9 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
 		Volume:       n.Volume,
 		VolumeTarget: Workdir,
-		VolumeLabels: map[string]string{LabelManaged: "true", LabelRepo: m.RepoPath, LabelRepoID: m.RepoID, LabelRepoSlug: m.RepoSlug, LabelSandbox: n.Slug},
+		VolumeLabels: m.labels(n.Slug, "true"),
 		AnonVolumes:  []string{HelperDir},
+		Shared:       shared,
 		Workdir:      Workdir,
 		Env:          env,
 		CapDrop:      []string{"ALL"},
@@ -66,6 +66,14 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.argv()[0],
 		Cmd:          h.argv("init")[1:],
+	}
+}
+
+// labels say whose a resource of sandbox slug is; managed is "true" for
+// the sandbox's own container and volume, the role of another (egress).
+func (m *Manager) labels(slug, managed string) map[string]string {
+	return map[string]string{
+		LabelManaged: managed, LabelRepo: m.RepoPath, LabelRepoID: m.RepoID, LabelRepoSlug: m.RepoSlug, LabelSandbox: slug,
 	}
 }
 
@@ -90,7 +98,12 @@ type Created struct {
 	// Services are the configured services as they were after start.
 	Services []services.State `json:"services"`
 	Network  string           `json:"network"`
-	Workdir  string           `json:"workdir"`
+	// Allow is the allowlist of network "allow".
+	Allow []string `json:"allow,omitempty"`
+	// SetupNetwork, for people, is the network the setup command alone
+	// had: the whole network, or its own allowlist.
+	SetupNetwork string `json:"setup_network,omitempty"`
+	Workdir      string `json:"workdir"`
 	// ConfigFiles are the config files the sandbox was made from.
 	ConfigFiles []string `json:"config_files"`
 	// Weakened are the settings that loosen the sandbox's defaults, each
@@ -107,7 +120,7 @@ type Created struct {
 // volume at /src holding that commit's tree, and the setup command run in it.
 // Any failure before the setup command leaves nothing behind; a failing setup
 // command keeps the sandbox, marked failed-setup.
-func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
 	slug, err := ParseName(opts.Name)
 	if err != nil {
 		return nil, err
@@ -128,6 +141,10 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	weakened, err := m.checkWeakenings(ctx, cfg)
 	if err != nil {
+		return nil, err
+	}
+	// Every secret must be readable before anything is made.
+	if _, err := m.secrets.Resolve(ctx, cfg.Secrets); err != nil {
 		return nil, err
 	}
 	uid, gid, err := cfg.IDs()
@@ -186,15 +203,53 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	rec := &Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
 		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
-		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(),
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: limitsOf(cfg),
+		Allow: cfg.Allow, Secrets: cfg.Secrets,
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "saving sandbox state", Err: err})
 	}
 
+	// The egress proxy this create made goes with a failed create; a
+	// leftover's, whose name it found taken, stays.
+	egressMade := false
+	defer func() {
+		if err != nil && egressMade {
+			if _, left := m.removeEgress(context.WithoutCancel(ctx), n); len(left) > 0 {
+				err = fmt.Errorf("%w (also left: %s)", err, strings.Join(left, ", "))
+			}
+		}
+	}()
+	// The proxy starts while the sandbox's container is made: only the
+	// volume both mount comes first.
+	proxyDone := make(chan error, 1)
+	if usesProxy(cfg) {
+		rec.Egress, egressMade = true, true
+		if err := m.egressVolume(ctx, n, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, base, err)
+		}
+		go func() {
+			t := time.Now()
+			err := m.startProxy(ctx, n, cfg, firstAllow(cfg))
+			if err == nil {
+				m.step("egress proxy "+n.Egress(), t)
+			}
+			proxyDone <- err
+		}()
+	} else {
+		proxyDone <- nil
+	}
 	t = time.Now()
-	pmap, err := m.runContainer(ctx, n, base, cfg)
+	run := cfg
+	if setupOpen(cfg) {
+		run.Network = egressNetwork(cfg)
+	}
+	pmap, err := m.runContainer(ctx, n, base, run)
+	proxyErr := <-proxyDone
+	// A leftover's proxy: not this create's to remove.
+	leftoverProxy := errors.Is(proxyErr, dockercli.ErrNameInUse)
+	egressMade = egressMade && !leftoverProxy
 	if err != nil {
 		if errors.Is(err, dockercli.ErrNameInUse) {
 			// Another container holds the name: not this create's to remove.
@@ -209,6 +264,12 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	rec.Ports = pmap
 	m.step("container "+n.Container, t)
+	if leftoverProxy {
+		return nil, m.rollback(ctx, n, base, &ExistsError{Name: slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + slug})
+	}
+	if proxyErr != nil {
+		return nil, m.rollback(ctx, n, base, proxyErr)
+	}
 
 	t = time.Now()
 	if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
@@ -221,9 +282,12 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	m.step("copy "+short(base)+" into "+Workdir, t)
 
 	t = time.Now()
-	setup, err := m.runSetup(ctx, n, cfg.SetupCommand, submodulePaths(subs))
+	setup, err := m.runSetup(ctx, n, cfg.SetupCommand, setupEnv(cfg), submodulePaths(subs))
 	if err != nil {
 		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
+	}
+	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
+		return nil, m.rollback(ctx, n, base, err)
 	}
 	if setup.Skipped {
 		warnings = append(warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
@@ -252,7 +316,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
-		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: cfg.Network,
+		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
 }
@@ -414,7 +478,7 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, submodules []string) (SetupResult, error) {
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, submodules []string) (SetupResult, error) {
 	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
 		return SetupResult{}, err
@@ -423,11 +487,12 @@ func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, submodules 
 	if err := m.saveSnap(n.Slug, snapshot.State{Submodules: submodules}); err != nil {
 		return SetupResult{}, err
 	}
-	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, message: commitMessage("setup", cmd)})
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, message: commitMessage("setup", cmd)})
 	if err != nil {
 		return SetupResult{}, err
 	}
-	out := SetupResult{Command: cmd, ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	// The command is the user's, and may spell a secret out.
+	out := SetupResult{Command: m.secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
 	if res.noShell {
 		out.Skipped = true
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"

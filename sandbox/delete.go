@@ -85,6 +85,10 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		// The volume of that container, not to be touched either.
 	case len(left) == 0:
 		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
+		if rec != nil && rec.Egress || rec == nil && m.ownsEgress(ctx, n) {
+			removed, l := m.removeEgress(ctx, n)
+			d.Removed, left = append(d.Removed, removed...), append(left, l...)
+		}
 	default:
 		left = append(left, "volume "+n.Volume+" (in use by the container)")
 	}
@@ -199,6 +203,15 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 		} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {
 			left = append(left, "volume "+vol)
 		}
+	}
+	// Its egress proxy, by the same labels, and the proxy's volume.
+	proxies, err := p.List(ctx, map[string]string{LabelManaged: roleEgress, LabelRepo: repoPath, LabelSandbox: slug}, nil)
+	if err != nil {
+		left = append(left, "its egress proxy ("+err.Error()+")")
+	}
+	for _, c := range proxies {
+		removed, l := removeProxy(ctx, p, c.Name)
+		d.Removed, left = append(d.Removed, removed...), append(left, l...)
 	}
 	if len(left) > 0 {
 		return d, &PartialDeleteError{Name: slug, Left: left}

@@ -260,38 +260,41 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 // helperFor returns this Litterbox's helper for a sandbox, delivering it
 // first when the sandbox has another build's (Litterbox was upgraded) and
 // recording that it is there.
-func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, error) {
+func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *Record, error) {
 	h, err := m.findHelper()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := m.ensureOwn(ctx, slug); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	want := h.containerPath()
 	rec, err := m.store().load(slug)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if rec == nil || rec.Helper == want {
-		// No record: a sandbox being deleted; the engine's answer to the
-		// exec will say so.
-		return h, nil
+	if rec == nil {
+		// A sandbox being deleted; the engine's answer to the exec will
+		// say so.
+		return h, &Record{Name: slug}, nil
+	}
+	if rec.Helper == want {
+		return h, rec, nil
 	}
 	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
 		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
-			return nil, err // missing, paused, stopped
+			return nil, nil, err // missing, paused, stopped
 		}
 		if rec.Helper == "" {
-			return nil, &LegacyError{Name: slug, Branch: m.Names(slug).Branch}
+			return nil, nil, &LegacyError{Name: slug, Branch: m.Names(slug).Branch}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	rec.Helper = want
 	if err := m.store().save(rec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return h, nil
+	return h, rec, nil
 }
 
 func tarFile(tw *tar.Writer, name string, r io.Reader, size int64) error {

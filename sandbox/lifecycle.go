@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/slug"
@@ -46,6 +47,14 @@ type Info struct {
 	// CommitsAhead counts the branch's commits over the base; nil when it
 	// cannot be known (no branch, or a sandbox of another repository).
 	CommitsAhead *int `json:"commits_ahead"`
+	// Allow is the allowlist of a sandbox with network mode "allow", and
+	// Refused counts what its egress proxy refused, by host:port: what
+	// the agent tried to reach.
+	Allow   []string       `json:"allow,omitempty"`
+	Refused map[string]int `json:"refused,omitempty"`
+	// Background names the commands the agent started with bash's
+	// background (services of its own; sandbox-service tells their state).
+	Background []string `json:"background,omitempty"`
 	// ours: the sandbox is this repository's (another repository may
 	// have had the same path).
 	ours bool
@@ -103,6 +112,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
+			Background: backgroundOf(rec),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -131,6 +141,10 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		tip, ok := tips[s.Name]
 		if !s.ours || !ok || s.Base == "" {
 			continue
+		}
+		if rec := recs[s.Name]; rec != nil && rec.Allow != nil {
+			s.Allow = rec.Allow
+			s.Refused, _ = m.refusals(ctx, s.Name, time.Time{})
 		}
 		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
 			s.CommitsAhead = &n
@@ -266,6 +280,9 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 	switch {
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
+		if err := m.followEgress(ctx, slug, container, true); err != nil {
+			return o, err
+		}
 	case errors.Is(err, dockercli.ErrAlreadyPaused):
 		return alreadyPaused(slug), nil
 	case errors.Is(err, dockercli.ErrNotRunning):
@@ -306,7 +323,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 		switch {
 		case err == nil:
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
-			return o, nil
+			return o, m.followEgress(ctx, slug, container, false)
 		case errors.Is(err, dockercli.ErrNoSuchContainer):
 			return o, m.missingOrNotFound(ctx, slug)
 		case !errors.Is(err, dockercli.ErrNotPaused):
@@ -321,10 +338,14 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	}
 	if in.State == "running" {
 		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
-		return o, nil
+		// Its proxy may have stopped (killed at its memory limit).
+		return o, m.followEgress(ctx, slug, container, false)
 	}
 	if err := m.Provider.Start(ctx, container); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
+	}
+	if err := m.followEgress(ctx, slug, container, false); err != nil {
+		return o, err
 	}
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
 	// A started container has lost its processes: start the services again,

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/secrets"
 )
 
 // Labels put on every container Litterbox creates, so `docker ps` alone can
@@ -80,6 +81,9 @@ type Manager struct {
 	worktrees     []string
 	// startSeq tells service starts apart (see startServices).
 	startSeq atomic.Int64
+	// secrets reads secret values on the host, a command's once per
+	// process.
+	secrets *secrets.Resolver
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,
@@ -164,6 +168,7 @@ func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg co
 		Root: p.Root, GitDir: p.CommonDir, RepoPath: path,
 		RepoID: id, IDErr: idErr, RepoSlug: slug, Config: cfg,
 		Git: g, Provider: rt.client(r), Runtime: rt, Now: time.Now,
+		secrets: &secrets.Resolver{Runner: r},
 	}, nil
 }
 

@@ -26,7 +26,7 @@ const noShellImage = "litterbox-test/noshell:latest"
 
 // imageManager is a Manager for the repository at dir whose sandboxes run
 // image; everything made for it is removed when the test ends.
-func imageManager(t *testing.T, dir, image string) *Manager {
+func imageManager(t testing.TB, dir, image string) *Manager {
 	t.Helper()
 	if _, err := testenv.Docker("image", "inspect", image); err != nil {
 		t.Fatalf("image %s is missing: run make image (scripts/test-images.sh)", image)
@@ -131,7 +131,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 			if l, _, err := m.Glob(ctx, "work", "**/*.txt", ""); err != nil || strings.Join(l, ",") != "docs/moved.txt,notes/new.txt" {
 				t.Errorf("glob: %v %v", l, err)
 			}
-			if e, err := m.Edit(ctx, "work", "notes/new.txt", "written", "edited", false); err != nil || e.Snapshot == "" {
+			if e, err := m.Edit(ctx, "work", "notes/new.txt", one("written", "edited", false)); err != nil || e.Snapshot == "" {
 				t.Errorf("edit: %+v %v", e, err)
 			}
 			// After a restart the container has no manifest: a full scan
@@ -185,7 +185,7 @@ func TestMatrixNoShell(t *testing.T) {
 	if r, err := m.Read(ctx, "work", "hello.txt", 1, 1); err != nil || r.Content != "two\n" {
 		t.Errorf("read: %+v %v", r, err)
 	}
-	if e, err := m.Edit(ctx, "work", "hello.txt", "two", "three", false); err != nil || e.Snapshot == "" {
+	if e, err := m.Edit(ctx, "work", "hello.txt", one("two", "three", false)); err != nil || e.Snapshot == "" {
 		t.Errorf("edit: %+v %v", e, err)
 	}
 	if p, err := m.Patch(ctx, "work", "README.md", "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# test repo\n+# patched\n"); err != nil || p.Snapshot == "" {

@@ -5,55 +5,6 @@ import (
 	"testing"
 )
 
-func TestGlobRegexp(t *testing.T) {
-	for _, tc := range []struct {
-		pattern string
-		match   []string
-		miss    []string
-	}{
-		{"*.go", []string{"main.go"}, []string{"src/main.go", "main.gox"}},
-		{"**/*.go", []string{"main.go", "src/main.go", "a/b/c.go"}, []string{"main.c"}},
-		{"src/**", []string{"src/a", "src/a/b"}, []string{"other/a"}},
-		{"docs/a b/?.txt", []string{"docs/a b/c.txt"}, []string{"docs/a b/cc.txt"}},
-		{"[ab].md", []string{"a.md", "b.md"}, []string{"c.md"}},
-		{"[!ab].md", []string{"c.md"}, []string{"a.md"}},
-		{"a+b.txt", []string{"a+b.txt"}, []string{"aab.txt"}},
-	} {
-		re, err := GlobRegexp(tc.pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range tc.match {
-			if !re.MatchString(m) {
-				t.Errorf("%q should match %q", tc.pattern, m)
-			}
-		}
-		for _, m := range tc.miss {
-			if re.MatchString(m) {
-				t.Errorf("%q should not match %q", tc.pattern, m)
-			}
-		}
-	}
-	if _, err := GlobRegexp("[abc"); err == nil {
-		t.Error("unclosed class accepted")
-	}
-}
-
-func TestReplaceString(t *testing.T) {
-	if out, n, err := ReplaceString("a b a", "b", "c", false); err != nil || n != 1 || out != "a c a" {
-		t.Errorf("unique: %q %d %v", out, n, err)
-	}
-	if _, _, err := ReplaceString("a b a", "a", "c", false); err == nil || !strings.Contains(err.Error(), "2 times") {
-		t.Errorf("ambiguous: %v", err)
-	}
-	if out, n, err := ReplaceString("a b a", "a", "c", true); err != nil || n != 2 || out != "c b c" {
-		t.Errorf("all: %q %d %v", out, n, err)
-	}
-	if _, _, err := ReplaceString("a", "z", "c", true); err == nil || !strings.Contains(err.Error(), "not found") {
-		t.Errorf("missing: %v", err)
-	}
-}
-
 func TestCommitMessage(t *testing.T) {
 	if got := commitMessage("write", "src/main.go"); got != "write: src/main.go\n" {
 		t.Errorf("short: %q", got)
@@ -67,6 +18,12 @@ func TestCommitMessage(t *testing.T) {
 	multi := commitMessage("bash", "echo a\necho b")
 	if !strings.HasPrefix(multi, "bash: echo a ...\n\necho a\necho b") {
 		t.Errorf("multi-line: %q", multi)
+	}
+	// An agent's command must not reach the reviewer's terminal as
+	// escape sequences through git log.
+	evil := commitMessage("bash", "printf '\x1b]0;owned\x07' \x9b2J \u009b\r\tok \u202egnp.exe é")
+	if want := "bash: printf '\\x1b]0;owned\\x07' \\x9b2J \\u009b\\x0d\tok \\u202egnp.exe é\n"; evil != want {
+		t.Errorf("escapes: %q, want %q", evil, want)
 	}
 }
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -20,6 +21,9 @@ type Provider interface {
 	Start(ctx context.Context, container string) error
 	Remove(ctx context.Context, container string) error
 	RemoveVolume(ctx context.Context, volume string) error
+	TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error
+	DisconnectNetwork(ctx context.Context, network, container string) error
+	Logs(ctx context.Context, container string, since time.Time) ([]byte, error)
 	Inspect(ctx context.Context, container string) (dockercli.Inspection, error)
 	VolumeLabels(ctx context.Context, volume string) (map[string]string, error)
 	List(ctx context.Context, filters map[string]string, labels []string) ([]dockercli.Container, error)

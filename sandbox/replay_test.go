@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/ports"
+	"github.com/litterbox-dev/litterbox/review"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/services"
 )
@@ -27,14 +29,7 @@ func replayManager(t *testing.T, name string) *Manager {
 	t.Helper()
 	// The engine's address is asked of docker, not taken from the machine.
 	t.Setenv("DOCKER_HOST", "")
-	dir := filepath.Join(t.TempDir(), "replayrepo")
-	if *testenv.Record {
-		testenv.NewRepo(t, dir, testenv.SmallFiles)
-		testenv.RemoveAll(dir, "replayrepo")
-		testenv.CleanupRepo(t, dir, "replayrepo")
-	} else if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testenv.ReplayRepo(t, "replayrepo")
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
 		t.Fatal(err)
@@ -283,5 +278,75 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	_, err := m.Create(context.Background(), CreateOptions{Name: "x"})
 	if err == nil || err.Error() != ".litterbox.toml, line 3, key ports.target: port 70000 is out of range 1-65535" {
 		t.Fatalf("create: %v", err)
+	}
+}
+
+// TestReplayChanges walks the change loop over a transcript of a real
+// engine: a write; a bash that adds, changes, deletes and ignores files; a
+// multi-edit; a patch that deletes a file; a milestone; an apply onto the
+// user's branch. After each, the branch holds what the sandbox has.
+func TestReplayChanges(t *testing.T) {
+	ctx := context.Background()
+	m := replayManager(t, "changes")
+	c, err := m.Create(ctx, CreateOptions{Name: "work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onBranch := func(path string) string {
+		t.Helper()
+		out, err := m.Git.Output(ctx, "cat-file", "-p", c.Branch+":"+path)
+		if err != nil {
+			return "(missing)"
+		}
+		return out + "\n" // Output trims the last newline
+	}
+
+	w, err := m.Write(ctx, c.Name, "notes/todo.txt", []byte("one\ntwo\nthree\n"))
+	if err != nil || w.Snapshot == "" || onBranch("notes/todo.txt") != "one\ntwo\nthree\n" {
+		t.Fatalf("write: %+v %v; on the branch %q", w, err, onBranch("notes/todo.txt"))
+	}
+
+	b, err := m.Bash(ctx, c.Name, BashOptions{Command: "echo made > made.txt && echo changed >> src/main.go && rm README.md && echo '*.log' >> .gitignore && echo noise > build.log && echo out"})
+	if err != nil || b.ExitCode != 0 || b.Stdout != "out\n" || b.Snapshot == "" {
+		t.Fatalf("bash: %+v %v", b, err)
+	}
+	for path, want := range map[string]string{"made.txt": "made\n", "src/main.go": "package main\n\nfunc main() {}\nchanged\n", "README.md": "(missing)", "build.log": "(missing)", ".gitignore": "node_modules/\n*.log\n"} {
+		if got := onBranch(path); got != want {
+			t.Errorf("after bash, %s on the branch: %q, want %q", path, got, want)
+		}
+	}
+
+	e, err := m.Edit(ctx, c.Name, "notes/todo.txt", []EditOp{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
+	if err != nil || e.Edits != 2 || e.Snapshot == "" || onBranch("notes/todo.txt") != "1\ntwo\n3\n" {
+		t.Fatalf("edit: %+v %v; on the branch %q", e, err, onBranch("notes/todo.txt"))
+	}
+
+	p, err := m.Patch(ctx, c.Name, "made.txt", "--- a/made.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-made\n")
+	if err != nil || !p.Deleted || p.Snapshot == "" || onBranch("made.txt") != "(missing)" {
+		t.Fatalf("patch: %+v %v", p, err)
+	}
+
+	// Nothing changed: no snapshot.
+	if n, err := m.Bash(ctx, c.Name, BashOptions{Command: "cat notes/todo.txt > /dev/null"}); err != nil || n.Snapshot != "" {
+		t.Fatalf("a call that changes nothing: %+v %v", n, err)
+	}
+
+	ms, err := m.Milestone(ctx, c.Name, "Track the todo list")
+	if err != nil || ms.Squashed != 4 {
+		t.Fatalf("milestone: %+v %v", ms, err)
+	}
+	if subject, _ := m.Git.Output(ctx, "log", "-1", "--format=%s", c.Branch); subject != "Track the todo list" {
+		t.Errorf("branch tip subject %q", subject)
+	}
+
+	a, err := m.Apply(ctx, c.Name, review.Options{Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil || a.Commits != 1 {
+		t.Fatalf("apply: %+v %v", a, err)
+	}
+	if got, _ := m.Git.Output(ctx, "cat-file", "-p", "HEAD:notes/todo.txt"); got != "1\ntwo\n3" {
+		t.Errorf("the user's HEAD after apply: %q", got)
+	}
+	if _, err := m.Delete(ctx, c.Name, true); err != nil {
+		t.Fatal(err)
 	}
 }

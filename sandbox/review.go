@@ -101,7 +101,7 @@ type ControlChange struct {
 	What string `json:"what"`
 }
 
-func (c ControlChange) String() string { return c.Path + " (" + c.What + ")" }
+func (c ControlChange) String() string { return shown(c.Path) + " (" + c.What + ")" }
 
 // controls says what the file at p (slash-separated, from the root)
 // steers on the host, "" for an ordinary file.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,13 +10,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/secrets"
 	"github.com/litterbox-dev/litterbox/snapshot"
 )
 
@@ -48,9 +54,10 @@ func (m *Manager) index(slug string) gitcli.Index {
 // .gitattributes files, as they are in the container.
 func (m *Manager) mirror(slug string) string { return filepath.Join(m.snapDir("ignore"), slug) }
 
-func (m *Manager) snapStore(ctx context.Context, slug string) *snapshot.Store {
+func (m *Manager) snapStore(slug string, lim Limits) *snapshot.Store {
 	n := m.Names(slug)
 	return &snapshot.Store{
+		MaxFile: lim.MaxFileSize, MaxCall: lim.MaxCallSize,
 		Git: m.Git, GitDir: m.GitDir, Ref: n.Ref, Branch: n.Branch,
 		Index: m.index(slug), Rules: m.mirror(slug), Tmp: filepath.Join(m.snapDir("tmp"), slug),
 		Author: m.agentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return m.committer(ctx, slug) },
@@ -62,6 +69,7 @@ type action struct {
 	op      string // a protocol.Op*
 	arg     string // workdir (run, setup) or path (write, rm, upload)
 	cmd     string // run, setup
+	env     map[string]string
 	timeout time.Duration
 	content io.Reader // write, upload
 	size    int64
@@ -91,11 +99,42 @@ type ActResult struct {
 	// Snapshot is the commit made for the call's changes, "" when nothing
 	// git would track changed.
 	Snapshot string `json:"snapshot"`
+	Bounds
 	// noShell: the image has no /bin/sh, so no command ran.
 	noShell bool
 	// dirsRead and fullScan say how the scan went (tests, benchmarks).
 	dirsRead int
 	fullScan bool
+}
+
+// Bounds is what a call's result says of the limits on what reaches the
+// host: files left out of its snapshot, and /src over its disk guard.
+type Bounds struct {
+	Withheld []snapshot.Withheld `json:"withheld,omitempty"`
+	// WithheldMore counts the withheld files beyond those listed.
+	WithheldMore int       `json:"withheld_more,omitempty"`
+	DiskOver     *DiskOver `json:"disk_over,omitempty"`
+	// ConfigNote says why the config's bounds were not used (those fixed
+	// at create were).
+	ConfigNote string `json:"config_note,omitempty"`
+	// maxCall is the call's budget, to tell of a file larger than it.
+	maxCall int64
+}
+
+// DiskOver says /src holds more than the sandbox's disk guard allows.
+type DiskOver struct {
+	Used  int64 `json:"used"`
+	Limit int64 `json:"limit"`
+}
+
+// DiskFullError refuses a write while /src is over its disk guard.
+type DiskFullError struct {
+	Name string
+	DiskOver
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("sandbox '%s' holds %s in /src, over its limit of %s ([docker] disk): writes are refused until files are removed (bash: rm ...) or the limit is raised in .litterbox.local.toml", e.Name, HumanSize(e.Used), HumanSize(e.Limit))
 }
 
 // Truncated reports whether output was cut.
@@ -112,6 +151,44 @@ func (m *Manager) act(ctx context.Context, slug string, a action) (*ActResult, e
 	return m.actLocked(ctx, slug, a)
 }
 
+// maxShownInput bounds the content a logged write line carries.
+const maxShownInput = 64 << 10
+
+// shownAct is what the log shows for an agent call: the same effect
+// without the helper's protocol, a line that pasted runs the command or
+// writes the file (the snapshot is left out). Content too large, not text
+// or holding a secret, an upload and a scan show the call itself; a
+// secret in a command is masked.
+func shownAct(h *helperBinary, a action, spec dockercli.ExecSpec, sec *secrets.Values) *dockercli.Shown {
+	const note = "the snapshot left out"
+	switch a.op {
+	case protocol.OpRun, protocol.OpSetup:
+		return &dockercli.Shown{Spec: dockercli.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
+	case protocol.OpRemove:
+		return &dockercli.Shown{Spec: dockercli.ExecSpec{Cmd: h.argv("rm", a.arg)}, Note: note}
+	case protocol.OpWrite:
+		r, ok := a.content.(*bytes.Reader)
+		if !ok || a.size > maxShownInput {
+			return nil
+		}
+		data := make([]byte, a.size)
+		if n, _ := r.ReadAt(data, 0); int64(n) != a.size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
+			return nil
+		}
+		return &dockercli.Shown{Spec: dockercli.ExecSpec{Interactive: true, Cmd: h.argv("put", a.arg)}, Input: data, HasInput: true, Note: note}
+	}
+	return nil
+}
+
+// timeoutMS is d in the helper's whole milliseconds, rounded up: 0 means
+// no limit there, so a limit under 1 ms must not become 0.
+func timeoutMS(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
 // snapshotGrace bounds the scan and commit after the caller gave up.
 const snapshotGrace = 2 * time.Minute
 
@@ -124,14 +201,27 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return nil, err
 	}
-	h, err := m.helperFor(ctx, slug)
+	h, rec, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
+	lim, specs, limNote := m.callConfig(ctx, rec)
+	sec, err := m.secrets.Resolve(ctx, specs)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the call did not run)", err)
+	}
+	over := diskOver(&st, lim)
+	if over != nil && (a.op == protocol.OpWrite || a.op == protocol.OpUpload) {
+		return nil, &DiskFullError{Name: slug, DiskOver: *over}
+	}
+	if a.op == protocol.OpWrite && a.size > lim.MaxFileSize {
+		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed", HumanSize(a.size), config.FormatSize(lim.MaxFileSize))
+	}
 	req := &protocol.Request{
 		Version: protocol.Version, Op: a.op, OldGen: st.Gen, NewGen: st.Gen + 1,
-		Cap: OutputCap, Stream: a.output != nil, TimeoutMS: uint64(a.timeout / time.Millisecond),
-		ContentLen: uint64(a.size), Prune: st.Skipped(),
+		Cap: OutputCap, Stream: a.output != nil, TimeoutMS: timeoutMS(a.timeout),
+		ContentLen: uint64(a.size), Prune: st.Skipped(), MaxFile: uint64(lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
+		Rescan: st.Rescan,
 	}
 	switch a.op {
 	case protocol.OpRun, protocol.OpSetup:
@@ -150,10 +240,15 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act")},
+		spec := dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act"), Env: a.env, StdinKey: protocol.Describe}
+		if a.op == protocol.OpRun || a.op == protocol.OpSetup {
+			spec.Secrets = sec.Env()
+		}
+		spec.Shown = shownAct(h, a, spec, sec)
+		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, spec,
 			dockercli.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
-			err = fmt.Errorf("sandbox helper exited with code %d: %s", res.ExitCode, firstLine(engineErr.String()))
+			err = &helperExitError{code: res.ExitCode, stderr: firstLine(engineErr.String())}
 		}
 		inR.CloseWithError(errOrClosed(err))
 		outW.CloseWithError(errOrEOF(err))
@@ -166,8 +261,17 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		inW.CloseWithError(err)
 		outR.CloseWithError(err)
 		var engine *dockercli.Error
-		if execErr := <-execDone; errors.As(execErr, &engine) {
+		var exited *helperExitError
+		execErr := <-execDone
+		switch {
+		case errors.As(execErr, &engine):
 			return m.execError(ctx, slug, execErr)
+		case errors.As(execErr, &exited):
+			// A helper killed from outside: most likely the container
+			// itself stopped under it.
+			if in, ierr := m.Provider.Inspect(context.WithoutCancel(ctx), m.Names(slug).Container); ierr == nil && in.State != "running" {
+				return fmt.Errorf("sandbox '%s' stopped during the call (docker logs %s says why); its work is on the branch up to the last call: litterbox resume %s", slug, m.Names(slug).Container, slug)
+			}
 		}
 		return err
 	}
@@ -182,12 +286,13 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 			return fail(fmt.Errorf("sending the content: %w", err))
 		}
 	}
-	res, err := m.awaitResult(ctx, r, w, a.output)
+	res, err := m.awaitResult(ctx, r, w, a.output, sec)
 	if err != nil {
 		return fail(err)
 	}
-	store := m.snapStore(ctx, slug)
-	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.message)
+	store := m.snapStore(slug, lim)
+	store.Secrets = sec
+	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, sec.Redact(a.message))
 	if snapErr != nil {
 		// The index may hold changes no commit has: rebuild it next time.
 		store.Forget(&st)
@@ -204,6 +309,11 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		return res, m.execError(ctx, slug, err)
 	}
 	res.Snapshot, res.dirsRead, res.fullScan = taken.Commit, taken.DirsRead, taken.Full
+	res.Withheld, res.WithheldMore, res.DiskOver = taken.Withheld, taken.WithheldMore, diskOver(&st, lim)
+	res.maxCall = lim.MaxCallSize
+	if len(res.Withheld) > 0 || res.DiskOver != nil {
+		res.ConfigNote = limNote
+	}
 	st.Gen++
 	if err := m.saveSnap(slug, st); err != nil {
 		return res, err
@@ -211,9 +321,37 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	return res, nil
 }
 
+// callConfig is what a call honours of the config as it is now: its bounds,
+// so one raised in .litterbox.local.toml holds from the next call on, and
+// where its secrets come from. When the config cannot be read or may not
+// loosen them, those fixed at create hold, and note says why.
+func (m *Manager) callConfig(ctx context.Context, rec *Record) (lim Limits, specs map[string]config.SecretSpec, note string) {
+	cfg, err := config.Load(m.Root)
+	if err == nil {
+		_, err = m.allowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
+			return !limitKeys[w.Key] && !strings.HasPrefix(w.Key, "secrets.")
+		}))
+	}
+	if err != nil {
+		return rec.Limits.orDefaults(), rec.Secrets, "the config's bounds are not used, those of create hold: " + err.Error()
+	}
+	return limitsOf(cfg), cfg.Secrets, ""
+}
+
+// limitKeys are the weakenings of the bounds a call reads afresh.
+var limitKeys = map[string]bool{"docker.disk": true, "snapshot.max-file-size": true, "snapshot.max-call-size": true}
+
+// diskOver reports /src over the disk guard, by the helper's last count.
+func diskOver(st *snapshot.State, lim Limits) *DiskOver {
+	if used := int64(min(st.Used(), 1<<62)); used > lim.Disk {
+		return &DiskOver{Used: used, Limit: lim.Disk}
+	}
+	return nil
+}
+
 // awaitResult reads the command's output until its result. If ctx ends
 // first, the helper is told to kill the command; the result still comes.
-func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output) (*ActResult, error) {
+func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values) (*ActResult, error) {
 	stop := make(chan struct{})
 	var watch sync.WaitGroup
 	watch.Add(1)
@@ -227,37 +365,42 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 	}()
 	defer watch.Wait()
 	defer close(stop)
-	var stdout, stderr strings.Builder
-	var outCut, errCut int64 // beyond the cap, when streaming
+	// Output passes the secrets' mask before anything keeps or shows it.
+	var stdout, stderr outputBuf
+	keepOut, keepErr := sec.NewWriter(&stdout), sec.NewWriter(&stderr)
+	showOut, showErr := sec.NewWriter(out.writer(protocol.TStdout)), sec.NewWriter(out.writer(protocol.TStderr))
 	for {
 		t, p, err := r.Next()
 		if err != nil {
 			return nil, fmt.Errorf("reading the sandbox's answer: %w", unexpected(err))
 		}
 		switch t {
-		case protocol.TStdout, protocol.TStderr:
-			keep, cut := &stdout, &outCut
-			if t == protocol.TStderr {
-				keep, cut = &stderr, &errCut
+		case protocol.TStdout:
+			_, _ = keepOut.Write(p)
+			if showOut != nil {
+				_, _ = showOut.Write(p)
 			}
-			if dst := out.writer(t); dst != nil {
-				_, _ = dst.Write(p)
+		case protocol.TStderr:
+			_, _ = keepErr.Write(p)
+			if showErr != nil {
+				_, _ = showErr.Write(p)
 			}
-			n := min(len(p), max(OutputCap-keep.Len(), 0))
-			keep.Write(p[:n])
-			*cut += int64(len(p) - n)
 		case protocol.TResult:
 			pr, err := protocol.DecodeResult(p)
 			if err != nil {
 				return nil, err
 			}
+			_ = secrets.CloseWriter(keepOut, pr.OutCut > 0)
+			_ = secrets.CloseWriter(showOut, pr.OutCut > 0)
+			_ = secrets.CloseWriter(keepErr, pr.ErrCut > 0)
+			_ = secrets.CloseWriter(showErr, pr.ErrCut > 0)
 			if pr.Err != "" {
-				stderr.WriteString(pr.Err)
+				_, _ = stderr.Write([]byte(sec.Redact(pr.Err)))
 			}
 			return &ActResult{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.String(), Stderr: stderr.String(),
-				StdoutCut: int64(pr.OutCut) + outCut, StderrCut: int64(pr.ErrCut) + errCut, noShell: pr.NoShell,
+				StdoutCut: int64(pr.OutCut) + stdout.cut, StderrCut: int64(pr.ErrCut) + stderr.cut, noShell: pr.NoShell,
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}
@@ -265,6 +408,19 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 			return nil, fmt.Errorf("unexpected frame %q from the sandbox helper", t)
 		}
 	}
+}
+
+// outputBuf keeps the first OutputCap bytes written to it and counts the rest.
+type outputBuf struct {
+	strings.Builder
+	cut int64
+}
+
+func (c *outputBuf) Write(p []byte) (int, error) {
+	n := min(len(p), max(OutputCap-c.Len(), 0))
+	c.Builder.Write(p[:n])
+	c.cut += int64(len(p) - n)
+	return len(p), nil
 }
 
 func (o *Output) writer(t byte) io.Writer {
@@ -308,6 +464,17 @@ func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	return err
 }
 
+// helperExitError is the helper's exit with no answer (killed, or dead of
+// a crash it printed to stderr).
+type helperExitError struct {
+	code   int
+	stderr string
+}
+
+func (e *helperExitError) Error() string {
+	return fmt.Sprintf("sandbox helper exited with code %d: %s", e.code, e.stderr)
+}
+
 // notRunning says a sandbox in state cannot take commands until resumed.
 func notRunning(slug string, state dockercli.State) error {
 	word := "stopped"
@@ -338,7 +505,10 @@ func (m *Manager) committer(ctx context.Context, slug string) gitcli.Ident {
 
 // commitMessage builds "<kind>: <detail>" with a subject under 72 characters
 // and the full detail in the body when the subject had to be shortened.
+// The detail comes from the agent, and git log prints messages as they
+// are: control characters are written out as escapes.
 func commitMessage(kind, detail string) string {
+	detail = inert(detail)
 	subject := kind + ": " + firstLine(detail)
 	full := strings.TrimSpace(detail)
 	if len(subject) < 72 && !strings.Contains(full, "\n") {
@@ -357,6 +527,29 @@ func commitMessage(kind, detail string) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// inert writes every character a terminal would act on (C0 and C1 controls
+// but newline and tab, and bytes that are not UTF-8, such as a lone 0x9b,
+// an 8-bit CSI), and the bidirectional controls that reorder what is shown,
+// as a \xNN or \uNNNN escape.
+func inert(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' || r == '\t' || !unicode.IsControl(r) && !unicode.Is(unicode.Bidi_Control, r):
+			b.WriteString(s[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += n
+	}
+	return b.String()
+}
 
 func mustJSON(v any) []byte {
 	data, err := json.MarshalIndent(v, "", "  ")
@@ -377,4 +570,73 @@ func unexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// Notes are the lines a caller shows for b: the files withheld over
+// max-file-size with the ways out (the first few), those past max-call-size
+// together, the disk guard, and why the config's bounds were not used.
+func (b Bounds) Notes() []string {
+	const maxLines = 5
+	var out []string
+	later, bigMore := b.WithheldMore, 0
+	var laterNames []string
+	for _, w := range b.Withheld {
+		if w.Limit == snapshot.LimitCall {
+			later++
+			if len(laterNames) < 3 {
+				laterNames = append(laterNames, shown(w.Path))
+			}
+			continue
+		}
+		if len(out) == maxLines {
+			bigMore++
+			continue
+		}
+		kept := "it stays in the sandbox"
+		if w.Tracked {
+			kept += " and the branch keeps its last committed version"
+		}
+		if w.Limit == snapshot.LimitSecret {
+			out = append(out, fmt.Sprintf("not committed: %s holds the value of secret %s; %s. Take the value out of the file (read $%s instead) and the next call commits it",
+				shown(w.Path), w.Secret, kept, w.Secret))
+			continue
+		}
+		raise := "raise [snapshot] max-file-size"
+		if b.maxCall > 0 && w.Size > b.maxCall {
+			raise += " and max-call-size (at least as large)"
+		}
+		out = append(out, fmt.Sprintf("not committed: %s (%s) is over max-file-size (%s); %s. Add it to .gitignore, or %s in .litterbox.local.toml",
+			shown(w.Path), HumanSize(w.Size), config.FormatSize(w.Max), kept, raise))
+	}
+	if bigMore > 0 {
+		out = append(out, fmt.Sprintf("not committed: %d more file(s) over max-file-size", bigMore))
+	}
+	if later > 0 {
+		if later > len(laterNames) {
+			laterNames = append(laterNames, fmt.Sprintf("and %d more", later-len(laterNames)))
+		}
+		out = append(out, fmt.Sprintf("not committed yet: %d file(s) (%s) are past max-call-size (%s) for one call; the next call commits them",
+			later, strings.Join(laterNames, ", "), config.FormatSize(b.maxCall)))
+	}
+	if d := b.DiskOver; d != nil {
+		out = append(out, fmt.Sprintf("/src holds %s, over its limit of %s ([docker] disk): write, edit, patch and upload are refused until files are removed", HumanSize(d.Used), HumanSize(d.Limit)))
+	}
+	if b.ConfigNote != "" && len(out) > 0 {
+		out = append(out, b.ConfigNote)
+	}
+	return out
+}
+
+// HumanSize writes a byte count for people: "512 B", "50.0 MiB".
+func HumanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

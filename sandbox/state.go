@@ -31,12 +31,52 @@ type Record struct {
 	User     string                        `json:"user,omitempty"`
 	Ports    []ports.Port                  `json:"ports,omitempty"`
 	Services map[string]config.ServiceSpec `json:"services,omitempty"`
+	// Allow is the allowlist of a sandbox of network mode "allow", which
+	// has an egress proxy.
+	Allow []string `json:"allow,omitempty"`
+	// Limits are the bounds of what the sandbox's calls bring to the host;
+	// zero values (a record of an older release) are the defaults.
+	Limits Limits `json:"limits"`
+	// Secrets say where each secret's value is read, as create found them
+	// allowed; never the values.
+	Secrets map[string]config.SecretSpec `json:"secrets,omitempty"`
+	// Egress: the sandbox has an egress volume (and, with Allow, a proxy),
+	// which delete removes.
+	Egress bool `json:"egress,omitempty"`
 	// Helper is the path of the sandbox helper delivered into the
 	// container (see HelperDir); "" for a sandbox made before the helper.
 	Helper string `json:"helper,omitempty"`
 	// CreatorPID is the process running the create while Status is
 	// "creating"; if it is gone, the create died half-way.
 	CreatorPID int `json:"creator_pid,omitempty"`
+}
+
+// Limits bound what one sandbox's calls store on the host, fixed at create
+// (after the config's loosening was allowed) like its network.
+type Limits struct {
+	MaxFileSize int64 `json:"max_file_size,omitempty"`
+	MaxCallSize int64 `json:"max_call_size,omitempty"`
+	Disk        int64 `json:"disk,omitempty"`
+}
+
+// limitsOf takes the bounds from cfg.
+func limitsOf(cfg config.Config) Limits {
+	return Limits{MaxFileSize: cfg.MaxFileSize, MaxCallSize: cfg.MaxCallSize, Disk: cfg.Disk}
+}
+
+// orDefaults fills what an older record lacks.
+func (l Limits) orDefaults() Limits {
+	d := limitsOf(config.Default())
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = d.MaxFileSize
+	}
+	if l.MaxCallSize <= 0 {
+		l.MaxCallSize = d.MaxCallSize
+	}
+	if l.Disk <= 0 {
+		l.Disk = d.Disk
+	}
+	return l
 }
 
 // Record statuses.

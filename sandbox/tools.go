@@ -96,16 +96,8 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(o.Command) == "" {
-		return nil, errors.New("command is empty")
-	}
-	if strings.ContainsRune(o.Command, 0) {
-		return nil, errors.New("command contains a NUL byte")
-	}
-	if o.Workdir != "" {
-		if err := checkPath(o.Workdir); err != nil {
-			return nil, fmt.Errorf("workdir: %w", err)
-		}
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultBashTimeout
@@ -127,6 +119,22 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
 	}
 	return res, err
+}
+
+// check refuses a command no shell can take and a workdir outside reach.
+func (o BashOptions) check() error {
+	if strings.TrimSpace(o.Command) == "" {
+		return errors.New("command is empty")
+	}
+	if strings.ContainsRune(o.Command, 0) {
+		return errors.New("command contains a NUL byte")
+	}
+	if o.Workdir != "" {
+		if err := checkPath(o.Workdir); err != nil {
+			return fmt.Errorf("workdir: %w", err)
+		}
+	}
+	return nil
 }
 
 // MaxWriteSize bounds the content of one write.
@@ -183,12 +191,16 @@ func readablePath(p string) (string, error) {
 // EditResult says what Edit did.
 type EditResult struct {
 	Replacements int    `json:"replacements"`
+	Edits        int    `json:"edits"`
 	Snapshot     string `json:"snapshot"`
+	Bounds
 }
 
-// Edit replaces old with new in a file: exactly one occurrence, or every one
-// with replaceAll. A missing or ambiguous old string changes nothing.
-func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll bool) (*EditResult, error) {
+// Edit applies edits to one file in order, all or nothing, in one
+// snapshot: each old string exactly once, or everywhere with ReplaceAll. A
+// missing or ambiguous old string changes nothing, and the error shows the
+// lines the agent most likely meant.
+func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*EditResult, error) {
 	slug, err := m.resolve(name)
 	if err != nil {
 		return nil, err
@@ -197,11 +209,16 @@ func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll
 	if err != nil {
 		return nil, err
 	}
-	if old == "" {
-		return nil, errors.New("old_string is empty")
+	if len(edits) == 0 {
+		return nil, errors.New("no edits: give old_string and new_string, or edits")
 	}
-	if old == new {
-		return nil, errors.New("old_string and new_string are the same")
+	if len(edits) > MaxEdits {
+		return nil, fmt.Errorf("%d edits: at most %d in one call", len(edits), MaxEdits)
+	}
+	for i, e := range edits {
+		if err := e.check(); err != nil {
+			return nil, editErr(i, len(edits), err)
+		}
 	}
 	if err := m.outsideSubmodules(slug, abs); err != nil {
 		return nil, err
@@ -215,7 +232,7 @@ func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll
 	if err != nil {
 		return nil, err
 	}
-	updated, n, err := ReplaceString(string(content), old, new, replaceAll)
+	updated, n, err := ApplyEdits(string(content), edits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -226,20 +243,7 @@ func (m *Manager) Edit(ctx context.Context, name, p, old, new string, replaceAll
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
 	}
-	return &EditResult{Replacements: n, Snapshot: res.Snapshot}, nil
-}
-
-// ReplaceString replaces old with new in s. Without all, old must occur
-// exactly once.
-func ReplaceString(s, old, new string, all bool) (string, int, error) {
-	n := strings.Count(s, old)
-	switch {
-	case n == 0:
-		return "", 0, errors.New("old_string not found")
-	case n > 1 && !all:
-		return "", 0, fmt.Errorf("old_string occurs %d times; give more context to make it unique, or set replace_all", n)
-	}
-	return strings.ReplaceAll(s, old, new), n, nil
+	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Bounds: res.Bounds}, nil
 }
 
 // PatchResult says what Patch did.
@@ -247,6 +251,7 @@ type PatchResult struct {
 	Snapshot string `json:"snapshot"`
 	Created  bool   `json:"created,omitempty"`
 	Deleted  bool   `json:"deleted,omitempty"`
+	Bounds
 }
 
 // Patch applies a unified diff to one file; it may create or delete the
@@ -294,7 +299,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
 	}
-	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes}, nil
+	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Bounds: res.Bounds}, nil
 }
 
 // Scan commits whatever changed in the sandbox outside the agent tools (an

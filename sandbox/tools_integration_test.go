@@ -261,7 +261,7 @@ func TestIntegrationReadSlicesAndRefusesHidden(t *testing.T) {
 func TestIntegrationEditAndPatch(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	e, err := m.Edit(ctx, "work", "src/main.go", "func main() {}", "func main() { println(1) }", false)
+	e, err := m.Edit(ctx, "work", "src/main.go", one("func main() {}", "func main() { println(1) }", false))
 	if err != nil || e.Replacements != 1 || e.Snapshot == "" || !strings.Contains(show(t, m, "src/main.go"), "println(1)") {
 		t.Fatalf("edit: %+v %v", e, err)
 	}
@@ -269,7 +269,7 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 	before := commits(t, m)
-	if _, err := m.Edit(ctx, "work", "src/main.go", "no such text", "x", false); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := m.Edit(ctx, "work", "src/main.go", one("no such text", "x", false)); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing old_string: %v", err)
 	}
 	if n := commits(t, m); n != before {
@@ -277,13 +277,13 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 	}
 	bash(t, m, "printf 'x\\nx\\n' > two.txt")
 	before = commits(t, m)
-	if _, err := m.Edit(ctx, "work", "two.txt", "x", "y", false); err == nil || !strings.Contains(err.Error(), "2 times") {
+	if _, err := m.Edit(ctx, "work", "two.txt", one("x", "y", false)); err == nil || !strings.Contains(err.Error(), "2 times") {
 		t.Errorf("ambiguous: %v", err)
 	}
-	if e, err := m.Edit(ctx, "work", "two.txt", "x", "y", true); err != nil || e.Replacements != 2 {
+	if e, err := m.Edit(ctx, "work", "two.txt", one("x", "y", true)); err != nil || e.Replacements != 2 {
 		t.Errorf("replace_all: %+v %v", e, err)
 	}
-	if _, err := m.Edit(ctx, "work", "nope.txt", "a", "b", false); !errors.Is(err, ErrNoSuchFile) {
+	if _, err := m.Edit(ctx, "work", "nope.txt", one("a", "b", false)); !errors.Is(err, ErrNoSuchFile) {
 		t.Errorf("missing file: %v", err)
 	}
 	if n := commits(t, m); n != before+1 {
@@ -399,7 +399,7 @@ func TestIntegrationDockerCallsPerToolCall(t *testing.T) {
 		{"bash no-op", func() error { _, err := m.Bash(ctx, "work", BashOptions{Command: "true"}); return err }, 1},
 		{"bash change", func() error { _, err := m.Bash(ctx, "work", BashOptions{Command: "echo 1 > a.txt"}); return err }, 1},
 		{"write", func() error { _, err := m.Write(ctx, "work", "b.txt", []byte("b")); return err }, 1},
-		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", "b", "c", false); return err }, 2},
+		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 2},
 		{"read", func() error { _, err := m.Read(ctx, "work", "b.txt", 0, 0); return err }, 1},
 		{"grep", func() error { _, _, err := m.Grep(ctx, "work", "c", "", ""); return err }, 1},
 	} {

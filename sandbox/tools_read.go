@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -34,7 +36,7 @@ func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error)
 // The helper's exit codes become ErrNoSuchFile (4) or an error with its
 // message.
 func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, args ...string) (runner.Result, error) {
-	h, err := m.helperFor(ctx, slug)
+	h, _, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return runner.Result{}, err
 	}
@@ -72,20 +74,55 @@ func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...st
 	return nil
 }
 
-// ReadResult is a slice of a file's lines.
+// ReadResult is a slice of a file's lines, or an image.
 type ReadResult struct {
+	// Content is the lines, without numbers; FirstLine is the 1-based
+	// number of the first (Offset+1).
 	Content    string `json:"content"`
 	Offset     int    `json:"offset"`
+	FirstLine  int    `json:"first_line"`
 	Lines      int    `json:"lines"`
 	TotalLines int    `json:"total_lines"`
 	Truncated  bool   `json:"truncated"`
+	// CapHit: the lines stopped at MaxReadBytes, not at the limit.
+	CapHit bool `json:"cap_hit,omitempty"`
+	// Image is a PNG, JPEG, GIF or WebP file, whole, instead of lines.
+	Image *Image `json:"image,omitempty"`
+}
+
+// Image is an image file read whole.
+type Image struct {
+	MIME string `json:"mime"`
+	Size int64  `json:"size"`
+	Data []byte `json:"-"`
+}
+
+// MaxImageRead bounds an image read returns: what multimodal models take.
+const MaxImageRead = 5 << 20
+
+// readableImages are the image types read returns as images.
+var readableImages = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// BinaryError is a file read refuses: not text, and no image it returns.
+type BinaryError struct {
+	Path string
+	MIME string
+	Size int64
+}
+
+func (e *BinaryError) Error() string {
+	why := "read returns text and PNG, JPEG, GIF and WebP images"
+	if readableImages[e.MIME] {
+		why = fmt.Sprintf("read returns images up to %s", HumanSize(MaxImageRead))
+	}
+	return fmt.Sprintf("%s is a binary file (%s, %s): %s; inspect it with bash (od, file) or copy it out with litterbox download", e.Path, HumanSize(e.Size), e.MIME, why)
 }
 
 // DefaultReadLimit is how many lines read returns unless told otherwise.
 const DefaultReadLimit = 2000
 
-// maxReadBytes bounds what one read returns.
-const maxReadBytes = 256 << 10
+// MaxReadBytes bounds the lines one read returns.
+const MaxReadBytes = 256 << 10
 
 // Read returns limit lines of a file from line offset (0-based). Hidden paths
 // are refused.
@@ -105,10 +142,35 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 		limit = DefaultReadLimit
 	}
 	var out protocol.ReadOut
-	if err := m.helperJSON(ctx, slug, &out, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(maxReadBytes)); err != nil {
+	if err := m.helperJSON(ctx, slug, &out, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(MaxReadBytes)); err != nil {
 		return nil, err
 	}
-	return &ReadResult{Content: out.Content, Offset: offset, Lines: out.Lines, TotalLines: out.TotalLines, Truncated: offset+out.Lines < out.TotalLines}, nil
+	if out.Binary {
+		if !readableImages[out.MIME] || out.Size > MaxImageRead {
+			return nil, &BinaryError{Path: p, MIME: out.MIME, Size: out.Size}
+		}
+		data, err := m.catFile(ctx, slug, abs)
+		if err != nil {
+			return nil, err
+		}
+		return &ReadResult{Image: &Image{MIME: out.MIME, Size: int64(len(data)), Data: data}}, nil
+	}
+	return &ReadResult{
+		Content: out.Content, Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
+		Truncated: offset+out.Lines < out.TotalLines, CapHit: out.Lines < limit && offset+out.Lines < out.TotalLines,
+	}, nil
+}
+
+// Numbered renders lines as cat -n does: each with its 1-based number,
+// right-aligned in six columns, and a tab.
+func Numbered(content string, first int) string {
+	var b strings.Builder
+	n := first
+	for line := range strings.Lines(content) {
+		fmt.Fprintf(&b, "%6d\t%s", n, line)
+		n++
+	}
+	return b.String()
 }
 
 // Entry is one file system entry listed by Ls.
@@ -123,20 +185,6 @@ func display(abs string) string {
 		return rel
 	}
 	return abs
-}
-
-// walk lists the non-hidden entries under root (just its children unless
-// recursive), pruning hidden directories.
-func (m *Manager) walk(ctx context.Context, slug, root string, recursive bool, filesOnly bool) ([]Entry, bool, error) {
-	entries := []Entry{}
-	if err := m.helperJSON(ctx, slug, &entries, "ls", root, flag(recursive), flag(filesOnly), strconv.Itoa(MaxListed+1)); err != nil {
-		return nil, false, err
-	}
-	for i := range entries {
-		entries[i].Path = display(joinUnder(root, entries[i].Path))
-	}
-	entries, truncated := capped(entries)
-	return entries, truncated, nil
 }
 
 // capped cuts a listing the helper was asked for MaxListed+1 of to
@@ -183,7 +231,15 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 	if err != nil {
 		return nil, false, err
 	}
-	return m.walk(ctx, slug, abs, recursive, false)
+	entries := []Entry{}
+	if err := m.helperJSON(ctx, slug, &entries, "ls", abs, flag(recursive), strconv.Itoa(MaxListed+1)); err != nil {
+		return nil, false, err
+	}
+	for i := range entries {
+		entries[i].Path = display(joinUnder(abs, entries[i].Path))
+	}
+	entries, truncated := capped(entries)
+	return entries, truncated, nil
 }
 
 // Glob returns the non-hidden files under p (default /src) whose path
@@ -193,21 +249,18 @@ func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, 
 	if err != nil {
 		return nil, false, err
 	}
-	re, err := GlobRegexp(pattern)
-	if err != nil {
+	if !doublestar.ValidatePattern(pattern) || pattern == "" {
+		return nil, false, fmt.Errorf("glob %q: not a valid pattern (*, ?, **, [abc], [!abc], {a,b})", pattern)
+	}
+	entries := []Entry{}
+	if err := m.helperJSON(ctx, slug, &entries, "glob", abs, pattern, strconv.Itoa(MaxListed+1)); err != nil {
 		return nil, false, err
 	}
-	entries, truncated, err := m.walk(ctx, slug, abs, true, true)
-	if err != nil {
-		return nil, false, err
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = display(joinUnder(abs, e.Path))
 	}
-	var out []string
-	for _, e := range entries {
-		rel := strings.TrimPrefix(ResolvePath(e.Path), abs+"/")
-		if re.MatchString(rel) {
-			out = append(out, e.Path)
-		}
-	}
+	out, truncated := capped(out)
 	return out, truncated, nil
 }
 

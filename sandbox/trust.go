@@ -168,6 +168,11 @@ func (e *WeakeningError) Error() string {
 // checkWeakenings refuses what cfg loosens from a source that may not, and
 // describes the rest for create's output.
 func (m *Manager) checkWeakenings(ctx context.Context, cfg config.Config) ([]string, error) {
+	return m.allowWeakenings(ctx, cfg.Weakenings())
+}
+
+// allowWeakenings is checkWeakenings for some of a config's weakenings.
+func (m *Manager) allowWeakenings(ctx context.Context, ws []config.Weakening) ([]string, error) {
 	// Each asked once, and only when a setting of that file needs it.
 	trust := sync.OnceValues(m.trustState)
 	localTracked := sync.OnceValue(func() bool {
@@ -175,11 +180,11 @@ func (m *Manager) checkWeakenings(ctx context.Context, cfg config.Config) ([]str
 		return err == nil
 	})
 	out := []string{}
-	for _, w := range cfg.Weakenings() {
+	for _, w := range ws {
 		switch {
 		case w.File == "":
 			continue // set by the caller, not by a file
-		case w.Key == "docker.network" && cfg.Network == "host" && w.File != FlagNetwork:
+		case w.Key == "docker.network" && w.Value == strconv.Quote("host") && w.File != FlagNetwork:
 			return nil, &WeakeningError{Weakening: w}
 		case w.File == config.LocalFile && localTracked():
 			return nil, fmt.Errorf("%s sets %s, which loosens the sandbox, but git tracks %s, so it comes with the repository like %s: untrack it (git rm --cached %s) to keep it yours", w.File, w, config.LocalFile, config.File, config.LocalFile)

@@ -139,3 +139,52 @@ func TestTrackedLocalFileIsNotTheUsers(t *testing.T) {
 		t.Fatalf("untracked again: %q %v", got, err)
 	}
 }
+
+// TestCallBoundsNeedTrustToo: every call reads the snapshot bounds and the
+// disk guard afresh, with the same rule as create: a committed raise holds
+// only once trusted, a local one at once, a lowering always; otherwise the
+// bounds of create hold and the note says why.
+func TestCallBoundsNeedTrustToo(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.Files{
+		config.File: "[snapshot]\nmax-file-size = \"1g\"\nmax-call-size = \"2g\"\n[docker]\ndisk = \"100g\"\n",
+	})
+	m := mustOpen(t, root)
+	rec := &Record{Limits: Limits{MaxFileSize: 10 << 20}}
+	lim, _, note := m.callConfig(context.Background(), rec)
+	if want := (Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30}); lim != want || !strings.Contains(note, "not trusted") {
+		t.Fatalf("untrusted: %+v %q, want %+v and why", lim, note, want)
+	}
+	if _, err := m.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	if lim, _, note = m.callConfig(context.Background(), rec); lim != (Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30}) || note != "" {
+		t.Fatalf("trusted: %+v %q", lim, note)
+	}
+	writeFile(t, filepath.Join(root, config.File), "[snapshot]\nmax-file-size = \"1m\"\n")
+	if lim, _, note = m.callConfig(context.Background(), rec); lim.MaxFileSize != 1<<20 || note != "" {
+		t.Fatalf("a lowering needs no trust: %+v %q", lim, note)
+	}
+	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\ndisk = \"20g\"\n")
+	if lim, _, note = m.callConfig(context.Background(), rec); lim.Disk != 20<<30 || note != "" {
+		t.Fatalf("local: %+v %q", lim, note)
+	}
+	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\ndisk = \"lots\"\n")
+	if lim, _, note = m.callConfig(context.Background(), rec); lim.MaxFileSize != 10<<20 || !strings.Contains(note, `size "lots"`) {
+		t.Fatalf("broken: %+v %q", lim, note)
+	}
+
+	// Secrets the same way: a committed one added after trust is not used,
+	// and the ones create allowed hold.
+	os.Remove(filepath.Join(root, config.LocalFile))
+	writeFile(t, filepath.Join(root, config.File), "[secrets]\nAWS = { env = \"AWS_SECRET_ACCESS_KEY\" }\n")
+	rec.Secrets = map[string]config.SecretSpec{"NPM_TOKEN": {Env: "NPM_TOKEN"}}
+	if _, specs, note := m.callConfig(context.Background(), rec); len(specs) != 1 || specs["NPM_TOKEN"].Env != "NPM_TOKEN" || !strings.Contains(note, "secrets.AWS") {
+		t.Fatalf("untrusted secret: %v %q", specs, note)
+	}
+	writeFile(t, filepath.Join(root, config.LocalFile), "[secrets]\nGH = { command = \"pass show gh\" }\n")
+	os.Remove(filepath.Join(root, config.File))
+	if _, specs, note := m.callConfig(context.Background(), rec); len(specs) != 1 || specs["GH"].Command != "pass show gh" || note != "" {
+		t.Fatalf("local secret: %v %q", specs, note)
+	}
+}

@@ -53,7 +53,7 @@ fi
 # name, then debootstrap --include packages (none for plain minbase).
 debian=()
 present litterbox-test/debian:$suite || debian+=("litterbox-test/debian:$suite|")
-present litterbox-test/python:$suite || debian+=("litterbox-test/python:$suite|python3,python3-pytest")
+present litterbox-test/python:$suite || debian+=("litterbox-test/python:$suite|python3,python3-pytest,curl,wget")  # as the official python images have
 [ ${#debian[@]} -gt 0 ] || exit 0
 
 if ! command -v debootstrap >/dev/null && [ ! -x /usr/sbin/debootstrap ]; then

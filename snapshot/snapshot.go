@@ -18,6 +18,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/secrets"
 )
 
 // State is what the host remembers between snapshots of one sandbox.
@@ -33,7 +34,25 @@ type State struct {
 	// Submodules are the gitlinks of the base commit: never scanned, never
 	// committed into.
 	Submodules []string `json:"submodules,omitempty"`
+	// Withheld are files git would track that are not committed, over
+	// max-file-size, by path with their size then (at most maxRemembered);
+	// those that fit later are asked for again. A file held for a secret's
+	// value has size heldSecret: it is looked at again once it changes.
+	Withheld map[string]int64 `json:"withheld,omitempty"`
+	// Rescan: files past the last call's budget wait, unrecorded here; the
+	// next scan reports every file again.
+	Rescan bool `json:"rescan,omitempty"`
+	// FilesSize and PrunedSize are what the helper last counted in /src:
+	// the files its scans see, and what lies in the directories they skip.
+	FilesSize  uint64 `json:"files_size,omitempty"`
+	PrunedSize uint64 `json:"pruned_size,omitempty"`
+	// PID1Sizes: the sandbox's PID 1 measures skipped directories (an
+	// older helper's does not, nor reads a request to measure now).
+	PID1Sizes bool `json:"pid1_sizes,omitempty"`
 }
+
+// Used is how many bytes /src held at the last count.
+func (st *State) Used() uint64 { return st.FilesSize + st.PrunedSize }
 
 // Skipped is everything the helper does not scan.
 func (st *State) Skipped() []string { return append(slices.Clone(st.Prune), st.Submodules...) }
@@ -56,6 +75,39 @@ type Store struct {
 	// is made: an empty one is the user's configured identity.
 	Author    gitcli.Ident
 	Committer func(context.Context) gitcli.Ident
+	// MaxFile and MaxCall bound what one snapshot stores: a larger file is
+	// withheld, and past MaxCall bytes the rest waits for the next call.
+	// Zero is no bound.
+	MaxFile, MaxCall int64
+	// Secrets are values no commit may hold: a file holding one is
+	// withheld.
+	Secrets *secrets.Values
+}
+
+// Bounds that withhold a file.
+const (
+	LimitFile = "max-file-size"
+	LimitCall = "max-call-size"
+	// LimitSecret is no bound: the file holds a secret's value.
+	LimitSecret = "secret"
+)
+
+// heldSecret marks, in State.Withheld, a file held for a secret.
+const heldSecret = -1
+
+// Withheld is a file a snapshot did not commit.
+type Withheld struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	// Limit is the bound it is over, LimitFile or LimitCall, and Max that
+	// bound's value.
+	Limit string `json:"limit"`
+	Max   int64  `json:"max"`
+	// Secret names the secret whose value the file holds (Limit
+	// LimitSecret).
+	Secret string `json:"secret,omitempty"`
+	// Tracked: the branch keeps the file's last committed version.
+	Tracked bool `json:"tracked,omitempty"`
 }
 
 // Conversation is the host's end of one helper call, after the Result.
@@ -72,7 +124,19 @@ type Taken struct {
 	// manifest to compare with (a restarted container).
 	DirsRead int
 	Full     bool
+	// Withheld are the files this snapshot left out: new or changed ones
+	// over max-file-size, and any past max-call-size; the first
+	// MaxReported, with WithheldMore counting the rest.
+	Withheld     []Withheld
+	WithheldMore int
 }
+
+// MaxReported bounds the withheld files a result lists; maxRemembered those
+// the state keeps (a hostile helper can announce any number).
+const (
+	MaxReported   = 100
+	maxRemembered = 1000
+)
 
 // Take runs the scan half of a call: it answers the helper's Dirs, reads its
 // Changes, fetches what git would track and commits it with message. st is
@@ -105,13 +169,19 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 	if err := c.W.Frame(protocol.TSelect, (&protocol.Select{Paths: plan.fetch}).Encode()); err != nil {
 		return nil, err
 	}
-	entries, err := s.receive(ctx, c.R, plan)
+	entries, end, err := s.receive(ctx, c.R, plan)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.R.Expect(protocol.TEnd); err != nil {
-		return nil, err
+	if end.Counted {
+		st.FilesSize = end.Files
 	}
+	if end.PrunedKnown {
+		st.PrunedSize, st.PID1Sizes = end.Pruned, true
+	}
+	t.Withheld = plan.withheld[:min(len(plan.withheld), MaxReported)]
+	t.WithheldMore = len(plan.withheld) - len(t.Withheld)
+	plan.record(st)
 	if t.Commit, err = s.commit(ctx, st, append(entries, plan.remove...), message); err != nil {
 		return nil, err
 	}
@@ -162,12 +232,65 @@ func Under(p string, dirs []string) bool {
 type planResult struct {
 	fetch  []string
 	remove []gitcli.Entry
+	// size is what each fetched file is expected to weigh, tracked which
+	// of them the index holds.
+	size    map[string]int64
+	tracked map[string]bool
+	// budget is what the call may still store.
+	budget int64
+	// retried are files withheld before that fit now: fetched first.
+	retried  map[string]bool
+	withheld []Withheld
+	// settled are paths whose withheld mark goes: committed, gone or
+	// ignored now.
+	settled []string
+}
+
+// withhold leaves p out of the commit.
+func (p *planResult) withhold(path string, size int64, limit string, max int64) {
+	p.withheld = append(p.withheld, Withheld{Path: path, Size: size, Limit: limit, Max: max, Tracked: p.tracked[path]})
+}
+
+// withholdSecret leaves p out of the commit: it holds the value of the
+// secret name.
+func (p *planResult) withholdSecret(path string, size int64, name string) {
+	p.withheld = append(p.withheld, Withheld{Path: path, Size: size, Limit: LimitSecret, Secret: name, Tracked: p.tracked[path]})
+}
+
+// record updates the state's list of withheld files. Files past the
+// budget are not listed: the next scan reports every file again.
+func (p *planResult) record(st *State) {
+	for _, q := range p.settled {
+		delete(st.Withheld, q)
+	}
+	st.Rescan = false
+	for _, w := range p.withheld {
+		if w.Limit == LimitCall {
+			st.Rescan = true
+			continue
+		}
+		if st.Withheld == nil {
+			st.Withheld = map[string]int64{}
+		}
+		if len(st.Withheld) < maxRemembered {
+			st.Withheld[w.Path] = w.Size
+			if w.Limit == LimitSecret {
+				st.Withheld[w.Path] = heldSecret
+			}
+		}
+	}
+	if len(st.Withheld) == 0 {
+		st.Withheld = nil
+	}
 }
 
 // plan decides, from the changes, which files to fetch and which index
 // entries to drop.
 func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change) (*planResult, error) {
-	p := &planResult{}
+	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall}
+	if p.budget <= 0 {
+		p.budget = 1 << 62 // no bound, with room for overBound's refunds
+	}
 	var paths []string
 	seen := map[string]bool{}
 	valid := changes[:0]
@@ -178,8 +301,30 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		seen[c.Path] = true
 		valid = append(valid, c)
 		paths = append(paths, c.Path)
+		p.size[c.Path] = int64(min(c.Size, 1<<62))
+		if _, ok := st.Withheld[c.Path]; ok {
+			p.settled = append(p.settled, c.Path) // decided afresh below
+		}
 	}
-	if len(valid) == 0 && !full {
+	// Files withheld before that fit now are asked for again; the others
+	// stay withheld without a word until they change.
+	var retry []string
+	for q, size := range st.Withheld {
+		switch {
+		case seen[q]:
+		case full:
+			p.settled = append(p.settled, q) // a full scan reports every file: this one is gone
+		case size == heldSecret:
+			// held until it changes: a secret's value does not leave a file by itself
+		case s.MaxFile <= 0 || size <= s.MaxFile:
+			retry = append(retry, q)
+			p.retried[q] = true
+			paths = append(paths, q)
+			p.size[q] = size
+			p.settled = append(p.settled, q)
+		}
+	}
+	if len(valid) == 0 && len(retry) == 0 && !full {
 		return p, nil
 	}
 	if err := s.ensureIndex(ctx, st); err != nil {
@@ -196,8 +341,17 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		return nil, err
 	}
 	var ask []string
+	for _, q := range retry {
+		if _, tracked := staged[q]; tracked {
+			p.tracked[q] = true
+			p.fetch = append(p.fetch, q)
+		} else {
+			ask = append(ask, q)
+		}
+	}
 	for _, c := range valid {
 		e, tracked := staged[c.Path]
+		p.tracked[c.Path] = tracked
 		switch {
 		case c.Op == protocol.Removed:
 			if tracked && e.Mode != "160000" {
@@ -233,9 +387,46 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 			}
 		}
 	}
-	slices.Sort(p.fetch)
+	// What waited longest goes first, so a file held back is not passed
+	// over again by newer ones.
+	slices.SortFunc(p.fetch, func(a, b string) int {
+		if p.retried[a] != p.retried[b] {
+			if p.retried[a] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	p.bound(s.MaxFile, s.MaxCall)
 	return p, nil
 }
+
+// bound withholds the files over maxFile, then, in fetch order, those past
+// the call's budget of maxCall.
+func (p *planResult) bound(maxFile, maxCall int64) {
+	keep := p.fetch[:0]
+	for _, q := range p.fetch {
+		size := p.size[q]
+		switch {
+		case maxFile > 0 && size > maxFile:
+			p.withhold(q, size, LimitFile, maxFile)
+		case cost(size) > p.budget:
+			p.withhold(q, size, LimitCall, maxCall)
+		default:
+			p.budget -= cost(size)
+			keep = append(keep, q)
+		}
+	}
+	p.fetch = keep
+}
+
+// MinCost is what a file costs the call's budget at least: the block a
+// loose object takes on the host's disk, so a million empty files weigh
+// 4 GiB, as they would there.
+const MinCost = 4 << 10
+
+func cost(size int64) int64 { return max(size, MinCost) }
 
 // gitMode is the index mode git gives a file of st_mode m.
 func gitMode(m uint32) string {

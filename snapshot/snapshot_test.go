@@ -23,6 +23,7 @@ type fakeHelper struct {
 	files   map[string]string
 	asked   []string
 	pruned  *protocol.Prune
+	end     protocol.End
 }
 
 func (f *fakeHelper) run(t *testing.T, hostOut io.Reader, hostIn io.Writer) {
@@ -52,7 +53,7 @@ func (f *fakeHelper) run(t *testing.T, hostOut io.Reader, hostIn io.Writer) {
 			must(w.Raw(strings.NewReader(body), int64(len(body))))
 		}
 	}
-	must(w.Frame(protocol.TEnd, nil))
+	must(w.Frame(protocol.TEnd, f.end.Encode()))
 }
 
 func blob(s string) [20]byte {

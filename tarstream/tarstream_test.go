@@ -3,6 +3,7 @@ package tarstream
 import (
 	"archive/tar"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,27 @@ func TestExtractTarRefusesEscapes(t *testing.T) {
 				t.Errorf("wrote %v", found)
 			}
 		})
+	}
+}
+
+// A symlink named as the source is archived as the link, not walked: a
+// link to / must not pack the whole file system.
+func TestTarPathOfASymlinkIsTheLink(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "root")
+	if err := os.Symlink("/", src); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := TarPath(&b, src, "root", 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(&b)
+	h, err := tr.Next()
+	if err != nil || h.Typeflag != tar.TypeSymlink || h.Linkname != "/" || h.Name != "root" {
+		t.Fatalf("first entry %+v %v, want the symlink root -> /", h, err)
+	}
+	if h, err := tr.Next(); err != io.EOF {
+		t.Fatalf("a second entry %+v %v", h, err)
 	}
 }
 

@@ -188,7 +188,9 @@ func findHunk(lines, old []string, from, want int) int {
 		}
 		return true
 	}
-	want = max(want, from)
+	// A hunk may claim any line number: past the end it is searched for
+	// from the end, or the search would run for as long as the number is big.
+	want = min(max(want, from), len(lines))
 	for d := 0; want-d >= from || want+d <= len(lines); d++ {
 		if matches(want - d) {
 			return want - d

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,15 +9,22 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
+// createOptions are what create was asked.
+type createOptions struct {
+	Name, Base, Network string
+	JSON, Quiet         bool
+}
+
 func (a *app) createCommand() *cobra.Command {
-	var base, network string
-	var asJSON, quiet bool
+	var o createOptions
 	cmd := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create a sandbox from HEAD (or --base) with its own branch",
@@ -29,41 +37,47 @@ free host port on 127.0.0.1.`,
   litterbox create "Try the new parser" --base v1.2.0`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a.configNeeded = true
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if !quiet && !asJSON && isTerminal(a.stderr) {
-				m.Progress = func(step string, took time.Duration) {
-					fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
-				}
-			}
-			c, err := m.Create(cmd.Context(), sandbox.CreateOptions{Name: args[0], BaseRef: base, Network: network})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(a.stdout, c); err != nil {
-					return err
-				}
-			} else {
-				printCreated(a.stdout, c)
-			}
-			for _, w := range c.Warnings {
-				fmt.Fprintln(a.stderr, "Warning: "+w)
-			}
-			if c.Status == sandbox.StatusFailedSetup {
-				return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
-			}
-			return nil
+			o.Name = args[0]
+			return a.runCreate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&base, "base", "", "commit-ish to start from (default HEAD)")
-	cmd.Flags().StringVar(&network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "do not show progress")
+	cmd.Flags().StringVar(&o.Base, "base", "", "commit-ish to start from (default HEAD)")
+	cmd.Flags().StringVar(&o.Network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", false, "do not show progress")
 	return cmd
+}
+
+// runCreate makes the sandbox and prints it (progress on a terminal).
+func (a *app) runCreate(ctx context.Context, o createOptions) error {
+	a.configNeeded = true
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	if !o.Quiet && !o.JSON && isTerminal(a.stderr) {
+		m.Progress = func(step string, took time.Duration) {
+			fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+		}
+	}
+	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := writeJSON(a.stdout, c); err != nil {
+			return err
+		}
+	} else {
+		printCreated(a.stdout, c)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(a.stderr, "Warning: "+w)
+	}
+	if c.Status == sandbox.StatusFailedSetup {
+		return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
+	}
+	return nil
 }
 
 func printCreated(w io.Writer, c *sandbox.Created) {
@@ -73,7 +87,14 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 	if len(c.ConfigFiles) > 0 {
 		config = strings.Join(c.ConfigFiles, ", ")
 	}
-	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", config, c.Network)
+	network := c.Network
+	if len(c.Allow) > 0 {
+		network += " (" + strings.Join(c.Allow, ", ") + ")"
+	}
+	if c.SetupNetwork != "" {
+		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
+	}
+	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", config, network)
 	for _, l := range c.Weakened {
 		fmt.Fprintf(w, "  weakened:  %s\n", l)
 	}
@@ -113,12 +134,9 @@ func indent(s, prefix string) string {
 	return out
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a terminal (not merely a character
+// device: /dev/null is one too).
 func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

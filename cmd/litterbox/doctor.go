@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,13 @@ import (
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
+// doctorOptions are what doctor was asked.
+type doctorOptions struct {
+	JSON bool
+}
+
 func (a *app) doctorCommand() *cobra.Command {
-	var asJSON bool
+	var o doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check that sandboxes can be made here: runtime, engine, image, git, repository, config, ports",
@@ -27,37 +33,43 @@ stops at the first failure.`,
   litterbox doctor --runtime podman --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := a.repo
-			if dir == "" {
-				dir = "."
-			}
-			checks := sandbox.Doctor(cmd.Context(), a.runner(), a.engine(), a.location(dir))
-			if asJSON {
-				if err := writeJSON(a.stdout, checks); err != nil {
-					return err
-				}
-			} else {
-				var table strings.Builder
-				tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-				for _, c := range checks {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
-					if c.Fix != "" && c.Status != sandbox.CheckOK {
-						fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
-					}
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-				if _, err := io.WriteString(a.stdout, a.paintColumn(table.String(), 0, 0)); err != nil {
-					return err
-				}
-			}
-			if sandbox.Failed(checks) {
-				return errors.New("some checks failed; see the fixes above")
-			}
-			return nil
+			return a.runDoctor(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the checks as JSON")
 	return cmd
+}
+
+// runDoctor runs every check and prints it with its fix; any failure is an
+// error.
+func (a *app) runDoctor(ctx context.Context, o doctorOptions) error {
+	dir := a.repo
+	if dir == "" {
+		dir = "."
+	}
+	checks := sandbox.Doctor(ctx, a.runner(), a.engine(), a.location(dir))
+	if o.JSON {
+		if err := writeJSON(a.stdout, checks); err != nil {
+			return err
+		}
+	} else {
+		var table strings.Builder
+		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+		for _, c := range checks {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
+			if c.Fix != "" && c.Status != sandbox.CheckOK {
+				fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(a.stdout, a.paintColumn(table.String(), 0, 0)); err != nil {
+			return err
+		}
+	}
+	if sandbox.Failed(checks) {
+		return errors.New("some checks failed; see the fixes above")
+	}
+	return nil
 }

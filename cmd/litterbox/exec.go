@@ -12,6 +12,9 @@ import (
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
+// shellOptions are what shell was asked.
+type shellOptions struct{ Name string }
+
 func (a *app) shellCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "shell NAME",
@@ -24,35 +27,48 @@ to the sandbox's branch ("shell: interactive session").`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			tty := isTerminal(a.stdin) && isTerminal(a.stdout)
-			code, err := m.Exec(cmd.Context(), args[0], sandbox.ExecOptions{
-				Cmd: []string{"sh"}, Interactive: true, TTY: tty,
-				Streams: dockercli.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
-			})
-			if err != nil {
-				return err
-			}
-			// Interrupted or not, what the session changed is committed.
-			res, err := m.Scan(context.WithoutCancel(cmd.Context()), args[0], "shell", "interactive session")
-			if err != nil {
-				return err
-			}
-			a.reportSnapshot(m, args[0], res)
-			if code != 0 {
-				return exitCode(code)
-			}
-			return nil
+			return a.runShell(cmd.Context(), shellOptions{Name: args[0]})
 		},
 	}
 }
 
+// runShell opens sh in the sandbox on a's streams (a terminal when both
+// ends are one), then commits what the session changed.
+func (a *app) runShell(ctx context.Context, o shellOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
+	code, err := m.Exec(ctx, o.Name, sandbox.ExecOptions{
+		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
+		Streams: dockercli.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
+	})
+	if err != nil {
+		return err
+	}
+	// Interrupted or not, what the session changed is committed.
+	res, err := m.Scan(context.WithoutCancel(ctx), o.Name, "shell", "interactive session")
+	if err != nil {
+		return err
+	}
+	a.reportSnapshot(m, o.Name, res)
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+// execOptions are what exec was asked.
+type execOptions struct {
+	Name    string
+	Cmd     []string
+	Timeout time.Duration
+	Workdir string
+}
+
 func (a *app) execCommand() *cobra.Command {
-	var timeout time.Duration
-	var workdir string
+	var o execOptions
 	cmd := &cobra.Command{
 		Use:   "exec NAME -- CMD [ARG...]",
 		Short: "Run a command in a sandbox, commit what it changed, and exit with its status",
@@ -70,54 +86,73 @@ with status 130.`,
 			if cmd.ArgsLenAtDash() != 1 {
 				return usagef("exec: put -- between the sandbox name and the command (litterbox exec NAME -- CMD...)")
 			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if timeout <= 0 {
-				timeout = 365 * 24 * time.Hour
-			}
-			line := runner.Join(args[1:])
-			res, err := m.Bash(cmd.Context(), args[0], sandbox.BashOptions{Command: line, Workdir: workdir, Timeout: timeout, Kind: "exec",
-				Output: &sandbox.Output{Stdout: a.stdout, Stderr: a.stderr}})
-			if res != nil {
-				if res.TimedOut {
-					fmt.Fprintf(a.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
-				}
-				if res.Cancelled {
-					fmt.Fprintln(a.stderr, "litterbox: interrupted; every process the command started was killed")
-				}
-			}
-			if err != nil {
-				return err
-			}
-			a.reportSnapshot(m, args[0], res)
-			if res.Cancelled {
-				return exitCode(130)
-			}
-			if res.TimedOut {
-				return exitCode(124)
-			}
-			if res.ExitCode != 0 {
-				return exitCode(res.ExitCode)
-			}
-			return nil
+			o.Name, o.Cmd = args[0], args[1:]
+			return a.runExec(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "kill the command after this long (e.g. 30s, 10m); default no limit")
-	cmd.Flags().StringVarP(&workdir, "workdir", "w", "", "directory to run in (default /src)")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "kill the command after this long (e.g. 30s, 10m); default no limit")
+	cmd.Flags().StringVarP(&o.Workdir, "workdir", "w", "", "directory to run in (default /src)")
 	return cmd
 }
 
+// runExec runs o.Cmd through the agent's bash path, output streamed, and
+// returns its exit status (124 timed out, 130 interrupted).
+func (a *app) runExec(ctx context.Context, o execOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 365 * 24 * time.Hour
+	}
+	line := runner.Join(o.Cmd)
+	res, err := m.Bash(ctx, o.Name, sandbox.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
+		Output: &sandbox.Output{Stdout: a.stdout, Stderr: a.stderr}})
+	if res != nil {
+		if res.TimedOut {
+			fmt.Fprintf(a.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
+		}
+		if res.Cancelled {
+			fmt.Fprintln(a.stderr, "litterbox: interrupted; every process the command started was killed")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	a.reportSnapshot(m, o.Name, res)
+	if res.Cancelled {
+		return exitCode(130)
+	}
+	if res.TimedOut {
+		return exitCode(124)
+	}
+	if res.ExitCode != 0 {
+		return exitCode(res.ExitCode)
+	}
+	return nil
+}
+
 func (a *app) reportSnapshot(m *sandbox.Manager, name string, res *sandbox.ActResult) {
-	if res != nil && res.Snapshot != "" {
+	if res == nil {
+		return
+	}
+	if res.Snapshot != "" {
 		slug, _ := sandbox.ParseName(name)
 		fmt.Fprintf(a.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Names(slug).Branch)
 	}
+	for _, n := range res.Notes() {
+		fmt.Fprintf(a.stderr, "litterbox: %s\n", n)
+	}
+}
+
+// milestoneOptions are what milestone was asked.
+type milestoneOptions struct {
+	Name, Message string
 }
 
 func (a *app) milestoneCommand() *cobra.Command {
-	var message string
+	var o milestoneOptions
 	cmd := &cobra.Command{
 		Use:               "milestone NAME -m MESSAGE",
 		Short:             "Squash a sandbox's snapshots since the last milestone into one commit",
@@ -125,21 +160,27 @@ func (a *app) milestoneCommand() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if message == "" {
-				return usagef("milestone: -m MESSAGE is required")
-			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			res, err := m.Milestone(cmd.Context(), args[0], message)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
-			return nil
+			o.Name = args[0]
+			return a.runMilestone(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&message, "message", "m", "", "commit message of the milestone")
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone")
 	return cmd
+}
+
+// runMilestone squashes the sandbox's snapshots since the last milestone.
+func (a *app) runMilestone(ctx context.Context, o milestoneOptions) error {
+	if o.Message == "" {
+		return usagef("milestone: -m MESSAGE is required")
+	}
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := m.Milestone(ctx, o.Name, o.Message)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,8 +14,13 @@ import (
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
+// listOptions are what list was asked.
+type listOptions struct {
+	AllRepos, JSON bool
+}
+
 func (a *app) listCommand() *cobra.Command {
-	var allRepos, asJSON bool
+	var o listOptions
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -22,54 +28,68 @@ func (a *app) listCommand() *cobra.Command {
 		Example: `  litterbox list
   litterbox list --all-repos --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			list, err := m.List(cmd.Context(), allRepos)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if list == nil {
-					list = []sandbox.Info{}
-				}
-				return writeJSON(a.stdout, list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(a.stdout, "No sandboxes.")
-				return nil
-			}
-			var table strings.Builder
-			tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-			header := "NAME\tSTATUS\tAGE\tBRANCH\tAHEAD\tPORTS"
-			if allRepos {
-				header += "\tREPO"
-			}
-			fmt.Fprintln(tw, header)
-			now := time.Now()
-			for _, s := range list {
-				row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
-				if allRepos {
-					row += "\t" + s.Repo
-					if s.RepoGone {
-						row += " (gone)"
-					}
-				}
-				fmt.Fprintln(tw, row)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			out := table.String()
-			_, err = io.WriteString(a.stdout, a.paintColumn(out, strings.Index(out, "STATUS"), 1))
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runList(cmd.Context(), o) },
 	}
-	cmd.Flags().BoolVar(&allRepos, "all-repos", false, "list sandboxes of every repository")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "list sandboxes of every repository")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	return cmd
+}
+
+// runList prints the sandboxes as a table (status coloured on a terminal)
+// or as JSON.
+func (a *app) runList(ctx context.Context, o listOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := m.List(ctx, o.AllRepos)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if list == nil {
+			list = []sandbox.Info{}
+		}
+		return writeJSON(a.stdout, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stdout, "No sandboxes.")
+		return nil
+	}
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	header := "NAME\tSTATUS\tAGE\tBRANCH\tAHEAD\tPORTS"
+	if o.AllRepos {
+		header += "\tREPO"
+	}
+	fmt.Fprintln(tw, header)
+	now := time.Now()
+	for _, s := range list {
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
+		if o.AllRepos {
+			row += "\t" + s.Repo
+			if s.RepoGone {
+				row += " (gone)"
+			}
+		}
+		fmt.Fprintln(tw, row)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	out := table.String()
+	if _, err = io.WriteString(a.stdout, a.paintColumn(out, strings.Index(out, "STATUS"), 1)); err != nil {
+		return err
+	}
+	for _, s := range list {
+		if len(s.Refused) > 0 {
+			fmt.Fprintf(a.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
+		}
+		if len(s.Background) > 0 {
+			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, strings.Join(s.Background, ", "), s.Name)
+		}
+	}
+	return nil
 }
 
 // createdLayouts are how docker and podman print a container's creation time,

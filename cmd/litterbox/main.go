@@ -40,10 +40,17 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	app := newApp(stdin, stdout, stderr)
 	app.gitEnv = takeGitEnv()
+	return app.main(args)
+}
+
+// main runs the command args name and returns the exit code: 0, 1 for a
+// failure, 2 for a usage error, or the code a command chose (exec).
+func (app *app) main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := app.stderr
 	root := app.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -1,29 +1,62 @@
 package main
 
 import (
+	"context"
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/mcp"
 )
 
+// mcpOptions are what mcp was asked: the sandboxes besides its own that the
+// server may act on, or all of them.
+type mcpOptions struct {
+	Sandboxes []string
+	All       bool
+}
+
 func (a *app) mcpCommand() *cobra.Command {
-	return &cobra.Command{
+	var o mcpOptions
+	cmd := &cobra.Command{
 		Use:     "mcp",
 		Aliases: []string{"stdio"},
 		Short:   "Serve the agent tools over MCP on stdin/stdout",
 		Long: `Serve Litterbox's agent tools over the Model Context Protocol on stdin and
 stdout, for an MCP client (Claude Code, Codex, Cursor, ...) to launch.
-Only the protocol is written to stdout; logs go to stderr.`,
+Only the protocol is written to stdout; logs go to stderr.
+
+A server acts only on the sandboxes it created and those named with
+--sandbox (repeatable), so an agent cannot reach into another agent's
+sandbox; --all-sandboxes lets one agent that orchestrates several act on
+every sandbox of the repository. Name the sandboxes again with --sandbox
+for a server that is started again to take up its own.`,
 		Example: `  litterbox mcp --repo /path/to/project
+  litterbox mcp --sandbox fix-login
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.audit = true
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return mcp.Serve(cmd.Context(), mcp.New(m, version, a.stderr), a.stdin, a.stdout, a.stderr)
+			return a.runMCP(cmd.Context(), o)
 		},
 	}
+	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "a sandbox this server may act on besides those it creates (repeatable)")
+	cmd.Flags().BoolVar(&o.All, "all-sandboxes", false, "act on every sandbox of the repository")
+	return cmd
+}
+
+// runMCP serves the tools on a's stdin and stdout until stdin closes.
+func (a *app) runMCP(ctx context.Context, o mcpOptions) error {
+	if o.All && len(o.Sandboxes) > 0 {
+		return usageError{errors.New("--all-sandboxes and --sandbox do not go together")}
+	}
+	scope, err := mcp.NewScope(o.All, o.Sandboxes)
+	if err != nil {
+		return usageError{err}
+	}
+	a.audit = true
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	return mcp.Serve(ctx, mcp.New(m, version, a.stderr, scope), a.stdin, a.stdout, a.stderr)
 }

@@ -2,14 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/review"
+	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
@@ -28,6 +33,13 @@ func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 	return args[0], args[1:], nil
 }
 
+// diffOptions are what diff was asked: a sandbox, and git diff's own
+// arguments after --.
+type diffOptions struct {
+	Name  string
+	Extra []string
+}
+
 func (a *app) diffCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff NAME [-- GIT-DIFF-ARGS...]",
@@ -42,18 +54,32 @@ func (a *app) diffCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			a.warnControl(cmd, m, name)
-			return m.Diff(cmd.Context(), name, extra, a.stdout, a.stderr)
+			return a.runDiff(cmd.Context(), diffOptions{Name: name, Extra: extra})
 		},
 	}
 }
 
+// runDiff prints base..litterbox/NAME, after a warning about files that
+// steer this machine.
+func (a *app) runDiff(ctx context.Context, o diffOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	a.warnControl(ctx, m, o.Name)
+	return m.Diff(ctx, o.Name, o.Extra, a.stdout, a.stderr)
+}
+
+// logOptions are what log was asked: a sandbox's commits (git log's own
+// arguments after --), or with Audit the agents' tool calls.
+type logOptions struct {
+	Name               string
+	Extra              []string
+	Patch, Audit, JSON bool
+}
+
 func (a *app) logCommand() *cobra.Command {
-	var patch, audit, asJSON bool
+	var o logOptions
 	cmd := &cobra.Command{
 		Use:   "log NAME [-p] [-- GIT-LOG-ARGS...] | log --audit [NAME]",
 		Short: "Show the sandbox's commits since its base, or (--audit) the agents' tool calls",
@@ -68,39 +94,44 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if audit {
-				if len(args) > 1 {
-					return usagef("log --audit takes at most one sandbox name")
-				}
-				name := ""
-				if len(args) == 1 {
-					name = args[0]
-				}
-				return a.printAudit(cmd, name, asJSON)
-			}
-			if len(args) == 0 {
+			switch {
+			case o.Audit && len(args) > 1:
+				return usagef("log --audit takes at most one sandbox name")
+			case o.Audit && len(args) == 1:
+				o.Name = args[0]
+			case o.Audit:
+			case len(args) == 0:
 				return usagef("log: name the sandbox (or use --audit)")
+			default:
+				var err error
+				if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
+					return err
+				}
 			}
-			name, extra, err := dashArgs(cmd, args)
-			if err != nil {
-				return err
-			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			a.warnControl(cmd, m, name)
-			return m.Log(cmd.Context(), name, patch, extra, a.stdout, a.stderr)
+			return a.runLog(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&patch, "patch", "p", false, "show each commit's diff")
-	cmd.Flags().BoolVar(&audit, "audit", false, "show the audit log of MCP tool calls instead")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "with --audit: print the entries as JSON lines")
+	cmd.Flags().BoolVarP(&o.Patch, "patch", "p", false, "show each commit's diff")
+	cmd.Flags().BoolVar(&o.Audit, "audit", false, "show the audit log of MCP tool calls instead")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "with --audit: print the entries as JSON lines")
 	return cmd
 }
 
-func (a *app) printAudit(cmd *cobra.Command, name string, asJSON bool) error {
-	m, err := a.manager(cmd.Context())
+// runLog prints the sandbox's commits since its base, or the audit log.
+func (a *app) runLog(ctx context.Context, o logOptions) error {
+	if o.Audit {
+		return a.printAudit(ctx, o.Name, o.JSON)
+	}
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	a.warnControl(ctx, m, o.Name)
+	return m.Log(ctx, o.Name, o.Patch, o.Extra, a.stdout, a.stderr)
+}
+
+func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
+	m, err := a.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -126,15 +157,26 @@ func (a *app) printAudit(cmd *cobra.Command, name string, asJSON bool) error {
 		if e.Error != "" {
 			fmt.Fprintf(a.stdout, "    error: %s\n", e.Error)
 		}
+		for _, host := range slices.Sorted(maps.Keys(e.Refused)) {
+			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", host, e.Refused[host])
+		}
 		for _, c := range e.Commands {
-			fmt.Fprintf(a.stdout, "    $ %s  # exit %d, %dms\n", c.Line, c.ExitCode, c.DurationMS)
+			logged := runner.Logged(c.Line, c.ExitCode, time.Duration(c.DurationMS)*time.Millisecond, c.Note)
+			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(logged, "\n", "\n    "))
 		}
 	}
 	return nil
 }
 
+// applyOptions are what apply or merge was asked.
+type applyOptions struct {
+	Name               string
+	Extra              []string // git am's own arguments, after --
+	Merge, Squash, Yes bool
+}
+
 func (a *app) applyCommand(merge bool) *cobra.Command {
-	var squash, yes bool
+	o := applyOptions{Merge: merge}
 	use, short := "apply", "Bring the sandbox's commits onto the current branch (git format-patch | git am -3); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
 	if merge {
@@ -155,65 +197,72 @@ left in git's usual state with instructions, and the sandbox is untouched.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, extra, err := dashArgs(cmd, args)
-			if err != nil {
+			var err error
+			if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
 				return err
 			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			cs, tip, err := m.ControlChanges(cmd.Context(), name)
-			if err != nil {
-				return err // fail closed: a merge must know what it brings
-			}
-			a.warnChanges(cs)
-			if merge && len(cs) > 0 && !yes {
-				if err := a.confirmMerge(name, cs); err != nil {
-					return err
-				}
-			}
-			// Exactly the commits that were checked: the agent may commit
-			// more while the user answers.
-			o := review.Options{Tip: tip, Squash: squash, AmArgs: extra, Stdout: a.stdout, Stderr: a.stderr}
-			var applied *review.Applied
-			var deleted *sandbox.Deleted
-			if merge {
-				applied, deleted, err = m.Merge(cmd.Context(), name, o)
-			} else {
-				applied, err = m.Apply(cmd.Context(), name, o)
-			}
-			if applied != nil {
-				if applied.Squash {
-					fmt.Fprintf(a.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
-				} else {
-					fmt.Fprintf(a.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
-				}
-			}
-			if deleted != nil && err == nil {
-				fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
-				a.printLeftAlone(deleted)
-			}
-			var conflict *review.ConflictError
-			if errors.As(err, &conflict) && merge {
-				return fmt.Errorf("%w; the sandbox was not deleted", err)
-			}
-			return err
+			return a.runApply(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&squash, "squash", false, "stage the combined change instead of making commits")
+	cmd.Flags().BoolVar(&o.Squash, "squash", false, "stage the combined change instead of making commits")
 	if merge {
-		cmd.Flags().BoolVarP(&yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
+		cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
 	}
 	return cmd
+}
+
+// runApply brings the sandbox's checked commits onto the current branch
+// (and with Merge deletes the sandbox after), asking first on a terminal
+// when they change files that steer this machine.
+func (a *app) runApply(ctx context.Context, o applyOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	cs, tip, err := m.ControlChanges(ctx, o.Name)
+	if err != nil {
+		return err // fail closed: a merge must know what it brings
+	}
+	a.warnChanges(cs)
+	if o.Merge && len(cs) > 0 && !o.Yes {
+		if err := a.confirmMerge(o.Name, cs); err != nil {
+			return err
+		}
+	}
+	// Exactly the commits that were checked: the agent may commit more
+	// while the user answers.
+	ro := review.Options{Tip: tip, Squash: o.Squash, AmArgs: o.Extra, Stdout: a.stdout, Stderr: a.stderr}
+	var applied *review.Applied
+	var deleted *sandbox.Deleted
+	if o.Merge {
+		applied, deleted, err = m.Merge(ctx, o.Name, ro)
+	} else {
+		applied, err = m.Apply(ctx, o.Name, ro)
+	}
+	if applied != nil {
+		if applied.Squash {
+			fmt.Fprintf(a.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
+		} else {
+			fmt.Fprintf(a.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
+		}
+	}
+	if deleted != nil && err == nil {
+		fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+		a.printLeftAlone(deleted)
+	}
+	var conflict *review.ConflictError
+	if errors.As(err, &conflict) && o.Merge {
+		return fmt.Errorf("%w; the sandbox was not deleted", err)
+	}
+	return err
 }
 
 // warnControl tells the user, before anything else, which files the
 // sandbox's branch changes that steer sandboxes or programs on this machine
 // once merged. A sandbox that cannot be read is left to the command itself
 // to report.
-func (a *app) warnControl(cmd *cobra.Command, m *sandbox.Manager, name string) {
-	if cs, _, err := m.ControlChanges(cmd.Context(), name); err == nil {
+func (a *app) warnControl(ctx context.Context, m *sandbox.Manager, name string) {
+	if cs, _, err := m.ControlChanges(ctx, name); err == nil {
 		a.warnChanges(cs)
 	}
 }
@@ -247,6 +296,9 @@ func (a *app) confirmMerge(name string, cs []sandbox.ControlChange) error {
 	return nil
 }
 
+// transferOptions are what upload or download was asked.
+type transferOptions struct{ Name, Src, Dest string }
+
 func (a *app) uploadCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "upload NAME SRC DEST",
@@ -258,19 +310,24 @@ Modes are kept, and the change is committed like the agent's write.`,
 		Args:              cobra.ExactArgs(3),
 		ValidArgsFunction: a.nameThenHostPath(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			res, err := m.Upload(cmd.Context(), args[0], args[1], args[2])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Uploaded %s to %s.\n", args[1], args[2])
-			a.reportSnapshot(m, args[0], res)
-			return nil
+			return a.runUpload(cmd.Context(), transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
+}
+
+// runUpload copies o.Src from the host into the sandbox and commits it.
+func (a *app) runUpload(ctx context.Context, o transferOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := m.Upload(ctx, o.Name, o.Src, o.Dest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Uploaded %s to %s.\n", o.Src, o.Dest)
+	a.reportSnapshot(m, o.Name, res)
+	return nil
 }
 
 func (a *app) downloadCommand() *cobra.Command {
@@ -284,16 +341,21 @@ DEST, whatever the sandbox holds (symlinks are copied as links, never followed).
 		Args:              cobra.ExactArgs(3),
 		ValidArgsFunction: a.nameThenHostPath(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			n, err := m.Download(cmd.Context(), args[0], args[1], args[2])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "Downloaded %s to %s (%d entries).\n", args[1], args[2], n)
-			return nil
+			return a.runDownload(cmd.Context(), transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
+}
+
+// runDownload copies o.Src out of the sandbox to o.Dest on the host.
+func (a *app) runDownload(ctx context.Context, o transferOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	n, err := m.Download(ctx, o.Name, o.Src, o.Dest)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
+	return nil
 }

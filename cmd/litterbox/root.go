@@ -34,12 +34,17 @@ type app struct {
 	// configNeeded is set by commands that fail on a broken config file
 	// themselves, so manager does not also warn about it.
 	configNeeded bool
+	// inner, when set, runs the commands instead of the host (unit tests
+	// replay a transcript through it); opened, when set, sees each Manager
+	// before use (they pin what a transcript was recorded with).
+	inner  runner.Runner
+	opened func(*sandbox.Manager)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	log := logrus.New()
 	log.SetOutput(stderr)
-	log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true})
+	log.SetFormatter(runner.LogFormatter{})
 	return &app{stdin: stdin, stdout: stdout, stderr: stderr, log: log}
 }
 
@@ -127,9 +132,6 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
 	a.log.SetLevel(lvl)
-	if !colorAllowed() {
-		a.log.SetFormatter(&logrus.TextFormatter{DisableTimestamp: true, DisableQuote: true, DisableColors: true})
-	}
 	switch a.runtime {
 	case "docker", "podman":
 	default:
@@ -144,7 +146,10 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 }
 
 func (a *app) runner() runner.Runner {
-	r := runner.NewExec(a.log)
+	var r runner.Runner = runner.NewExec(a.log)
+	if a.inner != nil {
+		r = a.inner
+	}
 	if a.audit {
 		return runner.Audit{Inner: r}
 	}
@@ -180,6 +185,9 @@ func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
 	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), a.location(dir))
 	if err != nil {
 		return nil, err
+	}
+	if a.opened != nil {
+		a.opened(m)
 	}
 	if m.ConfigErr != nil && !a.configNeeded {
 		// Only create needs the config; the rest must keep working so a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,8 +14,14 @@ import (
 	"github.com/litterbox-dev/litterbox/services"
 )
 
+// portsOptions are what ports was asked.
+type portsOptions struct {
+	Name string
+	JSON bool
+}
+
 func (a *app) portsCommand() *cobra.Command {
-	var asJSON bool
+	var o portsOptions
 	cmd := &cobra.Command{
 		Use:   "ports NAME",
 		Short: "Show the host ports of a sandbox's [[ports]]",
@@ -27,36 +34,48 @@ PORT_<NAME>.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: a.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ports, err := m.Ports(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.stdout, ports)
-			}
-			if len(ports) == 0 {
-				fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", args[0], config.File)
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
-			for _, p := range ports {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, " "))
-			}
-			return tw.Flush()
+			o.Name = args[0]
+			return a.runPorts(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	return cmd
 }
 
+// runPorts prints where each of the sandbox's ports is published.
+func (a *app) runPorts(ctx context.Context, o portsOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	ports, err := m.Ports(ctx, o.Name)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(a.stdout, ports)
+	}
+	if len(ports) == 0 {
+		fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", o.Name, config.File)
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
+	for _, p := range ports {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, " "))
+	}
+	return tw.Flush()
+}
+
+// serviceOptions are what service was asked.
+type serviceOptions struct {
+	Name, Action, Service string
+	JSON                  bool
+	Lines                 int
+}
+
 func (a *app) serviceCommand() *cobra.Command {
-	var asJSON bool
-	var lines int
+	var o serviceOptions
 	cmd := &cobra.Command{
 		Use:   "service NAME ACTION [SERVICE]",
 		Short: "Start, stop, restart a sandbox's services, or show their status or logs",
@@ -74,39 +93,45 @@ sandbox at ` + services.LogDir + `/SERVICE.log.`,
 		Args:              cobra.RangeArgs(2, 3),
 		ValidArgsFunction: a.serviceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name, action, service := args[0], args[1], ""
+			o.Name, o.Action = args[0], args[1]
 			if len(args) == 3 {
-				service = args[2]
+				o.Service = args[2]
 			}
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if !slices.Contains(services.Actions, action) && action != "logs" {
-				return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
-			}
-			if service == "" && action != services.Status {
-				return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
-			}
-			if action == "logs" {
-				return m.ServiceLogs(cmd.Context(), name, service, lines, a.stdout)
-			}
-			states, err := m.Service(cmd.Context(), name, action, service)
-			if asJSON && states != nil {
-				if jerr := writeJSON(a.stdout, states); jerr != nil {
-					return jerr
-				}
-			} else {
-				for _, s := range states {
-					fmt.Fprintln(a.stdout, s.String())
-				}
-			}
-			return err
+			return a.runService(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().IntVarP(&lines, "lines", "n", 0, "logs: only the last N lines")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
+	cmd.Flags().IntVarP(&o.Lines, "lines", "n", 0, "logs: only the last N lines")
 	return cmd
+}
+
+// runService starts, stops or restarts a service, or shows status or logs.
+func (a *app) runService(ctx context.Context, o serviceOptions) error {
+	name, action, service := o.Name, o.Action, o.Service
+	if !slices.Contains(services.Actions, action) && action != "logs" {
+		return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
+	}
+	if service == "" && action != services.Status {
+		return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
+	}
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	if action == "logs" {
+		return m.ServiceLogs(ctx, name, service, o.Lines, a.stdout)
+	}
+	states, err := m.Service(ctx, name, action, service)
+	if o.JSON && states != nil {
+		if jerr := writeJSON(a.stdout, states); jerr != nil {
+			return jerr
+		}
+	} else {
+		for _, s := range states {
+			fmt.Fprintln(a.stdout, s.String())
+		}
+	}
+	return err
 }
 
 // serviceArgs completes sandbox names, then actions.

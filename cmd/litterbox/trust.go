@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -9,8 +10,13 @@ import (
 	"github.com/litterbox-dev/litterbox/config"
 )
 
+// trustOptions are what trust was asked.
+type trustOptions struct {
+	Revoke bool
+}
+
 func (a *app) trustCommand() *cobra.Command {
-	var revoke bool
+	var o trustOptions
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Allow what this repository's committed .litterbox.toml loosens (network, root, ports, limits)",
@@ -25,29 +31,35 @@ The trust is kept in the repository's git dir, per work tree.`,
 		Example: "  litterbox trust\n  litterbox trust --revoke",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := a.manager(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if revoke {
-				if err := m.Untrust(); err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "%s is no longer trusted.\n", config.File)
-				return nil
-			}
-			res, err := m.Trust()
-			if err != nil {
-				return err
-			}
-			what := "it loosens nothing"
-			if len(res.Weakenings) > 0 {
-				what = "it sets " + strings.Join(res.Weakenings, ", ")
-			}
-			fmt.Fprintf(a.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
-			return nil
+			return a.runTrust(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the trust")
+	cmd.Flags().BoolVar(&o.Revoke, "revoke", false, "withdraw the trust")
 	return cmd
+}
+
+// runTrust records (or with Revoke withdraws) the trust in the committed
+// config as it is now.
+func (a *app) runTrust(ctx context.Context, o trustOptions) error {
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	if o.Revoke {
+		if err := m.Untrust(); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "%s is no longer trusted.\n", config.File)
+		return nil
+	}
+	res, err := m.Trust()
+	if err != nil {
+		return err
+	}
+	what := "it loosens nothing"
+	if len(res.Weakenings) > 0 {
+		what = "it sets " + strings.Join(res.Weakenings, ", ")
+	}
+	fmt.Fprintf(a.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
+	return nil
 }

@@ -18,8 +18,7 @@
 // --client picks the MCP client library: mcp-go (github.com/mark3labs/mcp-go,
 // the default, also $MCPCALL_CLIENT) or sdk (the official
 // github.com/modelcontextprotocol/go-sdk). Both talk to the same server
-// process, which mcpcall starts itself with os.StartProcess and plain pipes
-// (only runner/ may import os/exec, e2e programs included).
+// process, which mcpcall starts itself (internal/mcpproc) on plain pipes.
 //
 // The binary defaults to $LITTERBOX, else "litterbox" on PATH. Several
 // TOOL ARGS_JSON pairs are called in one session, in order, or all at once with
@@ -32,6 +31,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -57,7 +57,14 @@ type output struct {
 	IsError           bool   `json:"isError"`
 	StructuredContent any    `json:"structuredContent"`
 	Text              string `json:"text"`
-	Cancelled         bool   `json:"cancelled,omitempty"`
+	// Images are the image contents, by type and decoded size.
+	Images    []image `json:"images,omitempty"`
+	Cancelled bool    `json:"cancelled,omitempty"`
+}
+
+type image struct {
+	MIME  string `json:"mime"`
+	Bytes int    `json:"bytes"`
 }
 
 // Set by flags for every call.
@@ -69,6 +76,8 @@ var (
 // session is one initialized MCP client session, whichever library made it.
 type session interface {
 	call(ctx context.Context, c call) (output, error)
+	// outputSchemas are the tools' output schemas as tools/list gives them.
+	outputSchemas(ctx context.Context) (map[string]any, error)
 	close() error
 }
 
@@ -83,6 +92,7 @@ func run() int {
 	repo := fs.String("repo", "", "repository passed to litterbox mcp --repo")
 	verbose := fs.Bool("v", false, "run litterbox -v mcp")
 	parallel := fs.Bool("parallel", false, "make the calls concurrently")
+	scope := fs.String("scope", "all", `the server's sandboxes: "all" (--all-sandboxes), "own" (those it creates), or names, comma-separated (--sandbox each)`)
 	timeout := fs.Duration("timeout", 2*time.Minute, "overall time limit")
 	fs.DurationVar(&cancelAfter, "cancel-after", 0, "give up on each call after this long (notifications/cancelled)")
 	fs.BoolVar(&progress, "progress", false, "ask for progress notifications and print them (mcp-go)")
@@ -91,7 +101,7 @@ func run() int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || len(rest)%2 != 0 {
-		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--bin B] [--repo DIR] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
+		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--bin B] [--repo DIR] [--scope all|own|NAMES] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
 		return 2
 	}
 	if *clientName != "mcp-go" && *clientName != "sdk" {
@@ -117,6 +127,15 @@ func run() int {
 	argv = append(argv, "mcp")
 	if *repo != "" {
 		argv = append(argv, "--repo", *repo)
+	}
+	switch *scope {
+	case "all":
+		argv = append(argv, "--all-sandboxes")
+	case "own":
+	default:
+		for _, n := range strings.Split(*scope, ",") {
+			argv = append(argv, "--sandbox", n)
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -166,12 +185,21 @@ func run() int {
 	}
 
 	code := 0
+	schemas, err := compileSchemas(ctx, s)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpcall: output schemas (%s): %v\n", *clientName, err)
+		code = 1
+	}
 	enc := json.NewEncoder(os.Stdout)
 	for i := range calls {
 		if errs[i] != nil {
 			fmt.Fprintf(os.Stderr, "mcpcall: calling %s (%s): %v\n", calls[i].tool, *clientName, errs[i])
 			code = 1
 			continue
+		}
+		if err := checkOutput(schemas, outs[i]); err != nil {
+			fmt.Fprintf(os.Stderr, "mcpcall: %s (%s): %v\n", calls[i].tool, *clientName, err)
+			code = 1
 		}
 		if err := enc.Encode(outs[i]); err != nil {
 			fmt.Fprintf(os.Stderr, "mcpcall: %v\n", err)
@@ -236,12 +264,44 @@ func (s mcpGoSession) call(ctx context.Context, c call) (output, error) {
 		if t, ok := gomcp.AsTextContent(content); ok {
 			text = append(text, t.Text)
 		}
+		if img, ok := gomcp.AsImageContent(content); ok {
+			data, err := base64.StdEncoding.DecodeString(img.Data)
+			if err != nil {
+				return output{}, fmt.Errorf("image content: %w", err)
+			}
+			o.Images = append(o.Images, image{MIME: img.MIMEType, Bytes: len(data)})
+		}
 	}
 	o.Text = strings.Join(text, "\n")
 	return o, nil
 }
 
 func (s mcpGoSession) close() error { return s.c.Close() }
+
+func (s mcpGoSession) outputSchemas(ctx context.Context) (map[string]any, error) {
+	res, err := s.c.ListTools(ctx, gomcp.ListToolsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for _, t := range res.Tools {
+		if out[t.Name], err = asJSON(t.OutputSchema); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// asJSON is v as the schema validator reads it: through JSON, as it came,
+// whatever type the client library holds it in.
+func asJSON(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	return out, json.Unmarshal(raw, &out)
+}
 
 // ---------------------------------------------------------------------------
 // The official go-sdk
@@ -268,9 +328,26 @@ func (s sdkSession) call(ctx context.Context, c call) (output, error) {
 		if t, ok := content.(*sdk.TextContent); ok {
 			text = append(text, t.Text)
 		}
+		if img, ok := content.(*sdk.ImageContent); ok {
+			o.Images = append(o.Images, image{MIME: img.MIMEType, Bytes: len(img.Data)})
+		}
 	}
 	o.Text = strings.Join(text, "\n")
 	return o, nil
 }
 
 func (s sdkSession) close() error { return s.cs.Close() }
+
+func (s sdkSession) outputSchemas(ctx context.Context) (map[string]any, error) {
+	res, err := s.cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	for _, t := range res.Tools {
+		if out[t.Name], err = asJSON(t.OutputSchema); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+	}
+	return out, nil
+}

@@ -97,7 +97,8 @@ func run() int {
 		}
 	}()
 	for i := range *nServers {
-		p, err := mcpproc.Start(*bin, []string{"mcp", "--repo", *repo}, os.Stderr)
+		// Each server acts on every sandbox, as one orchestrating agent would.
+		p, err := mcpproc.Start(*bin, []string{"mcp", "--repo", *repo, "--all-sandboxes"}, os.Stderr)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "soak: starting server %d: %v\n", i, err)
 			return 1

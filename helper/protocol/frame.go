@@ -21,7 +21,7 @@ import (
 
 // Version is the protocol version. A helper that does not speak the host's
 // version answers with ExitWrongVersion, and the host delivers its own.
-const Version = 1
+const Version = 2
 
 // ExitWrongVersion is the helper's exit code for a request of another version.
 const ExitWrongVersion = 99
@@ -41,7 +41,7 @@ const (
 	TDirs    = 'D' // a Dirs: new directories and changed rule files
 	TChanges = 'C' // a Changes: what differs from the last manifest
 	TFile    = 'F' // a FileHeader, then FileHeader.Size raw bytes
-	TEnd     = 'Z' // no more files; the manifest is saved
+	TEnd     = 'Z' // an End: no more files; the manifest is saved
 	TFail    = '!' // a fatal error, as text; nothing follows
 )
 

@@ -32,6 +32,15 @@ type Request struct {
 	// Prune lists directories under /src (relative) the scan skips: ignored
 	// ones holding nothing tracked, and submodules.
 	Prune []string
+	// MaxFile is the largest file the host commits: the helper does not
+	// hash a bigger one, whose content the host will not ask for.
+	MaxFile uint64
+	// Measure asks for the size of the skipped directories as they are
+	// now, not as last measured: the host holds /src over its disk guard.
+	Measure bool
+	// Rescan asks for a full scan, every file reported: the host held
+	// back files past the call's budget, which the last manifest records.
+	Rescan bool
 }
 
 // Encode returns the payload of a TRequest frame.
@@ -49,6 +58,9 @@ func (r *Request) Encode() []byte {
 	e.str(r.Path)
 	e.uint(r.ContentLen)
 	e.strs(r.Prune)
+	e.uint(r.MaxFile)
+	e.bool(r.Measure)
+	e.bool(r.Rescan)
 	return e.b
 }
 
@@ -71,6 +83,9 @@ func DecodeRequest(p []byte) (*Request, error) {
 	r.Path = d.str()
 	r.ContentLen = d.uint()
 	r.Prune = d.strs()
+	r.MaxFile = d.uint()
+	r.Measure = d.bool()
+	r.Rescan = d.bool()
 	return r, d.done()
 }
 
@@ -270,6 +285,36 @@ func DecodeChanges(p []byte) (*Changes, error) {
 	return m, d.done()
 }
 
+// End closes a scan: the manifest is saved. It says how many bytes /src
+// holds, as far as the helper knows, for the host's disk guard.
+type End struct {
+	// Files sums the sizes of the files the scan saw, when Counted (a scan
+	// that found nothing changed did not look).
+	Files   uint64
+	Counted bool
+	// Pruned sums the sizes under the directories scans skip, as PID 1
+	// last measured them, when PrunedKnown.
+	Pruned      uint64
+	PrunedKnown bool
+}
+
+// Encode returns the payload of a TEnd frame.
+func (m *End) Encode() []byte {
+	var e enc
+	e.uint(m.Files)
+	e.bool(m.Counted)
+	e.uint(m.Pruned)
+	e.bool(m.PrunedKnown)
+	return e.b
+}
+
+// DecodeEnd parses a TEnd payload.
+func DecodeEnd(p []byte) (*End, error) {
+	d := dec{b: p}
+	m := &End{Files: d.uint(), Counted: d.bool(), Pruned: d.uint(), PrunedKnown: d.bool()}
+	return m, d.done()
+}
+
 // Select names the files the host wants sent.
 type Select struct{ Paths []string }
 
@@ -332,6 +377,16 @@ const (
 	ModeSymlink = 0o120000
 )
 
+// EgressSocket is where a sandbox with an allowlist reaches its egress
+// proxy: a socket in a volume the proxy's container shares with it, since
+// the sandbox itself has no network. EgressPort is where PID 1 forwards to
+// it from the sandbox's loopback, the address of its HTTP_PROXY.
+const (
+	EgressDir    = "/run/litterbox"
+	EgressSocket = EgressDir + "/egress.sock"
+	EgressPort   = "3128"
+)
+
 // WatchSocket is where a sandbox's PID 1 answers WatchCut requests: it
 // watches /src with inotify, so a scan reads only the directories that
 // changed since the manifest it compares with.
@@ -345,6 +400,9 @@ type WatchCut struct {
 	Reset    bool
 	Old, New uint64
 	Prune    []string
+	// Measure asks for the skipped directories to be measured now. It is
+	// sent only when set, which a PID 1 of an older helper cannot read.
+	Measure bool
 }
 
 // Encode returns the payload of a TRequest frame on the watch socket.
@@ -354,6 +412,9 @@ func (m *WatchCut) Encode() []byte {
 	e.uint(m.Old)
 	e.uint(m.New)
 	e.strs(m.Prune)
+	if m.Measure {
+		e.bool(true)
+	}
 	return e.b
 }
 
@@ -361,6 +422,9 @@ func (m *WatchCut) Encode() []byte {
 func DecodeWatchCut(p []byte) (*WatchCut, error) {
 	d := dec{b: p}
 	m := &WatchCut{Reset: d.bool(), Old: d.uint(), New: d.uint(), Prune: d.strs()}
+	if d.err == nil && len(d.b) > 0 {
+		m.Measure = d.bool()
+	}
 	return m, d.done()
 }
 
@@ -372,6 +436,12 @@ type WatchDirty struct {
 	Valid  bool
 	Dirs   []string
 	Reason string
+	// Pruned is the size of what lies under the skipped directories, as
+	// last measured, when PrunedKnown. A PID 1 of an older helper (the
+	// helper is replaced, PID 1 runs until the sandbox restarts) does not
+	// send it.
+	Pruned      uint64
+	PrunedKnown bool
 }
 
 // Encode returns the payload of a TResult frame on the watch socket.
@@ -380,12 +450,17 @@ func (m *WatchDirty) Encode() []byte {
 	e.bool(m.Valid)
 	e.strs(m.Dirs)
 	e.str(m.Reason)
+	e.uint(m.Pruned)
+	e.bool(m.PrunedKnown)
 	return e.b
 }
 
-// DecodeWatchDirty parses a WatchDirty.
+// DecodeWatchDirty parses a WatchDirty, with or without the sizes.
 func DecodeWatchDirty(p []byte) (*WatchDirty, error) {
 	d := dec{b: p}
 	m := &WatchDirty{Valid: d.bool(), Dirs: d.strs(), Reason: d.str()}
+	if d.err == nil && len(d.b) > 0 {
+		m.Pruned, m.PrunedKnown = d.uint(), d.bool()
+	}
 	return m, d.done()
 }

@@ -14,7 +14,7 @@ var oddNames = []string{"a\nb", "tab\there", "\xff\xfenot-utf8", "-leading-dash"
 
 func TestRoundTrips(t *testing.T) {
 	req := &Request{Version: Version, Op: OpRun, OldGen: 3, NewGen: 4, Cap: 1 << 18, Stream: true, TimeoutMS: 1500,
-		Dir: "/src/a\nb", Cmd: "echo 'hi'\n", Path: "", ContentLen: 7, Prune: oddNames}
+		Dir: "/src/a\nb", Cmd: "echo 'hi'\n", Path: "", ContentLen: 7, Prune: oddNames, MaxFile: 50 << 20, Measure: true, Rescan: true}
 	if got, err := DecodeRequest(req.Encode()); err != nil || !reflect.DeepEqual(got, req) {
 		t.Errorf("request: %+v %v", got, err)
 	}
@@ -39,9 +39,38 @@ func TestRoundTrips(t *testing.T) {
 	if got, err := DecodeChanges(ch.Encode()); err != nil || !reflect.DeepEqual(got, &ch) {
 		t.Errorf("changes: %+v %v", got, err)
 	}
+	end := &End{Files: 1 << 40, Counted: true, Pruned: 7, PrunedKnown: true}
+	if got, err := DecodeEnd(end.Encode()); err != nil || !reflect.DeepEqual(got, end) {
+		t.Errorf("end: %+v %v", got, err)
+	}
 	fh := &FileHeader{Path: "a\nb", Mode: 0o120777, Link: "../x", Size: 0}
 	if got, err := DecodeFileHeader(fh.Encode()); err != nil || !reflect.DeepEqual(got, fh) {
 		t.Errorf("file header: %+v %v", got, err)
+	}
+}
+
+// PID 1 runs the helper of the sandbox's start, which may be older than the
+// helper of a call: the watch socket's messages read either way.
+func TestWatchMessagesAcrossHelperVersions(t *testing.T) {
+	cut := &WatchCut{Old: 1, New: 2, Prune: []string{"node_modules"}}
+	older := cut.Encode() // what an older helper sends, and reads
+	if d := (dec{b: older}); d.bool() != false || d.uint() != 1 || d.uint() != 2 || len(d.strs()) != 1 || d.done() != nil {
+		t.Errorf("a cut without Measure is not the older form: %x", older)
+	}
+	cut.Measure = true
+	if got, err := DecodeWatchCut(cut.Encode()); err != nil || !reflect.DeepEqual(got, cut) {
+		t.Errorf("cut: %+v %v", got, err)
+	}
+	oldDirty := (&enc{})
+	oldDirty.bool(true)
+	oldDirty.strs([]string{"a"})
+	oldDirty.str("")
+	if got, err := DecodeWatchDirty(oldDirty.b); err != nil || !got.Valid || got.PrunedKnown {
+		t.Errorf("an older PID 1's answer: %+v %v", got, err)
+	}
+	dirty := &WatchDirty{Valid: true, Dirs: []string{"a"}, Pruned: 5, PrunedKnown: true}
+	if got, err := DecodeWatchDirty(dirty.Encode()); err != nil || !reflect.DeepEqual(got, dirty) {
+		t.Errorf("dirty: %+v %v", got, err)
 	}
 }
 
@@ -152,6 +181,9 @@ func FuzzDecoders(f *testing.F) {
 			}
 		}
 		_, _ = DecodeResult(p)
+		_, _ = DecodeEnd(p)
+		_, _ = DecodeWatchCut(p)
+		_, _ = DecodeWatchDirty(p)
 		_, _ = DecodePrune(p)
 		_, _ = DecodeSelect(p)
 		_, _ = DecodeRequest(p)

@@ -7,6 +7,12 @@ type ReadOut struct {
 	Content    string `json:"content"`
 	Lines      int    `json:"lines"`
 	TotalLines int    `json:"total_lines"`
+	// Binary: the file is not text (a NUL among its first bytes, or an
+	// image), so no lines were read; MIME is its sniffed type and Size
+	// its size. An older helper leaves them out.
+	Binary bool   `json:"binary,omitempty"`
+	MIME   string `json:"mime,omitempty"`
+	Size   int64  `json:"size,omitempty"`
 }
 
 // LsEntry is one entry `ls` prints, its path relative to the listed

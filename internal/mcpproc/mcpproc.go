@@ -1,13 +1,14 @@
-// Package mcpproc runs a `litterbox mcp` server process on plain pipes for
-// the e2e programs, with os.StartProcess: only runner/ may import os/exec.
+// Package mcpproc runs a `litterbox mcp` server process on pipes for the
+// e2e programs and benchmarks (test tools, so os/exec is theirs to use).
 package mcpproc
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -16,68 +17,43 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 )
 
+// Server is a running `litterbox mcp`.
 type Server struct {
-	Proc   *os.Process
-	Stdin  *os.File // our end of the server's stdin
-	Stdout *os.File // our end of the server's stdout
+	cmd    *exec.Cmd
+	Stdin  io.WriteCloser // the server's stdin
+	Stdout io.ReadCloser  // the server's stdout
 	done   chan struct{}
-	state  *os.ProcessState
 	err    error
 }
 
-// Start runs bin with argv, its stdin and stdout on pipes and its stderr on
-// stderr.
-func Start(bin string, argv []string, stderr *os.File) (*Server, error) {
-	path, err := LookPath(bin)
+// Start runs bin (a path, or a name looked up in $PATH) with argv, its
+// stdin and stdout on pipes and its stderr on stderr (discarded when nil).
+func Start(bin string, argv []string, stderr io.Writer) (*Server, error) {
+	cmd := exec.Command(bin, argv...)
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	inR, inW, err := os.Pipe()
+	// A pipe of our own rather than StdoutPipe, which Wait closes: the
+	// server's last answers stay readable after it exits.
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
 	if err != nil {
-		inR.Close()
-		inW.Close()
+		out.Close()
 		return nil, err
 	}
-	proc, err := os.StartProcess(path, append([]string{bin}, argv...), &os.ProcAttr{
-		Env:   os.Environ(),
-		Files: []*os.File{inR, outW, stderr},
-	})
-	// The child has its own copies of these ends now.
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, err
-	}
-	s := &Server{Proc: proc, Stdin: inW, Stdout: outR, done: make(chan struct{})}
+	s := &Server{cmd: cmd, Stdin: in, Stdout: out, done: make(chan struct{})}
 	go func() {
-		s.state, s.err = proc.Wait()
+		s.err = cmd.Wait()
 		close(s.done)
 	}()
 	return s, nil
-}
-
-// LookPath finds bin like a shell would: as given when it holds a slash,
-// else in $PATH.
-func LookPath(bin string) (string, error) {
-	if strings.Contains(bin, "/") {
-		return bin, nil
-	}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, bin)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s: not found in $PATH", bin)
 }
 
 // Stop closes the server's stdin and waits for it to exit, killing it after
@@ -91,18 +67,12 @@ func (s *Server) Stop(grace time.Duration) error {
 		return fmt.Errorf("did not exit within %s of its stdin closing; killed", grace)
 	}
 	s.Stdout.Close()
-	if s.err != nil {
-		return s.err
-	}
-	if !s.state.Success() {
-		return errors.New(s.state.String())
-	}
-	return nil
+	return s.err
 }
 
 // Kill stops the server at once.
 func (s *Server) Kill() {
-	_ = s.Proc.Kill()
+	_ = s.cmd.Process.Kill()
 	<-s.done
 	s.Stdin.Close()
 	s.Stdout.Close()
@@ -110,7 +80,7 @@ func (s *Server) Kill() {
 
 // RSS is the server's resident memory in bytes, from /proc.
 func (s *Server) RSS() (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.Proc.Pid))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
 		return 0, err
 	}

@@ -127,6 +127,23 @@ func RemoveAll(repoRoot, repoSlug string) {
 	}
 }
 
+// ReplayRepo makes the repository of a replay test, named repoName so that
+// names match between recording and replaying: with -record a real one
+// (whose containers are removed when the test ends), otherwise only its
+// .git directory, every git command being served from the transcript.
+func ReplayRepo(t testing.TB, repoName string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), repoName)
+	if *Record {
+		NewRepo(t, dir, SmallFiles)
+		RemoveAll(dir, repoName)
+		CleanupRepo(t, dir, repoName)
+	} else if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // Transcript returns a runner for a replay test: with -record, the real
 // engine through a Recorder that saves to path when the test ends; otherwise a
 // Replayer of path that fails the test on unexpected or missing commands.
@@ -151,7 +168,27 @@ func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
 			t.Errorf("transcript %s: %s", filepath.Base(path), p)
 		}
 	})
-	return rep
+	return indexFiles{rep}
+}
+
+// indexFiles plays the one side effect of replayed git commands that the
+// code under test looks at: a git command run with GIT_INDEX_FILE leaves
+// that index file in place (snapshots keep a private index and rebuild it
+// when it is gone).
+type indexFiles struct{ runner.Runner }
+
+func (r indexFiles) Run(ctx context.Context, c runner.Cmd) (runner.Result, error) {
+	res, err := r.Runner.Run(ctx, c)
+	if err == nil && c.Name == "git" {
+		for _, kv := range c.Env {
+			if p, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok {
+				if f, ferr := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o644); ferr == nil {
+					f.Close()
+				}
+			}
+		}
+	}
+	return res, err
 }
 
 // SweepStale removes containers and volumes left by test runs that died

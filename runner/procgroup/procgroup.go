@@ -65,15 +65,18 @@ func (c *Cmd) Kill() {
 }
 
 // KillMarked kills every process whose environment holds marker, and their
-// process groups, until none is left.
+// process groups, until none is left, and waits a moment for PID 1 to reap
+// them: until then each still holds a pid of the sandbox's limit, and what
+// runs next (the helper's own threads) may find none free after a fork bomb.
 func KillMarked(marker string) {
+	defer awaitReaped(time.Second)
 	for i := 0; i < 50; i++ {
 		pids := Marked(marker)
 		if len(pids) == 0 {
 			return
 		}
 		for _, p := range pids {
-			_ = syscall.Kill(p, syscall.SIGKILL)
+			killMarked(p, marker)
 			_ = syscall.Kill(-p, syscall.SIGKILL)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -83,7 +86,6 @@ func KillMarked(marker string) {
 // Marked returns the live processes whose environment holds marker. A
 // zombie's environ reads empty, so the dead are not counted.
 func Marked(marker string) []int {
-	want := []byte(marker + "\x00")
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var out []int
 	self := os.Getpid()
@@ -92,13 +94,49 @@ func Marked(marker string) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := os.ReadFile(d + "/environ")
-		if err != nil {
-			continue
-		}
-		if bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)) {
+		if hasMarker(pid, marker) {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// hasMarker reports whether process pid's environment holds marker. A
+// zombie's environ reads empty.
+func hasMarker(pid int, marker string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	want := []byte(marker + "\x00")
+	return err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)))
+}
+
+// awaitReaped waits, up to max, until no zombie is left for PID 1 to reap
+// (a zombie another process owns is that process's business).
+func awaitReaped(max time.Duration) {
+	for deadline := time.Now().Add(max); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if !orphanZombies() {
+			return
+		}
+	}
+}
+
+// orphanZombies reports whether a zombie waits for PID 1.
+func orphanZombies() bool {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold anything, so the
+		// fields are read after its last ')'.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		fields := bytes.Fields(data[i+1:])
+		if len(fields) >= 2 && string(fields[0]) == "Z" && string(fields[1]) == "1" {
+			return true
+		}
+	}
+	return false
 }

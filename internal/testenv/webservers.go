@@ -1,0 +1,100 @@
+package testenv
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// PythonImage is the Debian test image with a toolchain (python3, curl,
+// wget), built by scripts/test-images.sh.
+const PythonImage = "litterbox-test/python:bookworm"
+
+// serveTLS is an HTTPS file server: the files of /srv/www, with the
+// certificate in /srv.
+const serveTLS = `import http.server, ssl, functools
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="/srv/www")
+handler.log_message = lambda *a: None
+srv = http.server.ThreadingHTTPServer(("", 443), handler)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain("/srv/cert.pem", "/srv/key.pem")
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+print("ready", flush=True)
+srv.serve_forever()
+`
+
+// TLSServer starts an HTTPS server for name on port 443 of network, serving
+// files (by path under /), with a certificate made for the test. It returns
+// the certificate, for clients to trust; the server goes when t ends.
+func TLSServer(t testing.TB, network, name string, files map[string][]byte) (certPEM []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	certPEM, keyPEM := selfSigned(t, name)
+	write := func(p string, data []byte) {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cert.pem", certPEM)
+	write("key.pem", keyPEM)
+	write("serve.py", []byte(serveTLS))
+	for p, data := range files {
+		write("www/"+p, data)
+	}
+	c := network + "-" + strings.ReplaceAll(name, ".", "-")
+	if _, err := Docker("run", "-d", "--name", c, "--network", network, "--network-alias", name,
+		"-v", dir+":/srv:ro", PythonImage, "python3", "/srv/serve.py"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Docker("rm", "-f", c) })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if out, _ := Docker("logs", c); strings.Contains(out, "ready") {
+			return certPEM
+		}
+		if time.Now().After(deadline) {
+			out, _ := Docker("logs", c)
+			t.Fatalf("the HTTPS server %s did not start: %s", name, out)
+		}
+	}
+}
+
+// selfSigned makes a certificate for name, valid for a day.
+func selfSigned(t testing.TB, name string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: name},
+		DNSNames:     []string{name},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}

@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DiffFile is one file an agent's diff changes, as git diff --numstat
+// counts it (Binary: no line counts).
+type DiffFile struct {
+	Path    string `json:"path"`
+	From    string `json:"from,omitempty"` // a rename's old path
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// AgentDiff is what a sandbox's branch changed since its base or its last
+// milestone: per file counts and the unified diff, cut at OutputCap.
+type AgentDiff struct {
+	Since string     `json:"since"` // "base" or "milestone"
+	From  string     `json:"from"`
+	To    string     `json:"to"`
+	Files []DiffFile `json:"files"`
+	Diff  string     `json:"diff"`
+	// Cut counts the diff's bytes beyond OutputCap, not shown.
+	Cut int64 `json:"cut,omitempty"`
+}
+
+// Diff flags that make git's output the same on every machine: no colour,
+// no external diff or textconv driver a repository may configure.
+var plainDiff = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"}
+
+// DiffSince returns the changes of sandbox name's branch since its base
+// (since "base" or "") or its last milestone ("milestone"; the base when
+// it has none). It reads only the host repository.
+func (m *Manager) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
+	slug, base, tip, err := m.baseAndTip(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	d := &AgentDiff{Since: "base", From: base, To: tip, Files: []DiffFile{}}
+	switch since {
+	case "", "base":
+	case "milestone":
+		ms, err := m.Git.RevParse(ctx, milestoneRef(slug))
+		if err != nil {
+			return nil, err
+		}
+		if ms != "" {
+			d.Since, d.From = "milestone", ms
+		}
+	default:
+		return nil, fmt.Errorf("since %q: use \"base\" or \"milestone\"", since)
+	}
+	numstat, err := m.Git.Output(ctx, slices.Concat(plainDiff, []string{"--numstat", "-z", d.From, d.To})...)
+	if err != nil {
+		return nil, err
+	}
+	d.Files = parseNumstat(numstat)
+	var out outputBuf
+	if err := m.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
+		return nil, err
+	}
+	d.Diff, d.Cut = out.String(), out.cut
+	return d, nil
+}
+
+// parseNumstat reads git diff --numstat -z: "added\tdeleted\tpath\0", or
+// for a rename "added\tdeleted\t\0from\0to\0"; "-" counts mean binary.
+func parseNumstat(s string) []DiffFile {
+	files := []DiffFile{}
+	f := strings.Split(s, "\x00")
+	for i := 0; i < len(f); i++ {
+		parts := strings.SplitN(f[i], "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		df := DiffFile{Path: parts[2], Binary: parts[0] == "-"}
+		df.Added, _ = strconv.Atoi(parts[0])
+		df.Deleted, _ = strconv.Atoi(parts[1])
+		if df.Path == "" && i+2 < len(f) {
+			df.From, df.Path = f[i+1], f[i+2]
+			i += 2
+		}
+		files = append(files, df)
+	}
+	return files
+}
+
+// Stat renders the files as git diff --stat does, roughly: one line each
+// and a summary.
+func (d *AgentDiff) Stat() string {
+	var b strings.Builder
+	added, deleted := 0, 0
+	for _, f := range d.Files {
+		name := f.Path
+		if f.From != "" {
+			name = f.From + " => " + f.Path
+		}
+		if f.Binary {
+			fmt.Fprintf(&b, " %s | binary\n", name)
+			continue
+		}
+		fmt.Fprintf(&b, " %s | +%d -%d\n", name, f.Added, f.Deleted)
+		added, deleted = added+f.Added, deleted+f.Deleted
+	}
+	fmt.Fprintf(&b, " %d file(s) changed, %d insertion(s)(+), %d deletion(s)(-)\n", len(d.Files), added, deleted)
+	return b.String()
+}
