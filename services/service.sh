@@ -20,10 +20,16 @@ shift
 
 pid_of() { p=; [ -f "$D/$1.pid" ] && read -r p _ <"$D/$1.pid"; }
 running() { pid_of "$1"; [ -n "$p" ] && [ ! -f "$D/$1.rc" ] && kill -0 "$p" 2>/dev/null; }
+# killpg SIG PGID signals a process group: dash's kill takes "-PGID" for an
+# option unless "--" comes first, and busybox's refuses "--", so both.
+killpg() { kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" "-$2" 2>/dev/null; }
 
 report() {
   rc=-
   [ -f "$D/$1.rc" ] && read -r rc <"$D/$1.rc"
+  # The monitor renames a complete file into place; an empty one is a
+  # monitor from before that, still writing.
+  [ -n "$rc" ] || rc=-
   if running "$1"; then echo "SVC $1 running $p -"
   elif [ -f "$D/$1.stopped" ]; then echo "SVC $1 stopped - $rc"
   elif [ "$rc" != - ]; then echo "SVC $1 exited - $rc"
@@ -52,9 +58,9 @@ stop)
   sig=$1 grace=$2 n=$3
   if running "$n"; then
     : >"$D/$n.stopped"
-    kill -s "$sig" "-$p" 2>/dev/null || kill -s "$sig" "$p" 2>/dev/null
-    wait_for "! kill -0 -$p 2>/dev/null" $((grace * 10))
-    kill -s KILL "-$p" 2>/dev/null
+    killpg "$sig" "$p" || kill -s "$sig" "$p" 2>/dev/null
+    wait_for "! killpg 0 $p" $((grace * 10))
+    killpg KILL "$p"
     wait_for "[ -f '$D/$n.rc' ]" 20
   elif [ -f "$D/$n.pid" ]; then
     : >"$D/$n.stopped"

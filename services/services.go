@@ -122,6 +122,9 @@ type Box struct {
 	Container string
 	Sandbox   string // its name, for messages
 	Specs     map[string]config.ServiceSpec
+	// Secrets are the services' secret environment, which the argv names
+	// but never holds.
+	Secrets map[string]string
 	// EngineErr explains an exec the engine refused (no such container,
 	// paused) in the sandbox's terms.
 	EngineErr func(error) error
@@ -160,11 +163,11 @@ shift 3
 f=$d/$n
 mkdir -p "$d" || exit 1
 if [ -f "$f.pid" ] && [ ! -f "$f.rc" ] && read -r p _ <"$f.pid" && kill -0 "$p" 2>/dev/null; then exit 0; fi
-rm -f "$f.pid" "$f.rc" "$f.stopped"
+rm -f "$f.pid" "$f.rc" "$f.rc.new" "$f.stopped"
 echo "--- litterbox: starting $n at $(date '+%Y-%m-%d %H:%M:%S')" >>"$f.log"
 cd /src 2>/dev/null || cd /
 sh -c 'echo "$$ $1" >"$2.pid"; shift 2; exec setsid "$@"' run "$tok" "$f" "$@" </dev/null >>"$f.log" 2>&1
-echo $? >"$f.rc"`
+echo $? >"$f.rc.new" && mv -f "$f.rc.new" "$f.rc"`
 
 // Start starts every named service that is not running, one detached exec
 // each, then waits for them in one more. token tells this start apart.
@@ -175,7 +178,7 @@ func (b *Box) Start(ctx context.Context, names []string, token string) ([]State,
 	names = slices.Sorted(slices.Values(names))
 	for _, n := range names {
 		argv := append([]string{"sh", "-c", monitor, "litterbox-service", LogDir, n, token}, b.Specs[n].Command...)
-		if _, err := b.Exec.Exec(ctx, b.Container, dockercli.ExecSpec{Detach: true, Cmd: argv}, dockercli.Streams{}); err != nil {
+		if _, err := b.Exec.Exec(ctx, b.Container, dockercli.ExecSpec{Detach: true, Cmd: argv, Secrets: b.Secrets}, dockercli.Streams{}); err != nil {
 			return nil, b.EngineErr(err)
 		}
 	}
