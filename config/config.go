@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -52,9 +53,18 @@ func UserFile() string {
 // Config is how sandboxes of one repository are made.
 type Config struct {
 	// ProjectSlug overrides the repo slug derived from the root's basename.
-	ProjectSlug  string
-	Image        string
+	ProjectSlug string
+	// Image is the image sandboxes run; with Build set, the tag the build
+	// gets once it is known.
+	Image string
+	// Build, when set, makes the image from a Dockerfile of the project.
+	Build        *BuildSpec
 	SetupCommand string
+	// SetupInputs are the files whose content, with the image and the
+	// setup command, keys the setup cache; none: the whole base tree.
+	SetupInputs []string
+	// SetupCache: a setup's result is kept and reused (default true).
+	SetupCache bool
 	// User is "uid:gid", numeric: the tree copied into /src is given to it.
 	User string
 	// Network is "none", "bridge" or the name of a docker network.
@@ -99,6 +109,15 @@ type Config struct {
 	// "snapshot.max-call-size", "network.setup", "ports.<name>" and
 	// "secrets.<NAME>".
 	From map[string]string
+}
+
+// BuildSpec is [docker] build: a Dockerfile and its context, relative to
+// the repository root, with a target stage and build arguments.
+type BuildSpec struct {
+	Dockerfile string            `json:"dockerfile"`
+	Context    string            `json:"context"`
+	Target     string            `json:"target,omitempty"`
+	Args       map[string]string `json:"args,omitempty"`
 }
 
 // SecretSpec says where a secret's value comes from: Env, the name of a
@@ -170,6 +189,7 @@ func Default() Config {
 		Memory:       defaultMemory,
 		CPUs:         strconv.Itoa(cpus),
 		PidsLimit:    defaultPids,
+		SetupCache:   true,
 		MaxFileSize:  defaultMaxFileSize,
 		MaxCallSize:  defaultMaxCallSize,
 		Disk:         defaultDisk,
@@ -197,6 +217,11 @@ func (c Config) Weakenings() []Weakening {
 	add := func(key, value string) { out = append(out, Weakening{Key: key, Value: value, File: c.From[key]}) }
 	if c.Network != d.Network {
 		add("docker.network", strconv.Quote(c.Network))
+	}
+	// A build runs the project's Dockerfile on this machine's engine, with
+	// the network, before any sandbox bound applies.
+	if c.Build != nil {
+		add("docker.build", strconv.Quote(c.Build.Dockerfile))
 	}
 	if uid, _, err := c.IDs(); err == nil && uid == 0 {
 		add("docker.user", strconv.Quote(c.User))
@@ -298,6 +323,10 @@ type fileConfig struct {
 	} `toml:"project"`
 	Docker struct {
 		Image        *string           `toml:"image"`
+		Build        *string           `toml:"build"`
+		Context      *string           `toml:"context"`
+		Target       *string           `toml:"target"`
+		Args         map[string]string `toml:"args"`
 		SetupCommand *string           `toml:"setup-command"`
 		Network      *string           `toml:"network"`
 		User         *userID           `toml:"user"`
@@ -308,6 +337,10 @@ type fileConfig struct {
 		Env          map[string]string `toml:"env"`
 		Disk         *byteSize         `toml:"disk"`
 	} `toml:"docker"`
+	Setup struct {
+		Inputs []string `toml:"inputs"`
+		Cache  *bool    `toml:"cache"`
+	} `toml:"setup"`
 	Snapshot struct {
 		MaxFileSize *byteSize `toml:"max-file-size"`
 		MaxCallSize *byteSize `toml:"max-call-size"`
@@ -390,6 +423,21 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	var fc fileConfig
 	if _, err := toml.Decode(string(data), &fc); err != nil {
 		return nil, tomlError(name, err)
+	}
+	if fc.Docker.Image != nil && fc.Docker.Build != nil {
+		return nil, &Error{File: name, Key: "docker.build", Msg: "set image or build, not both"}
+	}
+	if fc.Docker.Build == nil {
+		for key, v := range map[string]bool{"context": fc.Docker.Context != nil, "target": fc.Docker.Target != nil, "args": fc.Docker.Args != nil} {
+			if v {
+				return nil, &Error{File: name, Key: "docker." + key, Msg: "only with build = \"path/to/Dockerfile\""}
+			}
+		}
+	}
+	for _, p := range append([]string{deref(fc.Docker.Build), deref(fc.Docker.Context)}, fc.Setup.Inputs...) {
+		if p != "" && !filepath.IsLocal(filepath.FromSlash(p)) && p != "." {
+			return nil, &Error{File: name, Msg: fmt.Sprintf("path %q: want a path inside the repository, relative to its root", p)}
+		}
 	}
 	if fc.Docker.Network != nil && fc.Network.Mode != nil {
 		return nil, &Error{File: name, Key: "docker.network", Msg: "set [network] mode or the older [docker] network, not both"}
@@ -485,6 +533,7 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	for name := range fc.Secrets {
 		from("secrets."+name, true)
 	}
+	from("docker.build", d.Build != nil)
 	from("docker.user", d.User != nil)
 	from("docker.read-only", d.ReadOnly != nil)
 	from("docker.memory", d.Memory != nil)
@@ -496,7 +545,19 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	for _, p := range fc.Ports {
 		from("ports."+*p.Name, true)
 	}
-	set(&cfg.Image, d.Image)
+	if d.Image != nil {
+		cfg.Image, cfg.Build = *d.Image, nil
+	}
+	if d.Build != nil {
+		cfg.Build = &BuildSpec{Dockerfile: path.Clean(*d.Build), Context: ".", Args: d.Args}
+		set(&cfg.Build.Context, d.Context)
+		cfg.Build.Context = path.Clean(cfg.Build.Context)
+		set(&cfg.Build.Target, d.Target)
+	}
+	if fc.Setup.Inputs != nil {
+		cfg.SetupInputs = slices.Clone(fc.Setup.Inputs)
+	}
+	set(&cfg.SetupCache, fc.Setup.Cache)
 	set(&cfg.SetupCommand, d.SetupCommand)
 	set(&cfg.Network, d.Network)
 	if d.Network != nil {
@@ -586,6 +647,13 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		cfg.Services[name] = cur
 	}
 	return d.Network != nil || fc.Network.Mode != nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func setSize(dst *int64, v *byteSize) {

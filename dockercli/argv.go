@@ -54,6 +54,7 @@ type ContainerSpec struct {
 	Workdir     string
 	Env         map[string]string
 	CapDrop     []string
+	CapAdd      []string
 	SecurityOpt []string
 	PidsLimit   int
 	// Ulimits, name -> "soft:hard".
@@ -65,6 +66,8 @@ type ContainerSpec struct {
 	Publish    []PortBinding
 	Entrypoint string
 	Cmd        []string
+	// OpenStdin keeps the container's stdin open for `start --interactive`.
+	OpenStdin bool
 }
 
 // SharedVolume mounts an existing named volume at Target.
@@ -143,6 +146,9 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	for _, c := range s.CapDrop {
 		a = append(a, "--cap-drop", c)
 	}
+	for _, c := range s.CapAdd {
+		a = append(a, "--cap-add", c)
+	}
 	for _, o := range s.SecurityOpt {
 		a = append(a, "--security-opt", o)
 	}
@@ -166,6 +172,9 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	}
 	for _, p := range s.Publish {
 		a = append(a, "--publish", fmt.Sprintf("%s:%d:%d", p.HostIP, p.HostPort, p.ContainerPort))
+	}
+	if s.OpenStdin {
+		a = append(a, "--interactive")
 	}
 	if s.Entrypoint != "" {
 		a = append(a, "--entrypoint", s.Entrypoint)

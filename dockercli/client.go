@@ -157,6 +157,42 @@ func (c *Client) TmpfsVolume(ctx context.Context, name string, labels map[string
 	return err
 }
 
+// CreateVolume makes a named volume on the engine's default driver.
+// Creating a name that exists succeeds and changes nothing, so callers that
+// need it new must own the name some other way.
+func (c *Client) CreateVolume(ctx context.Context, name string, labels map[string]string) error {
+	a := []string{"volume", "create"}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		a = append(a, "--label", k+"="+labels[k])
+	}
+	_, err := c.args(ctx, append(a, name)...)
+	return err
+}
+
+// Volumes lists the names of the volumes carrying every label of filters.
+func (c *Client) Volumes(ctx context.Context, filters map[string]string) ([]string, error) {
+	a := []string{"volume", "ls", "--quiet"}
+	for _, k := range slices.Sorted(maps.Keys(filters)) {
+		a = append(a, "--filter", "label="+k+"="+filters[k])
+	}
+	res, err := c.args(ctx, a...)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(res.Stdout)), nil
+}
+
+// StartAttached starts a created container and waits for it to end,
+// returning what it printed; a non-zero exit is a *runner.ExitError.
+// stdin, when set, is the container's standard input.
+func (c *Client) StartAttached(ctx context.Context, container string, stdin io.Reader) (runner.Result, error) {
+	if stdin == nil {
+		return c.args(ctx, "start", "--attach", container)
+	}
+	// The container must have been created with OpenStdin.
+	return c.run(ctx, runner.Cmd{Args: []string{"start", "--attach", "--interactive", container}, Stdin: stdin})
+}
+
 // RemoveVolume removes a named volume.
 func (c *Client) RemoveVolume(ctx context.Context, volume string) error {
 	_, err := c.args(ctx, "volume", "rm", volume)
@@ -360,6 +396,40 @@ func RemoteHost(endpoint string) string {
 // ErrImageNotFound.
 func (c *Client) ImagePlatform(ctx context.Context, image string) (string, error) {
 	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", image)
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// BuildSpec is one `docker build`.
+type BuildSpec struct {
+	Dockerfile string // a path on this machine
+	Context    string // a directory on this machine
+	Tag        string
+	Target     string
+	Args       map[string]string
+	Labels     map[string]string
+}
+
+// Build builds an image, its output (both streams) going to out as it is
+// produced.
+func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
+	a := []string{"build", "--file", b.Dockerfile, "--tag", b.Tag}
+	if b.Target != "" {
+		a = append(a, "--target", b.Target)
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.Args)) {
+		a = append(a, "--build-arg", k+"="+b.Args[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
+		a = append(a, "--label", k+"="+b.Labels[k])
+	}
+	_, err := c.run(ctx, runner.Cmd{Args: append(a, b.Context), Stdout: out, Stderr: out})
+	return err
+}
+
+// ImageID is the image's content-addressed id (sha256:...): what a
+// setup cache entry was made from, whatever tag names it.
+func (c *Client) ImageID(ctx context.Context, image string) (string, error) {
+	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Id}}", image)
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 

@@ -118,7 +118,9 @@ func (s *session) serve() error {
 	}
 	s.frames = make(chan frame, 4)
 	go s.pump()
-	if req.Op == protocol.OpRun || req.Op == protocol.OpSetup {
+	// A setup without a command takes the baseline only: the tree came
+	// prepared from the setup cache.
+	if req.Op == protocol.OpRun || req.Op == protocol.OpSetup && req.Cmd != "" {
 		gone := s.run(res)
 		if gone {
 			return errors.New("the host went away")

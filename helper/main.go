@@ -39,6 +39,8 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   glob PATH PATTERN MAX              files matching a ** glob, as JSON
   grep PATH REGEXP INCLUDE MAX       matching lines, as JSON
   tar PATH                           a tar of PATH on stdout
+  copy FROM TO                       copy the tree FROM into the directory TO (cp -a),
+                                     but the NUL-separated paths on stdin
   put PATH                           write stdin to PATH (an agent's write, as logged)
   rm PATH                            remove PATH (an agent's patch deleting a file)
   prepare DIR UID                    give DIR to UID (run as root)
@@ -76,7 +78,7 @@ type exitCode int
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 
 func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
-	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
+	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "copy": 2, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
 	n, ok := want[cmd]
 	if !ok {
 		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
@@ -142,6 +144,22 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		return printJSON(stdout, out)
 	case "tar":
 		return writeTar(stdout, a[0])
+	case "copy":
+		list, err := io.ReadAll(stdin)
+		if err != nil {
+			return err
+		}
+		skip := map[string]bool{}
+		for _, p := range strings.Split(string(list), "\x00") {
+			if p != "" {
+				skip[p] = true
+			}
+		}
+		st, err := copyTree(a[0], a[1], skip)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, st)
 	case "put":
 		return writeFile(a[0], stdin)
 	case "rm":

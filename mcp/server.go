@@ -39,6 +39,12 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 			"Reads .litterbox.toml and .litterbox.local.toml, runs the project's setup command and reports its output, starts the configured services and reports the published ports."),
 		gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.create))
+	s.AddTool(gomcp.NewTool("sandbox-fork", input[forkIn](nil), output[sandbox.Created](), gomcp.WithOpenWorldHintAnnotation(false),
+		gomcp.WithDescription("Fork a sandbox: a new sandbox whose branch starts at this one's latest commit and whose /src is a copy of this one's, "+
+			"ignored files (installed dependencies, build output) included, so no setup runs. Use it to try a second approach without losing the first; "+
+			"the original keeps running unchanged."),
+		gomcp.WithDestructiveHintAnnotation(false),
+	), typed(h.fork))
 	s.AddTool(gomcp.NewTool("sandbox-list", input[listIn](nil), output[listOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("List the sandboxes of this repository that this server may act on (those it created and those it was started with), with their status, branch, ports, background commands and, with a network allowlist, what its proxy refused."),
 		gomcp.WithReadOnlyHintAnnotation(true),
@@ -75,6 +81,15 @@ func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in create
 	return r, nil
 }
 
+func (h handlers) fork(ctx context.Context, _ gomcp.CallToolRequest, in forkIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Fork(ctx, sandbox.ForkOptions{Source: in.Sandbox, Name: in.Name})
+	if err != nil {
+		return errResult(err), nil
+	}
+	h.scope.add(res.Name)
+	return structured(res, renderCreated(res)), nil
+}
+
 func renderCreated(c *sandbox.Created) string {
 	var b strings.Builder
 	if c.Status == sandbox.StatusFailedSetup {
@@ -88,7 +103,14 @@ func renderCreated(c *sandbox.Created) string {
 		config = strings.Join(c.ConfigFiles, ", ")
 	}
 	fmt.Fprintf(&b, "config: %s\nnetwork: %s\n", config, c.Network)
-	fmt.Fprintf(&b, "setup: %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+	switch {
+	case c.ForkedFrom != "":
+		fmt.Fprintf(&b, "forked from: %s (its files, ignored ones included; no setup ran)\n", c.ForkedFrom)
+	case c.SetupCache != nil && c.SetupCache.Hit:
+		fmt.Fprintf(&b, "setup: %s (its result came from the setup cache; it did not run)\n", c.Setup.Command)
+	default:
+		fmt.Fprintf(&b, "setup: %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+	}
 	if c.Setup.Stdout != "" {
 		fmt.Fprintf(&b, "setup stdout:\n%s", ensureNL(c.Setup.Stdout))
 	}

@@ -82,6 +82,11 @@ type createIn struct {
 	BaseRef string `json:"base_ref,omitempty" jsonschema:"Commit-ish to start from instead of HEAD."`
 }
 
+type forkIn struct {
+	Sandbox string `json:"sandbox" jsonschema:"Name of the sandbox to fork (as given to sandbox-create)."`
+	Name    string `json:"name" jsonschema:"Name of the new sandbox; slugified (lowercase, [a-z0-9-], 1-63 characters)."`
+}
+
 type listIn struct{}
 
 type listOut struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -84,6 +85,17 @@ type CreateOptions struct {
 	// Network, when set, replaces the config's: the user's word on the
 	// command line, and the only way to get "host".
 	Network string
+	// fork, set by Fork, makes the sandbox from another's files.
+	fork *forkSource
+}
+
+// forkSource is what a fork takes from its source sandbox: its files (a
+// copy of its volume), its image, its branch tip and its base.
+type forkSource struct {
+	slug, volume, image, tip, base string
+	// snap is where the source's snapshots start from: its submodules
+	// and the ignored directories it does not scan.
+	snap snapshot.State
 }
 
 // Created describes a new sandbox.
@@ -98,6 +110,15 @@ type Created struct {
 	// Services are the configured services as they were after start.
 	Services []services.State `json:"services"`
 	Network  string           `json:"network"`
+	// Image is the image the sandbox runs; Build says how it was made
+	// when the project builds it.
+	Image string      `json:"image"`
+	Build *BuiltImage `json:"build,omitempty"`
+	// SetupCache says whether the setup came from the cache or was kept
+	// in it; nil when the cache was not used.
+	SetupCache *CacheReport `json:"setup_cache,omitempty"`
+	// ForkedFrom is the sandbox a fork copied.
+	ForkedFrom string `json:"forked_from,omitempty"`
 	// Allow is the allowlist of network "allow".
 	Allow []string `json:"allow,omitempty"`
 	// SetupNetwork, for people, is the network the setup command alone
@@ -154,6 +175,15 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if m.IDErr != nil {
 		return nil, fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
 	}
+	var built *BuiltImage
+	if opts.fork != nil {
+		// The files were made by the source's toolchain.
+		cfg.Image, cfg.Build = opts.fork.image, nil
+	} else if cfg.Build != nil {
+		if built, err = m.projectImage(ctx, &cfg); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.preflight(ctx, cfg); err != nil {
 		return nil, err
 	}
@@ -182,8 +212,24 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		}
 		return nil, err
 	}
+	// tip is where the branch starts: the base, or a fork's source's tip.
+	tip := base
+	if opts.fork != nil {
+		base, tip = opts.fork.base, opts.fork.tip
+	}
 	var warnings []string
-	if opts.BaseRef == "" {
+	var cache *CacheReport
+	var cacheHit *CacheEntry
+	var cacheKey, imageID string
+	if opts.fork == nil && cacheable(cfg) {
+		if cacheKey, imageID, err = m.cacheKey(ctx, cfg, base); err != nil {
+			warnings = append(warnings, "setup cache not used: "+oneLineErr(err))
+			cacheKey = ""
+		} else if cacheHit = m.cacheLookup(ctx, cacheKey); cacheHit != nil {
+			cache = &CacheReport{Key: cacheKey[:12], Hit: true, Files: cacheHit.Files, Bytes: cacheHit.Bytes, From: cacheHit.From}
+		}
+	}
+	if opts.BaseRef == "" && opts.fork == nil {
 		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
 			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(base)))
 		}
@@ -192,7 +238,11 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	// The branch is the name's claim: update-ref with an empty old value is
 	// atomic, so of two racing creates exactly one gets past this point.
 	t := time.Now()
-	if err := m.Git.CreateRef(ctx, n.Ref, base, "litterbox: create "+slug); err != nil {
+	reason := "litterbox: create " + slug
+	if opts.fork != nil {
+		reason = "litterbox: fork " + opts.fork.slug + " as " + slug
+	}
+	if err := m.Git.CreateRef(ctx, n.Ref, tip, reason); err != nil {
 		if errors.Is(err, gitcli.ErrRefExists) {
 			return nil, &ExistsError{Name: slug}
 		}
@@ -208,7 +258,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	st := m.store()
 	if err := st.save(rec); err != nil {
-		return nil, m.rollback(ctx, n, base, &StepError{Step: "saving sandbox state", Err: err})
+		return nil, m.rollback(ctx, n, tip, &StepError{Step: "saving sandbox state", Err: err})
 	}
 
 	// The egress proxy this create made goes with a failed create; a
@@ -227,7 +277,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if usesProxy(cfg) {
 		rec.Egress, egressMade = true, true
 		if err := m.egressVolume(ctx, n, uid, gid); err != nil {
-			return nil, m.rollback(ctx, n, base, err)
+			return nil, m.rollback(ctx, n, tip, err)
 		}
 		go func() {
 			t := time.Now()
@@ -253,41 +303,73 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if err != nil {
 		if errors.Is(err, dockercli.ErrNameInUse) {
 			// Another container holds the name: not this create's to remove.
-			return nil, m.rollbackRefs(ctx, n, base, m.nameInUse(ctx, n))
+			return nil, m.rollbackRefs(ctx, n, tip, m.nameInUse(ctx, n))
 		}
 		var nf *ports.NoFreeError
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
 			// The engine never made anything of ours.
-			return nil, m.rollbackRefs(ctx, n, base, err)
+			return nil, m.rollbackRefs(ctx, n, tip, err)
 		}
-		return nil, m.rollback(ctx, n, base, err)
+		return nil, m.rollback(ctx, n, tip, err)
 	}
 	rec.Ports = pmap
 	m.step("container "+n.Container, t)
 	if leftoverProxy {
-		return nil, m.rollback(ctx, n, base, &ExistsError{Name: slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + slug})
+		return nil, m.rollback(ctx, n, tip, &ExistsError{Name: slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + slug})
 	}
 	if proxyErr != nil {
-		return nil, m.rollback(ctx, n, base, proxyErr)
+		return nil, m.rollback(ctx, n, tip, proxyErr)
+	}
+
+	var subs []Submodule
+	setupCmd := cfg.SetupCommand
+	switch {
+	case opts.fork != nil:
+		// The source's files, as its last call left them: no setup.
+		t = time.Now()
+		if _, err := m.copyVolume(ctx, cfg.Image, opts.fork.volume, n.Volume, slug, nil); err != nil {
+			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s files", Err: err})
+		}
+		// The source's ignore rules, as the tree copy would have kept them.
+		if err := os.CopyFS(m.mirror(slug), os.DirFS(m.mirror(opts.fork.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s ignore rules", Err: err})
+		}
+		m.step("copy "+opts.fork.slug+"'s "+Workdir, t)
+		setupCmd = ""
+	default:
+		if cacheHit != nil {
+			t = time.Now()
+			if err := m.cacheRestore(ctx, n, cfg.Image, cacheHit); err != nil {
+				return nil, m.rollback(ctx, n, tip, err)
+			}
+			m.step("setup cache "+cacheKey[:12], t)
+			setupCmd = ""
+		}
+		t = time.Now()
+		if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, tip, err)
+		}
+		if subs, err = m.copySubmodules(ctx, n, base, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, tip, err)
+		}
+		m.step("copy "+short(base)+" into "+Workdir, t)
 	}
 
 	t = time.Now()
-	if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
-		return nil, m.rollback(ctx, n, base, err)
+	// An empty command takes the baseline only: the files came prepared.
+	start := snapshot.State{Submodules: submodulePaths(subs)}
+	if opts.fork != nil {
+		start = opts.fork.snap
 	}
-	subs, err := m.copySubmodules(ctx, n, base, uid, gid)
+	setup, err := m.runSetup(ctx, n, setupCmd, setupEnv(cfg), start)
 	if err != nil {
-		return nil, m.rollback(ctx, n, base, err)
+		return nil, m.rollback(ctx, n, tip, &StepError{Step: "running the setup command", Err: err})
 	}
-	m.step("copy "+short(base)+" into "+Workdir, t)
-
-	t = time.Now()
-	setup, err := m.runSetup(ctx, n, cfg.SetupCommand, setupEnv(cfg), submodulePaths(subs))
-	if err != nil {
-		return nil, m.rollback(ctx, n, base, &StepError{Step: "running the setup command", Err: err})
+	if setupCmd == "" {
+		setup.Command, setup.Skipped, setup.ExitCode, setup.Stderr = m.secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
 	}
 	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
-		return nil, m.rollback(ctx, n, base, err)
+		return nil, m.rollback(ctx, n, tip, err)
 	}
 	if setup.Skipped {
 		warnings = append(warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
@@ -296,6 +378,23 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
 	}
 	m.step("setup: "+setup.Command, t)
+	if cacheKey != "" && cacheHit == nil {
+		switch {
+		case setup.ExitCode != 0:
+		case setup.Snapshot != "":
+			warnings = append(warnings, "setup cache: not kept, because the setup command changed tracked files")
+		default:
+			t = time.Now()
+			e, err := m.cacheSave(ctx, n, cfg, cacheKey, imageID, base)
+			switch {
+			case err != nil:
+				warnings = append(warnings, "setup cache: not kept: "+oneLineErr(err))
+			case e != nil:
+				cache = &CacheReport{Key: cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
+				m.step("keep setup cache "+cacheKey[:12], t)
+			}
+		}
+	}
 	svcs := []services.State{}
 	if setup.ExitCode == 0 && len(cfg.Services) > 0 {
 		t = time.Now()
@@ -316,6 +415,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	return &Created{
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
+		Image: cfg.Image, Build: built, SetupCache: cache, ForkedFrom: forkedFrom(opts.fork),
 		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
 	}, nil
@@ -478,13 +578,13 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, submodules []string) (SetupResult, error) {
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, start snapshot.State) (SetupResult, error) {
 	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
 		return SetupResult{}, err
 	}
 	defer unlock()
-	if err := m.saveSnap(n.Slug, snapshot.State{Submodules: submodules}); err != nil {
+	if err := m.saveSnap(n.Slug, start); err != nil {
 		return SetupResult{}, err
 	}
 	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, message: commitMessage("setup", cmd)})
@@ -541,4 +641,21 @@ func (m *Manager) finishRollback(ctx context.Context, n Names, base string, caus
 		return cause
 	}
 	return &StepError{Step: "create", Err: cause, Left: left}
+}
+
+// CacheReport is what a create did with the setup cache.
+type CacheReport struct {
+	Key   string `json:"key"`
+	Hit   bool   `json:"hit"`   // the setup's result came from the cache
+	Saved bool   `json:"saved"` // this create's setup result was kept
+	From  string `json:"from,omitempty"`
+	Files int    `json:"files"`
+	Bytes int64  `json:"bytes"`
+}
+
+func forkedFrom(f *forkSource) string {
+	if f == nil {
+		return ""
+	}
+	return f.slug
 }

@@ -6,6 +6,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -51,6 +52,9 @@ type Manager struct {
 	Runtime Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
+	// BuildOutput, when set, receives a project image's build log as it
+	// is made (a terminal); otherwise only a failed build's tail is shown.
+	BuildOutput io.Writer
 	// Progress, when set, is told about each create step as it finishes.
 	Progress func(step string, took time.Duration)
 	// ConfigErr is what was wrong with the config files when the repository

@@ -21,6 +21,11 @@ type Provider interface {
 	Start(ctx context.Context, container string) error
 	Remove(ctx context.Context, container string) error
 	RemoveVolume(ctx context.Context, volume string) error
+	CreateVolume(ctx context.Context, name string, labels map[string]string) error
+	Volumes(ctx context.Context, filters map[string]string) ([]string, error)
+	StartAttached(ctx context.Context, container string, stdin io.Reader) (runner.Result, error)
+	ImageID(ctx context.Context, image string) (string, error)
+	Build(ctx context.Context, b dockercli.BuildSpec, out io.Writer) error
 	TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error
 	DisconnectNetwork(ctx context.Context, network, container string) error
 	Logs(ctx context.Context, container string, since time.Time) ([]byte, error)

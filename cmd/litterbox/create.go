@@ -55,16 +55,30 @@ func (a *app) runCreate(ctx context.Context, o createOptions) error {
 	if err != nil {
 		return err
 	}
-	if !o.Quiet && !o.JSON && isTerminal(a.stderr) {
-		m.Progress = func(step string, took time.Duration) {
-			fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
-		}
-	}
+	a.showProgress(m, o.Quiet || o.JSON)
 	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network})
 	if err != nil {
 		return err
 	}
-	if o.JSON {
+	return a.reportCreated(c, o.JSON)
+}
+
+// showProgress shows create's steps, and a project image's build log, on
+// a terminal.
+func (a *app) showProgress(m *sandbox.Manager, quiet bool) {
+	if quiet || !isTerminal(a.stderr) {
+		return
+	}
+	m.Progress = func(step string, took time.Duration) {
+		fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+	}
+	m.BuildOutput = a.stderr
+}
+
+// reportCreated prints a new sandbox, its warnings, and fails for a failed
+// setup.
+func (a *app) reportCreated(c *sandbox.Created, asJSON bool) error {
+	if asJSON {
 		if err := writeJSON(a.stdout, c); err != nil {
 			return err
 		}
@@ -83,9 +97,9 @@ func (a *app) runCreate(ctx context.Context, o createOptions) error {
 func printCreated(w io.Writer, c *sandbox.Created) {
 	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
 	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
-	config := "defaults (no " + config.File + ")"
+	files := "defaults (no " + config.File + ")"
 	if len(c.ConfigFiles) > 0 {
-		config = strings.Join(c.ConfigFiles, ", ")
+		files = strings.Join(c.ConfigFiles, ", ")
 	}
 	network := c.Network
 	if len(c.Allow) > 0 {
@@ -94,11 +108,30 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 	if c.SetupNetwork != "" {
 		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
 	}
-	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", config, network)
+	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", files, network)
 	for _, l := range c.Weakened {
 		fmt.Fprintf(w, "  weakened:  %s\n", l)
 	}
-	fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+	if c.ForkedFrom != "" {
+		fmt.Fprintf(w, "  forked:    from '%s' (its files and image %s; no setup)\n", c.ForkedFrom, c.Image)
+	}
+	if b := c.Build; b != nil {
+		how := "built"
+		if b.Cached {
+			how = "unchanged, not rebuilt"
+		}
+		fmt.Fprintf(w, "  image:     %s (%s from %s)\n", c.Image, how, b.Dockerfile)
+	}
+	switch sc := c.SetupCache; {
+	case c.ForkedFrom != "":
+	case sc != nil && sc.Hit:
+		fmt.Fprintf(w, "  setup:     %s (from the setup cache %s: %d files, %s, made by '%s'; not run)\n", c.Setup.Command, sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes), sc.From)
+	default:
+		fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
+		if sc != nil && sc.Saved {
+			fmt.Fprintf(w, "  cache:     kept as %s (%d files, %s): the next create with this key skips the setup\n", sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes))
+		}
+	}
 	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
 		if s != "" {
 			fmt.Fprint(w, indent(s, "    "))

@@ -108,7 +108,11 @@ func age(created string, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	d := now.Sub(t)
+	return since(now.Sub(t))
+}
+
+// since renders a duration as age does.
+func since(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))

@@ -78,6 +78,8 @@ their branch. You review and accept the work with this CLI.`,
 
 	root.AddCommand(
 		a.createCommand(),
+		a.forkCommand(),
+		a.cacheCommand(),
 		a.trustCommand(),
 		a.listCommand(),
 		a.pauseCommand(),

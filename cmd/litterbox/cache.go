@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/sandbox"
+)
+
+// cacheOptions are what cache was asked: an action, and for rm a key.
+type cacheOptions struct {
+	Action, Key string
+	JSON        bool
+}
+
+func (a *app) cacheCommand() *cobra.Command {
+	var o cacheOptions
+	cmd := &cobra.Command{
+		Use:   "cache ls | rm KEY | prune",
+		Short: "Show or remove this repository's setup cache entries",
+		Long: `A create whose setup command succeeded keeps what it added to /src (built
+dependencies, downloaded modules) as a setup cache entry, keyed by the image,
+the setup command and its environment, and the files named in [setup] inputs
+(or the whole base tree). A later create with the same key copies the entry
+instead of running the setup. Entries are volumes of this repository's, on the
+engine; no sandbox depends on one, so removing one never harms a sandbox.
+
+  ls      list the entries, newest first, with their sizes
+  rm KEY  remove the entry whose key starts with KEY
+  prune   remove every entry a create from HEAD would not use now`,
+		Example: `  litterbox cache ls
+  litterbox cache rm 3f2a9c
+  litterbox cache prune`,
+		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"ls", "rm", "prune"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Action = args[0]
+			if len(args) == 2 {
+				o.Key = args[1]
+			}
+			return a.runCache(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the entries as JSON")
+	return cmd
+}
+
+func (a *app) runCache(ctx context.Context, o cacheOptions) error {
+	switch {
+	case o.Action == "rm" && o.Key == "":
+		return usagef("cache rm needs the KEY of an entry (see litterbox cache ls)")
+	case o.Action != "rm" && o.Key != "":
+		return usagef("cache %s takes no KEY", o.Action)
+	case o.Action != "ls" && o.Action != "rm" && o.Action != "prune":
+		return usagef("cache: unknown action %q: use ls, rm KEY or prune", o.Action)
+	}
+	m, err := a.manager(ctx)
+	if err != nil {
+		return err
+	}
+	var entries []sandbox.CacheEntry
+	switch o.Action {
+	case "ls":
+		entries, err = m.CacheList(ctx)
+	case "rm":
+		entries, err = m.CacheRemove(ctx, o.Key)
+	case "prune":
+		entries, err = m.CachePrune(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(a.stdout, orNone(entries))
+	}
+	if o.Action != "ls" {
+		for _, e := range entries {
+			fmt.Fprintf(a.stdout, "Removed setup cache %s (%s, %s).\n", e.Key[:12], e.Volume, sandbox.HumanSize(e.Bytes))
+		}
+		if len(entries) == 0 {
+			fmt.Fprintln(a.stdout, "Nothing to prune.")
+		}
+		return nil
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(a.stdout, "No setup cache entries.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
+	for _, e := range entries {
+		size := sandbox.HumanSize(e.Bytes)
+		if e.State != "ready" {
+			size = e.State
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Key[:12], size, e.Files, e.Hits, since(time.Since(e.Created)), e.From, e.Setup)
+	}
+	return tw.Flush()
+}
+
+func orNone[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

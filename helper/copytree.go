@@ -1,0 +1,144 @@
+//go:build linux
+
+package helper
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// CopyStats is what `copy` prints: the host keeps it as a cache entry's
+// size, which no cheap engine call would tell.
+type CopyStats struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// copyTree copies the tree under from into the existing directory to, the
+// way `cp -a` does: modes, owners (where the caller may chown), symlinks and
+// modification times, hard links as separate files. It runs in a
+// short-lived container that mounts both volumes, so a setup cache or a fork
+// is copied inside the engine rather than streamed through the host.
+// Sockets, fifos and devices are left out: no tool leaves one in /src that
+// a copy could use.
+//
+// skip holds paths relative to from that are left out, with everything
+// under them: a setup cache keeps only what setup added to the tracked
+// files.
+func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
+	var st CopyStats
+	var dirs []dirTimes
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		if skip[filepath.ToSlash(rel)] {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		dst := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch mode := info.Mode(); {
+		case mode.IsDir():
+			if rel != "." {
+				if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+					return err
+				}
+			}
+			dirs = append(dirs, dirTimes{dst, info})
+			return nil
+		case mode&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				return err
+			}
+			keepOwner(dst, info, true)
+		case mode.IsRegular():
+			n, err := copyFile(p, dst, info)
+			if err != nil {
+				return err
+			}
+			st.Bytes += n
+		default:
+			return nil
+		}
+		st.Files++
+		return nil
+	})
+	if err != nil {
+		return st, err
+	}
+	// Modes and times of directories last: writing into a directory moves
+	// its time, and a read-only one would refuse its own entries.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		d := dirs[i]
+		keepOwner(d.path, d.info, false)
+		if err := os.Chmod(d.path, d.info.Mode().Perm()|d.info.Mode()&(fs.ModeSticky|fs.ModeSetgid)); err != nil {
+			return st, err
+		}
+		_ = os.Chtimes(d.path, time.Time{}, d.info.ModTime())
+	}
+	return st, nil
+}
+
+type dirTimes struct {
+	path string
+	info fs.FileInfo
+}
+
+func copyFile(src, dst string, info fs.FileInfo) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	// ReadFrom between two files is copy_file_range on Linux: the data
+	// need not pass through this process.
+	n, err := out.ReadFrom(in)
+	if err == nil {
+		keepOwner(dst, info, false)
+		err = out.Chmod(info.Mode().Perm() | info.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chtimes(dst, time.Time{}, info.ModTime())
+	}
+	return n, err
+}
+
+// keepOwner gives dst the owner of the original where the process may
+// (root with CAP_CHOWN in the copy container); elsewhere the copier's own
+// user owns it, which is the sandbox user's in every other use.
+func keepOwner(dst string, info fs.FileInfo, link bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	if link {
+		_ = os.Lchown(dst, int(st.Uid), int(st.Gid))
+		return
+	}
+	_ = os.Chown(dst, int(st.Uid), int(st.Gid))
+}

@@ -1,0 +1,358 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// repoManager makes a repository of files (committed) and local, an
+// uncommitted .litterbox.local.toml when not empty, and a Manager that
+// reads the config files at every create, as the CLI does; everything made
+// for it, built images included, is removed when the test ends.
+func repoManager(t *testing.T, files testenv.Files, local string) *Manager {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbenv"))
+	testenv.NewRepo(t, dir, files)
+	if local != "" {
+		writeFile(t, filepath.Join(dir, ".litterbox.local.toml"), local)
+	}
+	m, err := OpenRepo(context.Background(), testenv.Exec(), Docker, Location{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ConfigErr != nil {
+		t.Fatal(m.ConfigErr)
+	}
+	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	return m
+}
+
+// readFile reads p in sandbox name through the helper: no shell needed.
+func readFile(t *testing.T, m *Manager, name, p string) string {
+	t.Helper()
+	r, err := m.Read(context.Background(), name, p, 0, 100)
+	if err != nil {
+		t.Fatalf("read %s in %s: %v", p, name, err)
+	}
+	return r.Content
+}
+
+func assertNothingMade(t *testing.T, m *Manager, slug string) {
+	t.Helper()
+	if left := leftovers(t, m, slug); len(left) > 0 {
+		t.Fatalf("a failed create left %v", left)
+	}
+}
+
+// A project image: built from the project's Dockerfile FROM each image of
+// the matrix (COPY, so the shell-less one builds too), tagged by its
+// inputs' digest, not rebuilt while they stay the same, rebuilt when the
+// Dockerfile changes.
+func TestIntegrationProjectImage(t *testing.T) {
+	for _, base := range []string{shellImages[0], shellImages[1], noShellImage} {
+		t.Run(imageName(base), func(t *testing.T) {
+			ctx := context.Background()
+			m := repoManager(t, testenv.Files{
+				"README.md":         "hi\n",
+				"docker/Dockerfile": "FROM " + base + "\nARG FLAVOUR=plain\nCOPY marker.txt /opt/marker\n",
+				"docker/marker.txt": "built\n",
+			}, "[docker]\nbuild = \"docker/Dockerfile\"\ncontext = \"docker\"\nargs = { FLAVOUR = \"x\" }\n")
+			c, err := m.Create(ctx, CreateOptions{Name: "one"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Build == nil || c.Build.Cached || !strings.HasPrefix(c.Image, "litterbox/"+m.RepoSlug+"-"+m.RepoID+":") {
+				t.Fatalf("first create: image %q build %+v", c.Image, c.Build)
+			}
+			if got := readFile(t, m, "one", "/opt/marker"); got != "built\n" {
+				t.Fatalf("/opt/marker = %q", got)
+			}
+			c2, err := m.Create(ctx, CreateOptions{Name: "two"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c2.Build == nil || !c2.Build.Cached || c2.Image != c.Image {
+				t.Fatalf("unchanged inputs rebuilt: %+v (first %s)", c2.Build, c.Image)
+			}
+			writeFile(t, filepath.Join(m.Root, "docker/marker.txt"), "changed\n")
+			c3, err := m.Create(ctx, CreateOptions{Name: "three"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c3.Build.Cached || c3.Image == c.Image || readFile(t, m, "three", "/opt/marker") != "changed\n" {
+				t.Fatalf("a changed context was not rebuilt: %+v %s", c3.Build, c3.Image)
+			}
+		})
+	}
+}
+
+// Bad builds make nothing and say why in the error's first line.
+func TestIntegrationProjectImageFailures(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":  "hi\n",
+		"Dockerfile": "FROM busybox:latest\nRUN echo the-build-broke-here && exit 3\n",
+	}, "[docker]\nbuild = \"Dockerfile\"\n")
+	_, err := m.Create(ctx, CreateOptions{Name: "broken"})
+	var be *BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Tail, "the-build-broke-here") || !strings.HasPrefix(err.Error(), "building Dockerfile failed") {
+		t.Fatalf("failing build: %v", err)
+	}
+	assertNothingMade(t, m, "broken")
+
+	writeFile(t, filepath.Join(m.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"nope/Dockerfile\"\n")
+	_, err = m.Create(ctx, CreateOptions{Name: "missing"})
+	if err == nil || err.Error() != "[docker] build: no Dockerfile at nope/Dockerfile" {
+		t.Fatalf("missing Dockerfile: %v", err)
+	}
+	assertNothingMade(t, m, "missing")
+
+	// A committed build runs the repository's Dockerfile with the network:
+	// it needs the user's trust like any other loosening.
+	if err := os.Remove(filepath.Join(m.Root, ".litterbox.local.toml")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(m.Root, ".litterbox.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
+	testenv.Git(t, m.Root, "add", ".litterbox.toml")
+	testenv.Git(t, m.Root, "commit", "-qm", "build")
+	_, err = m.Create(ctx, CreateOptions{Name: "untrusted"})
+	if err == nil || !strings.Contains(err.Error(), "docker.build") || !strings.Contains(err.Error(), "litterbox trust") {
+		t.Fatalf("untrusted committed build: %v", err)
+	}
+	assertNothingMade(t, m, "untrusted")
+}
+
+const cacheSetup = `mkdir -p node_modules/pkg && echo "$(cat package.json)" > node_modules/pkg/from-inputs && ` +
+	`cat /proc/sys/kernel/random/uuid > node_modules/stamp && touch ran-setup.marker`
+
+// The setup cache on every image with a shell: the first create runs the
+// setup and keeps what it added; the next skips it and gets the same
+// files; a commit that leaves the inputs alone still hits, with its own
+// tracked files; a changed input misses.
+func TestIntegrationSetupCache(t *testing.T) {
+	for _, image := range shellImages {
+		t.Run(imageName(image), func(t *testing.T) {
+			ctx := context.Background()
+			m := repoManager(t, testenv.Files{
+				"README.md":    "v1\n",
+				"old.txt":      "deleted later\n",
+				"package.json": `{"deps": 1}` + "\n",
+				".gitignore":   "node_modules/\n*.marker\n",
+				".litterbox.toml": "[docker]\nimage = \"" + image + "\"\nsetup-command = '" + cacheSetup + "'\n" +
+					"[setup]\ninputs = [\"package.json\"]\n",
+			}, "")
+			first, err := m.Create(ctx, CreateOptions{Name: "first"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc := first.SetupCache; sc == nil || !sc.Saved || sc.Hit || sc.Files < 3 {
+				t.Fatalf("first create kept no cache: %+v warnings %v", sc, first.Warnings)
+			}
+			stamp := exec(t, m, "first", "cat node_modules/stamp")
+
+			second, err := m.Create(ctx, CreateOptions{Name: "second"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc := second.SetupCache; sc == nil || !sc.Hit || sc.From != "first" {
+				t.Fatalf("second create missed: %+v", sc)
+			}
+			if got := exec(t, m, "second", "cat node_modules/stamp; ls -ld node_modules | cut -c1-10; stat -c %u node_modules/stamp"); got != stamp+"drwxr-xr-x\n1000\n" {
+				t.Fatalf("second's node_modules: %q, want the stamp %q, owned by 1000", got, stamp)
+			}
+			if n := commitsOn(t, m, "second"); n != 0 {
+				t.Fatalf("a create from the cache has %d commits over its base", n)
+			}
+			// The agent's first change is committed as usual; the cached
+			// files are ignored and stay out of it.
+			if _, err := m.Write(ctx, "second", "agent.txt", []byte("x\n")); err != nil {
+				t.Fatal(err)
+			}
+			if files := testenv.Git(t, m.Root, "diff", "--name-only", second.Base, "litterbox/second"); files != "agent.txt" {
+				t.Fatalf("second's branch changed %q", files)
+			}
+
+			testenv.Git(t, m.Root, "rm", "-q", "old.txt")
+			writeFile(t, filepath.Join(m.Root, "README.md"), "v2\n")
+			testenv.Git(t, m.Root, "commit", "-qam", "v2")
+			third, err := m.Create(ctx, CreateOptions{Name: "third"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc := third.SetupCache; sc == nil || !sc.Hit {
+				t.Fatalf("a commit that left the inputs alone missed: %+v", sc)
+			}
+			if got := exec(t, m, "third", "cat README.md; test -e old.txt && echo old-is-back; cat node_modules/stamp"); got != "v2\n"+stamp {
+				t.Fatalf("third holds %q", got)
+			}
+
+			writeFile(t, filepath.Join(m.Root, "package.json"), `{"deps": 2}`+"\n")
+			testenv.Git(t, m.Root, "commit", "-qam", "deps")
+			fourth, err := m.Create(ctx, CreateOptions{Name: "fourth"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc := fourth.SetupCache; sc == nil || sc.Hit || !sc.Saved {
+				t.Fatalf("a changed input hit: %+v", sc)
+			}
+			if got := exec(t, m, "fourth", "cat node_modules/pkg/from-inputs"); got != `{"deps": 2}`+"\n" {
+				t.Fatalf("fourth ran setup on %q", got)
+			}
+			entries, err := m.CacheList(ctx)
+			if err != nil || len(entries) != 2 {
+				t.Fatalf("cache ls: %+v %v", entries, err)
+			}
+			// delete leaves the cache alone; prune keeps the entry HEAD uses.
+			if _, err := m.Delete(ctx, "first", true); err != nil {
+				t.Fatal(err)
+			}
+			removed, err := m.CachePrune(ctx)
+			if err != nil || len(removed) != 1 || removed[0].Key != entries[1].Key {
+				t.Fatalf("prune removed %+v (%v), want the older of %+v", removed, err, entries)
+			}
+			if _, err := testenv.Docker("volume", "inspect", entries[1].Volume); err == nil {
+				t.Fatalf("pruned volume %s is still there", entries[1].Volume)
+			}
+			if _, err := m.CacheRemove(ctx, entries[0].Key[:8]); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := m.CacheList(ctx); len(left) != 0 {
+				t.Fatalf("after rm: %+v", left)
+			}
+		})
+	}
+}
+
+// A setup that changes tracked files is not cached: a later sandbox would
+// hold those changes without the commit that explains them.
+func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":       "v1\n",
+		".litterbox.toml": "[docker]\nsetup-command = \"echo generated >> README.md\"\n",
+	}, "")
+	c, err := m.Create(ctx, CreateOptions{Name: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SetupCache != nil || !strings.Contains(strings.Join(c.Warnings, "\n"), "setup cache: not kept, because the setup command changed tracked files") {
+		t.Fatalf("cache %+v warnings %v", c.SetupCache, c.Warnings)
+	}
+	c2, err := m.Create(ctx, CreateOptions{Name: "two"})
+	if err != nil || c2.SetupCache != nil || c2.Setup.Snapshot == "" {
+		t.Fatalf("second: %+v %v", c2, err)
+	}
+}
+
+func commitsOn(t *testing.T, m *Manager, slug string) int {
+	t.Helper()
+	rec, err := m.store().load(slug)
+	if err != nil || rec == nil {
+		t.Fatalf("record of %s: %v", slug, err)
+	}
+	n := 0
+	for _, c := range strings.Fields(testenv.Git(t, m.Root, "rev-list", rec.Base+"..litterbox/"+slug)) {
+		_ = c
+		n++
+	}
+	return n
+}
+
+// Fork on the whole matrix: the new sandbox starts at the source's tip,
+// with its files (an ignored build directory too); the two then go their
+// own ways, and the source never stopped.
+func TestIntegrationFork(t *testing.T) {
+	for _, image := range slices.Concat(shellImages, []string{noShellImage}) {
+		t.Run(imageName(image), func(t *testing.T) {
+			ctx := context.Background()
+			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbfork"))
+			testenv.NewRepo(t, dir, testenv.Files{"README.md": "hi\n", ".gitignore": "build/\n"})
+			m := imageManager(t, dir, image)
+			if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+				t.Fatal(err)
+			}
+			for p, body := range map[string]string{"work.txt": "agent work\n", "build/out.bin": "compiled\n"} {
+				if _, err := m.Write(ctx, "src", p, []byte(body)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "copy"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srcTip := testenv.Git(t, m.Root, "rev-parse", "litterbox/src")
+			if tip := testenv.Git(t, m.Root, "rev-parse", "litterbox/copy"); tip != srcTip || c.ForkedFrom != "src" || c.Status != StatusActive {
+				t.Fatalf("fork at %s, source at %s: %+v", tip, srcTip, c)
+			}
+			if got := readFile(t, m, "copy", "build/out.bin") + readFile(t, m, "copy", "work.txt"); got != "compiled\nagent work\n" {
+				t.Fatalf("fork holds %q", got)
+			}
+			if _, err := m.Write(ctx, "copy", "work.txt", []byte("fork's own\n")); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, m, "src", "work.txt"); got != "agent work\n" {
+				t.Fatalf("the fork's write reached the source: %q", got)
+			}
+			if testenv.Git(t, m.Root, "rev-parse", "litterbox/src") != srcTip {
+				t.Fatal("the fork's write moved the source's branch")
+			}
+			if got := testenv.Git(t, m.Root, "diff", "--name-only", srcTip, "litterbox/copy"); got != "work.txt" {
+				t.Fatalf("the fork's first commit changed %q", got)
+			}
+			infos, err := m.List(ctx, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range infos {
+				if i.Status != StatusActive {
+					t.Fatalf("%s is %s after the fork", i.Name, i.Status)
+				}
+			}
+		})
+	}
+}
+
+// A paused source forks too (it is not unpaused), and the bad inputs fail
+// in one line with nothing made.
+func TestIntegrationForkEdges(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "")
+	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Create(ctx, CreateOptions{Name: "taken"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Pause(ctx, "src"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "from-paused"}); err != nil {
+		t.Fatalf("fork of a paused sandbox: %v", err)
+	}
+	if in, _ := m.Provider.Inspect(ctx, m.Names("src").Container); in.State != "paused" {
+		t.Fatalf("the source is %s after the fork", in.State)
+	}
+	var exists *ExistsError
+	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "taken"}); !errors.As(err, &exists) {
+		t.Fatalf("fork onto an existing name: %v", err)
+	}
+	var nf *NotFoundError
+	if _, err := m.Fork(ctx, ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
+		t.Fatalf("fork of an unknown sandbox: %v", err)
+	}
+	if _, err := os.Stat(m.store().path("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
+		t.Fatal("a fork of an unknown sandbox left state or a branch")
+	}
+	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {
+		t.Fatalf("fork to a bad name: %v", err)
+	}
+}
