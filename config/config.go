@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/google/shlex"
 
+	"github.com/litterbox-dev/litterbox/devcontainer"
 	"github.com/litterbox-dev/litterbox/egress"
 	"github.com/litterbox-dev/litterbox/slug"
 )
@@ -102,6 +103,10 @@ type Config struct {
 	Files []string
 	// mode is [network] mode as the last file that set it wrote it.
 	mode string
+	// devcontainer is the devcontainer.json read, if any.
+	devcontainer *devcontainer.File
+	// Notes name what a config file asks for that Litterbox does not do.
+	Notes []string
 	// From names, for each setting that can loosen a sandbox (see
 	// Weakenings), the file that set it last: "docker.network",
 	// "docker.user", "docker.read-only", "docker.memory", "docker.cpus",
@@ -382,8 +387,24 @@ func Load(root string) (Config, error) {
 	cfg := Default()
 	var files []*fileConfig
 	var names []string
-	for _, name := range []string{UserFile(), File, LocalFile} {
+	for _, name := range []string{UserFile(), devcontainerName, File, LocalFile} {
 		if name == "" {
+			continue
+		}
+		if name == devcontainerName {
+			fc, f, err := devcontainerFile(root)
+			if err != nil {
+				return cfg, err
+			}
+			if f != nil {
+				cfg.devcontainer = f
+				for _, n := range f.Ignored {
+					cfg.Notes = append(cfg.Notes, f.Name+": "+n)
+				}
+				files = append(files, fc)
+				names = append(names, f.Name)
+				cfg.Files = append(cfg.Files, f.Name)
+			}
 			continue
 		}
 		path := name
@@ -417,6 +438,10 @@ func Load(root string) (Config, error) {
 	}
 	return cfg, cfg.validate()
 }
+
+// devcontainerName stands for the devcontainer.json, wherever it is, in
+// Load's order of files.
+const devcontainerName = "\x00devcontainer"
 
 // parseConfig decodes one file.
 func parseConfig(name string, data []byte) (*fileConfig, error) {
@@ -534,6 +559,10 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		from("secrets."+name, true)
 	}
 	from("docker.build", d.Build != nil)
+	from("docker.setup-command", d.SetupCommand != nil)
+	for k := range d.Env {
+		from("docker.env."+k, true)
+	}
 	from("docker.user", d.User != nil)
 	from("docker.read-only", d.ReadOnly != nil)
 	from("docker.memory", d.Memory != nil)

@@ -119,6 +119,31 @@ func (c *Client) CopyIn(ctx context.Context, container, dir string, r io.Reader)
 	return err
 }
 
+// CopyOut writes a tar of path in the container (running or not) to w.
+func (c *Client) CopyOut(ctx context.Context, container, path string, w io.Writer) error {
+	_, err := c.run(ctx, runner.Cmd{Args: []string{"cp", container + ":" + path, "-"}, Stdout: w})
+	return err
+}
+
+// ImageEnv is the environment the image gives its containers.
+func (c *Client) ImageEnv(ctx context.Context, image string) (map[string]string, error) {
+	res, err := c.args(ctx, "image", "inspect", "--format", "{{json .Config.Env}}", image)
+	if err != nil {
+		return nil, err
+	}
+	var pairs []string
+	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &pairs); err != nil {
+		return nil, fmt.Errorf("cannot read docker image inspect output %q: %w", res.Stdout, err)
+	}
+	env := map[string]string{}
+	for _, p := range pairs {
+		if k, v, ok := strings.Cut(p, "="); ok {
+			env[k] = v
+		}
+	}
+	return env, nil
+}
+
 // Pause freezes every process in the container.
 func (c *Client) Pause(ctx context.Context, container string) error {
 	_, err := c.args(ctx, "pause", container)
@@ -412,7 +437,8 @@ type BuildSpec struct {
 // Build builds an image, its output (both streams) going to out as it is
 // produced.
 func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
-	a := []string{"build", "--file", b.Dockerfile, "--tag", b.Tag}
+	// --force-rm: a failed step's container goes too, not only a good build's.
+	a := []string{"build", "--force-rm", "--file", b.Dockerfile, "--tag", b.Tag}
 	if b.Target != "" {
 		a = append(a, "--target", b.Target)
 	}

@@ -123,6 +123,9 @@ func renderCreated(c *sandbox.Created) string {
 	for _, s := range c.Services {
 		fmt.Fprintf(&b, "service %s\n", s)
 	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "not honoured: %s\n", n)
+	}
 	for _, w := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}

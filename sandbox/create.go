@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,6 +133,9 @@ type Created struct {
 	Weakened []string `json:"weakened"`
 	// Submodules says what became of each submodule of the base commit.
 	Submodules []Submodule `json:"submodules"`
+	// Notes name what the config files ask for that Litterbox does not
+	// do (devcontainer.json features, hooks, mounts).
+	Notes []string `json:"notes"`
 	// Warnings are things the caller must be told, such as uncommitted host
 	// changes that are not in the sandbox.
 	Warnings []string `json:"warnings"`
@@ -186,6 +190,19 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	if err := m.preflight(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if cfg.Devcontainer() != nil {
+		if err := m.devcontainerImage(ctx, &cfg); err != nil {
+			return nil, err
+		}
+		// A user name may have turned out to be root.
+		if uid, _, _ := cfg.IDs(); uid == 0 && cfg.UserName() != "" {
+			more, err := m.allowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
+			if err != nil {
+				return nil, err
+			}
+			weakened = append(weakened, more...)
+		}
 	}
 	// A new sandbox gets new names, whatever an old record says.
 	n := NamesFor(m.RepoSlug, m.RepoID, slug)
@@ -417,7 +434,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
 		Image: cfg.Image, Build: built, SetupCache: cache, ForkedFrom: forkedFrom(opts.fork),
 		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
-		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Warnings: orEmpty(warnings),
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(warnings),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,9 +29,6 @@ func repoManager(t *testing.T, files testenv.Files, local string) *Manager {
 	m, err := OpenRepo(context.Background(), testenv.Exec(), Docker, Location{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if m.ConfigErr != nil {
-		t.Fatal(m.ConfigErr)
 	}
 	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
 	return m
@@ -354,5 +352,105 @@ func TestIntegrationForkEdges(t *testing.T) {
 	}
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {
 		t.Fatalf("fork to a bad name: %v", err)
+	}
+}
+
+// devcontainer.json, image form: the image, the environment (with the
+// image's own PATH filled in), the three command forms as the setup, and
+// what Litterbox does not do named in Notes.
+func TestIntegrationDevcontainerImage(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":  "hi\n",
+		".gitignore": "*.out\n",
+		".devcontainer/devcontainer.json": `{
+  // The image form, as most projects write it.
+  "name": "demo",
+  "image": "litterbox-test/debian:bookworm",
+  "containerEnv": {"GREETING": "hello", "TOOLS": "${containerEnv:PATH}:/opt/tools"},
+  "onCreateCommand": "echo on-create > a.out",
+  "updateContentCommand": ["sh", "-c", "echo \"$GREETING\" > b.out"],
+  "postCreateCommand": {"one": "echo one > c.out", "two": ["touch", "d.out"]},
+  "features": {"ghcr.io/devcontainers/features/node:1": {}},
+  "postStartCommand": "echo never",
+}
+`,
+	}, "")
+	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != StatusActive || c.Image != "litterbox-test/debian:bookworm" || strings.Join(c.ConfigFiles, ",") != ".devcontainer/devcontainer.json" {
+		t.Fatalf("created %+v", c)
+	}
+	if got := exec(t, m, "dev", "cat a.out b.out c.out; test -f d.out && echo d; echo $TOOLS"); got != "on-create\nhello\none\nd\n/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/tools\n" {
+		t.Fatalf("setup and env gave %q", got)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, want := range []string{"features (ghcr.io/devcontainers/features/node:1): not supported", "postStartCommand: not run"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}
+
+// devcontainer.json, build form: the Dockerfile next to it, a user named
+// in the image, forwardPorts named from portsAttributes; its loosening
+// (a build, a port) needs trust like .litterbox.toml's, and
+// .litterbox.toml wins key by key.
+func TestIntegrationDevcontainerBuild(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":                "hi\n",
+		".devcontainer/Dockerfile": "FROM litterbox-test/debian:bookworm\nRUN useradd -u 1234 -m dev\n",
+		".devcontainer/devcontainer.json": `{
+  "build": {"dockerfile": "Dockerfile", "context": ".."},
+  "remoteUser": "dev",
+  "postCreateCommand": "id -u > uid.txt",
+  "forwardPorts": [8080],
+  "portsAttributes": {"8080": {"label": "Web App"}}
+}
+`,
+		".litterbox.toml": "[docker]\nsetup-command = \"id -u > from-toml.txt\"\n",
+	}, "")
+	_, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	if err == nil || !strings.HasPrefix(err.Error(), ".devcontainer/devcontainer.json sets ") || !strings.Contains(err.Error(), "litterbox trust") {
+		t.Fatalf("untrusted devcontainer.json: %v", err)
+	}
+	assertNothingMade(t, m, "dev")
+	if _, err := m.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Build == nil || len(c.Ports) != 1 || c.Ports[0].Name != "web-app" || c.Ports[0].ContainerPort != 8080 {
+		t.Fatalf("build %+v ports %+v", c.Build, c.Ports)
+	}
+	if got := exec(t, m, "dev", "cat from-toml.txt; test -e uid.txt || echo no-devcontainer-setup; echo $PORT_WEB_APP"); got != fmt.Sprintf("1234\nno-devcontainer-setup\n%d\n", c.Ports[0].HostPort) {
+		t.Fatalf("sandbox says %q", got)
+	}
+}
+
+// Bad devcontainer.json files fail create in one line naming the file
+// (and the line, for JSON that does not parse), with nothing made.
+func TestIntegrationDevcontainerFailures(t *testing.T) {
+	ctx := context.Background()
+	for name, tc := range map[string]struct{ file, want string }{
+		"invalid-jsonc":  {"{\n  \"image\": \"busybox:latest\",\n  oops\n}\n", ".devcontainer/devcontainer.json: line 3"},
+		"unknown-user":   {`{"image": "busybox:latest", "remoteUser": "nobody-here"}`, `.devcontainer/devcontainer.json: remoteUser "nobody-here" is not in image busybox:latest's /etc/passwd`},
+		"compose":        {`{"dockerComposeFile": "compose.yml", "service": "app"}`, ".devcontainer/devcontainer.json: "},
+		"missing-docker": {`{"build": {"dockerfile": "Nope"}}`, "[docker] build: no Dockerfile at .devcontainer/Nope"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := repoManager(t, testenv.Files{"README.md": "hi\n", ".devcontainer/devcontainer.json": tc.file}, "")
+			_, _ = m.Trust() // the config may not even load: create says why
+			_, err := m.Create(ctx, CreateOptions{Name: "dev"})
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want a line starting %q", err, tc.want)
+			}
+			assertNothingMade(t, m, "dev")
+		})
 	}
 }

@@ -26,6 +26,8 @@ type Provider interface {
 	StartAttached(ctx context.Context, container string, stdin io.Reader) (runner.Result, error)
 	ImageID(ctx context.Context, image string) (string, error)
 	Build(ctx context.Context, b dockercli.BuildSpec, out io.Writer) error
+	CopyOut(ctx context.Context, container, path string, w io.Writer) error
+	ImageEnv(ctx context.Context, image string) (map[string]string, error)
 	TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error
 	DisconnectNetwork(ctx context.Context, network, container string) error
 	Logs(ctx context.Context, container string, since time.Time) ([]byte, error)

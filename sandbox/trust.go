@@ -11,9 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/devcontainer"
 )
 
 // FlagNetwork is the source of a network named on create's command line,
@@ -47,17 +49,40 @@ func (m *Manager) loadTrust() (trustRecords, error) {
 }
 
 // committedDigest is the digest of the work tree's committed config, ""
-// when there is none.
-func (m *Manager) committedDigest() (string, error) {
-	data, err := os.ReadFile(filepath.Join(m.Root, config.File))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+// when there is none: .litterbox.toml's alone (as before devcontainer.json
+// counted), or, with a devcontainer.json, of both files by name.
+func (m *Manager) committedDigest() (digest string, files []string, err error) {
+	toml, err := os.ReadFile(filepath.Join(m.Root, config.File))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, err
 	}
+	if err == nil {
+		files = append(files, config.File)
+	}
+	dc, err := devcontainer.Find(m.Root)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	if dc == "" {
+		if files == nil {
+			return "", nil, nil
+		}
+		sum := sha256.Sum256(toml)
+		return "sha256:" + hex.EncodeToString(sum[:]), files, nil
+	}
+	data, err := os.ReadFile(filepath.Join(m.Root, filepath.FromSlash(dc)))
+	if err != nil {
+		return "", nil, err
+	}
+	files = append(files, dc)
+	h := sha256.New()
+	if toml != nil {
+		fmt.Fprintf(h, "%s\x00%d\x00", config.File, len(toml))
+		h.Write(toml)
+	}
+	fmt.Fprintf(h, "%s\x00%d\x00", dc, len(data))
+	h.Write(data)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), files, nil
 }
 
 // TrustState says whether the committed config is allowed.
@@ -72,7 +97,7 @@ const (
 )
 
 func (m *Manager) trustState() (TrustState, error) {
-	digest, err := m.committedDigest()
+	digest, _, err := m.committedDigest()
 	if err != nil {
 		return Untrusted, err
 	}
@@ -100,20 +125,24 @@ type TrustResult struct {
 // Trust allows the work tree's committed config as it is now, weakenings
 // included.
 func (m *Manager) Trust() (*TrustResult, error) {
-	digest, err := m.committedDigest()
+	digest, files, err := m.committedDigest()
 	if err != nil {
 		return nil, err
 	}
 	if digest == "" {
-		return nil, fmt.Errorf("%s has no %s to trust", m.Root, config.File)
+		return nil, fmt.Errorf("%s has no %s or devcontainer.json to trust", m.Root, config.File)
 	}
 	cfg, err := config.Load(m.Root)
 	if err != nil {
 		return nil, err
 	}
-	res := &TrustResult{File: filepath.Join(m.Root, config.File), Digest: digest, Weakenings: []string{}}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = filepath.Join(m.Root, filepath.FromSlash(f))
+	}
+	res := &TrustResult{File: strings.Join(paths, " + "), Digest: digest, Weakenings: []string{}}
 	for _, w := range cfg.Weakenings() {
-		if w.File == config.File {
+		if config.IsCommitted(w.File) {
 			res.Weakenings = append(res.Weakenings, w.String())
 		}
 	}
@@ -160,7 +189,10 @@ func (e *WeakeningError) Error() string {
 	}
 	why := "this repository's committed config is not trusted"
 	if e.State == Changed {
-		why = config.File + " has changed since it was trusted"
+		why = "the committed config has changed since it was trusted"
+		if w.File == config.File {
+			why = config.File + " has changed since it was trusted"
+		}
 	}
 	return fmt.Sprintf("%s sets %s, which loosens the sandbox, and %s: read it, then allow it with litterbox trust (or set it in %s)", w.File, w, why, config.LocalFile)
 }
@@ -188,7 +220,7 @@ func (m *Manager) allowWeakenings(ctx context.Context, ws []config.Weakening) ([
 			return nil, &WeakeningError{Weakening: w}
 		case w.File == config.LocalFile && localTracked():
 			return nil, fmt.Errorf("%s sets %s, which loosens the sandbox, but git tracks %s, so it comes with the repository like %s: untrack it (git rm --cached %s) to keep it yours", w.File, w, config.LocalFile, config.File, config.LocalFile)
-		case w.File == config.File:
+		case config.IsCommitted(w.File):
 			state, err := trust()
 			if err != nil {
 				return nil, err

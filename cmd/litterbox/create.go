@@ -112,6 +112,9 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 	for _, l := range c.Weakened {
 		fmt.Fprintf(w, "  weakened:  %s\n", l)
 	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "  ignored:   %s\n", n)
+	}
 	if c.ForkedFrom != "" {
 		fmt.Fprintf(w, "  forked:    from '%s' (its files and image %s; no setup)\n", c.ForkedFrom, c.Image)
 	}
