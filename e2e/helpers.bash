@@ -55,6 +55,7 @@ common_teardown() {
     slug=${REPO_SLUGS[$i]}
     remove_containers "$repo" "$slug"
     remove_volumes "$slug" "$repo"
+    remove_images "$slug"
   done
   for i in "${TEST_DIRS[@]}"; do
     rm -rf "$i"
@@ -72,6 +73,16 @@ remove_containers() {
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086 # one id per word
     "$RUNTIME" rm -f -v $ids >/dev/null 2>&1 || true
+  fi
+}
+
+# remove_images SLUG removes the project images built for the repository.
+remove_images() {
+  local imgs
+  imgs=$("$RUNTIME" images --format '{{.Repository}}:{{.Tag}}' --filter "reference=litterbox/$1-*" 2>/dev/null)
+  if [ -n "$imgs" ]; then
+    # shellcheck disable=SC2086
+    "$RUNTIME" rmi -f $imgs >/dev/null 2>&1 || true
   fi
 }
 

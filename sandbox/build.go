@@ -22,6 +22,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // BuildError is a project image that would not build: the tail of the
@@ -33,9 +34,16 @@ type BuildError struct {
 }
 
 func (e *BuildError) Error() string {
-	msg := fmt.Sprintf("building %s failed: %v", e.Dockerfile, e.Err)
+	// The build's own words are in its log's tail; the exit error's
+	// first line is only the builder's banner.
+	why := e.Err.Error()
+	var ee *runner.ExitError
+	if errors.As(e.Err, &ee) {
+		why = fmt.Sprintf("the build exited with code %d", ee.Result.ExitCode)
+	}
+	msg := fmt.Sprintf("building %s failed: %s", e.Dockerfile, why)
 	if e.Tail != "" {
-		msg += "\n" + e.Tail
+		msg += "; the end of its log:\n" + e.Tail
 	}
 	return msg
 }
