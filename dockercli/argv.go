@@ -48,6 +48,9 @@ type ContainerSpec struct {
 	AnonVolumes []string
 	// Shared are existing named volumes mounted besides Volume.
 	Shared []SharedVolume
+	// VolumesFrom mounts every volume of these containers where they
+	// have them ("NAME" or "NAME:ro").
+	VolumesFrom []string
 	// LogMax, when set, bounds the container's log: json-file, in two
 	// files of at most this size.
 	LogMax      string
@@ -129,6 +132,9 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	}
 	for _, v := range s.AnonVolumes {
 		a = append(a, "--volume", v)
+	}
+	for _, c := range s.VolumesFrom {
+		a = append(a, "--volumes-from", c)
 	}
 	for _, v := range s.Shared {
 		m := "type=volume,source=" + v.Volume + ",target=" + v.Target

@@ -73,34 +73,41 @@ func settle() { syscall.Sync() }
 
 func benchRawCreate(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
-	ctx := context.Background()
 	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {
 		n := m.Names(fmt.Sprintf("raw%d", i))
 		i++
-		spec := m.containerSpec(n, base, m.Config, nil, &helperBinary{id: "raw"})
-		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
-		if _, err := cli.Run(ctx, spec); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {
-			b.Fatal(err)
-		}
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
-		if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, dockercli.Streams{}); err != nil {
-			b.Fatal(err)
-		}
+		rawCreate(b, m, cli, n, base)
 		b.StopTimer()
 		docker(b, "rm", "-f", "-v", n.Container)
 		docker(b, "volume", "rm", n.Volume)
 		settle()
 		b.StartTimer()
+	}
+}
+
+// rawCreate is a create done by hand: docker run, the tree by git archive
+// into docker cp, the setup by docker exec.
+func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n Names, base string) {
+	b.Helper()
+	ctx := context.Background()
+	spec := m.containerSpec(n, base, m.Config, nil, &helperBinary{id: "raw"})
+	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
+	if _, err := cli.Run(ctx, spec); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {
+		b.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
+	if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, dockercli.Streams{}); err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -134,13 +134,9 @@ func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
 	return &e, nil
 }
 
-// cacheRestore fills the new sandbox's volume from entry e. The volume is
-// made here, labelled as the container would label it.
+// cacheRestore fills the new sandbox's /src from entry e.
 func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *CacheEntry) error {
-	if err := m.Provider.CreateVolume(ctx, n.Volume, m.labels(n.Slug, "true")); err != nil {
-		return &StepError{Step: "making volume " + n.Volume, Err: err}
-	}
-	if _, err := m.copyVolume(ctx, image, e.Volume, n.Volume, n.Slug, nil); err != nil {
+	if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: e.Volume, intoSandbox: true}); err != nil {
 		return &StepError{Step: "copying setup cache " + e.Volume, Err: err}
 	}
 	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
@@ -199,7 +195,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 	if err := m.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
 		return fail(err)
 	}
-	st, err := m.copyVolume(ctx, cfg.Image, n.Volume, e.Volume, n.Slug, strings.NewReader(tracked))
+	st, err := m.copyVolume(ctx, cfg.Image, copyJob{sandbox: n.Container, volume: e.Volume, skip: strings.NewReader(tracked)})
 	if err != nil {
 		return fail(err)
 	}

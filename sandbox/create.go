@@ -312,7 +312,28 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if setupOpen(cfg) {
 		run.Network = egressNetwork(cfg)
 	}
-	pmap, err := m.runContainer(ctx, n, base, run)
+	var prefill func(context.Context) error
+	switch {
+	case opts.fork != nil:
+		prefill = func(ctx context.Context) error {
+			t := time.Now()
+			if _, err := m.copyVolume(ctx, cfg.Image, copyJob{sandbox: n.Container, volume: opts.fork.volume, intoSandbox: true}); err != nil {
+				return &StepError{Step: "copying " + opts.fork.slug + "'s files", Err: err}
+			}
+			m.step("copy "+opts.fork.slug+"'s "+Workdir, t)
+			return nil
+		}
+	case cacheHit != nil:
+		prefill = func(ctx context.Context) error {
+			t := time.Now()
+			if err := m.cacheRestore(ctx, n, cfg.Image, cacheHit); err != nil {
+				return err
+			}
+			m.step("setup cache "+cacheKey[:12], t)
+			return nil
+		}
+	}
+	pmap, err := m.runContainer(ctx, n, base, run, prefill)
 	proxyErr := <-proxyDone
 	// A leftover's proxy: not this create's to remove.
 	leftoverProxy := errors.Is(proxyErr, dockercli.ErrNameInUse)
@@ -342,25 +363,15 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	setupCmd := cfg.SetupCommand
 	switch {
 	case opts.fork != nil:
-		// The source's files, as its last call left them: no setup.
-		t = time.Now()
-		if _, err := m.copyVolume(ctx, cfg.Image, opts.fork.volume, n.Volume, slug, nil); err != nil {
-			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s files", Err: err})
-		}
-		// The source's ignore rules, as the tree copy would have kept them.
+		// The source's files came as its last call left them (prefill):
+		// no setup. Its ignore rules, as the tree copy would have kept them.
 		if err := os.CopyFS(m.mirror(slug), os.DirFS(m.mirror(opts.fork.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s ignore rules", Err: err})
 		}
-		m.step("copy "+opts.fork.slug+"'s "+Workdir, t)
 		setupCmd = ""
 	default:
 		if cacheHit != nil {
-			t = time.Now()
-			if err := m.cacheRestore(ctx, n, cfg.Image, cacheHit); err != nil {
-				return nil, m.rollback(ctx, n, tip, err)
-			}
-			m.step("setup cache "+cacheKey[:12], t)
-			setupCmd = ""
+			setupCmd = "" // its result came with prefill
 		}
 		t = time.Now()
 		if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
@@ -466,11 +477,21 @@ func (m *Manager) createConfig() (config.Config, error) {
 // runContainer makes the sandbox's container, delivers the helper into it
 // and starts it, with host ports for its [[ports]]. Two creates may pick the
 // same free port at once; the engine refuses the second, which then tries
-// other ports.
-func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config) ([]ports.Port, error) {
+// other ports. prefill, when set, fills /src (from a fork's source or the
+// setup cache): while the container starts when it has no ports, after
+// it when a retry could remove the container under the copy.
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
 	if len(cfg.Ports) == 0 {
-		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper))
+		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper), prefill)
 	}
+	pmap, err := m.runContainerPorts(ctx, n, base, cfg)
+	if err == nil && prefill != nil {
+		err = prefill(ctx)
+	}
+	return pmap, err
+}
+
+func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, cfg config.Config) ([]ports.Port, error) {
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
 		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
@@ -492,7 +513,7 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg co
 		for i := range pmap {
 			pmap[i].EngineHost = remote
 		}
-		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.helper))
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.helper), nil)
 		if err == nil {
 			return pmap, nil
 		}
@@ -510,8 +531,9 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg co
 }
 
 // startContainer creates the container, copies the helper into its helper
-// volume (its PID 1 runs from there) and starts it.
-func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec) error {
+// volume (its PID 1 runs from there) and starts it, running prefill (when
+// set) at the same time: nothing reads /src before the setup step.
+func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec, prefill func(context.Context) error) error {
 	step := "starting container " + n.Container
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: step, Err: err}
@@ -520,7 +542,17 @@ func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.Co
 	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
 		return &StepError{Step: "delivering the sandbox helper", Err: err}
 	}
-	if err := m.Provider.Start(ctx, n.Container); err != nil {
+	filled := make(chan error, 1)
+	if prefill != nil {
+		go func() { filled <- prefill(ctx) }()
+	} else {
+		filled <- nil
+	}
+	err := m.Provider.Start(ctx, n.Container)
+	if ferr := <-filled; ferr != nil && err == nil {
+		return ferr
+	}
+	if err != nil {
 		if !errors.Is(err, dockercli.ErrPortInUse) {
 			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
 		}

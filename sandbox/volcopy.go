@@ -24,37 +24,52 @@ type copyStats struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// copyVolume copies the volume from into the volume to, inside the engine:
-// a container that mounts both (from read-only) runs the helper's copy, so
-// nothing passes through this machine. It runs as root with only the
-// capabilities a `cp -a` needs, on no network, from the helper alone: the
-// image (any image already here) lends nothing but a root file system.
-//
-// skip, when set, holds NUL-separated paths (relative to the volume's
-// root) the copy leaves out, with everything under them.
-func (m *Manager) copyVolume(ctx context.Context, image, from, to, slug string, skip io.Reader) (copyStats, error) {
+// copyJob is one copy between a sandbox's /src and another volume.
+type copyJob struct {
+	// sandbox is the container whose volumes the copy borrows: its /src,
+	// and its helper, which so need not be delivered again.
+	sandbox string
+	// volume is the other side; intoSandbox says which way the files go.
+	volume      string
+	intoSandbox bool
+	// skip, when set, holds NUL-separated paths (relative to the copied
+	// root) left out, with everything under them.
+	skip io.Reader
+}
+
+// copyVolume runs a copy inside the engine: a container that mounts both
+// sides (the source read-only) runs the helper's copy, so nothing passes
+// through this machine. It runs as root with only the capabilities a
+// `cp -a` needs, on no network, from the helper alone: the image lends
+// nothing but a root file system.
+func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	name := "litterbox-" + m.RepoSlug + "-" + m.RepoID + ".copy-" + hex.EncodeToString(rnd[:])
 	h := m.helper
+	from, to := "/other", Workdir
+	borrow := j.sandbox
+	other := dockercli.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
+	if !j.intoSandbox {
+		from, to = Workdir, "/other"
+		borrow += ":ro"
+		other.ReadOnly = false
+	}
 	spec := dockercli.ContainerSpec{
 		Name:        name,
 		Image:       image,
-		Labels:      m.labels(slug, roleCopy),
+		Labels:      m.labels("", roleCopy),
 		User:        "0:0",
 		ReadOnly:    true,
-		AnonVolumes: []string{HelperDir},
-		Shared: []dockercli.SharedVolume{
-			{Volume: from, Target: "/from", ReadOnly: true},
-			{Volume: to, Target: "/to"},
-		},
+		VolumesFrom: []string{borrow},
+		Shared:      []dockercli.SharedVolume{other},
 		CapDrop:     []string{"ALL"},
 		CapAdd:      []string{"CHOWN", "FOWNER", "DAC_OVERRIDE"},
 		SecurityOpt: []string{"no-new-privileges"},
 		Network:     "none",
 		OpenStdin:   true,
 		Entrypoint:  h.argv()[0],
-		Cmd:         h.argv("copy", "/from", "/to")[1:],
+		Cmd:         h.argv("copy", from, to)[1:],
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -64,19 +79,24 @@ func (m *Manager) copyVolume(ctx context.Context, image, from, to, slug string, 
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return copyStats{}, err
 	}
-	if err := m.deliverHelper(ctx, name, h); err != nil {
-		return copyStats{}, err
-	}
+	skip := j.skip
 	if skip == nil {
 		skip = strings.NewReader("")
 	}
 	res, err := m.Provider.StartAttached(ctx, name, skip)
 	if err != nil {
-		return copyStats{}, fmt.Errorf("copying volume %s into %s: %w", from, to, err)
+		return copyStats{}, fmt.Errorf("copying %s: %w", j.describe(), err)
 	}
 	var st copyStats
 	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &st); err != nil {
-		return copyStats{}, fmt.Errorf("copying volume %s into %s: unexpected report %q", from, to, res.Stdout)
+		return copyStats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
 	}
 	return st, nil
+}
+
+func (j copyJob) describe() string {
+	if j.intoSandbox {
+		return "volume " + j.volume + " into " + j.sandbox
+	}
+	return j.sandbox + " into volume " + j.volume
 }
