@@ -29,10 +29,12 @@ func (a *app) createCommand() *cobra.Command {
 		Use:   "create NAME",
 		Short: "Create a sandbox from HEAD (or --base) with its own branch",
 		Long: `Create a sandbox: a branch litterbox/NAME at HEAD (or --base), and a container
-holding that commit's tree at /src, made from .litterbox.toml and
-.litterbox.local.toml as they are in the working tree now. The setup command
-runs in it, then the configured services start; each [[ports]] entry gets a
-free host port on 127.0.0.1.`,
+holding that commit's tree at /src, made from devcontainer.json,
+.litterbox.toml and .litterbox.local.toml as they are in the working tree
+now ([docker] build builds the image from the project first). The setup
+command runs in it, or its result comes from the setup cache (litterbox
+cache), then the configured services start; each [[ports]] entry gets a free
+host port on 127.0.0.1.`,
 		Example: `  litterbox create fix-login
   litterbox create "Try the new parser" --base v1.2.0`,
 		Args: cobra.ExactArgs(1),
