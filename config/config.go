@@ -446,8 +446,12 @@ const devcontainerName = "\x00devcontainer"
 // parseConfig decodes one file.
 func parseConfig(name string, data []byte) (*fileConfig, error) {
 	var fc fileConfig
-	if _, err := toml.Decode(string(data), &fc); err != nil {
+	md, err := toml.Decode(string(data), &fc)
+	if err != nil {
 		return nil, tomlError(name, err)
+	}
+	if err := unknownKey(name, data, md); err != nil {
+		return nil, err
 	}
 	if fc.Docker.Image != nil && fc.Docker.Build != nil {
 		return nil, &Error{File: name, Key: "docker.build", Msg: "set image or build, not both"}

@@ -91,7 +91,6 @@ target = 5173
 
 func TestLoadConfigEveryKeyAndLocalOverride(t *testing.T) {
 	dir := writeConfigs(t, `
-unknown-top = 1
 [project]
 slug = "shop"
 [docker]
@@ -104,7 +103,6 @@ memory = "1g"
 cpus = 1.5
 pids = 256
 env = { RUST_LOG = "debug", KEEP = "yes" }
-future-key = "ignored"
 [[ports]]
 name = "www"
 target = 8080
@@ -212,6 +210,14 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"disk", "[docker]\ndisk = \"big\"\n", "", File, 2, "docker.disk", `size "big": want a size such as "50m" or "10g"`},
 		{"disk zero", "[docker]\ndisk = 0\n", "", File, 2, "docker.disk", `size "0"`},
 		{"file size type", "[snapshot]\nmax-file-size = true\n", "", File, 2, "snapshot.max-file-size", "got true or false"},
+		{"unknown table", "[dokcer]\nimage = \"golang:1.23\"\n", "", File, 1, "", "unknown table [dokcer]; did you mean [docker]?"},
+		{"unknown key", "[docker]\nsetup-command = \"x\"\nimgae = \"golang:1.23\"\n", "", File, 3, "", "unknown key imgae in [docker]; did you mean image?"},
+		{"key in the wrong table", "[docker]\nallow = [\"a.test\"]\n", "", File, 2, "", "unknown key allow in [docker]; allow belongs in [network]"},
+		{"unknown in local", "", "[setup]\ninput = [\"go.sum\"]\n", LocalFile, 2, "", "unknown key input in [setup]; did you mean inputs?"},
+		{"unknown in a port", "[[ports]]\nname = \"www\"\nport = 80\n", "", File, 3, "", "unknown key port in [ports]"},
+		{"unknown in a service", "[container.services.web]\ncommand = [\"x\"]\nstop-timout = 3\n", "", File, 3, "", "unknown key stop-timout in [container.services.web]; did you mean stop-timeout?"},
+		{"unknown in a secret", "[secrets]\nTOKEN = { cmd = \"pass show x\" }\n", "", File, 2, "", "unknown key cmd in [secrets.TOKEN]; known: command, env"},
+		{"unknown top key", "imag = \"x\"\n", "", File, 1, "", "unknown key imag; known: container, docker"},
 		{"call below file", "[snapshot]\nmax-file-size = \"1g\"\n", "", File, 0, "snapshot.max-call-size", "500m is below max-file-size (1g)"},
 	}
 	for _, c := range cases {

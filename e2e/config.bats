@@ -659,7 +659,7 @@ setup-command = "echo edited"'
   assert_output --partial "echo committed"
 }
 
-@test "config: .litterbox.local.toml overrides key by key (setup, env by variable, ports by name); unknown keys are ignored" {
+@test "config: .litterbox.local.toml overrides key by key (setup, env by variable, ports by name)" {
   config <<'EOF'
 [docker]
 setup-command = "echo main"
@@ -671,7 +671,6 @@ target = 8080
 EOF
   commit_config
   config .litterbox.local.toml <<'EOF'
-some-future-key = 1
 [docker]
 setup-command = "echo local"
 env = { B = "local", C = "local" }
@@ -1020,4 +1019,28 @@ EOF
   assert_success
   assert_line --index 0 2345
   assert_line --index 1 2345:2345
+}
+
+@test "config: an unknown table or key, or a key in the wrong table, creates nothing and names the nearest key; doctor says the same" {
+  printf '[dokcer]\nimage = "golang:1.23"\n' >.litterbox.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  assert_output ""
+  assert_stderr "Error: .litterbox.toml, line 1: unknown table [dokcer]; did you mean [docker]?"
+  branch_exists litterbox/box && fail "a branch was made"
+  run lb doctor
+  assert_failure 1
+  assert_output --partial ".litterbox.toml, line 1: unknown table [dokcer]; did you mean [docker]?"
+
+  printf '[docker]\nimgae = "golang:1.23"\n' >.litterbox.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  assert_stderr "Error: .litterbox.toml, line 2: unknown key imgae in [docker]; did you mean image?"
+
+  rm .litterbox.toml
+  printf '[docker]\nmode = "allow"\n' >.litterbox.local.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  assert_stderr "Error: .litterbox.local.toml, line 2: unknown key mode in [docker]; mode belongs in [network]."
+  assert_equal "$(litterbox_names)" ""
 }

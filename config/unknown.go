@@ -1,0 +1,199 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// A key the reader does not know is an error, not a silence: a typo such
+// as [dokcer] would otherwise leave the sandbox on a setting the user
+// believes it does not have.
+
+// schemaNode is one table of fileConfig: its keys, each a sub-table or a
+// value; any means the keys are names the user picks (env, services).
+type schemaNode struct {
+	keys map[string]*schemaNode // nil value: a plain value
+	any  *schemaNode            // set for maps: every key is valid, with this shape
+}
+
+var schema = nodeOf(reflect.TypeOf(fileConfig{}))
+
+func nodeOf(t reflect.Type) *schemaNode {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		n := &schemaNode{keys: map[string]*schemaNode{}}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			n.keys[name] = nodeOf(f.Type)
+		}
+		return n
+	case reflect.Map:
+		return &schemaNode{any: nodeOf(t.Elem())}
+	case reflect.Slice:
+		if e := t.Elem(); e.Kind() == reflect.Struct || e.Kind() == reflect.Pointer && e.Elem().Kind() == reflect.Struct {
+			return nodeOf(e) // an array of tables: [[ports]]
+		}
+	}
+	return nil
+}
+
+// child is the node of key under n, and whether n has it.
+func (n *schemaNode) child(key string) (*schemaNode, bool) {
+	if n == nil {
+		return nil, false
+	}
+	if n.any != nil {
+		return n.any, true
+	}
+	c, ok := n.keys[key]
+	return c, ok
+}
+
+// unknownKey returns an *Error for the first key of the file the schema
+// does not have, or nil.
+func unknownKey(name string, data []byte, md toml.MetaData) error {
+	for _, k := range md.Undecoded() {
+		n, parent := schema, toml.Key{}
+		for i, part := range k {
+			c, ok := n.child(part)
+			if !ok {
+				return unknownError(name, data, md, append(parent, part), n)
+			}
+			if c == nil && i < len(k)-1 {
+				break // a value that takes a table of its own (custom types)
+			}
+			n, parent = c, append(parent, part)
+		}
+	}
+	return nil
+}
+
+func unknownError(name string, data []byte, md toml.MetaData, key toml.Key, parent *schemaNode) error {
+	last := key[len(key)-1]
+	what := "key " + last
+	if md.Type(key...) == "Hash" || md.Type(key...) == "ArrayHash" {
+		what = "table [" + key.String() + "]"
+	}
+	where := ""
+	if len(key) > 1 {
+		where = " in [" + key[:len(key)-1].String() + "]"
+	}
+	msg := fmt.Sprintf("unknown %s%s", what, where)
+	switch hint := suggest(key, parent); {
+	case hint != "":
+		msg += "; " + hint
+	case parent != nil && len(parent.keys) > 0:
+		msg += "; known: " + strings.Join(slices.Sorted(mapKeys(parent.keys)), ", ")
+	}
+	return &Error{File: name, Line: lineOf(data, key), Msg: msg}
+}
+
+// suggest names where the key was probably meant to go: the same name in
+// another table, or the nearest name in this one.
+func suggest(key toml.Key, parent *schemaNode) string {
+	last := key[len(key)-1]
+	for _, table := range slices.Sorted(mapKeys(schema.keys)) {
+		t := schema.keys[table]
+		if _, ok := t.keys[last]; ok && t.any == nil && (len(key) < 2 || key[len(key)-2] != table) {
+			return fmt.Sprintf("%s belongs in [%s]", last, table)
+		}
+	}
+	if parent == nil {
+		return ""
+	}
+	best, bestD := "", 1<<30
+	for _, k := range slices.Sorted(mapKeys(parent.keys)) {
+		if d := editDistance(last, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" || bestD > max(2, len(last)/3) {
+		return ""
+	}
+	if len(key) == 1 && parent.keys[best] != nil {
+		return "did you mean [" + best + "]?"
+	}
+	return "did you mean " + best + "?"
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// lineOf finds where key is written: its table's header, or the line
+// that assigns it after its table's header. The parser keeps positions to
+// itself; a file small enough to configure a sandbox is quick to scan.
+func lineOf(data []byte, key toml.Key) int {
+	lines := strings.Split(string(data), "\n")
+	header := regexp.MustCompile(`^\s*\[\[?\s*` + dotted(key) + `\s*\]\]?\s*(#.*)?$`)
+	for i, l := range lines {
+		if header.MatchString(l) {
+			return i + 1
+		}
+	}
+	last := key[len(key)-1]
+	assign := regexp.MustCompile(`(^|[{,\s])"?` + regexp.QuoteMeta(last) + `"?\s*(=|\.)`)
+	start := 0
+	if len(key) > 1 {
+		parentHeader := regexp.MustCompile(`^\s*\[\[?\s*` + dotted(key[:len(key)-1]) + `\s*\]\]?`)
+		for i, l := range lines {
+			if parentHeader.MatchString(l) {
+				start = i
+				break
+			}
+		}
+	}
+	for i := start; i < len(lines); i++ {
+		if assign.MatchString(lines[i]) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func dotted(key toml.Key) string {
+	parts := make([]string, len(key))
+	for i, p := range key {
+		parts[i] = `"?` + regexp.QuoteMeta(p) + `"?`
+	}
+	return strings.Join(parts, `\s*\.\s*`)
+}
