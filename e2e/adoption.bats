@@ -56,15 +56,6 @@ fix_after() {
   return 1
 }
 
-# on_tty CMD... runs CMD on a pseudo-terminal (script) and prints what the
-# terminal showed, without the carriage returns; it exits with CMD's status.
-on_tty() {
-  local cmd
-  cmd=$(printf '%q ' "$@")
-  timeout -k 5 60 script -qec "$cmd" /dev/null | tr -d '\r'
-  return "${PIPESTATUS[0]}"
-}
-
 strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
 
 # ---------------------------------------------------------------------------
@@ -291,7 +282,7 @@ offline_fails() {
   assert_output --partial "exec: sh -c"
   DOCKER_HOST=$BAD_HOST run --separate-stderr lb ports box
   assert_success
-  DOCKER_HOST=$BAD_HOST run --separate-stderr lb mcp-config claude
+  DOCKER_HOST=$BAD_HOST run --separate-stderr lb mcp-config claude --allow-builtin
   assert_success
   [[ $(jsonget .mcpServers.litterbox.args.0 <<<"$output") == mcp ]]
 
@@ -299,7 +290,8 @@ offline_fails() {
 }
 
 # ---------------------------------------------------------------------------
-# mcp-config
+# mcp-config (the server entry alone, --allow-builtin: containment.bats tests
+# the rules written beside it by default)
 
 CLIENTS=(claude codex opencode cursor zed)
 
@@ -346,7 +338,7 @@ want_entry() {
 @test "mcp-config CLIENT prints the entry and where to merge it; unknown clients are usage errors" {
   BIN=$(readlink -f "$LITTERBOX")
   for client in "${CLIENTS[@]}"; do
-    run --separate-stderr lb mcp-config "$client"
+    run --separate-stderr lb mcp-config "$client" --allow-builtin
     assert_success
     [[ $stderr == "# "*"merge into $REPO/$(client_file "$client"),"* && $stderr != *$'\n'* ]] ||
       fail "$client hint: $stderr"
@@ -378,13 +370,13 @@ want_entry() {
   cd "$REPO/src/deep"
   for client in "${CLIENTS[@]}"; do
     f=$REPO/$(client_file "$client")
-    run --separate-stderr lb mcp-config "$client" --write
+    run --separate-stderr lb mcp-config "$client" --write --allow-builtin
     assert_success
     assert_output "Wrote MCP server 'litterbox' to $f."
     assert_file_exist "$f"
     assert_equal "$(entry_of "$client" "$f")" "$(want_entry "$client")"
     cp "$f" "$BATS_TEST_TMPDIR/before"
-    run --separate-stderr lb mcp-config "$client" --write
+    run --separate-stderr lb mcp-config "$client" --write --allow-builtin
     assert_success
     assert_output "$f already has MCP server 'litterbox'; nothing changed."
     cmp "$f" "$BATS_TEST_TMPDIR/before" || fail "second --write changed $f"
@@ -413,7 +405,7 @@ want_entry() {
   for client in "${CLIENTS[@]}"; do
     f=$d/$client.json
     [ "$client" != codex ] || f=$d/codex.toml
-    run --separate-stderr lb mcp-config "$client" --write --file "$f" --name sandboxes
+    run --separate-stderr lb mcp-config "$client" --write --allow-builtin --file "$f" --name sandboxes
     assert_success
     assert_output "Wrote MCP server 'sandboxes' to $f."
     assert_equal "$(entry_of "$client" "$f" sandboxes)" "$(want_entry "$client")"
@@ -427,7 +419,7 @@ want_entry() {
     # No entry named litterbox appears.
     assert_equal "$(entry_of "$client" "$f" litterbox)" ""
     cp "$f" "$BATS_TEST_TMPDIR/before"
-    run --separate-stderr lb mcp-config "$client" --write --file "$f" --name sandboxes
+    run --separate-stderr lb mcp-config "$client" --write --allow-builtin --file "$f" --name sandboxes
     assert_success
     assert_output "$f already has MCP server 'sandboxes'; nothing changed."
     cmp "$f" "$BATS_TEST_TMPDIR/before" || fail "second --write changed $f"
@@ -438,7 +430,7 @@ want_entry() {
   assert_equal "$(jsonget .model '.$schema' <"$d/opencode.json")" "$(printf 'm\nhttps://opencode.ai/config.json')"
 
   # A new file, in a directory that does not exist yet.
-  run --separate-stderr lb mcp-config cursor --write --file "$d/new/dir/mcp.json"
+  run --separate-stderr lb mcp-config cursor --write --allow-builtin --file "$d/new/dir/mcp.json"
   assert_success
   assert_equal "$(entry_of cursor "$d/new/dir/mcp.json")" "$(want_entry cursor)"
 }

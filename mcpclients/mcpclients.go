@@ -1,7 +1,10 @@
 // Package mcpclients writes the MCP server entry that launches `litterbox mcp`
 // into the configuration file of an agent client (Claude Code, Codex CLI,
 // OpenCode, Cursor, Zed), merging with what the file holds: other servers and
-// settings are kept as they are, and writing twice changes nothing.
+// settings are kept as they are, and writing twice changes nothing. Beside
+// the entry it writes the client's own rules that keep its built-in shell
+// and file tools off the host (rules.go), and reports which projects are
+// set up that way (Containment).
 package mcpclients
 
 import (
@@ -24,6 +27,10 @@ type Server struct {
 	Name    string
 	Command string
 	Args    []string
+	// ApproveTools lets the client call the server's tools without asking,
+	// where the client keeps that in the entry itself (Codex:
+	// default_tools_approval_mode, https://developers.openai.com/codex/config-reference).
+	ApproveTools bool
 }
 
 // Client is one agent client's way of listing MCP servers.
@@ -108,17 +115,9 @@ func (c Client) jsonEntry(s Server) (section string, entry any) {
 // directory), atomically, keeping the file's mode. It reports whether the
 // file changed.
 func (c Client) WriteFile(path string, s Server) (bool, error) {
-	old, err := os.ReadFile(path)
-	mode := fs.FileMode(0o644)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		old = nil
-	case err != nil:
+	old, mode, err := readFile(path)
+	if err != nil {
 		return false, err
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
 	out, changed, err := c.Merge(old, s)
 	if err != nil {
@@ -127,26 +126,49 @@ func (c Client) WriteFile(path string, s Server) (bool, error) {
 	if !changed {
 		return false, nil
 	}
+	return true, writeAtomic(path, out, mode)
+}
+
+// readFile is path's content (nil when it does not exist) and the mode to
+// write it back with.
+func readFile(path string) ([]byte, fs.FileMode, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0o644, nil
+	case err != nil:
+		return nil, 0, err
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return data, mode, nil
+}
+
+// writeAtomic replaces path with data (making its directory), so a reader
+// sees the old file or the new one, never half of it.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return false, err
+		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
-		return false, err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return false, err
+		return err
 	}
-	return true, os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), path)
 }
 
 // orderedEntry marshals as a JSON object with its keys in this order.
@@ -310,6 +332,9 @@ func mergeTOML(content []byte, s Server) ([]byte, bool, error) {
 		args[i] = tomlString(a)
 	}
 	fmt.Fprintf(&block, "args = [%s]\n", strings.Join(args, ", "))
+	if s.ApproveTools {
+		block.WriteString("default_tools_approval_mode = \"approve\"\n")
+	}
 
 	lines := strings.SplitAfter(string(content), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {

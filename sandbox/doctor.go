@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/mcpclients"
 	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -109,9 +110,19 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 				probeCfg.Image = cfg.Image
 			}
 		}
-		c, platform := imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		var c Check
+		var platform string
+		if probeCfg.Build != nil {
+			c, platform = m.buildCheck(ctx, probeCfg.Build)
+			if c.Status == CheckOK {
+				probeCfg.Image = strings.Fields(c.Detail)[0]
+			}
+		} else {
+			c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		}
 		add(c)
-		if c.Status != CheckFail && herr == nil {
+		// An image still to be built cannot be probed.
+		if c.Status != CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == CheckOK) {
 			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
 			add(pm.sandboxCheck(ctx, probeCfg, platform))
 		}
@@ -135,6 +146,9 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		return checks
 	}
 	add(repoCheck(ctx, m))
+	for _, f := range mcpclients.Containment(m.Root) {
+		add(containmentCheck(f))
+	}
 	if err != nil {
 		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
 		return checks
@@ -144,6 +158,31 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		add(m.portsCheck(ctx, cfg))
 	}
 	return checks
+}
+
+// containmentCheck says whether a client set up in the repository could
+// still change the host checkout without Litterbox: a warning, since the
+// sandboxes themselves are fine either way.
+func containmentCheck(f mcpclients.Finding) Check {
+	c := Check{Name: "containment " + f.Client, Status: CheckOK, Detail: f.Detail}
+	if !f.Contained {
+		c.Status, c.Fix = CheckWarn, f.Fix
+	}
+	return c
+}
+
+// buildCheck is the image check of a project image: its tag as the
+// build's inputs name it now, present, or to be built by the next create.
+func (m *Manager) buildCheck(ctx context.Context, b *config.BuildSpec) (Check, string) {
+	tag, err := m.projectImageTag(b)
+	if err != nil {
+		return Check{Name: "image", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
+	}
+	platform, err := m.Provider.ImagePlatform(ctx, tag)
+	if err != nil {
+		return Check{Name: "image", Status: CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
+	}
+	return Check{Name: "image", Status: CheckOK, Detail: tag + " (" + platform + "), built from " + b.Dockerfile}, platform
 }
 
 // sandboxCheck starts a throwaway container of the image the way a sandbox

@@ -17,13 +17,16 @@ type mcpConfigOptions struct {
 	Client, File, Name string
 	Sandboxes          []string
 	Write, All         bool
+	// AllowBuiltin leaves the client's own tools alone: only the server
+	// entry is written.
+	AllowBuiltin bool
 }
 
 func (a *app) mcpConfigCommand() *cobra.Command {
 	var o mcpConfigOptions
 	cmd := &cobra.Command{
 		Use:   "mcp-config CLIENT",
-		Short: "Print (or --write) the MCP server entry for claude, codex, opencode, cursor or zed",
+		Short: "Print (or --write) the MCP server entry, and the rules keeping the agent inside, for claude, codex, opencode, cursor or zed",
 		Long: `Print the MCP server entry that starts 'litterbox mcp' for this repository, in
 the format of an agent client, or with --write merge it into the client's
 project config file: other servers and settings are kept, and writing twice
@@ -35,17 +38,40 @@ changes nothing. The entry runs this litterbox binary by its absolute path.
   cursor    .cursor/mcp.json        {"mcpServers": {...}}
   zed       .zed/settings.json      {"context_servers": {...}}
 
-A JSON file with comments or trailing commas is edited in place, comments
-kept; a file that cannot be read safely is not rewritten: the entry is
-printed for you to add by hand.
+The agent should act only through Litterbox's tools, so beside the entry
+mcp-config writes the client's own rules, in its own project files, denying
+its built-in shell and file-writing tools and its reads of hidden files
+(.env, .git), and allowing Litterbox's tools without a prompt, as far as
+the client can enforce that:
+
+  claude    .claude/settings.json   permissions.deny and .allow, enabledMcpjsonServers
+  codex     .codex/config.toml      [features] shell_tool = false, sandbox_mode =
+                                    "read-only", approval_policy = "never"
+  opencode  opencode.json           permission: bash, edit, grep and hidden reads denied
+  cursor    .cursor/cli.json        permissions.deny (cursor-agent), and .cursorignore
+  zed       .zed/settings.json      private_files; the agent profile goes in your user
+                                    settings, printed for you (never written)
+
+Rules are added after the user's own, which are never removed or reordered;
+one that contradicts them is kept and reported. What a client cannot be made
+to enforce is said on a "note:" line. --allow-builtin writes the server entry
+only, leaving the client's own tools as they are.
+
+Without --write every file is printed (on stdout, each after a "#" line on
+stderr naming it). A JSON file with comments or trailing commas is edited in
+place, comments kept; a file that cannot be read safely is not rewritten,
+nor is any other: what to add is printed for you to add by hand.
 
 The server acts only on the sandboxes it creates; --sandbox NAME (repeatable)
 adds existing ones to the entry's arguments, so a client that starts the
 server again (every client does, per session) takes up the same sandboxes,
 and --all-sandboxes lets it act on all of them. Each client keeps the
-arguments in its entry ("args"; codex: args = [...]; zed: "command"."args").`,
+arguments in its entry ("args"; codex: args = [...]; zed: "command"."args").
+--file writes the entry elsewhere (your user-wide config, say); the rules
+stay in the project.`,
 		Example: `  litterbox mcp-config claude
   litterbox mcp-config codex --write
+  litterbox mcp-config opencode --write --allow-builtin
   litterbox mcp-config zed --write --file ~/.config/zed/settings.json`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"claude", "codex", "opencode", "cursor", "zed"},
@@ -54,15 +80,17 @@ arguments in its entry ("args"; codex: args = [...]; zed: "command"."args").`,
 			return a.runMCPConfig(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Write, "write", false, "merge the entry into the client's config file")
-	cmd.Flags().StringVar(&o.File, "file", "", "config file to write instead of the client's project file")
+	cmd.Flags().BoolVar(&o.Write, "write", false, "merge the entry, and the client's own rules, into its files")
+	cmd.Flags().StringVar(&o.File, "file", "", "config file to write the entry to instead of the client's project file (the rules stay in the project)")
 	cmd.Flags().StringVar(&o.Name, "name", "litterbox", "server name in the client's config")
 	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "an existing sandbox the server may act on (repeatable)")
 	cmd.Flags().BoolVar(&o.All, "all-sandboxes", false, "let the server act on every sandbox of the repository")
+	cmd.Flags().BoolVar(&o.AllowBuiltin, "allow-builtin", false, "write the server entry only, leaving the client's own shell and file tools allowed")
 	return cmd
 }
 
-// runMCPConfig prints the client's server entry, or merges it into its file.
+// runMCPConfig prints the client's server entry and the rules keeping its
+// own tools off the host, or merges them into the client's files.
 func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
 	client, err := mcpclients.Lookup(o.Client)
 	if err != nil {
@@ -95,29 +123,57 @@ func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
 	for _, s := range o.Sandboxes {
 		srv.Args = append(srv.Args, "--sandbox", s)
 	}
-	path := o.File
-	if path == "" {
-		path = filepath.Join(m.Root, client.File)
-	}
+	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
 	if !o.Write {
-		snippet, err := client.Snippet(srv)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stderr, "# %s: merge into %s, or run again with --write\n", client.Doc, path)
-		fmt.Fprint(a.stdout, snippet)
+		a.printPlan(client.Snippets(srv, opts))
 		return nil
 	}
-	changed, err := client.WriteFile(path, srv)
-	if err != nil {
-		snippet, _ := client.Snippet(srv)
-		fmt.Fprintf(a.stderr, "Add this by hand:\n%s", snippet)
+	plan := client.Plan(srv, opts)
+	if err := plan.Write(); err != nil {
+		for _, f := range plan.Files {
+			if f.Err != nil {
+				fmt.Fprintf(a.stderr, "Add this to %s by hand:\n%s", f.Path, f.New)
+			}
+		}
 		return err
 	}
-	if changed {
-		fmt.Fprintf(a.stdout, "Wrote MCP server '%s' to %s.\n", o.Name, path)
-	} else {
-		fmt.Fprintf(a.stdout, "%s already has MCP server '%s'; nothing changed.\n", path, o.Name)
+	for _, f := range plan.Files {
+		switch {
+		case f.Manual:
+			a.printFile(f)
+		case f.Changed():
+			fmt.Fprintf(a.stdout, "Wrote %s to %s.\n", f.What, f.Path)
+		default:
+			fmt.Fprintf(a.stdout, "%s already has %s; nothing changed.\n", f.Path, f.What)
+		}
 	}
+	a.printNotes(plan.Notes)
 	return nil
+}
+
+// printPlan prints every file of the plan, for the user to merge by hand,
+// and its notes.
+func (a *app) printPlan(p mcpclients.Plan) {
+	for _, f := range p.Files {
+		a.printFile(f)
+	}
+	a.printNotes(p.Notes)
+}
+
+// printFile prints a file's content on stdout, after a line on stderr
+// naming it, so stdout holds only what goes in the files.
+func (a *app) printFile(f mcpclients.FileChange) {
+	if f.Manual {
+		fmt.Fprintf(a.stderr, "# %s: add to %s by hand (mcp-config never writes it)\n", f.Doc, f.Path)
+	} else {
+		fmt.Fprintf(a.stderr, "# %s: merge into %s, or run again with --write\n", f.Doc, f.Path)
+	}
+	fmt.Fprint(a.stdout, string(f.New))
+}
+
+// printNotes says what the client cannot be made to enforce.
+func (a *app) printNotes(notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(a.stderr, "note: %s\n", n)
+	}
 }
