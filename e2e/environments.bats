@@ -21,8 +21,19 @@ teardown() { common_teardown; }
   [[ $stderr != *Step* && $stderr != *COPY* ]] || fail "build output reached a non-terminal stderr: $stderr"
   run lb exec one -- cat /opt/hello
   assert_output "from the image"
+  # doctor checks the project image, not the default one.
+  run lb doctor
+  assert_success
+  assert_line --regexp "^ok +image +litterbox/$REPO_SLUG-[0-9a-f]+:[0-9a-f]{16} \(linux/[a-z0-9]+\), built from docker/Dockerfile$"
   run lb create two
   assert_line --regexp "^  image:     .* \(unchanged, not rebuilt from docker/Dockerfile\)$"
+  # On a terminal the build's own output shows, then the step's timing.
+  printf 'rebuilt\n' >docker/hello.txt
+  # shellcheck disable=SC2016 # $0 is for the inner sh
+  run on_tty sh -c '"$0" create tty >/dev/null' "$LITTERBOX"
+  assert_success
+  assert_line --partial "COPY hello.txt /opt/hello"
+  assert_line --regexp "^  build docker/Dockerfile as litterbox/$REPO_SLUG-[0-9a-f]+:[0-9a-f]{16} +[0-9.]+(ms|s)$"
 
   printf 'FROM busybox:latest\nRUN echo step-that-fails && exit 7\n' >docker/Dockerfile
   run --separate-stderr lb create three

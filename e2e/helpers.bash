@@ -179,6 +179,15 @@ lb_ok() {
   cat "$out"
 }
 
+# on_tty CMD... runs CMD on a pseudo-terminal (script) and prints what the
+# terminal showed, without the carriage returns; it exits with CMD's status.
+on_tty() {
+  local cmd
+  cmd=$(printf '%q ' "$@")
+  timeout -k 5 60 script -qec "$cmd" /dev/null | tr -d '\r'
+  return "${PIPESTATUS[0]}"
+}
+
 # create NAME [ARGS...] creates a sandbox in the current repository (quietly).
 create() { lb_ok create -q "$@" >/dev/null; }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -32,8 +33,41 @@ type CopyStats struct {
 func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 	var st CopyStats
 	var dirs []dirTimes
+	// Files are copied by a few workers: on small files the time goes to
+	// metadata calls that wait on the disk, which overlap well.
+	type job struct {
+		src, dst string
+		info     fs.FileInfo
+	}
+	jobs := make(chan job, 64)
+	var mu sync.Mutex
+	var copyErr error
+	var wg sync.WaitGroup
+	for range copyWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				n, err := copyFile(j.src, j.dst, j.info)
+				mu.Lock()
+				st.Bytes += n
+				if err != nil && copyErr == nil {
+					copyErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return copyErr
+	}
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := failed(); err != nil {
 			return err
 		}
 		rel, err := filepath.Rel(from, p)
@@ -70,17 +104,18 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 			}
 			keepOwner(dst, info, true)
 		case mode.IsRegular():
-			n, err := copyFile(p, dst, info)
-			if err != nil {
-				return err
-			}
-			st.Bytes += n
+			jobs <- job{p, dst, info}
 		default:
 			return nil
 		}
 		st.Files++
 		return nil
 	})
+	close(jobs)
+	wg.Wait()
+	if err == nil {
+		err = copyErr
+	}
 	if err != nil {
 		return st, err
 	}
@@ -96,6 +131,9 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 	}
 	return st, nil
 }
+
+// copyWorkers is how many files copyTree copies at once.
+const copyWorkers = 8
 
 type dirTimes struct {
 	path string
