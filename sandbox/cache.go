@@ -113,6 +113,12 @@ func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
 		return nil
 	}
 	labels, err := m.Provider.VolumeLabels(ctx, e.Volume)
+	if errors.Is(err, dockercli.ErrNoSuchVolume) {
+		// Removed behind our back (docker volume prune): the record goes
+		// too, so this create keeps a new entry.
+		os.Remove(m.cachePath(key))
+		return nil
+	}
 	if err != nil || labels[LabelRepoID] != m.RepoID || labels[LabelCacheKey] != key {
 		return nil
 	}

@@ -454,3 +454,35 @@ func TestIntegrationDevcontainerFailures(t *testing.T) {
 		})
 	}
 }
+
+// An entry whose volume was removed behind Litterbox's back (docker volume
+// prune) is a miss, and that create keeps a new one.
+func TestIntegrationSetupCacheVolumeGone(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":       "v1\n",
+		".gitignore":      "out/\n",
+		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p out && echo built > out/x\"\n",
+	}, "")
+	if c, err := m.Create(ctx, CreateOptions{Name: "one"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+		t.Fatalf("first: %+v %v", c, err)
+	}
+	entries, err := m.CacheList(ctx)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("entries %+v %v", entries, err)
+	}
+	if out, err := testenv.Docker("volume", "rm", entries[0].Volume); err != nil {
+		t.Fatalf("volume rm: %v %s", err, out)
+	}
+	c, err := m.Create(ctx, CreateOptions{Name: "two"})
+	if err != nil || c.SetupCache == nil || !c.SetupCache.Saved || c.SetupCache.Hit {
+		t.Fatalf("after the volume went: %+v %v", c.SetupCache, err)
+	}
+	if got := exec(t, m, "two", "cat out/x"); got != "built\n" {
+		t.Fatalf("out/x = %q", got)
+	}
+	c, err = m.Create(ctx, CreateOptions{Name: "three"})
+	if err != nil || c.SetupCache == nil || !c.SetupCache.Hit {
+		t.Fatalf("third: %+v %v", c.SetupCache, err)
+	}
+}
