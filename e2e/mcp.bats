@@ -331,3 +331,26 @@ EOF
   run --separate-stderr lb mcp --sandbox 'Not a name!' --all-sandboxes </dev/null
   assert_failure 2
 }
+
+@test "sandbox-fork: an agent forks its own sandbox, files and ignored build output included, and may act on the fork; another server's sandbox it may not fork" {
+  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-create '{"name":"mine"}' \
+    bash '{"sandbox":"mine","command":"echo work > work.txt && mkdir -p ignored && echo built > ignored/out"}' \
+    sandbox-fork '{"sandbox":"mine","name":"mine-b"}' \
+    bash '{"sandbox":"mine-b","command":"cat work.txt ignored/out && echo b > b.txt"}'
+  assert_success
+  assert_equal "$(jsonget -l .isError <<<"$output" | tr '\n' ' ')" "false false false false "
+  assert_equal "$(jsonget .structuredContent.forked_from <<<"${lines[2]}")" mine
+  [[ $(jsonget .text <<<"${lines[2]}") == *"forked from: mine"* ]] || fail "${lines[2]}"
+  assert_equal "$(jsonget .structuredContent.stdout <<<"${lines[3]}")" "work
+built"
+  assert_equal "$(git show litterbox/mine-b:work.txt)" work
+  assert_equal "$(git show litterbox/mine-b:b.txt)" b
+  run git show litterbox/mine:b.txt
+  assert_failure
+  # Another agent's server may not fork a sandbox that is not its own.
+  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-fork '{"sandbox":"mine","name":"stolen"}'
+  assert_success
+  assert_equal "$(jsonget .isError <<<"$output")" true
+  run branch_exists litterbox/stolen
+  assert_failure
+}
