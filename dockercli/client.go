@@ -417,11 +417,24 @@ func RemoteHost(endpoint string) string {
 	return h
 }
 
-// ImagePlatform returns an image's "os/architecture" (linux/amd64), or
+// ImageInfo is what one image inspect tells about an image.
+type ImageInfo struct {
+	// Platform is "os/architecture" (linux/amd64).
+	Platform string
+	// ID is the content-addressed id (sha256:...): what a setup cache
+	// entry was made from, whatever tag names it.
+	ID string
+}
+
+// Image inspects an image once for its platform and id, or says
 // ErrImageNotFound.
-func (c *Client) ImagePlatform(ctx context.Context, image string) (string, error) {
-	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}}", image)
-	return strings.TrimSpace(string(res.Stdout)), err
+func (c *Client) Image(ctx context.Context, image string) (ImageInfo, error) {
+	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}} {{.Id}}", image)
+	if err != nil {
+		return ImageInfo{}, err
+	}
+	platform, id, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), " ")
+	return ImageInfo{Platform: platform, ID: id}, nil
 }
 
 // BuildSpec is one `docker build`.
@@ -450,13 +463,6 @@ func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
 	}
 	_, err := c.run(ctx, runner.Cmd{Args: append(a, b.Context), Stdout: out, Stderr: out})
 	return err
-}
-
-// ImageID is the image's content-addressed id (sha256:...): what a
-// setup cache entry was made from, whatever tag names it.
-func (c *Client) ImageID(ctx context.Context, image string) (string, error) {
-	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Id}}", image)
-	return strings.TrimSpace(string(res.Stdout)), err
 }
 
 // Create makes a container without starting it, returning its ID.

@@ -78,21 +78,13 @@ func BenchmarkSetupCached(b *testing.B) {
 	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		b.Fatalf("%+v %v", c, err)
 	}
-	i := 0
-	for b.Loop() {
-		name := fmt.Sprintf("cached%d", i)
-		i++
+	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
 		c, err := m.Create(ctx, CreateOptions{Name: name})
-		if err != nil || c.SetupCache == nil || !c.SetupCache.Hit {
-			b.Fatalf("%+v %v", c, err)
+		if err == nil && (c.SetupCache == nil || !c.SetupCache.Hit) {
+			err = fmt.Errorf("not from the cache: %+v", c.SetupCache)
 		}
-		b.StopTimer()
-		if _, err := m.Delete(ctx, name, true); err != nil {
-			b.Fatal(err)
-		}
-		settle()
-		b.StartTimer()
-	}
+		return c, err
+	})
 }
 
 // BenchmarkRawSetupCached is its floor: the raw create and a copy of a
@@ -114,20 +106,9 @@ func BenchmarkFork(b *testing.B) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
 		b.Fatal(err)
 	}
-	i := 0
-	for b.Loop() {
-		name := fmt.Sprintf("fork%d", i)
-		i++
-		if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: name}); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		if _, err := m.Delete(ctx, name, true); err != nil {
-			b.Fatal(err)
-		}
-		settle()
-		b.StartTimer()
-	}
+	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
+		return m.Fork(ctx, ForkOptions{Source: "src", Name: name})
+	})
 }
 
 // BenchmarkRawFork is its floor: a new container on a new volume, and the

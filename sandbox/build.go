@@ -73,7 +73,7 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config) (*BuiltI
 	}
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}
-	if _, err := m.Provider.ImageID(ctx, tag); err == nil {
+	if _, err := m.Provider.Image(ctx, tag); err == nil {
 		out.Cached = true
 		return out, nil
 	} else if !errors.Is(err, dockercli.ErrImageNotFound) {

@@ -69,14 +69,10 @@ func cacheable(cfg config.Config) bool {
 }
 
 // cacheKey is what a setup's result depends on: this repository, the
-// image's content, the command, the user and environment it runs with,
-// its network, and the files it reads (the [setup] inputs' blobs at base,
-// or base's whole tree).
-func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, base string) (key, imageID string, err error) {
-	imageID, err = m.Provider.ImageID(ctx, cfg.Image)
-	if err != nil {
-		return "", "", err
-	}
+// image's content (imageID, as preflight found it), the command, the user
+// and environment it runs with, its network, and the files it reads (the
+// [setup] inputs' blobs at base, or base's whole tree).
+func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, imageID, base string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "litterbox setup cache v1\x00repo %s\x00image %s\x00setup %s\x00user %s\x00network %s %v %v\x00",
 		m.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow)
@@ -90,7 +86,7 @@ func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, base string) 
 	if len(cfg.SetupInputs) == 0 {
 		tree, err := m.Git.RevParse(ctx, base+"^{tree}")
 		if err != nil {
-			return "", "", err
+			return "", err
 		}
 		fmt.Fprintf(h, "tree %s\x00", tree)
 	} else {
@@ -98,11 +94,11 @@ func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, base string) 
 		// later changes the key.
 		out, err := m.Git.Output(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, cfg.SetupInputs...)...)
 		if err != nil {
-			return "", "", err
+			return "", err
 		}
 		fmt.Fprintf(h, "inputs %q\x00%s\x00", cfg.SetupInputs, out)
 	}
-	return hex.EncodeToString(h.Sum(nil)), imageID, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // cacheLookup returns the ready entry of key whose volume is there and
@@ -310,8 +306,10 @@ func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 		if cfg.Build != nil {
 			cfg.Image, err = m.projectImageTag(cfg.Build)
 		}
-		if head, herr := m.Git.ResolveCommit(ctx, "HEAD"); err == nil && herr == nil {
-			keep, _, _ = m.cacheKey(ctx, cfg, head)
+		head, herr := m.Git.ResolveCommit(ctx, "HEAD")
+		info, ierr := m.Provider.Image(ctx, cfg.Image)
+		if err == nil && herr == nil && ierr == nil {
+			keep, _ = m.cacheKey(ctx, cfg, info.ID, head)
 		}
 	}
 	entries, err := m.cacheEntries()

@@ -188,7 +188,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 			return nil, err
 		}
 	}
-	if err := m.preflight(ctx, cfg); err != nil {
+	imageID, err := m.preflight(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Devcontainer() != nil {
@@ -237,9 +238,9 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	var warnings []string
 	var cache *CacheReport
 	var cacheHit *CacheEntry
-	var cacheKey, imageID string
+	var cacheKey string
 	if opts.fork == nil && cacheable(cfg) {
-		if cacheKey, imageID, err = m.cacheKey(ctx, cfg, base); err != nil {
+		if cacheKey, err = m.cacheKey(ctx, cfg, imageID, base); err != nil {
 			warnings = append(warnings, "setup cache not used: "+oneLineErr(err))
 			cacheKey = ""
 		} else if cacheHit = m.cacheLookup(ctx, cacheKey); cacheHit != nil {

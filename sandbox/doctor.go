@@ -178,11 +178,11 @@ func (m *Manager) buildCheck(ctx context.Context, b *config.BuildSpec) (Check, s
 	if err != nil {
 		return Check{Name: "image", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}
-	platform, err := m.Provider.ImagePlatform(ctx, tag)
+	info, err := m.Provider.Image(ctx, tag)
 	if err != nil {
 		return Check{Name: "image", Status: CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
 	}
-	return Check{Name: "image", Status: CheckOK, Detail: tag + " (" + platform + "), built from " + b.Dockerfile}, platform
+	return Check{Name: "image", Status: CheckOK, Detail: tag + " (" + info.Platform + "), built from " + b.Dockerfile}, info.Platform
 }
 
 // sandboxCheck starts a throwaway container of the image the way a sandbox
@@ -196,10 +196,11 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return Check{Name: "sandbox", Status: CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
 	}
 	if platform == "" { // just pulled
-		var err error
-		if platform, err = m.Provider.ImagePlatform(ctx, cfg.Image); err != nil {
+		info, err := m.Provider.Image(ctx, cfg.Image)
+		if err != nil {
 			return fail(oneLineErr(err), "")
 		}
+		platform = info.Platform
 	}
 	if err := h.checkPlatform(cfg.Image, platform); err != nil {
 		return fail(err.Error(), "")
@@ -272,7 +273,8 @@ func engineCheck(ctx context.Context, cli Provider, server string, err error) Ch
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
 func imageCheck(ctx context.Context, cli Provider, bin, image string) (Check, string) {
-	platform, err := cli.ImagePlatform(ctx, image)
+	info, err := cli.Image(ctx, image)
+	platform := info.Platform
 	switch {
 	case errors.Is(err, dockercli.ErrImageNotFound):
 		return pullCheck(ctx, cli, bin, image), ""
@@ -344,14 +346,17 @@ func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) Check {
 // preflight is what create checks before it makes anything: the engine
 // answers and has the image (pulled if need be). The config, the base commit
 // and the ports are checked by the steps that use them.
-func (m *Manager) preflight(ctx context.Context, cfg config.Config) error {
+//
+// It returns the image's id, which the setup cache's key needs: one
+// inspect tells both.
+func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
 	cli := m.Provider
 	h, err := m.findHelper()
 	if err != nil {
-		return &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
+		return "", &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
 	}
 	m.helper = h
-	platform, err := cli.ImagePlatform(ctx, cfg.Image)
+	info, err := cli.Image(ctx, cfg.Image)
 	present := err == nil
 	if errors.Is(err, dockercli.ErrImageNotFound) {
 		err = nil
@@ -359,22 +364,22 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) error {
 	if err != nil {
 		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
 			_, server, verr := cli.Versions(ctx)
-			return &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
+			return "", &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
 		}
-		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
 	if !present {
 		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
-			return &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
+			return "", &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
 		}
-		if platform, err = cli.ImagePlatform(ctx, cfg.Image); err != nil {
-			return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		if info, err = cli.Image(ctx, cfg.Image); err != nil {
+			return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 		}
 	}
-	if err := h.checkPlatform(cfg.Image, platform); err != nil {
-		return &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: err.Error()}, Err: err}
+	if err := h.checkPlatform(cfg.Image, info.Platform); err != nil {
+		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: err.Error()}, Err: err}
 	}
-	return nil
+	return info.ID, nil
 }
 
 func orUnknown(s string) string {

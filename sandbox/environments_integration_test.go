@@ -257,12 +257,7 @@ func commitsOn(t *testing.T, m *Manager, slug string) int {
 	if err != nil || rec == nil {
 		t.Fatalf("record of %s: %v", slug, err)
 	}
-	n := 0
-	for _, c := range strings.Fields(testenv.Git(t, m.Root, "rev-list", rec.Base+"..litterbox/"+slug)) {
-		_ = c
-		n++
-	}
-	return n
+	return len(strings.Fields(testenv.Git(t, m.Root, "rev-list", rec.Base+"..litterbox/"+slug)))
 }
 
 // Fork on the whole matrix: the new sandbox starts at the source's tip,

@@ -5,8 +5,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -20,9 +18,7 @@ import (
 // imageFile reads one file of an image, from a container made and never
 // started: no process of the image runs, and no shell is needed.
 func (m *Manager) imageFile(ctx context.Context, image, path string) ([]byte, error) {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	name := "litterbox-" + m.RepoSlug + "-" + m.RepoID + ".look-" + hex.EncodeToString(rnd[:])
+	name := m.scratchName("look")
 	spec := dockercli.ContainerSpec{Name: name, Image: image, Labels: m.labels("", roleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return nil, err

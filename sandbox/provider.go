@@ -24,7 +24,6 @@ type Provider interface {
 	CreateVolume(ctx context.Context, name string, labels map[string]string) error
 	Volumes(ctx context.Context, filters map[string]string) ([]string, error)
 	StartAttached(ctx context.Context, container string, stdin io.Reader) (runner.Result, error)
-	ImageID(ctx context.Context, image string) (string, error)
 	Build(ctx context.Context, b dockercli.BuildSpec, out io.Writer) error
 	CopyOut(ctx context.Context, container, path string, w io.Writer) error
 	ImageEnv(ctx context.Context, image string) (map[string]string, error)
@@ -37,7 +36,7 @@ type Provider interface {
 	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
 	Endpoint(ctx context.Context) (string, error)
 	Versions(ctx context.Context) (client, server string, err error)
-	ImagePlatform(ctx context.Context, image string) (string, error)
+	Image(ctx context.Context, image string) (dockercli.ImageInfo, error)
 	Pull(ctx context.Context, image string) error
 }
 

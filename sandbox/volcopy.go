@@ -43,9 +43,7 @@ type copyJob struct {
 // `cp -a` needs, on no network, from the helper alone: the image lends
 // nothing but a root file system.
 func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	name := "litterbox-" + m.RepoSlug + "-" + m.RepoID + ".copy-" + hex.EncodeToString(rnd[:])
+	name := m.scratchName("copy")
 	h := m.helper
 	from, to := "/other", Workdir
 	borrow := j.sandbox
@@ -92,6 +90,14 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 		return copyStats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
 	}
 	return st, nil
+}
+
+// scratchName names a short-lived container of this repository's. The
+// '.' keeps it apart from every sandbox's resources, whose names are slugs.
+func (m *Manager) scratchName(kind string) string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	return "litterbox-" + m.RepoSlug + "-" + m.RepoID + "." + kind + "-" + hex.EncodeToString(rnd[:])
 }
 
 func (j copyJob) describe() string {
