@@ -47,7 +47,11 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   kill NAME=VALUE                    kill every process with that variable
   probe                              what the sandbox offers, as JSON
   proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
-  version                            the protocol version`
+  version                            the protocol version
+  untar DIR                          extract the tar on stdin into DIR (docker cp -)
+  with-env DETACH DIR CMD...         run CMD in DIR (if not empty) with the environment
+                                     on stdin (LENGTH\n then NUL-separated NAME=VALUE),
+                                     detached when DETACH is 1 (kubectl exec has no -e, -w, -d)`
 
 // Main runs the helper with args (without the program name) and returns its
 // exit code.
@@ -78,7 +82,14 @@ type exitCode int
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 
 func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
-	want := map[string]int{"init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "copy": 2, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
+	if cmd == "with-env" {
+		f, ok := stdin.(*os.File)
+		if len(a) < 3 || !ok {
+			return &toolError{exitUsage, "with-env takes DETACH DIR CMD...\n" + usage}
+		}
+		return withEnv(a[0], a[1], a[2:], f)
+	}
+	want := map[string]int{"untar": 1, "init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "copy": 2, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
 	n, ok := want[cmd]
 	if !ok {
 		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
@@ -162,6 +173,8 @@ func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 		return printJSON(stdout, st)
 	case "put":
 		return writeFile(a[0], stdin)
+	case "untar":
+		return untar(a[0], stdin)
 	case "rm":
 		return os.Remove(a[0])
 	case "prepare":
@@ -223,6 +236,12 @@ func initLoop() {
 // capabilities may not chmod it then: that is fine too.
 func prepare(dir, uid string) error {
 	if err := os.Chmod(dir, 0o777); err == nil {
+		return nil
+	}
+	// Kubernetes runs every exec as the pod's user, never root: a volume
+	// the cluster made writable for it (fsGroup, or a world-writable
+	// directory) is already given.
+	if syscall.Access(dir, 2) == nil {
 		return nil
 	}
 	var st syscall.Stat_t

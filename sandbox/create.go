@@ -133,6 +133,9 @@ type Created struct {
 	Weakened []string `json:"weakened"`
 	// Submodules says what became of each submodule of the base commit.
 	Submodules []Submodule `json:"submodules"`
+	// Storage, on Kubernetes, says where /src lives: a claim of the
+	// default storage class, or an emptyDir that goes with the pod.
+	Storage string `json:"storage,omitempty"`
 	// Notes name what the config files ask for that Litterbox does not
 	// do (devcontainer.json features, hooks, mounts).
 	Notes []string `json:"notes"`
@@ -442,8 +445,12 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if err := st.save(rec); err != nil {
 		warnings = append(warnings, "could not save sandbox state: "+err.Error())
 	}
+	storage := ""
+	if st, ok := m.Provider.(storageTeller); ok {
+		storage = st.Storage(ctx)
+	}
 	return &Created{
-		Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
+		Storage: storage, Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
 		Image: cfg.Image, Build: built, SetupCache: cache, ForkedFrom: forkedFrom(opts.fork),
 		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(warnings),

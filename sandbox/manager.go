@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/secrets"
 )
@@ -112,9 +113,24 @@ func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, loc Location) (*
 
 // Runtime is the container engine CLI to drive.
 type Runtime struct {
-	Bin string // docker, podman, or a path to one
+	Bin string // docker, podman, or a path to one; kubectl for Kubernetes
 	// Global options for every command, e.g. --context NAME or --host URL.
 	Global []string
+	// Kubernetes drives a cluster through kubectl instead of an engine.
+	Kubernetes bool
+}
+
+// Kubectl is the Kubernetes runtime on kubectl's context and namespace
+// (empty: its current ones).
+func Kubectl(kubeContext, namespace string) Runtime {
+	rt := Runtime{Bin: "kubectl", Kubernetes: true}
+	if kubeContext != "" {
+		rt.Global = append(rt.Global, "--context", kubeContext)
+	}
+	if namespace != "" {
+		rt.Global = append(rt.Global, "--namespace", namespace)
+	}
+	return rt
 }
 
 // Docker is the default runtime.
@@ -233,7 +249,12 @@ func short(id string) string {
 	return id
 }
 
-func (rt Runtime) client(r runner.Runner) *dockercli.Client {
+func (rt Runtime) client(r runner.Runner) Provider {
+	if rt.Kubernetes {
+		c := kubecli.New(rt.Bin, "", "", r)
+		c.Global = rt.Global
+		return c
+	}
 	c := dockercli.New(rt.Bin, r)
 	c.Global = rt.Global
 	return c

@@ -2,6 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 
 	"github.com/litterbox-dev/litterbox/ports"
 )
@@ -44,4 +47,44 @@ func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) 
 		return nil, m.missingOrNotFound(ctx, slug)
 	}
 	return orEmpty(rec.Ports), nil
+}
+
+// forwarder is a provider whose ports are reached through a forwarding
+// process the user runs (kubectl port-forward), not published by the
+// engine.
+type forwarder interface {
+	PortForward(ctx context.Context, container string, pairs []string, out io.Writer) error
+}
+
+// ErrNothingToForward is Forward on a runtime that publishes ports itself.
+var ErrNothingToForward = errors.New("this runtime publishes [[ports]] on the host itself (see litterbox ports); --forward is for --runtime kubernetes")
+
+// Forward forwards the sandbox's ports from 127.0.0.1 on this machine to
+// its pod until ctx ends: on Kubernetes, a sandbox's ports are reached this
+// way, by a process the user sees and stops.
+func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error {
+	f, ok := m.Provider.(forwarder)
+	if !ok {
+		return ErrNothingToForward
+	}
+	pmap, err := m.Ports(ctx, name)
+	if err != nil {
+		return err
+	}
+	if len(pmap) == 0 {
+		return fmt.Errorf("sandbox '%s' has no [[ports]] to forward", name)
+	}
+	slug, _ := m.resolve(name)
+	n, in, err := m.ownContainer(ctx, slug)
+	if err != nil {
+		return err
+	}
+	if in.State != "running" {
+		return notRunning(slug, in.State)
+	}
+	var pairs []string
+	for _, p := range pmap {
+		pairs = append(pairs, fmt.Sprintf("%d:%d", p.HostPort, p.ContainerPort))
+	}
+	return f.PortForward(ctx, n.Container, pairs, out)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -40,4 +41,25 @@ type Provider interface {
 	Pull(ctx context.Context, image string) error
 }
 
-var _ Provider = (*dockercli.Client)(nil)
+var (
+	_ Provider = (*dockercli.Client)(nil)
+	_ Provider = (*kubecli.Client)(nil)
+)
+
+// recreator is a provider whose Start makes the container anew (a
+// Kubernetes pod): its processes and everything outside its volume are
+// gone, the helper included, so the helper is delivered again, and a pause
+// stops the sandbox rather than freezing it.
+type recreator interface{ Recreates() bool }
+
+// recreates says whether p is a recreator.
+func recreates(p Provider) bool {
+	r, ok := p.(recreator)
+	return ok && r.Recreates()
+}
+
+// storageTeller is a provider that says where a new sandbox's /src lives
+// (a Kubernetes claim, or an emptyDir), for create's notes.
+type storageTeller interface {
+	Storage(ctx context.Context) string
+}

@@ -111,6 +111,9 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
 	}
 	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", files, network)
+	if c.Storage != "" {
+		fmt.Fprintf(w, "  storage:   %s\n", c.Storage)
+	}
 	for _, l := range c.Weakened {
 		fmt.Fprintf(w, "  weakened:  %s\n", l)
 	}

@@ -114,6 +114,9 @@ func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
 	if a.context != "" {
 		srv.Args = append(srv.Args, "--context", a.context)
 	}
+	if a.namespace != "" {
+		srv.Args = append(srv.Args, "--namespace", a.namespace)
+	}
 	if _, err := mcp.NewScope(o.All, o.Sandboxes); err != nil {
 		return usageError{err}
 	}

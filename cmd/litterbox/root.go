@@ -25,7 +25,9 @@ type app struct {
 	logLevel string
 	verbose  bool
 	runtime  string
-	context  string
+	// namespace is the Kubernetes namespace (--runtime kubernetes).
+	namespace string
+	context   string
 	// audit makes the runner record each command in the audit trail of
 	// the MCP tool call it serves.
 	audit bool
@@ -73,8 +75,9 @@ their branch. You review and accept the work with this CLI.`,
 	if defRuntime == "" {
 		defRuntime = "docker"
 	}
-	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime binary: docker or podman (env LITTERBOX_RUNTIME)")
-	f.StringVar(&a.context, "context", "", "docker context to use (default: DOCKER_CONTEXT, DOCKER_HOST or the current context)")
+	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
+	f.StringVar(&a.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
+	f.StringVar(&a.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
 
 	root.AddCommand(
 		a.createCommand(),
@@ -135,11 +138,14 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 	}
 	a.log.SetLevel(lvl)
 	switch a.runtime {
-	case "docker", "podman":
+	case "docker", "podman", "kubernetes":
 	default:
 		if !strings.Contains(a.runtime, "/") {
-			return usagef("--runtime %q: want docker or podman", a.runtime)
+			return usagef("--runtime %q: want docker, podman or kubernetes", a.runtime)
 		}
+	}
+	if a.namespace != "" && a.runtime != "kubernetes" {
+		return usagef("--namespace is a kubernetes option (--runtime kubernetes)")
 	}
 	if a.context != "" && dockercli.FlavorOf(a.runtime) == dockercli.Podman {
 		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
@@ -160,6 +166,9 @@ func (a *app) runner() runner.Runner {
 
 // engine is the runtime the global flags choose.
 func (a *app) engine() sandbox.Runtime {
+	if a.runtime == "kubernetes" {
+		return sandbox.Kubectl(a.context, a.namespace)
+	}
 	rt := sandbox.Runtime{Bin: a.runtime}
 	if a.context != "" {
 		rt.Global = []string{"--context", a.context}

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -16,8 +19,9 @@ import (
 
 // portsOptions are what ports was asked.
 type portsOptions struct {
-	Name string
-	JSON bool
+	Name    string
+	JSON    bool
+	Forward bool
 }
 
 func (a *app) portsCommand() *cobra.Command {
@@ -28,7 +32,10 @@ func (a *app) portsCommand() *cobra.Command {
 		Long: `Show where each [[ports]] entry of a sandbox is published: a host port on
 127.0.0.1, chosen at create time from 3000-8000, forwarded to the container
 port. Inside the sandbox the host port is in LITTERBOX_FWD_PORT_<NAME> and
-PORT_<NAME>.`,
+PORT_<NAME>.
+
+On Kubernetes (--runtime kubernetes) nothing is published: --forward runs
+kubectl port-forward from those host ports to the pod until Ctrl-C.`,
 		Example: `  litterbox ports fix-login
   curl http://$(litterbox ports fix-login --json | jq -r '.[0].address')/`,
 		Args:              cobra.ExactArgs(1),
@@ -39,6 +46,7 @@ PORT_<NAME>.`,
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&o.Forward, "forward", false, "kubernetes: forward the ports from 127.0.0.1 (kubectl port-forward) until Ctrl-C")
 	return cmd
 }
 
@@ -47,6 +55,11 @@ func (a *app) runPorts(ctx context.Context, o portsOptions) error {
 	m, err := a.manager(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Forward {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return m.Forward(ctx, o.Name, a.stderr)
 	}
 	ports, err := m.Ports(ctx, o.Name)
 	if err != nil {

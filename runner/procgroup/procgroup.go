@@ -140,3 +140,32 @@ func orphanZombies() bool {
 	}
 	return false
 }
+
+// Replace runs argv in place of this process, in dir (unless empty), with
+// env: the helper's way of giving a command the environment an engine's
+// exec cannot pass (kubectl exec has no --env or --workdir).
+func Replace(argv []string, dir string, env []string) error {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := os.Chdir(dir); err != nil {
+			return err
+		}
+	}
+	return syscall.Exec(path, argv, env)
+}
+
+// Spawn starts argv in a session of its own, stdio on /dev/null, and does
+// not wait for it: a detached exec (docker exec -d) where the engine has
+// none. PID 1 reaps it.
+func Spawn(argv []string, dir string, env []string) error {
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Dir, c.Env = dir, env
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Process.Release()
+}

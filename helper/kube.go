@@ -1,0 +1,139 @@
+//go:build linux
+
+package helper
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
+)
+
+// maxEnvBlock bounds the environment withEnv reads: the host sends it, but
+// a bound costs nothing.
+const maxEnvBlock = 1 << 20
+
+// withEnv runs argv with the environment the host sends first on stdin
+// (a decimal length, a newline, then NUL-separated NAME=VALUE pairs), in
+// dir when set, detached when detach is "1". It is how an exec gets an
+// environment and a working directory on an engine whose exec has neither
+// (kubectl exec), without secrets in any argv: everything after the block
+// on stdin is the command's.
+func withEnv(detach, dir string, argv []string, stdin *os.File) error {
+	n, err := readLength(stdin)
+	if err != nil {
+		return err
+	}
+	block := make([]byte, n)
+	if _, err := io.ReadFull(stdin, block); err != nil {
+		return fmt.Errorf("reading the environment: %w", err)
+	}
+	env := os.Environ()
+	for _, kv := range bytes.Split(block, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	if detach == "1" {
+		return procgroup.Spawn(argv, dir, env)
+	}
+	return procgroup.Replace(argv, dir, env)
+}
+
+// readLength reads "N\n" a byte at a time, so nothing after it is taken
+// from the stdin the command inherits.
+func readLength(r io.Reader) (int, error) {
+	var digits []byte
+	b := make([]byte, 1)
+	for len(digits) <= 8 {
+		if _, err := io.ReadFull(r, b); err != nil {
+			return 0, fmt.Errorf("reading the environment's length: %w", err)
+		}
+		if b[0] == '\n' {
+			n, err := strconv.Atoi(string(digits))
+			if err != nil || n < 0 || n > maxEnvBlock {
+				break
+			}
+			return n, nil
+		}
+		digits = append(digits, b[0])
+	}
+	return 0, errors.New("malformed environment length")
+}
+
+// untar extracts the tar stream r into dir as the helper's user, as `docker
+// cp -` does where the engine has no copy (kubernetes): directories, regular
+// files and symlinks with their modes and times; the root entry and owners
+// are not applied. Names must stay inside dir.
+func untar(dir string, r io.Reader) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := strings.TrimPrefix(filepath.Clean("/"+h.Name), "/")
+		if name == "" {
+			continue
+		}
+		if h.Name != name && h.Name != name+"/" && h.Name != "./"+name && h.Name != "./"+name+"/" {
+			return fmt.Errorf("tar entry %q is not a plain relative path", h.Name)
+		}
+		p := filepath.Join(dir, name)
+		mode := os.FileMode(h.Mode).Perm() | os.FileMode(h.Mode)&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+			if err := os.Chmod(p, mode|0o700); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := writeEntry(p, mode, tr); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			_ = os.Remove(p)
+			if err := os.Symlink(h.Linkname, p); err != nil {
+				return err
+			}
+			continue
+		default:
+			return fmt.Errorf("tar entry %q: type %q is not copied", h.Name, h.Typeflag)
+		}
+		_ = os.Chtimes(p, h.ModTime, h.ModTime)
+	}
+}
+
+// writeEntry replaces whatever is at p (a symlink, say) with a new file.
+func writeEntry(p string, mode os.FileMode, r io.Reader) error {
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

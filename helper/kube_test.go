@@ -1,0 +1,89 @@
+//go:build linux
+
+package helper
+
+import (
+	"archive/tar"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func tarOf(t *testing.T, entries ...*tar.Header) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range entries {
+		if h.Typeflag == tar.TypeReg {
+			h.Size = int64(len(h.Linkname))
+			body := h.Linkname
+			h.Linkname = ""
+			if err := tw.WriteHeader(h); err != nil {
+				t.Fatal(err)
+			}
+			_, _ = tw.Write([]byte(body))
+			continue
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = tw.Close()
+	return &buf
+}
+
+func TestUntar(t *testing.T) {
+	dir := t.TempDir()
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	// A file that exists as a symlink is replaced, not written through.
+	outside := filepath.Join(t.TempDir(), "outside")
+	_ = os.WriteFile(outside, []byte("keep"), 0o644)
+	_ = os.Symlink(outside, filepath.Join(dir, "was-link"))
+	in := tarOf(t,
+		&tar.Header{Typeflag: tar.TypeDir, Name: "./", Mode: 0o700},
+		&tar.Header{Typeflag: tar.TypeDir, Name: "a/", Mode: 0o755},
+		&tar.Header{Typeflag: tar.TypeReg, Name: "a/x.sh", Mode: 0o755, Linkname: "#!/bin/sh\n", ModTime: mtime},
+		&tar.Header{Typeflag: tar.TypeReg, Name: "was-link", Mode: 0o644, Linkname: "new"},
+		&tar.Header{Typeflag: tar.TypeSymlink, Name: "a/l", Linkname: "x.sh"},
+	)
+	if err := untar(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "a/x.sh"))
+	if err != nil || fi.Mode().Perm() != 0o755 || !fi.ModTime().Equal(mtime) {
+		t.Fatalf("a/x.sh: %v %v", fi, err)
+	}
+	if l, _ := os.Readlink(filepath.Join(dir, "a/l")); l != "x.sh" {
+		t.Errorf("link %q", l)
+	}
+	if data, _ := os.ReadFile(outside); string(data) != "keep" {
+		t.Errorf("wrote through a symlink: %q", data)
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() == 0o700 {
+		t.Error("the root entry was applied")
+	}
+	for _, bad := range []string{"../x", "a/../../x", "/etc/x"} {
+		err := untar(dir, tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: bad, Mode: 0o644, Linkname: "x"}))
+		if err == nil || !strings.Contains(err.Error(), "plain relative path") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+func TestReadLength(t *testing.T) {
+	r := strings.NewReader("12\nrest")
+	if n, err := readLength(r); n != 12 || err != nil {
+		t.Fatalf("%d %v", n, err)
+	}
+	if rest, _ := r.ReadByte(); rest != 'r' {
+		t.Error("read past the length")
+	}
+	for _, bad := range []string{"", "x\n", "-1\n", "99999999999\n", "2000000\n"} {
+		if _, err := readLength(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q taken", bad)
+		}
+	}
+}

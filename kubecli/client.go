@@ -1,0 +1,221 @@
+// Package kubecli runs sandboxes on a Kubernetes cluster through the kubectl
+// command line, as dockercli does through docker: every operation is an
+// argument vector run by a runner.Runner, so a logged line can be pasted into
+// a shell and tests can record and replay transcripts. It links no
+// client-go.
+//
+// A sandbox's container is two objects: a ConfigMap holding the pod's
+// manifest and the labels (what `docker create` keeps), and the Pod made from
+// it (what `docker start` runs). A pod cannot be frozen, so Pause deletes the
+// pod and keeps the ConfigMap and the claim, and Start makes the pod again.
+// A named volume is a PersistentVolumeClaim, or an emptyDir where the
+// cluster has no default storage class.
+package kubecli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Client runs one kubectl binary against one context and namespace.
+type Client struct {
+	Bin string
+	// Global options go before every subcommand: --context, --namespace.
+	Global []string
+	Runner runner.Runner
+	// Poll is how often a pod's state is asked while waiting for it.
+	Poll time.Duration
+	// StartTimeout bounds the wait for a pod to run.
+	StartTimeout time.Duration
+
+	classOnce sync.Once
+	class     string
+	classErr  error
+}
+
+// New returns a client for kubectl with the given context and namespace
+// (empty: kubectl's current ones).
+func New(bin, kubeContext, namespace string, r runner.Runner) *Client {
+	c := &Client{Bin: bin, Runner: r, Poll: 250 * time.Millisecond, StartTimeout: 3 * time.Minute}
+	if kubeContext != "" {
+		c.Global = append(c.Global, "--context", kubeContext)
+	}
+	if namespace != "" {
+		c.Global = append(c.Global, "--namespace", namespace)
+	}
+	return c
+}
+
+// ErrUnsupported marks what a Kubernetes cluster cannot do the way an engine
+// does (build an image, borrow another container's volumes).
+var ErrUnsupported = errors.New("not supported on the kubernetes runtime")
+
+func unsupported(what string) error {
+	return fmt.Errorf("%s: %w", what, ErrUnsupported)
+}
+
+func (c *Client) cmd(cmd runner.Cmd) runner.Cmd {
+	cmd.Name = c.Bin
+	cmd.Args = append(slices.Clone(c.Global), cmd.Args...)
+	return cmd
+}
+
+func (c *Client) run(ctx context.Context, cmd runner.Cmd) (runner.Result, error) {
+	res, err := c.Runner.Run(ctx, c.cmd(cmd))
+	return res, classify(err)
+}
+
+func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error) {
+	return c.run(ctx, runner.Cmd{Args: args})
+}
+
+// apply creates obj (a manifest) from stdin; one that exists is an
+// ErrNameInUse.
+func (c *Client) create(ctx context.Context, obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	_, err = c.run(ctx, runner.Cmd{Args: []string{"create", "-f", "-"}, Stdin: bytes.NewReader(data)})
+	return err
+}
+
+// get reads one object; a missing one is errNotFound.
+func (c *Client) get(ctx context.Context, kind, name string, into any) error {
+	res, err := c.args(ctx, "get", kind, name, "--output", "json")
+	if err != nil {
+		return err
+	}
+	return decode(res.Stdout, into)
+}
+
+func decode(data []byte, into any) error {
+	if err := json.Unmarshal(bytes.TrimSpace(data), into); err != nil {
+		return fmt.Errorf("cannot read kubectl output %q: %w", firstLine(string(data)), err)
+	}
+	return nil
+}
+
+// deleted deletes the named objects (kind/name), waiting for them to go, and
+// says whether any existed.
+func (c *Client) deleted(ctx context.Context, objs ...string) (bool, error) {
+	args := append([]string{"delete", "--ignore-not-found", "--output", "name"}, objs...)
+	res, err := c.args(ctx, args...)
+	return len(bytes.TrimSpace(res.Stdout)) > 0, err
+}
+
+// Versions returns kubectl's version and the API server's.
+func (c *Client) Versions(ctx context.Context) (client, server string, err error) {
+	res, err := c.args(ctx, "version", "--output", "json")
+	var v struct {
+		Client struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"clientVersion"`
+		Server struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"serverVersion"`
+	}
+	if derr := json.Unmarshal(res.Stdout, &v); derr != nil && err == nil {
+		err = derr
+	}
+	return v.Client.GitVersion, v.Server.GitVersion, err
+}
+
+// Endpoint names the cluster's API server. It is never a docker address, so
+// ports are reached through `kubectl port-forward` on this machine.
+func (c *Client) Endpoint(ctx context.Context) (string, error) {
+	res, err := c.args(ctx, "config", "view", "--minify", "--output", "jsonpath={.clusters[0].cluster.server}")
+	return "kubernetes " + strings.TrimSpace(string(res.Stdout)), err
+}
+
+// Image cannot look into a node's images: the kubelet pulls (or finds) the
+// image when the pod starts, and a missing one fails the start.
+func (c *Client) Image(context.Context, string) (dockercli.ImageInfo, error) {
+	return dockercli.ImageInfo{}, nil
+}
+
+// Pull is the kubelet's to do.
+func (c *Client) Pull(context.Context, string) error { return nil }
+
+// ImageEnv cannot read an image's environment without running it.
+func (c *Client) ImageEnv(context.Context, string) (map[string]string, error) {
+	return nil, unsupported("reading an image's environment (${containerEnv:...})")
+}
+
+// Build has no cluster equivalent: build and push the image, then name it.
+func (c *Client) Build(context.Context, dockercli.BuildSpec, io.Writer) error {
+	return unsupported("[docker] build (build and push the image where the cluster pulls from, then set image)")
+}
+
+// StartAttached runs the setup cache's and fork's copy containers, which
+// borrow another container's volumes.
+func (c *Client) StartAttached(context.Context, string, io.Reader) (runner.Result, error) {
+	return runner.Result{}, unsupported("copying between sandboxes (the setup cache, fork)")
+}
+
+// TmpfsVolume backs the egress proxy's shared socket.
+func (c *Client) TmpfsVolume(context.Context, string, map[string]string, int, int) error {
+	return unsupported(`network mode "allow" (the egress proxy)`)
+}
+
+// DisconnectNetwork belongs to the egress proxy.
+func (c *Client) DisconnectNetwork(context.Context, string, string) error {
+	return unsupported(`network mode "allow" (the egress proxy)`)
+}
+
+// Logs belong to the egress proxy.
+func (c *Client) Logs(context.Context, string, time.Time) ([]byte, error) {
+	return nil, unsupported("the egress proxy's log")
+}
+
+// Recreates says a started sandbox is a new pod: nothing outside its claim
+// survived, the helper included, so the caller delivers the helper again.
+func (c *Client) Recreates() bool { return true }
+
+// classify maps kubectl's failures onto dockercli's error kinds, so the
+// sandbox core tells them apart the same way on every runtime.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *runner.StartError
+	if errors.As(err, &se) && errors.Is(se.Err, runner.ErrNotFound) {
+		return &dockercli.Error{Kind: dockercli.ErrBinaryMissing, Err: err}
+	}
+	ee, ok := runner.AsExit(err)
+	if !ok {
+		return err
+	}
+	msg := strings.ToLower(string(ee.Result.Stderr))
+	switch {
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "unable to connect to the server"), strings.Contains(msg, "the connection to the server"),
+		strings.Contains(msg, "no configuration has been provided"), strings.Contains(msg, "context was not found"),
+		strings.Contains(msg, "i/o timeout"):
+		return &dockercli.Error{Kind: dockercli.ErrDaemonUnreachable, Err: err}
+	case strings.Contains(msg, "(notfound)"):
+		return &dockercli.Error{Kind: errNotFound, Err: err}
+	case strings.Contains(msg, "(alreadyexists)"):
+		return &dockercli.Error{Kind: dockercli.ErrNameInUse, Err: err}
+	}
+	return err
+}
+
+// errNotFound is kubectl's NotFound, which each caller turns into the kind
+// it means (no such container, no such volume).
+var errNotFound = errors.New("not found")
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}

@@ -1,0 +1,497 @@
+package kubecli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+// Annotations and labels Litterbox puts on its objects besides the sandbox
+// labels it is given.
+const (
+	// annoPod is the ConfigMap key holding the pod's manifest.
+	podKey = "pod.json"
+	// labelPod selects one sandbox's pod (for its NetworkPolicy): a digest
+	// of its name, which may be longer than a label value may be.
+	labelPod = "dev.litterbox.pod"
+	// annoStorage says where /src lives: "claim" or "emptyDir".
+	annoStorage = "dev.litterbox.storage"
+	// container is the pod's one container.
+	container = "sandbox"
+	// helperLink is where the delivery puts a link to the helper, so an
+	// exec that needs an environment has a fixed path to run it by.
+	helperLink = "/.litterbox/litterbox-helper"
+)
+
+// meta is an object's metadata.
+type meta struct {
+	Name              string            `json:"name"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
+	UID               string            `json:"uid,omitempty"`
+	CreationTimestamp string            `json:"creationTimestamp,omitempty"`
+	DeletionTimestamp string            `json:"deletionTimestamp,omitempty"`
+}
+
+type object struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   meta              `json:"metadata"`
+	Spec       any               `json:"spec,omitempty"`
+	Data       map[string]string `json:"data,omitempty"`
+}
+
+// labelValue is what Kubernetes accepts as a label value.
+var labelValue = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
+
+// split keeps every label as an annotation (values such as repository paths
+// are no valid label values) and those Kubernetes accepts as labels too, so
+// selectors can find them.
+func split(in map[string]string) (labels, annotations map[string]string) {
+	labels, annotations = map[string]string{}, map[string]string{}
+	for k, v := range in {
+		annotations[k] = v
+		if len(v) <= 63 && labelValue.MatchString(v) {
+			labels[k] = v
+		}
+	}
+	return labels, annotations
+}
+
+func podLabel(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:8])
+}
+
+// podManifest is the pod for spec: the sandbox's hardening, which docker
+// expresses in run options, as the pod's securityContext. Its first process
+// waits for the helper the host delivers over an exec, then becomes it: a
+// cluster has no `docker cp` into a container not yet started.
+func podManifest(spec dockercli.ContainerSpec, claim bool) (object, error) {
+	uid, gid, err := numericUser(spec.User)
+	if err != nil {
+		return object{}, err
+	}
+	labels, annos := split(spec.Labels)
+	labels[labelPod] = podLabel(spec.Name)
+	env := []map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		env = append(env, map[string]string{"name": k, "value": spec.Env[k]})
+	}
+	mounts := []map[string]any{}
+	volumes := []map[string]any{}
+	if spec.Volume != "" {
+		v := map[string]any{"name": "src"}
+		if claim {
+			v["persistentVolumeClaim"] = map[string]string{"claimName": spec.Volume}
+		} else {
+			v["emptyDir"] = map[string]string{}
+		}
+		volumes = append(volumes, v)
+		mounts = append(mounts, map[string]any{"name": "src", "mountPath": spec.VolumeTarget})
+	}
+	for i, p := range spec.AnonVolumes {
+		n := "anon" + strconv.Itoa(i)
+		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{}})
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
+	}
+	for i, p := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
+		n := "tmpfs" + strconv.Itoa(i)
+		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{"medium": "Memory"}})
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
+	}
+	switch spec.Network {
+	case "", "none", "bridge":
+	default:
+		return object{}, unsupported("network " + strconv.Quote(spec.Network) + " (kubernetes sandboxes have \"none\", a NetworkPolicy, or the pod network)")
+	}
+	if len(spec.Shared) > 0 || len(spec.VolumesFrom) > 0 {
+		return object{}, unsupported("volumes shared between containers")
+	}
+	limits := map[string]string{}
+	if spec.Memory != "" {
+		m, err := quantity(spec.Memory)
+		if err != nil {
+			return object{}, err
+		}
+		limits["memory"] = m
+	}
+	if spec.CPUs != "" {
+		limits["cpu"] = spec.CPUs
+	}
+	var ports []map[string]any
+	for _, p := range spec.Publish {
+		ports = append(ports, map[string]any{"containerPort": p.ContainerPort, "protocol": "TCP"})
+	}
+	argv := append([]string{spec.Entrypoint}, spec.Cmd...)
+	boot := []string{"/bin/sh", "-c", `while [ ! -x "$0" ]; do sleep 0.1; done; exec "$0" "$@"`}
+	c := map[string]any{
+		"name":            container,
+		"image":           spec.Image,
+		"imagePullPolicy": "IfNotPresent",
+		"command":         append(boot, argv...),
+		"workingDir":      spec.Workdir,
+		"env":             env,
+		"volumeMounts":    mounts,
+		"resources":       map[string]any{"limits": limits},
+		"securityContext": map[string]any{
+			"allowPrivilegeEscalation": false,
+			"readOnlyRootFilesystem":   spec.ReadOnly,
+			"capabilities":             map[string]any{"drop": []string{"ALL"}},
+		},
+	}
+	if ports != nil {
+		c["ports"] = ports
+	}
+	podSpec := map[string]any{
+		"restartPolicy":                 "Never",
+		"automountServiceAccountToken":  false,
+		"enableServiceLinks":            false,
+		"terminationGracePeriodSeconds": 5,
+		"securityContext": map[string]any{
+			"runAsNonRoot":   true,
+			"runAsUser":      uid,
+			"runAsGroup":     gid,
+			"fsGroup":        gid,
+			"seccompProfile": map[string]string{"type": "RuntimeDefault"},
+		},
+		"containers": []any{c},
+		"volumes":    volumes,
+	}
+	if spec.Hostname != "" {
+		podSpec["hostname"] = spec.Hostname
+	}
+	return object{APIVersion: "v1", Kind: "Pod", Metadata: meta{Name: spec.Name, Labels: labels, Annotations: annos}, Spec: podSpec}, nil
+}
+
+// numericUser reads "uid:gid" (or "uid"); a pod's securityContext takes
+// numbers only, and never root: runAsNonRoot is part of the hardening.
+func numericUser(u string) (int, int, error) {
+	if u == "" {
+		u = "1000:1000"
+	}
+	us, gs, ok := strings.Cut(u, ":")
+	if !ok {
+		gs = us
+	}
+	uid, err1 := strconv.Atoi(us)
+	gid, err2 := strconv.Atoi(gs)
+	if err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, fmt.Errorf("user %q: the kubernetes runtime needs a numeric uid:gid", u)
+	}
+	if uid == 0 {
+		return 0, 0, fmt.Errorf("user %q: pods run as non-root (runAsNonRoot); choose another uid", u)
+	}
+	return uid, gid, nil
+}
+
+// quantity turns docker's memory size (512m, 2g, 1073741824) into a
+// Kubernetes quantity.
+func quantity(s string) (string, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	units := map[string]string{"b": "", "k": "Ki", "m": "Mi", "g": "Gi", "t": "Ti"}
+	num, unit := s, ""
+	if n := len(s); n > 0 && strings.ContainsAny(s[n-1:], "bkmgt") {
+		num, unit = s[:n-1], units[s[n-1:]]
+	}
+	if _, err := strconv.ParseUint(num, 10, 64); err != nil {
+		return "", fmt.Errorf("memory %q: want a size such as 512m or 2g", s)
+	}
+	return num + unit, nil
+}
+
+// record is the ConfigMap that stands for a container: it exists from
+// Create to Remove, whether or not its pod runs.
+func record(spec dockercli.ContainerSpec, pod object, claim bool) (object, error) {
+	data, err := json.Marshal(pod)
+	if err != nil {
+		return object{}, err
+	}
+	labels, annos := split(spec.Labels)
+	annos[annoStorage] = "emptyDir"
+	if claim {
+		annos[annoStorage] = "claim"
+	}
+	return object{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta{Name: spec.Name, Labels: labels, Annotations: annos}, Data: map[string]string{podKey: string(data)}}, nil
+}
+
+// Create makes the container's record, its claim (when the cluster has a
+// default storage class) and its NetworkPolicy, then its pod, and waits for
+// the pod to run: the helper is delivered into a running pod, where docker
+// copies it into a created container.
+func (c *Client) Create(ctx context.Context, spec dockercli.ContainerSpec) (string, error) {
+	class, err := c.StorageClass(ctx)
+	if err != nil {
+		return "", err
+	}
+	claim := class != "" && spec.Volume != ""
+	pod, err := podManifest(spec, claim)
+	if err != nil {
+		return "", err
+	}
+	rec, err := record(spec, pod, claim)
+	if err != nil {
+		return "", err
+	}
+	if err := c.create(ctx, rec); err != nil {
+		return "", err
+	}
+	if claim {
+		if err := c.ensureClaim(ctx, spec.Volume, spec.VolumeLabels); err != nil {
+			return "", err
+		}
+	}
+	if spec.Network == "none" {
+		if err := c.create(ctx, denyAll(spec.Name, spec.Labels)); err != nil && !errors.Is(err, dockercli.ErrNameInUse) {
+			return "", err
+		}
+	}
+	if err := c.create(ctx, pod); err != nil {
+		return "", err
+	}
+	return spec.Name, c.waitRunning(ctx, spec.Name)
+}
+
+// denyAll is network "none": a NetworkPolicy that lets nothing in or out of
+// the pod. Only a cluster whose network plugin enforces policies keeps it;
+// doctor says whether this one does.
+func denyAll(name string, labels map[string]string) object {
+	l, a := split(labels)
+	return object{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy", Metadata: meta{Name: name, Labels: l, Annotations: a},
+		Spec: map[string]any{
+			"podSelector": map[string]any{"matchLabels": map[string]string{labelPod: podLabel(name)}},
+			"policyTypes": []string{"Ingress", "Egress"},
+		}}
+}
+
+// Start makes the container's pod from its record, unless it runs already.
+func (c *Client) Start(ctx context.Context, name string) error {
+	st, err := c.state(ctx, name)
+	if err != nil {
+		return err
+	}
+	switch st.state {
+	case "running":
+		return nil
+	case "created":
+		return c.waitRunning(ctx, name)
+	}
+	if st.pod != nil {
+		// It ended (its PID 1 exited): make a new one.
+		if _, err := c.deleted(ctx, "pod/"+name); err != nil {
+			return err
+		}
+	}
+	var pod object
+	if err := json.Unmarshal([]byte(st.rec.Data[podKey]), &pod); err != nil {
+		return fmt.Errorf("the record of %s holds no pod: %w", name, err)
+	}
+	if err := c.create(ctx, pod); err != nil {
+		return err
+	}
+	return c.waitRunning(ctx, name)
+}
+
+// Pause deletes the pod and keeps its record and claim: a pod cannot be
+// frozen. Its processes end; Start makes the pod again. A sandbox whose /src
+// is an emptyDir is refused, since deleting its pod would delete /src.
+func (c *Client) Pause(ctx context.Context, name string) error {
+	st, err := c.state(ctx, name)
+	if err != nil {
+		return err
+	}
+	if st.pod == nil {
+		return &dockercli.Error{Kind: dockercli.ErrNotRunning, Err: fmt.Errorf("pod %s is not running", name)}
+	}
+	if st.rec.Metadata.Annotations[annoStorage] == "emptyDir" {
+		return fmt.Errorf("/src of %s is an emptyDir (the cluster had no default storage class), which deleting its pod would delete; delete the sandbox instead", name)
+	}
+	_, err = c.deleted(ctx, "pod/"+name)
+	return err
+}
+
+// Unpause: pods are never frozen (Pause deletes them), so there is nothing
+// to thaw; the caller starts a stopped one.
+func (c *Client) Unpause(ctx context.Context, name string) error {
+	return &dockercli.Error{Kind: dockercli.ErrNotPaused, Err: fmt.Errorf("pod %s is not paused (pods are deleted, not frozen)", name)}
+}
+
+// Remove deletes the container's pod, record and NetworkPolicy.
+func (c *Client) Remove(ctx context.Context, name string) error {
+	any, err := c.deleted(ctx, "pod/"+name, "configmap/"+name, "networkpolicy/"+name)
+	if err == nil && !any {
+		err = &dockercli.Error{Kind: dockercli.ErrNoSuchContainer, Err: fmt.Errorf("no such container: %s", name)}
+	}
+	return err
+}
+
+// podState is a container's record and pod as one get returned them.
+type podState struct {
+	rec   object
+	pod   *podObject
+	state dockercli.State
+}
+
+type podObject struct {
+	Metadata meta `json:"metadata"`
+	Status   struct {
+		Phase             string `json:"phase"`
+		Reason            string `json:"reason"`
+		Message           string `json:"message"`
+		ContainerStatuses []struct {
+			State map[string]struct {
+				Reason   string `json:"reason"`
+				Message  string `json:"message"`
+				ExitCode *int   `json:"exitCode"`
+			} `json:"state"`
+		} `json:"containerStatuses"`
+	} `json:"status"`
+}
+
+// state reads a container's record and pod in one call.
+func (c *Client) state(ctx context.Context, name string) (podState, error) {
+	res, err := c.args(ctx, "get", "configmap/"+name, "pod/"+name, "--ignore-not-found", "--output", "json")
+	if err != nil {
+		return podState{}, err
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if len(res.Stdout) > 0 {
+		if err := decode(res.Stdout, &list); err != nil {
+			return podState{}, err
+		}
+	}
+	var st podState
+	found := false
+	for _, raw := range list.Items {
+		var kind struct{ Kind string }
+		_ = json.Unmarshal(raw, &kind)
+		switch kind.Kind {
+		case "ConfigMap":
+			found = true
+			if err := json.Unmarshal(raw, &st.rec); err != nil {
+				return podState{}, err
+			}
+		case "Pod":
+			st.pod = &podObject{}
+			if err := json.Unmarshal(raw, st.pod); err != nil {
+				return podState{}, err
+			}
+		}
+	}
+	if !found {
+		return podState{}, &dockercli.Error{Kind: dockercli.ErrNoSuchContainer, Err: fmt.Errorf("no such container: %s", name)}
+	}
+	st.state = stateOf(st.pod)
+	return st, nil
+}
+
+// stateOf is a pod's state in docker's words: no pod is a stopped
+// container.
+func stateOf(p *podObject) dockercli.State {
+	switch {
+	case p == nil:
+		return "exited"
+	case p.Metadata.DeletionTimestamp != "":
+		return "removing"
+	case p.Status.Phase == "Running":
+		for _, cs := range p.Status.ContainerStatuses {
+			if _, ok := cs.State["running"]; !ok {
+				return "exited"
+			}
+		}
+		return "running"
+	case p.Status.Phase == "Pending":
+		return "created"
+	}
+	return "exited"
+}
+
+// Inspect returns the state and labels of one container.
+func (c *Client) Inspect(ctx context.Context, name string) (dockercli.Inspection, error) {
+	st, err := c.state(ctx, name)
+	if err != nil {
+		return dockercli.Inspection{}, err
+	}
+	return dockercli.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations}, nil
+}
+
+// waitRunning polls the pod until it runs, failing at once on what will not
+// mend by waiting (no such image, no shell to start with).
+func (c *Client) waitRunning(ctx context.Context, name string) error {
+	deadline := time.Now().Add(c.StartTimeout)
+	for {
+		var p podObject
+		err := c.get(ctx, "pod", name, &p)
+		if err != nil {
+			return err
+		}
+		if stateOf(&p) == "running" {
+			return nil
+		}
+		if why := podFailure(&p); why != "" {
+			return fmt.Errorf("pod %s cannot start: %s", name, why)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pod %s did not start within %s (phase %s%s)", name, c.StartTimeout, p.Status.Phase, orDash(p.Status.Message))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(c.Poll):
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// podFailure names what keeps a pod from running for good.
+func podFailure(p *podObject) string {
+	if p.Status.Phase == "Failed" || p.Status.Phase == "Succeeded" {
+		for _, cs := range p.Status.ContainerStatuses {
+			if t, ok := cs.State["terminated"]; ok {
+				return shellHint(fmt.Sprintf("its first process exited (%s%s)", t.Reason, orDash(t.Message)))
+			}
+		}
+		return "it ended (" + p.Status.Phase + orDash(p.Status.Message) + ")"
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		w, ok := cs.State["waiting"]
+		if !ok {
+			continue
+		}
+		switch w.Reason {
+		case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName":
+			return "its image cannot be pulled (" + w.Reason + orDash(w.Message) + ")"
+		case "CreateContainerError", "CreateContainerConfigError", "RunContainerError", "StartError":
+			return shellHint(w.Reason + orDash(w.Message))
+		}
+	}
+	return ""
+}
+
+// shellHint explains a start that failed for want of a shell: the pod's
+// first process is /bin/sh waiting for the helper.
+func shellHint(msg string) string {
+	if strings.Contains(msg, "/bin/sh") {
+		return "the image has no /bin/sh, which the kubernetes runtime needs to start its helper: " + msg
+	}
+	return msg
+}

@@ -1,0 +1,205 @@
+package kubecli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+)
+
+// ClaimSize is what a sandbox's claim asks for. Litterbox's own disk guard
+// ([docker] disk) bounds /src; this is the provisioner's share of it.
+const ClaimSize = "10Gi"
+
+// StorageClass is the cluster's default storage class, "" when it has none
+// (then /src is an emptyDir). Asked once per client.
+func (c *Client) StorageClass(ctx context.Context) (string, error) {
+	c.classOnce.Do(func() {
+		res, err := c.args(ctx, "get", "storageclass", "--output", "json")
+		if err != nil {
+			c.classErr = err
+			return
+		}
+		var list struct {
+			Items []struct {
+				Metadata meta `json:"metadata"`
+			} `json:"items"`
+		}
+		if err := decode(res.Stdout, &list); err != nil {
+			c.classErr = err
+			return
+		}
+		for _, sc := range list.Items {
+			a := sc.Metadata.Annotations
+			if a["storageclass.kubernetes.io/is-default-class"] == "true" || a["storageclass.beta.kubernetes.io/is-default-class"] == "true" {
+				c.class = sc.Metadata.Name
+			}
+		}
+	})
+	return c.class, c.classErr
+}
+
+// Storage says, for create's output, where a new sandbox's /src lives.
+func (c *Client) Storage(ctx context.Context) string {
+	class, err := c.StorageClass(ctx)
+	switch {
+	case err != nil:
+		return "unknown (" + firstLine(err.Error()) + ")"
+	case class == "":
+		return "emptyDir (the cluster has no default storage class: /src goes with the pod, so pause is refused)"
+	}
+	return "PersistentVolumeClaim of storage class " + class
+}
+
+// ensureClaim makes the claim unless it exists (docker makes a named volume
+// on first use the same way).
+func (c *Client) ensureClaim(ctx context.Context, name string, labels map[string]string) error {
+	err := c.CreateVolume(ctx, name, labels)
+	if errors.Is(err, dockercli.ErrNameInUse) {
+		return nil
+	}
+	return err
+}
+
+// CreateVolume makes a PersistentVolumeClaim of the default storage class.
+func (c *Client) CreateVolume(ctx context.Context, name string, labels map[string]string) error {
+	l, a := split(labels)
+	return c.create(ctx, object{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: meta{Name: name, Labels: l, Annotations: a},
+		Spec: map[string]any{
+			"accessModes": []string{"ReadWriteOnce"},
+			"resources":   map[string]any{"requests": map[string]string{"storage": ClaimSize}},
+		}})
+}
+
+// RemoveVolume deletes a claim, waiting for it to go.
+func (c *Client) RemoveVolume(ctx context.Context, name string) error {
+	any, err := c.deleted(ctx, "persistentvolumeclaim/"+name)
+	if err == nil && !any {
+		err = &dockercli.Error{Kind: dockercli.ErrNoSuchVolume, Err: fmt.Errorf("no such volume: %s", name)}
+	}
+	return err
+}
+
+// VolumeLabels are a claim's labels (kept as annotations).
+func (c *Client) VolumeLabels(ctx context.Context, name string) (map[string]string, error) {
+	var o struct {
+		Metadata meta `json:"metadata"`
+	}
+	err := c.get(ctx, "persistentvolumeclaim", name, &o)
+	if errors.Is(err, errNotFound) {
+		return nil, &dockercli.Error{Kind: dockercli.ErrNoSuchVolume, Err: err}
+	}
+	return o.Metadata.Annotations, err
+}
+
+// Volumes lists the claims carrying every label of filters.
+func (c *Client) Volumes(ctx context.Context, filters map[string]string) ([]string, error) {
+	items, err := c.listMeta(ctx, "persistentvolumeclaims", filters)
+	var names []string
+	for _, it := range items {
+		names = append(names, it.Name)
+	}
+	return names, err
+}
+
+// listMeta lists the objects of kinds whose annotations carry every label
+// of filters: a selector narrows on those that are valid label values, the
+// rest is matched here.
+func (c *Client) listMeta(ctx context.Context, kinds string, filters map[string]string) ([]meta, error) {
+	sel, _ := split(filters)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	args := []string{"get", kinds, "--output", "json"}
+	if len(parts) > 0 {
+		args = append(args, "--selector", strings.Join(parts, ","))
+	}
+	res, err := c.args(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Items []struct {
+			Kind     string `json:"kind"`
+			Metadata meta   `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := decode(res.Stdout, &list); err != nil {
+		return nil, err
+	}
+	var out []meta
+	for _, it := range list.Items {
+		if matches(it.Metadata.Annotations, filters) {
+			out = append(out, it.Metadata)
+		}
+	}
+	return out, nil
+}
+
+func matches(annos, filters map[string]string) bool {
+	for k, v := range filters {
+		if annos[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// List returns every container (record) carrying the filter labels, with
+// its pod's state, in one call.
+func (c *Client) List(ctx context.Context, filters map[string]string, _ []string) ([]dockercli.Container, error) {
+	sel, _ := split(filters)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	args := []string{"get", "configmaps,pods", "--output", "json"}
+	if len(parts) > 0 {
+		args = append(args, "--selector", strings.Join(parts, ","))
+	}
+	res, err := c.args(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := decode(res.Stdout, &list); err != nil {
+		return nil, err
+	}
+	recs := map[string]meta{}
+	pods := map[string]*podObject{}
+	for _, raw := range list.Items {
+		var kind struct{ Kind string }
+		_ = json.Unmarshal(raw, &kind)
+		switch kind.Kind {
+		case "ConfigMap":
+			var o object
+			if err := json.Unmarshal(raw, &o); err != nil {
+				return nil, err
+			}
+			if matches(o.Metadata.Annotations, filters) {
+				recs[o.Metadata.Name] = o.Metadata
+			}
+		case "Pod":
+			p := &podObject{}
+			if err := json.Unmarshal(raw, p); err != nil {
+				return nil, err
+			}
+			pods[p.Metadata.Name] = p
+		}
+	}
+	var out []dockercli.Container
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
+		r := recs[name]
+		st := stateOf(pods[name])
+		out = append(out, dockercli.Container{ID: r.UID, Name: name, State: st, Status: string(st), Created: r.CreationTimestamp, Labels: r.Annotations})
+	}
+	return out, nil
+}
