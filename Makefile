@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install test unit integration e2e lint fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install test k8s-up k8s-down unit integration e2e lint fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -18,7 +18,18 @@ build:
 install:
 	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
 
-test: lint unit fuzz integration e2e bench-smoke
+# The integration and e2e tests include the Kubernetes provider's, on a
+# throwaway single-node cluster (scripts/k8s/with-cluster.sh: up, run, down;
+# its components are built from source once and cached). It needs root.
+test: lint unit fuzz image
+	scripts/k8s/with-cluster.sh $(MAKE) integration e2e bench-smoke
+
+# The cluster alone, left up for a developer: make k8s-up, then
+# export KUBECONFIG=/var/lib/litterbox-k8s/kubeconfig; make k8s-down ends it.
+k8s-up: image
+	scripts/k8s/up.sh
+k8s-down:
+	scripts/k8s/down.sh
 
 unit:
 	$(GO) test -race -count=1 -timeout 5m ./...
@@ -54,7 +65,7 @@ lint:
 	@# Only runner/ starts processes in the binary (both GOOS it ships for).
 	@f=$$(mktemp) && for os in linux darwin; do GOOS=$$os $(GO) list -deps -json=ImportPath,Dir,GoFiles,CgoFiles,Standard,Module ./cmd/litterbox >>$$f || { rm -f $$f; exit 1; }; done; \
 	  $(GO) run ./internal/lint/procstart <$$f; rc=$$?; rm -f $$f; exit $$rc
-	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh .ci/run && shellcheck -s sh services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
+	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
 # registry answers), in docker and, when installed, podman (the integration

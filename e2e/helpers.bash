@@ -62,8 +62,24 @@ common_teardown() {
   done
 }
 
+# remove_k8s_objects PREFIX deletes the cluster objects (pods, records,
+# policies, claims) whose names start with PREFIX.
+remove_k8s_objects() {
+  local objs
+  objs=$(kubectl get pods,configmaps,networkpolicies,persistentvolumeclaims --output name 2>/dev/null |
+    awk -v p="$1" '{ n = $0; sub(/^[^\/]*\//, "", n) } index(n, p) == 1')
+  if [ -n "$objs" ]; then
+    # shellcheck disable=SC2086 # one object per word
+    kubectl delete --ignore-not-found --wait=true $objs >/dev/null 2>&1 || true
+  fi
+}
+
 remove_containers() {
   local repo=$1 slug=$2 ids
+  if [ "$RUNTIME" = kubernetes ]; then
+    remove_k8s_objects "litterbox-$slug-"
+    return
+  fi
   ids=$(
     {
       "$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$repo"
@@ -79,6 +95,7 @@ remove_containers() {
 # remove_images SLUG removes the project images built for the repository.
 remove_images() {
   local imgs
+  [ "$RUNTIME" != kubernetes ] || return 0
   imgs=$("$RUNTIME" images --format '{{.Repository}}:{{.Tag}}' --filter "reference=litterbox/$1-*" 2>/dev/null)
   if [ -n "$imgs" ]; then
     # shellcheck disable=SC2086
@@ -88,6 +105,7 @@ remove_images() {
 
 remove_volumes() {
   local slug=$1 repo=$2 vols
+  [ "$RUNTIME" != kubernetes ] || return 0 # claims go with remove_containers
   vols=$(
     {
       "$RUNTIME" volume ls -q --filter "label=dev.litterbox.repo=$repo"

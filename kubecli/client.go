@@ -80,14 +80,17 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 	return c.run(ctx, runner.Cmd{Args: args})
 }
 
-// apply creates obj (a manifest) from stdin; one that exists is an
+// create makes obj (a manifest) from stdin; one that exists is an
 // ErrNameInUse.
 func (c *Client) create(ctx context.Context, obj any) error {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return err
 	}
-	_, err = c.run(ctx, runner.Cmd{Args: []string{"create", "-f", "-"}, Stdin: bytes.NewReader(data)})
+	// The log shows the manifest piped in, so the line can be pasted.
+	args := []string{"create", "-f", "-"}
+	shown := &runner.Shown{Cmd: c.cmd(runner.Cmd{Args: args}), Input: data, HasInput: true}
+	_, err = c.run(ctx, runner.Cmd{Args: args, Stdin: bytes.NewReader(data), Shown: shown})
 	return err
 }
 

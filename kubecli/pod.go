@@ -346,9 +346,14 @@ type podState struct {
 type podObject struct {
 	Metadata meta `json:"metadata"`
 	Status   struct {
-		Phase             string `json:"phase"`
-		Reason            string `json:"reason"`
-		Message           string `json:"message"`
+		Phase      string `json:"phase"`
+		Reason     string `json:"reason"`
+		Message    string `json:"message"`
+		Conditions []struct {
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"conditions"`
 		ContainerStatuses []struct {
 			State map[string]struct {
 				Reason   string `json:"reason"`
@@ -445,7 +450,7 @@ func (c *Client) waitRunning(ctx context.Context, name string) error {
 			return fmt.Errorf("pod %s cannot start: %s", name, why)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pod %s did not start within %s (phase %s%s)", name, c.StartTimeout, p.Status.Phase, orDash(p.Status.Message))
+			return fmt.Errorf("pod %s did not start within %s (phase %s%s)", name, c.StartTimeout, p.Status.Phase, orDash(pending(&p)))
 		}
 		select {
 		case <-ctx.Done():
@@ -494,4 +499,15 @@ func shellHint(msg string) string {
 		return "the image has no /bin/sh, which the kubernetes runtime needs to start its helper: " + msg
 	}
 	return msg
+}
+
+// pending says why a pod waits: the scheduler's message (no node, an
+// unbound claim) or the pod's own.
+func pending(p *podObject) string {
+	for _, c := range p.Status.Conditions {
+		if c.Status == "False" && c.Message != "" {
+			return c.Message
+		}
+	}
+	return p.Status.Message
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -199,7 +200,11 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
 		st := stateOf(pods[name])
-		out = append(out, dockercli.Container{ID: r.UID, Name: name, State: st, Status: string(st), Created: r.CreationTimestamp, Labels: r.Annotations})
+		created := r.CreationTimestamp
+		if t, err := time.Parse(time.RFC3339, created); err == nil {
+			created = t.Format("2006-01-02 15:04:05 -0700 MST") // as docker ps prints it
+		}
+		out = append(out, dockercli.Container{ID: r.UID, Name: name, State: st, Status: string(st), Created: created, Labels: r.Annotations})
 	}
 	return out, nil
 }

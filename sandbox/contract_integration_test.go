@@ -29,7 +29,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbct"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global}, dir, config.Default())
+	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: p.Kubernetes}, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,23 +98,35 @@ func contract(t *testing.T, p testenv.Provider) {
 		t.Fatalf("download: %q", data)
 	}
 
-	// pause/resume: the service keeps its pid
+	// pause/resume: the service keeps its pid. A pod cannot be frozen:
+	// on Kubernetes pause stops the sandbox (deletes the pod, keeps the
+	// claim) and resume starts the service again in a new pod.
 	before, err := m.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
 	_, err = m.Pause(ctx, c.Name)
 	must(err)
-	if s := listed(t, m, c.Name); s != StatusPaused {
+	wantStatus, wantWord := StatusPaused, "paused"
+	if p.Kubernetes {
+		wantStatus, wantWord = StatusStopped, "stopped"
+	}
+	if s := listed(t, m, c.Name); s != wantStatus {
 		t.Fatalf("status %s after pause", s)
 	}
-	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), "paused") {
+	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
 		t.Fatalf("bash while paused: %v", err)
 	}
 	_, err = m.Resume(ctx, c.Name)
 	must(err)
 	after, err := m.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
-	if after[0].State != services.Running || after[0].PID != before[0].PID {
+	if after[0].State != services.Running || (after[0].PID != before[0].PID) != p.Kubernetes {
 		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
+	}
+	// What pause kept: the files, ignored ones included, and the branch.
+	res, err = m.Bash(ctx, c.Name, BashOptions{Command: "cat docs/new.txt up.txt"})
+	must(err)
+	if res.Stdout != "one\nthree\nuploaded\n" {
+		t.Fatalf("files across pause/resume: %+v", res)
 	}
 	stopped, err := m.Service(ctx, c.Name, services.Stop, "ticker")
 	must(err)
@@ -128,7 +140,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, dockercli.ErrNoSuchContainer) {
 		t.Fatalf("container after delete: %v", err)
 	}
-	if vols, _ := p.Run("volume", "ls", "-q"); strings.Contains(vols, m.Names(c.Name).Volume) {
+	if vols := p.Volumes(); strings.Contains(vols, m.Names(c.Name).Volume) {
 		t.Fatalf("volume %s left", m.Names(c.Name).Volume)
 	}
 	if refs := testenv.Git(t, dir, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); refs != "" {

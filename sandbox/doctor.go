@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/mcpclients"
 	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -86,6 +87,11 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		c := engineCheck(ctx, cli, server, err)
 		engineUp = c.Status == CheckOK
 		add(c)
+		if kc, ok := cli.(*kubecli.Client); ok && engineUp {
+			for _, c := range kubeChecks(ctx, kc) {
+				add(c)
+			}
+		}
 	}
 
 	m, err := OpenRepo(ctx, r, rt, loc)

@@ -19,11 +19,14 @@ type Provider struct {
 	Name   string
 	Bin    string
 	Global []string
+	// Kubernetes is a cluster driven with kubectl (scripts/k8s/up.sh makes
+	// the test cluster; KUBECONFIG points at it).
+	Kubernetes bool
 }
 
 // ProviderNames are the engines the contract suite covers unless
 // LITTERBOX_PROVIDERS names fewer (comma-separated).
-var ProviderNames = []string{"docker", "docker-tcp", "podman"}
+var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes"}
 
 // Providers returns the engines to test, each ready: docker on its local
 // socket, docker over TCP (a loopback port forwarded to that socket for the
@@ -45,11 +48,19 @@ func Providers(t *testing.T) []Provider {
 			out = append(out, Provider{Name: n, Bin: "docker", Global: []string{"--host", "tcp://" + forwardDockerSocket(t)}})
 		case "podman":
 			out = append(out, Provider{Name: n, Bin: "podman"})
+		case "kubernetes":
+			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true})
 		default:
 			t.Fatalf("LITTERBOX_PROVIDERS: unknown provider %q (want %s)", n, strings.Join(ProviderNames, ", "))
 		}
 	}
 	for _, p := range out {
+		if p.Kubernetes {
+			if _, err := p.Run("get", "--raw", "/readyz"); err != nil {
+				t.Fatalf("provider kubernetes has no cluster (%v): make test brings one up with scripts/k8s/with-cluster.sh, or narrow LITTERBOX_PROVIDERS", err)
+			}
+			continue
+		}
 		if _, err := p.Run("version"); err != nil {
 			t.Fatalf("provider %s is not usable (%v); .ci/run installs it, or narrow LITTERBOX_PROVIDERS", p.Name, err)
 		}
@@ -68,6 +79,10 @@ func (p Provider) Run(args ...string) (string, error) {
 
 // RemoveAll is the package's RemoveAll on this provider's engine.
 func (p Provider) RemoveAll(repoRoot, repoSlug string) {
+	if p.Kubernetes {
+		p.removeObjects("litterbox-" + repoSlug + "-")
+		return
+	}
 	if ids, _ := p.Run("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
 		_, _ = p.Run(append([]string{"rm", "-f", "-v"}, strings.Fields(ids)...)...)
 	}
@@ -140,4 +155,29 @@ func relay(c net.Conn, sock string) {
 	}()
 	<-done
 	<-done
+}
+
+// removeObjects deletes every pod, record, claim and policy whose name has
+// prefix.
+func (p Provider) removeObjects(prefix string) {
+	names, _ := p.Run("get", "pods,configmaps,networkpolicies,persistentvolumeclaims", "--output", "name")
+	var mine []string
+	for _, n := range strings.Fields(names) {
+		if _, name, _ := strings.Cut(n, "/"); strings.HasPrefix(name, prefix) {
+			mine = append(mine, n)
+		}
+	}
+	if len(mine) > 0 {
+		_, _ = p.Run(append([]string{"delete", "--ignore-not-found", "--wait=true"}, mine...)...)
+	}
+}
+
+// Volumes lists the names of the provider's volumes (claims on Kubernetes).
+func (p Provider) Volumes() string {
+	if p.Kubernetes {
+		out, _ := p.Run("get", "persistentvolumeclaims", "--output", "name")
+		return out
+	}
+	out, _ := p.Run("volume", "ls", "-q")
+	return out
 }

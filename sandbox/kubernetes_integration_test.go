@@ -1,0 +1,124 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/kubecli"
+)
+
+// kubeProvider is the test cluster (scripts/k8s/with-cluster.sh), which
+// must be up: a missing cluster fails the test.
+func kubeProvider(t *testing.T) testenv.Provider {
+	t.Helper()
+	t.Setenv("LITTERBOX_PROVIDERS", "kubernetes")
+	return testenv.Providers(t)[0]
+}
+
+// kubeManager is a Manager on the test cluster for a new repository whose
+// sandboxes run image.
+func kubeManager(t *testing.T, p testenv.Provider, image string) *Manager {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbk8s"))
+	testenv.NewRepo(t, dir, testenv.SmallFiles)
+	cfg := config.Default()
+	cfg.Image = image
+	m, err := Open(context.Background(), testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: true}, dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
+	return m
+}
+
+// TestIntegrationKubernetesImages runs the change loop, a stop and a start
+// on every image with a shell, on the cluster: files written by the agent
+// and by a command become commits, and the claim keeps /src (ignored files
+// too) across the pod being deleted and made again.
+func TestIntegrationKubernetesImages(t *testing.T) {
+	p := kubeProvider(t)
+	for _, image := range shellImages {
+		t.Run(imageName(image), func(t *testing.T) {
+			ctx := context.Background()
+			m := kubeManager(t, p, image)
+			c, err := m.Create(ctx, CreateOptions{Name: "work"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Status != StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
+				t.Fatalf("create: %+v", c)
+			}
+			res, err := m.Bash(ctx, "work", BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME"})
+			if err != nil || res.ExitCode != 0 || res.Stdout != "1000\n/tmp\n" || res.Snapshot == "" {
+				t.Fatalf("bash: %+v %v", res, err)
+			}
+			if got := testenv.Git(t, m.Root, "show", "litterbox/work:made.txt"); got != "x" {
+				t.Fatalf("made.txt on the branch: %q", got)
+			}
+			if _, err := m.Write(ctx, "work", "w.txt", []byte("written\n")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Pause(ctx, "work"); err != nil {
+				t.Fatal(err)
+			}
+			if in, err := m.Provider.Inspect(ctx, c.Container); err != nil || in.State != "exited" {
+				t.Fatalf("after pause: %+v %v", in, err)
+			}
+			if _, err := m.Resume(ctx, "work"); err != nil {
+				t.Fatal(err)
+			}
+			res, err = m.Bash(ctx, "work", BashOptions{Command: "cat made.txt w.txt node_modules/d"})
+			if err != nil || res.Stdout != "xwritten\ndep\n" {
+				t.Fatalf("after resume: %+v %v", res, err)
+			}
+			if _, err := m.Delete(ctx, "work", true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, dockercli.ErrNoSuchContainer) {
+				t.Fatalf("after delete: %v", err)
+			}
+			if v := p.Volumes(); strings.Contains(v, c.Container) {
+				t.Fatalf("claim left: %s", v)
+			}
+		})
+	}
+}
+
+// TestIntegrationKubernetesRefusals: what the cluster cannot do is one
+// clear error, and leaves nothing behind.
+func TestIntegrationKubernetesRefusals(t *testing.T) {
+	p := kubeProvider(t)
+	ctx := context.Background()
+
+	m := kubeManager(t, p, noShellImage)
+	_, err := m.Create(ctx, CreateOptions{Name: "noshell"})
+	if err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
+		t.Fatalf("no shell: %v", err)
+	}
+	if _, ierr := m.Provider.Inspect(ctx, m.Names("noshell").Container); !errors.Is(ierr, dockercli.ErrNoSuchContainer) {
+		t.Fatalf("left after a failed create: %v", ierr)
+	}
+
+	m = kubeManager(t, p, "busybox:latest")
+	m.Config.Network = "allow"
+	m.Config.Allow = []string{"example.com"}
+	if _, err := m.Create(ctx, CreateOptions{Name: "allow"}); !errors.Is(err, kubecli.ErrUnsupported) {
+		t.Fatalf("allow: %v", err)
+	}
+	m.Config = config.Default()
+	m.Config.User = "0:0"
+	if _, err := m.Create(ctx, CreateOptions{Name: "root"}); err == nil || !strings.Contains(err.Error(), "non-root") {
+		t.Fatalf("root: %v", err)
+	}
+	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.RepoSlug) {
+		t.Fatalf("claims left: %s", out)
+	}
+}
