@@ -233,13 +233,53 @@ container_of() { printf 'litterbox-%s-%s-%s' "${2:-$REPO_SLUG}" "$(repo_id "${3:
 volume_of() { printf '%s-src' "$(container_of "$@")"; }
 
 # state_of CONTAINER prints the engine's state: running, paused, exited, ...
-state_of() { "$RUNTIME" inspect --type container --format '{{.State.Status}}' "$1"; }
+# On Kubernetes a sandbox's container is its record (a ConfigMap) and its pod:
+# running with a running pod, exited with none.
+state_of() {
+  if [ "$RUNTIME" = kubernetes ]; then
+    local phase
+    kubectl get configmap "$1" >/dev/null || return 1
+    phase=$(kubectl get pod "$1" --ignore-not-found --output 'jsonpath={.status.phase}')
+    case $phase in
+      Running) echo running ;;
+      Pending) echo created ;;
+      *) echo exited ;;
+    esac
+    return
+  fi
+  "$RUNTIME" inspect --type container --format '{{.State.Status}}' "$1"
+}
 
 # inspect CONTAINER FORMAT
 inspect() { "$RUNTIME" inspect --type container --format "$2" "$1"; }
 
-container_exists() { "$RUNTIME" inspect --type container "$1" >/dev/null 2>&1; }
-volume_exists() { "$RUNTIME" volume inspect "$1" >/dev/null 2>&1; }
+container_exists() {
+  if [ "$RUNTIME" = kubernetes ]; then
+    kubectl get configmap "$1" >/dev/null 2>&1
+    return
+  fi
+  "$RUNTIME" inspect --type container "$1" >/dev/null 2>&1
+}
+volume_exists() {
+  if [ "$RUNTIME" = kubernetes ]; then
+    kubectl get persistentvolumeclaim "$1" >/dev/null 2>&1
+    return
+  fi
+  "$RUNTIME" volume inspect "$1" >/dev/null 2>&1
+}
+
+# engine_exec CONTAINER CMD... runs CMD in a sandbox's container straight
+# through the engine (docker exec; kubectl exec, as the pod's user, on a
+# cluster), for checks.
+engine_exec() {
+  local c=$1
+  shift
+  if [ "$RUNTIME" = kubernetes ]; then
+    kubectl exec "$c" --container sandbox -- "$@"
+    return
+  fi
+  "$RUNTIME" exec "$c" "$@"
+}
 branch_exists() { git -C "${2:-$REPO}" show-ref --verify --quiet "refs/heads/$1"; }
 
 # in_box NAME CMD... runs CMD in the sandbox as root-less sandbox user, through
@@ -248,6 +288,12 @@ in_box() {
   local c
   c=$(container_of "$1")
   shift
+  if [ "$RUNTIME" = kubernetes ]; then
+    # kubectl exec has no --workdir; the pod runs as 1000:1000.
+    # shellcheck disable=SC2016 # expanded by the sandbox's sh
+    kubectl exec "$c" --container sandbox -- sh -c 'cd /src && exec "$@"' sh "$@"
+    return
+  fi
   "$RUNTIME" exec --user 1000:1000 --workdir /src "$c" "$@"
 }
 

@@ -83,12 +83,14 @@ k8s_has() { kubectl get "$1" --ignore-not-found --output name | grep -q .; }
   for l in "${lines[@]}"; do
     assert_equal "$(jsonget .isError <<<"$l")" false
   done
-  assert_equal "$(jsonget .structuredContent.stdout <<<"${lines[2]}")" $'box\n'
+  assert_equal "$(jsonget .structuredContent.stdout <<<"${lines[2]}")" box
   assert_output --partial 'alpha'
   assert_output --partial 'gamma'
   assert_output --partial 'made.txt'
-  # One commit per changing call (write, edit, bash) and the milestone.
-  assert_equal "$(git rev-list --count "$base..litterbox/box")" 4
+  # The changing calls (write, edit, bash) made commits that the milestone
+  # squashed into one.
+  assert_equal "$(git rev-list --count "$base..litterbox/box")" 1
+  assert_equal "$(git log -1 --format=%s litterbox/box)" "tools done"
   assert_equal "$(git show litterbox/box:notes.txt)" $'alpha\ngamma'
   run git cat-file -e litterbox/box:run.sh
   assert_failure
@@ -141,10 +143,11 @@ TOML
   git commit -qm ports
   lb_ok trust >/dev/null
   create box
-  port=$(lb_ok ports box --json | jsonget '.[0].host_port')
+  port=$(lb_ok ports box --json | jsonget '.[name=web].host_port')
   lb ports box --forward 2>"$BATS_TEST_TMPDIR/fwd" &
   fwd=$!
-  run eventually curl -fsS "http://127.0.0.1:$port/README.md"
+  eventually curl -fsS "http://127.0.0.1:$port/README.md" || true
+  run curl -fsS "http://127.0.0.1:$port/README.md"
   kill "$fwd"
   wait "$fwd" || true
   assert_success

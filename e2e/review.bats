@@ -639,10 +639,10 @@ two_commits() {
 
   run --separate-stderr lb download "$BOX" ../etc/hostname "$out/hostname.txt"
   assert_success
-  assert_equal "$(cat "$out/hostname.txt")" "$("$RUNTIME" exec "$c" cat /etc/hostname)"
+  assert_equal "$(cat "$out/hostname.txt")" "$(engine_exec "$c" cat /etc/hostname)"
   run --separate-stderr lb download "$BOX" ../../../../etc/passwd "$out/passwd.txt"
   assert_success
-  cmp "$out/passwd.txt" <("$RUNTIME" exec "$c" cat /etc/passwd)
+  cmp "$out/passwd.txt" <(engine_exec "$c" cat /etc/passwd)
 
   assert_equal "$(ls -A "$out")" "$(printf 'hostname.txt\npasswd.txt')"
   assert_file_not_exists "$out/etc"

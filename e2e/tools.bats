@@ -625,7 +625,12 @@ milestones() {
 # bash limits: timeout and output cap
 
 # sleepers prints the processes of a sleep 30x still running in the sandbox.
-sleepers() { "$RUNTIME" exec "$(container_of "$BOX")" ps -o args | grep 'sleep 30' || true; }
+# A failing ps fails the test rather than reading as "none left".
+sleepers() {
+  local ps
+  ps=$(engine_exec "$(container_of "$BOX")" ps -o args) || fail "ps in the sandbox failed"
+  grep 'sleep 30' <<<"$ps" || true
+}
 
 timeouts() {
   # shellcheck disable=SC2034 # read by mcpcall (helpers.bash)

@@ -90,7 +90,7 @@ func (c *Client) create(ctx context.Context, obj any) error {
 	// The log shows the manifest piped in, so the line can be pasted.
 	args := []string{"create", "-f", "-"}
 	shown := &runner.Shown{Cmd: c.cmd(runner.Cmd{Args: args}), Input: data, HasInput: true}
-	_, err = c.run(ctx, runner.Cmd{Args: args, Stdin: bytes.NewReader(data), Shown: shown})
+	_, err = c.run(ctx, runner.Cmd{Args: args, Stdin: bytes.NewReader(data), Shown: shown, StdinKey: manifestKey})
 	return err
 }
 
@@ -221,4 +221,17 @@ var errNotFound = errors.New("not found")
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// manifestKey is what a transcript matches a create's manifest by: its kind
+// and name (the rest holds paths of the recording machine).
+func manifestKey(data []byte) string {
+	var o struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(data, &o)
+	return o.Kind + " " + o.Metadata.Name
 }

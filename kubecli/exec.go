@@ -52,7 +52,14 @@ func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec,
 	}
 	// kubectl's own failure: its message is the last line of stderr.
 	ee.Result.Stderr = []byte(filter.last)
-	return res, execError(name, classify(ee))
+	err = classify(ee)
+	if errors.Is(err, errNotFound) {
+		// No pod: a stopped sandbox if its record is there.
+		if _, serr := c.state(ctx, name); serr == nil {
+			return res, &dockercli.Error{Kind: dockercli.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
+		}
+	}
+	return res, execError(name, err)
 }
 
 // execCmd is the kubectl exec for spec, and, when the command goes through

@@ -2,6 +2,8 @@ package kubecli
 
 import (
 	"context"
+	"io"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,7 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/litterbox-dev/litterbox/runner"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
@@ -433,31 +436,66 @@ func (c *Client) Inspect(ctx context.Context, name string) (dockercli.Inspection
 	return dockercli.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations}, nil
 }
 
-// waitRunning polls the pod until it runs, failing at once on what will not
-// mend by waiting (no such image, no shell to start with).
+// waitRunning watches the pod (one kubectl get --watch, so a transcript
+// holds one command however long the start takes) until it runs, failing at
+// once on what will not mend by waiting (no such image, no shell to start
+// with).
 func (c *Client) waitRunning(ctx context.Context, name string) error {
-	deadline := time.Now().Add(c.StartTimeout)
+	wctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.run(wctx, runner.Cmd{Args: []string{"get", "pod", name, "--watch", "--output", "json"}, Stdout: pw})
+		pw.CloseWithError(errOrEOF(err))
+		done <- err
+	}()
+	var last podObject
+	decided, verdict := watchPod(pr, name, &last)
+	// The watch never ends by itself: stop it, and drain what it still
+	// writes (a replayed transcript writes all it recorded).
+	timedOut := wctx.Err() != nil
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	werr := <-done
+	switch {
+	case decided:
+		return verdict
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case timedOut:
+		return fmt.Errorf("pod %s did not start within %s (phase %s%s)", name, c.StartTimeout, last.Status.Phase, orDash(pending(&last)))
+	case werr != nil:
+		return werr
+	}
+	return fmt.Errorf("watching pod %s: %w", name, verdict)
+}
+
+// watchPod reads the pod's states until one decides: nil for running, an
+// error for a pod that cannot start. decided is false when the stream ended
+// first (err says how); last is the last state read.
+func watchPod(r io.Reader, name string, last *podObject) (decided bool, err error) {
+	dec := json.NewDecoder(r)
 	for {
 		var p podObject
-		err := c.get(ctx, "pod", name, &p)
-		if err != nil {
-			return err
+		if err := dec.Decode(&p); err != nil {
+			return false, err
 		}
+		*last = p
 		if stateOf(&p) == "running" {
-			return nil
+			return true, nil
 		}
 		if why := podFailure(&p); why != "" {
-			return fmt.Errorf("pod %s cannot start: %s", name, why)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("pod %s did not start within %s (phase %s%s)", name, c.StartTimeout, p.Status.Phase, orDash(pending(&p)))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(c.Poll):
+			return true, fmt.Errorf("pod %s cannot start: %s", name, why)
 		}
 	}
+}
+
+func errOrEOF(err error) error {
+	if err == nil {
+		return io.EOF
+	}
+	return err
 }
 
 func orDash(s string) string {
