@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install test k8s-up k8s-down unit integration e2e lint fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install test k8s-up k8s-down e2e-k8s unit integration e2e lint fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -22,7 +22,12 @@ install:
 # throwaway single-node cluster (scripts/k8s/with-cluster.sh: up, run, down;
 # its components are built from source once and cached). It needs root.
 test: lint unit fuzz image
-	scripts/k8s/with-cluster.sh $(MAKE) integration e2e bench-smoke
+	scripts/k8s/with-cluster.sh $(MAKE) integration e2e e2e-k8s bench-smoke
+
+# The agent-tools and review suites again, on the cluster (kubernetes.bats,
+# part of e2e, has the lifecycle there).
+e2e-k8s: build image
+	LITTERBOX_RUNTIME=kubernetes LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e/tools.bats e2e/review.bats
 
 # The cluster alone, left up for a developer: make k8s-up, then
 # export KUBECONFIG=/var/lib/litterbox-k8s/kubeconfig; make k8s-down ends it.
@@ -82,7 +87,7 @@ test-images:
 
 # Litterbox next to the raw docker commands it is made of; writes BENCHMARKS.md.
 bench: image
-	scripts/bench.sh
+	scripts/k8s/with-cluster.sh scripts/bench.sh
 
 # Every benchmark once, to prove they run (make test); no figures written.
 bench-smoke: image

@@ -147,7 +147,10 @@ func podManifest(spec dockercli.ContainerSpec, claim bool) (object, error) {
 		"workingDir":      spec.Workdir,
 		"env":             env,
 		"volumeMounts":    mounts,
-		"resources":       map[string]any{"limits": limits},
+		// Limits only, as docker's: with no requests Kubernetes would take
+		// the limits as requests, and two sandboxes with 2 CPUs each would
+		// not fit on a 2-core node.
+		"resources": map[string]any{"limits": limits, "requests": requests(limits)},
 		"securityContext": map[string]any{
 			"allowPrivilegeEscalation": false,
 			"readOnlyRootFilesystem":   spec.ReadOnly,
@@ -548,4 +551,13 @@ func pending(p *podObject) string {
 		}
 	}
 	return p.Status.Message
+}
+
+// requests reserve nothing of what limits caps.
+func requests(limits map[string]string) map[string]string {
+	r := map[string]string{}
+	for k := range limits {
+		r[k] = "0"
+	}
+	return r
 }

@@ -41,7 +41,7 @@ func TestPodManifestHardening(t *testing.T) {
 					ReadOnlyRootFilesystem   bool
 					Capabilities             struct{ Drop []string }
 				}
-				Resources struct{ Limits map[string]string }
+				Resources struct{ Limits, Requests map[string]string }
 				Ports     []struct{ ContainerPort int }
 			}
 			Volumes []map[string]json.RawMessage
@@ -61,6 +61,10 @@ func TestPodManifestHardening(t *testing.T) {
 		t.Errorf("container securityContext %+v", c.SecurityContext)
 	case c.Resources.Limits["memory"] != "2Gi" || c.Resources.Limits["cpu"] != "2":
 		t.Errorf("limits %v", c.Resources.Limits)
+	case c.Resources.Requests["memory"] != "0" || c.Resources.Requests["cpu"] != "0":
+		// Requests default to the limits, and two 2-CPU sandboxes would
+		// not fit a 2-core node.
+		t.Errorf("requests %v", c.Resources.Requests)
 	case len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8080:
 		t.Errorf("ports %+v", c.Ports)
 	case c.Command[len(c.Command)-2] != spec.Entrypoint || c.Command[len(c.Command)-1] != "init":
