@@ -65,6 +65,10 @@ type ContainerSpec struct {
 	Memory  string
 	CPUs    string
 	Network string
+	// Allow, on a runtime with no egress proxy (Kubernetes), is network
+	// "none" opened to these allowlist entries; docker sandboxes reach
+	// them through the proxy and leave it empty.
+	Allow []string
 	// Publish maps host ports to container ports.
 	Publish    []PortBinding
 	Entrypoint string

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,27 +21,42 @@ import (
 // a bound costs nothing.
 const maxEnvBlock = 1 << 20
 
-// withEnv runs argv with the environment the host sends first on stdin
-// (a decimal length, a newline, then NUL-separated NAME=VALUE pairs), in
-// dir when set, detached when detach is "1". It is how an exec gets an
-// environment and a working directory on an engine whose exec has neither
-// (kubectl exec), without secrets in any argv: everything after the block
-// on stdin is the command's.
-func withEnv(detach, dir string, argv []string, stdin *os.File) error {
-	n, err := readLength(stdin)
-	if err != nil {
-		return err
+// withEnv runs a command with an environment and a working directory, for
+// an engine whose exec has neither (kubectl exec). a is DETACH DIR SECRETS
+// [NAME=VALUE...] -- CMD...: CMD runs in DIR (when not empty), detached when
+// DETACH is "1", with the NAME=VALUE pairs, and, when SECRETS is "1", with
+// the pairs the host sends first on stdin (a decimal length, a newline,
+// then NUL-separated NAME=VALUE), so no secret is in any argv. Everything
+// after that block on stdin is the command's.
+func withEnv(a []string, stdin *os.File) error {
+	sep := slices.Index(a, "--")
+	if sep < 3 || sep == len(a)-1 {
+		return &toolError{exitUsage, "with-env takes DETACH DIR SECRETS [NAME=VALUE...] -- CMD...\n" + usage}
 	}
-	block := make([]byte, n)
-	if _, err := io.ReadFull(stdin, block); err != nil {
-		return fmt.Errorf("reading the environment: %w", err)
-	}
+	detach, dir, secrets := a[0], a[1], a[2]
 	env := os.Environ()
-	for _, kv := range bytes.Split(block, []byte{0}) {
-		if len(kv) > 0 {
-			env = append(env, string(kv))
+	for _, kv := range a[3:sep] {
+		if !strings.Contains(kv, "=") {
+			return &toolError{exitUsage, "with-env: " + strconv.Quote(kv) + " is no NAME=VALUE"}
+		}
+		env = append(env, kv)
+	}
+	if secrets == "1" {
+		n, err := readLength(stdin)
+		if err != nil {
+			return err
+		}
+		block := make([]byte, n)
+		if _, err := io.ReadFull(stdin, block); err != nil {
+			return fmt.Errorf("reading the environment: %w", err)
+		}
+		for _, kv := range bytes.Split(block, []byte{0}) {
+			if len(kv) > 0 {
+				env = append(env, string(kv))
+			}
 		}
 	}
+	argv := a[sep+1:]
 	if detach == "1" {
 		return procgroup.Spawn(argv, dir, env)
 	}

@@ -87,3 +87,11 @@ func TestReadLength(t *testing.T) {
 		}
 	}
 }
+
+func TestWithEnvRefusesBadArguments(t *testing.T) {
+	for _, a := range [][]string{{"0", "", "0", "sh"}, {"0", "", "0", "--"}, {"0", "", "0", "NOEQ", "--", "sh"}, {"0", "--", "sh"}} {
+		if err := withEnv(a, os.Stdin); err == nil {
+			t.Errorf("%q taken", a)
+		}
+	}
+}

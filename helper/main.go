@@ -49,9 +49,11 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
   version                            the protocol version
   untar DIR                          extract the tar on stdin into DIR (docker cp -)
-  with-env DETACH DIR CMD...         run CMD in DIR (if not empty) with the environment
-                                     on stdin (LENGTH\n then NUL-separated NAME=VALUE),
-                                     detached when DETACH is 1 (kubectl exec has no -e, -w, -d)`
+  with-env DETACH DIR SECRETS [NAME=VALUE...] -- CMD...
+                                     run CMD in DIR (if not empty) with NAME=VALUE and, when
+                                     SECRETS is 1, the pairs on stdin (LENGTH\n then
+                                     NUL-separated NAME=VALUE), detached when DETACH is 1
+                                     (kubectl exec has no -e, -w, -d)`
 
 // Main runs the helper with args (without the program name) and returns its
 // exit code.
@@ -84,10 +86,10 @@ func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
 	if cmd == "with-env" {
 		f, ok := stdin.(*os.File)
-		if len(a) < 3 || !ok {
-			return &toolError{exitUsage, "with-env takes DETACH DIR CMD...\n" + usage}
+		if !ok {
+			return errors.New("with-env reads its stdin as a file")
 		}
-		return withEnv(a[0], a[1], a[2:], f)
+		return withEnv(a, f)
 	}
 	want := map[string]int{"untar": 1, "init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "copy": 2, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
 	n, ok := want[cmd]

@@ -20,10 +20,11 @@ import (
 
 // Exec runs a command in the pod with `kubectl exec`. kubectl exec has no
 // --env, --workdir or --detach, so a command that needs one runs through the
-// helper's with-env, which reads the environment from the head of stdin: no
-// value, secrets included, is in an argv. There is no --user either: every
-// exec runs as the pod's user. A non-zero exit of the command is the
-// Result's ExitCode with a nil error, as on docker.
+// helper's with-env: the environment in its argv, as docker exec --env
+// shows it, except secrets, which it reads from the head of stdin, so no
+// secret is in an argv. There is no --user either: every exec runs as the
+// pod's user. A non-zero exit of the command is the Result's ExitCode with
+// a nil error, as on docker.
 func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error) {
 	cmd, shown := c.execCmd(name, spec, s.Stdin)
 	filter := &stderrFilter{w: s.Stderr}
@@ -32,7 +33,7 @@ func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec,
 		sh, _ := c.execCmd(name, spec.Shown.Spec, nil)
 		cmd.Shown = &runner.Shown{Cmd: c.cmd(sh), Input: spec.Shown.Input, HasInput: spec.Shown.HasInput, Note: spec.Shown.Note}
 	} else if shown != nil {
-		cmd.Shown = &runner.Shown{Cmd: c.cmd(*shown), Note: "the environment goes to the helper on stdin (kubectl exec has no --env)"}
+		cmd.Shown = &runner.Shown{Cmd: c.cmd(*shown), Note: "through the helper's with-env (kubectl exec has no --env, --workdir or --detach)"}
 	}
 	res, err := c.Runner.Run(ctx, c.cmd(cmd))
 	filter.flush()
@@ -66,8 +67,9 @@ func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec,
 // with-env, the equivalent a human would type (for the log).
 func (c *Client) execCmd(name string, spec dockercli.ExecSpec, stdin io.Reader) (runner.Cmd, *runner.Cmd) {
 	wrap := len(spec.Env) > 0 || len(spec.Secrets) > 0 || spec.Workdir != "" || spec.Detach
+	secrets := len(spec.Secrets) > 0
 	a := []string{"exec"}
-	if spec.Interactive || wrap {
+	if spec.Interactive || secrets {
 		a = append(a, "-i")
 	}
 	if spec.TTY {
@@ -77,27 +79,35 @@ func (c *Client) execCmd(name string, spec dockercli.ExecSpec, stdin io.Reader) 
 	if !wrap {
 		return runner.Cmd{Args: append(a, spec.Cmd...), Stdin: stdin, StdinKey: spec.StdinKey}, nil
 	}
-	detach := "0"
-	if spec.Detach {
-		detach = "1"
+	argv := []string{helperLink, "with-env", flag(spec.Detach), spec.Workdir, flag(secrets)}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		argv = append(argv, k+"="+spec.Env[k])
+	}
+	argv = append(append(argv, "--"), spec.Cmd...)
+	shown := runner.Cmd{Args: append(slices.Clone(a), spec.Cmd...)}
+	cmd := runner.Cmd{Args: append(a, argv...), Stdin: stdin, StdinKey: spec.StdinKey}
+	if !secrets {
+		return cmd, &shown
 	}
 	var block bytes.Buffer
-	var names []string
-	for _, m := range []map[string]string{spec.Env, spec.Secrets} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			block.WriteString(k + "=" + m[k] + "\x00")
-			names = append(names, k)
-		}
+	names := slices.Sorted(maps.Keys(spec.Secrets))
+	for _, k := range names {
+		block.WriteString(k + "=" + spec.Secrets[k] + "\x00")
 	}
 	head := strconv.Itoa(block.Len()) + "\n" + block.String()
-	in := io.Reader(strings.NewReader(head))
+	cmd.Stdin = io.Reader(strings.NewReader(head))
 	if stdin != nil {
-		in = io.MultiReader(in, stdin)
+		cmd.Stdin = io.MultiReader(cmd.Stdin, stdin)
 	}
-	key := envKey(len(head), names, spec.StdinKey)
-	argv := append([]string{helperLink, "with-env", detach, spec.Workdir}, spec.Cmd...)
-	shown := runner.Cmd{Args: append(slices.Clone(a), spec.Cmd...)}
-	return runner.Cmd{Args: append(a, argv...), Stdin: in, StdinKey: key}, &shown
+	cmd.StdinKey = envKey(len(head), names, spec.StdinKey)
+	return cmd, &shown
+}
+
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // envKey is what a transcript matches a wrapped exec's stdin by: the names

@@ -81,7 +81,7 @@ func podLabel(name string) string {
 // expresses in run options, as the pod's securityContext. Its first process
 // waits for the helper the host delivers over an exec, then becomes it: a
 // cluster has no `docker cp` into a container not yet started.
-func podManifest(spec dockercli.ContainerSpec, claim bool) (object, error) {
+func podManifest(spec dockercli.ContainerSpec, claim bool, allow []allowed) (object, error) {
 	uid, gid, err := numericUser(spec.User)
 	if err != nil {
 		return object{}, err
@@ -178,6 +178,9 @@ func podManifest(spec dockercli.ContainerSpec, claim bool) (object, error) {
 	if spec.Hostname != "" {
 		podSpec["hostname"] = spec.Hostname
 	}
+	if aliases := hostAliases(allow); len(aliases) > 0 {
+		podSpec["hostAliases"] = aliases
+	}
 	return object{APIVersion: "v1", Kind: "Pod", Metadata: meta{Name: spec.Name, Labels: labels, Annotations: annos}, Spec: podSpec}, nil
 }
 
@@ -242,7 +245,13 @@ func (c *Client) Create(ctx context.Context, spec dockercli.ContainerSpec) (stri
 		return "", err
 	}
 	claim := class != "" && spec.Volume != ""
-	pod, err := podManifest(spec, claim)
+	var allow []allowed
+	if len(spec.Allow) > 0 {
+		if allow, err = resolveAllow(ctx, spec.Allow); err != nil {
+			return "", err
+		}
+	}
+	pod, err := podManifest(spec, claim, allow)
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +268,11 @@ func (c *Client) Create(ctx context.Context, spec dockercli.ContainerSpec) (stri
 		}
 	}
 	if spec.Network == "none" {
-		if err := c.create(ctx, denyAll(spec.Name, spec.Labels)); err != nil && !errors.Is(err, dockercli.ErrNameInUse) {
+		policy := denyAll(spec.Name, spec.Labels)
+		if len(allow) > 0 {
+			policy = allowPolicy(spec.Name, spec.Labels, allow)
+		}
+		if err := c.create(ctx, policy); err != nil && !errors.Is(err, dockercli.ErrNameInUse) {
 			return "", err
 		}
 	}

@@ -3,6 +3,7 @@ package kubecli
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestPodManifestHardening(t *testing.T) {
 		Publish:    []dockercli.PortBinding{{HostIP: "127.0.0.1", HostPort: 3000, ContainerPort: 8080}},
 		Entrypoint: "/.litterbox/id/litterbox-helper", Cmd: []string{"init"},
 	}
-	pod, err := podManifest(spec, true)
+	pod, err := podManifest(spec, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestPodManifestHardening(t *testing.T) {
 	if !strings.Contains(string(data), `"claimName":"litterbox-repo-abc-box-src"`) {
 		t.Errorf("no claim in %s", data)
 	}
-	noClaim, _ := podManifest(spec, false)
+	noClaim, _ := podManifest(spec, false, nil)
 	if d, _ := json.Marshal(noClaim); strings.Contains(string(d), "claimName") {
 		t.Error("claim without a storage class")
 	}
@@ -100,14 +101,14 @@ func TestPodManifestRefuses(t *testing.T) {
 	} {
 		s := base
 		tc.mod(&s)
-		_, err := podManifest(s, true)
+		_, err := podManifest(s, true, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", name, err, tc.want)
 		}
 	}
 	s := base
 	s.Network = "host"
-	if _, err := podManifest(s, true); !errors.Is(err, ErrUnsupported) {
+	if _, err := podManifest(s, true, nil); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("host network: %v is not ErrUnsupported", err)
 	}
 }
@@ -181,7 +182,7 @@ func TestWrappedExecKeepsValuesOutOfArgvAndKey(t *testing.T) {
 		t.Fatal("no shown command")
 	}
 	argv := strings.Join(cmd.Args, " ")
-	if strings.Contains(argv, "s3cret") || !strings.Contains(argv, helperLink+" with-env 0 /src sh -c echo") || !strings.Contains(argv, "exec -i pod --container sandbox --") {
+	if strings.Contains(argv, "s3cret") || !strings.Contains(argv, helperLink+" with-env 0 /src 1 A=1 -- sh -c echo") || !strings.Contains(argv, "exec -i pod --container sandbox --") {
 		t.Errorf("argv %q", argv)
 	}
 	buf := new(strings.Builder)
@@ -193,11 +194,17 @@ func TestWrappedExecKeepsValuesOutOfArgvAndKey(t *testing.T) {
 			break
 		}
 	}
-	if buf.String() != "17\nA=1\x00TOKEN=s3cret\x00rest" {
+	if buf.String() != "13\nTOKEN=s3cret\x00rest" {
 		t.Errorf("stdin %q", buf.String())
 	}
-	if k := cmd.StdinKey([]byte(buf.String())); strings.Contains(k, "s3cret") || !strings.Contains(k, "A,TOKEN") {
+	if k := cmd.StdinKey([]byte(buf.String())); strings.Contains(k, "s3cret") || !strings.Contains(k, "TOKEN") {
 		t.Errorf("stdin key %q", k)
+	}
+	// A terminal session's environment is no secret: in the argv, so
+	// nothing but the terminal is on stdin.
+	tty, _ := c.execCmd("pod", dockercli.ExecSpec{TTY: true, Interactive: true, Cmd: []string{"sh"}, Workdir: "/src", Env: map[string]string{"LITTERBOX_SESSION": "x"}}, os.Stdin)
+	if strings.Join(tty.Args, " ") != "exec -i -t pod --container sandbox -- "+helperLink+" with-env 0 /src 0 LITTERBOX_SESSION=x -- sh" || tty.Stdin != os.Stdin {
+		t.Errorf("terminal exec %q", tty.Args)
 	}
 	plain, shown := c.execCmd("pod", dockercli.ExecSpec{Cmd: []string{"true"}}, nil)
 	if shown != nil || strings.Join(plain.Args, " ") != "exec pod --container sandbox -- true" {

@@ -32,7 +32,10 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
 	var shared []dockercli.SharedVolume
-	if usesProxy(c) {
+	var allow []string
+	if usesProxy(c) && recreates(m.Provider) {
+		allow = c.Allow
+	} else if usesProxy(c) {
 		maps.Copy(env, proxyEnv())
 		shared = append(shared, dockercli.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
 	}
@@ -65,6 +68,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Memory:       c.Memory,
 		CPUs:         c.CPUs,
 		Network:      c.Network,
+		Allow:        allow,
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.argv()[0],
 		Cmd:          h.argv("init")[1:],
@@ -191,6 +195,11 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 			return nil, err
 		}
 	}
+	if recreates(m.Provider) {
+		if err := kubeNetwork(cfg); err != nil {
+			return nil, err
+		}
+	}
 	imageID, err := m.preflight(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -295,7 +304,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	// The proxy starts while the sandbox's container is made: only the
 	// volume both mount comes first.
 	proxyDone := make(chan error, 1)
-	if usesProxy(cfg) {
+	if m.proxied(cfg) {
 		rec.Egress, egressMade = true, true
 		if err := m.egressVolume(ctx, n, uid, gid); err != nil {
 			return nil, m.rollback(ctx, n, tip, err)

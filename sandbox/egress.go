@@ -12,6 +12,7 @@ import (
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/egress"
+	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 )
 
@@ -48,6 +49,19 @@ func proxyEnv() map[string]string {
 // usesProxy: the sandbox is made with the egress proxy's volume and
 // environment, for an allowlist of its own or of its setup command.
 func usesProxy(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAllow != nil }
+
+// proxied says whether this sandbox's allowlist goes through the egress
+// proxy: on Kubernetes it is the pod's NetworkPolicy instead.
+func (m *Manager) proxied(cfg config.Config) bool { return usesProxy(cfg) && !recreates(m.Provider) }
+
+// kubeNetwork refuses what a pod's NetworkPolicy cannot express: a setup
+// command with a network of its own (the policy is the pod's for its life).
+func kubeNetwork(cfg config.Config) error {
+	if cfg.SetupAllow != nil || setupOpen(cfg) {
+		return fmt.Errorf("the setup command's own network ([network] setup): %w", kubecli.ErrUnsupported)
+	}
+	return nil
+}
 
 // setupOpen: the setup command runs on the egress network, which create
 // takes away before anything else runs.
@@ -190,7 +204,7 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 		return nil // another repository's sandbox: its record is not here
 	}
 	rec, err := m.store().load(slug)
-	if err != nil || rec == nil || rec.Allow == nil {
+	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
 		return err // no proxy
 	}
 	name := n.Egress()
@@ -219,8 +233,8 @@ func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (ma
 		return nil, err
 	}
 	rec, err := m.store().load(slug)
-	if err != nil || rec == nil || rec.Allow == nil {
-		return nil, err
+	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
+		return nil, err // no proxy to ask
 	}
 	return m.refusals(ctx, slug, since)
 }

@@ -108,10 +108,13 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	}
 
 	m = kubeManager(t, p, "busybox:latest")
-	m.Config.Network = "allow"
-	m.Config.Allow = []string{"example.com"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "allow"}); !errors.Is(err, kubecli.ErrUnsupported) {
-		t.Fatalf("allow: %v", err)
+	m.Config.Allow = []string{"*.example.com"}
+	if _, err := m.Create(ctx, CreateOptions{Name: "wild"}); !errors.Is(err, kubecli.ErrUnsupported) {
+		t.Fatalf("a wildcard allow entry: %v", err)
+	}
+	m.Config.Allow, m.Config.SetupAllow = []string{"localhost:8080"}, []string{"proxy.golang.org"}
+	if _, err := m.Create(ctx, CreateOptions{Name: "setupnet"}); !errors.Is(err, kubecli.ErrUnsupported) {
+		t.Fatalf("a setup network: %v", err)
 	}
 	m.Config = config.Default()
 	m.Config.User = "0:0"
@@ -120,5 +123,51 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	}
 	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.RepoSlug) {
 		t.Fatalf("claims left: %s", out)
+	}
+}
+
+// TestIntegrationKubernetesAllow: network "allow" is the pod's
+// NetworkPolicy, egress only to the addresses the names had at create, and
+// those names in the pod's /etc/hosts, so it needs no DNS. (The test
+// cluster's network plugin does not enforce policies: doctor says so; this
+// checks what Litterbox asks of the cluster.)
+func TestIntegrationKubernetesAllow(t *testing.T) {
+	p := kubeProvider(t)
+	ctx := context.Background()
+	m := kubeManager(t, p, "busybox:latest")
+	m.Config.Allow = []string{"localhost:8080", "10.9.8.7"}
+	c, err := m.Create(ctx, CreateOptions{Name: "allow"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy, err := p.Run("get", "networkpolicy", c.Container, "--output", "jsonpath={.spec}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"cidr":"127.0.0.1/32"`, `"port":8080`, `"cidr":"10.9.8.7/32"`, `"policyTypes":["Ingress","Egress"]`} {
+		if !strings.Contains(policy, want) {
+			t.Errorf("policy lacks %s: %s", want, policy)
+		}
+	}
+	// The kubelet writes the aliases under a "HostAliases" comment; no
+	// proxy variables (there is no proxy).
+	res, err := m.Bash(ctx, "allow", BashOptions{Command: "grep -A3 HostAliases /etc/hosts | grep -c '^127.0.0.1.*localhost'; env | grep -ci _proxy; true"})
+	if err != nil || res.Stdout != "1\n0\n" {
+		t.Fatalf("hosts and proxy env: %+v %v", res, err)
+	}
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Status != StatusActive {
+		t.Fatalf("list of an allow sandbox (no proxy to ask): %+v %v", list, err)
+	}
+	if _, err := m.Pause(ctx, "allow"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Resume(ctx, "allow"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Delete(ctx, "allow", true); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := p.Run("get", "networkpolicy", c.Container, "--ignore-not-found", "--output", "name"); out != "" {
+		t.Fatalf("policy left: %s", out)
 	}
 }
