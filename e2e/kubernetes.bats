@@ -159,7 +159,7 @@ TOML
 @test "kubernetes: doctor checks the context, permissions, storage and network policy" {
   run lb doctor
   assert_output --regexp "context +.*context litterbox-test, namespace default"
-  assert_output --regexp "permissions +.*all 17 verbs"
+  assert_output --regexp "permissions +.*all 18 verbs"
   assert_output --regexp "storage +.*litterbox-local"
   assert_output --regexp "network policy +.*no network plugin known to enforce"
   assert_output --regexp "sandbox +.*busybox:latest runs sandboxes"

@@ -15,7 +15,7 @@ type Access struct{ Verb, Resource string }
 
 // Needed is every verb on every resource the provider uses.
 var Needed = []Access{
-	{"create", "pods"}, {"get", "pods"}, {"list", "pods"}, {"delete", "pods"},
+	{"create", "pods"}, {"get", "pods"}, {"list", "pods"}, {"watch", "pods"}, {"delete", "pods"},
 	{"create", "pods/exec"}, {"create", "pods/portforward"},
 	{"create", "configmaps"}, {"get", "configmaps"}, {"list", "configmaps"}, {"delete", "configmaps"},
 	{"create", "persistentvolumeclaims"}, {"get", "persistentvolumeclaims"}, {"list", "persistentvolumeclaims"}, {"delete", "persistentvolumeclaims"},
