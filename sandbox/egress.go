@@ -12,8 +12,8 @@ import (
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/egress"
-	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/kubecli"
 )
 
 // A sandbox with network mode "allow" has no network of its own. Its PID 1
