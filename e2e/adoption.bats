@@ -172,7 +172,7 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   assert_equal "$(jsonget '.*.@keys' <<<"$output" | grep -c fix)" 1
 }
 
-@test "doctor: a runtime that is not installed fails the runtime check; --runtime takes only docker or podman" {
+@test "doctor: a runtime that is not installed fails the runtime check; --runtime takes only docker, podman or kubernetes" {
   # A PATH with git but no docker.
   bin=$BATS_TEST_TMPDIR/gitonly
   mkdir -p "$bin"
@@ -190,7 +190,7 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   run --separate-stderr lb --runtime nosuchbin doctor
   assert_failure 2
   assert_output ""
-  assert_stderr --regexp '^Error: .*nosuchbin.*docker or podman'
+  assert_stderr --regexp '^Error: .*nosuchbin.*docker, podman or kubernetes'
 }
 
 # ---------------------------------------------------------------------------
