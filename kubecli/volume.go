@@ -109,19 +109,9 @@ func (c *Client) Volumes(ctx context.Context, filters map[string]string) ([]stri
 }
 
 // listMeta lists the objects of kinds whose annotations carry every label
-// of filters: a selector narrows on those that are valid label values, the
-// rest is matched here.
+// of filters.
 func (c *Client) listMeta(ctx context.Context, kinds string, filters map[string]string) ([]meta, error) {
-	sel, _ := split(filters)
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(sel)) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	args := []string{"get", kinds, "--output", "json"}
-	if len(parts) > 0 {
-		args = append(args, "--selector", strings.Join(parts, ","))
-	}
-	res, err := c.args(ctx, args...)
+	res, err := c.args(ctx, getArgs(kinds, filters)...)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +133,21 @@ func (c *Client) listMeta(ctx context.Context, kinds string, filters map[string]
 	return out, nil
 }
 
+// getArgs gets kinds as JSON, narrowed by a selector on the filters that
+// are valid label values; the caller matches the rest on annotations.
+func getArgs(kinds string, filters map[string]string) []string {
+	sel, _ := split(filters)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(sel)) {
+		parts = append(parts, k+"="+sel[k])
+	}
+	args := []string{"get", kinds, "--output", "json"}
+	if len(parts) > 0 {
+		args = append(args, "--selector", strings.Join(parts, ","))
+	}
+	return args
+}
+
 func matches(annos, filters map[string]string) bool {
 	for k, v := range filters {
 		if annos[k] != v {
@@ -155,16 +160,7 @@ func matches(annos, filters map[string]string) bool {
 // List returns every container (record) carrying the filter labels, with
 // its pod's state, in one call.
 func (c *Client) List(ctx context.Context, filters map[string]string, _ []string) ([]dockercli.Container, error) {
-	sel, _ := split(filters)
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(sel)) {
-		parts = append(parts, k+"="+sel[k])
-	}
-	args := []string{"get", "configmaps,pods", "--output", "json"}
-	if len(parts) > 0 {
-		args = append(args, "--selector", strings.Join(parts, ","))
-	}
-	res, err := c.args(ctx, args...)
+	res, err := c.args(ctx, getArgs("configmaps,pods", filters)...)
 	if err != nil {
 		return nil, err
 	}

@@ -124,39 +124,21 @@ func BenchmarkRawKubeWrite(b *testing.B) {
 
 func BenchmarkKubeDelete(b *testing.B) {
 	m := kubeBenchManager(b)
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		name := fmt.Sprintf("d%d", i)
-		i++
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
+	benchDeletes(b, m, func(ctx context.Context, name string) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 // BenchmarkRawKubeDelete: the sandbox's objects deleted with one kubectl.
 func BenchmarkRawKubeDelete(b *testing.B) {
 	m := kubeBenchManager(b)
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		name := fmt.Sprintf("d%d", i)
-		i++
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
-			b.Fatal(err)
-		}
+	benchDeletes(b, m, func(ctx context.Context, name string) {
 		n := m.Names(name)
-		b.StartTimer()
 		kubectl(b, "", "delete", "pod/"+n.Container, "configmap/"+n.Container, "networkpolicy/"+n.Container, "persistentvolumeclaim/"+n.Volume)
 		b.StopTimer()
 		_ = m.store().remove(name)
 		b.StartTimer()
-	}
+	})
 }

@@ -181,24 +181,24 @@ func BenchmarkRawList50(b *testing.B) {
 
 func BenchmarkDelete(b *testing.B) {
 	m := benchManager(b)
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		name := fmt.Sprintf("d%d", i)
-		i++
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
+	benchDeletes(b, m, func(ctx context.Context, name string) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
-	}
+	})
 }
 
 func BenchmarkRawDelete(b *testing.B) {
 	m := benchManager(b)
+	benchDeletes(b, m, func(_ context.Context, name string) {
+		n := m.Names(name)
+		docker(b, "rm", "-f", "-v", n.Container)
+		docker(b, "volume", "rm", n.Volume)
+	})
+}
+
+// benchDeletes times del on a sandbox made, untimed, for each round.
+func benchDeletes(b *testing.B, m *Manager, del func(ctx context.Context, name string)) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
@@ -208,10 +208,8 @@ func BenchmarkRawDelete(b *testing.B) {
 		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
 			b.Fatal(err)
 		}
-		n := m.Names(name)
 		b.StartTimer()
-		docker(b, "rm", "-f", "-v", n.Container)
-		docker(b, "volume", "rm", n.Volume)
+		del(ctx, name)
 	}
 }
 
