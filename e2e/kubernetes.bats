@@ -154,6 +154,7 @@ TOML
   assert_output "# demo"
   run lb ports box --forward --runtime docker
   assert_failure
+  assert_output --partial -- "--forward is for --runtime kubernetes"
 }
 
 @test "kubernetes: doctor checks the context, permissions, storage and network policy" {

@@ -23,7 +23,7 @@ import (
 // Annotations and labels Litterbox puts on its objects besides the sandbox
 // labels it is given.
 const (
-	// annoPod is the ConfigMap key holding the pod's manifest.
+	// podKey is the ConfigMap key holding the pod's manifest.
 	podKey = "pod.json"
 	// labelPod selects one sandbox's pod (for its NetworkPolicy): a digest
 	// of its name, which may be longer than a label value may be.

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
+	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/ports"
 	"github.com/litterbox-dev/litterbox/runner"
 	"github.com/litterbox-dev/litterbox/services"
@@ -33,11 +34,11 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 	maps.Copy(env, ports.Env(pmap))
 	var shared []dockercli.SharedVolume
 	var allow []string
-	if usesProxy(c) && recreates(m.Provider) {
-		allow = c.Allow
-	} else if usesProxy(c) {
+	if m.proxied(c) {
 		maps.Copy(env, proxyEnv())
 		shared = append(shared, dockercli.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
+	} else if usesProxy(c) {
+		allow = c.Allow // the pod's NetworkPolicy
 	}
 	labels := m.labels(n.Slug, "true")
 	labels[LabelBase] = base
@@ -251,7 +252,14 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	var cache *CacheReport
 	var cacheHit *CacheEntry
 	var cacheKey string
-	if opts.fork == nil && cacheable(cfg) {
+	switch {
+	case opts.fork != nil || !cacheable(cfg):
+	case recreates(m.Provider):
+		// A cluster tells no image id to key on and has no container that
+		// borrows another's volumes to copy with: say so once, instead of
+		// keying, looking up and failing to keep an entry on every create.
+		warnings = append(warnings, "setup cache not used: "+kubecli.ErrUnsupported.Error())
+	default:
 		if cacheKey, err = m.cacheKey(ctx, cfg, imageID, base); err != nil {
 			warnings = append(warnings, "setup cache not used: "+oneLineErr(err))
 			cacheKey = ""

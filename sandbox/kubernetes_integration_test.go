@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,20 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	}
 	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.RepoSlug) {
 		t.Fatalf("claims left: %s", out)
+	}
+
+	// The setup cache is said not to be used, and nothing is made for it.
+	m.Config = config.Default()
+	m.Config.SetupCommand, m.Config.SetupCache = "echo made > made.txt", true
+	c, err := m.Create(ctx, CreateOptions{Name: "cached"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SetupCache != nil || !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "setup cache not used: not supported on the kubernetes runtime") }) {
+		t.Fatalf("setup cache on a cluster: %+v", c)
+	}
+	if out := p.Volumes(); strings.Contains(out, ".cache-") {
+		t.Fatalf("a cache claim: %s", out)
 	}
 }
 
