@@ -133,7 +133,9 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.SetupCache != nil || !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "setup cache not used: not supported on the kubernetes runtime") }) {
+	if c.SetupCache != nil || !slices.ContainsFunc(c.Warnings, func(w string) bool {
+		return strings.Contains(w, "setup cache not used: not supported on the kubernetes runtime")
+	}) {
 		t.Fatalf("setup cache on a cluster: %+v", c)
 	}
 	if out := p.Volumes(); strings.Contains(out, ".cache-") {
