@@ -93,7 +93,7 @@ func attackTable(t *testing.T, image string) {
 	if err := os.WriteFile(e.sentinel, []byte("host\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range attacks {
+	for _, a := range allAttacks() {
 		t.Run(a.side+"/"+a.name, func(t *testing.T) {
 			before := untouched(t, e)
 			t.Log("expect: " + a.expect)
@@ -106,6 +106,17 @@ func attackTable(t *testing.T, image string) {
 			}
 		})
 	}
+}
+
+// allAttacks is the whole table: the first rows below, then one slice per
+// boundary (review, build, transfer, processes, bounds), each in a file of
+// its own.
+func allAttacks() []attack {
+	var all []attack
+	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks} {
+		all = append(all, rows...)
+	}
+	return all
 }
 
 var attacks = []attack{
