@@ -90,4 +90,3 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	d, err := m.Delete(ctx, name, true)
 	return a, d, err
 }
-
