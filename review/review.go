@@ -1,13 +1,13 @@
 // Package review shows and accepts a sandbox's work on the host: diff, log,
-// and apply (git format-patch | git am -3, or one combined change). It runs
-// git in the user's repository the way the user would, with the user's
-// config, identity and hooks; only Apply changes the work tree, and it
-// refuses to overwrite uncommitted work.
+// and apply (git cherry-pick of the reviewed commits, or one combined
+// change). It runs git in the user's repository with the user's config and
+// identity but no hooks; only Apply changes the work tree, it refuses to
+// overwrite uncommitted work, and it checks that what it brought is exactly
+// the reviewed change.
 package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +22,9 @@ import (
 type Work struct {
 	Name      string
 	Base, Tip string
+	// Applied is the sandbox commit the last apply ended at ("" if none),
+	// kept in the ref AppliedRef.
+	Applied, AppliedRef string
 }
 
 // Diff shows base..tip with extra git diff arguments (--stat, paths).
@@ -71,7 +74,7 @@ type DirtyError struct {
 
 func (e *DirtyError) Error() string {
 	if e.Staged {
-		return "the index has staged changes, and git am needs a clean index; commit or stash them first (git stash)"
+		return "the index has staged changes, and apply needs a clean index; commit or stash them first (git stash)"
 	}
 	return fmt.Sprintf("uncommitted changes in %s would be overwritten; commit or stash them first (git stash -u)", strings.Join(e.Paths, ", "))
 }
@@ -86,7 +89,7 @@ func (e *ConflictError) Error() string {
 	if e.Squash {
 		return "the combined change does not apply cleanly; conflicts are marked in the work tree. Resolve them and commit, or back out with: git reset --merge"
 	}
-	return "git am stopped on a conflict (the sandbox and its branch are untouched). Resolve the files, git add them, then git am --continue; or back out with: git am --abort"
+	return "git cherry-pick stopped on a conflict (the sandbox and its branch are untouched). Resolve the files, git add them, then git cherry-pick --continue; or back out with: git cherry-pick --abort"
 }
 
 func (e *ConflictError) Unwrap() error { return e.Err }
@@ -97,8 +100,9 @@ type Options struct {
 	// has moved since is refused rather than applied unseen.
 	Tip    string
 	Squash bool
-	// AmArgs are passed to git am (or git apply with Squash).
-	AmArgs         []string
+	// PickArgs are passed to git cherry-pick (--signoff, -x, a strategy
+	// option).
+	PickArgs       []string
 	Stdout, Stderr io.Writer
 }
 
@@ -107,85 +111,144 @@ type Applied struct {
 	Name    string `json:"name"`
 	Commits int    `json:"commits"`
 	Squash  bool   `json:"squash"`
+	// Since is the sandbox commit the previous apply ended at, when this
+	// one took only what came after it.
+	Since string `json:"since,omitempty"`
+	// NothingNew: everything up to the tip was applied before; nothing
+	// changed.
+	NothingNew bool `json:"nothing_new,omitempty"`
 }
 
-// Apply brings the sandbox's commits onto the current branch with git
-// format-patch | git am -3 (authorship and messages kept), or with Squash
-// stages the combined change without committing. The sandbox stays.
+// noHooks keeps every hook from running in the git commands apply runs:
+// the branch brings files into the work tree, and with core.hooksPath
+// pointing inside it (.githooks/, .husky/) those files would run as the
+// user. /dev/null is not a directory, so git finds no hook of any name
+// (pre-commit, commit-msg, post-commit, post-checkout, post-rewrite,
+// reference-transaction, ...).
+func noHooks(g *gitcli.Client) *gitcli.Client {
+	c := *g
+	c.Global = append(append([]string{}, g.Global...), "-c", "core.hooksPath=/dev/null")
+	return &c
+}
+
+// Apply brings the sandbox's commits onto the current branch as objects
+// (git cherry-pick of the reviewed commits: authorship and messages kept,
+// and no message text ever read as a patch), or with Squash stages the
+// combined change without committing. Only the commits after the previous
+// apply (w.Applied) are taken. The outcome is checked against the reviewed
+// change before Apply returns, and undone if it differs. No hook runs. The
+// sandbox stays.
 func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, error) {
-	slug, base, tip := w.Name, w.Base, w.Tip
-	count, err := g.Count(ctx, base, tip)
+	g = noHooks(g)
+	p, err := plan(ctx, g, w)
 	if err != nil {
 		return nil, err
 	}
-	if count == 0 {
-		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", slug)
+	if p.Commits == 0 {
+		if w.Applied != "" {
+			return &Applied{Name: w.Name, Squash: o.Squash, Since: w.Applied, NothingNew: true}, nil
+		}
+		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", w.Name)
 	}
-	if err := checkClean(ctx, g, base, tip); err != nil {
+	if err := checkClean(ctx, g, p.From, w.Tip); err != nil {
 		return nil, err
 	}
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = io.Discard
+	saved, err := g.RevParse(ctx, "HEAD")
+	if err != nil || saved == "" {
+		return nil, fmt.Errorf("applying sandbox '%s' needs a current commit to apply onto (HEAD has none): %v", w.Name, err)
 	}
-	stdout := o.Stdout
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	pr, pw := io.Pipe()
-	produce := func(args ...string) chan error {
-		done := make(chan error, 1)
-		go func() {
-			err := g.Stream(ctx, nil, pw, stderr, args...)
-			pw.CloseWithError(err)
-			done <- err
-		}()
-		return done
-	}
-	var applyErr error
-	var done chan error
-	if o.Squash {
-		done = produce("diff", "--binary", "--full-index", base, tip)
-		applyErr = g.Stream(ctx, pr, stdout, stderr, append([]string{"apply", "--index", "--3way"}, o.AmArgs...)...)
-	} else {
-		done = produce("format-patch", "--stdout", "--binary", "--full-index", base+".."+tip)
-		applyErr = g.Stream(ctx, pr, stdout, stderr, append([]string{"am", "-3"}, o.AmArgs...)...)
-	}
-	pr.CloseWithError(errors.New("apply ended"))
-	if err := <-done; err != nil && applyErr == nil {
+	if err := pick(ctx, g, w, p, o); err != nil {
 		return nil, err
 	}
-	if applyErr != nil {
+	if err := Verify(ctx, g, p.From, w.Tip, saved, o.Squash); err != nil {
+		return nil, err
+	}
+	if err := recordApplied(ctx, g, w); err != nil {
+		return nil, err
+	}
+	a := &Applied{Name: w.Name, Commits: p.Commits, Squash: o.Squash}
+	if w.Applied != "" {
+		a.Since = w.Applied
+	}
+	return a, nil
+}
+
+// pick runs git cherry-pick of the planned commits, and turns its failure
+// into a conflict to resolve or an error that changed nothing.
+func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) error {
+	stdout, stderr := orDiscard(o.Stdout), orDiscard(o.Stderr)
+	args, err := pickArgs(ctx, g, w, p, o)
+	if err != nil {
+		return err
+	}
+	if err := g.Stream(ctx, nil, stdout, stderr, args...); err != nil {
 		// Only a stop that left git's conflict state gets the continue or
 		// abort advice; any other failure changed nothing and says so.
 		if conflictLeft(ctx, g, o.Squash) {
-			return nil, &ConflictError{Squash: o.Squash, Err: applyErr}
+			return &ConflictError{Squash: o.Squash, Err: err}
 		}
-		return nil, fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", slug, applyErr)
+		return fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", w.Name, err)
 	}
-	return &Applied{Name: slug, Commits: count, Squash: o.Squash}, nil
+	return nil
+}
+
+// pickArgs is the cherry-pick of the plan. --keep-redundant-commits: a
+// commit whose change the host already has is kept as an empty commit
+// instead of stopping the pick half-way in a state that looks like a
+// conflict (git 2.39 has no --empty=drop for cherry-pick); each reviewed
+// commit then lands exactly once, and the check after is unaffected. With
+// Squash, one commit of the combined change (the tip's tree on From) is
+// picked with --no-commit: one three-way merge, staged.
+func pickArgs(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) ([]string, error) {
+	if o.Squash {
+		one, err := combined(ctx, g, w, p.From)
+		if err != nil {
+			return nil, err
+		}
+		return append(append([]string{"cherry-pick", "--no-commit"}, o.PickArgs...), "--end-of-options", one), nil
+	}
+	rev := p.From + ".." + w.Tip
+	if p.Across {
+		one, err := combined(ctx, g, w, p.From)
+		if err != nil {
+			return nil, err
+		}
+		rev = one
+	}
+	return append(append([]string{"cherry-pick", "--keep-redundant-commits"}, o.PickArgs...), "--end-of-options", rev), nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // conflictLeft reports whether a failed apply left git in its conflict state:
-// an am session, or (for --squash) unmerged index entries.
+// a cherry-pick in progress, or (for --squash) unmerged index entries.
 func conflictLeft(ctx context.Context, g *gitcli.Client, squash bool) bool {
 	ctx = context.WithoutCancel(ctx)
 	if squash {
 		out, err := g.Output(ctx, "diff", "--name-only", "--diff-filter=U")
 		return err == nil && out != ""
 	}
-	dir, err := g.Output(ctx, "rev-parse", "--git-path", "rebase-apply")
-	if err != nil {
-		return false
+	for _, name := range []string{"CHERRY_PICK_HEAD", "sequencer"} {
+		p, err := g.Output(ctx, "rev-parse", "--git-path", name)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(g.Dir, p)
+		}
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
 	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(g.Dir, dir)
-	}
-	_, err = os.Stat(dir)
-	return err == nil
+	return false
 }
 
-// checkClean refuses when git am would fail on, or overwrite, the user's
+// checkClean refuses when git cherry-pick would fail on, or overwrite, the user's
 // uncommitted work: a staged change anywhere, or an unstaged or untracked one
 // on a path the sandbox changed.
 func checkClean(ctx context.Context, g *gitcli.Client, base, tip string) error {

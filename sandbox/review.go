@@ -37,12 +37,19 @@ func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip 
 	return slug, out, tip, nil
 }
 
-// Diff shows base..branch with extra git diff arguments (--stat, paths).
+// appliedRef records the sandbox commit the last apply ended at, so the
+// next apply or merge takes only what came after it. Under
+// refs/litterbox/<slug>/, so delete removes it with the sandbox's other refs.
+func appliedRef(slug string) string { return "refs/litterbox/" + slug + "/applied" }
+
+// Diff shows base..branch with extra git diff arguments (--stat, paths),
+// after a note on stderr of what an earlier apply already took.
 func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout, stderr io.Writer) error {
 	w, err := m.work(ctx, name)
 	if err != nil {
 		return err
 	}
+	m.noteApplied(ctx, w, stderr)
 	return review.Diff(ctx, m.Git, w, extra, stdout, stderr)
 }
 
@@ -52,11 +59,26 @@ func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []stri
 	if err != nil {
 		return err
 	}
+	m.noteApplied(ctx, w, stderr)
 	return review.Log(ctx, m.Git, w, patch, extra, stdout, stderr)
 }
 
-// Apply brings the sandbox's commits onto the current branch (see
-// review.Apply). The sandbox stays.
+// noteApplied tells the reviewer which part of base..tip was applied
+// already. The diff itself stays base..tip: the whole work, as merge's
+// delete will leave it.
+func (m *Manager) noteApplied(ctx context.Context, w review.Work, stderr io.Writer) {
+	note, err := review.AlreadyApplied(ctx, m.Git, w)
+	if err != nil {
+		fmt.Fprintf(stderr, "Note: cannot tell what of sandbox '%s' was applied already: %v\n", w.Name, err)
+		return
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "Note: %s.\n", note)
+	}
+}
+
+// Apply brings the sandbox's commits since the last apply onto the current
+// branch (see review.Apply). The sandbox stays.
 func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*review.Applied, error) {
 	w, err := m.work(ctx, name)
 	if err != nil {
@@ -70,7 +92,12 @@ func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*re
 
 func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
 	slug, base, tip, err := m.baseAndTip(ctx, name)
-	return review.Work{Name: slug, Base: base, Tip: tip}, err
+	if err != nil {
+		return review.Work{}, err
+	}
+	w := review.Work{Name: slug, Base: base, Tip: tip, AppliedRef: appliedRef(slug)}
+	w.Applied, err = m.Git.RevParse(ctx, w.AppliedRef)
+	return w, err
 }
 
 // Merge applies the sandbox's work and, only if that succeeded, deletes the

@@ -171,28 +171,38 @@ func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
 // applyOptions are what apply or merge was asked.
 type applyOptions struct {
 	Name               string
-	Extra              []string // git am's own arguments, after --
+	Extra              []string // git cherry-pick's own arguments, after --
 	Merge, Squash, Yes bool
 }
 
 func (a *app) applyCommand(merge bool) *cobra.Command {
 	o := applyOptions{Merge: merge}
-	use, short := "apply", "Bring the sandbox's commits onto the current branch (git format-patch | git am -3); the sandbox stays"
+	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
 	if merge {
 		use, short = "merge", "Apply the sandbox's commits, then delete the sandbox if that succeeded"
 		example = "  litterbox merge fix-login\n  litterbox merge fix-login --squash"
 	}
 	cmd := &cobra.Command{
-		Use:   use + " NAME [--squash] [-- GIT-AM-ARGS...]",
+		Use:   use + " NAME [--squash] [-- GIT-CHERRY-PICK-ARGS...]",
 		Short: short,
 		Long: short + `.
 
-The commits keep their authorship and messages; your git config (identity,
-hooks) applies as for your own git am. With --squash the combined change is
-staged instead, for you to commit. Staged changes, or uncommitted changes on
-files the sandbox changed, are refused first. On a conflict the repository is
-left in git's usual state with instructions, and the sandbox is untouched.`,
+The reviewed commits are picked as git objects (git cherry-pick), keeping
+their authorship and messages; a message is never read as a patch. Only the
+commits since the last apply of this sandbox are taken, so apply, more work,
+apply again (or merge) brings each change once; an apply with nothing new
+says so and changes nothing. With --squash the combined change is staged
+instead, for you to commit. Arguments after -- go to git cherry-pick
+(--signoff, -x).
+
+No git hook runs during apply or merge (core.hooksPath=/dev/null), so
+nothing the branch brings runs on this machine. Your identity and other git
+config apply as usual. Afterwards the change made to your branch (or index)
+is checked to be exactly the reviewed change; if it is not, it is undone.
+Staged changes, or uncommitted changes on files the sandbox changed, are
+refused first. On a conflict the repository is left in git's usual
+cherry-pick state with instructions, and the sandbox is untouched.`,
 		Example:           example,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: a.nameArg,
@@ -231,7 +241,7 @@ func (a *app) runApply(ctx context.Context, o applyOptions) error {
 	}
 	// Exactly the commits that were checked: the agent may commit more
 	// while the user answers.
-	ro := review.Options{Tip: tip, Squash: o.Squash, AmArgs: o.Extra, Stdout: a.stdout, Stderr: a.stderr}
+	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: a.stdout, Stderr: a.stderr}
 	var applied *review.Applied
 	var deleted *sandbox.Deleted
 	if o.Merge {
@@ -240,7 +250,9 @@ func (a *app) runApply(ctx context.Context, o applyOptions) error {
 		applied, err = m.Apply(ctx, o.Name, ro)
 	}
 	if applied != nil {
-		if applied.Squash {
+		if applied.NothingNew {
+			fmt.Fprintf(a.stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, shortID(applied.Since))
+		} else if applied.Squash {
 			fmt.Fprintf(a.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
 		} else {
 			fmt.Fprintf(a.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
@@ -358,4 +370,12 @@ func (a *app) runDownload(ctx context.Context, o transferOptions) error {
 	}
 	fmt.Fprintf(a.stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
 	return nil
+}
+
+// shortID abbreviates a commit id for a message.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
 }

@@ -1,0 +1,128 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+)
+
+// Plan is what an apply takes: the commits after From up to the tip.
+type Plan struct {
+	// From is the commit whose tree the host already has from this
+	// sandbox: the base, or the branch's newest commit with the tree of the
+	// previous apply's tip (or that applied commit itself, with Across).
+	From    string
+	Commits int
+	// Across: a milestone squashed the branch across the applied point, so
+	// no commit on it has the applied tree; the rest of the change goes as
+	// one commit made on the applied commit (see combined).
+	Across bool
+}
+
+// commitTree is one commit of the branch and its tree.
+type commitTree struct{ ID, Tree string }
+
+// resumeIndex is where an incremental apply resumes in commits (base..tip,
+// oldest first): the index of the newest commit whose tree is the applied
+// tree, or -1. Trees, not commit ids: a milestone rewrites the commits but
+// keeps the tree each milestone ends at, and when the agent went back to an
+// applied state later, the newest such commit leaves the least to take.
+func resumeIndex(commits []commitTree, appliedTree string) int {
+	for i := len(commits) - 1; i >= 0; i-- {
+		if commits[i].Tree == appliedTree {
+			return i
+		}
+	}
+	return -1
+}
+
+// plan finds the commits of w that the host has not taken yet.
+func plan(ctx context.Context, g *gitcli.Client, w Work) (Plan, error) {
+	if w.Applied == "" {
+		n, err := g.Count(ctx, w.Base, w.Tip)
+		return Plan{From: w.Base, Commits: n}, err
+	}
+	trees, err := g.Output(ctx, "rev-parse", w.Applied+"^{tree}", w.Tip+"^{tree}")
+	if err != nil {
+		return Plan{}, fmt.Errorf("reading what was applied from sandbox '%s': %w", w.Name, err)
+	}
+	appliedTree, tipTree, _ := strings.Cut(trees, "\n")
+	if appliedTree == tipTree {
+		return Plan{From: w.Tip}, nil
+	}
+	commits, err := branchTrees(ctx, g, w.Base, w.Tip)
+	if err != nil {
+		return Plan{}, err
+	}
+	if i := resumeIndex(commits, appliedTree); i >= 0 {
+		return Plan{From: commits[i].ID, Commits: len(commits) - 1 - i}, nil
+	}
+	return Plan{From: w.Applied, Commits: 1, Across: true}, nil
+}
+
+// branchTrees lists base..tip, oldest first, with each commit's tree.
+func branchTrees(ctx context.Context, g *gitcli.Client, base, tip string) ([]commitTree, error) {
+	out, err := g.Output(ctx, "rev-list", "--reverse", "--no-commit-header", "--format=%H %T", base+".."+tip)
+	if err != nil {
+		return nil, err
+	}
+	var commits []commitTree
+	for _, line := range strings.Split(out, "\n") {
+		if id, tree, ok := strings.Cut(line, " "); ok {
+			commits = append(commits, commitTree{ID: id, Tree: tree})
+		}
+	}
+	return commits, nil
+}
+
+// combined makes one commit object with the tip's tree on parent, with the
+// tip's author and message (a milestone's): the whole change from parent
+// to the tip, to be picked as one.
+func combined(ctx context.Context, g *gitcli.Client, w Work, parent string) (string, error) {
+	out, err := g.Output(ctx, "show", "-s", "--no-show-signature", "--format=%T%x00%an%x00%ae%x00%B", w.Tip)
+	if err != nil {
+		return "", err
+	}
+	f := strings.SplitN(out, "\x00", 4)
+	if len(f) != 4 {
+		return "", fmt.Errorf("cannot read commit %s of sandbox '%s'", w.Tip, w.Name)
+	}
+	return g.CommitTree(ctx, gitcli.CommitSpec{Tree: f[0], Parents: []string{parent}, Message: f[3] + "\n", Author: gitcli.Ident{Name: f[1], Email: f[2]}})
+}
+
+// recordApplied moves the sandbox's applied ref to the tip just applied
+// (from the previous one, so two applies racing cannot both record).
+func recordApplied(ctx context.Context, g *gitcli.Client, w Work) error {
+	if w.AppliedRef == "" {
+		return nil
+	}
+	if err := g.UpdateRef(ctx, w.AppliedRef, w.Tip, w.Applied, "litterbox: applied "+w.Name); err != nil {
+		return fmt.Errorf("sandbox '%s' was applied, but recording that in %s failed (a later apply would take these commits again): %w", w.Name, w.AppliedRef, err)
+	}
+	return nil
+}
+
+// AlreadyApplied says, for diff and log, which part of base..tip an earlier
+// apply took: "" when none, else a note for the user.
+func AlreadyApplied(ctx context.Context, g *gitcli.Client, w Work) (string, error) {
+	if w.Applied == "" {
+		return "", nil
+	}
+	p, err := plan(ctx, g, w)
+	if err != nil {
+		return "", err
+	}
+	if p.Commits == 0 {
+		return fmt.Sprintf("all of sandbox '%s' was applied (at %s); nothing new to apply", w.Name, abbrev(w.Applied)), nil
+	}
+	return fmt.Sprintf("sandbox '%s' was applied up to %s; apply takes only the %d commit(s) after it (%s..%s)", w.Name, abbrev(w.Applied), p.Commits, abbrev(p.From), abbrev(w.Tip)), nil
+}
+
+func abbrev(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
