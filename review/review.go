@@ -119,13 +119,13 @@ type Applied struct {
 	NothingNew bool `json:"nothing_new,omitempty"`
 }
 
-// noHooks keeps every hook from running in the git commands apply runs:
+// NoHooks keeps every hook from running in the git commands apply runs:
 // the branch brings files into the work tree, and with core.hooksPath
 // pointing inside it (.githooks/, .husky/) those files would run as the
 // user. /dev/null is not a directory, so git finds no hook of any name
 // (pre-commit, commit-msg, post-commit, post-checkout, post-rewrite,
 // reference-transaction, ...).
-func noHooks(g *gitcli.Client) *gitcli.Client {
+func NoHooks(g *gitcli.Client) *gitcli.Client {
 	c := *g
 	c.Global = append(append([]string{}, g.Global...), "-c", "core.hooksPath=/dev/null")
 	return &c
@@ -139,7 +139,7 @@ func noHooks(g *gitcli.Client) *gitcli.Client {
 // change before Apply returns, and undone if it differs. No hook runs. The
 // sandbox stays.
 func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, error) {
-	g = noHooks(g)
+	g = NoHooks(g)
 	p, err := plan(ctx, g, w)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -28,6 +29,11 @@ type Deleted struct {
 // still run, and the error lists exactly what is left. A container or volume
 // of another repository is never touched, whatever this one's records say.
 func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted, error) {
+	return m.delete(ctx, name, force, m.Git)
+}
+
+// delete is Delete with the git client for the refs: merge's has hooks off.
+func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli.Client) (*Deleted, error) {
 	slug, err := m.resolve(name)
 	if err != nil {
 		return nil, err
@@ -51,7 +57,7 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return nil, err
 	}
 	defer unlock()
-	refs, err := m.Git.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
+	refs, err := g.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 		return d, &PartialDeleteError{Name: slug, Left: append(left, "branch "+n.Branch+" and state (kept so that the delete can be retried)")}
 	}
 	for _, r := range refs {
-		if err := m.Git.DeleteRef(ctx, r.Name, r.ID); err != nil {
+		if err := g.DeleteRef(ctx, r.Name, r.ID); err != nil {
 			left = append(left, fmt.Sprintf("ref %s (%v)", r.Name, err))
 			continue
 		}

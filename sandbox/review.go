@@ -114,6 +114,8 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := m.Delete(ctx, name, true)
+	// The branch's files are in the work tree now: deleting the refs must
+	// not run a reference-transaction hook they bring (core.hooksPath).
+	d, err := m.delete(ctx, name, true, review.NoHooks(m.Git))
 	return a, d, err
 }
