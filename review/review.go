@@ -164,7 +164,8 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 		return nil, err
 	}
 	if err := recordApplied(ctx, g, w); err != nil {
-		return nil, err
+		// Unrecorded, the commits would be taken again by the next apply.
+		return nil, undo(ctx, g, saved, o.Squash, err)
 	}
 	a := &Applied{Name: w.Name, Commits: p.Commits, Squash: o.Squash}
 	if w.Applied != "" {

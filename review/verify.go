@@ -51,20 +51,30 @@ func checkOutcome(reviewed map[string]entry, drifted map[string]bool, applied ma
 func Verify(ctx context.Context, g *gitcli.Client, from, tip, saved string, squash bool) error {
 	g = NoHooks(g)
 	bad, err := outcome(ctx, g, from, tip, saved, squash)
-	if err != nil {
-		return err
-	}
-	if bad == nil {
+	switch {
+	case err != nil:
+		// Fail closed: an outcome that cannot be checked is not kept.
+		bad = fmt.Errorf("its outcome could not be checked (%v)", err)
+	case bad == nil:
 		return nil
 	}
+	return undo(ctx, g, saved, squash, fmt.Errorf("not applied: %w", bad))
+}
+
+// undo puts the branch, index and work tree back at saved after an apply
+// that is not to be kept, keeping the user's other uncommitted work (reset
+// --keep, or --merge for the staged squash), and returns why with where
+// things are now.
+func undo(ctx context.Context, g *gitcli.Client, saved string, squash bool, why error) error {
 	mode := "--keep"
 	if squash {
 		mode = "--merge"
 	}
-	if _, rerr := g.Output(ctx, "reset", "-q", mode, saved); rerr != nil {
-		return fmt.Errorf("not applied: %v; restoring your branch failed (%v): run git reset %s %s", bad, rerr, mode, saved)
+	// The undo runs even when the caller gave up (a cancelled context).
+	if _, err := g.Output(context.WithoutCancel(ctx), "reset", "-q", mode, saved); err != nil {
+		return fmt.Errorf("%v; restoring your branch failed (%v): run git reset %s %s", why, err, mode, saved)
 	}
-	return fmt.Errorf("not applied: %v; your branch, index and work tree are back at %s", bad, abbrev(saved))
+	return fmt.Errorf("%w; your branch, index and work tree are back at %s", why, abbrev(saved))
 }
 
 // outcome returns the rule's verdict (nil when met), or err when git could

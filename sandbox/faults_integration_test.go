@@ -112,9 +112,11 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 				if err == nil {
 					return
 				}
-				// A failed apply leaves no am session behind either.
-				if out, _ := m.Git.Output(context.Background(), "rev-parse", "--git-path", "rebase-apply"); exists(strings.TrimSpace(out), m.Root) {
-					t.Errorf("a git am session was left in %s", out)
+				// A failed apply leaves no cherry-pick (or am) session behind either.
+				for _, p := range []string{"rebase-apply", "CHERRY_PICK_HEAD", "sequencer"} {
+					if out, _ := m.Git.Output(context.Background(), "rev-parse", "--git-path", p); exists(strings.TrimSpace(out), m.Root) {
+						t.Errorf("a git session was left in %s", out)
+					}
 				}
 			},
 		},

@@ -232,3 +232,27 @@ func TestIntegrationApplySquashIncremental(t *testing.T) {
 		t.Errorf("third squash: %+v", a)
 	}
 }
+
+// TestIntegrationApplyRedundantCommit: a commit whose change the host
+// already has (the user took it by hand) lands as an empty commit instead of
+// stopping the pick half-way.
+func TestIntegrationApplyRedundantCommit(t *testing.T) {
+	m := toolSandbox(t)
+	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
+	bash(t, m, "echo a > a.txt")
+	first := testenv.Git(t, m.Root, "rev-parse", "litterbox/work")
+	bash(t, m, "echo b > b.txt")
+	testenv.Git(t, m.Root, "cherry-pick", first)
+	if a := applyOK(t, m, false); a.Commits != 2 {
+		t.Fatalf("apply: %+v", a)
+	}
+	sameTree(t, m, "HEAD")
+	if got := testenv.Git(t, m.Root, "rev-list", "--count", head+"..HEAD"); got != "3" {
+		t.Errorf("%s commits, want the user's and both of the sandbox's (one empty)", got)
+	}
+	for _, p := range []string{"CHERRY_PICK_HEAD", "sequencer"} {
+		if _, err := os.Stat(filepath.Join(m.GitDir, p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
