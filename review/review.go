@@ -140,6 +140,9 @@ func NoHooks(g *gitcli.Client) *gitcli.Client {
 // sandbox stays.
 func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, error) {
 	g = NoHooks(g)
+	if err := checkPickArgs(o.PickArgs); err != nil {
+		return nil, err
+	}
 	p, err := plan(ctx, g, w)
 	if err != nil {
 		return nil, err
@@ -172,6 +175,19 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 		a.Since = w.Applied
 	}
 	return a, nil
+}
+
+// checkPickArgs refuses the cherry-pick options that would leave the change
+// uncommitted (that is --squash) or open an editor on each commit: the check
+// after the pick compares commits.
+func checkPickArgs(args []string) error {
+	for _, a := range args {
+		switch a {
+		case "-n", "--no-commit", "-e", "--edit":
+			return fmt.Errorf("%s is not supported after --; use --squash to stage the change without committing", a)
+		}
+	}
+	return nil
 }
 
 // pick runs git cherry-pick of the planned commits, and turns its failure

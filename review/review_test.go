@@ -91,3 +91,16 @@ func TestParseRaw(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 }
+
+func TestCheckPickArgs(t *testing.T) {
+	for _, ok := range [][]string{nil, {"--signoff"}, {"-x", "-Xours"}} {
+		if err := checkPickArgs(ok); err != nil {
+			t.Errorf("%v refused: %v", ok, err)
+		}
+	}
+	for _, bad := range [][]string{{"-n"}, {"--signoff", "--no-commit"}, {"-e"}} {
+		if err := checkPickArgs(bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

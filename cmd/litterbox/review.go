@@ -192,9 +192,11 @@ The reviewed commits are picked as git objects (git cherry-pick), keeping
 their authorship and messages; a message is never read as a patch. Only the
 commits since the last apply of this sandbox are taken, so apply, more work,
 apply again (or merge) brings each change once; an apply with nothing new
-says so and changes nothing. With --squash the combined change is staged
-instead, for you to commit. Arguments after -- go to git cherry-pick
-(--signoff, -x).
+says so and changes nothing. What was applied is recorded in the ref
+refs/litterbox/NAME/applied; after undoing an apply on your side, delete that
+ref (git update-ref -d) to take everything again. With --squash the
+combined change is staged instead, for you to commit. Arguments after -- go
+to git cherry-pick (--signoff, -x; not --no-commit, which is --squash).
 
 No git hook runs during apply or merge (core.hooksPath=/dev/null), so
 nothing the branch brings runs on this machine. Your identity and other git
