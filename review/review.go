@@ -157,8 +157,11 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 		return nil, err
 	}
 	saved, err := g.RevParse(ctx, "HEAD")
-	if err != nil || saved == "" {
-		return nil, fmt.Errorf("applying sandbox '%s' needs a current commit to apply onto (HEAD has none): %v", w.Name, err)
+	if err != nil {
+		return nil, err
+	}
+	if saved == "" {
+		return nil, fmt.Errorf("applying sandbox '%s' needs a commit to apply onto, and HEAD has none; make a first commit", w.Name)
 	}
 	if err := pick(ctx, g, w, p, o); err != nil {
 		return nil, err
