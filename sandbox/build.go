@@ -203,9 +203,31 @@ func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit s
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", short(commit), err)
 	}
+	in, ctxFiles := parseBuildTree(out, b, commit)
+	if in.dockerfile == "" {
+		return nil, fmt.Errorf("[docker] build: no Dockerfile at %s in commit %s; the build reads only committed files: commit it first", b.Dockerfile, short(commit))
+	}
+	if len(ctxFiles) == 0 {
+		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, short(commit))
+	}
+	if in.ignoreID != "" {
+		data, err := m.Git.CatBlob(ctx, in.ignoreID)
+		if err != nil {
+			return nil, fmt.Errorf("[docker] build: reading %s: %w", path.Join(b.Context, ".dockerignore"), err)
+		}
+		in.ignore = parseDockerignore(data)
+	}
+	in.keep(ctxFiles)
+	return in, nil
+}
+
+// parseBuildTree reads an `ls-tree -r -z --full-tree` listing of commit
+// for b's Dockerfile and .dockerignore, and returns the context's files,
+// "mode id" by path relative to the context.
+func parseBuildTree(listing string, b *config.BuildSpec, commit string) (*buildInputs, map[string]string) {
 	in := &buildInputs{spec: b, commit: commit}
-	ctxFiles := map[string]string{} // relative path -> "mode id"
-	for _, line := range strings.Split(out, "\x00") {
+	ctxFiles := map[string]string{}
+	for _, line := range strings.Split(listing, "\x00") {
 		meta, p, ok := strings.Cut(line, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 {
@@ -224,26 +246,18 @@ func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit s
 			in.ignoreID = id
 		}
 	}
-	if in.dockerfile == "" {
-		return nil, fmt.Errorf("[docker] build: no Dockerfile at %s in commit %s; the build reads only committed files: commit it first", b.Dockerfile, short(commit))
-	}
-	if len(ctxFiles) == 0 {
-		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, short(commit))
-	}
 	_, in.inside = relUnder(b.Context, b.Dockerfile)
-	if in.ignoreID != "" {
-		data, err := m.Git.CatBlob(ctx, in.ignoreID)
-		if err != nil {
-			return nil, fmt.Errorf("[docker] build: reading %s: %w", path.Join(b.Context, ".dockerignore"), err)
-		}
-		in.ignore = parseDockerignore(data)
-	}
+	return in, ctxFiles
+}
+
+// keep records the context's files that docker gets, in path order.
+func (in *buildInputs) keep(ctxFiles map[string]string) {
+	in.files = nil
 	for _, rel := range slices.Sorted(maps.Keys(ctxFiles)) {
 		if in.sends(rel) {
 			in.files = append(in.files, ctxFiles[rel]+" "+rel)
 		}
 	}
-	return in, nil
 }
 
 // relUnder is p relative to dir, and whether p lies under dir ("." is the
