@@ -25,7 +25,8 @@ const FlagNetwork = "--network"
 // The committed config comes with the repository, possibly someone else's,
 // or merged from an agent's branch: what it loosens needs the user's word,
 // given with `litterbox trust` (as direnv allow and mise trust do). The
-// word is the digest of the file, so a changed file needs it again.
+// word is the digest of the file, so a changed file needs it again; a
+// build's Dockerfile is allowed the same way, under a key of its own.
 
 func (m *Manager) trustPath() string { return filepath.Join(m.GitDir, "litterbox", "trust.json") }
 
@@ -129,7 +130,7 @@ type BuildTrustError struct {
 }
 
 func (e *BuildTrustError) Error() string {
-	why := "was never allowed with litterbox trust"
+	why := "is not trusted yet"
 	if e.Changed {
 		why = "has changed since it was trusted"
 	}
@@ -164,7 +165,8 @@ type TrustResult struct {
 }
 
 // Trust allows the work tree's committed config as it is now, weakenings
-// included.
+// included, and, when it builds the image, HEAD's Dockerfile and
+// .dockerignore.
 func (m *Manager) Trust() (*TrustResult, error) {
 	digest, files, err := m.committedDigest()
 	if err != nil {
