@@ -223,8 +223,9 @@ func (c Config) Weakenings() []Weakening {
 	if c.Network != d.Network {
 		add("docker.network", strconv.Quote(c.Network))
 	}
-	// A build runs the project's Dockerfile on this machine's engine, with
-	// the network, before any sandbox bound applies.
+	// A build runs the project's Dockerfile on this machine's engine, as
+	// root and before any sandbox bound applies (with the setup command's
+	// network, if it has one).
 	if c.Build != nil {
 		add("docker.build", strconv.Quote(c.Build.Dockerfile))
 	}

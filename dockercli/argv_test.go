@@ -146,3 +146,16 @@ func TestParsePodmanPs(t *testing.T) {
 		t.Error("garbage accepted")
 	}
 }
+
+// The build's context is stdin ("-", last), never a directory of this
+// machine, and its network is the one asked for.
+func TestBuildArgs(t *testing.T) {
+	got := BuildArgs(BuildSpec{Dockerfile: "docker/Dockerfile", Tag: "t:1", Target: "dev", Network: "none", Args: map[string]string{"B": "2", "A": "1"}, Labels: map[string]string{"l": "v"}})
+	want := []string{"build", "--force-rm", "--file", "docker/Dockerfile", "--tag", "t:1", "--network", "none", "--target", "dev", "--build-arg", "A=1", "--build-arg", "B=2", "--label", "l=v", "-"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := BuildArgs(BuildSpec{Dockerfile: "Dockerfile", Tag: "t"}); !slices.Equal(got, []string{"build", "--force-rm", "--file", "Dockerfile", "--tag", "t", "-"}) {
+		t.Errorf("no network, target or args: got %q", got)
+	}
+}

@@ -437,21 +437,28 @@ func (c *Client) Image(ctx context.Context, image string) (ImageInfo, error) {
 	return ImageInfo{Platform: platform, ID: id}, nil
 }
 
-// BuildSpec is one `docker build`.
+// BuildSpec is one `docker build` of a context streamed as a tar archive
+// on stdin (`docker build -`), so the engine gets exactly the files the
+// caller put in it and nothing of this machine's directories.
 type BuildSpec struct {
-	Dockerfile string // a path on this machine
-	Context    string // a directory on this machine
+	Dockerfile string    // the Dockerfile's path inside the context archive
+	Context    io.Reader // the context, a tar stream
 	Tag        string
 	Target     string
 	Args       map[string]string
 	Labels     map[string]string
+	// Network is the RUN steps' network: "none" for none, "" for the
+	// engine's default.
+	Network string
 }
 
-// Build builds an image, its output (both streams) going to out as it is
-// produced.
-func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
+// BuildArgs is the argv of b's build, its context read from stdin.
+func BuildArgs(b BuildSpec) []string {
 	// --force-rm: a failed step's container goes too, not only a good build's.
 	a := []string{"build", "--force-rm", "--file", b.Dockerfile, "--tag", b.Tag}
+	if b.Network != "" {
+		a = append(a, "--network", b.Network)
+	}
 	if b.Target != "" {
 		a = append(a, "--target", b.Target)
 	}
@@ -461,7 +468,13 @@ func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
 	for _, k := range slices.Sorted(maps.Keys(b.Labels)) {
 		a = append(a, "--label", k+"="+b.Labels[k])
 	}
-	_, err := c.run(ctx, runner.Cmd{Args: append(a, b.Context), Stdout: out, Stderr: out})
+	return append(a, "-")
+}
+
+// Build builds an image, its output (both streams) going to out as it is
+// produced.
+func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
+	_, err := c.run(ctx, runner.Cmd{Args: BuildArgs(b), Stdin: b.Context, Stdout: out, Stderr: out})
 	return err
 }
 

@@ -14,6 +14,7 @@ teardown() { common_teardown; }
   mkdir -p docker
   printf 'FROM busybox:latest\nCOPY hello.txt /opt/hello\n' >docker/Dockerfile
   printf 'from the image\n' >docker/hello.txt
+  git add docker && git commit -qm docker
   printf '[docker]\nbuild = "docker/Dockerfile"\ncontext = "docker"\n' >.litterbox.local.toml
   run --separate-stderr lb create one
   assert_success
@@ -28,14 +29,19 @@ teardown() { common_teardown; }
   run lb create two
   assert_line --regexp "^  image:     .* \(unchanged, not rebuilt from docker/Dockerfile\)$"
   # On a terminal the build's own output shows, then the step's timing.
+  # The build reads the commit: an uncommitted change is not built.
   printf 'rebuilt\n' >docker/hello.txt
+  run lb create uncommitted
+  assert_line --regexp "^  image:     .* \(unchanged, not rebuilt from docker/Dockerfile\)$"
+  git commit -qam rebuilt
   # shellcheck disable=SC2016 # $0 is for the inner sh
   run on_tty sh -c '"$0" create tty >/dev/null' "$LITTERBOX"
   assert_success
   assert_line --partial "COPY hello.txt /opt/hello"
-  assert_line --regexp "^  build docker/Dockerfile as litterbox/$REPO_SLUG-[0-9a-f]+:[0-9a-f]{16} +[0-9.]+(ms|s)$"
+  assert_line --regexp "^  build docker/Dockerfile of [0-9a-f]+ as litterbox/$REPO_SLUG-[0-9a-f]+:[0-9a-f]{16} +[0-9.]+(ms|s)$"
 
   printf 'FROM busybox:latest\nRUN echo step-that-fails && exit 7\n' >docker/Dockerfile
+  git commit -qam fails
   run --separate-stderr lb create three
   assert_failure 1
   assert_output ""
@@ -45,7 +51,7 @@ teardown() { common_teardown; }
   printf '[docker]\nbuild = "nope/Dockerfile"\n' >.litterbox.local.toml
   run --separate-stderr lb create four
   assert_failure 1
-  assert_stderr "Error: [docker] build: no Dockerfile at nope/Dockerfile."
+  assert_stderr --regexp "^Error: \[docker\] build: no Dockerfile at nope/Dockerfile in commit [0-9a-f]+; the build reads only committed files: commit it first\.?$"
 }
 
 @test "cache: the second create takes the setup's result from the cache; ls, rm and prune show and remove entries; bad usage exits 2" {

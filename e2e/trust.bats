@@ -50,6 +50,26 @@ refused_create() {
   refused_create box2 'committed config is not trusted'
 }
 
+@test "a committed build is trusted with HEAD's Dockerfile; a merged rewrite of it is named by review and refused until trust" {
+  printf 'FROM busybox:latest\n' >Dockerfile
+  printf '[docker]\nbuild = "Dockerfile"\n' >.litterbox.toml
+  git add Dockerfile .litterbox.toml && git commit -qm build
+  run --separate-stderr lb trust
+  assert_success
+  assert_output --regexp '^Trusted .*/\.litterbox\.toml \(sha256:[0-9a-f]{12}\): it sets docker\.build = "Dockerfile"; and its image build from Dockerfile at commit [0-9a-f]+\.$'
+  lb_ok create box >/dev/null
+  lb_ok exec box -- sh -c 'printf "FROM busybox:latest\nRUN echo pwned > /pwned\n" > Dockerfile' >/dev/null
+  run --separate-stderr lb diff box
+  assert_success
+  [[ $stderr == *"Dockerfile (builds the sandbox image"* ]] || fail "diff does not name the Dockerfile: $stderr"
+  git merge -q --no-edit litterbox/box
+  refused_create box2 "^Error: The image build's Dockerfile in commit [0-9a-f]+ has changed since it was trusted: review it \(git log -p -- Dockerfile\), then allow it with litterbox trust\.?$"
+  lb_ok trust >/dev/null
+  lb_ok create box2 >/dev/null
+  run lb exec box2 -- cat /pwned
+  assert_output pwned
+}
+
 @test "the same settings from .litterbox.local.toml or the user's own config need no trust" {
   printf '[docker]\nnetwork = "bridge"\n' >.litterbox.local.toml
   run --separate-stderr lb create box

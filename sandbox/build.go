@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,11 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -62,15 +60,25 @@ type BuiltImage struct {
 }
 
 // projectImage gives cfg.Build's image a tag named by a digest of its
-// inputs (the Dockerfile, the context's files, target and arguments), and
-// builds it unless the engine has that tag already: an unchanged project
-// costs one image inspect. cfg.Image becomes the tag.
-func (m *Manager) projectImage(ctx context.Context, cfg *config.Config) (*BuiltImage, error) {
+// inputs as commit holds them (the Dockerfile, the context's files,
+// target, arguments and network), and builds it unless the engine has that
+// tag already: an unchanged project costs one ls-tree and one image
+// inspect. The build reads only the commit, never the host's work tree: a
+// file that is untracked, ignored or not yet committed (.env, .git) is not
+// in its context. cfg.Image becomes the tag.
+func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit string) (*BuiltImage, error) {
 	b := cfg.Build
-	tag, err := m.projectImageTag(b)
+	in, err := m.buildInputs(ctx, b, commit)
 	if err != nil {
 		return nil, err
 	}
+	if config.IsCommitted(cfg.From["docker.build"]) {
+		if err := m.checkBuildTrust(in); err != nil {
+			return nil, err
+		}
+	}
+	network := buildNetwork(*cfg)
+	tag := m.buildTag(in, network)
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}
 	if _, err := m.Provider.Image(ctx, tag); err == nil {
@@ -80,99 +88,291 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config) (*BuiltI
 		return nil, err
 	}
 	t := time.Now()
+	if err := m.build(ctx, in, tag, network); err != nil {
+		return nil, err
+	}
+	out.Took = time.Since(t)
+	m.step("build "+b.Dockerfile+" of "+short(commit)+" as "+tag, t)
+	return out, nil
+}
+
+// build streams in's context from git into the engine's build, never
+// holding it in memory or on disk.
+func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network string) error {
+	b := in.spec
 	tail := &tailWriter{max: buildTailLines}
 	var w io.Writer = tail
 	if m.BuildOutput != nil {
 		w = io.MultiWriter(tail, m.BuildOutput)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	archR, archW := io.Pipe()
+	tarR, tarW := io.Pipe()
+	gitDone, filterDone := make(chan struct{}), make(chan error, 1)
+	go func() {
+		// A failure of git's reaches the filter through the pipe; one after
+		// the archive's end is only git writing padding nobody reads.
+		archW.CloseWithError(m.Git.Archive(ctx, in.contextTree(), archW))
+		close(gitDone)
+	}()
+	go func() {
+		err := in.filterContext(ctx, m, tarW, archR)
+		archR.CloseWithError(orStop(err))
+		tarW.CloseWithError(err)
+		filterDone <- err
+	}()
 	spec := dockercli.BuildSpec{
-		Dockerfile: m.rootPath(b.Dockerfile), Context: m.rootPath(b.Context), Tag: tag, Target: b.Target, Args: b.Args,
+		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
 		Labels: map[string]string{LabelRepoID: m.RepoID, LabelRepo: m.RepoPath},
 	}
-	if err := m.Provider.Build(ctx, spec, w); err != nil {
-		return nil, &BuildError{Dockerfile: b.Dockerfile, Err: err, Tail: tail.String()}
-	}
-	out.Took = time.Since(t)
-	m.step("build "+b.Dockerfile+" as "+tag, t)
-	return out, nil
-}
-
-// projectImageTag is the tag of b's image: the repository's, named by a
-// digest of the build's inputs.
-func (m *Manager) projectImageTag(b *config.BuildSpec) (string, error) {
-	dockerfile, contextDir := m.rootPath(b.Dockerfile), m.rootPath(b.Context)
-	if fi, err := os.Stat(dockerfile); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("[docker] build: no Dockerfile at %s", b.Dockerfile)
-	}
-	if fi, err := os.Stat(contextDir); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("[docker] build: the context %s is not a directory", b.Context)
-	}
-	digest, err := buildDigest(dockerfile, contextDir, b)
+	err := m.Provider.Build(ctx, spec, w)
+	// The engine may stop reading at the archive's end marker.
+	tarR.CloseWithError(errPipeStopped)
 	if err != nil {
-		return "", fmt.Errorf("[docker] build: reading the build's inputs: %w", err)
+		cancel()
 	}
-	return "litterbox/" + m.RepoSlug + "-" + m.RepoID + ":" + digest[:16], nil
+	<-gitDone
+	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, errPipeStopped) {
+		err = fmt.Errorf("streaming the build context of commit %s: %w", short(in.commit), ferr)
+	}
+	if err != nil {
+		return &BuildError{Dockerfile: b.Dockerfile, Err: err, Tail: tail.String()}
+	}
+	return nil
 }
 
-func (m *Manager) rootPath(rel string) string { return filepath.Join(m.Root, filepath.FromSlash(rel)) }
+// buildNetwork is the network of the build's RUN steps: the one the setup
+// command may have, since both run the repository's commands before any
+// agent does, and none otherwise. An allowlist has no proxy at build time,
+// and the host's network is the command line's for one sandbox, not for an
+// image others share: both build with none.
+func buildNetwork(cfg config.Config) string {
+	switch {
+	case setupOpen(cfg):
+		return egressNetwork(cfg)
+	case cfg.Allow != nil, cfg.Network == "none", cfg.Network == "host":
+		return "none"
+	}
+	return cfg.Network
+}
 
-// buildDigest names a build by what goes into it. The context's files
-// count by path, mode, size and modification time (reading every byte of
-// a large context on each create would cost more than the build cache it
-// saves); .dockerignore's patterns leave files out as docker leaves them.
-func buildDigest(dockerfile, contextDir string, b *config.BuildSpec) (string, error) {
-	h := sha256.New()
-	df, err := os.ReadFile(dockerfile)
+// projectImageTag is the tag commit's build of b would have, for the
+// cache and doctor, which look without building.
+func (m *Manager) projectImageTag(ctx context.Context, cfg config.Config, commit string) (string, error) {
+	in, err := m.buildInputs(ctx, cfg.Build, commit)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "litterbox build v1\x00dockerfile %d\x00", len(df))
-	h.Write(df)
-	fmt.Fprintf(h, "\x00target %s\x00", b.Target)
+	return m.buildTag(in, buildNetwork(cfg)), nil
+}
+
+// buildTag is the repository's tag of a build of in on network.
+func (m *Manager) buildTag(in *buildInputs, network string) string {
+	return "litterbox/" + m.RepoSlug + "-" + m.RepoID + ":" + in.digest(network)[:16]
+}
+
+// buildContextName is where a Dockerfile from outside the context goes in
+// the context's archive.
+const buildContextName = ".litterbox.Dockerfile"
+
+// buildInputs are a build's inputs as one commit holds them.
+type buildInputs struct {
+	spec   *config.BuildSpec
+	commit string
+	// dockerfile is the Dockerfile's blob id; inside says it lies in the
+	// context (and so reaches the build under its own name).
+	dockerfile string
+	inside     bool
+	// ignoreID is the context's .dockerignore's blob id, "" without one.
+	ignoreID string
+	ignore   dockerignore
+	// files are the context's entries docker gets, "mode id path" with the
+	// path relative to the context.
+	files []string
+}
+
+// buildInputs reads b's inputs from commit: one ls-tree of the context
+// and the Dockerfile, and the .dockerignore's blob when there is one.
+func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit string) (*buildInputs, error) {
+	args := []string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit}
+	if b.Context != "." {
+		args = append(args, "--", b.Context, b.Dockerfile)
+	}
+	out, err := m.Git.Output(ctx, args...)
+	if err != nil {
+		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", short(commit), err)
+	}
+	in, ctxFiles := parseBuildTree(out, b, commit)
+	if in.dockerfile == "" {
+		return nil, fmt.Errorf("[docker] build: no Dockerfile at %s in commit %s; the build reads only committed files: commit it first", b.Dockerfile, short(commit))
+	}
+	if len(ctxFiles) == 0 {
+		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, short(commit))
+	}
+	if in.ignoreID != "" {
+		data, err := m.Git.CatBlob(ctx, in.ignoreID)
+		if err != nil {
+			return nil, fmt.Errorf("[docker] build: reading %s: %w", path.Join(b.Context, ".dockerignore"), err)
+		}
+		in.ignore = parseDockerignore(data)
+	}
+	in.keep(ctxFiles)
+	return in, nil
+}
+
+// parseBuildTree reads an `ls-tree -r -z --full-tree` listing of commit
+// for b's Dockerfile and .dockerignore, and returns the context's files,
+// "mode id" by path relative to the context.
+func parseBuildTree(listing string, b *config.BuildSpec, commit string) (*buildInputs, map[string]string) {
+	in := &buildInputs{spec: b, commit: commit}
+	ctxFiles := map[string]string{}
+	for _, line := range strings.Split(listing, "\x00") {
+		meta, p, ok := strings.Cut(line, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			continue
+		}
+		mode, typ, id := f[0], f[1], f[2]
+		if p == b.Dockerfile && typ == "blob" && mode != "120000" {
+			in.dockerfile = id
+		}
+		rel, under := relUnder(b.Context, p)
+		if !under || typ != "blob" {
+			continue // outside the context, or a submodule, which git archive leaves empty
+		}
+		ctxFiles[rel] = mode + " " + id
+		if rel == ".dockerignore" {
+			in.ignoreID = id
+		}
+	}
+	_, in.inside = relUnder(b.Context, b.Dockerfile)
+	return in, ctxFiles
+}
+
+// keep records the context's files that docker gets, in path order.
+func (in *buildInputs) keep(ctxFiles map[string]string) {
+	in.files = nil
+	for _, rel := range slices.Sorted(maps.Keys(ctxFiles)) {
+		if in.sends(rel) {
+			in.files = append(in.files, ctxFiles[rel]+" "+rel)
+		}
+	}
+}
+
+// relUnder is p relative to dir, and whether p lies under dir ("." is the
+// root).
+func relUnder(dir, p string) (string, bool) {
+	if dir == "." {
+		return p, true
+	}
+	rel, ok := strings.CutPrefix(p, dir+"/")
+	return rel, ok
+}
+
+// sends says whether the context's file rel goes to the engine: not when
+// .dockerignore leaves it out, except the Dockerfile and .dockerignore,
+// which docker always sends.
+func (in *buildInputs) sends(rel string) bool {
+	if rel == buildContextName && !in.inside {
+		return false
+	}
+	if rel == ".dockerignore" || (in.inside && rel == in.dockerfileInContext()) {
+		return true
+	}
+	return !in.ignore.ignored(rel)
+}
+
+// dockerfileInContext is the Dockerfile's path inside the context archive.
+func (in *buildInputs) dockerfileInContext() string {
+	if rel, ok := relUnder(in.spec.Context, in.spec.Dockerfile); ok {
+		return rel
+	}
+	return buildContextName
+}
+
+// contextTree is the tree-ish whose archive is the context.
+func (in *buildInputs) contextTree() string {
+	if in.spec.Context == "." {
+		return in.commit
+	}
+	return in.commit + ":" + in.spec.Context
+}
+
+// digest names a build of in on network by what goes into it: every file
+// the context sends, by blob id, so an unchanged context hits the image
+// already built whatever else the commit changes.
+func (in *buildInputs) digest(network string) string {
+	h := sha256.New()
+	b := in.spec
+	fmt.Fprintf(h, "litterbox build v2\x00dockerfile %s %s\x00target %s\x00network %s\x00", in.dockerfileInContext(), in.dockerfile, b.Target, network)
 	for _, k := range slices.Sorted(maps.Keys(b.Args)) {
 		fmt.Fprintf(h, "arg %s=%s\x00", k, b.Args[k])
 	}
-	ignore := readDockerignore(contextDir)
-	err = filepath.WalkDir(contextDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(contextDir, p)
-		rel = filepath.ToSlash(rel)
-		if rel == "." {
-			return nil
-		}
-		if d.IsDir() && (rel == ".git" || ignore.skipDir(rel)) {
-			return filepath.SkipDir
-		}
-		if ignore.ignored(rel) {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "%s %o %d %d\x00", rel, info.Mode(), info.Size(), info.ModTime().UnixNano())
-		return nil
-	})
-	if err != nil {
-		return "", err
+	for _, f := range in.files {
+		fmt.Fprintf(h, "%s\x00", f)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// trustDigest is what `litterbox trust` allows of a build: the Dockerfile
+// and .dockerignore, by path and blob id. The context's other files are
+// data the Dockerfile names; covering them would ask for trust again at
+// every commit of a project built from its root, which teaches trusting
+// blindly.
+func (in *buildInputs) trustDigest() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "litterbox build trust v1\x00%s\x00%s\x00%s\x00%s\x00", in.spec.Dockerfile, in.dockerfile, in.spec.Context, in.ignoreID)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// filterContext copies git's archive of the context from r to w, leaving
+// out what .dockerignore leaves out (docker applies it only to a directory
+// it reads itself, not to an archive on stdin) and adding a Dockerfile
+// from outside the context.
+func (in *buildInputs) filterContext(ctx context.Context, m *Manager, w io.Writer, r io.Reader) error {
+	tr, tw := tar.NewReader(r), tar.NewWriter(w)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader || !in.sends(strings.TrimSuffix(hdr.Name, "/")) {
+			continue
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
+	if !in.inside {
+		data, err := m.Git.CatBlob(ctx, in.dockerfile)
+		if err != nil {
+			return err
+		}
+		hdr := &tar.Header{Name: buildContextName, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
 }
 
 // dockerignore is a context's .dockerignore: the last pattern that matches
 // a path decides, and "!" lets a path back in.
 type dockerignore struct {
 	patterns []string
-	negated  bool // some pattern starts with "!": no directory may be skipped whole
 }
 
-func readDockerignore(contextDir string) dockerignore {
-	data, err := os.ReadFile(filepath.Join(contextDir, ".dockerignore"))
-	if err != nil {
-		return dockerignore{}
-	}
+func parseDockerignore(data []byte) dockerignore {
 	var di dockerignore
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -182,7 +382,6 @@ func readDockerignore(contextDir string) dockerignore {
 		neg := strings.HasPrefix(line, "!")
 		p := path.Clean(strings.TrimPrefix(strings.TrimPrefix(line, "!"), "/"))
 		if neg {
-			di.negated = true
 			p = "!" + p
 		}
 		di.patterns = append(di.patterns, p)
@@ -201,8 +400,6 @@ func (di dockerignore) ignored(rel string) bool {
 	}
 	return out
 }
-
-func (di dockerignore) skipDir(rel string) bool { return !di.negated && di.ignored(rel) }
 
 // matchUnder: pattern p matches rel or one of its parent directories.
 func matchUnder(p, rel string) bool {

@@ -303,10 +303,10 @@ func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
 func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 	keep := ""
 	if cfg, err := m.createConfig(); err == nil && cacheable(cfg) {
-		if cfg.Build != nil {
-			cfg.Image, err = m.projectImageTag(cfg.Build)
-		}
 		head, herr := m.Git.ResolveCommit(ctx, "HEAD")
+		if cfg.Build != nil && herr == nil {
+			cfg.Image, err = m.projectImageTag(ctx, cfg, head)
+		}
 		info, ierr := m.Provider.Image(ctx, cfg.Image)
 		if err == nil && herr == nil && ierr == nil {
 			keep, _ = m.cacheKey(ctx, cfg, info.ID, head)

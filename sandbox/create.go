@@ -149,6 +149,25 @@ type Created struct {
 	Warnings []string `json:"warnings"`
 }
 
+// resolveBase is the commit a sandbox starts from: baseRef, or HEAD.
+func (m *Manager) resolveBase(ctx context.Context, baseRef string) (string, error) {
+	ref := baseRef
+	if ref == "" {
+		ref = "HEAD"
+	}
+	base, err := m.Git.ResolveCommit(ctx, ref)
+	if err != nil {
+		if errors.Is(err, gitcli.ErrUnknownRevision) {
+			if baseRef == "" {
+				return "", fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
+			}
+			return "", fmt.Errorf("base ref %q is not a commit in this repository", baseRef)
+		}
+		return "", err
+	}
+	return base, nil
+}
+
 // Create makes a sandbox: a branch at the base commit, a container with a named
 // volume at /src holding that commit's tree, and the setup command run in it.
 // Any failure before the setup command leaves nothing behind; a failing setup
@@ -192,7 +211,12 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		// The files were made by the source's toolchain.
 		cfg.Image, cfg.Build = opts.fork.image, nil
 	} else if cfg.Build != nil {
-		if built, err = m.projectImage(ctx, &cfg); err != nil {
+		// The image is built from the base commit's files.
+		base, err := m.resolveBase(ctx, opts.BaseRef)
+		if err != nil {
+			return nil, err
+		}
+		if built, err = m.projectImage(ctx, &cfg, base); err != nil {
 			return nil, err
 		}
 	}
@@ -229,18 +253,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		}
 		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
-	baseRef := opts.BaseRef
-	if baseRef == "" {
-		baseRef = "HEAD"
-	}
-	base, err := m.Git.ResolveCommit(ctx, baseRef)
+	base, err := m.resolveBase(ctx, opts.BaseRef)
 	if err != nil {
-		if errors.Is(err, gitcli.ErrUnknownRevision) {
-			if opts.BaseRef == "" {
-				return nil, fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
-			}
-			return nil, fmt.Errorf("base ref %q is not a commit in this repository", opts.BaseRef)
-		}
 		return nil, err
 	}
 	// tip is where the branch starts: the base, or a fork's source's tip.

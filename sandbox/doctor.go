@@ -119,7 +119,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		var c Check
 		var platform string
 		if probeCfg.Build != nil {
-			c, platform = m.buildCheck(ctx, probeCfg.Build)
+			c, platform = m.buildCheck(ctx, probeCfg)
 			if c.Status == CheckOK {
 				probeCfg.Image = strings.Fields(c.Detail)[0]
 			}
@@ -177,10 +177,14 @@ func containmentCheck(f mcpclients.Finding) Check {
 	return c
 }
 
-// buildCheck is the image check of a project image: its tag as the
-// build's inputs name it now, present, or to be built by the next create.
-func (m *Manager) buildCheck(ctx context.Context, b *config.BuildSpec) (Check, string) {
-	tag, err := m.projectImageTag(b)
+// buildCheck is the image check of a project image: its tag as HEAD's
+// build inputs name it, present, or to be built by the next create.
+func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (Check, string) {
+	b := cfg.Build
+	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
+	if err == nil {
+		tag, err = m.projectImageTag(ctx, cfg, tag)
+	}
 	if err != nil {
 		return Check{Name: "image", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}

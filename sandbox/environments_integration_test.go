@@ -81,7 +81,17 @@ func TestIntegrationProjectImage(t *testing.T) {
 			if c2.Build == nil || !c2.Build.Cached || c2.Image != c.Image {
 				t.Fatalf("unchanged inputs rebuilt: %+v (first %s)", c2.Build, c.Image)
 			}
+			// Only a commit changes what is built: the work tree's edit is
+			// not in the context until it is committed.
 			writeFile(t, filepath.Join(m.Root, "docker/marker.txt"), "changed\n")
+			c25, err := m.Create(ctx, CreateOptions{Name: "uncommitted"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c25.Build.Cached || c25.Image != c.Image || readFile(t, m, "uncommitted", "/opt/marker") != "built\n" {
+				t.Fatalf("an uncommitted change reached the build: %+v %s", c25.Build, c25.Image)
+			}
+			testenv.Git(t, m.Root, "commit", "-qam", "marker")
 			c3, err := m.Create(ctx, CreateOptions{Name: "three"})
 			if err != nil {
 				t.Fatal(err)
@@ -109,7 +119,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 
 	writeFile(t, filepath.Join(m.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"nope/Dockerfile\"\n")
 	_, err = m.Create(ctx, CreateOptions{Name: "missing"})
-	if err == nil || err.Error() != "[docker] build: no Dockerfile at nope/Dockerfile" {
+	if err == nil || !strings.HasPrefix(err.Error(), "[docker] build: no Dockerfile at nope/Dockerfile in commit ") {
 		t.Fatalf("missing Dockerfile: %v", err)
 	}
 	assertNothingMade(t, m, "missing")

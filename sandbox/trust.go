@@ -25,7 +25,8 @@ const FlagNetwork = "--network"
 // The committed config comes with the repository, possibly someone else's,
 // or merged from an agent's branch: what it loosens needs the user's word,
 // given with `litterbox trust` (as direnv allow and mise trust do). The
-// word is the digest of the file, so a changed file needs it again.
+// word is the digest of the file, so a changed file needs it again; a
+// build's Dockerfile is allowed the same way, under a key of its own.
 
 func (m *Manager) trustPath() string { return filepath.Join(m.GitDir, "litterbox", "trust.json") }
 
@@ -114,16 +115,58 @@ func (m *Manager) trustState() (TrustState, error) {
 	return Changed, nil
 }
 
+// buildTrustKey is the trust record of a work tree's build, beside the
+// record of its config: the Dockerfile the committed config builds from
+// runs RUN steps on this machine's engine, so a changed one needs the
+// user's word again, as a changed config does.
+func buildTrustKey(root string) string { return "build:" + root }
+
+// BuildTrustError refuses a build from the committed config whose
+// Dockerfile (or .dockerignore) was never allowed as the commit holds it.
+type BuildTrustError struct {
+	Dockerfile string
+	Commit     string
+	Changed    bool // trusted once, changed since
+}
+
+func (e *BuildTrustError) Error() string {
+	why := "is not trusted yet"
+	if e.Changed {
+		why = "has changed since it was trusted"
+	}
+	return fmt.Sprintf("the image build's %s in commit %s %s: review it (git log -p -- %s), then allow it with litterbox trust", e.Dockerfile, short(e.Commit), why, e.Dockerfile)
+}
+
+// checkBuildTrust refuses in's build unless its Dockerfile and
+// .dockerignore are the ones the user trusted.
+func (m *Manager) checkBuildTrust(in *buildInputs) error {
+	recs, err := m.loadTrust()
+	if err != nil {
+		return err
+	}
+	switch rec := recs[buildTrustKey(m.Root)]; rec {
+	case in.trustDigest():
+		return nil
+	case "":
+		return &BuildTrustError{Dockerfile: in.spec.Dockerfile, Commit: in.commit}
+	}
+	return &BuildTrustError{Dockerfile: in.spec.Dockerfile, Commit: in.commit, Changed: true}
+}
+
 // TrustResult is what `litterbox trust` allowed.
 type TrustResult struct {
 	File   string `json:"file"`
 	Digest string `json:"digest"`
+	// Build, when the committed config builds the image, names the
+	// Dockerfile and commit allowed with it.
+	Build string `json:"build,omitempty"`
 	// Weakenings are what the committed config loosens, now allowed.
 	Weakenings []string `json:"weakenings"`
 }
 
 // Trust allows the work tree's committed config as it is now, weakenings
-// included.
+// included, and, when it builds the image, HEAD's Dockerfile and
+// .dockerignore.
 func (m *Manager) Trust() (*TrustResult, error) {
 	digest, files, err := m.committedDigest()
 	if err != nil {
@@ -146,6 +189,9 @@ func (m *Manager) Trust() (*TrustResult, error) {
 			res.Weakenings = append(res.Weakenings, w.String())
 		}
 	}
+	// A build HEAD cannot make yet (no Dockerfile committed) is not
+	// trusted; create says why when it comes to it.
+	build, _ := m.headBuild(cfg)
 	unlock, err := lockFile(m.trustPath() + ".lock")
 	if err != nil {
 		return nil, err
@@ -156,7 +202,27 @@ func (m *Manager) Trust() (*TrustResult, error) {
 		return nil, err
 	}
 	recs[m.Root] = digest
+	delete(recs, buildTrustKey(m.Root))
+	if build != nil {
+		recs[buildTrustKey(m.Root)] = build.trustDigest()
+		res.Build = build.spec.Dockerfile + " at commit " + short(build.commit)
+	}
 	return res, writeFileAtomic(m.trustPath(), mustJSON(recs))
+}
+
+// headBuild is the build inputs of HEAD that the committed config asks
+// trust for: none when it builds nothing, or the build is the user's own
+// (.litterbox.local.toml).
+func (m *Manager) headBuild(cfg config.Config) (*buildInputs, error) {
+	if cfg.Build == nil || !config.IsCommitted(cfg.From["docker.build"]) {
+		return nil, nil
+	}
+	ctx := context.Background()
+	head, err := m.Git.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("[docker] build: the image is built from a commit and this repository has none yet: commit the Dockerfile, then run litterbox trust")
+	}
+	return m.buildInputs(ctx, cfg.Build, head)
 }
 
 // Untrust withdraws the trust of this work tree's committed config.
@@ -171,6 +237,7 @@ func (m *Manager) Untrust() error {
 		return err
 	}
 	delete(recs, m.Root)
+	delete(recs, buildTrustKey(m.Root))
 	return writeFileAtomic(m.trustPath(), mustJSON(recs))
 }
 

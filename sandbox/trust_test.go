@@ -117,7 +117,7 @@ func TestControls(t *testing.T) {
 		".devcontainerish":                "",
 		"README.md":                       "",
 	} {
-		if got := controls(p); got != want {
+		if got := controls(p, nil); got != want {
 			t.Errorf("controls(%q) = %q, want %q", p, got, want)
 		}
 	}

@@ -31,7 +31,9 @@ func (a *app) createCommand() *cobra.Command {
 		Long: `Create a sandbox: a branch litterbox/NAME at HEAD (or --base), and a container
 holding that commit's tree at /src, made from devcontainer.json,
 .litterbox.toml and .litterbox.local.toml as they are in the working tree
-now ([docker] build builds the image from the project first). The setup
+now ([docker] build first builds the image from that commit's Dockerfile and
+context: committed files only, with no network unless the setup command may
+have one). The setup
 command runs in it, or its result comes from the setup cache (litterbox
 cache), then the configured services start; each [[ports]] entry gets a free
 host port on 127.0.0.1.`,

@@ -24,7 +24,10 @@ func (a *app) trustCommand() *cobra.Command {
 agent's branch you merged. Settings in it that loosen a sandbox (any network
 but "none", uid 0, read-only = false, limits above the defaults, ports) are
 refused until you allow the file as it is now with litterbox trust; a changed
-file needs it again. The same settings in .litterbox.local.toml or your own
+file needs it again. A committed [docker] build (or devcontainer.json build)
+is trusted with the Dockerfile and .dockerignore that HEAD holds: the image is
+built from the sandbox's base commit only, and a create whose Dockerfile differs
+from the trusted one is refused until you review it and run litterbox trust. The same settings in .litterbox.local.toml or your own
 config (~/.config/litterbox/config.toml) need no trust. network = "host" is
 taken only from the command line (litterbox create NAME --network host).
 The trust is kept in the repository's git dir, per work tree.`,
@@ -59,6 +62,9 @@ func (a *app) runTrust(ctx context.Context, o trustOptions) error {
 	what := "it loosens nothing"
 	if len(res.Weakenings) > 0 {
 		what = "it sets " + strings.Join(res.Weakenings, ", ")
+	}
+	if res.Build != "" {
+		what += "; and its image build from " + res.Build
 	}
 	fmt.Fprintf(a.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
 	return nil

@@ -1,0 +1,101 @@
+package sandbox
+
+import (
+	"maps"
+	"testing"
+)
+
+// Every steering file of issue 27, at the depths that matter, in any case;
+// and the paths a repository's settings name.
+func TestControlsSteeringFiles(t *testing.T) {
+	named := map[string]string{"tools/Hooks": "run as git hooks on this machine (core.hookspath)", "build/App.Dockerfile": steersBuild}
+	for p, want := range map[string]string{
+		".cursorignore":                       steersAgents,
+		"web/.cursorignore":                   steersAgents,
+		"CLAUDE.md":                           steersInstructions,
+		"pkg/deep/CLAUDE.md":                  steersInstructions,
+		"claude.md":                           steersInstructions,
+		"CLAUDE.local.md":                     steersInstructions,
+		"AGENTS.md":                           steersInstructions,
+		"svc/AGENTS.md":                       steersInstructions,
+		"GEMINI.md":                           steersInstructions,
+		".cursorrules":                        steersInstructions,
+		".github/copilot-instructions.md":     steersInstructions,
+		".GitHub/Copilot-Instructions.md":     steersInstructions,
+		".github/instructions/go.md":          steersInstructions,
+		".husky/pre-commit":                   steersHooks,
+		".husky":                              steersHooks,
+		".githooks/post-checkout":             steersHooks,
+		"lefthook.yml":                        steersHooks,
+		".pre-commit-config.yaml":             "hooks pre-commit installs and runs on this machine",
+		"Dockerfile":                          steersBuild,
+		"docker/Dockerfile":                   steersBuild,
+		"Dockerfile.dev":                      steersBuild,
+		"api.dockerfile":                      steersBuild,
+		"Containerfile":                       steersBuild,
+		".dockerignore":                       steersBuild,
+		"ctx/.dockerignore":                   steersBuild,
+		"tools/hooks/pre-push":                "run as git hooks on this machine (core.hookspath)",
+		"TOOLS/HOOKS":                         "run as git hooks on this machine (core.hookspath)",
+		"build/app.dockerfile":                steersBuild,
+		"tools/hooksish":                      "",
+		"src/.github/copilot-instructions.md": "",
+		"docs/agents.md.txt":                  "",
+		"husky/pre-commit":                    "",
+		"sub/.pre-commit-config.yaml":         "",
+		"dockerfiles.md":                      "",
+		"README.md":                           "",
+	} {
+		if got := controls(p, named); got != want {
+			t.Errorf("controls(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// The settings of a `git config --list -z --show-origin` listing that make
+// git read or run a file inside the work tree, and only those.
+func TestGitConfigSteering(t *testing.T) {
+	root := "/home/u/repo"
+	entry := func(origin, kv string) string { return "file:" + origin + "\x00" + kv + "\x00" }
+	listing := entry("/etc/gitconfig", "filter.lfs.clean\ngit-lfs clean -- %f") +
+		entry("/home/u/.gitconfig", "core.excludesfile\n~/.gitignore_global") +
+		entry("/home/u/.gitconfig", "core.pager\nless") +
+		entry(".git/config", "core.hookspath\n.githooks") +
+		entry(".git/config", "core.attributesfile\n/home/u/repo/meta/attrs") +
+		entry(".git/config", "core.excludesfile\n/home/u/elsewhere/ignore") +
+		entry(".git/config", "include.path\n../shared.gitconfig") +
+		entry(".git/config", "includeIf.gitdir:/home/.path\n../conf/extra") +
+		entry(".git/config", "filter.crypt.clean\n./tools/clean.sh %f") +
+		entry(".git/config", "filter.crypt.smudge\nsh 'tools/smudge.sh' %f") +
+		entry(".git/config", "diff.pdf.textconv\nbin/pdf2txt") +
+		entry(".git/config", "merge.ours.driver\nscripts/merge %O %A %B") +
+		entry(".git/config", "core.fsmonitor\n.git/../fsmon.sh") +
+		entry(".git/config", "core.fsmonitor\ntrue") +
+		entry(".git/config", "core.bare\nfalse") +
+		entry(".git/config", "remote.origin.url\nhttps://example.com/x.git") +
+		entry(".git/config", "core.hookspath\n../outside") +
+		entry(".git/config", "core.sshcommand\nssh -i /home/u/repo/keys/id")
+	got := gitConfigSteering(listing, root)
+	want := map[string]string{
+		".githooks":        "run as git hooks on this machine (core.hookspath)",
+		"meta/attrs":       "filters and diff drivers your git runs (core.attributesfile)",
+		"shared.gitconfig": "your git config (include.path)",
+		"conf/extra":       "your git config (includeIf.gitdir:/home/.path)",
+		"tools/clean.sh":   "run by your git (filter.crypt.clean)",
+		"tools/smudge.sh":  "run by your git (filter.crypt.smudge)",
+		"bin/pdf2txt":      "run by your git (diff.pdf.textconv)",
+		"scripts/merge":    "run by your git (merge.ours.driver)",
+		"fsmon.sh":         "run by your git (core.fsmonitor)",
+		"keys/id":          "run by your git (core.sshcommand)",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// With core.hooksPath named, a hook file under it is steering.
+	if what := controls(".githooks/pre-commit", got); what != want[".githooks"] {
+		t.Errorf("controls(.githooks/pre-commit) = %q", what)
+	}
+	if got := gitConfigSteering("", root); len(got) != 0 {
+		t.Errorf("empty listing: %q", got)
+	}
+}
