@@ -596,6 +596,11 @@ func (b Bounds) Notes() []string {
 		if w.Tracked {
 			kept += " and the branch keeps its last committed version"
 		}
+		if w.InName {
+			out = append(out, fmt.Sprintf("not committed: the path %s holds the value of secret %s (shown masked); it stays in the sandbox. Rename it and the next call commits it",
+				shown(w.Path), w.Secret))
+			continue
+		}
 		if w.Limit == snapshot.LimitSecret {
 			out = append(out, fmt.Sprintf("not committed: %s holds the value of secret %s; %s. Take the value out of the file (read $%s instead) and the next call commits it",
 				shown(w.Path), w.Secret, kept, w.Secret))
