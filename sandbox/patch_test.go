@@ -80,3 +80,13 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
 	}
 }
+
+// What reaches a terminal keeps newlines, tabs and printable characters;
+// OSC 52 (clipboard), a screen clear, C1 controls and DEL are escapes.
+func TestEscaped(t *testing.T) {
+	in := "\x1b]52;c;aGk=\x07\x1b[2J ok\n\té \u009b2J\x7f\xff"
+	want := `\x1b]52;c;aGk=\x07\x1b[2J ok` + "\n\t" + `é \u009b2J\x7f\xff`
+	if got := Escaped(in); got != want {
+		t.Errorf("Escaped(%q) = %q, want %q", in, got, want)
+	}
+}

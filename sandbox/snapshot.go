@@ -565,6 +565,12 @@ func capText(s string, max int) string {
 	return s[:cut]
 }
 
+// Escaped is s as it is safe to print on a terminal: newlines and tabs
+// kept, every other control character (ESC and the rest of C0, DEL, C1),
+// every byte that is not UTF-8 and the bidirectional controls written out
+// as \xNN or \uNNNN escapes.
+func Escaped(s string) string { return inert(s) }
+
 // inert writes every character a terminal would act on (C0 and C1 controls
 // but newline and tab, and bytes that are not UTF-8, such as a lone 0x9b,
 // an 8-bit CSI), and the bidirectional controls that reorder what is shown,
