@@ -93,6 +93,9 @@ type Config struct {
 	// MaxFileSize and MaxCallSize bound what one agent call's snapshot
 	// stores in the host repository: a file over MaxFileSize is never
 	// committed, and past MaxCallSize the rest waits for the next call.
+	// A file counts its size (at least 4 KiB) and 4 KiB for each directory
+	// above it the call writes a new tree for; the rules mirror under the
+	// git dir is bounded by MaxCallSize per call the same way.
 	MaxFileSize int64
 	MaxCallSize int64
 	// Disk is the size /src may reach before writes are refused: a guard

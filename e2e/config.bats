@@ -381,6 +381,23 @@ EOF
   assert_output started
 }
 
+@test "service logs: escape sequences a service prints reach the terminal as text; --raw prints them" {
+  config <<'EOF'
+[container.services.noisy]
+command = "printf '\\033]52;c;aGk=\\007\\033[2Jnoisy\\n'; exec sleep 300"
+EOF
+  commit_config
+  create box
+  eventually sh -c "\"\$LITTERBOX\" service box logs noisy --raw | grep -q noisy"
+  run --separate-stderr lb service box logs noisy
+  assert_success
+  assert_output --partial '\x1b]52;c;aGk=\x07\x1b[2Jnoisy'
+  if printf '%s' "$output" | grep -q "$(printf '\033')"; then fail "logs printed an ESC byte: $output"; fi
+  run --separate-stderr lb service box logs noisy --raw
+  assert_success
+  assert_output --partial "$(printf '\033]52;c;aGk=\007\033[2Jnoisy')"
+}
+
 @test "service: an unknown service fails with exit 1 and one line; an unknown action or a missing service is bad usage (exit 2)" {
   config <<'EOF'
 [container.services.ticker]

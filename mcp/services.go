@@ -50,7 +50,7 @@ func (h handlers) service(ctx context.Context, _ gomcp.CallToolRequest, in servi
 			return errResult(fmt.Errorf("logs needs the service argument")), nil
 		}
 		var buf bytes.Buffer
-		if err := h.mgr.ServiceLogs(ctx, name, svc, serviceLogLines, &buf); err != nil {
+		if err := h.mgr.ServiceLogs(ctx, name, svc, serviceLogLines, false, &buf); err != nil {
 			return errResult(err), nil
 		}
 		return structured(serviceOut{Service: svc, Log: ptr(buf.String())}, buf.String()), nil

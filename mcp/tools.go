@@ -51,7 +51,7 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.grep))
 	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[sandbox.MilestoneResult](), gomcp.WithOpenWorldHintAnnotation(false),
-		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message. The files do not change."),
+		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message (at most 4096 bytes; a secret's value in it is masked). The files do not change."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.milestone))
 	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[sandbox.AgentDiff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),

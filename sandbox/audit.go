@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/runner"
+	"github.com/litterbox-dev/litterbox/secrets"
 )
 
 // AuditEntry is one MCP tool call in the audit log: what was asked, how it
@@ -53,19 +54,58 @@ func ElideArguments(args map[string]any) map[string]any {
 	return out
 }
 
+// capEntry bounds every text of e an agent chose at MaxMessage bytes:
+// arguments (commands, messages, patterns), the error and the commands
+// run, whose lines carry an agent's command too. A 30 MB message is
+// recorded as its head, its size and its SHA-256, as file contents are.
+func capEntry(e AuditEntry, sec *secrets.Values) AuditEntry {
+	args := make(map[string]any, len(e.Arguments))
+	for k, v := range e.Arguments {
+		if s, ok := v.(string); ok {
+			s = sec.Redact(s)
+			v = s
+			if len(s) > MaxMessage {
+				sum := sha256.Sum256([]byte(s))
+				v = map[string]any{"bytes": len(s), "sha256": hex.EncodeToString(sum[:]), "head": capText(s, MaxMessage)}
+			}
+		}
+		args[k] = v
+	}
+	e.Arguments = args
+	e.Error = capNoted(sec.Redact(e.Error))
+	cmds := make([]runner.AuditedCommand, len(e.Commands))
+	for i, c := range e.Commands {
+		c.Line, c.Note, c.Error = capNoted(sec.Redact(c.Line)), capNoted(sec.Redact(c.Note)), capNoted(sec.Redact(c.Error))
+		cmds[i] = c
+	}
+	e.Commands = cmds
+	return e
+}
+
+// capNoted is s, or its head with a note of its size and SHA-256.
+func capNoted(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return capText(s, MaxMessage) + fmt.Sprintf(" ...(cut: %d bytes in all, sha256 %s)", len(s), hex.EncodeToString(sum[:]))
+}
+
 // AuditPath is the repository's audit log, JSON lines under the git dir.
 func (m *Manager) AuditPath() string { return filepath.Join(m.GitDir, "litterbox", "audit.jsonl") }
 
 // AppendAudit adds one entry to the audit log. Each entry is one write of one
 // line under an exclusive lock, so entries of concurrent servers never mix.
 func (m *Manager) AppendAudit(e AuditEntry) error {
-	line, err := json.Marshal(e)
+	// An agent may have typed a secret's value into an argument, or a
+	// command may have printed it into an error: masked before any text
+	// is cut, so no piece of a value is left at a cut.
+	sec := m.secrets.Seen()
+	line, err := json.Marshal(capEntry(e, sec))
 	if err != nil {
 		return err
 	}
-	// An agent may have typed a secret's value into an argument, or a
-	// command may have printed it into an error.
-	line = m.secrets.Seen().RedactJSON(line)
+	line = sec.RedactJSON(line)
 	path := m.AuditPath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -94,7 +94,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("the background command's file is not committed: %+v", res)
 	}
 	var logs strings.Builder
-	if err := m.ServiceLogs(ctx, "work", name, 0, &logs); err != nil || !strings.Contains(logs.String(), "starting "+name) {
+	if err := m.ServiceLogs(ctx, "work", name, 0, false, &logs); err != nil || !strings.Contains(logs.String(), "starting "+name) {
 		t.Errorf("logs: %q %v", logs.String(), err)
 	}
 	// A configured service's name is not the agent's to take.

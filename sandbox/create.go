@@ -675,7 +675,7 @@ func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[str
 	if err := m.saveSnap(n.Slug, start); err != nil {
 		return SetupResult{}, err
 	}
-	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, message: commitMessage("setup", cmd)})
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
 	if err != nil {
 		return SetupResult{}, err
 	}

@@ -27,6 +27,9 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if strings.TrimSpace(message) == "" {
 		return nil, errors.New("message is empty")
 	}
+	if len(message) > MaxMessage {
+		return nil, fmt.Errorf("message is %d bytes, over the %d a milestone message may hold: shorten it to a summary", len(message), MaxMessage)
+	}
 	unlock, err := m.lock(ctx, slug)
 	if err != nil {
 		return nil, err
@@ -66,7 +69,10 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if err != nil {
 		return nil, err
 	}
-	msg := strings.TrimSpace(message) + "\n"
+	msg, err := m.milestoneMessage(ctx, slug, message)
+	if err != nil {
+		return nil, err
+	}
 	id, err := m.Git.CommitTree(ctx, commitSpec(tree, since, msg, m.agentIdent(slug), m.committer(ctx, slug)))
 	if err != nil {
 		return nil, err
@@ -93,4 +99,23 @@ func (m *Manager) missingBranch(ctx context.Context, slug string) error {
 
 func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {
 	return gitcli.CommitSpec{Tree: tree, Parents: []string{parent}, Message: msg, Author: author, Committer: committer}
+}
+
+// milestoneMessage is message as the branch keeps it: the values of the
+// sandbox's secrets masked, and what a terminal would act on written out
+// as escapes, as in snapshot messages.
+func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (string, error) {
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return "", err
+	}
+	if rec == nil {
+		return "", m.notFound(ctx, slug)
+	}
+	_, specs, _ := m.callConfig(ctx, rec)
+	sec, err := m.secrets.Resolve(ctx, specs)
+	if err != nil {
+		return "", fmt.Errorf("%w (the milestone was not made)", err)
+	}
+	return inert(sec.Redact(strings.TrimSpace(message))) + "\n", nil
 }

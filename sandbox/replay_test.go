@@ -233,7 +233,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	expect(services.Status, "web", services.Running)
 	// /tmp is a tmpfs: the logs start again with the container.
 	var logs strings.Builder
-	if err := m.ServiceLogs(ctx, "svc", "oops", 0, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
+	if err := m.ServiceLogs(ctx, "svc", "oops", 0, false, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
 		t.Errorf("logs of oops: %q %v", logs.String(), err)
 	}
 	if _, err := m.Delete(ctx, "svc", true); err != nil {

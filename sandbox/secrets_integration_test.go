@@ -90,7 +90,7 @@ func TestMatrixSecrets(t *testing.T) {
 			}
 
 			var logs strings.Builder
-			if err := m.ServiceLogs(ctx, "work", "svc", 0, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
+			if err := m.ServiceLogs(ctx, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
 				t.Errorf("service log: %q %v", logs.String(), err)
 			}
 			if err := m.AppendAudit(AuditEntry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {

@@ -112,7 +112,11 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 }
 
 // ServiceLogs writes a service's log (its last lines, when lines > 0) to w.
-func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, w io.Writer) error {
+//
+// Unless raw, what a terminal would act on is written out as escapes (see
+// Escaped): a service prints what the agent made it print, and an OSC 52
+// sequence in its log would write the reviewer's clipboard.
+func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
 	slug, err := m.resolve(name)
 	if err != nil {
 		return err
@@ -138,7 +142,11 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 	if err != nil {
 		return err
 	}
-	_, err = w.Write([]byte(sec.Redact(string(out))))
+	text := sec.Redact(string(out))
+	if !raw {
+		text = Escaped(text)
+	}
+	_, err = io.WriteString(w, text)
 	return err
 }
 

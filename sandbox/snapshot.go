@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +76,10 @@ type action struct {
 	content io.Reader // write, upload
 	size    int64
 	message string // snapshot subject and body
+	// kind and detail, when set, make the message instead, once the
+	// secrets are known: a value is masked before the detail is cut, so
+	// no piece of one survives the cut.
+	kind, detail string
 	// output, when set, gets the command's output as it comes, uncapped;
 	// the result keeps the first OutputCap bytes of each stream all the same.
 	output *Output
@@ -178,6 +184,14 @@ func shownAct(h *helperBinary, a action, spec dockercli.ExecSpec, sec *secrets.V
 		return &dockercli.Shown{Spec: dockercli.ExecSpec{Interactive: true, Cmd: h.argv("put", a.arg)}, Input: data, HasInput: true, Note: note}
 	}
 	return nil
+}
+
+// commitMessage is the snapshot message of a, its secrets masked.
+func (a action) commitMessage(sec *secrets.Values) string {
+	if a.kind != "" {
+		return commitMessage(a.kind, sec.Redact(a.detail))
+	}
+	return sec.Redact(a.message)
 }
 
 // timeoutMS is d in the helper's whole milliseconds, rounded up: 0 means
@@ -292,7 +306,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	}
 	store := m.snapStore(slug, lim)
 	store.Secrets = sec
-	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, sec.Redact(a.message))
+	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &st, a.commitMessage(sec))
 	if snapErr != nil {
 		// The index may hold changes no commit has: rebuild it next time.
 		store.Forget(&st)
@@ -507,10 +521,17 @@ func (m *Manager) committer(ctx context.Context, slug string) gitcli.Ident {
 // and the full detail in the body when the subject had to be shortened.
 // The detail comes from the agent, and git log prints messages as they
 // are: control characters are written out as escapes.
+//
+// The body is capped at MaxMessage bytes: a command of megabytes still runs,
+// but its record on the branch is its head, its size and its digest.
 func commitMessage(kind, detail string) string {
 	detail = inert(detail)
-	subject := kind + ": " + firstLine(detail)
+	subject := kind + ": " + firstLine(capText(detail, MaxMessage))
 	full := strings.TrimSpace(detail)
+	if len(full) > MaxMessage {
+		sum := sha256.Sum256([]byte(full))
+		full = capText(full, MaxMessage) + fmt.Sprintf("\n(cut: %d bytes in all, sha256 %s; the audit log keeps the same head and digest)", len(full), hex.EncodeToString(sum[:]))
+	}
 	if len(subject) < 72 && !strings.Contains(full, "\n") {
 		return subject + "\n"
 	}
@@ -527,6 +548,28 @@ func commitMessage(kind, detail string) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// MaxMessage bounds what a commit message or an audit entry keeps of one
+// text an agent sent: a command, a milestone message, a pattern.
+const MaxMessage = 4 << 10
+
+// capText is s, or its first max bytes ending on a whole character.
+func capText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// Escaped is s as it is safe to print on a terminal: newlines and tabs
+// kept, every other control character (ESC and the rest of C0, DEL, C1),
+// every byte that is not UTF-8 and the bidirectional controls written out
+// as \xNN or \uNNNN escapes.
+func Escaped(s string) string { return inert(s) }
 
 // inert writes every character a terminal would act on (C0 and C1 controls
 // but newline and tab, and bytes that are not UTF-8, such as a lone 0x9b,
@@ -595,6 +638,11 @@ func (b Bounds) Notes() []string {
 		kept := "it stays in the sandbox"
 		if w.Tracked {
 			kept += " and the branch keeps its last committed version"
+		}
+		if w.InName {
+			out = append(out, fmt.Sprintf("not committed: the path %s holds the value of secret %s (shown masked); it stays in the sandbox. Rename it and the next call commits it",
+				shown(w.Path), w.Secret))
+			continue
 		}
 		if w.Limit == snapshot.LimitSecret {
 			out = append(out, fmt.Sprintf("not committed: %s holds the value of secret %s; %s. Take the value out of the file (read $%s instead) and the next call commits it",

@@ -114,7 +114,7 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	// the one that kills the command's processes.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
 	defer cancel()
-	res, err := m.act(ctx, slug, action{op: protocol.OpRun, arg: wd, cmd: o.Command, timeout: o.Timeout, output: o.Output, message: commitMessage(kind, o.Command)})
+	res, err := m.act(ctx, slug, action{op: protocol.OpRun, arg: wd, cmd: o.Command, timeout: o.Timeout, output: o.Output, kind: kind, detail: o.Command})
 	if err == nil && res.noShell {
 		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
 	}

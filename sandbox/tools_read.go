@@ -153,10 +153,21 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 		if err != nil {
 			return nil, err
 		}
+		sec, err := m.secretsFor(ctx, slug)
+		if err != nil {
+			return nil, err
+		}
+		if name := sec.Holds(data); name != "" {
+			return nil, fmt.Errorf("%s holds the value of secret %s, which read never returns; an image cannot be shown masked", p, name)
+		}
 		return &ReadResult{Image: &Image{MIME: out.MIME, Size: int64(len(data)), Data: data}}, nil
 	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
 	return &ReadResult{
-		Content: out.Content, Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
+		Content: sec.Redact(out.Content), Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
 		Truncated: offset+out.Lines < out.TotalLines, CapHit: out.Lines < limit && offset+out.Lines < out.TotalLines,
 	}, nil
 }
@@ -235,8 +246,12 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 	if err := m.helperJSON(ctx, slug, &entries, "ls", abs, flag(recursive), strconv.Itoa(MaxListed+1)); err != nil {
 		return nil, false, err
 	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return nil, false, err
+	}
 	for i := range entries {
-		entries[i].Path = display(joinUnder(abs, entries[i].Path))
+		entries[i].Path = sec.Redact(display(joinUnder(abs, entries[i].Path)))
 	}
 	entries, truncated := capped(entries)
 	return entries, truncated, nil
@@ -256,9 +271,13 @@ func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, 
 	if err := m.helperJSON(ctx, slug, &entries, "glob", abs, pattern, strconv.Itoa(MaxListed+1)); err != nil {
 		return nil, false, err
 	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return nil, false, err
+	}
 	out := make([]string, len(entries))
 	for i, e := range entries {
-		out[i] = display(joinUnder(abs, e.Path))
+		out[i] = sec.Redact(display(joinUnder(abs, e.Path)))
 	}
 	out, truncated := capped(out)
 	return out, truncated, nil
@@ -292,8 +311,13 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 		}
 		return nil, false, err
 	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return nil, false, err
+	}
 	for i := range matches {
-		matches[i].Path = display(joinUnder(abs, matches[i].Path))
+		matches[i].Path = sec.Redact(display(joinUnder(abs, matches[i].Path)))
+		matches[i].Text = sec.Redact(matches[i].Text)
 	}
 	matches, truncated := capped(matches)
 	return matches, truncated, nil

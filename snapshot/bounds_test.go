@@ -2,13 +2,19 @@ package snapshot
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/secrets"
 )
 
 // A file over max-file-size is neither fetched nor committed; the rest of
@@ -58,8 +64,9 @@ func TestTakeWithholdsAFileOverTheBound(t *testing.T) {
 // commits them.
 func TestTakeSpreadsACallOverItsBudget(t *testing.T) {
 	s, st := store(t, testenv.Files{"README.md": "hi\n"})
-	// Every file costs at least MinCost: a fits with room for c only.
-	s.MaxFile, s.MaxCall = 10000, 6000+MinCost
+	// Every file costs at least MinCost, and the root's new tree object
+	// as much: a fits with room for c only.
+	s.MaxFile, s.MaxCall = 10000, 6000+2*MinCost
 	six, three := strings.Repeat("6", 6000), "333"
 	f := &fakeHelper{
 		changes: []protocol.Change{changed("a", six), changed("b", six), changed("c", three)},
@@ -153,5 +160,103 @@ func TestTakeBoundsSymlinks(t *testing.T) {
 	hostOutW.Close()
 	if err == nil || !strings.Contains(err.Error(), "symlink target of 5000 bytes") {
 		t.Errorf("a 5000-byte link target: %v", err)
+	}
+}
+
+// deepPath is a file depth directories down a chain of its own.
+func deepPath(chain, depth int) string {
+	var b strings.Builder
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&b, "c%dd%d/", chain, i)
+	}
+	return b.String() + "f"
+}
+
+// Directories cost: every commit writes a tree object for each directory
+// above a changed file, so a deep file is charged a block per new one.
+// Those past the budget wait, and later calls commit them within it.
+func TestTakeChargesTreesToTheBudget(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	const depth = 10
+	// Two chains fit: the first file pays for its 10 directories and the
+	// root, the second for its 10.
+	s.MaxFile, s.MaxCall = 1<<20, (1+depth+1)*MinCost+(1+depth)*MinCost
+	var changes []protocol.Change
+	files := map[string]string{}
+	for i := 0; i < 5; i++ {
+		p := deepPath(i, depth)
+		changes = append(changes, changed(p, "x\n"))
+		files[p] = "x\n"
+	}
+	taken := take(t, s, st, &fakeHelper{changes: changes, files: files})
+	if n := len(strings.Fields(tree(t, s))); n != 3 {
+		t.Errorf("branch holds %d files, want README.md and 2 chains", n)
+	}
+	if len(taken.Withheld) != 3 || taken.Withheld[0].Limit != LimitCall || !st.Rescan {
+		t.Errorf("withheld %+v, rescan %v; want 3 past max-call-size", taken.Withheld, st.Rescan)
+	}
+	// The rules mirror keeps no directory made for the files fetched.
+	if ents, _ := os.ReadDir(s.Rules); len(ents) != 0 {
+		t.Errorf("the rules mirror holds %d entries after the call, want none", len(ents))
+	}
+	for range 2 {
+		take(t, s, st, &fakeHelper{dirs: protocol.Dirs{Full: true}, changes: append([]protocol.Change{changed("README.md", "hi\n")}, changes...), files: files})
+	}
+	if n := len(strings.Fields(tree(t, s))); n != 6 || st.Rescan {
+		t.Errorf("after two more calls the branch holds %d files (want 6), rescan %v", n, st.Rescan)
+	}
+}
+
+// Rule files land in the host's mirror within the budget too; what does
+// not fit waits with every file under it, and the next scan sends it
+// again.
+func TestTakeBoundsTheRulesMirror(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	const depth = 10
+	s.MaxFile, s.MaxCall = 1<<20, (1+depth)*MinCost
+	var rules []protocol.RuleFile
+	for i := 0; i < 5; i++ {
+		rules = append(rules, protocol.RuleFile{Path: strings.TrimSuffix(deepPath(i, depth), "f") + ".gitignore", Data: []byte("*.log\n")})
+	}
+	f := &fakeHelper{dirs: protocol.Dirs{Rules: rules}, changes: []protocol.Change{changed(deepPath(4, depth), "x\n")}, files: map[string]string{deepPath(4, depth): "x\n"}}
+	taken := take(t, s, st, f)
+	dirs := 0
+	filepath.WalkDir(s.Rules, func(_ string, d fs.DirEntry, _ error) error {
+		if d != nil && d.IsDir() {
+			dirs++
+		}
+		return nil
+	})
+	if dirs != 1+depth {
+		t.Errorf("the mirror holds %d directories, want the root and one chain of %d", dirs, depth)
+	}
+	if len(f.asked) != 0 || len(taken.Withheld) != 1 || taken.Withheld[0].Limit != LimitCall || !st.Rescan {
+		t.Errorf("asked %v, withheld %+v, rescan %v: a file under a rule that waits waits too", f.asked, taken.Withheld, st.Rescan)
+	}
+}
+
+// A path holding a secret's value is left out and shown masked; the rest
+// of the call commits.
+func TestTakeRefusesASecretInAPath(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	r := &secrets.Resolver{LookupEnv: func(string) (string, bool) { return "hunter2-long-value", true }}
+	sec, err := r.Resolve(context.Background(), map[string]config.SecretSpec{"TOKEN": {Env: "TOKEN"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Secrets = sec
+	f := &fakeHelper{
+		changes: []protocol.Change{changed("d-hunter2-long-value/x", "x"), changed("hunter2-long-value.txt", "y"), changed("ok.txt", "z")},
+		files:   map[string]string{"ok.txt": "z"},
+	}
+	taken := take(t, s, st, f)
+	if got := tree(t, s); got != "README.md\nok.txt" {
+		t.Errorf("branch holds %q", got)
+	}
+	if len(taken.Withheld) != 2 || taken.Withheld[0].Path != "d-***/x" || taken.Withheld[1].Path != "***.txt" || !taken.Withheld[0].InName || taken.Withheld[0].Secret != "TOKEN" {
+		t.Errorf("withheld %+v", taken.Withheld)
+	}
+	if st.Withheld != nil {
+		t.Errorf("state withholds %v; a secret's value must not reach the state file", st.Withheld)
 	}
 }

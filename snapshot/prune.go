@@ -13,11 +13,27 @@ import (
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 )
 
+// pruned is what prune decided: the answer to the helper, and the
+// directories whose rule file the mirror could not take this call.
+type pruned struct {
+	out     *protocol.Prune
+	waiting []string
+}
+
 // prune updates the rules mirror from the helper's Dirs and decides which
 // directories the helper skips from now on, enters again, or lists whole
-// because their ignore rules changed.
-func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protocol.Prune, error) {
+// because their ignore rules changed. The mirror is host disk an agent
+// fills: its rule files are charged like a call's files (their size and a
+// block for each directory made for them), and past MaxCall the rest
+// waits for a later call; a rule file whose path or content holds a
+// secret's value never lands there.
+func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned, error) {
 	out := &protocol.Prune{}
+	res := &pruned{out: out}
+	budget := s.MaxCall
+	if budget <= 0 {
+		budget = 1 << 62
+	}
 	var changedAt []string // directories whose .gitignore changed
 	for _, r := range d.Rules {
 		if !ValidPath(r.Path) || !isRuleFile(r.Path) || len(r.Data) > protocol.MaxRuleFile {
@@ -28,8 +44,20 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protoc
 			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
-		} else if err := writeUnder(s.Rules, r.Path, r.Data); err != nil {
-			return nil, err
+			removeEmptyDirs(s.Rules, r.Path)
+		} else {
+			if s.Secrets.Holds([]byte(r.Path)) != "" || s.Secrets.Holds(r.Data) != "" {
+				continue
+			}
+			c := cost(int64(len(r.Data))) + int64(s.missingDirs(r.Path))*MinCost
+			if c > budget {
+				res.waiting = appendTop(res.waiting, parent(r.Path))
+				continue
+			}
+			budget -= c
+			if err := writeUnder(s.Rules, r.Path, r.Data); err != nil {
+				return nil, err
+			}
 		}
 		if path.Base(r.Path) == ".gitignore" {
 			changedAt = append(changedAt, parent(r.Path))
@@ -60,7 +88,7 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protoc
 	}
 	ask := append(slices.Clone(newDirs), recheck...)
 	if len(ask) == 0 {
-		return out, nil
+		return res, nil
 	}
 	q := make([]string, len(ask))
 	for i, p := range ask {
@@ -115,7 +143,29 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*protoc
 	}
 	slices.Sort(keep)
 	st.Prune = keep
-	return out, nil
+	return res, nil
+}
+
+// missingDirs counts the directories the mirror lacks above p.
+func (s *Store) missingDirs(p string) int {
+	n := 0
+	for d := parent(p); d != ""; d = parent(d) {
+		if _, err := os.Lstat(filepath.Join(s.Rules, filepath.FromSlash(d))); err == nil {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// removeEmptyDirs removes the directories above p in root that are empty,
+// deepest first, so the mirror holds no more than its rule files need.
+func removeEmptyDirs(root, p string) {
+	for d := parent(p); d != ""; d = parent(d) {
+		if os.Remove(filepath.Join(root, filepath.FromSlash(d))) != nil {
+			return
+		}
+	}
 }
 
 // ignoresAll reports whether dir's own .gitignore ignores everything below

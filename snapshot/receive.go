@@ -34,9 +34,13 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 	var regular, links, odd []gitcli.Entry // odd: names hash-object cannot read by line
 	var written []string
 	defer func() {
+		// The files and the directories made for them go: the mirror
+		// keeps rule files only, or it grows with every directory the
+		// agent makes.
 		for _, p := range written {
 			if !isRuleFile(p) {
 				os.Remove(filepath.Join(s.Rules, filepath.FromSlash(p)))
+				removeEmptyDirs(s.Rules, p)
 			}
 		}
 	}()
@@ -107,6 +111,9 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 				// Not even the mirror keeps it: it is on the host's disk.
 				plan.withholdSecret(want, size, name)
 				os.Remove(dst)
+				if line {
+					removeEmptyDirs(s.Rules, want)
+				}
 				continue
 			}
 			if line {

@@ -108,6 +108,9 @@ type Withheld struct {
 	Secret string `json:"secret,omitempty"`
 	// Tracked: the branch keeps the file's last committed version.
 	Tracked bool `json:"tracked,omitempty"`
+	// InName: the secret's value is in the path itself, which Path shows
+	// masked; the file is committed only under another name.
+	InName bool `json:"in_name,omitempty"`
 }
 
 // Conversation is the host's end of one helper call, after the Result.
@@ -155,14 +158,14 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 	if err != nil {
 		return nil, err
 	}
-	if err := c.W.Frame(protocol.TPrune, prune.Encode()); err != nil {
+	if err := c.W.Frame(protocol.TPrune, prune.out.Encode()); err != nil {
 		return nil, err
 	}
 	changes, err := readChanges(c.R)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.plan(ctx, st, dirs.Full, changes)
+	plan, err := s.plan(ctx, st, dirs.Full, changes, prune.waiting)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +247,11 @@ type planResult struct {
 	// settled are paths whose withheld mark goes: committed, gone or
 	// ignored now.
 	settled []string
+	// waiting are directories whose .gitignore the rules mirror could not
+	// take this call (past its budget): what is under them waits, and
+	// rulesLeft asks the next scan for every file and rule again.
+	waiting   []string
+	rulesLeft bool
 }
 
 // withhold leaves p out of the commit.
@@ -257,14 +265,24 @@ func (p *planResult) withholdSecret(path string, size int64, name string) {
 	p.withheld = append(p.withheld, Withheld{Path: path, Size: size, Limit: LimitSecret, Secret: name, Tracked: p.tracked[path]})
 }
 
+// withholdName leaves p out of the commit: its path holds the value of the
+// secret name, so no commit may carry it and the result shows it masked.
+func (p *planResult) withholdName(path string, size int64, name string, sec *secrets.Values) {
+	p.withheld = append(p.withheld, Withheld{Path: sec.Redact(path), Size: size, Limit: LimitSecret, Secret: name, InName: true})
+}
+
 // record updates the state's list of withheld files. Files past the
-// budget are not listed: the next scan reports every file again.
+// budget are not listed: the next scan reports every file again. Nor are
+// paths holding a secret: that path never becomes committable.
 func (p *planResult) record(st *State) {
 	for _, q := range p.settled {
 		delete(st.Withheld, q)
 	}
-	st.Rescan = false
+	st.Rescan = p.rulesLeft
 	for _, w := range p.withheld {
+		if w.InName {
+			continue
+		}
 		if w.Limit == LimitCall {
 			st.Rescan = true
 			continue
@@ -286,8 +304,9 @@ func (p *planResult) record(st *State) {
 
 // plan decides, from the changes, which files to fetch and which index
 // entries to drop.
-func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change) (*planResult, error) {
-	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall}
+func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change, waiting []string) (*planResult, error) {
+	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall,
+		waiting: waiting, rulesLeft: len(waiting) > 0}
 	if p.budget <= 0 {
 		p.budget = 1 << 62 // no bound, with room for overBound's refunds
 	}
@@ -327,6 +346,7 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	if len(valid) == 0 && len(retry) == 0 && !full {
 		return p, nil
 	}
+	valid = p.secretNames(valid, s.Secrets)
 	if err := s.ensureIndex(ctx, st); err != nil {
 		return nil, err
 	}
@@ -402,23 +422,64 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	return p, nil
 }
 
+// secretNames withholds the new and changed files whose path holds a
+// secret's value: a commit would carry it in a tree. A removal is kept:
+// no commit can hold such a path.
+func (p *planResult) secretNames(changes []protocol.Change, sec *secrets.Values) []protocol.Change {
+	if sec == nil {
+		return changes
+	}
+	return slices.DeleteFunc(changes, func(c protocol.Change) bool {
+		name := sec.Holds([]byte(c.Path))
+		if name == "" || c.Op == protocol.Removed {
+			return false
+		}
+		p.withholdName(c.Path, int64(min(c.Size, 1<<62)), name, sec)
+		return true
+	})
+}
+
 // bound withholds the files over maxFile, then, in fetch order, those past
-// the call's budget of maxCall.
+// the call's budget of maxCall. A file is charged its size and a tree
+// object for each directory above it that no file before it in this call
+// charged: every commit writes a new tree for each directory it changes,
+// so a file 150 directories deep costs 151 objects, not one.
 func (p *planResult) bound(maxFile, maxCall int64) {
 	keep := p.fetch[:0]
+	charged := map[string]bool{}
 	for _, q := range p.fetch {
 		size := p.size[q]
+		dirs := newTrees(q, charged)
+		c := cost(size) + int64(len(dirs))*MinCost
 		switch {
 		case maxFile > 0 && size > maxFile:
 			p.withhold(q, size, LimitFile, maxFile)
-		case cost(size) > p.budget:
+		case underOrRoot(q, p.waiting):
+			p.withhold(q, size, LimitCall, maxCall)
+		case c > p.budget:
 			p.withhold(q, size, LimitCall, maxCall)
 		default:
-			p.budget -= cost(size)
+			p.budget -= c
+			for _, d := range dirs {
+				charged[d] = true
+			}
 			keep = append(keep, q)
 		}
 	}
 	p.fetch = keep
+}
+
+// newTrees are the directories above p, the root "" included, that charged
+// does not hold yet. A directory charged has all of its parents charged.
+func newTrees(p string, charged map[string]bool) []string {
+	var out []string
+	for d := parent(p); !charged[d]; d = parent(d) {
+		out = append(out, d)
+		if d == "" {
+			break
+		}
+	}
+	return out
 }
 
 // MinCost is what a file costs the call's budget at least: the block a

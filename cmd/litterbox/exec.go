@@ -164,7 +164,7 @@ func (a *app) milestoneCommand() *cobra.Command {
 			return a.runMilestone(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone")
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone (at most 4096 bytes)")
 	return cmd
 }
 

@@ -86,7 +86,7 @@ func (a *app) runList(ctx context.Context, o listOptions) error {
 			fmt.Fprintf(a.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
 		}
 		if len(s.Background) > 0 {
-			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, strings.Join(s.Background, ", "), s.Name)
+			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, sandbox.Escaped(strings.Join(s.Background, ", ")), s.Name)
 		}
 	}
 	return nil

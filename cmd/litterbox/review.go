@@ -152,17 +152,18 @@ func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
 			fmt.Fprintln(a.stdout, string(line))
 			continue
 		}
+		// What an agent typed is shown with its controls escaped.
 		args, _ := json.Marshal(e.Arguments)
-		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), e.Tool, e.Status, e.DurationMS, args)
+		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), sandbox.Escaped(e.Tool), sandbox.Escaped(e.Status), e.DurationMS, sandbox.Escaped(string(args)))
 		if e.Error != "" {
-			fmt.Fprintf(a.stdout, "    error: %s\n", e.Error)
+			fmt.Fprintf(a.stdout, "    error: %s\n", sandbox.Escaped(e.Error))
 		}
 		for _, host := range slices.Sorted(maps.Keys(e.Refused)) {
-			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", host, e.Refused[host])
+			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", sandbox.Escaped(host), e.Refused[host])
 		}
 		for _, c := range e.Commands {
 			logged := runner.Logged(c.Line, c.ExitCode, time.Duration(c.DurationMS)*time.Millisecond, c.Note)
-			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(logged, "\n", "\n    "))
+			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(sandbox.Escaped(logged), "\n", "\n    "))
 		}
 	}
 	return nil

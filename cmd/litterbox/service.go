@@ -85,6 +85,7 @@ type serviceOptions struct {
 	Name, Action, Service string
 	JSON                  bool
 	Lines                 int
+	Raw                   bool
 }
 
 func (a *app) serviceCommand() *cobra.Command {
@@ -99,7 +100,9 @@ sandbox. stop sends the configured stop signal (default SIGTERM) to the
 service's process group, then SIGKILL after its stop-timeout (default 10 s);
 restart sends the restart signal if one is configured, else stops and starts.
 status without SERVICE shows every service. Logs are also readable inside the
-sandbox at ` + services.LogDir + `/SERVICE.log.`,
+sandbox at ` + services.LogDir + `/SERVICE.log. A service prints what the agent
+made it print: logs writes control characters (escape sequences that would
+clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
 		Example: `  litterbox service fix-login status
   litterbox service fix-login restart web
   litterbox service fix-login logs web -n 50`,
@@ -115,6 +118,7 @@ sandbox at ` + services.LogDir + `/SERVICE.log.`,
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
 	cmd.Flags().IntVarP(&o.Lines, "lines", "n", 0, "logs: only the last N lines")
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "logs: print the bytes as they are, terminal escape sequences included")
 	return cmd
 }
 
@@ -132,7 +136,7 @@ func (a *app) runService(ctx context.Context, o serviceOptions) error {
 		return err
 	}
 	if action == "logs" {
-		return m.ServiceLogs(ctx, name, service, o.Lines, a.stdout)
+		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, a.stdout)
 	}
 	states, err := m.Service(ctx, name, action, service)
 	if o.JSON && states != nil {
