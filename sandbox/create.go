@@ -87,7 +87,10 @@ func (m *Manager) labels(slug, managed string) map[string]string {
 // CreateOptions are the inputs of Create.
 type CreateOptions struct {
 	Name    string
-	BaseRef string // default HEAD
+	BaseRef string // default HEAD; see resolveBaseRef for what it may name
+	// MayBaseOn, when set, says which sandboxes' branches BaseRef may name
+	// or reach through: an MCP server passes its scope. Nil: any (the CLI).
+	MayBaseOn func(slug string) bool
 	// Network, when set, replaces the config's: the user's word on the
 	// command line, and the only way to get "host".
 	Network string
@@ -229,18 +232,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		}
 		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
-	baseRef := opts.BaseRef
-	if baseRef == "" {
-		baseRef = "HEAD"
-	}
-	base, err := m.Git.ResolveCommit(ctx, baseRef)
+	base, err := m.createBase(ctx, opts)
 	if err != nil {
-		if errors.Is(err, gitcli.ErrUnknownRevision) {
-			if opts.BaseRef == "" {
-				return nil, fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
-			}
-			return nil, fmt.Errorf("base ref %q is not a commit in this repository", opts.BaseRef)
-		}
 		return nil, err
 	}
 	// tip is where the branch starts: the base, or a fork's source's tip.

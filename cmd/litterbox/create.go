@@ -43,7 +43,7 @@ host port on 127.0.0.1.`,
 			return a.runCreate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Base, "base", "", "commit-ish to start from (default HEAD)")
+	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
 	cmd.Flags().StringVar(&o.Network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", false, "do not show progress")
