@@ -11,6 +11,7 @@ package snapshot
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"path"
 	"slices"
@@ -90,6 +91,9 @@ const (
 	LimitCall = "max-call-size"
 	// LimitSecret is no bound: the file holds a secret's value.
 	LimitSecret = "secret"
+	// LimitPath: the path is longer than the host can store (PATH_MAX,
+	// or NAME_MAX for one of its names); Max is the longest it could be.
+	LimitPath = "path-length"
 )
 
 // heldSecret marks, in State.Withheld, a file held for a secret.
@@ -316,6 +320,8 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 			p.settled = append(p.settled, q) // a full scan reports every file: this one is gone
 		case size == heldSecret:
 			// held until it changes: a secret's value does not leave a file by itself
+		case s.tooLong(q):
+			// held until it changes (or goes): its name does not shrink by itself
 		case s.MaxFile <= 0 || size <= s.MaxFile:
 			retry = append(retry, q)
 			p.retried[q] = true
@@ -398,28 +404,77 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		}
 		return strings.Compare(a, b)
 	})
+	p.fetch = s.hostable(p, p.fetch)
 	p.bound(s.MaxFile, s.MaxCall)
 	return p, nil
+}
+
+// Host limits on a path: Linux's PATH_MAX (with its NUL) and NAME_MAX.
+const (
+	pathMax = 4096
+	nameMax = 255
+)
+
+// maxPath is the longest path the host can store: a file is written under
+// Rules, the longest of the host's places for it (the work tree's root is
+// shorter), before git hashes it.
+func (s *Store) maxPath() int { return pathMax - 1 - len(s.Rules) - 1 }
+
+// tooLong reports whether the host cannot store path p: fetching it would
+// fail on every call, and no later change could be committed.
+func (s *Store) tooLong(p string) bool {
+	if len(p) > s.maxPath() {
+		return true
+	}
+	for _, c := range strings.Split(p, "/") {
+		if len(c) > nameMax {
+			return true
+		}
+	}
+	return false
+}
+
+// hostable withholds, from the files to fetch, those whose path the host
+// cannot store, so the rest of the call is committed and the caller is
+// told which to rename, delete or ignore.
+func (s *Store) hostable(p *planResult, fetch []string) []string {
+	keep := fetch[:0]
+	for _, q := range fetch {
+		if s.tooLong(q) {
+			p.withhold(q, p.size[q], LimitPath, int64(s.maxPath()))
+			continue
+		}
+		keep = append(keep, q)
+	}
+	return keep
 }
 
 // bound withholds the files over maxFile, then, in fetch order, those past
 // the call's budget of maxCall.
 func (p *planResult) bound(maxFile, maxCall int64) {
 	keep := p.fetch[:0]
+	// The names go to the helper in one Select frame: those past what it
+	// holds wait for the next call like files past the budget, instead of
+	// failing every call.
+	names := int64(binary.MaxVarintLen64)
 	for _, q := range p.fetch {
 		size := p.size[q]
 		switch {
 		case maxFile > 0 && size > maxFile:
 			p.withhold(q, size, LimitFile, maxFile)
-		case cost(size) > p.budget:
+		case cost(size) > p.budget || names+selectCost(q) > protocol.MaxFrame:
 			p.withhold(q, size, LimitCall, maxCall)
 		default:
 			p.budget -= cost(size)
+			names += selectCost(q)
 			keep = append(keep, q)
 		}
 	}
 	p.fetch = keep
 }
+
+// selectCost is what path q adds to a Select frame: its length and bytes.
+func selectCost(q string) int64 { return int64(binary.MaxVarintLen64 + len(q)) }
 
 // MinCost is what a file costs the call's budget at least: the block a
 // loose object takes on the host's disk, so a million empty files weigh
