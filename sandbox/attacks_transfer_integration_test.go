@@ -24,6 +24,46 @@ var transferAttacks = []attack{
 	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
 		baseRefAttack(t, e)
 	}},
+	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
+		// 15 directories of 255-byte names and a 248-byte file name: legal
+		// in the container, past PATH_MAX under the host's .git.
+		// (/src/ and the path: 4,093 bytes, within the container's PATH_MAX.)
+		script := "for i in 1 2 3 4 5 6 7 8 9 a b c d e f; do d=L$(printf '%0253d' 0)$i; mkdir $d && cd $d; done && printf x > $(printf '%0248d' 0) && cd /src && echo ok > ok-long.txt"
+		res := bash(t, e.m, script)
+		if len(res.Withheld) != 1 || res.Withheld[0].Limit != "path-length" || len(res.Withheld[0].Path) != 4088 {
+			t.Fatalf("withheld %+v, want the 4,088-byte path L000...; exit %d, stderr %q", res.Withheld, res.ExitCode, res.Stderr)
+		}
+		notes := strings.Join(res.Notes(), "\n")
+		for _, want := range []string{"L0000", "is a path of 4088 bytes", "Delete or rename it in the sandbox", ".gitignore"} {
+			if !strings.Contains(notes, want) {
+				t.Errorf("notes %q lack %q", notes, want)
+			}
+		}
+		t.Logf("note: %s", notes)
+		if res.Snapshot == "" || !strings.Contains(tree(t, e.m), "ok-long.txt") {
+			t.Errorf("the rest of the call was not committed: %q", res.Snapshot)
+		}
+		if res := bash(t, e.m, "echo later > later-long.txt"); res.Snapshot == "" || len(res.Withheld) != 0 {
+			t.Errorf("a later call: commit %q, withheld %+v", res.Snapshot, res.Withheld)
+		}
+		bash(t, e.m, "rm -rf L0000*")
+	}},
+	{name: "100,000 names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
+		res := bash(t, e.m, "mkdir -p names && cd names && i=0; while [ $i -lt 100 ]; do echo $i; i=$((i+1)); done | while read j; do seq -w 1000 | sed \"s/^/$(printf '%0230d' $j)-/\" | xargs touch; done")
+		waiting := len(res.Withheld) + res.WithheldMore
+		if res.Snapshot == "" || waiting == 0 || !strings.Contains(strings.Join(res.Notes(), "\n"), "the next call commits them") {
+			t.Fatalf("first call: commit %q, %d waiting, notes %q", res.Snapshot, waiting, res.Notes())
+		}
+		t.Logf("first call: %d names wait for the next", waiting)
+		if res := bash(t, e.m, "echo later > later-names.txt"); res.Snapshot == "" {
+			t.Errorf("a later call committed nothing: %+v", res)
+		}
+		all := strings.Count(tree(t, e.m), " names/")
+		if all != 100_000 || !strings.Contains(tree(t, e.m), "later-names.txt") {
+			t.Errorf("the branch holds %d of the 100,000 names", all)
+		}
+		bash(t, e.m, "rm -rf names")
+	}},
 }
 
 // downloadThroughAPlantedLink downloads dl (holding the link dl/<link> to a

@@ -34,7 +34,10 @@ holding that commit's tree at /src, made from devcontainer.json,
 now ([docker] build builds the image from the project first). The setup
 command runs in it, or its result comes from the setup cache (litterbox
 cache), then the configured services start; each [[ports]] entry gets a free
-host port on 127.0.0.1.`,
+host port on 127.0.0.1. --base takes a branch (a sandbox's litterbox/NAME
+included), a tag, a remote-tracking branch or a commit id reachable from
+one, optionally with ~N or ^N; the stash, reflog entries (@{...}) and
+other revision syntax are refused.`,
 		Example: `  litterbox create fix-login
   litterbox create "Try the new parser" --base v1.2.0`,
 		Args: cobra.ExactArgs(1),
