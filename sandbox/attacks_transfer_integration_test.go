@@ -64,6 +64,32 @@ var transferAttacks = []attack{
 		}
 		bash(t, e.m, "rm -rf names")
 	}},
+	{name: "100k new directories of 240-byte names", side: "agent", expect: "the 24 MB list of new directories crosses in several frames; the call and later calls commit", run: func(t *testing.T, e *attackEnv) {
+		// A sandbox of its own with room for the helper's lists: at the
+		// table's 256m the helper is killed for memory (a bound of its own).
+		r := freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
+		ctx := context.Background()
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		run := func(cmd string) *ActResult {
+			res, err := r.Bash(ctx, "w", BashOptions{Command: cmd})
+			if err != nil {
+				t.Fatalf("bash %q: %v", cmd, err)
+			}
+			return res
+		}
+		res := run("mkdir -p dirs && cd dirs && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs mkdir && echo ok > /src/ok-dirs.txt")
+		if res.Snapshot == "" {
+			t.Fatalf("the call committed nothing: %+v", res)
+		}
+		if res := run("echo later > later-dirs.txt"); res.Snapshot == "" {
+			t.Errorf("a later call committed nothing: %+v", res)
+		}
+		if got := testenv.Git(t, r.Root, "ls-tree", "--name-only", "litterbox/w"); !strings.Contains(got, "ok-dirs.txt") || !strings.Contains(got, "later-dirs.txt") {
+			t.Errorf("the branch holds %q", got)
+		}
+	}},
 }
 
 // downloadThroughAPlantedLink downloads dl (holding the link dl/<link> to a

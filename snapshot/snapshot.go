@@ -146,11 +146,7 @@ const (
 // Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
 func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
-	p, err := c.R.Expect(protocol.TDirs)
-	if err != nil {
-		return nil, err
-	}
-	dirs, err := protocol.DecodeDirs(p)
+	dirs, err := readDirs(c.R)
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +186,30 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 		return nil, err
 	}
 	return t, nil
+}
+
+// readDirs reads the Dirs of a scan, in as many frames as the helper
+// needed for them.
+func readDirs(r *protocol.Reader) (*protocol.Dirs, error) {
+	var all *protocol.Dirs
+	for {
+		p, err := r.Expect(protocol.TDirs)
+		if err != nil {
+			return nil, err
+		}
+		m, err := protocol.DecodeDirs(p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = m
+		} else {
+			all.Join(m)
+		}
+		if !all.More {
+			return all, nil
+		}
+	}
 }
 
 func readChanges(r *protocol.Reader) ([]protocol.Change, error) {
