@@ -73,3 +73,21 @@ func TestBoundKeepsTheSelectFrameUnderItsLimit(t *testing.T) {
 	}
 	t.Logf("kept %d names in a Select of %d bytes; %d wait for the next call", len(p.fetch), len(frame), len(p.withheld))
 }
+
+// A .gitignore at a path the host cannot store is skipped, not a failure
+// of every call: what it rules is past the host's bound as well.
+func TestTakeSkipsARuleFileTooLongForTheHost(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	deep := strings.Repeat(strings.Repeat("r", 255)+"/", 16) + ".gitignore"
+	f := &fakeHelper{
+		dirs:    protocol.Dirs{Rules: []protocol.RuleFile{{Path: deep, Data: []byte("*\n")}}},
+		changes: []protocol.Change{changed("ok.txt", "ok")},
+		files:   map[string]string{"ok.txt": "ok"},
+	}
+	if taken := take(t, s, st, f); taken.Commit == "" {
+		t.Fatalf("nothing committed: %+v", taken)
+	}
+	if got := tree(t, s); got != "README.md\nok.txt" {
+		t.Errorf("branch holds %q", got)
+	}
+}
