@@ -656,7 +656,7 @@ EOF
   run --separate-stderr lb create box --base nosuchref
   assert_failure 1
   assert_output ""
-  assert_equal "$stderr" 'Error: Base ref "nosuchref" is not a commit in this repository.'
+  assert_equal "$stderr" 'Error: Base ref "nosuchref" is not a commit in this repository; use a branch, a tag, HEAD or a commit id reachable from one, optionally followed by ~N or ^N.'
   assert_equal "$(git branch --list litterbox/box)" ""
   container_exists "$(container_of box)" && fail "container made for a bad base"
   assert_equal "$(litterbox_names)" old

@@ -130,6 +130,15 @@ r() { jsonget "$@" <<<"$RESULT"; }
   [[ $(r .text) == *no-such-ref* ]]
   run branch_exists litterbox/bad
   assert_failure
+
+  # The user's stashed untracked files are no base.
+  echo private > stashed.txt
+  git stash push -u -q
+  call sandbox-create '{"name":"bad","base_ref":"stash@{0}^3"}'
+  assert_equal "$(r .isError)" true
+  [[ $(r .text) == *'base ref "stash@{0}^3" is refused'* ]] || fail "$(r .text)"
+  run branch_exists litterbox/bad
+  assert_failure
   run container_exists "$(container_of bad)"
   assert_failure
 }
@@ -351,6 +360,13 @@ built"
   run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-fork '{"sandbox":"mine","name":"stolen"}'
   assert_success
   assert_equal "$(jsonget .isError <<<"$output")" true
+  run branch_exists litterbox/stolen
+  assert_failure
+  # Nor start a sandbox of its own from that sandbox's branch.
+  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-create '{"name":"stolen","base_ref":"litterbox/mine"}'
+  assert_success
+  assert_equal "$(jsonget .isError <<<"$output")" true
+  [[ $(jsonget .text <<<"$output") == *"branch of sandbox 'mine', which this server may not act on"* ]] || fail "$output"
   run branch_exists litterbox/stolen
   assert_failure
 }

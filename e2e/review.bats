@@ -694,20 +694,24 @@ two_commits() {
   target=lbe2e-esc-$(rand_hex)
   TEST_DIRS+=("/tmp/$target")
   mkdir "/tmp/$target"
+  chmod 700 "/tmp/$target"
   out=$BATS_TEST_TMPDIR/dl
   mkdir -p "$out"
   agent "$BOX" "mkdir -p w && echo ok > w/ok.txt && ln -s '${ups}tmp/$target' w/sub"
   lb_ok download "$BOX" w "$out/w" >/dev/null
   assert_link_exists "$out/w/sub"
-  # The sandbox turns the link into a directory with a file; downloading to
-  # the same DEST again must not follow the old link out of DEST.
-  agent "$BOX" 'rm w/sub && mkdir w/sub && echo planted > w/sub/planted.txt'
+  # The sandbox turns the link into a directory of mode 777 with a file;
+  # downloading to the same DEST again must neither follow the old link out
+  # of DEST nor chmod what it points to, and must change nothing first.
+  agent "$BOX" 'rm w/sub && mkdir w/sub && chmod 777 w/sub && echo planted > w/sub/planted.txt && echo new > w/ok.txt'
 
   run --separate-stderr lb download "$BOX" w "$out/w"
   refute_hang
   assert_failure 1
   assert_equal "$(ls -A "/tmp/$target")" ""
-  assert_stderr --regexp "symlink"
+  assert_equal "$(stat -c %a "/tmp/$target")" 700
+  assert_equal "$(cat "$out/w/ok.txt")" ok
+  assert_stderr --partial "\"$out/w/sub\" is a symlink on the host; remove it, or download to a new DEST"
 }
 
 @test "a second download to a DEST that an earlier download made a symlink does not write through it" {

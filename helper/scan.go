@@ -78,8 +78,10 @@ func (s *session) scan() error {
 			}
 		}
 	}
-	if err := s.send(protocol.TDirs, dirs.Encode()); err != nil {
-		return err
+	for _, part := range dirs.Split() {
+		if err := s.send(protocol.TDirs, part.Encode()); err != nil {
+			return err
+		}
 	}
 	p, err := s.expect(protocol.TPrune)
 	if err != nil {

@@ -69,7 +69,8 @@ type handlers struct {
 }
 
 func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in createIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef})
+	// base_ref may name or reach only this server's sandboxes' branches.
+	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: h.scope.allows})
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -79,7 +79,7 @@ func output[T any]() gomcp.ToolOption { return gomcp.WithRawOutputSchema(schemaO
 
 type createIn struct {
 	Name    string `json:"name" jsonschema:"Sandbox name; slugified (lowercase, [a-z0-9-], 1-63 characters)."`
-	BaseRef string `json:"base_ref,omitempty" jsonschema:"Commit-ish to start from instead of HEAD."`
+	BaseRef string `json:"base_ref,omitempty" jsonschema:"Where to start instead of HEAD: a branch, a tag or a commit id on one, optionally with ~N or ^N; a sandbox's branch litterbox/NAME only for this server's sandboxes."`
 }
 
 type forkIn struct {

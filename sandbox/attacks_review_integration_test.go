@@ -18,7 +18,7 @@ import (
 var reviewAttacks = []attack{
 	{name: "milestone message carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
-		bashIn(t, r, "echo 'print(2)' > app.py")
+		reviewBash(t, r, "echo 'print(2)' > app.py")
 		if _, err := r.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ var reviewAttacks = []attack{
 	}},
 	{name: "bash command text carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
-		res := bashIn(t, r, "echo 'print(2)' > app.py; cat > /dev/null <<'EOF'\n"+smuggledPatch+"EOF")
+		res := reviewBash(t, r, "echo 'print(2)' > app.py; cat > /dev/null <<'EOF'\n"+smuggledPatch+"EOF")
 		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", res.Snapshot); !strings.Contains(body, "diff --git a/innocent.txt") {
 			t.Fatalf("the snapshot's message does not carry the patch, so this row tests nothing: %q", body)
 		}
@@ -47,10 +47,10 @@ var reviewAttacks = []attack{
 			script.WriteString("printf '#!/bin/sh\\ntouch " + filepath.Join(markers, h) + "\\n' > .githooks/" + h + " && chmod 755 .githooks/" + h + " && ")
 		}
 		script.WriteString("echo one > n.txt")
-		bashIn(t, r, script.String())
+		reviewBash(t, r, script.String())
 		// A second commit: picking it runs with the hooks of the first in
 		// the work tree.
-		bashIn(t, r, "echo two >> n.txt")
+		reviewBash(t, r, "echo two >> n.txt")
 		if _, _, err := r.Merge(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatalf("merge: %v", err)
 		}
@@ -71,10 +71,10 @@ var reviewAttacks = []attack{
 	}},
 	{name: "apply then more work on the same file then merge", side: "agent", expect: "merge is clean, each snapshot lands once, the host ends with the branch's tree", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
-		bashIn(t, r, "echo one > n.txt")
-		bashIn(t, r, "echo two >> n.txt")
+		reviewBash(t, r, "echo one > n.txt")
+		reviewBash(t, r, "echo two >> n.txt")
 		applyIn(t, r, false)
-		bashIn(t, r, "echo three >> n.txt")
+		reviewBash(t, r, "echo three >> n.txt")
 		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
 		if _, _, err := r.Merge(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatalf("merge after apply: %v", err)
@@ -92,7 +92,7 @@ var reviewAttacks = []attack{
 	{name: "an apply whose outcome differs from the review", side: "agent", expect: "the check fails closed: branch and index back where they were, the extra file gone, the user's unrelated edit kept", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r, base := reviewRepo(t, e)
-		bashIn(t, r, "echo 'print(2)' > app.py")
+		reviewBash(t, r, "echo 'print(2)' > app.py")
 		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
 		if err := os.WriteFile(filepath.Join(r.Root, "README.md"), []byte("my edit\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -161,7 +161,7 @@ func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
 	return r, testenv.Git(t, r.Root, "rev-parse", "HEAD")
 }
 
-func bashIn(t *testing.T, r *Manager, cmd string) *ActResult {
+func reviewBash(t *testing.T, r *Manager, cmd string) *ActResult {
 	t.Helper()
 	res, err := r.Bash(context.Background(), "w", BashOptions{Command: cmd})
 	if err != nil || res.Snapshot == "" {

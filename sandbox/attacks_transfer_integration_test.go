@@ -2,5 +2,209 @@
 
 package sandbox
 
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
 // transferAttacks are the attack table's rows for host-side writes and base refs (issue 27, items 5-6).
-var transferAttacks = []attack{}
+var transferAttacks = []attack{
+	{name: "download leaves a link, then the sandbox makes it a directory of mode 777", side: "agent", expect: "the second download is refused naming DEST/d; the link's target keeps its mode and files", run: func(t *testing.T, e *attackEnv) {
+		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir dl/d && chmod 777 dl/d && echo theirs > dl/d/secret && chmod 777 dl/d/secret")
+	}},
+	{name: "download leaves a link, then the sandbox writes under it", side: "agent", expect: "the second download is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
+		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d")
+	}},
+	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
+		baseRefAttack(t, e)
+	}},
+	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
+		// 15 directories of 255-byte names and a 248-byte file name: legal
+		// in the container, past PATH_MAX under the host's .git.
+		// (/src/ and the path: 4,093 bytes, within the container's PATH_MAX.)
+		script := "for i in 1 2 3 4 5 6 7 8 9 a b c d e f; do d=L$(printf '%0253d' 0)$i; mkdir $d && cd $d; done && printf x > $(printf '%0248d' 0) && cd /src && echo ok > ok-long.txt"
+		res := bash(t, e.m, script)
+		if len(res.Withheld) != 1 || res.Withheld[0].Limit != "path-length" || len(res.Withheld[0].Path) != 4088 {
+			t.Fatalf("withheld %+v, want the 4,088-byte path L000...; exit %d, stderr %q", res.Withheld, res.ExitCode, res.Stderr)
+		}
+		notes := strings.Join(res.Notes(), "\n")
+		for _, want := range []string{"L0000", "is a path of 4088 bytes", "Delete or rename it in the sandbox", ".gitignore"} {
+			if !strings.Contains(notes, want) {
+				t.Errorf("notes %q lack %q", notes, want)
+			}
+		}
+		t.Logf("note: %s", notes)
+		if res.Snapshot == "" || !strings.Contains(tree(t, e.m), "ok-long.txt") {
+			t.Errorf("the rest of the call was not committed: %q", res.Snapshot)
+		}
+		if res := bash(t, e.m, "echo later > later-long.txt"); res.Snapshot == "" || len(res.Withheld) != 0 {
+			t.Errorf("a later call: commit %q, withheld %+v", res.Snapshot, res.Withheld)
+		}
+		bash(t, e.m, "rm -rf L0000*")
+	}},
+	{name: "100k names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
+		// A sandbox of its own with room for the helper's lists, as for
+		// the directories below.
+		r := freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
+		ctx := context.Background()
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		run := func(cmd string) *ActResult {
+			res, err := r.Bash(ctx, "w", BashOptions{Command: cmd})
+			if err != nil {
+				t.Fatalf("bash %q: %v", cmd, err)
+			}
+			return res
+		}
+		res := run("mkdir -p names && cd names && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs touch")
+		waiting := len(res.Withheld) + res.WithheldMore
+		if res.Snapshot == "" || waiting == 0 || !strings.Contains(strings.Join(res.Notes(), "\n"), "the next call commits them") {
+			t.Fatalf("first call: commit %q, %d waiting, notes %q", res.Snapshot, waiting, res.Notes())
+		}
+		t.Logf("first call: %d names wait for the next", waiting)
+		if res := run("echo later > later-names.txt"); res.Snapshot == "" {
+			t.Errorf("a later call committed nothing: %+v", res)
+		}
+		got := testenv.Git(t, r.Root, "ls-tree", "-r", "--name-only", "litterbox/w")
+		if all := strings.Count(got, "names/"); all != 100_000 || !strings.Contains(got, "later-names.txt") {
+			t.Errorf("the branch holds %d of the 100,000 names", all)
+		}
+	}},
+	{name: "100k new directories of 240-byte names", side: "agent", expect: "the 24 MB list of new directories crosses in several frames; the call and later calls commit", run: func(t *testing.T, e *attackEnv) {
+		// A sandbox of its own with room for the helper's lists: at the
+		// table's 256m the helper is killed for memory (a bound of its own).
+		r := freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
+		ctx := context.Background()
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		run := func(cmd string) *ActResult {
+			res, err := r.Bash(ctx, "w", BashOptions{Command: cmd})
+			if err != nil {
+				t.Fatalf("bash %q: %v", cmd, err)
+			}
+			return res
+		}
+		res := run("mkdir -p dirs && cd dirs && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs mkdir && echo ok > /src/ok-dirs.txt")
+		if res.Snapshot == "" {
+			t.Fatalf("the call committed nothing: %+v", res)
+		}
+		if res := run("echo later > later-dirs.txt"); res.Snapshot == "" {
+			t.Errorf("a later call committed nothing: %+v", res)
+		}
+		if got := testenv.Git(t, r.Root, "ls-tree", "--name-only", "litterbox/w"); !strings.Contains(got, "ok-dirs.txt") || !strings.Contains(got, "later-dirs.txt") {
+			t.Errorf("the branch holds %q", got)
+		}
+	}},
+}
+
+// downloadThroughAPlantedLink downloads dl (holding the link dl/<link> to a
+// host directory) to DEST, lets the sandbox run change, and downloads
+// again: the host directory must keep its mode, files and contents, and the
+// refusal must name DEST/<link> and come before any change to DEST.
+func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, link, change string) {
+	ctx := context.Background()
+	outside := filepath.Join(t.TempDir(), "users-dir")
+	if err := os.Mkdir(outside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bash(t, e.m, "rm -rf dl && mkdir dl && ln -s "+outside+" dl/"+link)
+	dest := filepath.Join(t.TempDir(), "out")
+	if _, err := e.m.Download(ctx, "work", "dl", dest); err != nil {
+		t.Fatalf("first download: %v", err)
+	}
+	bash(t, e.m, change+" && echo late > dl/zz-late")
+	_, err := e.m.Download(ctx, "work", "dl", dest)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dest, link)) || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("second download: %v, want a refusal naming %s as a symlink", err, filepath.Join(dest, link))
+	}
+	t.Logf("refusal: %v", err)
+	if fi, err := os.Stat(outside); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the link's target: mode %v, %v; want 0700", fi.Mode().Perm(), err)
+	}
+	if fi, err := os.Stat(secret); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file behind the link: mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	if data, _ := os.ReadFile(secret); string(data) != "mine\n" {
+		t.Errorf("the file behind the link now holds %q", data)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Errorf("the link's target holds %d entries, want 1", len(ents))
+	}
+	if fi, err := os.Lstat(filepath.Join(dest, link)); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("DEST/%s is no longer the link: %v %v", link, fi, err)
+	}
+	if _, err := os.Lstat(filepath.Join(dest, "zz-late")); err == nil {
+		t.Error("the refused download wrote zz-late: the refusal came after a change")
+	}
+}
+
+// baseRefAttack tries, in a repository of its own, every base ref that
+// reaches what the user could not have typed for a branch of their own.
+func baseRefAttack(t *testing.T, e *attackEnv) {
+	ctx := context.Background()
+	r := freshRepo(t, e, "")
+	git := func(args ...string) string { return testenv.Git(t, r.Root, args...) }
+	first := git("rev-parse", "HEAD")
+	git("tag", "-a", "-m", "release", "v1")
+	if err := os.WriteFile(filepath.Join(r.Root, "second.txt"), []byte("2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "second.txt")
+	git("commit", "-q", "-m", "second")
+	git("branch", "feature", first)
+	git("branch", "litterbox/other", first) // a sandbox branch this caller may not touch
+	// The user's private state: stashed untracked files, and a dangling
+	// commit of them.
+	if err := os.WriteFile(filepath.Join(r.Root, "stashed-secret.txt"), []byte("private\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("stash", "push", "-u", "-q")
+	untracked := git("rev-parse", "stash@{0}^3")
+	dangling := git("commit-tree", "-m", "dangling", untracked+"^{tree}")
+	git("update-ref", "refs/litterbox/x/record", untracked)
+	mine := func(slug string) bool { return slug == "mine" }
+	refused := map[string]string{
+		"stash@{0}^3": "stash", "stash": "stash", "refs/stash": "refs/stash", "HEAD@{1}": "HEAD@{1}",
+		"refs/litterbox/x/record": "refs/litterbox", "litterbox/other": "sandbox 'other'",
+		dangling: "no branch or tag", dangling[:10]: "no branch or tag", untracked[:12] + "~0": "no branch or tag",
+		":/second": ":/second",
+	}
+	for ref, says := range refused {
+		_, err := r.Create(ctx, CreateOptions{Name: "b", BaseRef: ref, MayBaseOn: mine})
+		if err == nil {
+			t.Errorf("base_ref %q accepted", ref)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, says) || !strings.Contains(msg, "branch, a tag") || strings.Contains(msg, "\n") {
+			t.Errorf("base_ref %q: %q, want one line naming %q and what may be used", ref, msg, says)
+		}
+	}
+	if refs := git("for-each-ref", "--format=%(refname)", "refs/heads/litterbox/"); refs != "refs/heads/litterbox/other" {
+		t.Errorf("a refused base made a branch: %q", refs)
+	}
+	if list, err := r.List(ctx, false); err != nil || len(list) > 1 {
+		t.Errorf("a refused base made a sandbox: %+v %v", list, err)
+	}
+	for name, ref := range map[string]string{"tag": "v1", "branch": "feature", "sha": first[:10], "walked": "main~1"} {
+		c, err := r.Create(ctx, CreateOptions{Name: name, BaseRef: ref, MayBaseOn: mine})
+		if err != nil || c.Base != first {
+			t.Errorf("base_ref %q: %v, base %v, want %s", ref, err, c, first)
+			continue
+		}
+		if out := exec(t, r, name, "ls /src"); strings.Contains(out, "stashed-secret") || strings.Contains(out, "second.txt") {
+			t.Errorf("base_ref %q: /src holds %q", ref, out)
+		}
+	}
+}

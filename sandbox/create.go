@@ -87,7 +87,10 @@ func (m *Manager) labels(slug, managed string) map[string]string {
 // CreateOptions are the inputs of Create.
 type CreateOptions struct {
 	Name    string
-	BaseRef string // default HEAD
+	BaseRef string // default HEAD; see resolveBaseRef for what it may name
+	// MayBaseOn, when set, says which sandboxes' branches BaseRef may name
+	// or reach through: an MCP server passes its scope. Nil: any (the CLI).
+	MayBaseOn func(slug string) bool
 	// Network, when set, replaces the config's: the user's word on the
 	// command line, and the only way to get "host".
 	Network string
@@ -149,25 +152,6 @@ type Created struct {
 	Warnings []string `json:"warnings"`
 }
 
-// resolveBase is the commit a sandbox starts from: baseRef, or HEAD.
-func (m *Manager) resolveBase(ctx context.Context, baseRef string) (string, error) {
-	ref := baseRef
-	if ref == "" {
-		ref = "HEAD"
-	}
-	base, err := m.Git.ResolveCommit(ctx, ref)
-	if err != nil {
-		if errors.Is(err, gitcli.ErrUnknownRevision) {
-			if baseRef == "" {
-				return "", fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
-			}
-			return "", fmt.Errorf("base ref %q is not a commit in this repository", baseRef)
-		}
-		return "", err
-	}
-	return base, nil
-}
-
 // Create makes a sandbox: a branch at the base commit, a container with a named
 // volume at /src holding that commit's tree, and the setup command run in it.
 // Any failure before the setup command leaves nothing behind; a failing setup
@@ -212,7 +196,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		cfg.Image, cfg.Build = opts.fork.image, nil
 	} else if cfg.Build != nil {
 		// The image is built from the base commit's files.
-		base, err := m.resolveBase(ctx, opts.BaseRef)
+		base, err := m.createBase(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +237,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		}
 		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
-	base, err := m.resolveBase(ctx, opts.BaseRef)
+	base, err := m.createBase(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

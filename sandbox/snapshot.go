@@ -627,7 +627,7 @@ func (b Bounds) Notes() []string {
 		if w.Limit == snapshot.LimitCall {
 			later++
 			if len(laterNames) < 3 {
-				laterNames = append(laterNames, shown(w.Path))
+				laterNames = append(laterNames, shown(elide(w.Path, 120)))
 			}
 			continue
 		}
@@ -642,6 +642,10 @@ func (b Bounds) Notes() []string {
 		if w.InName {
 			out = append(out, fmt.Sprintf("not committed: the path %s holds the value of secret %s (shown masked); it stays in the sandbox. Rename it and the next call commits it",
 				shown(w.Path), w.Secret))
+			continue
+		}
+		if w.Limit == snapshot.LimitPath {
+			out = append(out, pathNote(w))
 			continue
 		}
 		if w.Limit == snapshot.LimitSecret {
@@ -663,7 +667,7 @@ func (b Bounds) Notes() []string {
 		if later > len(laterNames) {
 			laterNames = append(laterNames, fmt.Sprintf("and %d more", later-len(laterNames)))
 		}
-		out = append(out, fmt.Sprintf("not committed yet: %d file(s) (%s) are past max-call-size (%s) for one call; the next call commits them",
+		out = append(out, fmt.Sprintf("not committed yet: %d file(s) (%s) are past max-call-size (%s) or the names one call carries; the next call commits them",
 			later, strings.Join(laterNames, ", "), config.FormatSize(b.maxCall)))
 	}
 	if d := b.DiskOver; d != nil {
@@ -673,6 +677,29 @@ func (b Bounds) Notes() []string {
 		out = append(out, b.ConfigNote)
 	}
 	return out
+}
+
+// pathNote says which path the host cannot store and how to get past it;
+// a path that long is shown by its ends.
+func pathNote(w snapshot.Withheld) string {
+	return fmt.Sprintf("not committed: %s is a path of %d bytes, longer than the host can store (%d bytes here, %d a name); it stays in the sandbox. Delete or rename it in the sandbox (shorter names, fewer directories), or add it to .gitignore",
+		shown(elide(w.Path, 120)), len(w.Path), w.Max, 255)
+}
+
+// elide shortens s to about n bytes by cutting its middle, on rune
+// boundaries.
+func elide(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := s[:n/2], s[len(s)-n/2:]
+	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + "..." + tail
 }
 
 // HumanSize writes a byte count for people: "512 B", "50.0 MiB".

@@ -36,7 +36,9 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned
 	}
 	var changedAt []string // directories whose .gitignore changed
 	for _, r := range d.Rules {
-		if !ValidPath(r.Path) || !isRuleFile(r.Path) || len(r.Data) > protocol.MaxRuleFile {
+		// A rule file the host cannot store rules only files it cannot
+		// store either, which are withheld: skip it rather than fail.
+		if !ValidPath(r.Path) || !isRuleFile(r.Path) || len(r.Data) > protocol.MaxRuleFile || s.tooLong(r.Path) {
 			continue
 		}
 		dst := filepath.Join(s.Rules, filepath.FromSlash(r.Path))

@@ -11,6 +11,7 @@ package snapshot
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"path"
 	"slices"
@@ -90,6 +91,9 @@ const (
 	LimitCall = "max-call-size"
 	// LimitSecret is no bound: the file holds a secret's value.
 	LimitSecret = "secret"
+	// LimitPath: the path is longer than the host can store (PATH_MAX,
+	// or NAME_MAX for one of its names); Max is the longest it could be.
+	LimitPath = "path-length"
 )
 
 // heldSecret marks, in State.Withheld, a file held for a secret.
@@ -145,11 +149,7 @@ const (
 // Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
 func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
-	p, err := c.R.Expect(protocol.TDirs)
-	if err != nil {
-		return nil, err
-	}
-	dirs, err := protocol.DecodeDirs(p)
+	dirs, err := readDirs(c.R)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +189,30 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 		return nil, err
 	}
 	return t, nil
+}
+
+// readDirs reads the Dirs of a scan, in as many frames as the helper
+// needed for them.
+func readDirs(r *protocol.Reader) (*protocol.Dirs, error) {
+	var all *protocol.Dirs
+	for {
+		p, err := r.Expect(protocol.TDirs)
+		if err != nil {
+			return nil, err
+		}
+		m, err := protocol.DecodeDirs(p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = m
+		} else {
+			all.Join(m)
+		}
+		if !all.More {
+			return all, nil
+		}
+	}
 }
 
 func readChanges(r *protocol.Reader) ([]protocol.Change, error) {
@@ -335,6 +359,8 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 			p.settled = append(p.settled, q) // a full scan reports every file: this one is gone
 		case size == heldSecret:
 			// held until it changes: a secret's value does not leave a file by itself
+		case s.tooLong(q):
+			// held until it changes (or goes): its name does not shrink by itself
 		case s.MaxFile <= 0 || size <= s.MaxFile:
 			retry = append(retry, q)
 			p.retried[q] = true
@@ -418,6 +444,7 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		}
 		return strings.Compare(a, b)
 	})
+	p.fetch = s.hostable(p, p.fetch)
 	p.bound(s.MaxFile, s.MaxCall)
 	return p, nil
 }
@@ -439,6 +466,46 @@ func (p *planResult) secretNames(changes []protocol.Change, sec *secrets.Values)
 	})
 }
 
+// Host limits on a path: Linux's PATH_MAX (with its NUL) and NAME_MAX.
+const (
+	pathMax = 4096
+	nameMax = 255
+)
+
+// maxPath is the longest path the host can store: a file is written under
+// Rules, the longest of the host's places for it (the work tree's root is
+// shorter), before git hashes it.
+func (s *Store) maxPath() int { return pathMax - 1 - len(s.Rules) - 1 }
+
+// tooLong reports whether the host cannot store path p: fetching it would
+// fail on every call, and no later change could be committed.
+func (s *Store) tooLong(p string) bool {
+	if len(p) > s.maxPath() {
+		return true
+	}
+	for _, c := range strings.Split(p, "/") {
+		if len(c) > nameMax {
+			return true
+		}
+	}
+	return false
+}
+
+// hostable withholds, from the files to fetch, those whose path the host
+// cannot store, so the rest of the call is committed and the caller is
+// told which to rename, delete or ignore.
+func (s *Store) hostable(p *planResult, fetch []string) []string {
+	keep := fetch[:0]
+	for _, q := range fetch {
+		if s.tooLong(q) {
+			p.withhold(q, p.size[q], LimitPath, int64(s.maxPath()))
+			continue
+		}
+		keep = append(keep, q)
+	}
+	return keep
+}
+
 // bound withholds the files over maxFile, then, in fetch order, those past
 // the call's budget of maxCall. A file is charged its size and a tree
 // object for each directory above it that no file before it in this call
@@ -447,6 +514,10 @@ func (p *planResult) secretNames(changes []protocol.Change, sec *secrets.Values)
 func (p *planResult) bound(maxFile, maxCall int64) {
 	keep := p.fetch[:0]
 	charged := map[string]bool{}
+	// The names go to the helper in one Select frame: those past what it
+	// holds wait for the next call like files past the budget, instead of
+	// failing every call.
+	names := int64(binary.MaxVarintLen64)
 	for _, q := range p.fetch {
 		size := p.size[q]
 		dirs := newTrees(q, charged)
@@ -456,10 +527,11 @@ func (p *planResult) bound(maxFile, maxCall int64) {
 			p.withhold(q, size, LimitFile, maxFile)
 		case underOrRoot(q, p.waiting):
 			p.withhold(q, size, LimitCall, maxCall)
-		case c > p.budget:
+		case c > p.budget || names+selectCost(q) > protocol.MaxFrame:
 			p.withhold(q, size, LimitCall, maxCall)
 		default:
 			p.budget -= c
+			names += selectCost(q)
 			for _, d := range dirs {
 				charged[d] = true
 			}
@@ -481,6 +553,9 @@ func newTrees(p string, charged map[string]bool) []string {
 	}
 	return out
 }
+
+// selectCost is what path q adds to a Select frame: its length and bytes.
+func selectCost(q string) int64 { return int64(binary.MaxVarintLen64 + len(q)) }
 
 // MinCost is what a file costs the call's budget at least: the block a
 // loose object takes on the host's disk, so a million empty files weigh

@@ -7,13 +7,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 )
 
 // Chown copies the tar stream in to out, rewriting every entry's owner to
@@ -122,110 +120,4 @@ func TarPath(w io.Writer, src, top string, uid, gid int) error {
 		return err
 	}
 	return tw.Close()
-}
-
-// ExtractTar writes the entries of a tar whose top entry is top into dest
-// (top itself becomes dest). Entries outside top, with ".." or absolute
-// names, or that would write through a symlink, are refused: the archive
-// comes from the sandbox and is not trusted. It returns how many entries it
-// wrote.
-func ExtractTar(r io.Reader, top, dest string) (int, error) {
-	dest = filepath.Clean(dest)
-	// DEST itself must not be a symlink: writing "into" it would follow it.
-	if fi, err := os.Lstat(dest); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return 0, fmt.Errorf("refusing to write through %s: it is a symlink; remove it or choose another destination", dest)
-	}
-	tr := tar.NewReader(r)
-	n := 0
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		name := strings.TrimSuffix(h.Name, "/")
-		rel, ok := strings.CutPrefix(name, top)
-		if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
-			return n, fmt.Errorf("refusing archive entry %q outside %q", h.Name, top)
-		}
-		rel = strings.TrimPrefix(rel, "/")
-		if rel != "" && (path.Clean(rel) != rel || strings.HasPrefix(rel, "../") || rel == ".." || strings.Contains(rel, "/../") || path.IsAbs(rel)) {
-			return n, fmt.Errorf("refusing archive entry %q: it would escape %s", h.Name, dest)
-		}
-		target := dest
-		if rel != "" {
-			target = filepath.Join(dest, filepath.FromSlash(rel))
-		}
-		if err := noSymlinkBetween(dest, target); err != nil {
-			return n, err
-		}
-		mode := os.FileMode(h.Mode) & os.ModePerm
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return n, err
-			}
-			if err := os.Chmod(target, mode|0o700); err != nil {
-				return n, err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return n, err
-			}
-			os.Remove(target) // never write through an existing symlink
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600)
-			if err != nil {
-				return n, err
-			}
-			if _, err := io.Copy(f, tr); err != nil {
-				f.Close()
-				return n, err
-			}
-			if err := f.Close(); err != nil {
-				return n, err
-			}
-			if err := os.Chmod(target, mode); err != nil {
-				return n, err
-			}
-		case tar.TypeSymlink:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return n, err
-			}
-			os.Remove(target)
-			// Kept as a link, never followed: later entries are checked
-			// against it by noSymlinkBetween.
-			if err := os.Symlink(h.Linkname, target); err != nil {
-				return n, err
-			}
-		default:
-			continue
-		}
-		n++
-	}
-}
-
-// noSymlinkBetween refuses target if any directory from dest (excluded) down
-// to target's parent is a symlink, which could lead outside dest.
-func noSymlinkBetween(dest, target string) error {
-	rel, err := filepath.Rel(dest, filepath.Dir(target))
-	if err != nil || rel == "." {
-		return err
-	}
-	cur := dest
-	for _, c := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, c)
-		fi, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("refusing to write %s through the symlink %s", target, cur)
-		}
-	}
-	return nil
 }

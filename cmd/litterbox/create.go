@@ -36,7 +36,10 @@ context: committed files only, with no network unless the setup command may
 have one). The setup
 command runs in it, or its result comes from the setup cache (litterbox
 cache), then the configured services start; each [[ports]] entry gets a free
-host port on 127.0.0.1.`,
+host port on 127.0.0.1. --base takes a branch (a sandbox's litterbox/NAME
+included), a tag, a remote-tracking branch or a commit id reachable from
+one, optionally with ~N or ^N; the stash, reflog entries (@{...}) and
+other revision syntax are refused.`,
 		Example: `  litterbox create fix-login
   litterbox create "Try the new parser" --base v1.2.0`,
 		Args: cobra.ExactArgs(1),
@@ -45,7 +48,7 @@ host port on 127.0.0.1.`,
 			return a.runCreate(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Base, "base", "", "commit-ish to start from (default HEAD)")
+	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
 	cmd.Flags().StringVar(&o.Network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", false, "do not show progress")

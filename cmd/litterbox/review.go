@@ -351,7 +351,10 @@ func (a *app) downloadCommand() *cobra.Command {
 		Short: "Copy a file or directory out of a sandbox to DEST on the host",
 		Long: `Copy a file or directory out of a sandbox (SRC relative to /src) to the host.
 DEST is the exact path it gets. Modes are kept; nothing is written outside
-DEST, whatever the sandbox holds (symlinks are copied as links, never followed).`,
+DEST, whatever the sandbox holds (symlinks are copied as links, never followed).
+A download that would write into, or change the mode of, a symlink already
+under DEST (one an earlier download left) is refused before anything is
+written: remove the link, or download to a new DEST.`,
 		Example:           "  litterbox download fix-login coverage.html ./coverage.html\n  litterbox download fix-login build ./build-out",
 		Args:              cobra.ExactArgs(3),
 		ValidArgsFunction: a.nameThenHostPath(2),

@@ -144,6 +144,9 @@ type Dirs struct {
 	// Read counts the directories this scan read; fewer than all when PID 1
 	// could tell which changed.
 	Read uint64
+	// More says another Dirs follows with the rest of the lists: a tree
+	// of many long directory names does not fit one frame (see Split).
+	More bool
 }
 
 // Encode returns the payload of a TDirs frame.
@@ -158,7 +161,45 @@ func (m *Dirs) Encode() []byte {
 		e.bool(r.Deleted)
 	}
 	e.uint(m.Read)
+	e.bool(m.More)
 	return e.b
+}
+
+// dirsBudget is what one Dirs frame carries before the rest goes in the
+// next, well under MaxFrame (a rule file is at most MaxRuleFile).
+const dirsBudget = 4 << 20
+
+// Split cuts m into Dirs that each fit a frame, all but the last with
+// More set; Full and Read travel in the first.
+func (m *Dirs) Split() []*Dirs {
+	cur := &Dirs{Full: m.Full, Read: m.Read}
+	out := []*Dirs{cur}
+	size := 0
+	next := func(n int) {
+		if size+n > dirsBudget && size > 0 {
+			cur.More = true
+			cur = &Dirs{}
+			out = append(out, cur)
+			size = 0
+		}
+		size += n
+	}
+	for _, d := range m.New {
+		next(len(d) + 10)
+		cur.New = append(cur.New, d)
+	}
+	for _, r := range m.Rules {
+		next(len(r.Path) + len(r.Data) + 21)
+		cur.Rules = append(cur.Rules, r)
+	}
+	return out
+}
+
+// Join adds the lists of a Dirs that followed m (More) to m.
+func (m *Dirs) Join(next *Dirs) {
+	m.New = append(m.New, next.New...)
+	m.Rules = append(m.Rules, next.Rules...)
+	m.More = next.More
 }
 
 // DecodeDirs parses a TDirs payload.
@@ -173,6 +214,11 @@ func DecodeDirs(p []byte) (*Dirs, error) {
 		m.Rules = append(m.Rules, RuleFile{Path: d.str(), Data: d.bytes(), Deleted: d.bool()})
 	}
 	m.Read = d.uint()
+	// More came later: a helper that predates it sends one frame, and
+	// the protocol's version stays, so a running sandbox's helper is kept.
+	if d.err == nil && len(d.b) > 0 {
+		m.More = d.bool()
+	}
 	return m, d.done()
 }
 
