@@ -44,7 +44,7 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   put PATH                           write stdin to PATH (an agent's write, as logged)
   rm PATH                            remove PATH (an agent's patch deleting a file)
   prepare DIR UID                    give DIR to UID (run as root)
-  kill NAME=VALUE                    kill every process with that variable
+  kill NAME=VALUE                    kill every process with that variable, and those below
   probe                              what the sandbox offers, as JSON
   proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
   version                            the protocol version
