@@ -269,7 +269,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		case errors.As(execErr, &exited):
 			// A helper killed from outside: most likely the container
 			// itself stopped under it.
-			if in, ierr := m.Provider.Inspect(context.WithoutCancel(ctx), m.Names(slug).Container); ierr == nil && in.State != "running" {
+			if m.stoppedUnder(ctx, slug) {
 				return fmt.Errorf("sandbox '%s' stopped during the call (docker logs %s says why); its work is on the branch up to the last call: litterbox resume %s", slug, m.Names(slug).Container, slug)
 			}
 		}
@@ -326,6 +326,27 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		return res, err
 	}
 	return res, nil
+}
+
+// stoppedUnder reports whether the sandbox's container is not running,
+// waiting up to a second for the engine to record its end: the helper of a
+// call dies with the container's PID 1, and its exec may end a moment
+// before the engine marks the container exited.
+func (m *Manager) stoppedUnder(ctx context.Context, slug string) bool {
+	ctx = context.WithoutCancel(ctx)
+	for i := 0; ; i++ {
+		in, err := m.Provider.Inspect(ctx, m.Names(slug).Container)
+		if err != nil {
+			return false
+		}
+		if in.State != "running" {
+			return true
+		}
+		if i == 10 {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // callConfig is what a call honours of the config as it is now: its bounds,
