@@ -166,8 +166,9 @@ func (s *session) expect(t byte) ([]byte, error) {
 }
 
 // run runs the command in a session of its own and, whatever ends it (its
-// exit, the timeout, the host's cancel), kills every process it started. It
-// reports whether the host went away meanwhile.
+// exit, the timeout, the host's cancel, the host gone), kills every process
+// it started, wherever it went (see procgroup.Strays), and stops reading
+// its output soon after. It reports whether the host went away meanwhile.
 func (s *session) run(res *protocol.Result) (hostGone bool) {
 	req := s.req
 	if _, err := os.Stat("/bin/sh"); err != nil {
@@ -235,8 +236,29 @@ func (s *session) run(res *protocol.Result) (hostGone bool) {
 	}
 	// Nothing the command started outlives it (servers are services).
 	c.Kill()
-	fwd.Wait()
+	drain(&fwd, drainGrace, outR, errR)
 	return hostGone
+}
+
+// drainGrace bounds how long the output is still read after the kill.
+const drainGrace = 2 * time.Second
+
+// drain waits for the forwarders to reach the end of the output, up to
+// grace: a pipe end the kill could not reach (held by another exec's
+// process, say) must not hold the call, nor the sandbox's lock. Then the
+// readers stop where they are.
+func drain(fwd *sync.WaitGroup, grace time.Duration, readers ...*os.File) {
+	done := make(chan struct{})
+	go func() { fwd.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(grace):
+	}
+	for _, r := range readers {
+		_ = r.SetReadDeadline(time.Now())
+	}
+	<-done
 }
 
 // forward sends what r yields as frames of type t: the first Cap bytes, or

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/helper/protocol"
 )
@@ -179,4 +182,31 @@ func maps(got, want map[string]byte) bool {
 		}
 	}
 	return true
+}
+
+// A process the kill does not reach (here: outside a sandbox, an orphan
+// the host's init adopted) that holds the output open holds the call only
+// for drainGrace after the command ends.
+func TestActDrainIsBounded(t *testing.T) {
+	dir := sandboxDir(t, map[string]string{"README.md": "# r\n"})
+	call(t, &protocol.Request{Op: protocol.OpSetup, OldGen: 0, NewGen: 1, Cap: 1 << 20, Dir: dir, Cmd: "true"}, "")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Cleanup(func() {
+		data, _ := os.ReadFile(pidFile)
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	t0 := time.Now()
+	got := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 1, NewGen: 2, Cap: 1 << 20, Dir: dir,
+		Cmd: "setsid sh -c 'sleep 30 & echo $$ $! > " + pidFile + "; wait' & sleep 0.2; echo done"}, "")
+	took := time.Since(t0)
+	if got.res.ExitCode != 0 || got.stdout != "done\n" {
+		t.Fatalf("the call: %+v %q", got.res, got.stdout)
+	}
+	if took < drainGrace || took > drainGrace+2*time.Second {
+		t.Errorf("the call took %v, want about %v (the drain's bound)", took, drainGrace)
+	}
 }

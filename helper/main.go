@@ -44,7 +44,7 @@ const usage = `usage: litterbox-helper COMMAND [ARG...]
   put PATH                           write stdin to PATH (an agent's write, as logged)
   rm PATH                            remove PATH (an agent's patch deleting a file)
   prepare DIR UID                    give DIR to UID (run as root)
-  kill NAME=VALUE                    kill every process with that variable
+  kill NAME=VALUE                    kill every process with that variable, and those below
   probe                              what the sandbox offers, as JSON
   proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
   version                            the protocol version
@@ -204,13 +204,16 @@ const (
 	actThreads  = 6
 )
 
-// initLoop is PID 1: it reaps every orphan the sandbox's processes leave
-// and ends at once on SIGTERM or SIGINT (docker stop, docker rm -f).
+// initLoop is PID 1: it reaps every orphan the sandbox's processes leave.
+// It ignores every signal the sandbox user could send it (see pid1Ignored):
+// the container stops by SIGKILL from outside (docker rm -f, kubectl delete
+// with a grace period of 1 s).
 func initLoop() {
 	// PID 1 does little work; one P and a reserve of threads keep it alive
 	// when the sandbox's pids run out (see reserveThreads).
 	runtime.GOMAXPROCS(1)
 	reserveThreads(initThreads)
+	signal.Ignore(pid1Ignored...)
 	w := newWatcher(root)
 	go w.serve()
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
@@ -218,11 +221,8 @@ func initLoop() {
 	}
 	go w.measure(30 * time.Second)
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT)
-	for s := range sigs {
-		if s != syscall.SIGCHLD {
-			os.Exit(0)
-		}
+	signal.Notify(sigs, syscall.SIGCHLD)
+	for range sigs {
 		for {
 			var ws syscall.WaitStatus
 			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
@@ -231,6 +231,24 @@ func initLoop() {
 			}
 		}
 	}
+}
+
+// pid1Ignored are the signals PID 1 ignores. The helper runs as PID 1 with
+// the sandbox user's uid, so an agent's command may signal it. The kernel
+// drops a signal sent to a PID namespace's init from inside it when the
+// init has no handler for it (and never delivers SIGKILL or SIGSTOP), but
+// the Go runtime installs a handler for every signal: SIGTERM, SIGINT and
+// SIGHUP would end it, SIGQUIT, SIGABRT, SIGILL, SIGTRAP, SIGSYS and
+// SIGSTKFLT make it dump its goroutines and exit, and so do SIGSEGV, SIGBUS
+// and SIGFPE sent with kill(2). Ignored (the runtime drops a user-sent one
+// of those it was told to ignore), none of them does anything. SIGCHLD is
+// never among them: PID 1 reaps with it.
+var pid1Ignored = []os.Signal{
+	syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGILL, syscall.SIGTRAP,
+	syscall.SIGABRT, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGUSR1, syscall.SIGSEGV,
+	syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTERM, syscall.SIGSTKFLT,
+	syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGVTALRM, syscall.SIGIO, syscall.SIGPWR,
+	syscall.SIGSYS,
 }
 
 // prepare opens the copy's directory to the sandbox user: the volume's root

@@ -111,9 +111,11 @@ func decode(data []byte, into any) error {
 }
 
 // deleted deletes the named objects (kind/name), waiting for them to go, and
-// says whether any existed.
+// says whether any existed. A pod gets a grace period of 1 s: its PID 1 (the
+// helper) ignores SIGTERM, which the sandbox user could send it too, so the
+// kubelet's SIGKILL ends it.
 func (c *Client) deleted(ctx context.Context, objs ...string) (bool, error) {
-	args := append([]string{"delete", "--ignore-not-found", "--output", "name"}, objs...)
+	args := append([]string{"delete", "--ignore-not-found", "--grace-period=1", "--output", "name"}, objs...)
 	res, err := c.args(ctx, args...)
 	return len(bytes.TrimSpace(res.Stdout)) > 0, err
 }

@@ -26,7 +26,8 @@ import (
 )
 
 // containerSpec is the sandbox's container. Its PID 1 is the helper (init:
-// it reaps orphans and ends at once on SIGTERM), so the image needs nothing,
+// it reaps orphans and ignores the signals the sandbox user may send it;
+// the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
 func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) dockercli.ContainerSpec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}

@@ -42,8 +42,11 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	}
 	container := n.Container
 	// Every process of the session carries a marker, so whatever ends it (its
-	// end, Ctrl-C, SIGTERM, a closed terminal) nothing it started keeps
-	// running in the sandbox.
+	// end, Ctrl-C, SIGTERM, a closed terminal) what it started is killed:
+	// the marked processes and every process below one. A session runs
+	// beside agent calls (it takes no lock), so it cannot claim new orphans
+	// of PID 1 as an agent call does; a process that both clears its
+	// environment and leaves its tree outlives a human's session.
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])

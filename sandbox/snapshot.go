@@ -283,7 +283,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		case errors.As(execErr, &exited):
 			// A helper killed from outside: most likely the container
 			// itself stopped under it.
-			if in, ierr := m.Provider.Inspect(context.WithoutCancel(ctx), m.Names(slug).Container); ierr == nil && in.State != "running" {
+			if m.stoppedUnder(ctx, slug) {
 				return fmt.Errorf("sandbox '%s' stopped during the call (docker logs %s says why); its work is on the branch up to the last call: litterbox resume %s", slug, m.Names(slug).Container, slug)
 			}
 		}
@@ -300,7 +300,14 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 			return fail(fmt.Errorf("sending the content: %w", err))
 		}
 	}
-	res, err := m.awaitResult(ctx, r, w, a.output, sec)
+	// A helper that does not answer in time (one the agent replaced, say)
+	// must not hold the call, nor the sandbox's lock, for ever.
+	abort := func(err error) {
+		inW.CloseWithError(err)
+		outR.CloseWithError(err)
+		cancelExec()
+	}
+	res, err := m.awaitResult(ctx, r, w, a.output, sec, answerBound{timeout: a.timeout, abort: abort})
 	if err != nil {
 		return fail(err)
 	}
@@ -335,6 +342,27 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	return res, nil
 }
 
+// stoppedUnder reports whether the sandbox's container is not running,
+// waiting up to a second for the engine to record its end: the helper of a
+// call dies with the container's PID 1, and its exec may end a moment
+// before the engine marks the container exited.
+func (m *Manager) stoppedUnder(ctx context.Context, slug string) bool {
+	ctx = context.WithoutCancel(ctx)
+	for i := 0; ; i++ {
+		in, err := m.Provider.Inspect(ctx, m.Names(slug).Container)
+		if err != nil {
+			return false
+		}
+		if in.State != "running" {
+			return true
+		}
+		if i == 10 {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // callConfig is what a call honours of the config as it is now: its bounds,
 // so one raised in .litterbox.local.toml holds from the next call on, and
 // where its secrets come from. When the config cannot be read or may not
@@ -363,19 +391,59 @@ func diskOver(st *snapshot.State, lim Limits) *DiskOver {
 	return nil
 }
 
+// Bounds on the wait for the helper's result: resultSlack past the
+// command's own timeout, after which the host asks for the kill itself, and
+// cancelGrace past a cancel (the caller's or that one), after which it
+// stops waiting. The helper itself answers within about 2 s of either (the
+// kill, then a bounded drain of the output). Variables for the tests.
+var (
+	resultSlack = 10 * time.Second
+	cancelGrace = 10 * time.Second
+)
+
+// answerBound is how long awaitResult waits for the result: the command's
+// timeout (0: none) and what ends the conversation when it is over.
+type answerBound struct {
+	timeout time.Duration
+	abort   func(error)
+}
+
+// watchCancel tells the helper to kill the command when ctx ends or the
+// command's timeout is well past, and aborts the conversation when the
+// result does not follow within cancelGrace. It returns when stop closes.
+func watchCancel(ctx context.Context, w *protocol.Writer, b answerBound, stop <-chan struct{}) {
+	var late <-chan time.Time
+	if b.timeout > 0 {
+		t := time.NewTimer(b.timeout + resultSlack)
+		defer t.Stop()
+		late = t.C
+	}
+	select {
+	case <-ctx.Done():
+	case <-late:
+	case <-stop:
+		return
+	}
+	_ = w.Frame(protocol.TCancel, nil)
+	t := time.NewTimer(cancelGrace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		b.abort(fmt.Errorf("the sandbox did not end the command within %v of the cancel", cancelGrace))
+	case <-stop:
+	}
+}
+
 // awaitResult reads the command's output until its result. If ctx ends
-// first, the helper is told to kill the command; the result still comes.
-func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values) (*ActResult, error) {
+// first, or the command's timeout is well past, the helper is told to kill
+// the command; the result still comes, or b.abort ends the wait.
+func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values, b answerBound) (*ActResult, error) {
 	stop := make(chan struct{})
 	var watch sync.WaitGroup
 	watch.Add(1)
 	go func() {
 		defer watch.Done()
-		select {
-		case <-ctx.Done():
-			_ = w.Frame(protocol.TCancel, nil)
-		case <-stop:
-		}
+		watchCancel(ctx, w, b, stop)
 	}()
 	defer watch.Wait()
 	defer close(stop)

@@ -2,8 +2,10 @@
 
 package procgroup
 
-import "syscall"
+// ReadTable is empty outside Linux: there is no /proc, and the helper
+// never runs there.
+func ReadTable() Table { return Table{} }
 
-// killMarked kills pid; outside Linux there is no /proc to check a marker
-// against, and the helper never runs there.
-func killMarked(pid int, _ string) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+func killProc(Proc) {}
+
+func hasMarker(int, string) bool { return false }

@@ -5,37 +5,39 @@
 package procgroup
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 )
 
-// Cmd is one command run in a new session, marked with an environment
-// variable that every process it starts inherits (also those that start
-// sessions of their own), so Kill finds them all.
+// Cmd is one command run in a new session. When it is over, Kill ends
+// every process it left behind, found by the process table (see Strays),
+// not by anything a process could shed: a session, a process group, an
+// environment.
 type Cmd struct {
-	cmd    *exec.Cmd
-	marker string
+	cmd *exec.Cmd
+	// before is the process table as the command started.
+	before Table
 }
 
 // Start runs argv in dir with env plus the marker, stdin from /dev/null.
 // stdout and stderr are files (pipe ends) handed to the command as they are,
-// so no copying goroutine outlives the command's main process.
+// so no copying goroutine outlives the command's main process. The marker
+// names the call in the processes' environment, for a human who looks; the
+// kill does not rely on it.
 func Start(argv []string, dir string, env []string, marker string, stdout, stderr *os.File) (*Cmd, error) {
 	c := exec.Command(argv[0], argv[1:]...)
 	c.Dir = dir
 	c.Env = append(env, marker)
 	c.Stdout, c.Stderr = stdout, stderr
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	before := ReadTable()
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
-	return &Cmd{cmd: c, marker: marker}, nil
+	return &Cmd{cmd: c, before: before}, nil
 }
 
 // Wait waits for the command's main process and returns its exit code
@@ -55,58 +57,62 @@ func (c *Cmd) Wait() int {
 	return 0
 }
 
-// Kill kills the command's process group and every process carrying its
-// marker, until none is left (a process may fork while it is being killed).
+// killRounds bounds the rounds of a kill: a fork loop may race it, and
+// each round kills what the last one missed.
+const killRounds = 100
+
+// Kill kills the command's process group, then every process that is the
+// call's by Strays, round after round until a round finds none (a process
+// may fork while it is being killed), and waits a moment for PID 1 to reap
+// them: until then each still holds a pid of the sandbox's limit, and what
+// runs next (the helper's own threads) may find none free after a fork
+// bomb.
 func (c *Cmd) Kill() {
 	if c.cmd.Process != nil {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	}
-	KillMarked(c.marker)
-}
-
-// KillMarked kills every process whose environment holds marker, and their
-// process groups, until none is left, and waits a moment for PID 1 to reap
-// them: until then each still holds a pid of the sandbox's limit, and what
-// runs next (the helper's own threads) may find none free after a fork bomb.
-func KillMarked(marker string) {
 	defer awaitReaped(time.Second)
-	for i := 0; i < 50; i++ {
-		pids := Marked(marker)
-		if len(pids) == 0 {
+	self, orphanage := os.Getpid(), 0
+	if os.Getppid() == 0 {
+		// Started from outside the PID namespace (docker exec, kubectl
+		// exec): a sandbox, whose PID 1 adopts the call's orphans.
+		orphanage = 1
+	}
+	for range killRounds {
+		strays, unsure := Strays(c.before, ReadTable(), self, orphanage)
+		if len(strays) == 0 && !unsure {
 			return
 		}
-		for _, p := range pids {
-			killMarked(p, marker)
-			_ = syscall.Kill(-p, syscall.SIGKILL)
+		for _, p := range strays {
+			killProc(p)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// Marked returns the live processes whose environment holds marker. A
-// zombie's environ reads empty, so the dead are not counted.
-func Marked(marker string) []int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	var out []int
+// KillMarked kills every process whose environment holds marker and every
+// process descending from one (which may have cleared its environment),
+// until none is left, and waits a moment for PID 1 to reap them.
+func KillMarked(marker string) {
+	defer awaitReaped(time.Second)
 	self := os.Getpid()
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(filepath.Base(d))
-		if err != nil || pid == self {
-			continue
+	for range killRounds {
+		t := ReadTable()
+		var roots []int
+		for pid := range t {
+			if pid != self && pid != 1 && hasMarker(pid, marker) {
+				roots = append(roots, pid)
+			}
 		}
-		if hasMarker(pid, marker) {
-			out = append(out, pid)
+		victims := Descendants(t, roots, self)
+		if len(victims) == 0 {
+			return
 		}
+		for _, p := range victims {
+			killProc(p)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	return out
-}
-
-// hasMarker reports whether process pid's environment holds marker. A
-// zombie's environ reads empty.
-func hasMarker(pid int, marker string) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	want := []byte(marker + "\x00")
-	return err == nil && (bytes.HasPrefix(env, want) || bytes.Contains(env, append([]byte{0}, want...)))
 }
 
 // awaitReaped waits, up to max, until no zombie is left for PID 1 to reap
@@ -121,20 +127,8 @@ func awaitReaped(max time.Duration) {
 
 // orphanZombies reports whether a zombie waits for PID 1.
 func orphanZombies() bool {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range stats {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid ...": comm may hold anything, so the
-		// fields are read after its last ')'.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		fields := bytes.Fields(data[i+1:])
-		if len(fields) >= 2 && string(fields[0]) == "Z" && string(fields[1]) == "1" {
+	for _, p := range ReadTable() {
+		if p.Zombie && p.PPID == 1 {
 			return true
 		}
 	}
