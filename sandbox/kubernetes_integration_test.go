@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/config"
 	"github.com/litterbox-dev/litterbox/dockercli"
@@ -186,5 +187,37 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	}
 	if out, _ := p.Run("get", "networkpolicy", c.Container, "--ignore-not-found", "--output", "name"); out != "" {
 		t.Fatalf("policy left: %s", out)
+	}
+}
+
+// TestIntegrationKubernetesBackgroundDuringCall: on a cluster a background
+// command is started by a detached exec and ends up a child of PID 1, like
+// an escapee of a call; one asked for while a call runs waits for that
+// call's end, so the call's kill does not take it.
+func TestIntegrationKubernetesBackgroundDuringCall(t *testing.T) {
+	p := kubeProvider(t)
+	ctx := context.Background()
+	m := kubeManager(t, p, "busybox:latest")
+	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Bash(ctx, "work", BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("bash: %+v %v", res, err)
+	}
+	bgErr := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		_, err := m.Background(ctx, "work", "lbx-kbg", BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
+		bgErr <- err
+	}()
+	if res, err := m.Bash(ctx, "work", BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("bash: %+v %v", res, err)
+	}
+	if err := <-bgErr; err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Bash(ctx, "work", BashOptions{Command: "grep -l 'lbx-kbg[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l"})
+	if err != nil || strings.TrimSpace(res.Stdout) == "0" {
+		t.Fatalf("the background command did not survive the call it was started during: %+v %v", res, err)
 	}
 }

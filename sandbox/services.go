@@ -82,6 +82,13 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 	if err != nil {
 		return nil, err
 	}
+	if action == services.Start || action == services.Restart {
+		unlockCall, err := m.lockSpawn(ctx, slug)
+		if err != nil {
+			return nil, err
+		}
+		defer unlockCall()
+	}
 	unlock, err := m.lockServices(ctx, slug)
 	if err != nil {
 		return nil, err
@@ -160,6 +167,16 @@ func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error)
 	return m.lockNamed(ctx, slug, slug+".services")
 }
 
+// lockSpawn takes the sandbox's call turn for a service start. A call ends
+// by killing every process that appeared during it and hangs below its
+// helper or PID 1 (see procgroup.Strays); a service started by a detached
+// exec on Kubernetes is such an orphan, so it must not start while a call
+// runs, or that call's end would take it for an escapee. It is taken
+// before the services lock, never after, so the two cannot deadlock.
+func (m *Manager) lockSpawn(ctx context.Context, slug string) (func(), error) {
+	return m.lock(ctx, slug)
+}
+
 // MaxBackground bounds the background commands a sandbox remembers.
 const MaxBackground = 50
 
@@ -182,6 +199,11 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 	if o.Workdir != "" {
 		cmd = "cd " + runner.Quote(ResolvePath(o.Workdir)) + " && " + cmd
 	}
+	unlockCall, err := m.lockSpawn(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlockCall()
 	unlock, err := m.lockServices(ctx, slug)
 	if err != nil {
 		return nil, err
