@@ -129,7 +129,7 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 		m := "type=volume,source=" + s.Volume + ",target=" + s.VolumeTarget
 		if f != Podman {
 			for _, k := range slices.Sorted(maps.Keys(s.VolumeLabels)) {
-				m += ",volume-label=" + k + "=" + s.VolumeLabels[k]
+				m += "," + mountField("volume-label="+k+"="+s.VolumeLabels[k])
 			}
 		}
 		a = append(a, "--mount", m)
@@ -291,4 +291,14 @@ func PsArgs(filters map[string]string, labels []string, f Flavor) []string {
 		return append(a, "--format", "json")
 	}
 	return append(a, "--format", psFormat(labels))
+}
+
+// mountField quotes one field of --mount's value, which docker reads as a
+// CSV record: a repository path with a comma in a volume label would
+// otherwise split into a field docker refuses.
+func mountField(f string) string {
+	if !strings.ContainsAny(f, ",\"\n\r") {
+		return f
+	}
+	return `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
 }

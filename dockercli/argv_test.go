@@ -159,3 +159,13 @@ func TestBuildArgs(t *testing.T) {
 		t.Errorf("no network, target or args: got %q", got)
 	}
 }
+
+// A volume label holding a comma or a quote (a repository path) is one
+// quoted CSV field of --mount, as docker reads it.
+func TestMountFieldQuotesCommas(t *testing.T) {
+	spec := ContainerSpec{Name: "c", Image: "i", Volume: "v", VolumeTarget: "/src", VolumeLabels: map[string]string{"dev.litterbox.repo": `/tmp/a,b "c"`}}
+	want := `type=volume,source=v,target=/src,"volume-label=dev.litterbox.repo=/tmp/a,b ""c"""`
+	if got := RunArgs(spec, Docker); !slices.Contains(got, want) {
+		t.Errorf("RunArgs: %q, want --mount %s", got, want)
+	}
+}

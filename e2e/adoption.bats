@@ -658,7 +658,8 @@ wait_for() {
   assert_equal "$(jsonget -l .tool .status <<<"$output" | paste -d' ' - - | sort | tr '\n' ';')" "read error;sandbox-list ok;"
 
   # Entries of concurrent calls and servers never mix, even long ones (each
-  # line is over 64 KiB, well past an atomic pipe write).
+  # command is 70 KB, kept as its first 4 KiB, size and SHA-256: each line is
+  # past an atomic pipe write).
   big=$(head -c 70000 /dev/zero | tr '\0' x)
   calls=()
   for i in 1 2 3 4 5; do
@@ -675,11 +676,14 @@ wait_for() {
   run jsonget -l .tool <"$audit"
   assert_success
   assert_equal "$(sort <<<"$output" | uniq -c | awk '{ print $1 $2 }' | tr '\n' ' ')" "10bash 1read 1sandbox-list "
-  run jsonget -l .arguments.command < <(tail -n 10 "$audit")
+  run jsonget -l .arguments.command.sha256 < <(tail -n 10 "$audit")
   assert_success
-  want=$(for i in 1 2 3 4 5; do printf 'echo %s %s\n' "$i" "$big" | sha256sum; done | sort)
-  got=$(for i in {0..9}; do printf '%s\n' "${lines[$i]}" | sha256sum; done | sort -u)
+  want=$(for i in 1 2 3 4 5; do printf 'echo %s %s' "$i" "$big" | sha256sum | cut -d' ' -f1; done | sort)
+  got=$(printf '%s\n' "${lines[@]}" | sort -u)
   assert_equal "$got" "$want"
+  run jsonget -l .arguments.command.bytes < <(tail -n 10 "$audit")
+  assert_equal "$(sort -u <<<"$output")" 70007
+  assert [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$audit")" -gt 4096 ]
   assert_equal "$(jsonget -l .pid <"$audit" | sort -u | wc -l)" 3
 }
 

@@ -126,3 +126,74 @@ func abbrev(id string) string {
 	}
 	return id
 }
+
+// A pick that stopped on a conflict is finished (or abandoned) by the user
+// with git itself, out of Litterbox's sight. So the stop leaves the last
+// commit of the pick in a pending ref next to the applied one, and the next
+// apply settles it: if the user's branch now holds that commit's pick, the
+// apply was finished and is recorded; if not, it was aborted (or redone by
+// hand) and nothing is recorded. Without this, finishing a conflicted merge
+// and applying again would pick every commit of it a second time.
+
+// pendingRef is the ref that holds the last commit of a stopped pick.
+func pendingRef(w Work) string { return w.AppliedRef + "-pending" }
+
+// notePending records a stopped pick whose last commit is last; a failure
+// only means the next apply takes these commits again, so it is not fatal.
+func notePending(ctx context.Context, g *gitcli.Client, w Work, last string) {
+	if w.AppliedRef != "" {
+		_ = g.UpdateRef(context.WithoutCancel(ctx), pendingRef(w), last, "", "litterbox: apply of "+w.Name+" stopped on a conflict")
+	}
+}
+
+// settlePending settles the pending ref of an earlier stopped pick (see
+// above), moving w.Applied when that pick was finished.
+func settlePending(ctx context.Context, g *gitcli.Client, w *Work) error {
+	if w.AppliedRef == "" {
+		return nil
+	}
+	ref := pendingRef(*w)
+	pending, err := g.RevParse(ctx, ref)
+	if err != nil || pending == "" {
+		return err
+	}
+	if conflictLeft(ctx, g, false) {
+		return fmt.Errorf("a cherry-pick is still in progress in this repository: finish it (git cherry-pick --continue) or back out (git cherry-pick --abort), then apply sandbox '%s' again", w.Name)
+	}
+	done, err := picked(ctx, g, pending)
+	if err != nil {
+		return err
+	}
+	if done {
+		if err := g.UpdateRef(ctx, w.AppliedRef, pending, w.Applied, "litterbox: applied "+w.Name+" after a conflict"); err != nil {
+			return fmt.Errorf("recording the finished apply of sandbox '%s' in %s: %w", w.Name, w.AppliedRef, err)
+		}
+		w.Applied = pending
+	}
+	return g.DeleteRef(ctx, ref, pending)
+}
+
+// pickWindow is how far back in the current branch settlePending looks for
+// the pick of a pending commit: the user may have committed after it.
+const pickWindow = 500
+
+// picked reports whether the current branch's last pickWindow commits hold
+// a pick of commit c: cherry-pick keeps the author, the author date and the
+// message, and makes the user the committer.
+func picked(ctx context.Context, g *gitcli.Client, c string) (bool, error) {
+	const format = "--format=%an%x00%ae%x00%at%x00%s"
+	want, err := g.Output(ctx, "log", "-1", format, c)
+	if err != nil {
+		return false, err
+	}
+	have, err := g.Output(ctx, "log", "-n", fmt.Sprint(pickWindow), format, "HEAD")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(have, "\n") {
+		if line == want {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -143,6 +143,9 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if err := checkPickArgs(o.PickArgs); err != nil {
 		return nil, err
 	}
+	if err := settlePending(ctx, g, &w); err != nil {
+		return nil, err
+	}
 	p, err := plan(ctx, g, w)
 	if err != nil {
 		return nil, err
@@ -197,7 +200,7 @@ func checkPickArgs(args []string) error {
 // into a conflict to resolve or an error that changed nothing.
 func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) error {
 	stdout, stderr := orDiscard(o.Stdout), orDiscard(o.Stderr)
-	args, err := pickArgs(ctx, g, w, p, o)
+	args, last, err := pickArgs(ctx, g, w, p, o)
 	if err != nil {
 		return err
 	}
@@ -205,6 +208,9 @@ func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) erro
 		// Only a stop that left git's conflict state gets the continue or
 		// abort advice; any other failure changed nothing and says so.
 		if conflictLeft(ctx, g, o.Squash) {
+			if !o.Squash {
+				notePending(ctx, g, w, last)
+			}
 			return &ConflictError{Squash: o.Squash, Err: err}
 		}
 		return fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", w.Name, err)
@@ -218,24 +224,25 @@ func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) erro
 // conflict (git 2.39 has no --empty=drop for cherry-pick); each reviewed
 // commit then lands exactly once, and the check after is unaffected. With
 // Squash, one commit of the combined change (the tip's tree on From) is
-// picked with --no-commit: one three-way merge, staged.
-func pickArgs(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) ([]string, error) {
+// picked with --no-commit: one three-way merge, staged. last is the final
+// commit picked, for notePending.
+func pickArgs(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) (args []string, last string, err error) {
 	if o.Squash {
 		one, err := combined(ctx, g, w, p.From)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return append(append([]string{"cherry-pick", "--no-commit"}, o.PickArgs...), "--end-of-options", one), nil
+		return append(append([]string{"cherry-pick", "--no-commit"}, o.PickArgs...), "--end-of-options", one), one, nil
 	}
-	rev := p.From + ".." + w.Tip
+	rev, last := p.From+".."+w.Tip, w.Tip
 	if p.Across {
 		one, err := combined(ctx, g, w, p.From)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		rev = one
+		rev, last = one, one
 	}
-	return append(append([]string{"cherry-pick", "--keep-redundant-commits"}, o.PickArgs...), "--end-of-options", rev), nil
+	return append(append([]string{"cherry-pick", "--keep-redundant-commits"}, o.PickArgs...), "--end-of-options", rev), last, nil
 }
 
 func orDiscard(w io.Writer) io.Writer {

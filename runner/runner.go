@@ -183,6 +183,7 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var pumps []*pump
 	if c.Stdout != nil {
 		cmd.Stdout = c.Stdout
 	}
@@ -191,8 +192,23 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 		// caller streams it.
 		cmd.Stderr = io.MultiWriter(c.Stderr, &tailBuffer{buf: &stderr, max: 64 << 10})
 	}
+	for _, out := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
+		if _, isFile := (*out).(*os.File); isFile {
+			continue // the process writes to it itself
+		}
+		p, w, err := startPump(*out)
+		if err != nil {
+			closePumps(pumps)
+			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: err}
+		}
+		pumps = append(pumps, p)
+		*out = w
+	}
 	start := time.Now()
 	err := cmd.Start()
+	for _, p := range pumps {
+		p.w.Close() // the process has its own copy now
+	}
 	if err == nil {
 		if stdinPipe != nil {
 			go func() {
@@ -201,6 +217,11 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 			}()
 		}
 		err = cmd.Wait()
+	}
+	for _, p := range pumps {
+		if perr := p.finish(e.KillGrace); err == nil && perr != nil {
+			err = perr
+		}
 	}
 	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
 	if cmd.ProcessState != nil {

@@ -148,6 +148,35 @@ var boundsAttacks = []attack{
 			t.Errorf("what read, grep, ls and glob return holds the value or lacks the masked names:\n%s", seen.String())
 		}
 	}},
+	{name: "a secret of several lines read in parts", side: "agent", expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_KEY"), "-", "_"))
+		lines := []string{"-----BEGIN TEST KEY-----", "QUJDREVGR0hJSktMTU5PUA" + strings.ReplaceAll(testenv.UniqueName("k"), "-", ""), "UVJTVFVWV1hZWjAxMjM0NTY3", "-----END TEST KEY-----"}
+		t.Setenv(variable, strings.Join(lines, "\n")+"\n")
+		r := boundsRepo(t, e, "[secrets]\nKEY = { env = \""+variable+"\" }\n")
+		bashIn(t, r, `{ echo before; printf %s "$KEY"; echo after; } > notes.txt`)
+		var seen strings.Builder
+		for _, c := range []struct{ offset, limit int }{{0, 3}, {2, 2}, {3, 3}, {0, 0}} {
+			rd, err := r.Read(ctx, "work", "notes.txt", c.offset, c.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&seen, "read %d+%d: %q\n", c.offset, c.limit, rd.Content)
+		}
+		ms, _, err := r.Grep(ctx, "work", "QUJD|UVJT", ".", "")
+		if err != nil || len(ms) != 2 {
+			t.Fatalf("grep: %+v %v", ms, err)
+		}
+		fmt.Fprintf(&seen, "grep: %+v\n", ms)
+		for _, l := range lines[1:3] {
+			if strings.Contains(seen.String(), l) {
+				t.Errorf("a line of the key came back unmasked:\n%s", seen.String())
+			}
+		}
+		if !strings.Contains(seen.String(), "before") || !strings.Contains(seen.String(), "after") {
+			t.Errorf("the lines around the key are missing:\n%s", seen.String())
+		}
+	}},
 	{name: "terminal escapes in a service's log", side: "agent", expect: "service logs prints OSC 52 and a screen clear as escapes, --raw as they are", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")

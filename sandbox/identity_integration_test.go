@@ -222,3 +222,29 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 		t.Errorf("%s is still there", legacyName)
 	}
 }
+
+// TestIntegrationCommaInRepositoryPath: a repository whose path holds a
+// comma and a quote (docker reads --mount as CSV) gets a sandbox, lists it
+// and deletes it.
+func TestIntegrationCommaInRepositoryPath(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName(`lb,c"q`))
+	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hi\n"})
+	m, err := Open(ctx, testenv.Exec(), Docker, dir, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Bash(ctx, "x", BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {
+		t.Fatalf("bash: %+v %v", res, err)
+	}
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Repo != m.RepoPath {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if _, err := m.Delete(ctx, "x", true); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -254,5 +255,58 @@ func TestIntegrationApplyRedundantCommit(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(m.GitDir, p)); err == nil {
 			t.Errorf("%s left behind", p)
 		}
+	}
+}
+
+// TestIntegrationApplyAfterConflict: a merge stopped on a conflict and
+// finished by the user with git cherry-pick --continue is recorded by the
+// next apply or merge, which then takes only what came after (no commit
+// picked twice); one the user aborted is taken again in full.
+func TestIntegrationApplyAfterConflict(t *testing.T) {
+	m := toolSandbox(t)
+	ctx := context.Background()
+	quiet := review.Options{Stdout: io.Discard, Stderr: io.Discard}
+	bash(t, m, "echo sandbox >> README.md")
+	bash(t, m, "echo one > n.txt")
+	if err := os.WriteFile(filepath.Join(m.Root, "README.md"), []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, m.Root, "commit", "-qam", "host edit")
+	stopped := func() {
+		t.Helper()
+		var conflict *review.ConflictError
+		if _, err := m.Apply(ctx, "work", quiet); !errors.As(err, &conflict) {
+			t.Fatalf("apply onto a conflicting host commit: %v", err)
+		}
+	}
+
+	// Aborted: the next apply takes everything again and stops again.
+	stopped()
+	testenv.Git(t, m.Root, "cherry-pick", "--abort")
+	stopped()
+	if _, err := m.Apply(ctx, "work", quiet); err == nil || !strings.Contains(err.Error(), "still in progress") {
+		t.Fatalf("apply during the stopped pick: %v", err)
+	}
+
+	// Finished by hand: recorded, nothing new, then only the next commit.
+	if err := os.WriteFile(filepath.Join(m.Root, "README.md"), []byte("resolved\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, m.Root, "add", "README.md")
+	testenv.Git(t, m.Root, "-c", "core.editor=true", "cherry-pick", "--continue")
+	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
+	if a := applyOK(t, m, false); !a.NothingNew {
+		t.Fatalf("apply after the finished pick: %+v", a)
+	}
+	bash(t, m, "echo two >> n.txt")
+	a, _, err := m.Merge(ctx, "work", quiet)
+	if err != nil || a.Commits != 1 {
+		t.Fatalf("merge after the finished pick: %+v %v", a, err)
+	}
+	if got := testenv.Git(t, m.Root, "log", "--format=%s", head+"..HEAD"); !strings.HasPrefix(got, "bash: echo two") || strings.Contains(got, "\n") {
+		t.Errorf("merge picked %q, want only the new commit", got)
+	}
+	if got := testenv.Git(t, m.Root, "show", "HEAD:README.md", "HEAD:n.txt"); got != "resolved\none\ntwo" {
+		t.Errorf("host files after merge: %q", got)
 	}
 }

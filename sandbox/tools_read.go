@@ -166,9 +166,15 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 	if err != nil {
 		return nil, err
 	}
+	truncated := offset+out.Lines < out.TotalLines
+	content := sec.Redact(out.Content)
+	if truncated || offset > 0 {
+		// The lines may begin or end inside a value that spans lines.
+		content = sec.RedactPart(out.Content)
+	}
 	return &ReadResult{
-		Content: sec.Redact(out.Content), Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
-		Truncated: offset+out.Lines < out.TotalLines, CapHit: out.Lines < limit && offset+out.Lines < out.TotalLines,
+		Content: content, Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
+		Truncated: truncated, CapHit: out.Lines < limit && offset+out.Lines < out.TotalLines,
 	}, nil
 }
 
@@ -317,7 +323,7 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 	}
 	for i := range matches {
 		matches[i].Path = sec.Redact(display(joinUnder(abs, matches[i].Path)))
-		matches[i].Text = sec.Redact(matches[i].Text)
+		matches[i].Text = sec.RedactPart(matches[i].Text) // a line may lie inside a value of several lines
 	}
 	matches, truncated := capped(matches)
 	return matches, truncated, nil

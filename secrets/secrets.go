@@ -188,6 +188,39 @@ func (v *Values) Redact(s string) string {
 	return s
 }
 
+// minPart is the shortest piece of a value RedactPart masks at an edge:
+// shorter ones tell little, and would mask ordinary text.
+const minPart = 4
+
+// RedactPart masks every value in s, a part cut out of a longer text (some
+// lines of a file): also a value's beginning at its end, and a value's end
+// at its beginning, such as the first lines of a private key, and all of s
+// when it lies inside a value.
+func (v *Values) RedactPart(s string) string {
+	if v == nil {
+		return s
+	}
+	s = v.Redact(s)
+	for _, val := range v.vals {
+		if len(s) >= minPart && bytes.Contains(val, []byte(s)) {
+			return Mask // all of s lies inside the value
+		}
+		for n := len(val) - 1; n >= minPart; n-- {
+			if strings.HasSuffix(s, string(val[:n])) {
+				s = s[:len(s)-n] + Mask
+				break
+			}
+		}
+		for n := len(val) - 1; n >= minPart; n-- {
+			if strings.HasPrefix(s, string(val[len(val)-n:])) {
+				s = Mask + s[n:]
+				break
+			}
+		}
+	}
+	return s
+}
+
 // RedactJSON masks every value in encoded JSON, as JSON writes it in a
 // string.
 func (v *Values) RedactJSON(b []byte) []byte {

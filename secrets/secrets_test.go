@@ -146,3 +146,21 @@ func TestRedactJSON(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// Lines cut out of a file that begin or end inside a value (a key over
+// several lines) have that piece masked too, and nothing else.
+func TestRedactPartMasksTheEdges(t *testing.T) {
+	key := "-----BEGIN KEY-----\nAAAABBBBCCCC\nDDDDEEEEFFFF\n-----END KEY-----\n"
+	v := values(map[string]string{"KEY": key})
+	for _, c := range []struct{ in, want string }{
+		{"a = 1\n" + key[:32], "a = 1\n***"},           // the first lines
+		{key[32:] + "b = 2\n", "***b = 2\n"},           // the last lines
+		{key[20:46], "***"},                            // the middle
+		{"a = 1\n" + key + "b\n", "a = 1\n***b\n"},     // whole
+		{"plain text\n-----\n", "plain text\n-----\n"}, // too short a piece
+	} {
+		if got := v.RedactPart(c.in); got != c.want {
+			t.Errorf("RedactPart(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
