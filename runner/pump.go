@@ -17,11 +17,12 @@ import (
 // waited for the process's side for the grace with nothing arriving (a
 // process the command left behind holds the pipe open).
 type pump struct {
-	r, w    *os.File
-	done    chan struct{}
-	reading atomic.Bool  // blocked on the pipe, not on the caller's writer
-	moved   atomic.Int64 // bytes read so far
-	err     error        // the caller's writer refused data
+	r, w *os.File
+	done chan struct{}
+	// waiting is when the pump began its current wait on the pipe (Unix
+	// nanoseconds), 0 while it hands data to the caller's writer.
+	waiting atomic.Int64
+	err     error // the caller's writer refused data
 }
 
 // startPump starts copying a new pipe's read end into dst; the process gets
@@ -40,10 +41,9 @@ func (p *pump) run(dst io.Writer) {
 	defer close(p.done)
 	buf := make([]byte, 32<<10)
 	for {
-		p.reading.Store(true)
+		p.waiting.Store(time.Now().UnixNano())
 		n, err := p.r.Read(buf)
-		p.reading.Store(false)
-		p.moved.Add(int64(n))
+		p.waiting.Store(0)
 		if n > 0 {
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				// As os/exec does: stop reading, so the process sees a
@@ -66,20 +66,17 @@ func (p *pump) finish(grace time.Duration) error {
 	if grace <= 0 {
 		grace = 2 * time.Second
 	}
-	t := time.NewTicker(grace)
+	t := time.NewTicker(grace / 4)
 	defer t.Stop()
-	last := p.moved.Load()
 	for {
 		select {
 		case <-p.done:
 			p.r.Close()
 			return p.err
-		case <-t.C:
-			now := p.moved.Load()
-			if now == last && p.reading.Load() {
+		case now := <-t.C:
+			if since := p.waiting.Load(); since != 0 && now.Sub(time.Unix(0, since)) >= grace {
 				p.r.Close() // its Read returns, and the pump ends
 			}
-			last = now
 		}
 	}
 }
