@@ -192,13 +192,13 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		return nil, fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
 	}
 	var built *BuiltImage
+	var base string // resolved once: a checked base_ref costs three git calls
 	if opts.fork != nil {
 		// The files were made by the source's toolchain.
 		cfg.Image, cfg.Build = opts.fork.image, nil
 	} else if cfg.Build != nil {
 		// The image is built from the base commit's files.
-		base, err := m.createBase(ctx, opts)
-		if err != nil {
+		if base, err = m.createBase(ctx, opts); err != nil {
 			return nil, err
 		}
 		if built, err = m.projectImage(ctx, &cfg, base); err != nil {
@@ -238,9 +238,10 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		}
 		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
-	base, err := m.createBase(ctx, opts)
-	if err != nil {
-		return nil, err
+	if base == "" {
+		if base, err = m.createBase(ctx, opts); err != nil {
+			return nil, err
+		}
 	}
 	// tip is where the branch starts: the base, or a fork's source's tip.
 	tip := base
