@@ -268,6 +268,13 @@ func audit(t *testing.T, m *Manager, tool string, args map[string]any, trail *ru
 // directories.
 func apparentSize(t *testing.T, dir string) int64 {
 	t.Helper()
+	return sizeUnder(t, dir, true)
+}
+
+// sizeUnder adds up the sizes of the files under dir, and of its
+// directories too with dirs; a dir not made yet holds nothing.
+func sizeUnder(t *testing.T, dir string, dirs bool) int64 {
+	t.Helper()
 	var n int64
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -275,6 +282,9 @@ func apparentSize(t *testing.T, dir string) int64 {
 				return nil
 			}
 			return err
+		}
+		if d.IsDir() && !dirs {
+			return nil
 		}
 		fi, err := d.Info()
 		if err == nil {

@@ -49,20 +49,7 @@ var transferAttacks = []attack{
 		bash(t, e.m, "rm -rf L0000*")
 	}},
 	{name: "100k names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
-		// A sandbox of its own with room for the helper's lists, as for
-		// the directories below.
-		r := freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
-		ctx := context.Background()
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
-			t.Fatal(err)
-		}
-		run := func(cmd string) *ActResult {
-			res, err := r.Bash(ctx, "w", BashOptions{Command: cmd})
-			if err != nil {
-				t.Fatalf("bash %q: %v", cmd, err)
-			}
-			return res
-		}
+		r, run := roomySandbox(t, e)
 		res := run("mkdir -p names && cd names && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs touch")
 		waiting := len(res.Withheld) + res.WithheldMore
 		if res.Snapshot == "" || waiting == 0 || !strings.Contains(strings.Join(res.Notes(), "\n"), "the next call commits them") {
@@ -78,20 +65,7 @@ var transferAttacks = []attack{
 		}
 	}},
 	{name: "100k new directories of 240-byte names", side: "agent", expect: "the 24 MB list of new directories crosses in several frames; the call and later calls commit", run: func(t *testing.T, e *attackEnv) {
-		// A sandbox of its own with room for the helper's lists: at the
-		// table's 256m the helper is killed for memory (a bound of its own).
-		r := freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
-		ctx := context.Background()
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
-			t.Fatal(err)
-		}
-		run := func(cmd string) *ActResult {
-			res, err := r.Bash(ctx, "w", BashOptions{Command: cmd})
-			if err != nil {
-				t.Fatalf("bash %q: %v", cmd, err)
-			}
-			return res
-		}
+		r, run := roomySandbox(t, e)
 		res := run("mkdir -p dirs && cd dirs && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs mkdir && echo ok > /src/ok-dirs.txt")
 		if res.Snapshot == "" {
 			t.Fatalf("the call committed nothing: %+v", res)
@@ -206,5 +180,24 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 		if out := exec(t, r, name, "ls /src"); strings.Contains(out, "stashed-secret") || strings.Contains(out, "second.txt") {
 			t.Errorf("base_ref %q: /src holds %q", ref, out)
 		}
+	}
+}
+
+// roomySandbox is sandbox "w" of a repository of its own, with room for
+// the helper's lists of 100k names: at the table's 256m the helper is
+// killed for memory (a bound of its own). run is a bash call in it.
+func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *ActResult) {
+	t.Helper()
+	r = freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
+	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	return r, func(cmd string) *ActResult {
+		t.Helper()
+		res, err := r.Bash(context.Background(), "w", BashOptions{Command: cmd})
+		if err != nil {
+			t.Fatalf("bash %q: %v", cmd, err)
+		}
+		return res
 	}
 }

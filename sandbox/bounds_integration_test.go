@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,24 +16,10 @@ import (
 	"github.com/litterbox-dev/litterbox/snapshot"
 )
 
-// objectsSize is what the host repository's object store holds.
+// objectsSize is what the host repository's object store holds in files.
 func objectsSize(t *testing.T, m *Manager) int64 {
 	t.Helper()
-	var n int64
-	err := filepath.WalkDir(filepath.Join(m.GitDir, "objects"), func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		fi, err := d.Info()
-		if err == nil {
-			n += fi.Size()
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return sizeUnder(t, filepath.Join(m.GitDir, "objects"), false)
 }
 
 // localConfig writes the user's own config file of m's repository.
