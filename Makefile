@@ -47,8 +47,8 @@ unit:
 # fixed in Go 1.27): "context deadline exceeded" with no crasher.
 # FUZZSCALE multiplies every count for a longer run.
 FUZZSCALE ?= 1
-FUZZ_TARGETS := sandbox:FuzzParseName:60000 config:FuzzLoadConfig:8000 unidiff:FuzzApplyPatch:200000 \
-	tarstream:FuzzChown:200000 helper/protocol:FuzzDecoders:150000 helper/protocol:FuzzFrameReader:40000
+FUZZ_TARGETS := internal/sandbox:FuzzParseName:60000 internal/config:FuzzLoadConfig:8000 internal/unidiff:FuzzApplyPatch:200000 \
+	internal/tarstream:FuzzChown:200000 internal/helper/protocol:FuzzDecoders:150000 internal/helper/protocol:FuzzFrameReader:40000
 fuzz:
 	@for t in $(FUZZ_TARGETS); do p=$${t%%:*} r=$${t#*:}; f=$${r%%:*} n=$$(( $${r#*:} * $(FUZZSCALE) )); echo "fuzz $$p $$f $${n}x"; \
 	  out=$$($(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $${n}x 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; done
@@ -70,7 +70,7 @@ lint:
 	@# Only runner/ starts processes in the binary (both GOOS it ships for).
 	@f=$$(mktemp) && for os in linux darwin; do GOOS=$$os $(GO) list -deps -json=ImportPath,Dir,GoFiles,CgoFiles,Standard,Module ./cmd/litterbox >>$$f || { rm -f $$f; exit 1; }; done; \
 	  $(GO) run ./internal/lint/procstart <$$f; rc=$$?; rm -f $$f; exit $$rc
-	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
+	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh internal/services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
 # registry answers), in docker and, when installed, podman (the integration

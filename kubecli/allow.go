@@ -7,7 +7,7 @@ import (
 	"net"
 	"slices"
 
-	"github.com/litterbox-dev/litterbox/egress"
+	"github.com/litterbox-dev/litterbox/internal/egress"
 )
 
 // allowed is one allowlist entry as a NetworkPolicy can hold it: the

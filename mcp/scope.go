@@ -10,7 +10,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // Scope is the sandboxes one server may act on: those it created and those

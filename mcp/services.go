@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/services"
+	"github.com/litterbox-dev/litterbox/internal/services"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )

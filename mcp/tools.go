@@ -11,7 +11,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 func addAgentTools(s *server.MCPServer, h handlers) {

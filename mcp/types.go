@@ -9,9 +9,9 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/litterbox-dev/litterbox/ports"
-	"github.com/litterbox-dev/litterbox/sandbox"
-	"github.com/litterbox-dev/litterbox/services"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
 // The tools' inputs and outputs as Go types: their JSON schemas are made

@@ -8,13 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" = --smoke ]; then
-  exec go test -tags integration -run '^$' -bench . -benchtime 1x -count 1 ./sandbox ./cmd/litterbox
+  exec go test -tags integration -run '^$' -bench . -benchtime 1x -count 1 ./internal/sandbox ./cmd/litterbox
 fi
 benchtime=${1:-3x}
 count=${2:-3}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-go test -tags integration -run '^$' -bench . -benchtime "$benchtime" -count "$count" -timeout 60m ./sandbox ./cmd/litterbox | tee "$out"
+go test -tags integration -run '^$' -bench . -benchtime "$benchtime" -count "$count" -timeout 60m ./internal/sandbox ./cmd/litterbox | tee "$out"
 
 table=$(awk '
   function median(name,   n, i, j, t, v) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // doctorOptions are what doctor was asked.

@@ -17,8 +17,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/litterbox-dev/litterbox/helper"
-	"github.com/litterbox-dev/litterbox/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/helper"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a `go

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/mcp"
-	"github.com/litterbox-dev/litterbox/mcpclients"
 )
 
 // mcpConfigOptions are what mcp-config was asked.

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/mcp"
-	"github.com/litterbox-dev/litterbox/mcpclients"
 )
 
 // mcpConfigRepo is a fresh repository for mcp-config, with no engine

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
-	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 // replayApp is an app whose commands come from testdata/<name>.json, or,

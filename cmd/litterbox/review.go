@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/review"
+	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
-	"github.com/litterbox-dev/litterbox/sandbox"
 )
 
 // dashArgs splits "NAME -- extra..." into the name and the extra arguments.

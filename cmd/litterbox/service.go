@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/config"
-	"github.com/litterbox-dev/litterbox/ports"
-	"github.com/litterbox-dev/litterbox/services"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
 // portsOptions are what ports was asked.

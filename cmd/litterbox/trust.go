@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/config"
+	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
 // trustOptions are what trust was asked.

@@ -22,7 +22,7 @@ import (
 )
 
 // Record re-records transcripts against the real engine:
-// go test ./sandbox ./mcp -run Replay -record
+// go test ./internal/sandbox ./mcp -run Replay -record
 var Record = flag.Bool("record", false, "re-record testdata transcripts against the real docker engine")
 
 // Quiet is a logger that discards everything, or logs at debug level to

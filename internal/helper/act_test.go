@@ -1,0 +1,212 @@
+package helper
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+)
+
+// sandboxDir points the helper at a temp copy of a repository (and its
+// state at a temp dir) for the test, with files in it.
+func sandboxDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "src")
+	for p, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldRoot, oldState := root, stateDir
+	root, stateDir = dir, t.TempDir()
+	t.Cleanup(func() { root, stateDir = oldRoot, oldState })
+	return dir
+}
+
+// called is what one act call told the host.
+type called struct {
+	res     *protocol.Result
+	stdout  string
+	changes map[string]byte   // path -> Changed or Removed
+	files   map[string]string // what the host fetched
+}
+
+// call plays the host's side of one act call: the request (and content),
+// then a scan in which nothing is pruned and every changed file is
+// fetched. The helper runs in this process on the temp sandbox.
+func call(t *testing.T, req *protocol.Request, content string) called {
+	t.Helper()
+	req.Version = protocol.Version
+	req.ContentLen = uint64(len(content))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	code := make(chan int, 1)
+	go func() { code <- act(inR, outW); outW.Close() }()
+	w, r := protocol.NewWriter(inW), protocol.NewReader(outR)
+	if err := w.Frame(protocol.TRequest, req.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	if content != "" {
+		if err := w.Raw(strings.NewReader(content), int64(len(content))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := called{changes: map[string]byte{}, files: map[string]string{}}
+	for got.res == nil {
+		typ, p, err := r.Next()
+		if err != nil {
+			t.Fatalf("before the result: %v", err)
+		}
+		switch typ {
+		case protocol.TStdout:
+			got.stdout += string(p)
+		case protocol.TResult:
+			if got.res, err = protocol.DecodeResult(p); err != nil {
+				t.Fatal(err)
+			}
+		case protocol.TFail:
+			t.Fatalf("helper failed: %s", p)
+		}
+	}
+	if _, err := r.Expect(protocol.TDirs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Frame(protocol.TPrune, (&protocol.Prune{}).Encode()); err != nil {
+		t.Fatal(err)
+	}
+	var fetch []string
+	for more := true; more; {
+		p, err := r.Expect(protocol.TChanges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := protocol.DecodeChanges(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range ch.List {
+			got.changes[c.Path] = c.Op
+			if c.Op == protocol.Changed {
+				fetch = append(fetch, c.Path)
+			}
+		}
+		more = ch.More
+	}
+	slices.Sort(fetch)
+	if err := w.Frame(protocol.TSelect, (&protocol.Select{Paths: fetch}).Encode()); err != nil {
+		t.Fatal(err)
+	}
+	for range fetch {
+		p, err := r.Expect(protocol.TFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := protocol.DecodeFileHeader(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(r.Raw(int64(h.Size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.files[h.Path] = string(data)
+	}
+	if _, err := r.Expect(protocol.TEnd); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	if c := <-code; c != 0 {
+		t.Fatalf("act exited %d", c)
+	}
+	return got
+}
+
+// The helper's half of the change loop on a host directory: the baseline
+// at setup, then each call reports exactly what it changed (added,
+// changed, removed; hidden paths too, since git decides on the host) and
+// sends what the host selects; a call that changes nothing reports
+// nothing.
+func TestActReportsChanges(t *testing.T) {
+	dir := sandboxDir(t, map[string]string{"README.md": "# r\n", "src/main.go": "package main\n"})
+
+	setup := call(t, &protocol.Request{Op: protocol.OpSetup, OldGen: 0, NewGen: 1, Cap: 1 << 20, Dir: dir, Cmd: "echo ready"}, "")
+	if setup.res.ExitCode != 0 || setup.stdout != "ready\n" || len(setup.changes) != 0 {
+		t.Fatalf("setup: %+v %q %v", setup.res, setup.stdout, setup.changes)
+	}
+
+	w := call(t, &protocol.Request{Op: protocol.OpWrite, OldGen: 1, NewGen: 2, Cap: 1 << 20, Path: dir + "/notes/todo.txt"}, "one\ntwo\n")
+	if w.res.ExitCode != 0 || !maps(w.changes, map[string]byte{"notes/todo.txt": protocol.Changed}) || w.files["notes/todo.txt"] != "one\ntwo\n" {
+		t.Fatalf("write: %+v %v %v", w.res, w.changes, w.files)
+	}
+
+	b := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 2, NewGen: 3, Cap: 1 << 20, Dir: dir,
+		Cmd: "echo more >> src/main.go && rm README.md && mkdir -p .cache && echo x > .cache/y && echo done"}, "")
+	want := map[string]byte{"src/main.go": protocol.Changed, "README.md": protocol.Removed, ".cache/y": protocol.Changed}
+	if b.res.ExitCode != 0 || b.stdout != "done\n" || !maps(b.changes, want) || b.files["src/main.go"] != "package main\nmore\n" {
+		t.Fatalf("bash: %+v %q %v %v", b.res, b.stdout, b.changes, b.files)
+	}
+
+	rm := call(t, &protocol.Request{Op: protocol.OpRemove, OldGen: 3, NewGen: 4, Cap: 1 << 20, Path: dir + "/notes/todo.txt"}, "")
+	if rm.res.ExitCode != 0 || !maps(rm.changes, map[string]byte{"notes/todo.txt": protocol.Removed}) {
+		t.Fatalf("remove: %+v %v", rm.res, rm.changes)
+	}
+
+	idle := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 4, NewGen: 5, Cap: 1 << 20, Dir: dir, Cmd: "cat src/main.go > /dev/null"}, "")
+	if idle.res.ExitCode != 0 || len(idle.changes) != 0 {
+		t.Fatalf("a call that changes nothing reported %v", idle.changes)
+	}
+
+	failed := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 5, NewGen: 6, Cap: 1 << 20, Dir: dir, Cmd: "echo half > half.txt; exit 3"}, "")
+	if failed.res.ExitCode != 3 || failed.files["half.txt"] != "half\n" {
+		t.Fatalf("a failing command's changes are reported too: %+v %v", failed.res, failed.files)
+	}
+}
+
+func maps(got, want map[string]byte) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// A process the kill does not reach (here: outside a sandbox, an orphan
+// the host's init adopted) that holds the output open holds the call only
+// for drainGrace after the command ends.
+func TestActDrainIsBounded(t *testing.T) {
+	dir := sandboxDir(t, map[string]string{"README.md": "# r\n"})
+	call(t, &protocol.Request{Op: protocol.OpSetup, OldGen: 0, NewGen: 1, Cap: 1 << 20, Dir: dir, Cmd: "true"}, "")
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Cleanup(func() {
+		data, _ := os.ReadFile(pidFile)
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	t0 := time.Now()
+	got := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 1, NewGen: 2, Cap: 1 << 20, Dir: dir,
+		Cmd: "setsid sh -c 'sleep 30 & echo $$ $! > " + pidFile + "; wait' & sleep 0.2; echo done"}, "")
+	took := time.Since(t0)
+	if got.res.ExitCode != 0 || got.stdout != "done\n" {
+		t.Fatalf("the call: %+v %q", got.res, got.stdout)
+	}
+	if took < drainGrace || took > drainGrace+2*time.Second {
+		t.Errorf("the call took %v, want about %v (the drain's bound)", took, drainGrace)
+	}
+}

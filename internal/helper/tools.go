@@ -1,0 +1,310 @@
+//go:build linux
+
+package helper
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/tarstream"
+)
+
+// The read-only tools take their arguments on the command line, so a logged
+// `docker exec` of one is a command a human can paste, and print JSON (or the
+// raw file, for cat). Exit codes: 0 done, 2 bad arguments, 3 a directory
+// where a file was wanted, 4 no such file, 1 anything else (message on
+// stderr).
+const (
+	exitUsage   = 2
+	exitIsDir   = 3
+	exitMissing = 4
+)
+
+type toolError struct {
+	code int
+	msg  string
+}
+
+func (e *toolError) Error() string { return e.msg }
+
+func missing(p string) error { return &toolError{exitMissing, p + ": no such file or directory"} }
+
+func statTarget(p string, wantFile bool) (os.FileInfo, error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(p); lerr == nil {
+			return nil, &toolError{1, p + ": a symlink to nothing"}
+		}
+		return nil, missing(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if wantFile && fi.IsDir() {
+		return nil, &toolError{exitIsDir, p + ": is a directory"}
+	}
+	return fi, nil
+}
+
+// cat writes the file at p, refusing one larger than max.
+func cat(w io.Writer, p string, max int64) error {
+	fi, err := statTarget(p, true)
+	if err != nil {
+		return err
+	}
+	if fi.Size() > max {
+		return fmt.Errorf("%s: file larger than %d bytes", p, max)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, io.LimitReader(f, max))
+	return err
+}
+
+// read returns up to limit lines from line offset (0-based), at most
+// maxBytes of them, and counts the file's lines.
+func read(p string, offset, limit, maxBytes int) (*protocol.ReadOut, error) {
+	fi, err := statTarget(p, true)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	// As git and grep tell: a NUL in the first 8000 bytes is no text.
+	head, _ := r.Peek(8000)
+	if mime := http.DetectContentType(head); bytes.IndexByte(head, 0) >= 0 || strings.HasPrefix(mime, "image/") {
+		return &protocol.ReadOut{Binary: true, MIME: mime, Size: fi.Size()}, nil
+	}
+	var b strings.Builder
+	out := &protocol.ReadOut{}
+	for {
+		line, err := r.ReadString('\n')
+		if line == "" && err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		n := out.TotalLines
+		out.TotalLines++
+		if n >= offset && n < offset+limit && b.Len() < maxBytes {
+			b.WriteString(strings.TrimSuffix(line, "\n"))
+			b.WriteByte('\n')
+			out.Lines++
+		}
+	}
+	out.Content = b.String()
+	return out, nil
+}
+
+func typeOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "file"
+	case m.IsDir():
+		return "dir"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "other"
+}
+
+// ls lists the entries under root (its children, or everything with
+// recursive) whose names do not start with ".", paths relative to root; a
+// root that is a file is listed by its own path. It stops after max.
+func ls(root string, recursive bool, max int) ([]protocol.LsEntry, error) {
+	return list(root, recursive, max, func(string, fs.DirEntry) bool { return true })
+}
+
+// glob lists the files under root (not hidden) whose paths relative to
+// root match pattern, up to max. Matching happens before the cut, so a
+// match is found however many files do not match.
+func glob(root, pattern string, max int) ([]protocol.LsEntry, error) {
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, &toolError{exitUsage, "bad glob pattern: " + pattern}
+	}
+	return list(root, true, max, func(rel string, d fs.DirEntry) bool {
+		ok, _ := doublestar.Match(pattern, rel)
+		return ok && isFile(d)
+	})
+}
+
+// isFile: what glob lists, a regular file or a symlink.
+func isFile(d fs.DirEntry) bool { return d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 }
+
+// list lists the entries under root that keep takes, up to max; a root
+// that is a file is judged by its base name and listed by its own path.
+func list(root string, recursive bool, max int, keep func(rel string, d fs.DirEntry) bool) ([]protocol.LsEntry, error) {
+	fi, err := os.Lstat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missing(root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []protocol.LsEntry{}
+	if !fi.IsDir() {
+		if keep(path.Base(root), fs.FileInfoToDirEntry(fi)) {
+			out = append(out, protocol.LsEntry{Path: root, Type: typeOf(fi.Mode()), Size: fi.Size()})
+		}
+		return out, nil
+	}
+	err = visit(root, recursive, func(rel string, d fs.DirEntry) error {
+		if !keep(rel, d) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		out = append(out, protocol.LsEntry{Path: rel, Type: typeOf(info.Mode()), Size: info.Size()})
+		if len(out) >= max {
+			return errStop
+		}
+		return nil
+	})
+	return out, err
+}
+
+var errStop = errors.New("stop")
+
+// visit calls fn for every entry under root not hidden, skipping hidden
+// directories whole.
+func visit(root string, recursive bool, fn func(rel string, d fs.DirEntry) error) error {
+	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+		if p == "." {
+			return err
+		}
+		if err != nil {
+			return nil // unreadable: skipped, as find would print and go on
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if err := fn(p, d); err != nil {
+			return err
+		}
+		if d.IsDir() && !recursive {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
+
+// grep finds the lines matching re in the non-hidden files under root
+// whose names match include, up to max; binary files are skipped.
+func grep(root, pattern, include string, max int) ([]protocol.Match, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, &toolError{exitUsage, "bad pattern: " + err.Error()}
+	}
+	if !doublestar.ValidatePattern(include) {
+		return nil, &toolError{exitUsage, "bad include pattern: " + include}
+	}
+	fi, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missing(root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []protocol.Match{}
+	search := func(abs, shown string) error {
+		f, err := os.Open(abs)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Bytes()
+			if n == 1 && bytes.IndexByte(line, 0) >= 0 {
+				return nil
+			}
+			if re.Match(line) {
+				out = append(out, protocol.Match{Path: shown, Line: n, Text: string(line)})
+				if len(out) >= max {
+					return errStop
+				}
+			}
+		}
+		return nil
+	}
+	if !fi.IsDir() {
+		err := search(root, root)
+		if errors.Is(err, errStop) {
+			err = nil
+		}
+		return out, err
+	}
+	err = visit(root, true, func(rel string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if ok, _ := doublestar.Match(include, d.Name()); !ok {
+			return nil
+		}
+		return search(root+"/"+rel, rel)
+	})
+	return out, err
+}
+
+// writeTar writes p (a file, symlink or tree) as a tar whose top entry is
+// named after p's base name; download reads it.
+func writeTar(w io.Writer, p string) error {
+	if _, err := os.Lstat(p); err != nil {
+		return missing(p)
+	}
+	return tarstream.TarPath(w, p, path.Base(p), os.Getuid(), os.Getgid())
+}
+
+// extractTar extracts a tar whose top entry is named after dest's base name
+// so that it becomes dest (upload).
+func extractTar(r io.Reader, dest string) error {
+	if err := os.MkdirAll(path.Dir(dest), 0o777); err != nil {
+		return err
+	}
+	_, err := tarstream.ExtractTar(r, path.Base(dest), dest)
+	return err
+}
+
+func printJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
+
+func atoi(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, &toolError{exitUsage, fmt.Sprintf("not a count: %q", s)}
+	}
+	return n, nil
+}

@@ -1,0 +1,409 @@
+//go:build linux
+
+package helper
+
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+)
+
+// watcher is PID 1's record of which directories under /src changed, kept
+// with inotify so a scan need not stat every file. Events are read only
+// when a scan asks (the kernel queues them meanwhile, in the order they
+// happened); a directory made since the last read is watched when its
+// creation is read, and marked changed with everything in it, so what was
+// written in it before the watch existed is read too. Whatever the watcher
+// cannot vouch for (a queue overflow, no watches left, a restart) makes the
+// next scan a full one.
+//
+// Changes are kept per manifest generation: a scan compares with the last
+// manifest the host committed, which need not be the last one made.
+type watcher struct {
+	mu     sync.Mutex
+	fd     int
+	root   string
+	wds    map[int32]string // watch -> directory, relative to root
+	prune  map[string]bool
+	cur    map[string]bool // changed since the last cut
+	segs   []segment       // closed records, oldest first
+	base   uint64          // segments cover every generation after base
+	valid  bool
+	reason string
+	// sizes holds, for each skipped directory, the size of what is under
+	// it: nothing watches them and no scan reads them. A directory is
+	// measured when it starts being skipped, then again in the background
+	// (measure). pruneSet says a scan has named them.
+	sizes    map[string]uint64
+	pruneSet bool
+	// unsure are directories whose measurement a cut cut short; cuts
+	// counts the scans since the background measured last.
+	unsure map[string]bool
+	cuts   int
+}
+
+type segment struct {
+	gen   uint64
+	dirty map[string]bool
+}
+
+const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_ATTRIB |
+	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF |
+	syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
+
+func newWatcher(root string) *watcher {
+	w := &watcher{root: root, wds: map[int32]string{}, prune: map[string]bool{}, cur: map[string]bool{}, reason: "the sandbox just started", sizes: map[string]uint64{}, unsure: map[string]bool{}}
+	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	if err != nil {
+		w.fd, w.reason = -1, "inotify: "+err.Error()
+		return w
+	}
+	w.fd = fd
+	w.addTree("")
+	return w
+}
+
+func (w *watcher) pruned(rel string) bool { return prunedPath(rel, w.prune) }
+
+// addTree watches rel and every directory below it, marking each changed.
+func (w *watcher) addTree(rel string) {
+	if w.fd < 0 || w.pruned(rel) {
+		return
+	}
+	abs := w.root
+	if rel != "" {
+		abs += "/" + rel
+	}
+	wd, err := syscall.InotifyAddWatch(w.fd, abs, watchMask)
+	if err != nil {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.ENOMEM) {
+			w.valid, w.reason = false, "no inotify watches left (fs.inotify.max_user_watches)"
+		}
+		return // gone, or not a directory any more
+	}
+	w.wds[int32(wd)] = rel // a moved directory keeps its watch: new path
+	w.cur[rel] = true
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != ".git" {
+			w.addTree(join(rel, e.Name()))
+		}
+	}
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// forget drops the paths of watches under rel (a directory moved away;
+// its watches follow it and are found again if it reappears here).
+func (w *watcher) forget(rel string) {
+	for wd, p := range w.wds {
+		if under(p, rel) {
+			delete(w.wds, wd)
+		}
+	}
+}
+
+// drain reads every queued event.
+func (w *watcher) drain() {
+	if w.fd < 0 {
+		return
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := syscall.Read(w.fd, buf)
+		if err != nil || n <= 0 {
+			return // EAGAIN: the queue is empty
+		}
+		for off := 0; off+syscall.SizeofInotifyEvent <= n; {
+			ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			end := off + syscall.SizeofInotifyEvent + int(ev.Len)
+			if end > n {
+				break
+			}
+			name := strings.TrimRight(string(buf[off+syscall.SizeofInotifyEvent:end]), "\x00")
+			off = end
+			w.event(ev.Wd, ev.Mask, name)
+		}
+	}
+}
+
+func (w *watcher) event(wd int32, mask uint32, name string) {
+	if mask&syscall.IN_Q_OVERFLOW != 0 {
+		w.valid, w.reason = false, "too many changes at once for inotify's queue"
+		return
+	}
+	dir, ok := w.wds[wd]
+	if !ok {
+		return
+	}
+	if mask&syscall.IN_IGNORED != 0 {
+		delete(w.wds, wd)
+		return
+	}
+	w.cur[dir] = true
+	if mask&syscall.IN_ISDIR == 0 || name == "" || name == ".git" {
+		return
+	}
+	switch {
+	case mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
+		w.addTree(join(dir, name))
+	case mask&syscall.IN_MOVED_FROM != 0:
+		w.forget(join(dir, name))
+	}
+}
+
+// cut answers one scan.
+func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.drain()
+	w.setPrune(c.Prune)
+	w.cuts++
+	if c.Measure {
+		w.measureNow(keys(w.sizes))
+	}
+	sizes := protocol.WatchDirty{Pruned: w.prunedTotal(), PrunedKnown: w.pruneSet}
+	closed := segment{gen: c.New, dirty: w.cur}
+	w.cur = map[string]bool{}
+	if c.Reset || !w.valid || c.Old < w.base {
+		reason := w.reason
+		if w.valid && !c.Reset {
+			reason = "no record of the changes since that scan"
+		}
+		if w.fd >= 0 && w.reason != "no inotify watches left (fs.inotify.max_user_watches)" {
+			w.valid = true
+		}
+		// The full scan that follows covers everything up to now.
+		w.segs, w.base = nil, c.New
+		sizes.Reason = reason
+		return &sizes
+	}
+	w.segs = append(w.segs, closed)
+	union := map[string]bool{}
+	keep := w.segs[:0]
+	for _, s := range w.segs {
+		if s.gen <= c.Old {
+			continue // the host has committed past it
+		}
+		keep = append(keep, s)
+		for d := range s.dirty {
+			union[d] = true
+		}
+	}
+	w.segs, w.base = keep, c.Old
+	out := &sizes
+	out.Valid, out.Dirs = true, make([]string, 0, len(union))
+	for d := range union {
+		out.Dirs = append(out.Dirs, d)
+	}
+	return out
+}
+
+// setPrune stops watching what scans skip, and watches again (marked
+// changed) what they no longer skip.
+func (w *watcher) setPrune(dirs []string) {
+	next := map[string]bool{}
+	for _, d := range dirs {
+		next[d] = true
+	}
+	var unpruned []string
+	for d := range w.prune {
+		if !next[d] {
+			unpruned = append(unpruned, d)
+		}
+	}
+	w.pruneSet = true
+	for d := range w.sizes {
+		if !next[d] {
+			delete(w.sizes, d)
+		}
+	}
+	// A directory skipped from now on was just read whole by the scan
+	// that saw it: measuring it again costs as much once.
+	var fresh []string
+	for d := range next {
+		if _, ok := w.sizes[d]; !ok {
+			fresh = append(fresh, d)
+		}
+	}
+	w.measureNow(fresh)
+	w.prune = next
+	for wd, p := range w.wds {
+		if p != "" && w.pruned(p) {
+			syscall.InotifyRmWatch(w.fd, uint32(wd))
+			delete(w.wds, wd)
+		}
+	}
+	for _, d := range unpruned {
+		w.addTree(d)
+	}
+}
+
+// prunedTotal sums the sizes of the skipped directories, counting one
+// inside another once.
+func (w *watcher) prunedTotal() uint64 {
+	var total uint64
+	for d, n := range w.sizes {
+		if parent := path.Dir(d); parent == "." || !prunedPath(parent, w.prune) {
+			total += n
+		}
+	}
+	return total
+}
+
+// measureBudget bounds how long a cut measures (with w.mu held, and the
+// scan waiting): what it cannot finish is finished in the background, and
+// the cut reports what it counted so far, a lower bound.
+const measureBudget = 2 * time.Second
+
+// measureNow measures dirs for a cut, within measureBudget.
+func (w *watcher) measureNow(dirs []string) {
+	deadline := time.Now().Add(measureBudget)
+	for _, d := range dirs {
+		n, done := diskUsage(w.root+"/"+d, deadline)
+		w.sizes[d] = n
+		if !done {
+			w.unsure[d] = true
+		} else {
+			delete(w.unsure, d)
+		}
+	}
+}
+
+// measure measures the skipped directories again every interval, beside
+// the agent's commands, so a call never waits for it: those a cut left
+// unfinished, and all of them when the sandbox was used since.
+func (w *watcher) measure(interval time.Duration) {
+	for {
+		time.Sleep(interval)
+		w.mu.Lock()
+		dirs := keys(w.unsure)
+		if w.cuts > 0 {
+			dirs = keys(w.sizes)
+		}
+		w.cuts = 0
+		w.mu.Unlock()
+		for _, d := range dirs {
+			n, _ := diskUsage(w.root+"/"+d, time.Time{})
+			w.mu.Lock()
+			if _, ok := w.sizes[d]; ok {
+				w.sizes[d] = n
+				delete(w.unsure, d)
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// diskUsage sums the sizes of the files under dir, without following
+// symlinks or crossing into another file system; past deadline (unless
+// zero) it stops and says it did not finish.
+func diskUsage(dir string, deadline time.Time) (total uint64, done bool) {
+	var root syscall.Stat_t
+	if syscall.Lstat(dir, &root) != nil {
+		return 0, true
+	}
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen%256 == 0 && !deadline.IsZero() && time.Now().After(deadline) {
+			return errOutOfTime
+		}
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) != nil {
+			return nil
+		}
+		if d.IsDir() && st.Dev != root.Dev {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && st.Size > 0 {
+			total += uint64(st.Size)
+		}
+		return nil
+	})
+	return total, err == nil
+}
+
+var errOutOfTime = errors.New("out of time")
+
+// serve answers cuts on the watch socket until the process ends.
+func (w *watcher) serve() {
+	if err := os.MkdirAll(path.Dir(protocol.WatchSocket), 0o700); err != nil {
+		return
+	}
+	os.Remove(protocol.WatchSocket)
+	l, err := net.Listen("unix", protocol.WatchSocket)
+	if err != nil {
+		return
+	}
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			p, err := protocol.NewReader(conn).Expect(protocol.TRequest)
+			if err != nil {
+				return
+			}
+			c, err := protocol.DecodeWatchCut(p)
+			if err != nil {
+				return
+			}
+			protocol.NewWriter(conn).Frame(protocol.TResult, w.cut(c).Encode())
+		}()
+	}
+}
+
+// askWatcher asks PID 1 for the directories changed since manifest old;
+// Valid is false when the scan must read everything.
+func askWatcher(c *protocol.WatchCut) *protocol.WatchDirty {
+	conn, err := net.DialTimeout("unix", protocol.WatchSocket, time.Second)
+	if err != nil {
+		return &protocol.WatchDirty{}
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := protocol.NewWriter(conn).Frame(protocol.TRequest, c.Encode()); err != nil {
+		return &protocol.WatchDirty{}
+	}
+	p, err := protocol.NewReader(conn).Expect(protocol.TResult)
+	if err != nil {
+		return &protocol.WatchDirty{}
+	}
+	d, err := protocol.DecodeWatchDirty(p)
+	if err != nil {
+		return &protocol.WatchDirty{}
+	}
+	return d
+}

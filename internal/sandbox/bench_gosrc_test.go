@@ -1,0 +1,160 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// The Go standard library's source ($(go env GOROOT)/src: 11,478 files,
+// 157 MB here) in a fresh repository: a real tree rather than a generated
+// one. It is made once per test process and removed by TestMain.
+var goSrc struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+func goSrcRepo(b *testing.B) string {
+	b.Helper()
+	goSrc.once.Do(func() {
+		ctx := context.Background()
+		r := testenv.Exec()
+		res, err := r.Run(ctx, runner.Cmd{Name: "go", Args: []string{"env", "GOROOT"}})
+		if err != nil {
+			goSrc.err = err
+			return
+		}
+		tmp, err := os.MkdirTemp("", "lbbench-gosrc-")
+		if err != nil {
+			goSrc.err = err
+			return
+		}
+		goSrc.dir = filepath.Join(tmp, testenv.UniqueName("lbbench"))
+		src := filepath.Join(string(res.Stdout[:len(res.Stdout)-1]), "src")
+		if _, err := r.Run(ctx, runner.Cmd{Name: "cp", Args: []string{"-a", src, goSrc.dir}}); err != nil {
+			goSrc.err = err
+			return
+		}
+	})
+	if goSrc.err != nil {
+		b.Fatal(goSrc.err)
+	}
+	if _, err := os.Stat(filepath.Join(goSrc.dir, ".git")); err != nil {
+		testenv.Git(b, goSrc.dir, "init", "-q", "-b", "main")
+		testenv.Git(b, goSrc.dir, "add", "-A")
+		testenv.Git(b, goSrc.dir, "commit", "-q", "-m", "go/src")
+	}
+	return goSrc.dir
+}
+
+// removeGoSrc is TestMain's cleanup.
+func removeGoSrc() {
+	if goSrc.dir != "" {
+		os.RemoveAll(filepath.Dir(goSrc.dir))
+	}
+}
+
+// goSrcSandbox makes a sandbox of its own on the Go source repository.
+func goSrcSandbox(b *testing.B) (*Manager, Names) {
+	b.Helper()
+	dir := goSrcRepo(b)
+	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
+	if err != nil {
+		b.Fatal(err)
+	}
+	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	name := testenv.UniqueName("g")
+	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
+	if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
+		b.Fatal(err)
+	}
+	return m, m.Names(name)
+}
+
+func BenchmarkBashNoopGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	for b.Loop() {
+		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: "true"})
+		if err != nil || res.Snapshot != "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func BenchmarkRawBashNoopGoSrc(b *testing.B) {
+	_, n := goSrcSandbox(b)
+	for b.Loop() {
+		docker(b, "exec", "--user", "1000:1000", n.Container, "sh", "-c", "true")
+	}
+}
+
+func BenchmarkWriteGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	i := 0
+	for b.Loop() {
+		i++
+		res, err := m.Write(context.Background(), n.Slug, "written.txt", []byte(fmt.Sprintf("version %d\n", i)))
+		if err != nil || res.Snapshot == "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func BenchmarkRawWriteGoSrc(b *testing.B) { benchRawWriteIn(b, goSrcSandbox) }
+
+// change1000 appends a line to the first 1,000 Go files under net/ and os/
+// and the like: one call that changes 1,000 tracked files.
+const change1000 = `find ./[a-n]* -name '*.go' | head -n 1000 | while read -r f; do echo '// x' >> "$f"; done`
+
+func BenchmarkChange1000GoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	for b.Loop() {
+		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: change1000})
+		if err != nil || res.Snapshot == "" || res.ExitCode != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func BenchmarkRawChange1000GoSrc(b *testing.B) {
+	_, n := goSrcSandbox(b)
+	for b.Loop() {
+		docker(b, "exec", "--user", "1000:1000", "--workdir", "/src", n.Container, "sh", "-c", change1000)
+	}
+}
+
+// BenchmarkFirstCallAfterRestartGoSrc times the first bash no-op after a
+// docker restart, when the container has lost its manifest and scans (and
+// hashes) the whole tree. The restart itself is not timed.
+func BenchmarkFirstCallAfterRestartGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	for b.Loop() {
+		b.StopTimer()
+		docker(b, "restart", "-t", "1", n.Container)
+		b.StartTimer()
+		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: "true"})
+		if err != nil || res.Snapshot != "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func BenchmarkRawFirstCallAfterRestartGoSrc(b *testing.B) {
+	_, n := goSrcSandbox(b)
+	for b.Loop() {
+		b.StopTimer()
+		docker(b, "restart", "-t", "1", n.Container)
+		b.StartTimer()
+		docker(b, "exec", "--user", "1000:1000", n.Container, "sh", "-c", "true")
+	}
+}

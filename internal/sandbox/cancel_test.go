@@ -1,0 +1,61 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+)
+
+// A helper that never answers: past the command's timeout the host sends
+// the cancel itself, and cancelGrace later it gives up the conversation;
+// a caller's cancel does the same at once.
+func TestWatchCancelBounds(t *testing.T) {
+	oldSlack, oldGrace := resultSlack, cancelGrace
+	resultSlack, cancelGrace = 100*time.Millisecond, 200*time.Millisecond
+	t.Cleanup(func() { resultSlack, cancelGrace = oldSlack, oldGrace })
+
+	run := func(ctx context.Context, timeout time.Duration) (time.Duration, []byte) {
+		var sent bytes.Buffer
+		aborted := make(chan time.Time, 1)
+		stop := make(chan struct{})
+		t0 := time.Now()
+		go watchCancel(ctx, protocol.NewWriter(&sent), answerBound{timeout: timeout, abort: func(error) { aborted <- time.Now() }}, stop)
+		select {
+		case at := <-aborted:
+			close(stop)
+			return at.Sub(t0), sent.Bytes()
+		case <-time.After(5 * time.Second):
+			t.Fatal("never aborted")
+			return 0, nil
+		}
+	}
+	took, sent := run(context.Background(), 300*time.Millisecond)
+	if took < 600*time.Millisecond || took > 2*time.Second {
+		t.Errorf("after a timeout of 300 ms: aborted at %v, want about 600 ms", took)
+	}
+	if typ, _, err := protocol.NewReader(bytes.NewReader(sent)).Next(); err != nil || typ != protocol.TCancel {
+		t.Errorf("sent %q (%v), want a cancel frame", sent, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if took, _ := run(ctx, 0); took < 200*time.Millisecond || took > time.Second {
+		t.Errorf("after the caller's cancel: aborted at %v, want about 200 ms", took)
+	}
+
+	// A result in time: no abort.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		watchCancel(context.Background(), protocol.NewWriter(&bytes.Buffer{}), answerBound{timeout: time.Second, abort: func(error) { t.Error("aborted") }}, stop)
+		close(done)
+	}()
+	close(stop)
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("watchCancel did not return when the result came")
+	}
+}

@@ -1,0 +1,163 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// TestContract is the sandbox contract, run against every provider (docker on
+// its socket, docker over TCP, podman) through the same Manager code: create,
+// exec, files, snapshots, pause/resume, services and delete.
+func TestContract(t *testing.T) {
+	for _, p := range testenv.Providers(t) {
+		t.Run(p.Name, func(t *testing.T) { contract(t, p) })
+	}
+}
+
+func contract(t *testing.T, p testenv.Provider) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbct"))
+	testenv.NewRepo(t, dir, testenv.SmallFiles)
+	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: p.Kubernetes}, dir, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
+	m.Config.Services = map[string]config.ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// create
+	c, err := m.Create(ctx, CreateOptions{Name: "Contract Box"})
+	must(err)
+	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
+		t.Fatalf("create: %+v", c)
+	}
+	if tip := testenv.Git(t, dir, "rev-parse", c.Branch); tip != c.Base {
+		t.Fatalf("branch at %s, want the base %s", tip, c.Base)
+	}
+
+	// exec: output, exit code, the sandbox user, the copied tree
+	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "id -u; cat README.md; echo err >&2; exit 3"})
+	must(err)
+	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\n" || res.Stderr != "err\n" || res.Snapshot != "" {
+		t.Fatalf("bash: %+v", res)
+	}
+
+	// files and snapshots: every change is a commit on the branch
+	w, err := m.Write(ctx, c.Name, "docs/new.txt", []byte("one\ntwo\n"))
+	must(err)
+	if w.Snapshot == "" || testenv.Git(t, dir, "show", c.Branch+":docs/new.txt") != "one\ntwo" {
+		t.Fatalf("write: %+v", w)
+	}
+	e, err := m.Edit(ctx, c.Name, "docs/new.txt", one("two", "three", false))
+	must(err)
+	r, err := m.Read(ctx, c.Name, "docs/new.txt", 0, 0)
+	must(err)
+	if e.Replacements != 1 || r.Content != "one\nthree\n" {
+		t.Fatalf("edit %+v, read %+v", e, r)
+	}
+	if g, _, err := m.Grep(ctx, c.Name, "thr+ee", "", ""); err != nil || len(g) != 1 || g[0].Path != "docs/new.txt" {
+		t.Fatalf("grep: %+v %v", g, err)
+	}
+	if paths, _, err := m.Glob(ctx, c.Name, "**/new.txt", ""); err != nil || len(paths) != 1 || paths[0] != "docs/new.txt" {
+		t.Fatalf("glob: %v %v", paths, err)
+	}
+	res, err = m.Bash(ctx, c.Name, BashOptions{Command: "rm README.md && chmod +x docs/new.txt && ln -s docs/new.txt link"})
+	must(err)
+	if res.Snapshot == "" {
+		t.Fatal("bash changes made no snapshot")
+	}
+	tree := testenv.Git(t, dir, "ls-tree", "-r", c.Branch)
+	if strings.Contains(tree, "README.md") || !strings.Contains(tree, "100755 blob") || !strings.Contains(tree, "120000 blob") {
+		t.Fatalf("tree after rm/chmod/ln:\n%s", tree)
+	}
+	src := filepath.Join(t.TempDir(), "up.txt")
+	must(os.WriteFile(src, []byte("uploaded\n"), 0o644))
+	_, err = m.Upload(ctx, c.Name, src, "up.txt")
+	must(err)
+	out := filepath.Join(t.TempDir(), "down.txt")
+	_, err = m.Download(ctx, c.Name, "up.txt", out)
+	must(err)
+	if data, _ := os.ReadFile(out); string(data) != "uploaded\n" {
+		t.Fatalf("download: %q", data)
+	}
+
+	// pause/resume: the service keeps its pid. A pod cannot be frozen:
+	// on Kubernetes pause stops the sandbox (deletes the pod, keeps the
+	// claim) and resume starts the service again in a new pod.
+	before, err := m.Service(ctx, c.Name, services.Status, "ticker")
+	must(err)
+	_, err = m.Pause(ctx, c.Name)
+	must(err)
+	wantStatus, wantWord := StatusPaused, "paused"
+	if p.Kubernetes {
+		wantStatus, wantWord = StatusStopped, "stopped"
+	}
+	if s := listed(t, m, c.Name); s != wantStatus {
+		t.Fatalf("status %s after pause", s)
+	}
+	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
+		t.Fatalf("bash while paused: %v", err)
+	}
+	_, err = m.Resume(ctx, c.Name)
+	must(err)
+	after, err := m.Service(ctx, c.Name, services.Status, "ticker")
+	must(err)
+	if after[0].State != services.Running || (after[0].PID != before[0].PID) != p.Kubernetes {
+		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
+	}
+	// What pause kept: the files, ignored ones included, and the branch.
+	res, err = m.Bash(ctx, c.Name, BashOptions{Command: "cat docs/new.txt up.txt"})
+	must(err)
+	if res.Stdout != "one\nthree\nuploaded\n" {
+		t.Fatalf("files across pause/resume: %+v", res)
+	}
+	stopped, err := m.Service(ctx, c.Name, services.Stop, "ticker")
+	must(err)
+	if stopped[0].State != services.Stopped {
+		t.Fatalf("stop: %+v", stopped)
+	}
+
+	// delete: nothing of the sandbox is left
+	_, err = m.Delete(ctx, c.Name, true)
+	must(err)
+	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		t.Fatalf("container after delete: %v", err)
+	}
+	if vols := p.Volumes(); strings.Contains(vols, m.Names(c.Name).Volume) {
+		t.Fatalf("volume %s left", m.Names(c.Name).Volume)
+	}
+	if refs := testenv.Git(t, dir, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); refs != "" {
+		t.Fatalf("refs left: %s", refs)
+	}
+}
+
+func listed(t *testing.T, m *Manager, name string) string {
+	t.Helper()
+	list, err := m.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if s.Name == name {
+			return s.Status
+		}
+	}
+	return ""
+}

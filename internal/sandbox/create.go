@@ -1,0 +1,735 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
+	"github.com/litterbox-dev/litterbox/kubecli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// containerSpec is the sandbox's container. Its PID 1 is the helper (init:
+// it reaps orphans and ignores the signals the sandbox user may send it;
+// the container ends by SIGKILL from outside), so the image needs nothing,
+// not even a shell.
+func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) dockercli.ContainerSpec {
+	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
+	maps.Copy(env, c.Env)
+	maps.Copy(env, ports.Env(pmap))
+	var shared []dockercli.SharedVolume
+	var allow []string
+	if m.proxied(c) {
+		maps.Copy(env, proxyEnv())
+		shared = append(shared, dockercli.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
+	} else if usesProxy(c) {
+		allow = c.Allow // the pod's NetworkPolicy
+	}
+	labels := m.labels(n.Slug, "true")
+	labels[LabelBase] = base
+	if len(pmap) > 0 {
+		labels[LabelPorts] = ports.Label(pmap)
+	}
+	if len(c.Services) > 0 {
+		labels[LabelServices] = string(mustJSON(c.Services))
+	}
+	return dockercli.ContainerSpec{
+		Name:         n.Container,
+		Hostname:     n.Slug,
+		Image:        c.Image,
+		Labels:       labels,
+		User:         c.User,
+		ReadOnly:     c.ReadOnly,
+		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
+		Volume:       n.Volume,
+		VolumeTarget: Workdir,
+		VolumeLabels: m.labels(n.Slug, "true"),
+		AnonVolumes:  []string{HelperDir},
+		Shared:       shared,
+		Workdir:      Workdir,
+		Env:          env,
+		CapDrop:      []string{"ALL"},
+		SecurityOpt:  []string{"no-new-privileges"},
+		PidsLimit:    c.PidsLimit,
+		Memory:       c.Memory,
+		CPUs:         c.CPUs,
+		Network:      c.Network,
+		Allow:        allow,
+		Publish:      ports.Bindings(pmap),
+		Entrypoint:   h.argv()[0],
+		Cmd:          h.argv("init")[1:],
+	}
+}
+
+// labels say whose a resource of sandbox slug is; managed is "true" for
+// the sandbox's own container and volume, the role of another (egress).
+func (m *Manager) labels(slug, managed string) map[string]string {
+	return map[string]string{
+		LabelManaged: managed, LabelRepo: m.RepoPath, LabelRepoID: m.RepoID, LabelRepoSlug: m.RepoSlug, LabelSandbox: slug,
+	}
+}
+
+// CreateOptions are the inputs of Create.
+type CreateOptions struct {
+	Name    string
+	BaseRef string // default HEAD; see resolveBaseRef for what it may name
+	// MayBaseOn, when set, says which sandboxes' branches BaseRef may name
+	// or reach through: an MCP server passes its scope. Nil: any (the CLI).
+	MayBaseOn func(slug string) bool
+	// Network, when set, replaces the config's: the user's word on the
+	// command line, and the only way to get "host".
+	Network string
+	// fork, set by Fork, makes the sandbox from another's files.
+	fork *forkSource
+}
+
+// forkSource is what a fork takes from its source sandbox: its files (a
+// copy of its volume), its image, its branch tip and its base.
+type forkSource struct {
+	slug, volume, image, tip, base string
+	// snap is where the source's snapshots start from: its submodules
+	// and the ignored directories it does not scan.
+	snap snapshot.State
+}
+
+// Created describes a new sandbox.
+type Created struct {
+	Name      string       `json:"name"`
+	Branch    string       `json:"branch"`
+	Container string       `json:"container"`
+	Base      string       `json:"base"`
+	Status    string       `json:"status"`
+	Setup     SetupResult  `json:"setup"`
+	Ports     []ports.Port `json:"ports"`
+	// Services are the configured services as they were after start.
+	Services []services.State `json:"services"`
+	Network  string           `json:"network"`
+	// Image is the image the sandbox runs; Build says how it was made
+	// when the project builds it.
+	Image string      `json:"image"`
+	Build *BuiltImage `json:"build,omitempty"`
+	// SetupCache says whether the setup came from the cache or was kept
+	// in it; nil when the cache was not used.
+	SetupCache *CacheReport `json:"setup_cache,omitempty"`
+	// ForkedFrom is the sandbox a fork copied.
+	ForkedFrom string `json:"forked_from,omitempty"`
+	// Allow is the allowlist of network "allow".
+	Allow []string `json:"allow,omitempty"`
+	// SetupNetwork, for people, is the network the setup command alone
+	// had: the whole network, or its own allowlist.
+	SetupNetwork string `json:"setup_network,omitempty"`
+	Workdir      string `json:"workdir"`
+	// ConfigFiles are the config files the sandbox was made from.
+	ConfigFiles []string `json:"config_files"`
+	// Weakened are the settings that loosen the sandbox's defaults, each
+	// with the file (or flag) that set it.
+	Weakened []string `json:"weakened"`
+	// Submodules says what became of each submodule of the base commit.
+	Submodules []Submodule `json:"submodules"`
+	// Storage, on Kubernetes, says where /src lives: a claim of the
+	// default storage class, or an emptyDir that goes with the pod.
+	Storage string `json:"storage,omitempty"`
+	// Notes name what the config files ask for that Litterbox does not
+	// do (devcontainer.json features, hooks, mounts).
+	Notes []string `json:"notes"`
+	// Warnings are things the caller must be told, such as uncommitted host
+	// changes that are not in the sandbox.
+	Warnings []string `json:"warnings"`
+}
+
+// Create makes a sandbox: a branch at the base commit, a container with a named
+// volume at /src holding that commit's tree, and the setup command run in it.
+// Any failure before the setup command leaves nothing behind; a failing setup
+// command keeps the sandbox, marked failed-setup.
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
+	slug, err := ParseName(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := m.createConfig()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Network != "" {
+		if opts.Network == "none" && len(cfg.Ports) > 0 {
+			return nil, fmt.Errorf("--network none: port %q needs a network", cfg.Ports[0].Name)
+		}
+		cfg.Network = opts.Network
+		if cfg.From == nil {
+			cfg.From = map[string]string{}
+		}
+		cfg.From["docker.network"] = FlagNetwork
+	}
+	weakened, err := m.checkWeakenings(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Every secret must be readable before anything is made.
+	if _, err := m.secrets.Resolve(ctx, cfg.Secrets); err != nil {
+		return nil, err
+	}
+	uid, gid, err := cfg.IDs()
+	if err != nil {
+		return nil, err
+	}
+	if m.IDErr != nil {
+		return nil, fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
+	}
+	var built *BuiltImage
+	var base string // resolved once: a checked base_ref costs three git calls
+	if opts.fork != nil {
+		// The files were made by the source's toolchain.
+		cfg.Image, cfg.Build = opts.fork.image, nil
+	} else if cfg.Build != nil {
+		// The image is built from the base commit's files.
+		if base, err = m.createBase(ctx, opts); err != nil {
+			return nil, err
+		}
+		if built, err = m.projectImage(ctx, &cfg, base); err != nil {
+			return nil, err
+		}
+	}
+	if recreates(m.Provider) {
+		if err := kubeNetwork(cfg); err != nil {
+			return nil, err
+		}
+	}
+	imageID, err := m.preflight(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Devcontainer() != nil {
+		if err := m.devcontainerImage(ctx, &cfg); err != nil {
+			return nil, err
+		}
+		// A user name may have turned out to be root.
+		if uid, _, _ := cfg.IDs(); uid == 0 && cfg.UserName() != "" {
+			more, err := m.allowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
+			if err != nil {
+				return nil, err
+			}
+			weakened = append(weakened, more...)
+		}
+	}
+	// A new sandbox gets new names, whatever an old record says.
+	n := NamesFor(m.RepoSlug, m.RepoID, slug)
+	if rec, err := m.store().load(slug); err != nil {
+		return nil, err
+	} else if rec != nil {
+		// A live sandbox, or the state of one whose branch was deleted.
+		if refs, err := m.Git.ListRefs(ctx, n.Ref); err != nil || len(refs) > 0 {
+			return nil, &ExistsError{Name: slug}
+		}
+		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
+	}
+	if base == "" {
+		if base, err = m.createBase(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	// tip is where the branch starts: the base, or a fork's source's tip.
+	tip := base
+	if opts.fork != nil {
+		base, tip = opts.fork.base, opts.fork.tip
+	}
+	var warnings []string
+	var cache *CacheReport
+	var cacheHit *CacheEntry
+	var cacheKey string
+	switch {
+	case opts.fork != nil || !cacheable(cfg):
+	case recreates(m.Provider):
+		// A cluster tells no image id to key on and has no container that
+		// borrows another's volumes to copy with: say so once, instead of
+		// keying, looking up and failing to keep an entry on every create.
+		warnings = append(warnings, "setup cache not used: "+kubecli.ErrUnsupported.Error())
+	default:
+		if cacheKey, err = m.cacheKey(ctx, cfg, imageID, base); err != nil {
+			warnings = append(warnings, "setup cache not used: "+oneLineErr(err))
+			cacheKey = ""
+		} else if cacheHit = m.cacheLookup(ctx, cacheKey); cacheHit != nil {
+			cache = &CacheReport{Key: cacheKey[:12], Hit: true, Files: cacheHit.Files, Bytes: cacheHit.Bytes, From: cacheHit.From}
+		}
+	}
+	if opts.BaseRef == "" && opts.fork == nil {
+		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+			warnings = append(warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(base)))
+		}
+	}
+
+	// The branch is the name's claim: update-ref with an empty old value is
+	// atomic, so of two racing creates exactly one gets past this point.
+	t := time.Now()
+	reason := "litterbox: create " + slug
+	if opts.fork != nil {
+		reason = "litterbox: fork " + opts.fork.slug + " as " + slug
+	}
+	if err := m.Git.CreateRef(ctx, n.Ref, tip, reason); err != nil {
+		if errors.Is(err, gitcli.ErrRefExists) {
+			return nil, &ExistsError{Name: slug}
+		}
+		return nil, &StepError{Step: "creating branch " + n.Branch, Err: err}
+	}
+	m.step("branch "+n.Branch, t)
+
+	rec := &Record{
+		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
+		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: limitsOf(cfg),
+		Allow: cfg.Allow, Secrets: cfg.Secrets,
+	}
+	st := m.store()
+	if err := st.save(rec); err != nil {
+		return nil, m.rollback(ctx, n, tip, &StepError{Step: "saving sandbox state", Err: err})
+	}
+
+	// The egress proxy this create made goes with a failed create; a
+	// leftover's, whose name it found taken, stays.
+	egressMade := false
+	defer func() {
+		if err != nil && egressMade {
+			if _, left := m.removeEgress(context.WithoutCancel(ctx), n); len(left) > 0 {
+				err = fmt.Errorf("%w (also left: %s)", err, strings.Join(left, ", "))
+			}
+		}
+	}()
+	// The proxy starts while the sandbox's container is made: only the
+	// volume both mount comes first.
+	proxyDone := make(chan error, 1)
+	if m.proxied(cfg) {
+		rec.Egress, egressMade = true, true
+		if err := m.egressVolume(ctx, n, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, tip, err)
+		}
+		go func() {
+			t := time.Now()
+			err := m.startProxy(ctx, n, cfg, firstAllow(cfg))
+			if err == nil {
+				m.step("egress proxy "+n.Egress(), t)
+			}
+			proxyDone <- err
+		}()
+	} else {
+		proxyDone <- nil
+	}
+	t = time.Now()
+	run := cfg
+	if setupOpen(cfg) {
+		run.Network = egressNetwork(cfg)
+	}
+	var prefill func(context.Context) error
+	switch {
+	case opts.fork != nil:
+		prefill = func(ctx context.Context) error {
+			t := time.Now()
+			if _, err := m.copyVolume(ctx, cfg.Image, copyJob{sandbox: n.Container, volume: opts.fork.volume, intoSandbox: true}); err != nil {
+				return &StepError{Step: "copying " + opts.fork.slug + "'s files", Err: err}
+			}
+			m.step("copy "+opts.fork.slug+"'s "+Workdir, t)
+			return nil
+		}
+	case cacheHit != nil:
+		prefill = func(ctx context.Context) error {
+			t := time.Now()
+			if err := m.cacheRestore(ctx, n, cfg.Image, cacheHit); err != nil {
+				return err
+			}
+			m.step("setup cache "+cacheKey[:12], t)
+			return nil
+		}
+	}
+	pmap, err := m.runContainer(ctx, n, base, run, prefill)
+	proxyErr := <-proxyDone
+	// A leftover's proxy: not this create's to remove.
+	leftoverProxy := errors.Is(proxyErr, dockercli.ErrNameInUse)
+	egressMade = egressMade && !leftoverProxy
+	if err != nil {
+		if errors.Is(err, dockercli.ErrNameInUse) {
+			// Another container holds the name: not this create's to remove.
+			return nil, m.rollbackRefs(ctx, n, tip, m.nameInUse(ctx, n))
+		}
+		var nf *ports.NoFreeError
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
+			// The engine never made anything of ours.
+			return nil, m.rollbackRefs(ctx, n, tip, err)
+		}
+		return nil, m.rollback(ctx, n, tip, err)
+	}
+	rec.Ports = pmap
+	m.step("container "+n.Container, t)
+	if leftoverProxy {
+		return nil, m.rollback(ctx, n, tip, &ExistsError{Name: slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + slug})
+	}
+	if proxyErr != nil {
+		return nil, m.rollback(ctx, n, tip, proxyErr)
+	}
+
+	var subs []Submodule
+	setupCmd := cfg.SetupCommand
+	switch {
+	case opts.fork != nil:
+		// The source's files came as its last call left them (prefill):
+		// no setup. Its ignore rules, as the tree copy would have kept them.
+		if err := os.CopyFS(m.mirror(slug), os.DirFS(m.mirror(opts.fork.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s ignore rules", Err: err})
+		}
+		setupCmd = ""
+	default:
+		if cacheHit != nil {
+			setupCmd = "" // its result came with prefill
+		}
+		t = time.Now()
+		if err := m.copyTree(ctx, n, base, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, tip, err)
+		}
+		if subs, err = m.copySubmodules(ctx, n, base, uid, gid); err != nil {
+			return nil, m.rollback(ctx, n, tip, err)
+		}
+		m.step("copy "+short(base)+" into "+Workdir, t)
+	}
+
+	t = time.Now()
+	// An empty command takes the baseline only: the files came prepared.
+	start := snapshot.State{Submodules: submodulePaths(subs)}
+	if opts.fork != nil {
+		start = opts.fork.snap
+	}
+	setup, err := m.runSetup(ctx, n, setupCmd, setupEnv(cfg), start)
+	if err != nil {
+		return nil, m.rollback(ctx, n, tip, &StepError{Step: "running the setup command", Err: err})
+	}
+	if setupCmd == "" {
+		setup.Command, setup.Skipped, setup.ExitCode, setup.Stderr = m.secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
+	}
+	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
+		return nil, m.rollback(ctx, n, tip, err)
+	}
+	if setup.Skipped {
+		warnings = append(warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
+	}
+	if setup.Snapshot != "" {
+		warnings = append(warnings, "the setup command changed tracked files; committed as "+short(setup.Snapshot))
+	}
+	m.step("setup: "+setup.Command, t)
+	if cacheKey != "" && cacheHit == nil {
+		switch {
+		case setup.ExitCode != 0:
+		case setup.Snapshot != "":
+			warnings = append(warnings, "setup cache: not kept, because the setup command changed tracked files")
+		default:
+			t = time.Now()
+			e, err := m.cacheSave(ctx, n, cfg, cacheKey, imageID, base)
+			switch {
+			case err != nil:
+				warnings = append(warnings, "setup cache: not kept: "+oneLineErr(err))
+			case e != nil:
+				cache = &CacheReport{Key: cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
+				m.step("keep setup cache "+cacheKey[:12], t)
+			}
+		}
+	}
+	svcs := []services.State{}
+	if setup.ExitCode == 0 && len(cfg.Services) > 0 {
+		t = time.Now()
+		svcs, err = m.startServices(ctx, slug, n.Container, cfg.Services)
+		if err != nil {
+			warnings = append(warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		m.step(fmt.Sprintf("start %d service(s)", len(cfg.Services)), t)
+	}
+	rec.Setup = &setup
+	rec.Status, rec.CreatorPID = recReady, 0
+	status := StatusActive
+	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
+		rec.Status, status = recFailedSetup, StatusFailedSetup
+	}
+	if err := st.save(rec); err != nil {
+		warnings = append(warnings, "could not save sandbox state: "+err.Error())
+	}
+	storage := ""
+	if st, ok := m.Provider.(storageTeller); ok {
+		storage = st.Storage(ctx)
+	}
+	return &Created{
+		Storage: storage, Name: slug, Branch: n.Branch, Container: n.Container, Base: base,
+		Image: cfg.Image, Build: built, SetupCache: cache, ForkedFrom: forkedFrom(opts.fork),
+		Status: status, Setup: setup, Ports: orEmpty(pmap), Services: orEmpty(svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: weakened, Submodules: orEmpty(subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(warnings),
+	}, nil
+}
+
+// nameInUse explains a container name that is taken: by a leftover of this
+// repository (which delete removes) or by someone else's container.
+func (m *Manager) nameInUse(ctx context.Context, n Names) error {
+	in, err := m.Provider.Inspect(ctx, n.Container)
+	if err == nil && !m.owns(ctx, n.Container, in.Labels) {
+		return foreign("container", n.Container, in.Labels)
+	}
+	return &ExistsError{Name: n.Slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + n.Slug}
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// createConfig is the configuration a new sandbox is made with.
+func (m *Manager) createConfig() (config.Config, error) {
+	if !m.fromFiles {
+		return m.Config, nil
+	}
+	return config.Load(m.Root)
+}
+
+// runContainer makes the sandbox's container, delivers the helper into it
+// and starts it, with host ports for its [[ports]]. Two creates may pick the
+// same free port at once; the engine refuses the second, which then tries
+// other ports. prefill, when set, fills /src (from a fork's source or the
+// setup cache): while the container starts when it has no ports, after
+// it when a retry could remove the container under the copy.
+func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
+	if len(cfg.Ports) == 0 {
+		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper), prefill)
+	}
+	pmap, err := m.runContainerPorts(ctx, n, base, cfg)
+	if err == nil && prefill != nil {
+		err = prefill(ctx)
+	}
+	return pmap, err
+}
+
+func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, cfg config.Config) ([]ports.Port, error) {
+	taken, err := m.takenPorts(ctx)
+	if err != nil {
+		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
+	}
+	// This machine's ports say nothing about a remote engine's: there only
+	// the engine's refusal tells a taken port.
+	free, remote := m.portFree, ""
+	if ep, err := m.Provider.Endpoint(ctx); err == nil {
+		remote = dockercli.RemoteHost(ep)
+	}
+	if remote != "" {
+		free = func(int) bool { return true }
+	}
+	for attempt := 1; ; attempt++ {
+		pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, free)
+		if err != nil {
+			return nil, err
+		}
+		for i := range pmap {
+			pmap[i].EngineHost = remote
+		}
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.helper), nil)
+		if err == nil {
+			return pmap, nil
+		}
+		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
+			return nil, err
+		}
+		// The engine made the container before it failed to bind.
+		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
+			return nil, err
+		}
+		for _, p := range pmap {
+			taken[p.HostPort] = true
+		}
+	}
+}
+
+// startContainer creates the container, copies the helper into its helper
+// volume (its PID 1 runs from there) and starts it, running prefill (when
+// set) at the same time: nothing reads /src before the setup step.
+func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec, prefill func(context.Context) error) error {
+	step := "starting container " + n.Container
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return &StepError{Step: step, Err: err}
+	}
+	m.verified.Store(n.Container, true) // made just now, with our labels
+	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
+		return &StepError{Step: "delivering the sandbox helper", Err: err}
+	}
+	filled := make(chan error, 1)
+	if prefill != nil {
+		go func() { filled <- prefill(ctx) }()
+	} else {
+		filled <- nil
+	}
+	err := m.Provider.Start(ctx, n.Container)
+	if ferr := <-filled; ferr != nil && err == nil {
+		return ferr
+	}
+	if err != nil {
+		if !errors.Is(err, dockercli.ErrPortInUse) {
+			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
+		}
+		return &StepError{Step: step, Err: err}
+	}
+	return nil
+}
+
+// copyTree streams `git archive` of base through Chown into `docker cp -`, so
+// the sandbox user owns /src and no archive is held in memory or on disk.
+func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid int) error {
+	// docker cp never applies the tar's root entry, so the volume root stays
+	// root:root 0755; its owner (root, needing no capability) opens it up.
+	// Podman gives the volume to the container's user already, and root,
+	// without capabilities, may not chmod it: that is fine too.
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+		return &StepError{Step: "preparing " + Workdir, Err: err}
+	}
+	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))
+}
+
+func orStop(err error) error {
+	if err == nil {
+		return errPipeStopped
+	}
+	return err
+}
+
+// firstError keeps the first error reported to it.
+type firstError struct {
+	mu   sync.Mutex
+	err  error
+	step string
+}
+
+func (f *firstError) set(err error, step string) {
+	if err == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err, f.step = err, step
+	}
+}
+
+// execChecked runs a command that must succeed.
+func (m *Manager) execChecked(ctx context.Context, container string, spec dockercli.ExecSpec) (runner.Result, error) {
+	res, err := m.Provider.Exec(ctx, container, spec, dockercli.Streams{})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, firstLine(string(res.Stderr)))
+	}
+	return res, err
+}
+
+// keepIgnore returns a visitor that copies .gitignore and .gitattributes
+// files into the sandbox's rules mirror as the tree streams into the
+// container.
+func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
+	root := m.mirror(slug)
+	return func(name string, data []byte) error {
+		if !snapshot.ValidPath(name) {
+			return nil
+		}
+		dst := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	}
+}
+
+// runSetup runs the setup command through the helper, which first takes the
+// baseline manifest, so whatever the command changes is snapshotted too.
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, start snapshot.State) (SetupResult, error) {
+	unlock, err := m.lock(ctx, n.Slug)
+	if err != nil {
+		return SetupResult{}, err
+	}
+	defer unlock()
+	if err := m.saveSnap(n.Slug, start); err != nil {
+		return SetupResult{}, err
+	}
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
+	if err != nil {
+		return SetupResult{}, err
+	}
+	// The command is the user's, and may spell a secret out.
+	out := SetupResult{Command: m.secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	if res.noShell {
+		out.Skipped = true
+		out.Stderr = "the image has no /bin/sh: the setup command did not run"
+	}
+	return out, nil
+}
+
+// rollback undoes a create that failed before the setup command: container,
+// volume, state and branch. It runs even when ctx was cancelled (Ctrl-C), and
+// names whatever it could not remove.
+func (m *Manager) rollback(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	var left []string
+	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		left = append(left, "container "+n.Container)
+	}
+	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, dockercli.ErrNoSuchVolume) {
+		left = append(left, "volume "+n.Volume)
+	}
+	return m.finishRollback(ctx, n, base, cause, left)
+}
+
+// rollbackRefs undoes only what Create did in git.
+func (m *Manager) rollbackRefs(ctx context.Context, n Names, base string, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	return m.finishRollback(ctx, n, base, cause, nil)
+}
+
+func (m *Manager) finishRollback(ctx context.Context, n Names, base string, cause error, left []string) error {
+	if err := m.store().remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.store().path(n.Slug))
+	}
+	left = append(left, m.removeHostState(n.Slug)...)
+	// Guarded by base: never delete a branch someone moved meanwhile.
+	if err := m.Git.DeleteRef(ctx, n.Ref, base); err != nil {
+		left = append(left, "branch "+n.Branch)
+	}
+	if len(left) == 0 {
+		return cause
+	}
+	var se *StepError
+	if errors.As(cause, &se) {
+		se.Left = append(se.Left, left...)
+		return cause
+	}
+	return &StepError{Step: "create", Err: cause, Left: left}
+}
+
+// CacheReport is what a create did with the setup cache.
+type CacheReport struct {
+	Key   string `json:"key"`
+	Hit   bool   `json:"hit"`   // the setup's result came from the cache
+	Saved bool   `json:"saved"` // this create's setup result was kept
+	From  string `json:"from,omitempty"`
+	Files int    `json:"files"`
+	Bytes int64  `json:"bytes"`
+}
+
+func forkedFrom(f *forkSource) string {
+	if f == nil {
+		return ""
+	}
+	return f.slug
+}

@@ -1,0 +1,407 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/mcpclients"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/kubecli"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// Check results.
+const (
+	CheckOK   = "ok"
+	CheckWarn = "warn"
+	CheckFail = "fail"
+)
+
+// Check is one preflight check: what was checked, how it went, and for a
+// failure or warning, how to fix it.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Failed reports whether any check failed.
+func Failed(checks []Check) bool {
+	for _, c := range checks {
+		if c.Status == CheckFail {
+			return true
+		}
+	}
+	return false
+}
+
+// PreflightError is the first failed check, which stops a create; Err is the
+// failure under it, for errors.Is.
+type PreflightError struct {
+	Check Check
+	Err   error
+}
+
+func (e *PreflightError) Unwrap() error { return e.Err }
+
+func (e *PreflightError) Error() string {
+	msg := e.Check.Name + ": " + e.Check.Detail
+	if e.Check.Fix != "" {
+		msg += " (" + e.Check.Fix + ")"
+	}
+	return msg
+}
+
+// pullTimeout bounds the image pull doctor and create may attempt.
+const pullTimeout = 5 * time.Minute
+
+// Doctor runs every preflight check for the repository at dir on runtime rt
+// and returns them all; it never stops at the first failure.
+func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Check {
+	cli := rt.client(r)
+	var checks []Check
+	add := func(c Check) { checks = append(checks, c) }
+
+	engineUp := false
+	client, server, err := cli.Versions(ctx)
+	switch {
+	case errors.Is(err, dockercli.ErrBinaryMissing):
+		add(Check{Name: "runtime", Status: CheckFail, Detail: rt.Bin + " not found on PATH",
+			Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"})
+		add(Check{Name: "engine", Status: CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
+	default:
+		add(Check{Name: "runtime", Status: CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
+		c := engineCheck(ctx, cli, server, err)
+		engineUp = c.Status == CheckOK
+		add(c)
+		if kc, ok := cli.(*kubecli.Client); ok && engineUp {
+			for _, c := range kubeChecks(ctx, kc) {
+				add(c)
+			}
+		}
+	}
+
+	m, err := OpenRepo(ctx, r, rt, loc)
+	var cfg config.Config
+	if err == nil {
+		cfg, err = m.createConfig()
+	}
+	h, herr := findHelper()
+	if herr != nil {
+		add(Check{Name: "helper", Status: CheckFail, Detail: oneLineErr(herr)})
+	} else {
+		add(Check{Name: "helper", Status: CheckOK, Detail: h.describe()})
+	}
+	if engineUp {
+		probeCfg := config.Default()
+		if err == nil {
+			probeCfg = cfg
+			// The probe runs as create would, but never with what the
+			// config check refuses: then only the image is the config's.
+			if _, werr := m.checkWeakenings(ctx, cfg); werr != nil {
+				probeCfg = config.Default()
+				probeCfg.Image = cfg.Image
+			}
+		}
+		var c Check
+		var platform string
+		if probeCfg.Build != nil {
+			c, platform = m.buildCheck(ctx, probeCfg)
+			if c.Status == CheckOK {
+				probeCfg.Image = strings.Fields(c.Detail)[0]
+			}
+		} else {
+			c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		}
+		add(c)
+		// An image still to be built cannot be probed.
+		if c.Status != CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == CheckOK) {
+			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
+			add(pm.sandboxCheck(ctx, probeCfg, platform))
+		}
+	} else {
+		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
+	}
+
+	g := gitcli.New(loc.Dir, r)
+	if v, gerr := g.Output(ctx, "version"); gerr != nil {
+		add(Check{Name: "git", Status: CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
+	} else {
+		add(Check{Name: "git", Status: CheckOK, Detail: strings.TrimSpace(v)})
+	}
+	if m == nil {
+		c := Check{Name: "repository", Status: CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
+		var re *RepoError
+		if errors.As(err, &re) {
+			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
+		}
+		add(c)
+		return checks
+	}
+	add(repoCheck(ctx, m))
+	for _, f := range mcpclients.Containment(m.Root) {
+		add(containmentCheck(f))
+	}
+	if err != nil {
+		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
+		return checks
+	}
+	add(m.configCheck(ctx, cfg))
+	if len(cfg.Ports) > 0 && engineUp {
+		add(m.portsCheck(ctx, cfg))
+	}
+	return checks
+}
+
+// containmentCheck says whether a client set up in the repository could
+// still change the host checkout without Litterbox: a warning, since the
+// sandboxes themselves are fine either way.
+func containmentCheck(f mcpclients.Finding) Check {
+	c := Check{Name: "containment " + f.Client, Status: CheckOK, Detail: f.Detail}
+	if !f.Contained {
+		c.Status, c.Fix = CheckWarn, f.Fix
+	}
+	return c
+}
+
+// buildCheck is the image check of a project image: its tag as HEAD's
+// build inputs name it, present, or to be built by the next create.
+func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (Check, string) {
+	b := cfg.Build
+	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
+	if err == nil {
+		tag, err = m.projectImageTag(ctx, cfg, tag)
+	}
+	if err != nil {
+		return Check{Name: "image", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
+	}
+	info, err := m.Provider.Image(ctx, tag)
+	if err != nil {
+		return Check{Name: "image", Status: CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
+	}
+	return Check{Name: "image", Status: CheckOK, Detail: tag + " (" + info.Platform + "), built from " + b.Dockerfile}, info.Platform
+}
+
+// sandboxCheck starts a throwaway container of the image the way a sandbox
+// is started (same user, read-only root, /tmp, limits, the helper as PID 1)
+// and asks the helper what it finds: that it runs at all (architecture),
+// that /tmp and /src are writable and /tmp executable, and whether there is
+// a shell.
+func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) Check {
+	h := m.helper
+	fail := func(detail, fix string) Check {
+		return Check{Name: "sandbox", Status: CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
+	}
+	if platform == "" { // just pulled
+		info, err := m.Provider.Image(ctx, cfg.Image)
+		if err != nil {
+			return fail(oneLineErr(err), "")
+		}
+		platform = info.Platform
+	}
+	if err := h.checkPlatform(cfg.Image, platform); err != nil {
+		return fail(err.Error(), "")
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	n := Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
+	spec := m.containerSpec(n, "", cfg, nil, h)
+	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
+	spec.Volume, spec.VolumeLabels = "", nil
+	spec.AnonVolumes = append(spec.AnonVolumes, Workdir)
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_ = m.Provider.Remove(rctx, n.Container)
+	}()
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return fail("a sandbox container cannot be made: "+oneLineErr(err), "")
+	}
+	if err := m.deliverHelper(ctx, n.Container, h); err != nil {
+		return fail(oneLineErr(err), "")
+	}
+	if err := m.Provider.Start(ctx, n.Container); err != nil {
+		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
+	}
+	uid, _, _ := cfg.IDs()
+	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: h.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
+	}
+	var out bytes.Buffer
+	res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{Cmd: h.argv("probe")}, dockercli.Streams{Stdout: &out})
+	var p protocol.Probe
+	if err == nil && res.ExitCode == 0 {
+		err = json.Unmarshal(out.Bytes(), &p)
+	} else if err == nil {
+		err = fmt.Errorf("exit code %d: %s", res.ExitCode, firstLine(string(res.Stderr)))
+	}
+	switch {
+	case err != nil:
+		return fail("the sandbox helper does not answer: "+oneLineErr(err), "")
+	case !p.TmpWrite:
+		return fail("/tmp is not writable by the sandbox user", "the engine must honour --tmpfs /tmp (podman and docker do)")
+	case !p.TmpExec:
+		return fail("/tmp is not executable: "+p.TmpDetail, "the engine must honour --tmpfs /tmp:exec")
+	case !p.SrcWrite:
+		return fail(Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
+	case !p.Shell:
+		return Check{Name: "sandbox", Status: CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
+			Fix: "use an image with a shell if agents need to run commands"}
+	}
+	return Check{Name: "sandbox", Status: CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
+}
+
+func engineCheck(ctx context.Context, cli Provider, server string, err error) Check {
+	if errors.Is(err, dockercli.ErrBinaryMissing) {
+		return Check{Name: "engine", Status: CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
+			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
+	}
+	if err != nil || server == "" {
+		where := ""
+		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
+			where = " at " + ep
+		}
+		return Check{Name: "engine", Status: CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
+			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
+	}
+	return Check{Name: "engine", Status: CheckOK, Detail: "reachable, version " + server}
+}
+
+// imageCheck finds the image or pulls it: an image that cannot be had fails
+// every create. It returns the image's platform when it found it present.
+func imageCheck(ctx context.Context, cli Provider, bin, image string) (Check, string) {
+	info, err := cli.Image(ctx, image)
+	platform := info.Platform
+	switch {
+	case errors.Is(err, dockercli.ErrImageNotFound):
+		return pullCheck(ctx, cli, bin, image), ""
+	case err != nil:
+		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
+	}
+	return Check{Name: "image", Status: CheckOK, Detail: image + " present"}, platform
+}
+
+// pullCheck pulls an image that is not present.
+func pullCheck(ctx context.Context, cli Provider, bin, image string) Check {
+	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+	defer cancel()
+	if err := cli.Pull(pctx, image); err != nil {
+		return Check{Name: "image", Status: CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
+			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
+	}
+	return Check{Name: "image", Status: CheckOK, Detail: image + " pulled"}
+}
+
+func repoCheck(ctx context.Context, m *Manager) Check {
+	head, err := m.Git.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return Check{Name: "repository", Status: CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
+	}
+	c := Check{Name: "repository", Status: CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, short(head))}
+	if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+		c.Status = CheckWarn
+		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)
+		c.Fix = "commit what the agent should see"
+	}
+	return c
+}
+
+func (m *Manager) configCheck(ctx context.Context, cfg config.Config) Check {
+	if len(cfg.Files) == 0 {
+		return Check{Name: "config", Status: CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
+	}
+	if _, err := m.checkWeakenings(ctx, cfg); err != nil {
+		var we *WeakeningError
+		fix := "fix the file named above"
+		if errors.As(err, &we) && we.Weakening.File == config.File {
+			fix = "read " + config.File + ", then: litterbox trust"
+		}
+		return Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: fix}
+	}
+	return Check{Name: "config", Status: CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
+		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}
+}
+
+// portsCheck makes sure a create would find a host port for every entry.
+func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) Check {
+	taken, err := m.takenPorts(ctx)
+	if err != nil {
+		return Check{Name: "ports", Status: CheckFail, Detail: oneLineErr(err)}
+	}
+	pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, m.portFree)
+	if err != nil {
+		return Check{Name: "ports", Status: CheckFail, Detail: err.Error(),
+			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", ports.RangeLow, ports.RangeHigh)}
+	}
+	var parts []string
+	for _, p := range pmap {
+		parts = append(parts, fmt.Sprintf("%s (e.g. %d)", p.Name, p.HostPort))
+	}
+	return Check{Name: "ports", Status: CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}
+}
+
+// preflight is what create checks before it makes anything: the engine
+// answers and has the image (pulled if need be). The config, the base commit
+// and the ports are checked by the steps that use them.
+//
+// It returns the image's id, which the setup cache's key needs: one
+// inspect tells both.
+func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
+	cli := m.Provider
+	h, err := m.findHelper()
+	if err != nil {
+		return "", &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
+	}
+	m.helper = h
+	info, err := cli.Image(ctx, cfg.Image)
+	present := err == nil
+	if errors.Is(err, dockercli.ErrImageNotFound) {
+		err = nil
+	}
+	if err != nil {
+		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
+			_, server, verr := cli.Versions(ctx)
+			return "", &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
+		}
+		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+	}
+	if !present {
+		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
+			return "", &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
+		}
+		if info, err = cli.Image(ctx, cfg.Image); err != nil {
+			return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		}
+	}
+	if err := h.checkPlatform(cfg.Image, info.Platform); err != nil {
+		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: err.Error()}, Err: err}
+	}
+	return info.ID, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(version unknown)"
+	}
+	return s
+}
+
+func oneLineErr(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	return firstLine(err.Error())
+}

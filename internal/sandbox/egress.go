@@ -1,0 +1,281 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egress"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/kubecli"
+)
+
+// A sandbox with network mode "allow" has no network of its own. Its PID 1
+// relays 127.0.0.1:3128 to a socket in a volume held in memory, which it
+// shares, read-only, with the sandbox's egress proxy: Litterbox's own binary
+// in a container of its own on the egress network, which connects only to
+// the allowlist's hosts. A direct connection or a DNS lookup from the
+// sandbox fails at once: there is no route.
+
+// roleEgress is the dev.litterbox.managed label of a sandbox's egress proxy
+// and its volume: a container that serves a sandbox rather than being one,
+// so `docker ps` of managed sandboxes (managed=true) leaves it out.
+const roleEgress = "egress"
+
+// Egress is the name of the sandbox's egress proxy container, and of the
+// volume of its socket. A slug has no '.', so no sandbox's names meet it.
+func (n Names) Egress() string { return n.Container + ".egress" }
+
+// DefaultEgressNetwork is the network the proxy reaches out on by default.
+const DefaultEgressNetwork = "bridge"
+
+// proxyEnv is what makes go, npm, pip, curl, wget and git use the proxy.
+func proxyEnv() map[string]string {
+	url := "http://127.0.0.1:" + protocol.EgressPort
+	env := map[string]string{"LITTERBOX_EGRESS": protocol.EgressSocket}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		env[k] = url
+	}
+	env["NO_PROXY"], env["no_proxy"] = "localhost,127.0.0.1,::1", "localhost,127.0.0.1,::1"
+	return env
+}
+
+// usesProxy: the sandbox is made with the egress proxy's volume and
+// environment, for an allowlist of its own or of its setup command.
+func usesProxy(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAllow != nil }
+
+// proxied says whether this sandbox's allowlist goes through the egress
+// proxy: on Kubernetes it is the pod's NetworkPolicy instead.
+func (m *Manager) proxied(cfg config.Config) bool { return usesProxy(cfg) && !recreates(m.Provider) }
+
+// kubeNetwork refuses what a pod's NetworkPolicy cannot express: a setup
+// command with a network of its own (the policy is the pod's for its life).
+func kubeNetwork(cfg config.Config) error {
+	if cfg.SetupAllow != nil || setupOpen(cfg) {
+		return fmt.Errorf("the setup command's own network ([network] setup): %w", kubecli.ErrUnsupported)
+	}
+	return nil
+}
+
+// setupOpen: the setup command runs on the egress network, which create
+// takes away before anything else runs.
+func setupOpen(cfg config.Config) bool { return cfg.SetupOpen && cfg.Network == "none" }
+
+// egressNetwork is where the proxy, or a setup command with the network,
+// reaches out.
+func egressNetwork(cfg config.Config) string {
+	if cfg.EgressNetwork != "" {
+		return cfg.EgressNetwork
+	}
+	return DefaultEgressNetwork
+}
+
+// setupEnv is the setup command's own environment: with the whole network
+// it goes straight out, not through the sandbox's proxy.
+func setupEnv(cfg config.Config) map[string]string {
+	if !setupOpen(cfg) || !usesProxy(cfg) {
+		return nil
+	}
+	env := proxyEnv()
+	for k := range env {
+		env[k] = ""
+	}
+	return env
+}
+
+// egressVolume makes the volume, held in memory, of the egress proxy's
+// socket.
+func (m *Manager) egressVolume(ctx context.Context, n Names, uid, gid int) error {
+	if err := m.Provider.TmpfsVolume(ctx, n.Egress(), m.labels(n.Slug, roleEgress), uid, gid); err != nil {
+		return &StepError{Step: "making the egress proxy's volume", Err: err}
+	}
+	return nil
+}
+
+// firstAllow is the allowlist the proxy starts with: the setup command's
+// when it has one of its own.
+func firstAllow(cfg config.Config) []string {
+	if cfg.SetupAllow != nil {
+		return cfg.SetupAllow
+	}
+	return cfg.Allow
+}
+
+// endSetupNetwork takes away what the setup command alone had: the egress
+// network, or its own allowlist, whose proxy gives way to one with the
+// sandbox's (or to none). Nothing of the agent's runs before it.
+func (m *Manager) endSetupNetwork(ctx context.Context, n Names, cfg config.Config) error {
+	if setupOpen(cfg) {
+		if err := m.Provider.DisconnectNetwork(ctx, egressNetwork(cfg), n.Container); err != nil {
+			return &StepError{Step: "taking the setup command's network " + egressNetwork(cfg) + " away", Err: err}
+		}
+	}
+	if cfg.SetupAllow == nil {
+		return nil
+	}
+	if err := m.Provider.Remove(ctx, n.Egress()); err != nil {
+		return &StepError{Step: "ending the setup command's egress proxy", Err: err}
+	}
+	if cfg.Allow == nil {
+		return nil
+	}
+	return m.startProxy(ctx, n, cfg, cfg.Allow)
+}
+
+// startProxy makes and starts the egress proxy of a sandbox, hardened like
+// the sandbox, from the sandbox's own image (the helper is static: any
+// image will do, and no other image is needed).
+func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, allow []string) error {
+	labels := m.labels(n.Slug, roleEgress)
+	network := egressNetwork(cfg)
+	h := m.helper
+	spec := dockercli.ContainerSpec{
+		Name:        n.Egress(),
+		Hostname:    n.Slug + "-egress",
+		Image:       cfg.Image,
+		Labels:      labels,
+		User:        cfg.User,
+		ReadOnly:    true,
+		AnonVolumes: []string{HelperDir},
+		Shared:      []dockercli.SharedVolume{{Volume: n.Egress(), Target: protocol.EgressDir}},
+		CapDrop:     []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"},
+		PidsLimit:   64,
+		Memory:      "128m",
+		CPUs:        "1",
+		Network:     network,
+		// Each refusal is a log line the agent provokes: bounded.
+		LogMax:     "1m",
+		Entrypoint: h.argv()[0],
+		Cmd:        h.argv("proxy", "unix:"+protocol.EgressSocket, strings.Join(allow, ","))[1:],
+	}
+	if _, err := m.Provider.Create(ctx, spec); err != nil {
+		return &StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
+	}
+	if err := m.deliverHelper(ctx, n.Egress(), h); err != nil {
+		return &StepError{Step: "delivering the helper to the egress proxy", Err: err}
+	}
+	if err := m.Provider.Start(ctx, n.Egress()); err != nil {
+		return &StepError{Step: "starting the egress proxy on network " + network, Err: err}
+	}
+	return nil
+}
+
+// removeEgress removes the egress proxy and its volume, returning what is
+// left; neither existing is fine.
+func (m *Manager) removeEgress(ctx context.Context, n Names) (removed, left []string) {
+	return removeProxy(ctx, m.Provider, n.Egress())
+}
+
+// removeProxy removes the egress proxy container name and its volume of
+// the same name.
+func removeProxy(ctx context.Context, p Provider, name string) (removed, left []string) {
+	if err := p.Remove(ctx, name); err == nil {
+		removed = append(removed, "egress proxy "+name)
+	} else if !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		return nil, []string{fmt.Sprintf("egress proxy %s (%v)", name, err)}
+	}
+	if err := p.RemoveVolume(ctx, name); err == nil {
+		removed = append(removed, "volume "+name)
+	} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {
+		left = append(left, fmt.Sprintf("volume %s (%v)", name, err))
+	}
+	return removed, left
+}
+
+// ownsEgress reports whether the sandbox has an egress proxy of this
+// repository's, for a delete that lost the sandbox's record.
+func (m *Manager) ownsEgress(ctx context.Context, n Names) bool {
+	in, err := m.Provider.Inspect(ctx, n.Egress())
+	return err == nil && in.Labels[LabelManaged] == roleEgress && in.Labels[LabelRepoID] == m.RepoID && m.RepoID != ""
+}
+
+// followEgress pauses, or unpauses and starts, the egress proxy of a
+// sandbox of this repository that has one, after the sandbox's container.
+func (m *Manager) followEgress(ctx context.Context, slug, container string, pause bool) error {
+	n := m.Names(slug)
+	if container != n.Container {
+		return nil // another repository's sandbox: its record is not here
+	}
+	rec, err := m.store().load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
+		return err // no proxy
+	}
+	name := n.Egress()
+	if pause {
+		if err := m.Provider.Pause(ctx, name); err != nil && !errors.Is(err, dockercli.ErrAlreadyPaused) && !errors.Is(err, dockercli.ErrNotRunning) {
+			return fmt.Errorf("pausing the egress proxy of '%s': %w", slug, err)
+		}
+		return nil
+	}
+	err = m.Provider.Unpause(ctx, name)
+	if errors.Is(err, dockercli.ErrNotPaused) {
+		err = m.Provider.Start(ctx, name)
+	}
+	if err != nil {
+		return fmt.Errorf("resuming the egress proxy of '%s' (litterbox delete %s, then create it again): %w", slug, slug, err)
+	}
+	return nil
+}
+
+// Refused counts the connections the egress proxy of sandbox name refused,
+// by host:port, since since (all it logged when zero); nil for a sandbox
+// without one.
+func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
+	slug, err := ParseName(name)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store().load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
+		return nil, err // no proxy to ask
+	}
+	return m.refusals(ctx, slug, since)
+}
+
+// refusals reads the refusals of the egress proxy of sandbox slug, which
+// has one.
+func (m *Manager) refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
+	log, err := m.Provider.Logs(ctx, m.Names(slug).Egress(), since)
+	if err != nil {
+		return nil, fmt.Errorf("reading the egress proxy's log of '%s': %w", slug, err)
+	}
+	return egress.CountRefusals(log), nil
+}
+
+// RefusedSummary writes refusal counts for people, most refused first:
+// "denied.test:80 (3x), 10.0.0.1:443 (1x)".
+func RefusedSummary(counts map[string]int) string {
+	hosts := slices.Sorted(maps.Keys(counts))
+	slices.SortStableFunc(hosts, func(a, b string) int { return counts[b] - counts[a] })
+	parts := make([]string, len(hosts))
+	for i, h := range hosts {
+		parts[i] = fmt.Sprintf("%s (%dx)", h, counts[h])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// setupNetworkOf says what network the setup command alone had.
+func setupNetworkOf(cfg config.Config) string {
+	switch {
+	case setupOpen(cfg):
+		return "the whole network"
+	case cfg.SetupAllow != nil:
+		return "its own allowlist (" + strings.Join(cfg.SetupAllow, ", ") + ")"
+	}
+	return ""
+}
+
+// networkOf is the network a sandbox reports: "allow" for an allowlist.
+func networkOf(cfg config.Config) string {
+	if cfg.Allow != nil {
+		return "allow"
+	}
+	return cfg.Network
+}

@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
+)
+
+// ForkOptions are the inputs of Fork.
+type ForkOptions struct {
+	Source string
+	Name   string
+	// Network, as CreateOptions.Network.
+	Network string
+}
+
+// Fork makes a sandbox from another's current state: its branch starts at
+// the source's tip, its /src is a copy of the source's volume (ignored
+// files such as built dependencies included), its image is the source's
+// and the rest of its configuration is what create would use now. The
+// source keeps running; it takes no call while its files are copied.
+func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) {
+	src, err := m.resolve(opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseName(opts.Name); err != nil {
+		return nil, err
+	}
+	n, in, err := m.ownContainer(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store().load(src)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil || rec.Status == recCreating {
+		return nil, &NotFoundError{Name: src}
+	}
+	unlock, err := m.lock(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	// What background processes changed since the last call is committed
+	// on the source first, so the fork's branch and files agree.
+	if in.State == dockercli.State("running") {
+		if _, err := m.actLocked(ctx, src, action{op: protocol.OpScan, message: commitMessage("fork", "before forking as "+opts.Name)}); err != nil {
+			return nil, fmt.Errorf("committing %s's changes before the fork: %w", src, err)
+		}
+	}
+	refs, err := m.Git.ListRefs(ctx, n.Ref)
+	if err != nil {
+		return nil, err
+	}
+	tip := ""
+	for _, r := range refs {
+		if r.Name == n.Ref {
+			tip = r.ID
+		}
+	}
+	if tip == "" {
+		return nil, fmt.Errorf("sandbox '%s' has no branch %s to fork", src, n.Branch)
+	}
+	st, err := m.loadSnap(src)
+	if err != nil {
+		return nil, err
+	}
+	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, fork: &forkSource{
+		slug: src, volume: n.Volume, image: rec.Image, tip: tip, base: rec.Base,
+		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
+	}})
+}

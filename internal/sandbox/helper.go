@@ -1,0 +1,341 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/litterbox-dev/litterbox/internal/helper"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// HelperDir is where every sandbox keeps its helper: a volume of the
+// container's own (removed with it), owned by root, so the sandbox user can
+// run the helper but not replace it. Each build of the helper gets a folder
+// named by its id, so a newer Litterbox delivers its own next to the one
+// PID 1 runs.
+const HelperDir = "/.litterbox"
+
+// HelperEnv names a helper binary to deliver instead of this executable:
+// a static linux build of litterbox for the engine's architecture.
+const HelperEnv = "LITTERBOX_HELPER"
+
+// helperBinary is the host file delivered into sandboxes as the helper.
+type helperBinary struct {
+	path string
+	id   string
+	arch string // GOARCH of the binary
+	// libs, for a dynamically linked build (a plain `go install` on a
+	// machine with a C compiler), are its ELF interpreter and libraries,
+	// delivered beside it: base name -> host path. loader is the
+	// interpreter's base name; the helper runs through it.
+	libs   map[string]string
+	loader string
+}
+
+var (
+	localHelperOnce sync.Once
+	localHelper     *helperBinary
+	localHelperErr  error
+)
+
+// findHelper locates and checks the helper binary once per process: the
+// file $LITTERBOX_HELPER names; else, on Linux, this executable, which is
+// the helper when started as litterbox-helper; else (macOS) the Linux build
+// the release archive puts next to it, litterbox-linux-<arch>.
+func findHelper() (*helperBinary, error) {
+	localHelperOnce.Do(func() {
+		p := os.Getenv(HelperEnv)
+		if p == "" {
+			exe, err := os.Executable()
+			if err != nil {
+				localHelperErr = fmt.Errorf("finding the litterbox executable to deliver as the sandbox helper: %w", err)
+				return
+			}
+			p = exe
+			if runtime.GOOS != "linux" {
+				p = filepath.Join(filepath.Dir(exe), "litterbox-linux-"+runtime.GOARCH)
+				if _, err := os.Stat(p); err != nil {
+					localHelperErr = fmt.Errorf("no Linux build of litterbox to run inside sandboxes: the release archive for %s/%s has one beside litterbox (%s); or set %s to a linux/%s litterbox", runtime.GOOS, runtime.GOARCH, p, HelperEnv, runtime.GOARCH)
+					return
+				}
+			}
+		}
+		localHelper, localHelperErr = inspectHelper(p)
+	})
+	return localHelper, localHelperErr
+}
+
+var elfArch = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm", elf.EM_RISCV: "riscv64", elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x"}
+
+// findHelper is the helper this Manager delivers.
+func (m *Manager) findHelper() (*helperBinary, error) {
+	if m.helperSource != nil {
+		return m.helperSource()
+	}
+	return findHelper()
+}
+
+// inspectHelper checks that p can run in any Linux container (a static
+// ELF) and names it by its Go build id.
+func inspectHelper(p string) (*helperBinary, error) {
+	f, err := elf.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox helper %s is not a Linux executable (%v); a litterbox for %s/%s needs a Linux build for the engine: set %s to a static linux litterbox binary (the release archives include them)", p, err, runtime.GOOS, runtime.GOARCH, HelperEnv)
+	}
+	defer f.Close()
+	h := &helperBinary{path: p, arch: elfArch[f.Machine]}
+	if err := h.findLibs(f); err != nil {
+		return nil, fmt.Errorf("sandbox helper %s is dynamically linked and %v; build it static instead: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p, err)
+	}
+	if s := f.Section(".note.go.buildid"); s != nil {
+		if data, err := s.Data(); err == nil && len(data) > 16 {
+			sum := sha256.Sum256(data)
+			h.id = hex.EncodeToString(sum[:8])
+		}
+	}
+	if h.id == "" {
+		file, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		sum := sha256.New()
+		if _, err := io.Copy(sum, file); err != nil {
+			return nil, err
+		}
+		h.id = hex.EncodeToString(sum.Sum(nil)[:8])
+	}
+	return h, nil
+}
+
+// describe says what the helper is, for doctor.
+func (h *helperBinary) describe() string {
+	link := "static"
+	if h.loader != "" {
+		link = "dynamically linked, delivered with its " + strings.Join(slices.Sorted(maps.Keys(h.libs)), ", ")
+	}
+	return fmt.Sprintf("%s (linux/%s, %s)", h.path, h.arch, link)
+}
+
+// containerPath is where the helper lives in a sandbox.
+func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + helper.Name }
+
+// argv is the command line that runs the helper with args in a sandbox:
+// through its own copy of the ELF interpreter when it is dynamically
+// linked, so it needs no libc from the image.
+func (h *helperBinary) argv(args ...string) []string {
+	if h.loader == "" {
+		return append([]string{h.containerPath()}, args...)
+	}
+	lib := HelperDir + "/" + h.id + "/lib"
+	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, args...)
+}
+
+// libDirs are where shared libraries live on Linux distributions.
+var libDirs = []string{"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu"}
+
+// findLibs records the interpreter and the libraries a dynamically linked
+// helper needs (and theirs), found where the dynamic linker would look.
+func (h *helperBinary) findLibs(f *elf.File) error {
+	interp := ""
+	for _, prog := range f.Progs {
+		if prog.Type == elf.PT_INTERP {
+			data, err := io.ReadAll(prog.Open())
+			if err != nil {
+				return err
+			}
+			interp = strings.TrimRight(string(data), "\x00")
+		}
+	}
+	if interp == "" {
+		return nil
+	}
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("was built for %s", runtime.GOOS)
+	}
+	h.loader = filepath.Base(interp)
+	h.libs = map[string]string{h.loader: interp}
+	var need func(*elf.File) error
+	need = func(f *elf.File) error {
+		names, err := f.ImportedLibraries()
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if _, ok := h.libs[n]; ok {
+				continue
+			}
+			found := ""
+			for _, d := range libDirs {
+				if lf, err := elf.Open(filepath.Join(d, n)); err == nil {
+					ok := lf.Machine == f.Machine && lf.Class == f.Class
+					if ok {
+						found = filepath.Join(d, n)
+						err = need(lf)
+					}
+					lf.Close()
+					if err != nil {
+						return err
+					}
+					if ok {
+						break
+					}
+				}
+			}
+			if found == "" {
+				return fmt.Errorf("its library %s was not found", n)
+			}
+			h.libs[n] = found
+		}
+		return nil
+	}
+	return need(f)
+}
+
+// checkPlatform refuses an image the helper cannot run in.
+func (h *helperBinary) checkPlatform(image, platform string) error {
+	osName, arch, _ := strings.Cut(platform, "/")
+	if osName != "" && osName != "linux" {
+		return fmt.Errorf("image %s is for %s; Litterbox sandboxes run Linux images", image, platform)
+	}
+	if arch != "" && h.arch != "" && arch != h.arch {
+		return fmt.Errorf("image %s is for %s but the sandbox helper %s is for linux/%s; set %s to a static linux/%s litterbox binary (the release archives include one)", image, platform, h.path, h.arch, HelperEnv, arch)
+	}
+	return nil
+}
+
+// deliver copies the helper into the container's helper volume, with
+// docker cp: it works on a container not yet started, with no shell in the
+// image, over a remote engine, and on podman.
+func (m *Manager) deliverHelper(ctx context.Context, container string, h *helperBinary) error {
+	f, err := os.Open(h.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755})
+		if err == nil {
+			err = tarFile(tw, h.id+"/"+helper.Name, f, fi.Size())
+		}
+		if err == nil && len(h.libs) > 0 {
+			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/lib/", Mode: 0o755})
+			for _, name := range slices.Sorted(maps.Keys(h.libs)) {
+				if err == nil {
+					err = tarHostFile(tw, h.id+"/lib/"+name, h.libs[name])
+				}
+			}
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	err = m.Provider.CopyIn(ctx, container, HelperDir, &runner.NamedReader{Reader: pr, Name: "litterbox-helper " + h.id})
+	pr.CloseWithError(errPipeStopped)
+	if err != nil {
+		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
+	}
+	return nil
+}
+
+// helperFor returns this Litterbox's helper for a sandbox, delivering it
+// first when the sandbox has another build's (Litterbox was upgraded) and
+// recording that it is there.
+func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *Record, error) {
+	h, err := m.findHelper()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.ensureOwn(ctx, slug); err != nil {
+		return nil, nil, err
+	}
+	want := h.containerPath()
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec == nil {
+		// A sandbox being deleted; the engine's answer to the exec will
+		// say so.
+		return h, &Record{Name: slug}, nil
+	}
+	if rec.Helper == want {
+		return h, rec, nil
+	}
+	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
+		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
+			return nil, nil, err // missing, paused, stopped
+		}
+		if rec.Helper == "" {
+			return nil, nil, &LegacyError{Name: slug, Branch: m.Names(slug).Branch}
+		}
+		return nil, nil, err
+	}
+	rec.Helper = want
+	if err := m.store().save(rec); err != nil {
+		return nil, nil, err
+	}
+	return h, rec, nil
+}
+
+func tarFile(tw *tar.Writer, name string, r io.Reader, size int64) error {
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o755, Size: size}); err != nil {
+		return err
+	}
+	_, err := io.CopyN(tw, r, size)
+	return err
+}
+
+// tarHostFile adds the file at p (a symlink followed) under name.
+func tarHostFile(tw *tar.Writer, name, p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return tarFile(tw, name, f, fi.Size())
+}
+
+// PinHelper makes the Manager deliver the file at path as its helper under
+// the fixed id, unchecked: record/replay tests need the same argv whatever
+// the build. Recording needs a real static litterbox there.
+func (m *Manager) PinHelper(path, id string) {
+	m.helperSource = func() (*helperBinary, error) {
+		return &helperBinary{path: path, id: id, arch: runtime.GOARCH}, nil
+	}
+}
+
+// LegacyError is a sandbox made before Litterbox had an in-sandbox helper:
+// its container has no helper volume to deliver one into. Its work is safe
+// on its branch.
+type LegacyError struct{ Name, Branch string }
+
+func (e *LegacyError) Error() string {
+	keep := "litterbox-keep-" + e.Name
+	return fmt.Sprintf("sandbox '%s' was made by an older Litterbox, which had no in-sandbox helper; its work is safe on %s. "+
+		"To go on in a new sandbox from there: git branch %s %s && litterbox delete --force %s && litterbox create %s --base %s",
+		e.Name, e.Branch, keep, e.Branch, e.Name, e.Name, keep)
+}

@@ -1,0 +1,441 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/slug"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/config"
+)
+
+// Statuses shown by list.
+const (
+	StatusActive      = "active"
+	StatusPaused      = "paused"
+	StatusStopped     = "stopped"
+	StatusFailedSetup = "failed-setup"
+	StatusMissing     = "missing"
+	StatusError       = "error"
+	// StatusCreating is a create still under way (its process is alive).
+	StatusCreating = "creating"
+)
+
+// Info is one sandbox as list shows it.
+type Info struct {
+	Name      string       `json:"name"`
+	Status    string       `json:"status"`
+	Branch    string       `json:"branch"`
+	Container string       `json:"container"`
+	Base      string       `json:"base,omitempty"`
+	Repo      string       `json:"repo"`
+	Created   string       `json:"created,omitempty"`
+	Ports     []ports.Port `json:"ports"`
+	// RepoGone is set for a sandbox whose repository no longer exists at
+	// Repo (moved or deleted); `litterbox --repo REPO delete NAME` removes it.
+	RepoGone bool `json:"repo_gone,omitempty"`
+	// CommitsAhead counts the branch's commits over the base; nil when it
+	// cannot be known (no branch, or a sandbox of another repository).
+	CommitsAhead *int `json:"commits_ahead"`
+	// Allow is the allowlist of a sandbox with network mode "allow", and
+	// Refused counts what its egress proxy refused, by host:port: what
+	// the agent tried to reach.
+	Allow   []string       `json:"allow,omitempty"`
+	Refused map[string]int `json:"refused,omitempty"`
+	// Background names the commands the agent started with bash's
+	// background (services of its own; sandbox-service tells their state).
+	Background []string `json:"background,omitempty"`
+	// ours: the sandbox is this repository's (another repository may
+	// have had the same path).
+	ours bool
+}
+
+var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
+
+func statusOf(state dockercli.State, rec *Record) string {
+	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+		return StatusCreating
+	}
+	switch state {
+	case "paused":
+		return StatusPaused
+	case "running":
+		if rec != nil && rec.Status == recFailedSetup {
+			return StatusFailedSetup
+		}
+		return StatusActive
+	case "exited", "created":
+		return StatusStopped
+	}
+	return StatusError
+}
+
+// List returns the sandboxes of this repository (of every repository with
+// allRepos) from one `docker ps` plus git and the state files.
+func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
+	// Every managed container, then ownership by label: a filter on the
+	// repository label would miss those an older release labelled with a
+	// linked worktree's root.
+	cts, err := m.Provider.List(ctx, map[string]string{LabelManaged: "true"}, listLabels)
+	if err != nil {
+		return nil, err
+	}
+	recs := m.store().all()
+	refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/")
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	seen := map[string]bool{}
+	for _, c := range cts {
+		slug, repo := c.Labels[LabelSandbox], c.Labels[LabelRepo]
+		var rec *Record
+		ours := m.owns(ctx, c.Name, c.Labels)
+		switch {
+		case ours:
+			rec, repo = recs[slug], m.RepoPath
+			seen[slug] = true
+		case !allRepos:
+			continue
+		}
+		out = append(out, Info{
+			ours: ours, RepoGone: !ours && !isDir(repo),
+			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
+			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
+			Background: backgroundOf(rec),
+		})
+	}
+	// Branches and records with no container: the container was removed
+	// behind our back.
+	for _, r := range refs {
+		slug := strings.TrimPrefix(r.Name, "refs/heads/litterbox/")
+		if !seen[slug] && (recs[slug] != nil || ParseNameExact(slug)) {
+			seen[slug] = true
+			out = append(out, m.missingInfo(slug, recs[slug]))
+		}
+	}
+	for slug, rec := range recs {
+		if !seen[slug] {
+			out = append(out, m.missingInfo(slug, rec))
+		}
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		return strings.Compare(a.Repo+"\x00"+a.Name, b.Repo+"\x00"+b.Name)
+	})
+	tips := map[string]string{}
+	for _, r := range refs {
+		tips[strings.TrimPrefix(r.Name, "refs/heads/litterbox/")] = r.ID
+	}
+	for i := range out {
+		s := &out[i]
+		tip, ok := tips[s.Name]
+		if !s.ours || !ok || s.Base == "" {
+			continue
+		}
+		if rec := recs[s.Name]; rec != nil && rec.Allow != nil {
+			s.Allow = rec.Allow
+			s.Refused, _ = m.refusals(ctx, s.Name, time.Time{})
+		}
+		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
+			s.CommitsAhead = &n
+		}
+	}
+	return out, nil
+}
+
+// ParseNameExact reports whether s is already a valid slug.
+func ParseNameExact(s string) bool { return slug.Valid(s) }
+
+func (m *Manager) missingInfo(slug string, rec *Record) Info {
+	n := m.Names(slug)
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}, ours: true}
+	if rec != nil && rec.Ports != nil {
+		info.Ports = rec.Ports
+	}
+	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+		info.Status = StatusCreating
+	}
+	if rec != nil {
+		info.Base = rec.Base
+		info.Created = rec.Created.Format("2006-01-02 15:04:05 -0700 MST")
+	}
+	return info
+}
+
+// known reports whether slug has a branch or a state record in this repo.
+func (m *Manager) known(ctx context.Context, slug string) (bool, error) {
+	rec, err := m.store().load(slug)
+	if err != nil || rec != nil {
+		return rec != nil, err
+	}
+	refs, err := m.Git.ListRefs(ctx, m.Names(slug).Ref)
+	return len(refs) > 0, err
+}
+
+// missingOrNotFound turns a "no such container" into the right error.
+func (m *Manager) missingOrNotFound(ctx context.Context, slug string) error {
+	if ok, err := m.known(ctx, slug); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("sandbox '%s': %w (its branch %s is kept; `litterbox delete %s` removes the rest)", slug, ErrMissing, m.Names(slug).Branch, slug)
+	}
+	return m.notFound(ctx, slug)
+}
+
+// notFound is the error for a name this repository has no sandbox of,
+// naming the ones it has (by branch or record: no engine call).
+func (m *Manager) notFound(ctx context.Context, slug string) error {
+	names := map[string]bool{}
+	for s := range m.store().all() {
+		names[s] = true
+	}
+	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err == nil {
+		for _, r := range refs {
+			if s := strings.TrimPrefix(r.Name, "refs/heads/litterbox/"); ParseNameExact(s) {
+				names[s] = true
+			}
+		}
+	}
+	delete(names, slug)
+	return &NotFoundError{Name: slug, Existing: slices.Sorted(maps.Keys(names))}
+}
+
+// Outcome says what a pause or resume did.
+type Outcome struct {
+	Name    string `json:"name"`
+	Repo    string `json:"repo,omitempty"`
+	Changed bool   `json:"changed"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+func (m *Manager) resolve(name string) (string, error) {
+	slug, err := ParseName(name)
+	if err != nil {
+		return "", err
+	}
+	return slug, nil
+}
+
+// Pause freezes a sandbox. Pausing a paused sandbox succeeds and says so.
+func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	n, in, err := m.ownContainer(ctx, slug)
+	if err != nil {
+		return Outcome{Name: slug}, err
+	}
+	if in.State == "paused" { // the inspect said so: no second call
+		return alreadyPaused(slug), nil
+	}
+	return m.pauseContainer(ctx, slug, n.Container)
+}
+
+// ensureOwn is ownContainer once per Manager and container: an agent's
+// calls into its sandbox pay for the check once per server, not per call.
+func (m *Manager) ensureOwn(ctx context.Context, slug string) error {
+	if _, ok := m.verified.Load(m.Names(slug).Container); ok {
+		return nil
+	}
+	_, _, err := m.ownContainer(ctx, slug)
+	return err
+}
+
+// ownContainer inspects the sandbox's container and makes sure it is this
+// repository's before anything acts on it.
+func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, dockercli.Inspection, error) {
+	n := m.Names(slug)
+	in, err := m.Provider.Inspect(ctx, n.Container)
+	switch {
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return n, in, m.missingOrNotFound(ctx, slug)
+	case err != nil:
+		return n, in, err
+	case !m.owns(ctx, n.Container, in.Labels):
+		fe := foreign("container", n.Container, in.Labels)
+		if ok, _ := m.known(ctx, slug); ok {
+			fe.Sandbox = slug
+		}
+		return n, in, fe
+	}
+	m.verified.Store(n.Container, true)
+	return n, in, nil
+}
+
+func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (Outcome, error) {
+	o := Outcome{Name: slug}
+	err := m.Provider.Pause(ctx, container)
+	switch {
+	case err == nil && recreates(m.Provider):
+		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
+	case err == nil:
+		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
+		if err := m.followEgress(ctx, slug, container, true); err != nil {
+			return o, err
+		}
+	case errors.Is(err, dockercli.ErrAlreadyPaused):
+		return alreadyPaused(slug), nil
+	case errors.Is(err, dockercli.ErrNotRunning):
+		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
+	case errors.Is(err, dockercli.ErrNoSuchContainer):
+		return o, m.missingOrNotFound(ctx, slug)
+	default:
+		return o, fmt.Errorf("pausing sandbox '%s': %w", slug, err)
+	}
+	return o, nil
+}
+
+// Resume thaws a paused sandbox, or starts a stopped one. Resuming an active
+// sandbox succeeds and says so.
+func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return Outcome{}, err
+	}
+	n, in, err := m.ownContainer(ctx, slug)
+	if err != nil {
+		return Outcome{Name: slug}, err
+	}
+	return m.resumeContainer(ctx, slug, n.Container, &in)
+}
+
+func alreadyPaused(slug string) Outcome {
+	return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}
+}
+
+// resumeContainer unpauses or starts container. in is its inspection when
+// the caller has one, so only the call its state needs is made; nil asks
+// the engine by trying to unpause first.
+func (m *Manager) resumeContainer(ctx context.Context, slug, container string, in *dockercli.Inspection) (Outcome, error) {
+	o := Outcome{Name: slug}
+	if in == nil || in.State == "paused" {
+		err := m.Provider.Unpause(ctx, container)
+		switch {
+		case err == nil:
+			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
+			return o, m.followEgress(ctx, slug, container, false)
+		case errors.Is(err, dockercli.ErrNoSuchContainer):
+			return o, m.missingOrNotFound(ctx, slug)
+		case !errors.Is(err, dockercli.ErrNotPaused):
+			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
+		}
+		// Not paused: either running already or stopped (engine restart).
+		i, err := m.Provider.Inspect(ctx, container)
+		if err != nil {
+			return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
+		}
+		in = &i
+	}
+	if in.State == "running" {
+		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
+		// Its proxy may have stopped (killed at its memory limit).
+		return o, m.followEgress(ctx, slug, container, false)
+	}
+	if err := m.Provider.Start(ctx, container); err != nil {
+		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
+	}
+	if recreates(m.Provider) {
+		h, err := m.findHelper()
+		if err == nil {
+			err = m.deliverHelper(ctx, container, h)
+		}
+		if err != nil {
+			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
+		}
+	}
+	if err := m.followEgress(ctx, slug, container, false); err != nil {
+		return o, err
+	}
+	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
+	// A started container has lost its processes: start the services again,
+	// as create did, unless its setup failed (then create started none).
+	var specs map[string]config.ServiceSpec
+	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
+		return o, nil
+	}
+	if m.owns(ctx, container, in.Labels) {
+		if rec, _ := m.store().load(slug); rec != nil && rec.Status == recFailedSetup {
+			o.Status = StatusFailedSetup
+			return o, nil
+		}
+	}
+	states, err := m.startServices(ctx, slug, container, specs)
+	if err != nil {
+		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
+		return o, nil
+	}
+	o.Message += fmt.Sprintf(" Started %d service(s).", len(states))
+	return o, nil
+}
+
+// Scope selects sandboxes for the bulk forms of pause and resume.
+type Scope int
+
+// Scopes of PauseAll and ResumeAll.
+const (
+	ThisRepo Scope = iota
+	AllRepos
+)
+
+// PauseAll pauses every active sandbox in scope.
+func (m *Manager) PauseAll(ctx context.Context, scope Scope) ([]Outcome, error) {
+	return m.each(ctx, scope, StatusActive, m.pauseContainer)
+}
+
+// ResumeAll resumes every paused or stopped sandbox in scope.
+func (m *Manager) ResumeAll(ctx context.Context, scope Scope) ([]Outcome, error) {
+	return m.each(ctx, scope, "", func(ctx context.Context, slug, container string) (Outcome, error) {
+		return m.resumeContainer(ctx, slug, container, nil)
+	})
+}
+
+func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(context.Context, string, string) (Outcome, error)) ([]Outcome, error) {
+	list, err := m.List(ctx, scope == AllRepos)
+	if err != nil {
+		return nil, err
+	}
+	var outs []Outcome
+	var errs []error
+	for _, s := range list {
+		if s.Status == StatusMissing || (only != "" && s.Status != only && s.Status != StatusFailedSetup) {
+			continue
+		}
+		if only == "" && s.Status == StatusActive {
+			continue
+		}
+		o, err := op(ctx, s.Name, s.Container)
+		o.Repo = s.Repo
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		outs = append(outs, o)
+	}
+	return outs, errors.Join(errs...)
+}
+
+// processAlive reports whether pid is a live process on this machine.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/slug"
+)
+
+// MaxSlugLen is the longest slug allowed (a DNS label, so it can be a hostname).
+const MaxSlugLen = slug.MaxLen
+
+// Slugify lowercases name, turns every run of characters outside [a-z0-9] into
+// one "-", and trims "-" at both ends.
+func Slugify(name string) string { return slug.Make(name) }
+
+// InvalidNameError reports a name whose slug is empty or too long.
+type InvalidNameError struct{ Name string }
+
+func (e *InvalidNameError) Error() string {
+	return fmt.Sprintf("invalid sandbox name %q: slugified names must be 1-%d characters and contain only [a-z0-9-]", e.Name, MaxSlugLen)
+}
+
+// ParseName slugifies name and validates the result.
+func ParseName(name string) (string, error) {
+	s := Slugify(name)
+	if len(s) == 0 || len(s) > MaxSlugLen {
+		return "", &InvalidNameError{Name: name}
+	}
+	return s, nil
+}
+
+// Names are the resources one sandbox owns.
+type Names struct {
+	Slug      string
+	Branch    string // short branch name, litterbox/<slug>
+	Ref       string // refs/heads/litterbox/<slug>
+	Container string
+	Volume    string
+}
+
+// NamesFor derives every resource name from the repository's slug and id
+// and the sandbox's slug. The id keeps two repositories with one basename or
+// one committed [project] slug apart on one engine.
+func NamesFor(repoSlug, repoID, slug string) Names {
+	c := "litterbox-" + repoSlug + "-" + repoID + "-" + slug
+	return Names{
+		Slug:      slug,
+		Branch:    "litterbox/" + slug,
+		Ref:       "refs/heads/litterbox/" + slug,
+		Container: c,
+		Volume:    c + "-src",
+	}
+}
+
+// RepoSlug is the slug of a repository root's basename, "repo" if that has no
+// usable characters.
+func RepoSlug(base string) string {
+	s := Slugify(base)
+	if s == "" {
+		return "repo"
+	}
+	if len(s) > MaxSlugLen {
+		s = strings.TrimRight(s[:MaxSlugLen], "-")
+	}
+	return s
+}

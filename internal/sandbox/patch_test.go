@@ -1,0 +1,92 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/secrets"
+)
+
+func TestCommitMessage(t *testing.T) {
+	if got := commitMessage("write", "src/main.go"); got != "write: src/main.go\n" {
+		t.Errorf("short: %q", got)
+	}
+	long := "go test ./... -run " + strings.Repeat("X", 80)
+	got := commitMessage("bash", long)
+	subject, body, _ := strings.Cut(got, "\n\n")
+	if len(subject) >= 72 || !strings.HasPrefix(subject, "bash: go test") || !strings.HasSuffix(subject, "...") || strings.TrimSpace(body) != long {
+		t.Errorf("long: %q", got)
+	}
+	multi := commitMessage("bash", "echo a\necho b")
+	if !strings.HasPrefix(multi, "bash: echo a ...\n\necho a\necho b") {
+		t.Errorf("multi-line: %q", multi)
+	}
+	// An agent's command must not reach the reviewer's terminal as
+	// escape sequences through git log.
+	evil := commitMessage("bash", "printf '\x1b]0;owned\x07' \x9b2J \u009b\r\tok \u202egnp.exe é")
+	if want := "bash: printf '\\x1b]0;owned\\x07' \\x9b2J \\u009b\\x0d\tok \\u202egnp.exe é\n"; evil != want {
+		t.Errorf("escapes: %q, want %q", evil, want)
+	}
+}
+
+func TestResolveAndHidden(t *testing.T) {
+	for in, want := range map[string]string{"a/b": "/src/a/b", "/etc/x": "/etc/x", "a/../b": "/src/b", "../etc": "/etc", ".": "/src"} {
+		if got := ResolvePath(in); got != want {
+			t.Errorf("ResolvePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, p := range []string{".env", "a/.git/config", "/src/.hidden", "x/../.env"} {
+		if _, err := visiblePath(p); err == nil {
+			t.Errorf("%q not refused", p)
+		}
+	}
+	for _, p := range []string{"a.b/c", "/tmp/x", "src/..x"} {
+		if _, err := visiblePath(p); err != nil && !strings.Contains(p, "..x") {
+			t.Errorf("%q refused: %v", p, err)
+		}
+	}
+}
+
+// A command of a megabyte is recorded as its head, its size and digest:
+// the body stays within MaxMessage and a note.
+func TestCommitMessageIsCapped(t *testing.T) {
+	long := "true #" + strings.Repeat("é", 1<<19)
+	got := commitMessage("bash", long)
+	if len(got) > MaxMessage+300 {
+		t.Fatalf("message is %d bytes, want at most %d (subject, head, note)", len(got), MaxMessage+300)
+	}
+	if !strings.Contains(got, "(cut: 1048582 bytes in all, sha256 ") || !utf8.ValidString(got) {
+		t.Errorf("no note of the cut, or a character split: %q", got[len(got)-150:])
+	}
+	if short := commitMessage("bash", strings.Repeat("x", MaxMessage)); strings.Contains(short, "(cut:") {
+		t.Errorf("a command of exactly MaxMessage bytes was cut")
+	}
+}
+
+// A secret's value is masked before the cut, so none of it is left at the
+// edge; the action's message is built only once the values are known.
+func TestActionMessageMasksBeforeTheCut(t *testing.T) {
+	r := &secrets.Resolver{LookupEnv: func(string) (string, bool) { return "hunter2-long-value", true }}
+	sec, err := r.Resolve(context.Background(), map[string]config.SecretSpec{"TOKEN": {Env: "TOKEN"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := strings.Repeat("x", MaxMessage-5) + "hunter2-long-value and more"
+	got := action{kind: "bash", detail: cmd}.commitMessage(sec)
+	if strings.Contains(got, "hunt") || !strings.Contains(got, "***") {
+		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
+	}
+}
+
+// What reaches a terminal keeps newlines, tabs and printable characters;
+// OSC 52 (clipboard), a screen clear, C1 controls and DEL are escapes.
+func TestEscaped(t *testing.T) {
+	in := "\x1b]52;c;aGk=\x07\x1b[2J ok\n\té \u009b2J\x7f\xff"
+	want := `\x1b]52;c;aGk=\x07\x1b[2J ok` + "\n\t" + `é \u009b2J\x7f\xff`
+	if got := Escaped(in); got != want {
+		t.Errorf("Escaped(%q) = %q, want %q", in, got, want)
+	}
+}

@@ -1,0 +1,28 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
+)
+
+// The note for a path the host cannot store names it by its ends, escaped,
+// and says how to get past it, on one line.
+func TestPathNoteNamesThePathAndTheWayOut(t *testing.T) {
+	p := strings.Repeat("é", 2000) + "/\x1b[2Jtail"
+	note := Bounds{Withheld: []snapshot.Withheld{{Path: p, Limit: snapshot.LimitPath, Max: 4000}}}.Notes()
+	if len(note) != 1 {
+		t.Fatalf("notes %q", note)
+	}
+	n := note[0]
+	for _, want := range []string{"is a path of 4009 bytes", "4000 bytes here", "Delete or rename it in the sandbox", ".gitignore", `\x1b[2Jtail`} {
+		if !strings.Contains(n, want) {
+			t.Errorf("note %q lacks %q", n, want)
+		}
+	}
+	if strings.ContainsAny(n, "\x1b\n") || !utf8.ValidString(n) || len(n) > 600 {
+		t.Errorf("note of %d bytes is not one short printable line: %q", len(n), n)
+	}
+}

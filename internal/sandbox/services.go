@@ -1,0 +1,301 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/secrets"
+	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/slug"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// box is the services of a sandbox whose container is container (resume
+// may start sandboxes of other repositories, so it is not always ours).
+func (m *Manager) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
+	return &services.Box{
+		Exec: m.Provider, Container: container, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
+		EngineErr: func(err error) error { return m.execError(ctx, slug, err) },
+	}
+}
+
+// secretsFor reads the secrets a sandbox of this repository gets now, with
+// the rule of every call (see callConfig).
+func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rec = &Record{}
+	}
+	_, specs, _ := m.callConfig(ctx, rec)
+	return m.secrets.Resolve(ctx, specs)
+}
+
+// serviceToken tells one start apart from every other.
+func (m *Manager) serviceToken() string {
+	return fmt.Sprintf("%x-%d", m.Now().UnixNano(), m.startSeq.Add(1))
+}
+
+// startServices starts the services of specs and checks they stay up.
+func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
+	var sec *secrets.Values
+	if container == m.Names(slug).Container {
+		var err error
+		if sec, err = m.secretsFor(ctx, slug); err != nil {
+			return nil, err
+		}
+	}
+	b := m.box(ctx, slug, container, specs, sec)
+	states, err := b.Start(ctx, slices.Sorted(maps.Keys(specs)), m.serviceToken())
+	if err != nil {
+		return nil, err
+	}
+	return states, b.CheckStarted(ctx, states)
+}
+
+// Service runs action on one service of a sandbox; status with no service
+// reports them all.
+func (m *Manager) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(services.Actions, action) {
+		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(services.Actions, ", "))
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, m.missingOrNotFound(ctx, slug)
+	}
+	names, err := services.Pick(slug, rec.Services, action, service)
+	if err != nil {
+		return nil, err
+	}
+	if action == services.Start || action == services.Restart {
+		unlockCall, err := m.lockSpawn(ctx, slug)
+		if err != nil {
+			return nil, err
+		}
+		defer unlockCall()
+	}
+	unlock, err := m.lockServices(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var sec *secrets.Values
+	if action == services.Start || action == services.Restart {
+		if sec, err = m.secretsFor(ctx, slug); err != nil {
+			return nil, err
+		}
+	}
+	b := m.box(ctx, slug, m.Names(slug).Container, rec.Services, sec)
+	var states []services.State
+	switch action {
+	case services.Status:
+		return b.Status(ctx, names)
+	case services.Start:
+		states, err = b.Start(ctx, names, m.serviceToken())
+	case services.Stop:
+		return b.Stop(ctx, service)
+	case services.Restart:
+		states, err = b.Restart(ctx, service, m.serviceToken)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return states, b.CheckStarted(ctx, states)
+}
+
+// ServiceLogs writes a service's log (its last lines, when lines > 0) to w.
+//
+// Unless raw, what a terminal would act on is written out as escapes (see
+// Escaped): a service prints what the agent made it print, and an OSC 52
+// sequence in its log would write the reviewer's clipboard.
+func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return err
+	}
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return m.missingOrNotFound(ctx, slug)
+	}
+	if _, err := services.Pick(slug, rec.Services, "logs", service); err != nil {
+		return err
+	}
+	if err := m.ensureOwn(ctx, slug); err != nil {
+		return err
+	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return err
+	}
+	out, err := m.box(ctx, slug, m.Names(slug).Container, rec.Services, nil).Logs(ctx, service, lines)
+	if err != nil {
+		return err
+	}
+	text := sec.Redact(string(out))
+	if !raw {
+		text = Escaped(text)
+	}
+	_, err = io.WriteString(w, text)
+	return err
+}
+
+// lockServices takes the turn of a sandbox of this repository's for its
+// services. Service calls on one sandbox take turns, but not with file
+// changes: a stop may wait out a grace period.
+func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error) {
+	if err := m.ensureOwn(ctx, slug); err != nil {
+		return nil, err
+	}
+	return m.lockNamed(ctx, slug, slug+".services")
+}
+
+// lockSpawn takes the sandbox's call turn for a service start. A call ends
+// by killing every process that appeared during it and hangs below its
+// helper or PID 1 (see procgroup.Strays); a service started by a detached
+// exec on Kubernetes is such an orphan, so it must not start while a call
+// runs, or that call's end would take it for an escapee. It is taken
+// before the services lock, never after, so the two cannot deadlock.
+func (m *Manager) lockSpawn(ctx context.Context, slug string) (func(), error) {
+	return m.lock(ctx, slug)
+}
+
+// MaxBackground bounds the background commands a sandbox remembers.
+const MaxBackground = 50
+
+// Background starts command o.Command as a service of the agent's own,
+// named service (or after the command's program), and returns its state
+// once it runs: status, logs, stop and restart then work on it as on a
+// configured service. It is not started again when the sandbox is.
+func (m *Manager) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if service != "" && !config.ValidServiceName(service) {
+		return nil, fmt.Errorf("service name %q: use letters, digits, '.', '_' and '-' (at most 63)", service)
+	}
+	cmd := o.Command
+	if o.Workdir != "" {
+		cmd = "cd " + runner.Quote(ResolvePath(o.Workdir)) + " && " + cmd
+	}
+	unlockCall, err := m.lockSpawn(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlockCall()
+	unlock, err := m.lockServices(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := m.store().load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, m.missingOrNotFound(ctx, slug)
+	}
+	sec, err := m.secretsFor(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	box := m.box(ctx, slug, m.Names(slug).Container, rec.Services, sec)
+	if service == "" {
+		if service, err = m.backgroundName(ctx, box, rec.Services, o.Command); err != nil {
+			return nil, err
+		}
+	} else if s, ok := rec.Services[service]; ok && !s.Background {
+		return nil, fmt.Errorf("service %q is configured in %s; give the background command another name", service, config.File)
+	}
+	if _, ok := rec.Services[service]; !ok && countBackground(rec.Services) >= MaxBackground {
+		return nil, fmt.Errorf("sandbox '%s' has %d background commands; reuse a name (a stopped one is replaced)", slug, MaxBackground)
+	}
+	if rec.Services == nil {
+		rec.Services = map[string]config.ServiceSpec{}
+	}
+	rec.Services[service] = config.ServiceSpec{Command: []string{"sh", "-c", cmd}, Stop: config.DefaultStopSignal, StopTimeout: 5, Background: true}
+	if err := m.store().save(rec); err != nil {
+		return nil, err
+	}
+	box.Specs = rec.Services
+	states, err := box.Start(ctx, []string{service}, m.serviceToken())
+	if err != nil {
+		return nil, err
+	}
+	return &states[0], box.CheckStarted(ctx, states)
+}
+
+// backgroundName names a background command after its program, with a
+// number when a running one has that name already.
+func (m *Manager) backgroundName(ctx context.Context, box *services.Box, specs map[string]config.ServiceSpec, command string) (string, error) {
+	base := "bg"
+	if f := strings.Fields(command); len(f) > 0 {
+		if s := slug.Make(path.Base(f[0])); s != "" {
+			base = s[:min(len(s), 40)]
+		}
+	}
+	for i := 1; ; i++ {
+		n := base
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", base, i)
+		}
+		s, ok := specs[n]
+		if !ok {
+			return n, nil
+		}
+		if !s.Background {
+			continue
+		}
+		states, err := box.Status(ctx, []string{n})
+		if err != nil {
+			return "", err
+		}
+		if states[0].State != services.Running {
+			return n, nil // a stopped one is replaced
+		}
+	}
+}
+
+func backgroundOf(rec *Record) []string {
+	if rec == nil {
+		return nil
+	}
+	var names []string
+	for _, n := range slices.Sorted(maps.Keys(rec.Services)) {
+		if rec.Services[n].Background {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func countBackground(specs map[string]config.ServiceSpec) int {
+	n := 0
+	for _, s := range specs {
+		if s.Background {
+			n++
+		}
+	}
+	return n
+}

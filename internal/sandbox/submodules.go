@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/tarstream"
+)
+
+// Submodule is what create did with one submodule of the base commit.
+type Submodule struct {
+	Path   string `json:"path"`
+	Commit string `json:"commit"`
+	// Copied: its content at Commit is in the sandbox, from the host's
+	// checkout of it. Otherwise its directory is empty.
+	Copied bool   `json:"copied"`
+	Note   string `json:"note"`
+}
+
+func submodulePaths(subs []Submodule) []string {
+	out := make([]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.Path
+	}
+	return out
+}
+
+// String is one line for create's output.
+func (s Submodule) String() string {
+	return fmt.Sprintf("submodule %s (%s): %s", s.Path, short(s.Commit), s.Note)
+}
+
+// copySubmodules puts each submodule's tree at its recorded commit into the
+// sandbox where the host has that commit checked out or fetched; git archive
+// of the superproject leaves them empty. Changes inside a submodule are never
+// committed (the helper does not scan them): the note says so.
+func (m *Manager) copySubmodules(ctx context.Context, n Names, base string, uid, gid int) ([]Submodule, error) {
+	links, err := m.Git.Gitlinks(ctx, base)
+	if err != nil {
+		return nil, &StepError{Step: "listing submodules", Err: err}
+	}
+	var out []Submodule
+	for _, p := range slices.Sorted(maps.Keys(links)) {
+		s := Submodule{Path: p, Commit: links[p]}
+		sub := gitcli.New(filepath.Join(m.Root, filepath.FromSlash(p)), m.Git.Runner)
+		paths, rerr := sub.Repo(ctx)
+		has := false
+		if rerr == nil && paths.Root == filepath.Join(m.Root, filepath.FromSlash(p)) {
+			sub.Dir = paths.Root
+			id, _ := sub.RevParse(ctx, s.Commit+"^{commit}")
+			has = id != ""
+		}
+		if !has {
+			s.Note = "not checked out on the host (git submodule update --init); left empty"
+			out = append(out, s)
+			continue
+		}
+		if err := m.copyArchive(ctx, n, sub, s.Commit, Workdir+"/"+p, uid, gid, nil); err != nil {
+			return nil, err
+		}
+		s.Copied = true
+		s.Note = "copied; changes inside it are not committed"
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// copyArchive streams `git archive` of commit in g's repository through
+// Chown into `docker cp -` at dir, so the sandbox user owns it and no archive
+// is held in memory or on disk.
+func (m *Manager) copyArchive(ctx context.Context, n Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Each stage records its failure before closing its pipes, so the first
+	// error recorded is the cause and the others are its consequences.
+	var first firstError
+	archR, archW := io.Pipe()
+	ownR, ownW := io.Pipe()
+	done := make(chan struct{}, 2)
+	go func() {
+		err := g.Archive(ctx, commit, archW)
+		first.set(err, "git archive "+short(commit))
+		archW.CloseWithError(err)
+		done <- struct{}{}
+	}()
+	go func() {
+		err := tarstream.Chown(ownW, archR, uid, gid, visit)
+		first.set(err, "rewriting archive owners")
+		archR.CloseWithError(orStop(err))
+		ownW.CloseWithError(err)
+		done <- struct{}{}
+	}()
+	err := m.Provider.CopyIn(ctx, n.Container, dir, ownR)
+	first.set(err, "copying the tree into "+dir)
+	ownR.CloseWithError(errPipeStopped)
+	if err != nil {
+		cancel()
+	}
+	<-done
+	<-done
+	if parent.Err() != nil {
+		return &StepError{Step: "copying the tree into " + dir, Err: parent.Err()}
+	}
+	if first.err != nil {
+		return &StepError{Step: first.step, Err: first.err}
+	}
+	return nil
+}
+
+var errPipeStopped = errors.New("stopped because another stage of the copy failed")
+
+// outsideSubmodules refuses a file tool's path inside a submodule: nothing
+// there is committed, and an agent must not believe its change is kept.
+func (m *Manager) outsideSubmodules(slug, abs string) error {
+	rel, ok := strings.CutPrefix(abs, Workdir+"/")
+	if !ok {
+		return nil
+	}
+	st, err := m.loadSnap(slug)
+	if err != nil {
+		return err
+	}
+	for _, s := range st.Submodules {
+		if rel == s || strings.HasPrefix(rel, s+"/") {
+			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", display(abs), s)
+		}
+	}
+	return nil
+}

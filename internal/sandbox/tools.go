@@ -1,0 +1,313 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/unidiff"
+)
+
+// DefaultBashTimeout is how long a bash call may run unless told otherwise.
+const DefaultBashTimeout = 120 * time.Second
+
+// ResolvePath makes p absolute inside the container: relative paths are under
+// /src. The result is clean.
+func ResolvePath(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = Workdir + "/" + p
+	}
+	return path.Clean(p)
+}
+
+// HiddenPathError refuses a path with a component starting with ".".
+type HiddenPathError struct{ Path string }
+
+func (e *HiddenPathError) Error() string {
+	return fmt.Sprintf("path %q is hidden (a component starts with '.'); hidden files are not available to agents", e.Path)
+}
+
+func hidden(abs string) bool {
+	for _, c := range strings.Split(abs, "/") {
+		if strings.HasPrefix(c, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// MaxPathLen is PATH_MAX on Linux: a longer path could not name a file.
+const MaxPathLen = 4096
+
+// checkPath refuses what no file name in the sandbox can hold, before it
+// reaches an argv: a NUL cannot be passed at all, and a newline would break
+// the snapshot manifest, which is line-based.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("path is empty")
+	case strings.ContainsRune(p, 0):
+		return errors.New("path contains a NUL byte")
+	case strings.ContainsAny(p, "\n\r"):
+		return fmt.Errorf("path %q contains a line break, which Litterbox does not support in file names", p)
+	case len(p) > MaxPathLen:
+		return fmt.Errorf("path is %d bytes long; at most %d", len(p), MaxPathLen)
+	}
+	return nil
+}
+
+// visiblePath resolves p and refuses hidden paths.
+func visiblePath(p string) (string, error) {
+	if err := checkPath(p); err != nil {
+		return "", err
+	}
+	abs := ResolvePath(p)
+	if hidden(abs) {
+		return "", &HiddenPathError{Path: p}
+	}
+	return abs, nil
+}
+
+// BashOptions are the inputs of Bash.
+type BashOptions struct {
+	Command string
+	Workdir string
+	Timeout time.Duration
+	// Kind names the call in the snapshot message ("bash", or "exec" for the
+	// CLI); default "bash".
+	Kind string
+	// Output, when set, receives the output as it comes, uncapped; the
+	// result keeps the first OutputCap bytes of each stream all the same.
+	Output *Output
+}
+
+// ErrNoShell is Bash's error in a sandbox whose image has no /bin/sh.
+var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run commands (read, write, edit, patch, ls, glob and grep work)")
+
+// Bash runs a command with sh -c in the sandbox as the sandbox user and
+// commits what it changed. On timeout every process it started is killed.
+func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultBashTimeout
+	}
+	wd := Workdir
+	if o.Workdir != "" {
+		wd = ResolvePath(o.Workdir)
+	}
+	kind := o.Kind
+	if kind == "" {
+		kind = "bash"
+	}
+	// The host waits a little longer than the sandbox's own timeout, which is
+	// the one that kills the command's processes.
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
+	defer cancel()
+	res, err := m.act(ctx, slug, action{op: protocol.OpRun, arg: wd, cmd: o.Command, timeout: o.Timeout, output: o.Output, kind: kind, detail: o.Command})
+	if err == nil && res.noShell {
+		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
+	}
+	return res, err
+}
+
+// check refuses a command no shell can take and a workdir outside reach.
+func (o BashOptions) check() error {
+	if strings.TrimSpace(o.Command) == "" {
+		return errors.New("command is empty")
+	}
+	if strings.ContainsRune(o.Command, 0) {
+		return errors.New("command contains a NUL byte")
+	}
+	if o.Workdir != "" {
+		if err := checkPath(o.Workdir); err != nil {
+			return fmt.Errorf("workdir: %w", err)
+		}
+	}
+	return nil
+}
+
+// MaxWriteSize bounds the content of one write.
+const MaxWriteSize = 64 << 20
+
+// Write replaces (or creates) a file with content and commits the change.
+func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := writablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(content) > MaxWriteSize {
+		return nil, fmt.Errorf("content is %d bytes; write takes at most %d (use bash to produce large files)", len(content), MaxWriteSize)
+	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
+		return nil, err
+	}
+	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
+}
+
+func (m *Manager) writeAction(abs, p string, content []byte, kind string) action {
+	return action{op: protocol.OpWrite, arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: commitMessage(kind, p)}
+}
+
+func writablePath(p string) (string, error) {
+	if err := checkPath(p); err != nil {
+		return "", err
+	}
+	abs := ResolvePath(p)
+	if abs == "/" || abs == Workdir {
+		return "", fmt.Errorf("path %q is a directory", p)
+	}
+	return abs, nil
+}
+
+// readablePath is writablePath for tools that read the file first (edit,
+// patch): their errors would reveal a hidden file's content, so hidden paths
+// are refused as read refuses them.
+func readablePath(p string) (string, error) {
+	abs, err := writablePath(p)
+	if err != nil {
+		return "", err
+	}
+	if hidden(abs) {
+		return "", &HiddenPathError{Path: p}
+	}
+	return abs, nil
+}
+
+// EditResult says what Edit did.
+type EditResult struct {
+	Replacements int    `json:"replacements"`
+	Edits        int    `json:"edits"`
+	Snapshot     string `json:"snapshot"`
+	Bounds
+}
+
+// Edit applies edits to one file in order, all or nothing, in one
+// snapshot: each old string exactly once, or everywhere with ReplaceAll. A
+// missing or ambiguous old string changes nothing, and the error shows the
+// lines the agent most likely meant.
+func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*EditResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := readablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	if len(edits) == 0 {
+		return nil, errors.New("no edits: give old_string and new_string, or edits")
+	}
+	if len(edits) > MaxEdits {
+		return nil, fmt.Errorf("%d edits: at most %d in one call", len(edits), MaxEdits)
+	}
+	for i, e := range edits {
+		if err := e.check(); err != nil {
+			return nil, editErr(i, len(edits), err)
+		}
+	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
+		return nil, err
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	content, err := m.catFile(ctx, slug, abs)
+	if err != nil {
+		return nil, err
+	}
+	updated, n, err := ApplyEdits(string(content), edits)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	res, err := m.actLocked(ctx, slug, m.writeAction(abs, p, []byte(updated), "edit"))
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+	}
+	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Bounds: res.Bounds}, nil
+}
+
+// PatchResult says what Patch did.
+type PatchResult struct {
+	Snapshot string `json:"snapshot"`
+	Created  bool   `json:"created,omitempty"`
+	Deleted  bool   `json:"deleted,omitempty"`
+	Bounds
+}
+
+// Patch applies a unified diff to one file; it may create or delete the
+// file. A diff that does not apply changes nothing.
+func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := readablePath(p)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := unidiff.Parse(diff)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.outsideSubmodules(slug, abs); err != nil {
+		return nil, err
+	}
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	content, err := m.catFile(ctx, slug, abs)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNoSuchFile) {
+		return nil, err
+	}
+	out, err := fp.Apply(content, exists)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	var a action
+	if fp.Deletes {
+		a = action{op: protocol.OpRemove, arg: abs, message: commitMessage("patch", p)}
+	} else {
+		a = m.writeAction(abs, p, out, "patch")
+	}
+	res, err := m.actLocked(ctx, slug, a)
+	if err != nil {
+		return nil, err
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+	}
+	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Bounds: res.Bounds}, nil
+}
+
+// Scan commits whatever changed in the sandbox outside the agent tools (an
+// interactive shell), with message "<kind>: <detail>".
+func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
+	slug, err := m.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.act(ctx, slug, action{op: protocol.OpScan, message: commitMessage(kind, detail)})
+}

@@ -1,0 +1,230 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+)
+
+// receive reads the files the plan fetches, in order, and the End that
+// follows them, then stores the files as blobs and returns their index
+// entries. A file that vanished meanwhile is dropped from the index when it
+// was tracked. The End is read before the files are hashed: the helper
+// exits once it has sent it, and its exec must not wait for the host.
+func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResult) ([]gitcli.Entry, *protocol.End, error) {
+	if len(plan.fetch) == 0 {
+		end, err := readEnd(r)
+		return nil, end, err
+	}
+	if err := os.RemoveAll(s.Tmp); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(s.Tmp, 0o755); err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(s.Tmp)
+	var regular, links, odd []gitcli.Entry // odd: names hash-object cannot read by line
+	var written []string
+	defer func() {
+		// The files and the directories made for them go: the mirror
+		// keeps rule files only, or it grows with every directory the
+		// agent makes.
+		for _, p := range written {
+			if !isRuleFile(p) {
+				os.Remove(filepath.Join(s.Rules, filepath.FromSlash(p)))
+				removeEmptyDirs(s.Rules, p)
+			}
+		}
+	}()
+	var oddFiles, linkFiles []string
+	for i, want := range plan.fetch {
+		p, err := r.Expect(protocol.TFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := protocol.DecodeFileHeader(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h.Path != want {
+			return nil, nil, fmt.Errorf("sandbox helper sent %q where %q was asked for", h.Path, want)
+		}
+		if h.Missing {
+			if plan.tracked[want] {
+				plan.remove = append(plan.remove, gitcli.Entry{Path: want})
+			}
+			continue
+		}
+		e := gitcli.Entry{Path: want, Mode: gitMode(h.Mode)}
+		switch h.Mode & protocol.ModeType {
+		case protocol.ModeSymlink:
+			if len(h.Link) > maxLink {
+				return nil, nil, fmt.Errorf("sandbox helper sent a symlink target of %d bytes for %q; Linux allows %d", len(h.Link), want, maxLink)
+			}
+			if over, max := s.overBound(plan, want, int64(len(h.Link))); over != "" {
+				plan.withhold(want, int64(len(h.Link)), over, max)
+				continue
+			}
+			if name := s.Secrets.Holds([]byte(h.Link)); name != "" {
+				plan.withholdSecret(want, int64(len(h.Link)), name)
+				continue
+			}
+			f := filepath.Join(s.Tmp, "l"+strconv.Itoa(i))
+			if err := os.WriteFile(f, []byte(h.Link), 0o644); err != nil {
+				return nil, nil, err
+			}
+			links, linkFiles = append(links, e), append(linkFiles, f)
+		case protocol.ModeRegular:
+			// The file may have grown since the scan, or the helper lied
+			// about its size: what it sends is bounded all the same.
+			size := int64(min(h.Size, 1<<62))
+			if over, max := s.overBound(plan, want, size); over != "" {
+				plan.withhold(want, size, over, max)
+				if _, err := io.CopyN(io.Discard, r.Raw(int64(h.Size)), int64(h.Size)); err != nil {
+					return nil, nil, fmt.Errorf("receiving %s: %w", want, err)
+				}
+				continue
+			}
+			// The content is looked at for secrets as it is written.
+			scan := s.Secrets.NewScanner()
+			content := io.TeeReader(r.Raw(int64(h.Size)), scan)
+			line := gitcli.LinePath(want)
+			dst := filepath.Join(s.Tmp, "f"+strconv.Itoa(i))
+			if line {
+				dst = filepath.Join(s.Rules, filepath.FromSlash(want))
+				err = writeUnderFrom(s.Rules, want, content, int64(h.Size))
+			} else {
+				err = writeFrom(dst, content, int64(h.Size))
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			if name := scan.Found(); name != "" {
+				// Not even the mirror keeps it: it is on the host's disk.
+				plan.withholdSecret(want, size, name)
+				os.Remove(dst)
+				if line {
+					removeEmptyDirs(s.Rules, want)
+				}
+				continue
+			}
+			if line {
+				written, regular = append(written, want), append(regular, e)
+			} else {
+				odd, oddFiles = append(odd, e), append(oddFiles, dst)
+			}
+		default:
+			return nil, nil, fmt.Errorf("sandbox helper sent %q of unknown type %o", want, h.Mode)
+		}
+	}
+	end, err := readEnd(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, written)
+	if err != nil {
+		return nil, nil, err
+	}
+	setIDs(regular, ids)
+	if ids, err = s.Git.HashObjects(ctx, linkFiles); err != nil {
+		return nil, nil, err
+	}
+	setIDs(links, ids)
+	for i := range odd {
+		id, err := s.Git.HashFileAs(ctx, s.GitDir, s.Rules, oddFiles[i], odd[i].Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		odd[i].ID = id
+	}
+	return slices.Concat(regular, links, odd), end, nil
+}
+
+func readEnd(r *protocol.Reader) (*protocol.End, error) {
+	p, err := r.Expect(protocol.TEnd)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.DecodeEnd(p)
+}
+
+// maxLink is the longest symlink target Linux stores (PATH_MAX less the NUL).
+const maxLink = 4095
+
+// overBound names the bound a file of size would pass. The plan charged
+// the call's budget with the size the scan reported; the size that comes
+// is charged instead, unless the file is withheld.
+func (s *Store) overBound(plan *planResult, p string, size int64) (string, int64) {
+	plan.budget += cost(plan.size[p])
+	switch {
+	case s.MaxFile > 0 && size > s.MaxFile:
+		return LimitFile, s.MaxFile
+	case cost(size) > plan.budget:
+		return LimitCall, s.MaxCall
+	}
+	plan.budget -= cost(size)
+	return "", 0
+}
+
+func setIDs(entries []gitcli.Entry, ids []string) {
+	for i := range entries {
+		entries[i].ID = ids[i]
+	}
+}
+
+// writeUnder writes data at the relative path p under root, replacing
+// whatever stands in the way: the mirror is ours, and a path in it that
+// conflicts is stale.
+func writeUnder(root, p string, data []byte) error {
+	return writeUnderFrom(root, p, strings.NewReader(string(data)), int64(len(data)))
+}
+
+func writeUnderFrom(root, p string, r io.Reader, n int64) error {
+	dst := filepath.Join(root, filepath.FromSlash(p))
+	dir := filepath.Dir(dst)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		// A file where a directory must be: clear the way down from root.
+		cur := root
+		for _, c := range strings.Split(parent(p), "/") {
+			cur = filepath.Join(cur, c)
+			if fi, err := os.Lstat(cur); err == nil && !fi.IsDir() {
+				os.Remove(cur)
+			}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
+		if err := os.RemoveAll(dst); err != nil {
+			return err
+		}
+	}
+	return writeFrom(dst, r, n)
+}
+
+// writeFrom writes exactly n bytes from r to a new file name.
+func writeFrom(name string, r io.Reader, n int64) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(f, r, n); err != nil {
+		f.Close()
+		return fmt.Errorf("receiving %s: %w", filepath.Base(name), err)
+	}
+	return f.Close()
+}
+
+func ensureDir(d string) string {
+	_ = os.MkdirAll(d, 0o755)
+	return d
+}
