@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 // Flavor is which docker-compatible CLI a client drives; the argv differs
@@ -27,84 +29,20 @@ func FlavorOf(bin string) Flavor {
 	return Docker
 }
 
-// ContainerSpec is everything `docker run` needs to start a sandbox container.
-type ContainerSpec struct {
-	Name     string
-	Hostname string
-	Image    string
-	Labels   map[string]string
-	// User the container's processes run as ("uid:gid").
-	User     string
-	ReadOnly bool
-	// Tmpfs mounts, path -> options.
-	Tmpfs map[string]string
-	// Volume is a named volume mounted at VolumeTarget; VolumeLabels label it
-	// when the engine creates it.
-	Volume       string
-	VolumeTarget string
-	VolumeLabels map[string]string
-	// AnonVolumes are paths that get a volume of their own, removed with
-	// the container (rm -v).
-	AnonVolumes []string
-	// Shared are existing named volumes mounted besides Volume.
-	Shared []SharedVolume
-	// VolumesFrom mounts every volume of these containers where they
-	// have them ("NAME" or "NAME:ro").
-	VolumesFrom []string
-	// LogMax, when set, bounds the container's log: json-file, in two
-	// files of at most this size.
-	LogMax      string
-	Workdir     string
-	Env         map[string]string
-	CapDrop     []string
-	CapAdd      []string
-	SecurityOpt []string
-	PidsLimit   int
-	// Ulimits, name -> "soft:hard".
-	Ulimits map[string]string
-	Memory  string
-	CPUs    string
-	Network string
-	// Allow, on a runtime with no egress proxy (Kubernetes), is network
-	// "none" opened to these allowlist entries; docker sandboxes reach
-	// them through the proxy and leave it empty.
-	Allow []string
-	// Publish maps host ports to container ports.
-	Publish    []PortBinding
-	Entrypoint string
-	Cmd        []string
-	// OpenStdin keeps the container's stdin open for `start --interactive`.
-	OpenStdin bool
-}
-
-// SharedVolume mounts an existing named volume at Target.
-type SharedVolume struct {
-	Volume   string
-	Target   string
-	ReadOnly bool
-}
-
-// PortBinding publishes ContainerPort (tcp) on HostIP:HostPort.
-type PortBinding struct {
-	HostIP        string
-	HostPort      int
-	ContainerPort int
-}
-
 // RunArgs builds `docker run -d` for spec. Map-valued options are emitted in
 // sorted order so the argv is stable (logs, transcripts). Podman has no
 // volume labels in --mount, so its volumes go unlabelled.
-func RunArgs(s ContainerSpec, f Flavor) []string {
+func RunArgs(s box.Spec, f Flavor) []string {
 	return containerArgs([]string{"run", "-d"}, s, f)
 }
 
 // CreateArgs builds `docker create` for spec: a container made but not
 // started, so files can be copied into its volumes before its PID 1 runs.
-func CreateArgs(s ContainerSpec, f Flavor) []string {
+func CreateArgs(s box.Spec, f Flavor) []string {
 	return containerArgs([]string{"create"}, s, f)
 }
 
-func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
+func containerArgs(a []string, s box.Spec, f Flavor) []string {
 	a = append(a, "--name", s.Name)
 	if s.Hostname != "" {
 		a = append(a, "--hostname", s.Hostname)
@@ -193,40 +131,8 @@ func containerArgs(a []string, s ContainerSpec, f Flavor) []string {
 	return append(a, s.Cmd...)
 }
 
-// ExecSpec describes one `docker exec`.
-type ExecSpec struct {
-	User    string
-	Workdir string
-	Env     map[string]string
-	// Secrets reach the command's environment as --env NAME, the value
-	// taken by the docker client from its own environment, so no argv,
-	// log line or docker inspect holds it.
-	Secrets     map[string]string
-	Interactive bool // keep stdin open (-i)
-	TTY         bool // allocate a terminal (-t)
-	Detach      bool // start it and return at once (-d)
-	Cmd         []string
-	// OwnGroup is no option of docker's: the docker client runs in a
-	// process group of its own (see runner.Cmd.OwnGroup).
-	OwnGroup bool
-	// Shown is the equivalent exec the log shows (see runner.Shown).
-	Shown *Shown
-	// StdinKey is what transcripts match the exec's stdin by (see
-	// runner.Cmd.StdinKey).
-	StdinKey func([]byte) string
-}
-
-// Shown is an exec with the same effect as an ExecSpec that speaks a
-// protocol on stdin, for the log (see runner.Shown).
-type Shown struct {
-	Spec     ExecSpec
-	Input    []byte
-	HasInput bool
-	Note     string
-}
-
 // ExecArgs builds `docker exec` for container.
-func ExecArgs(container string, s ExecSpec) []string {
+func ExecArgs(container string, s box.ExecSpec) []string {
 	a := []string{"exec"}
 	if s.Interactive {
 		a = append(a, "-i")

@@ -5,11 +5,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
 func TestRunArgsIsStableAndComplete(t *testing.T) {
-	spec := ContainerSpec{
+	spec := box.Spec{
 		Name: "litterbox-r-x", Hostname: "x", Image: "busybox:latest",
 		Labels:   map[string]string{"b": "2", "a": "1"},
 		User:     "1000:1000",
@@ -22,7 +23,7 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 		CapDrop:      []string{"ALL"},
 		SecurityOpt:  []string{"no-new-privileges"},
 		PidsLimit:    512, Memory: "2g", CPUs: "2", Network: "bridge",
-		Publish:    []PortBinding{{"127.0.0.1", 3456, 8080}, {"127.0.0.1", 3457, 9090}},
+		Publish:    []box.PortBinding{{HostIP: "127.0.0.1", HostPort: 3456, ContainerPort: 8080}, {HostIP: "127.0.0.1", HostPort: 3457, ContainerPort: 9090}},
 		Entrypoint: "/bin/sh",
 		Cmd:        []string{"-c", "sleep 1"},
 	}
@@ -42,7 +43,7 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 }
 
 func TestExecArgs(t *testing.T) {
-	got := ExecArgs("c", ExecSpec{User: "1000:1000", Workdir: "/src", Interactive: true, TTY: true, Env: map[string]string{"Z": "1", "A": "2"}, Cmd: []string{"sh", "-c", "echo hi"}})
+	got := ExecArgs("c", box.ExecSpec{User: "1000:1000", Workdir: "/src", Interactive: true, TTY: true, Env: map[string]string{"Z": "1", "A": "2"}, Cmd: []string{"sh", "-c", "echo hi"}})
 	want := []string{"exec", "-i", "-t", "--user", "1000:1000", "--workdir", "/src", "--env", "A=2", "--env", "Z=1", "c", "sh", "-c", "echo hi"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
@@ -81,19 +82,19 @@ func TestParsePs(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	for stderr, kind := range map[string]error{
-		"Error response from daemon: No such container: litterbox-x":                                             ErrNoSuchContainer,
-		"Error: No such object: litterbox-x":                                                                     ErrNoSuchContainer,
-		"Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?":      ErrDaemonUnreachable,
-		"error during connect: Get \"http://127.0.0.1:1/v1.24/containers/json\": dial tcp":                       ErrDaemonUnreachable,
-		"Unable to find image 'nope:latest' locally\ndocker: Error response from daemon: pull access denied":     ErrImageNotFound,
-		"docker: Error response from daemon: Conflict. The container name \"/x\" is already in use by container": ErrNameInUse,
-		"Error response from daemon: Container abc is already paused":                                            ErrAlreadyPaused,
-		"Error response from daemon: Container abc is not paused":                                                ErrNotPaused,
-		"Error response from daemon: Container abc is not running":                                               ErrNotRunning,
-		"Error: No such volume: v": ErrNoSuchVolume,
-		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt2 (c270): Bind for 127.0.0.1:3999 failed: port is already allocated":                               ErrPortInUse,
-		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt4 (aa88): Error starting userland proxy: listen tcp4 127.0.0.1:3998: bind: address already in use": ErrPortInUse,
-		"docker: Error response from daemon: network nonet not found": ErrNoSuchNetwork,
+		"Error response from daemon: No such container: litterbox-x":                                             box.ErrNotFound,
+		"Error: No such object: litterbox-x":                                                                     box.ErrNotFound,
+		"Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?":      box.ErrEngineUnreachable,
+		"error during connect: Get \"http://127.0.0.1:1/v1.24/containers/json\": dial tcp":                       box.ErrEngineUnreachable,
+		"Unable to find image 'nope:latest' locally\ndocker: Error response from daemon: pull access denied":     box.ErrImageNotFound,
+		"docker: Error response from daemon: Conflict. The container name \"/x\" is already in use by container": box.ErrNameInUse,
+		"Error response from daemon: Container abc is already paused":                                            box.ErrAlreadyPaused,
+		"Error response from daemon: Container abc is not paused":                                                box.ErrNotPaused,
+		"Error response from daemon: Container abc is not running":                                               box.ErrNotRunning,
+		"Error: No such volume: v": box.ErrNoSuchVolume,
+		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt2 (c270): Bind for 127.0.0.1:3999 failed: port is already allocated":                               box.ErrPortInUse,
+		"docker: Error response from daemon: driver failed programming external connectivity on endpoint pt4 (aa88): Error starting userland proxy: listen tcp4 127.0.0.1:3998: bind: address already in use": box.ErrPortInUse,
+		"docker: Error response from daemon: network nonet not found": box.ErrNoSuchNetwork,
 	} {
 		err := Classify(&runner.ExitError{Result: runner.Result{ExitCode: 1, Stderr: []byte(stderr)}})
 		if !errors.Is(err, kind) {
@@ -105,7 +106,7 @@ func TestClassify(t *testing.T) {
 		t.Error("unknown failure was rewrapped")
 	}
 	missing := Classify(&runner.StartError{Err: runner.ErrNotFound})
-	if !errors.Is(missing, ErrBinaryMissing) {
+	if !errors.Is(missing, box.ErrBinaryMissing) {
 		t.Errorf("missing binary classified as %v", missing)
 	}
 }
@@ -150,12 +151,12 @@ func TestParsePodmanPs(t *testing.T) {
 // The build's context is stdin ("-", last), never a directory of this
 // machine, and its network is the one asked for.
 func TestBuildArgs(t *testing.T) {
-	got := BuildArgs(BuildSpec{Dockerfile: "docker/Dockerfile", Tag: "t:1", Target: "dev", Network: "none", Args: map[string]string{"B": "2", "A": "1"}, Labels: map[string]string{"l": "v"}})
+	got := BuildArgs(box.BuildSpec{Dockerfile: "docker/Dockerfile", Tag: "t:1", Target: "dev", Network: "none", Args: map[string]string{"B": "2", "A": "1"}, Labels: map[string]string{"l": "v"}})
 	want := []string{"build", "--force-rm", "--file", "docker/Dockerfile", "--tag", "t:1", "--network", "none", "--target", "dev", "--build-arg", "A=1", "--build-arg", "B=2", "--label", "l=v", "-"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := BuildArgs(BuildSpec{Dockerfile: "Dockerfile", Tag: "t"}); !slices.Equal(got, []string{"build", "--force-rm", "--file", "Dockerfile", "--tag", "t", "-"}) {
+	if got := BuildArgs(box.BuildSpec{Dockerfile: "Dockerfile", Tag: "t"}); !slices.Equal(got, []string{"build", "--force-rm", "--file", "Dockerfile", "--tag", "t", "-"}) {
 		t.Errorf("no network, target or args: got %q", got)
 	}
 }
@@ -163,7 +164,7 @@ func TestBuildArgs(t *testing.T) {
 // A volume label holding a comma or a quote (a repository path) is one
 // quoted CSV field of --mount, as docker reads it.
 func TestMountFieldQuotesCommas(t *testing.T) {
-	spec := ContainerSpec{Name: "c", Image: "i", Volume: "v", VolumeTarget: "/src", VolumeLabels: map[string]string{"dev.litterbox.repo": `/tmp/a,b "c"`}}
+	spec := box.Spec{Name: "c", Image: "i", Volume: "v", VolumeTarget: "/src", VolumeLabels: map[string]string{"dev.litterbox.repo": `/tmp/a,b "c"`}}
 	want := `type=volume,source=v,target=/src,"volume-label=dev.litterbox.repo=/tmp/a,b ""c"""`
 	if got := RunArgs(spec, Docker); !slices.Contains(got, want) {
 		t.Errorf("RunArgs: %q, want --mount %s", got, want)

@@ -18,8 +18,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
+
+// Client is a box.Provider.
+var _ box.Provider = (*Client)(nil)
 
 // Client runs one docker-compatible binary.
 type Client struct {
@@ -54,7 +58,7 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 }
 
 // Run creates and starts a container, returning its ID.
-func (c *Client) Run(ctx context.Context, spec ContainerSpec) (string, error) {
+func (c *Client) Run(ctx context.Context, spec box.Spec) (string, error) {
 	if c.Flavor == Podman {
 		spec.Ulimits = podmanUlimits(spec.Ulimits)
 	}
@@ -62,17 +66,10 @@ func (c *Client) Run(ctx context.Context, spec ContainerSpec) (string, error) {
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 
-// Streams connects an exec to the caller's streams; nil members are captured.
-type Streams struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-}
-
 // Exec runs a command in a container. A non-zero exit of the command is
 // returned as the Result's ExitCode with a nil error; err is reserved for
 // failures to run it (no such container, engine down).
-func (c *Client) Exec(ctx context.Context, container string, spec ExecSpec, s Streams) (runner.Result, error) {
+func (c *Client) Exec(ctx context.Context, container string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
 	cmd := c.cmd(runner.Cmd{Args: ExecArgs(container, spec), Secrets: envPairs(spec.Secrets), Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, OwnGroup: spec.OwnGroup, StdinKey: spec.StdinKey})
 	if sh := spec.Shown; sh != nil {
 		cmd.Shown = &runner.Shown{Cmd: c.cmd(runner.Cmd{Args: ExecArgs(container, sh.Spec)}), Input: sh.Input, HasInput: sh.HasInput, Note: sh.Note}
@@ -258,42 +255,22 @@ func (c *Client) VolumeLabels(ctx context.Context, volume string) (map[string]st
 	return labels, nil
 }
 
-// State is a container's lifecycle state as docker reports it: "running",
-// "paused", "exited", "created", "restarting", "removing" or "dead".
-type State string
-
-// Inspection is what Inspect reports about one container.
-type Inspection struct {
-	State  State             `json:"state"`
-	Labels map[string]string `json:"labels"`
-}
-
 // Inspect returns the state and labels of one container.
-func (c *Client) Inspect(ctx context.Context, container string) (Inspection, error) {
+func (c *Client) Inspect(ctx context.Context, container string) (box.Inspection, error) {
 	res, err := c.args(ctx, "inspect", "--type", "container", "--format", `{"state":{{json .State.Status}},"labels":{{json .Config.Labels}}}`, container)
 	if err != nil {
-		return Inspection{}, err
+		return box.Inspection{}, err
 	}
-	var in Inspection
+	var in box.Inspection
 	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &in); err != nil {
-		return Inspection{}, fmt.Errorf("cannot read docker inspect output %q: %w", res.Stdout, err)
+		return box.Inspection{}, fmt.Errorf("cannot read docker inspect output %q: %w", res.Stdout, err)
 	}
 	return in, nil
 }
 
-// Container is one row of `docker ps`.
-type Container struct {
-	ID      string            `json:"id"`
-	Name    string            `json:"name"`
-	State   State             `json:"state"`
-	Status  string            `json:"status"`
-	Created string            `json:"created"`
-	Labels  map[string]string `json:"labels"`
-}
-
 // List returns every container (running or not) carrying the filter labels,
 // with the values of the labels asked for, in one call.
-func (c *Client) List(ctx context.Context, filters map[string]string, labels []string) ([]Container, error) {
+func (c *Client) List(ctx context.Context, filters map[string]string, labels []string) ([]box.Summary, error) {
 	res, err := c.args(ctx, PsArgs(filters, labels, c.Flavor)...)
 	if err != nil {
 		return nil, err
@@ -314,14 +291,14 @@ type podmanContainer struct {
 	Labels  map[string]string `json:"Labels"`
 }
 
-func parsePodmanPs(out []byte, labels []string) ([]Container, error) {
+func parsePodmanPs(out []byte, labels []string) ([]box.Summary, error) {
 	var pcs []podmanContainer
 	if err := json.Unmarshal(out, &pcs); err != nil {
 		return nil, fmt.Errorf("cannot read podman ps output: %w", err)
 	}
-	list := make([]Container, 0, len(pcs))
+	list := make([]box.Summary, 0, len(pcs))
 	for _, p := range pcs {
-		c := Container{ID: p.ID, State: State(p.State), Status: p.Status, Labels: map[string]string{}}
+		c := box.Summary{ID: p.ID, State: box.State(p.State), Status: p.Status, Labels: map[string]string{}}
 		if len(p.Names) > 0 {
 			c.Name = p.Names[0]
 		}
@@ -336,8 +313,8 @@ func parsePodmanPs(out []byte, labels []string) ([]Container, error) {
 	return list, nil
 }
 
-func parsePs(out []byte) ([]Container, error) {
-	var list []Container
+func parsePs(out []byte) ([]box.Summary, error) {
+	var list []box.Summary
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -345,7 +322,7 @@ func parsePs(out []byte) ([]Container, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var ct Container
+		var ct box.Summary
 		if err := json.Unmarshal(line, &ct); err != nil {
 			return nil, fmt.Errorf("cannot read docker ps output %q: %w", line, err)
 		}
@@ -417,43 +394,19 @@ func RemoteHost(endpoint string) string {
 	return h
 }
 
-// ImageInfo is what one image inspect tells about an image.
-type ImageInfo struct {
-	// Platform is "os/architecture" (linux/amd64).
-	Platform string
-	// ID is the content-addressed id (sha256:...): what a setup cache
-	// entry was made from, whatever tag names it.
-	ID string
-}
-
 // Image inspects an image once for its platform and id, or says
-// ErrImageNotFound.
-func (c *Client) Image(ctx context.Context, image string) (ImageInfo, error) {
+// box.ErrImageNotFound.
+func (c *Client) Image(ctx context.Context, image string) (box.ImageInfo, error) {
 	res, err := c.args(ctx, "image", "inspect", "--format", "{{.Os}}/{{.Architecture}} {{.Id}}", image)
 	if err != nil {
-		return ImageInfo{}, err
+		return box.ImageInfo{}, err
 	}
 	platform, id, _ := strings.Cut(strings.TrimSpace(string(res.Stdout)), " ")
-	return ImageInfo{Platform: platform, ID: id}, nil
-}
-
-// BuildSpec is one `docker build` of a context streamed as a tar archive
-// on stdin (`docker build -`), so the engine gets exactly the files the
-// caller put in it and nothing of this machine's directories.
-type BuildSpec struct {
-	Dockerfile string    // the Dockerfile's path inside the context archive
-	Context    io.Reader // the context, a tar stream
-	Tag        string
-	Target     string
-	Args       map[string]string
-	Labels     map[string]string
-	// Network is the RUN steps' network: "none" for none, "" for the
-	// engine's default.
-	Network string
+	return box.ImageInfo{Platform: platform, ID: id}, nil
 }
 
 // BuildArgs is the argv of b's build, its context read from stdin.
-func BuildArgs(b BuildSpec) []string {
+func BuildArgs(b box.BuildSpec) []string {
 	// --force-rm: a failed step's container goes too, not only a good build's.
 	a := []string{"build", "--force-rm", "--file", b.Dockerfile, "--tag", b.Tag}
 	if b.Network != "" {
@@ -473,13 +426,13 @@ func BuildArgs(b BuildSpec) []string {
 
 // Build builds an image, its output (both streams) going to out as it is
 // produced.
-func (c *Client) Build(ctx context.Context, b BuildSpec, out io.Writer) error {
+func (c *Client) Build(ctx context.Context, b box.BuildSpec, out io.Writer) error {
 	_, err := c.run(ctx, runner.Cmd{Args: BuildArgs(b), Stdin: b.Context, Stdout: out, Stderr: out})
 	return err
 }
 
 // Create makes a container without starting it, returning its ID.
-func (c *Client) Create(ctx context.Context, spec ContainerSpec) (string, error) {
+func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	if c.Flavor == Podman {
 		spec.Ulimits = podmanUlimits(spec.Ulimits)
 	}

@@ -4,66 +4,39 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
-
-// Failure kinds, tested with errors.Is. The engine's wording differs between
-// docker, podman and versions, so every message is matched here and nowhere else.
-var (
-	ErrNoSuchContainer   = errors.New("no such container")
-	ErrNoSuchVolume      = errors.New("no such volume")
-	ErrDaemonUnreachable = errors.New("container engine not reachable")
-	ErrImageNotFound     = errors.New("image not found")
-	ErrNameInUse         = errors.New("container name already in use")
-	ErrAlreadyPaused     = errors.New("container already paused")
-	ErrNotPaused         = errors.New("container not paused")
-	ErrNotRunning        = errors.New("container not running")
-	ErrPaused            = errors.New("container is paused")
-	ErrBinaryMissing     = errors.New("container runtime binary not found")
-	ErrPortInUse         = errors.New("host port already in use")
-	ErrNoSuchNetwork     = errors.New("no such network")
-)
-
-// Error is a failed docker command with its kind.
-type Error struct {
-	Kind error
-	Err  error
-}
-
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() []error {
-	return []error{e.Kind, e.Err}
-}
 
 var patterns = []struct {
 	kind  error
 	needs []string
 }{
-	{ErrDaemonUnreachable, []string{"cannot connect to the docker daemon"}},
-	{ErrDaemonUnreachable, []string{"error during connect"}},
-	{ErrDaemonUnreachable, []string{"is the docker daemon running"}},
-	{ErrDaemonUnreachable, []string{"unable to connect to podman"}},
-	{ErrDaemonUnreachable, []string{"context", "does not exist"}},
-	{ErrDaemonUnreachable, []string{"context", "not found"}},
-	{ErrNameInUse, []string{"is already in use"}},
-	{ErrPortInUse, []string{"port is already allocated"}},
-	{ErrPortInUse, []string{"address already in use"}},
-	{ErrAlreadyPaused, []string{"is already paused"}},
-	{ErrNotPaused, []string{"is not paused"}},
-	{ErrNotRunning, []string{"is not running"}},
-	{ErrPaused, []string{"is paused"}},
+	{box.ErrEngineUnreachable, []string{"cannot connect to the docker daemon"}},
+	{box.ErrEngineUnreachable, []string{"error during connect"}},
+	{box.ErrEngineUnreachable, []string{"is the docker daemon running"}},
+	{box.ErrEngineUnreachable, []string{"unable to connect to podman"}},
+	{box.ErrEngineUnreachable, []string{"context", "does not exist"}},
+	{box.ErrEngineUnreachable, []string{"context", "not found"}},
+	{box.ErrNameInUse, []string{"is already in use"}},
+	{box.ErrPortInUse, []string{"port is already allocated"}},
+	{box.ErrPortInUse, []string{"address already in use"}},
+	{box.ErrAlreadyPaused, []string{"is already paused"}},
+	{box.ErrNotPaused, []string{"is not paused"}},
+	{box.ErrNotRunning, []string{"is not running"}},
+	{box.ErrPaused, []string{"is paused"}},
 	// Podman says this of paused and stopped containers alike.
-	{ErrNotRunning, []string{"can only create exec sessions on running containers"}},
-	{ErrNoSuchVolume, []string{"no such volume"}},
-	{ErrNoSuchContainer, []string{"no such container"}},
-	{ErrNoSuchContainer, []string{"no such object"}},
-	{ErrNoSuchContainer, []string{"no container with name or id"}},
-	{ErrImageNotFound, []string{"unable to find image"}},
-	{ErrImageNotFound, []string{"no such image"}},
-	{ErrImageNotFound, []string{"pull access denied"}},
-	{ErrImageNotFound, []string{"manifest unknown"}},
-	{ErrImageNotFound, []string{"image not known"}},
-	{ErrNoSuchNetwork, []string{"network", "not found"}},
+	{box.ErrNotRunning, []string{"can only create exec sessions on running containers"}},
+	{box.ErrNoSuchVolume, []string{"no such volume"}},
+	{box.ErrNotFound, []string{"no such container"}},
+	{box.ErrNotFound, []string{"no such object"}},
+	{box.ErrNotFound, []string{"no container with name or id"}},
+	{box.ErrImageNotFound, []string{"unable to find image"}},
+	{box.ErrImageNotFound, []string{"no such image"}},
+	{box.ErrImageNotFound, []string{"pull access denied"}},
+	{box.ErrImageNotFound, []string{"manifest unknown"}},
+	{box.ErrImageNotFound, []string{"image not known"}},
+	{box.ErrNoSuchNetwork, []string{"network", "not found"}},
 }
 
 // Classify wraps a runner error with its failure kind, when one is recognised.
@@ -73,7 +46,7 @@ func Classify(err error) error {
 	}
 	var se *runner.StartError
 	if errors.As(err, &se) && errors.Is(se.Err, runner.ErrNotFound) {
-		return &Error{Kind: ErrBinaryMissing, Err: err}
+		return &box.Error{Kind: box.ErrBinaryMissing, Err: err}
 	}
 	ee, ok := runner.AsExit(err)
 	if !ok {
@@ -89,7 +62,7 @@ func Classify(err error) error {
 			}
 		}
 		if all {
-			return &Error{Kind: p.kind, Err: err}
+			return &box.Error{Kind: p.kind, Err: err}
 		}
 	}
 	return err

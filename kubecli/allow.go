@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/egress"
 )
 
@@ -32,7 +33,7 @@ func resolveAllow(ctx context.Context, entries []string) ([]allowed, error) {
 	var out []allowed
 	for _, r := range rules {
 		if r.Wildcard {
-			return nil, fmt.Errorf("allow entry %q: a wildcard names no address a NetworkPolicy can hold: %w", r.String(), ErrUnsupported)
+			return nil, fmt.Errorf("allow entry %q: a wildcard names no address a NetworkPolicy can hold: %w", r.String(), box.ErrUnsupported)
 		}
 		if ip := net.ParseIP(r.Host); ip != nil {
 			out = append(out, allowed{addrs: []string{ip.String()}, port: r.Port})

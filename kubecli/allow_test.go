@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 func TestAllowBecomesAddressesAndAliases(t *testing.T) {
@@ -27,7 +29,7 @@ func TestAllowBecomesAddressesAndAliases(t *testing.T) {
 	if !strings.Contains(string(aliases), `"hostnames":["localhost"]`) || strings.Contains(string(aliases), "10.1.2.3") {
 		t.Errorf("aliases: %s", aliases)
 	}
-	if _, err := resolveAllow(context.Background(), []string{"*.example.com"}); !errors.Is(err, ErrUnsupported) {
+	if _, err := resolveAllow(context.Background(), []string{"*.example.com"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Errorf("wildcard: %v", err)
 	}
 	if _, err := resolveAllow(context.Background(), []string{"bad host"}); err == nil {

@@ -24,9 +24,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
+
+// Client is a box.Provider.
+var _ box.Provider = (*Client)(nil)
 
 // Client runs one kubectl binary against one context and namespace.
 type Client struct {
@@ -55,14 +58,6 @@ func New(bin, kubeContext, namespace string, r runner.Runner) *Client {
 		c.Global = append(c.Global, "--namespace", namespace)
 	}
 	return c
-}
-
-// ErrUnsupported marks what a Kubernetes cluster cannot do the way an engine
-// does (build an image, borrow another container's volumes).
-var ErrUnsupported = errors.New("not supported on the kubernetes runtime")
-
-func unsupported(what string) error {
-	return fmt.Errorf("%s: %w", what, ErrUnsupported)
 }
 
 func (c *Client) cmd(cmd runner.Cmd) runner.Cmd {
@@ -146,8 +141,8 @@ func (c *Client) Endpoint(ctx context.Context) (string, error) {
 
 // Image cannot look into a node's images: the kubelet pulls (or finds) the
 // image when the pod starts, and a missing one fails the start.
-func (c *Client) Image(context.Context, string) (dockercli.ImageInfo, error) {
-	return dockercli.ImageInfo{}, nil
+func (c *Client) Image(context.Context, string) (box.ImageInfo, error) {
+	return box.ImageInfo{}, nil
 }
 
 // Pull is the kubelet's to do.
@@ -155,33 +150,33 @@ func (c *Client) Pull(context.Context, string) error { return nil }
 
 // ImageEnv cannot read an image's environment without running it.
 func (c *Client) ImageEnv(context.Context, string) (map[string]string, error) {
-	return nil, unsupported("reading an image's environment (${containerEnv:...})")
+	return nil, box.Unsupported("reading an image's environment (${containerEnv:...})")
 }
 
 // Build has no cluster equivalent: build and push the image, then name it.
-func (c *Client) Build(context.Context, dockercli.BuildSpec, io.Writer) error {
-	return unsupported("[docker] build (build and push the image where the cluster pulls from, then set image)")
+func (c *Client) Build(context.Context, box.BuildSpec, io.Writer) error {
+	return box.Unsupported("[docker] build (build and push the image where the cluster pulls from, then set image)")
 }
 
 // StartAttached runs the setup cache's and fork's copy containers, which
 // borrow another container's volumes.
 func (c *Client) StartAttached(context.Context, string, io.Reader) (runner.Result, error) {
-	return runner.Result{}, unsupported("copying between sandboxes (the setup cache, fork)")
+	return runner.Result{}, box.Unsupported("copying between sandboxes (the setup cache, fork)")
 }
 
 // TmpfsVolume backs the egress proxy's shared socket.
 func (c *Client) TmpfsVolume(context.Context, string, map[string]string, int, int) error {
-	return unsupported(`network mode "allow" (the egress proxy)`)
+	return box.Unsupported(`network mode "allow" (the egress proxy)`)
 }
 
 // DisconnectNetwork belongs to the egress proxy.
 func (c *Client) DisconnectNetwork(context.Context, string, string) error {
-	return unsupported(`network mode "allow" (the egress proxy)`)
+	return box.Unsupported(`network mode "allow" (the egress proxy)`)
 }
 
 // Logs belong to the egress proxy.
 func (c *Client) Logs(context.Context, string, time.Time) ([]byte, error) {
-	return nil, unsupported("the egress proxy's log")
+	return nil, box.Unsupported("the egress proxy's log")
 }
 
 // Recreates says a started sandbox is a new pod: nothing outside its claim
@@ -196,7 +191,7 @@ func classify(err error) error {
 	}
 	var se *runner.StartError
 	if errors.As(err, &se) && errors.Is(se.Err, runner.ErrNotFound) {
-		return &dockercli.Error{Kind: dockercli.ErrBinaryMissing, Err: err}
+		return &box.Error{Kind: box.ErrBinaryMissing, Err: err}
 	}
 	ee, ok := runner.AsExit(err)
 	if !ok {
@@ -207,11 +202,11 @@ func classify(err error) error {
 	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "unable to connect to the server"), strings.Contains(msg, "the connection to the server"),
 		strings.Contains(msg, "no configuration has been provided"), strings.Contains(msg, "context was not found"),
 		strings.Contains(msg, "i/o timeout"):
-		return &dockercli.Error{Kind: dockercli.ErrDaemonUnreachable, Err: err}
+		return &box.Error{Kind: box.ErrEngineUnreachable, Err: err}
 	case strings.Contains(msg, "(notfound)"):
-		return &dockercli.Error{Kind: errNotFound, Err: err}
+		return &box.Error{Kind: errNotFound, Err: err}
 	case strings.Contains(msg, "(alreadyexists)"):
-		return &dockercli.Error{Kind: dockercli.ErrNameInUse, Err: err}
+		return &box.Error{Kind: box.ErrNameInUse, Err: err}
 	}
 	return err
 }

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -25,7 +25,7 @@ import (
 // secret is in an argv. There is no --user either: every exec runs as the
 // pod's user. A non-zero exit of the command is the Result's ExitCode with
 // a nil error, as on docker.
-func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error) {
+func (c *Client) Exec(ctx context.Context, name string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
 	cmd, shown := c.execCmd(name, spec, s.Stdin)
 	filter := &stderrFilter{w: s.Stderr}
 	cmd.Stdout, cmd.Stderr, cmd.OwnGroup = s.Stdout, filter, spec.OwnGroup
@@ -57,7 +57,7 @@ func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec,
 	if errors.Is(err, errNotFound) {
 		// No pod: a stopped sandbox if its record is there.
 		if _, serr := c.state(ctx, name); serr == nil {
-			return res, &dockercli.Error{Kind: dockercli.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
+			return res, &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
 		}
 	}
 	return res, execError(name, err)
@@ -65,7 +65,7 @@ func (c *Client) Exec(ctx context.Context, name string, spec dockercli.ExecSpec,
 
 // execCmd is the kubectl exec for spec, and, when the command goes through
 // with-env, the equivalent a human would type (for the log).
-func (c *Client) execCmd(name string, spec dockercli.ExecSpec, stdin io.Reader) (runner.Cmd, *runner.Cmd) {
+func (c *Client) execCmd(name string, spec box.ExecSpec, stdin io.Reader) (runner.Cmd, *runner.Cmd) {
 	wrap := len(spec.Env) > 0 || len(spec.Secrets) > 0 || spec.Workdir != "" || spec.Detach
 	secrets := len(spec.Secrets) > 0
 	a := []string{"exec"}
@@ -129,10 +129,10 @@ func envKey(head int, names []string, rest func([]byte) string) func([]byte) str
 // execError turns kubectl's refusal of an exec into docker's kinds.
 func execError(name string, err error) error {
 	if errors.Is(err, errNotFound) {
-		return &dockercli.Error{Kind: dockercli.ErrNoSuchContainer, Err: err}
+		return &box.Error{Kind: box.ErrNotFound, Err: err}
 	}
 	if strings.Contains(err.Error(), "container not found") || strings.Contains(err.Error(), "not running") {
-		return &dockercli.Error{Kind: dockercli.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
+		return &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
 	}
 	return err
 }
@@ -200,7 +200,7 @@ func (c *Client) CopyIn(ctx context.Context, name, dir string, r io.Reader) erro
 	if dir == path.Dir(helperLink) {
 		return c.deliver(ctx, name, r)
 	}
-	_, err := c.checked(ctx, name, dockercli.ExecSpec{Interactive: true, Cmd: []string{helperLink, "untar", dir}}, r)
+	_, err := c.checked(ctx, name, box.ExecSpec{Interactive: true, Cmd: []string{helperLink, "untar", dir}}, r)
 	return err
 }
 
@@ -228,7 +228,7 @@ func (c *Client) deliver(ctx context.Context, name string, r io.Reader) error {
 			link = ` && ln -sfn "$1" ` + helperLink
 		}
 		script := fmt.Sprintf(`mkdir -p "$(dirname "$1")" && cat > "$1.part" && chmod %o "$1.part" && mv "$1.part" "$1"`, h.Mode&0o777) + link
-		spec := dockercli.ExecSpec{Interactive: true, Cmd: []string{"/bin/sh", "-c", script, "sh", p}}
+		spec := box.ExecSpec{Interactive: true, Cmd: []string{"/bin/sh", "-c", script, "sh", p}}
 		if _, err := c.checked(ctx, name, spec, &runner.NamedReader{Reader: io.LimitReader(tr, h.Size), Name: h.Name}); err != nil {
 			return err
 		}
@@ -236,8 +236,8 @@ func (c *Client) deliver(ctx context.Context, name string, r io.Reader) error {
 }
 
 // checked runs an exec that must succeed.
-func (c *Client) checked(ctx context.Context, name string, spec dockercli.ExecSpec, stdin io.Reader) (runner.Result, error) {
-	res, err := c.Exec(ctx, name, spec, dockercli.Streams{Stdin: stdin})
+func (c *Client) checked(ctx context.Context, name string, spec box.ExecSpec, stdin io.Reader) (runner.Result, error) {
+	res, err := c.Exec(ctx, name, spec, box.Streams{Stdin: stdin})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("`%s` in pod %s exited with code %d: %s", strings.Join(spec.Cmd, " "), name, res.ExitCode, firstLine(string(res.Stderr)))
 	}
@@ -246,7 +246,7 @@ func (c *Client) checked(ctx context.Context, name string, spec dockercli.ExecSp
 
 // CopyOut writes a tar of path in the pod to w, through the helper.
 func (c *Client) CopyOut(ctx context.Context, name, p string, w io.Writer) error {
-	res, err := c.Exec(ctx, name, dockercli.ExecSpec{Cmd: []string{helperLink, "tar", p}}, dockercli.Streams{Stdout: w})
+	res, err := c.Exec(ctx, name, box.ExecSpec{Cmd: []string{helperLink, "tar", p}}, box.Streams{Stdout: w})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("reading %s from pod %s: %s", p, name, firstLine(string(res.Stderr)))
 	}

@@ -15,9 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
-
-	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
 // Annotations and labels Litterbox puts on its objects besides the sandbox
@@ -81,7 +80,7 @@ func podLabel(name string) string {
 // expresses in run options, as the pod's securityContext. Its first process
 // waits for the helper the host delivers over an exec, then becomes it: a
 // cluster has no `docker cp` into a container not yet started.
-func podManifest(spec dockercli.ContainerSpec, claim bool, allow []allowed) (object, error) {
+func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 	uid, gid, err := numericUser(spec.User)
 	if err != nil {
 		return object{}, err
@@ -117,10 +116,10 @@ func podManifest(spec dockercli.ContainerSpec, claim bool, allow []allowed) (obj
 	switch spec.Network {
 	case "", "none", "bridge":
 	default:
-		return object{}, unsupported("network " + strconv.Quote(spec.Network) + " (kubernetes sandboxes have \"none\", a NetworkPolicy, or the pod network)")
+		return object{}, box.Unsupported("network " + strconv.Quote(spec.Network) + " (kubernetes sandboxes have \"none\", a NetworkPolicy, or the pod network)")
 	}
 	if len(spec.Shared) > 0 || len(spec.VolumesFrom) > 0 {
-		return object{}, unsupported("volumes shared between containers")
+		return object{}, box.Unsupported("volumes shared between containers")
 	}
 	limits := map[string]string{}
 	if spec.Memory != "" {
@@ -222,7 +221,7 @@ func quantity(s string) (string, error) {
 
 // record is the ConfigMap that stands for a container: it exists from
 // Create to Remove, whether or not its pod runs.
-func record(spec dockercli.ContainerSpec, pod object, claim bool) (object, error) {
+func record(spec box.Spec, pod object, claim bool) (object, error) {
 	data, err := json.Marshal(pod)
 	if err != nil {
 		return object{}, err
@@ -239,7 +238,7 @@ func record(spec dockercli.ContainerSpec, pod object, claim bool) (object, error
 // default storage class) and its NetworkPolicy, then its pod, and waits for
 // the pod to run: the helper is delivered into a running pod, where docker
 // copies it into a created container.
-func (c *Client) Create(ctx context.Context, spec dockercli.ContainerSpec) (string, error) {
+func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	class, err := c.StorageClass(ctx)
 	if err != nil {
 		return "", err
@@ -272,7 +271,7 @@ func (c *Client) Create(ctx context.Context, spec dockercli.ContainerSpec) (stri
 		if len(allow) > 0 {
 			policy = allowPolicy(spec.Name, spec.Labels, allow)
 		}
-		if err := c.create(ctx, policy); err != nil && !errors.Is(err, dockercli.ErrNameInUse) {
+		if err := c.create(ctx, policy); err != nil && !errors.Is(err, box.ErrNameInUse) {
 			return "", err
 		}
 	}
@@ -331,7 +330,7 @@ func (c *Client) Pause(ctx context.Context, name string) error {
 		return err
 	}
 	if st.pod == nil {
-		return &dockercli.Error{Kind: dockercli.ErrNotRunning, Err: fmt.Errorf("pod %s is not running", name)}
+		return &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running", name)}
 	}
 	if st.rec.Metadata.Annotations[annoStorage] == "emptyDir" {
 		return fmt.Errorf("/src of %s is an emptyDir (the cluster had no default storage class), which deleting its pod would delete; delete the sandbox instead", name)
@@ -343,14 +342,14 @@ func (c *Client) Pause(ctx context.Context, name string) error {
 // Unpause: pods are never frozen (Pause deletes them), so there is nothing
 // to thaw; the caller starts a stopped one.
 func (c *Client) Unpause(ctx context.Context, name string) error {
-	return &dockercli.Error{Kind: dockercli.ErrNotPaused, Err: fmt.Errorf("pod %s is not paused (pods are deleted, not frozen)", name)}
+	return &box.Error{Kind: box.ErrNotPaused, Err: fmt.Errorf("pod %s is not paused (pods are deleted, not frozen)", name)}
 }
 
 // Remove deletes the container's pod, record and NetworkPolicy.
 func (c *Client) Remove(ctx context.Context, name string) error {
 	any, err := c.deleted(ctx, "pod/"+name, "configmap/"+name, "networkpolicy/"+name)
 	if err == nil && !any {
-		err = &dockercli.Error{Kind: dockercli.ErrNoSuchContainer, Err: fmt.Errorf("no such container: %s", name)}
+		err = &box.Error{Kind: box.ErrNotFound, Err: fmt.Errorf("no such container: %s", name)}
 	}
 	return err
 }
@@ -359,7 +358,7 @@ func (c *Client) Remove(ctx context.Context, name string) error {
 type podState struct {
 	rec   object
 	pod   *podObject
-	state dockercli.State
+	state box.State
 }
 
 type podObject struct {
@@ -416,7 +415,7 @@ func (c *Client) state(ctx context.Context, name string) (podState, error) {
 		}
 	}
 	if !found {
-		return podState{}, &dockercli.Error{Kind: dockercli.ErrNoSuchContainer, Err: fmt.Errorf("no such container: %s", name)}
+		return podState{}, &box.Error{Kind: box.ErrNotFound, Err: fmt.Errorf("no such container: %s", name)}
 	}
 	st.state = stateOf(st.pod)
 	return st, nil
@@ -424,7 +423,7 @@ func (c *Client) state(ctx context.Context, name string) (podState, error) {
 
 // stateOf is a pod's state in docker's words: no pod is a stopped
 // container.
-func stateOf(p *podObject) dockercli.State {
+func stateOf(p *podObject) box.State {
 	switch {
 	case p == nil:
 		return "exited"
@@ -444,12 +443,12 @@ func stateOf(p *podObject) dockercli.State {
 }
 
 // Inspect returns the state and labels of one container.
-func (c *Client) Inspect(ctx context.Context, name string) (dockercli.Inspection, error) {
+func (c *Client) Inspect(ctx context.Context, name string) (box.Inspection, error) {
 	st, err := c.state(ctx, name)
 	if err != nil {
-		return dockercli.Inspection{}, err
+		return box.Inspection{}, err
 	}
-	return dockercli.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations}, nil
+	return box.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations}, nil
 }
 
 // waitRunning watches the pod (one kubectl get --watch, so a transcript

@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
 func TestPodManifestHardening(t *testing.T) {
-	spec := dockercli.ContainerSpec{
+	spec := box.Spec{
 		Name: "litterbox-repo-abc-box", Hostname: "box", Image: "busybox:latest", User: "1000:1000", ReadOnly: true,
 		Labels: map[string]string{"dev.litterbox.managed": "true", "dev.litterbox.repo": "/home/me/my repo"},
 		Tmpfs:  map[string]string{"/tmp": "rw,exec"},
 		Volume: "litterbox-repo-abc-box-src", VolumeTarget: "/src", AnonVolumes: []string{"/.litterbox"},
 		Workdir: "/src", Env: map[string]string{"HOME": "/tmp"}, Memory: "2g", CPUs: "2", Network: "none",
-		Publish:    []dockercli.PortBinding{{HostIP: "127.0.0.1", HostPort: 3000, ContainerPort: 8080}},
+		Publish:    []box.PortBinding{{HostIP: "127.0.0.1", HostPort: 3000, ContainerPort: 8080}},
 		Entrypoint: "/.litterbox/id/litterbox-helper", Cmd: []string{"init"},
 	}
 	pod, err := podManifest(spec, true, nil)
@@ -88,16 +88,16 @@ func TestPodManifestHardening(t *testing.T) {
 }
 
 func TestPodManifestRefuses(t *testing.T) {
-	base := dockercli.ContainerSpec{Name: "x", Image: "i", Entrypoint: "/h"}
+	base := box.Spec{Name: "x", Image: "i", Entrypoint: "/h"}
 	for name, tc := range map[string]struct {
-		mod  func(*dockercli.ContainerSpec)
+		mod  func(*box.Spec)
 		want string
 	}{
-		"root":        {func(s *dockercli.ContainerSpec) { s.User = "0:0" }, "non-root"},
-		"named user":  {func(s *dockercli.ContainerSpec) { s.User = "node" }, "numeric uid:gid"},
-		"bad memory":  {func(s *dockercli.ContainerSpec) { s.Memory = "lots" }, "memory"},
-		"host net":    {func(s *dockercli.ContainerSpec) { s.Network = "host" }, `network "host"`},
-		"shared vols": {func(s *dockercli.ContainerSpec) { s.VolumesFrom = []string{"y"} }, "shared"},
+		"root":        {func(s *box.Spec) { s.User = "0:0" }, "non-root"},
+		"named user":  {func(s *box.Spec) { s.User = "node" }, "numeric uid:gid"},
+		"bad memory":  {func(s *box.Spec) { s.Memory = "lots" }, "memory"},
+		"host net":    {func(s *box.Spec) { s.Network = "host" }, `network "host"`},
+		"shared vols": {func(s *box.Spec) { s.VolumesFrom = []string{"y"} }, "shared"},
 	} {
 		s := base
 		tc.mod(&s)
@@ -108,8 +108,8 @@ func TestPodManifestRefuses(t *testing.T) {
 	}
 	s := base
 	s.Network = "host"
-	if _, err := podManifest(s, true, nil); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("host network: %v is not ErrUnsupported", err)
+	if _, err := podManifest(s, true, nil); !errors.Is(err, box.ErrUnsupported) {
+		t.Errorf("host network: %v is not box.ErrUnsupported", err)
 	}
 }
 
@@ -134,7 +134,7 @@ func TestStateOf(t *testing.T) {
 		}
 		return &p
 	}
-	for want, p := range map[dockercli.State]*podObject{
+	for want, p := range map[box.State]*podObject{
 		"exited":   nil,
 		"created":  pod(`{"status":{"phase":"Pending"}}`),
 		"running":  pod(`{"status":{"phase":"Running","containerStatuses":[{"state":{"running":{}}}]}}`),
@@ -177,7 +177,7 @@ func TestStderrFilterDropsKubectlsExitLine(t *testing.T) {
 
 func TestWrappedExecKeepsValuesOutOfArgvAndKey(t *testing.T) {
 	c := New("kubectl", "ctx", "ns", nil)
-	cmd, shown := c.execCmd("pod", dockercli.ExecSpec{Cmd: []string{"sh", "-c", "echo"}, Workdir: "/src", Env: map[string]string{"A": "1"}, Secrets: map[string]string{"TOKEN": "s3cret"}}, strings.NewReader("rest"))
+	cmd, shown := c.execCmd("pod", box.ExecSpec{Cmd: []string{"sh", "-c", "echo"}, Workdir: "/src", Env: map[string]string{"A": "1"}, Secrets: map[string]string{"TOKEN": "s3cret"}}, strings.NewReader("rest"))
 	if shown == nil {
 		t.Fatal("no shown command")
 	}
@@ -202,11 +202,11 @@ func TestWrappedExecKeepsValuesOutOfArgvAndKey(t *testing.T) {
 	}
 	// A terminal session's environment is no secret: in the argv, so
 	// nothing but the terminal is on stdin.
-	tty, _ := c.execCmd("pod", dockercli.ExecSpec{TTY: true, Interactive: true, Cmd: []string{"sh"}, Workdir: "/src", Env: map[string]string{"LITTERBOX_SESSION": "x"}}, os.Stdin)
+	tty, _ := c.execCmd("pod", box.ExecSpec{TTY: true, Interactive: true, Cmd: []string{"sh"}, Workdir: "/src", Env: map[string]string{"LITTERBOX_SESSION": "x"}}, os.Stdin)
 	if strings.Join(tty.Args, " ") != "exec -i -t pod --container sandbox -- "+helperLink+" with-env 0 /src 0 LITTERBOX_SESSION=x -- sh" || tty.Stdin != os.Stdin {
 		t.Errorf("terminal exec %q", tty.Args)
 	}
-	plain, shown := c.execCmd("pod", dockercli.ExecSpec{Cmd: []string{"true"}}, nil)
+	plain, shown := c.execCmd("pod", box.ExecSpec{Cmd: []string{"true"}}, nil)
 	if shown != nil || strings.Join(plain.Args, " ") != "exec pod --container sandbox -- true" {
 		t.Errorf("plain exec %q", plain.Args)
 	}
@@ -215,11 +215,11 @@ func TestWrappedExecKeepsValuesOutOfArgvAndKey(t *testing.T) {
 func TestClassify(t *testing.T) {
 	for msg, want := range map[string]error{
 		`Error from server (NotFound): pods "x" not found`:                                                  errNotFound,
-		`Error from server (AlreadyExists): configmaps "x" already exists`:                                  dockercli.ErrNameInUse,
-		`The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?`: dockercli.ErrDaemonUnreachable,
+		`Error from server (AlreadyExists): configmaps "x" already exists`:                                  box.ErrNameInUse,
+		`The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?`: box.ErrEngineUnreachable,
 		`error: context "nope" does not exist`:                                                              nil,
-		`Unable to connect to the server: dial tcp: i/o timeout`:                                            dockercli.ErrDaemonUnreachable,
-		`error: context was not found for specified context: nope`:                                          dockercli.ErrDaemonUnreachable,
+		`Unable to connect to the server: dial tcp: i/o timeout`:                                            box.ErrEngineUnreachable,
+		`error: context was not found for specified context: nope`:                                          box.ErrEngineUnreachable,
 	} {
 		err := classify(exitErr(msg))
 		if want != nil && !errors.Is(err, want) {

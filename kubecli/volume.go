@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 // ClaimSize is what a sandbox's claim asks for. Litterbox's own disk guard
@@ -61,7 +61,7 @@ func (c *Client) Storage(ctx context.Context) string {
 // on first use the same way).
 func (c *Client) ensureClaim(ctx context.Context, name string, labels map[string]string) error {
 	err := c.CreateVolume(ctx, name, labels)
-	if errors.Is(err, dockercli.ErrNameInUse) {
+	if errors.Is(err, box.ErrNameInUse) {
 		return nil
 	}
 	return err
@@ -81,7 +81,7 @@ func (c *Client) CreateVolume(ctx context.Context, name string, labels map[strin
 func (c *Client) RemoveVolume(ctx context.Context, name string) error {
 	any, err := c.deleted(ctx, "persistentvolumeclaim/"+name)
 	if err == nil && !any {
-		err = &dockercli.Error{Kind: dockercli.ErrNoSuchVolume, Err: fmt.Errorf("no such volume: %s", name)}
+		err = &box.Error{Kind: box.ErrNoSuchVolume, Err: fmt.Errorf("no such volume: %s", name)}
 	}
 	return err
 }
@@ -93,7 +93,7 @@ func (c *Client) VolumeLabels(ctx context.Context, name string) (map[string]stri
 	}
 	err := c.get(ctx, "persistentvolumeclaim", name, &o)
 	if errors.Is(err, errNotFound) {
-		return nil, &dockercli.Error{Kind: dockercli.ErrNoSuchVolume, Err: err}
+		return nil, &box.Error{Kind: box.ErrNoSuchVolume, Err: err}
 	}
 	return o.Metadata.Annotations, err
 }
@@ -159,7 +159,7 @@ func matches(annos, filters map[string]string) bool {
 
 // List returns every container (record) carrying the filter labels, with
 // its pod's state, in one call.
-func (c *Client) List(ctx context.Context, filters map[string]string, _ []string) ([]dockercli.Container, error) {
+func (c *Client) List(ctx context.Context, filters map[string]string, _ []string) ([]box.Summary, error) {
 	res, err := c.args(ctx, getArgs("configmaps,pods", filters)...)
 	if err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 			pods[p.Metadata.Name] = p
 		}
 	}
-	var out []dockercli.Container
+	var out []box.Summary
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
 		st := stateOf(pods[name])
@@ -200,7 +200,7 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 		if t, err := time.Parse(time.RFC3339, created); err == nil {
 			created = t.Format("2006-01-02 15:04:05 -0700 MST") // as docker ps prints it
 		}
-		out = append(out, dockercli.Container{ID: r.UID, Name: name, State: st, Status: string(st), Created: created, Labels: r.Annotations})
+		out = append(out, box.Summary{ID: r.UID, Name: name, State: st, Status: string(st), Created: created, Labels: r.Annotations})
 	}
 	return out, nil
 }

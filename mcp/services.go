@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/internal/services"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
 // serviceLogLines is how much of a service's log the logs action returns.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -42,7 +42,7 @@ func (a *app) runShell(ctx context.Context, o shellOptions) error {
 	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
 	code, err := m.Exec(ctx, o.Name, sandbox.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
-		Streams: dockercli.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
+		Streams: box.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
 	})
 	if err != nil {
 		return err

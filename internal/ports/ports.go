@@ -11,7 +11,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -130,10 +130,10 @@ func HostFree(port int) bool {
 }
 
 // Bindings are the engine's --publish options for ports.
-func Bindings(ports []Port) []dockercli.PortBinding {
-	var b []dockercli.PortBinding
+func Bindings(ports []Port) []box.PortBinding {
+	var b []box.PortBinding
 	for _, p := range ports {
-		b = append(b, dockercli.PortBinding{HostIP: HostIP, HostPort: p.HostPort, ContainerPort: p.ContainerPort})
+		b = append(b, box.PortBinding{HostIP: HostIP, HostPort: p.HostPort, ContainerPort: p.ContainerPort})
 	}
 	return b
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -65,7 +66,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 func BenchmarkRawSetupFirst(b *testing.B) {
 	m := benchSetupManager(b, setupSleep)
 	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n Names) {
-		if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Config.SetupCommand}}, dockercli.Streams{}); err != nil {
+		if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Config.SetupCommand}}, box.Streams{}); err != nil {
 			b.Fatal(err)
 		}
 	})

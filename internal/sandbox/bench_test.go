@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -106,7 +107,7 @@ func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n Names, base st
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, dockercli.Streams{}); err != nil {
+	if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, box.Streams{}); err != nil {
 		b.Fatal(err)
 	}
 	pr, pw := io.Pipe()
@@ -114,7 +115,7 @@ func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n Names, base st
 	if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := cli.Exec(ctx, n.Container, dockercli.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, dockercli.Streams{}); err != nil {
+	if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, box.Streams{}); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -278,8 +279,8 @@ func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, Names)) {
 	i := 0
 	for b.Loop() {
 		i++
-		_, err := cli.Exec(context.Background(), n.Container, dockercli.ExecSpec{User: "1000:1000", Interactive: true,
-			Cmd: []string{"sh", "-c", "cat > /src/written.txt"}}, dockercli.Streams{Stdin: strings.NewReader(fmt.Sprintf("version %d\n", i))})
+		_, err := cli.Exec(context.Background(), n.Container, box.ExecSpec{User: "1000:1000", Interactive: true,
+			Cmd: []string{"sh", "-c", "cat > /src/written.txt"}}, box.Streams{Stdin: strings.NewReader(fmt.Sprintf("version %d\n", i))})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -84,7 +84,7 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit s
 	if _, err := m.Provider.Image(ctx, tag); err == nil {
 		out.Cached = true
 		return out, nil
-	} else if !errors.Is(err, dockercli.ErrImageNotFound) {
+	} else if !errors.Is(err, box.ErrImageNotFound) {
 		return nil, err
 	}
 	t := time.Now()
@@ -122,7 +122,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 		tarW.CloseWithError(err)
 		filterDone <- err
 	}()
-	spec := dockercli.BuildSpec{
+	spec := box.BuildSpec{
 		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
 		Labels: map[string]string{LabelRepoID: m.RepoID, LabelRepo: m.RepoPath},
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -109,7 +109,7 @@ func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
 		return nil
 	}
 	labels, err := m.Provider.VolumeLabels(ctx, e.Volume)
-	if errors.Is(err, dockercli.ErrNoSuchVolume) {
+	if errors.Is(err, box.ErrNoSuchVolume) {
 		// Removed behind our back (docker volume prune): the record goes
 		// too, so this create keeps a new entry.
 		os.Remove(m.cachePath(key))
@@ -288,7 +288,7 @@ func (m *Manager) CacheRemove(ctx context.Context, prefix string) ([]CacheEntry,
 }
 
 func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
-	if err := m.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, dockercli.ErrNoSuchVolume) {
+	if err := m.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		return fmt.Errorf("removing setup cache volume %s: %w", e.Volume, err)
 	}
 	if err := os.Remove(m.cachePath(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -137,7 +137,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	// delete: nothing of the sandbox is left
 	_, err = m.Delete(ctx, c.Name, true)
 	must(err)
-	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, dockercli.ErrNoSuchContainer) {
+	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
 		t.Fatalf("container after delete: %v", err)
 	}
 	if vols := p.Volumes(); strings.Contains(vols, m.Names(c.Name).Volume) {

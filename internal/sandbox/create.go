@@ -16,12 +16,12 @@ import (
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
-	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -29,15 +29,15 @@ import (
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) dockercli.ContainerSpec {
+func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) box.Spec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
-	var shared []dockercli.SharedVolume
+	var shared []box.SharedVolume
 	var allow []string
 	if m.proxied(c) {
 		maps.Copy(env, proxyEnv())
-		shared = append(shared, dockercli.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
+		shared = append(shared, box.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
 	} else if usesProxy(c) {
 		allow = c.Allow // the pod's NetworkPolicy
 	}
@@ -49,7 +49,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 	if len(c.Services) > 0 {
 		labels[LabelServices] = string(mustJSON(c.Services))
 	}
-	return dockercli.ContainerSpec{
+	return box.Spec{
 		Name:         n.Container,
 		Hostname:     n.Slug,
 		Image:        c.Image,
@@ -258,7 +258,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		// A cluster tells no image id to key on and has no container that
 		// borrows another's volumes to copy with: say so once, instead of
 		// keying, looking up and failing to keep an entry on every create.
-		warnings = append(warnings, "setup cache not used: "+kubecli.ErrUnsupported.Error())
+		warnings = append(warnings, "setup cache not used: "+box.ErrUnsupported.Error())
 	default:
 		if cacheKey, err = m.cacheKey(ctx, cfg, imageID, base); err != nil {
 			warnings = append(warnings, "setup cache not used: "+oneLineErr(err))
@@ -357,15 +357,15 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	pmap, err := m.runContainer(ctx, n, base, run, prefill)
 	proxyErr := <-proxyDone
 	// A leftover's proxy: not this create's to remove.
-	leftoverProxy := errors.Is(proxyErr, dockercli.ErrNameInUse)
+	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
 	egressMade = egressMade && !leftoverProxy
 	if err != nil {
-		if errors.Is(err, dockercli.ErrNameInUse) {
+		if errors.Is(err, box.ErrNameInUse) {
 			// Another container holds the name: not this create's to remove.
 			return nil, m.rollbackRefs(ctx, n, tip, m.nameInUse(ctx, n))
 		}
 		var nf *ports.NoFreeError
-		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.As(err, &nf) {
+		if errors.Is(err, box.ErrEngineUnreachable) || errors.As(err, &nf) {
 			// The engine never made anything of ours.
 			return nil, m.rollbackRefs(ctx, n, tip, err)
 		}
@@ -542,7 +542,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, c
 		if err == nil {
 			return pmap, nil
 		}
-		if !errors.Is(err, dockercli.ErrPortInUse) || attempt == 5 {
+		if !errors.Is(err, box.ErrPortInUse) || attempt == 5 {
 			return nil, err
 		}
 		// The engine made the container before it failed to bind.
@@ -558,7 +558,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, c
 // startContainer creates the container, copies the helper into its helper
 // volume (its PID 1 runs from there) and starts it, running prefill (when
 // set) at the same time: nothing reads /src before the setup step.
-func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.ContainerSpec, prefill func(context.Context) error) error {
+func (m *Manager) startContainer(ctx context.Context, n Names, spec box.Spec, prefill func(context.Context) error) error {
 	step := "starting container " + n.Container
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: step, Err: err}
@@ -578,7 +578,7 @@ func (m *Manager) startContainer(ctx context.Context, n Names, spec dockercli.Co
 		return ferr
 	}
 	if err != nil {
-		if !errors.Is(err, dockercli.ErrPortInUse) {
+		if !errors.Is(err, box.ErrPortInUse) {
 			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
 		}
 		return &StepError{Step: step, Err: err}
@@ -593,7 +593,7 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))
@@ -625,8 +625,8 @@ func (f *firstError) set(err error, step string) {
 }
 
 // execChecked runs a command that must succeed.
-func (m *Manager) execChecked(ctx context.Context, container string, spec dockercli.ExecSpec) (runner.Result, error) {
-	res, err := m.Provider.Exec(ctx, container, spec, dockercli.Streams{})
+func (m *Manager) execChecked(ctx context.Context, container string, spec box.ExecSpec) (runner.Result, error) {
+	res, err := m.Provider.Exec(ctx, container, spec, box.Streams{})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, firstLine(string(res.Stderr)))
 	}
@@ -681,10 +681,10 @@ func (m *Manager) rollback(ctx context.Context, n Names, base string, cause erro
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	var left []string
-	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
-	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, dockercli.ErrNoSuchVolume) {
+	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		left = append(left, "volume "+n.Volume)
 	}
 	return m.finishRollback(ctx, n, base, cause, left)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -42,7 +42,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	d := &Deleted{Name: slug}
 	in, err := m.Provider.Inspect(ctx, n.Container)
 	hasContainer := err == nil
-	if err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+	if err != nil && !errors.Is(err, box.ErrNotFound) {
 		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
 	}
 	var foreignErr error
@@ -77,7 +77,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 
 	var left []string
 	if hasContainer {
-		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
 			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
 		} else {
 			d.Removed = append(d.Removed, "container "+n.Container)
@@ -135,7 +135,7 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 	if !ofOurContainer {
 		labels, err := m.Provider.VolumeLabels(ctx, vol)
 		switch {
-		case errors.Is(err, dockercli.ErrNoSuchVolume):
+		case errors.Is(err, box.ErrNoSuchVolume):
 			return nil
 		case err != nil:
 			return []string{fmt.Sprintf("volume %s (%v)", vol, err)}
@@ -148,7 +148,7 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 	switch {
 	case err == nil:
 		d.Removed = append(d.Removed, "volume "+vol)
-	case !errors.Is(err, dockercli.ErrNoSuchVolume):
+	case !errors.Is(err, box.ErrNoSuchVolume):
 		left = append(left, fmt.Sprintf("volume %s (%v)", vol, err))
 	}
 	return left
@@ -198,7 +198,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 		if c.State == "running" && !force {
 			return nil, &ActiveError{Name: slug}
 		}
-		if err := p.Remove(ctx, c.Name); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		if err := p.Remove(ctx, c.Name); err != nil && !errors.Is(err, box.ErrNotFound) {
 			left = append(left, "container "+c.Name)
 			continue
 		}
@@ -206,7 +206,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, na
 		vol := c.Name + "-src"
 		if err := p.RemoveVolume(ctx, vol); err == nil {
 			d.Removed = append(d.Removed, "volume "+vol)
-		} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {
+		} else if !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+vol)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
@@ -78,7 +78,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 	engineUp := false
 	client, server, err := cli.Versions(ctx)
 	switch {
-	case errors.Is(err, dockercli.ErrBinaryMissing):
+	case errors.Is(err, box.ErrBinaryMissing):
 		add(Check{Name: "runtime", Status: CheckFail, Detail: rt.Bin + " not found on PATH",
 			Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"})
 		add(Check{Name: "engine", Status: CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
@@ -237,11 +237,11 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.execChecked(ctx, n.Container, dockercli.ExecSpec{User: "0:0", Cmd: h.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
-	res, err := m.Provider.Exec(ctx, n.Container, dockercli.ExecSpec{Cmd: h.argv("probe")}, dockercli.Streams{Stdout: &out})
+	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.argv("probe")}, box.Streams{Stdout: &out})
 	var p protocol.Probe
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)
@@ -264,8 +264,8 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	return Check{Name: "sandbox", Status: CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
 }
 
-func engineCheck(ctx context.Context, cli Provider, server string, err error) Check {
-	if errors.Is(err, dockercli.ErrBinaryMissing) {
+func engineCheck(ctx context.Context, cli box.Provider, server string, err error) Check {
+	if errors.Is(err, box.ErrBinaryMissing) {
 		return Check{Name: "engine", Status: CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
 			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
 	}
@@ -282,11 +282,11 @@ func engineCheck(ctx context.Context, cli Provider, server string, err error) Ch
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
-func imageCheck(ctx context.Context, cli Provider, bin, image string) (Check, string) {
+func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (Check, string) {
 	info, err := cli.Image(ctx, image)
 	platform := info.Platform
 	switch {
-	case errors.Is(err, dockercli.ErrImageNotFound):
+	case errors.Is(err, box.ErrImageNotFound):
 		return pullCheck(ctx, cli, bin, image), ""
 	case err != nil:
 		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
@@ -295,7 +295,7 @@ func imageCheck(ctx context.Context, cli Provider, bin, image string) (Check, st
 }
 
 // pullCheck pulls an image that is not present.
-func pullCheck(ctx context.Context, cli Provider, bin, image string) Check {
+func pullCheck(ctx context.Context, cli box.Provider, bin, image string) Check {
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
 	if err := cli.Pull(pctx, image); err != nil {
@@ -368,11 +368,11 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 	m.helper = h
 	info, err := cli.Image(ctx, cfg.Image)
 	present := err == nil
-	if errors.Is(err, dockercli.ErrImageNotFound) {
+	if errors.Is(err, box.ErrImageNotFound) {
 		err = nil
 	}
 	if err != nil {
-		if errors.Is(err, dockercli.ErrDaemonUnreachable) || errors.Is(err, dockercli.ErrBinaryMissing) {
+		if errors.Is(err, box.ErrEngineUnreachable) || errors.Is(err, box.ErrBinaryMissing) {
 			_, server, verr := cli.Versions(ctx)
 			return "", &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
 		}
@@ -380,7 +380,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 	}
 	if !present {
 		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
-			return "", &PreflightError{Check: c, Err: dockercli.ErrImageNotFound}
+			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
 		}
 		if info, err = cli.Image(ctx, cfg.Image); err != nil {
 			return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/kubecli"
 )
 
 // A sandbox with network mode "allow" has no network of its own. Its PID 1
@@ -58,7 +57,7 @@ func (m *Manager) proxied(cfg config.Config) bool { return usesProxy(cfg) && !re
 // command with a network of its own (the policy is the pod's for its life).
 func kubeNetwork(cfg config.Config) error {
 	if cfg.SetupAllow != nil || setupOpen(cfg) {
-		return fmt.Errorf("the setup command's own network ([network] setup): %w", kubecli.ErrUnsupported)
+		return fmt.Errorf("the setup command's own network ([network] setup): %w", box.ErrUnsupported)
 	}
 	return nil
 }
@@ -135,7 +134,7 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 	labels := m.labels(n.Slug, roleEgress)
 	network := egressNetwork(cfg)
 	h := m.helper
-	spec := dockercli.ContainerSpec{
+	spec := box.Spec{
 		Name:        n.Egress(),
 		Hostname:    n.Slug + "-egress",
 		Image:       cfg.Image,
@@ -143,7 +142,7 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 		User:        cfg.User,
 		ReadOnly:    true,
 		AnonVolumes: []string{HelperDir},
-		Shared:      []dockercli.SharedVolume{{Volume: n.Egress(), Target: protocol.EgressDir}},
+		Shared:      []box.SharedVolume{{Volume: n.Egress(), Target: protocol.EgressDir}},
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},
 		PidsLimit:   64,
@@ -175,15 +174,15 @@ func (m *Manager) removeEgress(ctx context.Context, n Names) (removed, left []st
 
 // removeProxy removes the egress proxy container name and its volume of
 // the same name.
-func removeProxy(ctx context.Context, p Provider, name string) (removed, left []string) {
+func removeProxy(ctx context.Context, p box.Provider, name string) (removed, left []string) {
 	if err := p.Remove(ctx, name); err == nil {
 		removed = append(removed, "egress proxy "+name)
-	} else if !errors.Is(err, dockercli.ErrNoSuchContainer) {
+	} else if !errors.Is(err, box.ErrNotFound) {
 		return nil, []string{fmt.Sprintf("egress proxy %s (%v)", name, err)}
 	}
 	if err := p.RemoveVolume(ctx, name); err == nil {
 		removed = append(removed, "volume "+name)
-	} else if !errors.Is(err, dockercli.ErrNoSuchVolume) {
+	} else if !errors.Is(err, box.ErrNoSuchVolume) {
 		left = append(left, fmt.Sprintf("volume %s (%v)", name, err))
 	}
 	return removed, left
@@ -209,13 +208,13 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 	}
 	name := n.Egress()
 	if pause {
-		if err := m.Provider.Pause(ctx, name); err != nil && !errors.Is(err, dockercli.ErrAlreadyPaused) && !errors.Is(err, dockercli.ErrNotRunning) {
+		if err := m.Provider.Pause(ctx, name); err != nil && !errors.Is(err, box.ErrAlreadyPaused) && !errors.Is(err, box.ErrNotRunning) {
 			return fmt.Errorf("pausing the egress proxy of '%s': %w", slug, err)
 		}
 		return nil
 	}
 	err = m.Provider.Unpause(ctx, name)
-	if errors.Is(err, dockercli.ErrNotPaused) {
+	if errors.Is(err, box.ErrNotPaused) {
 		err = m.Provider.Start(ctx, name)
 	}
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 // ExecOptions describe a command run in a sandbox for a human.
@@ -16,7 +16,7 @@ type ExecOptions struct {
 	Workdir     string // default /src
 	Interactive bool
 	TTY         bool
-	Streams     dockercli.Streams
+	Streams     box.Streams
 }
 
 // Exec runs a command in the sandbox as the sandbox user, streaming its
@@ -50,7 +50,7 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
-	res, err := m.Provider.Exec(ctx, container, dockercli.ExecSpec{
+	res, err := m.Provider.Exec(ctx, container, box.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 		Env: map[string]string{"LITTERBOX_SESSION": tok},
 	}, o.Streams)

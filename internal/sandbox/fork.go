@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
@@ -48,7 +48,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	defer unlock()
 	// What background processes changed since the last call is committed
 	// on the source first, so the fork's branch and files agree.
-	if in.State == dockercli.State("running") {
+	if in.State == box.State("running") {
 		if _, err := m.actLocked(ctx, src, action{op: protocol.OpScan, message: commitMessage("fork", "before forking as "+opts.Name)}); err != nil {
 			return nil, fmt.Errorf("committing %s's changes before the fork: %w", src, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -19,7 +19,7 @@ import (
 // started: no process of the image runs, and no shell is needed.
 func (m *Manager) imageFile(ctx context.Context, image, path string) ([]byte, error) {
 	name := m.scratchName("look")
-	spec := dockercli.ContainerSpec{Name: name, Image: image, Labels: m.labels("", roleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
+	spec := box.Spec{Name: name, Image: image, Labels: m.labels("", roleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -38,7 +39,7 @@ func realManager(t *testing.T) *Manager {
 func exec(t *testing.T, m *Manager, name, script string) string {
 	t.Helper()
 	var out, errOut strings.Builder
-	code, err := m.Exec(context.Background(), name, ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: dockercli.Streams{Stdout: &out, Stderr: &errOut}})
+	code, err := m.Exec(context.Background(), name, ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
 	if err != nil || code != 0 {
 		t.Fatalf("exec %q: code %d err %v stderr %s", script, code, err, errOut.String())
 	}
@@ -328,7 +329,7 @@ func TestIntegrationUnreachableEngineFailsFastLeavingNothing(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/litterbox-test.sock")
 	start := time.Now()
 	_, err := m.Create(context.Background(), CreateOptions{Name: "nodaemon"})
-	if !errors.Is(err, dockercli.ErrDaemonUnreachable) {
+	if !errors.Is(err, box.ErrEngineUnreachable) {
 		t.Fatalf("create: %v, want ErrDaemonUnreachable", err)
 	}
 	if took := time.Since(start); took > 5*time.Second {

@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
-	"github.com/litterbox-dev/litterbox/kubecli"
 )
 
 // kubeProvider is the test cluster (scripts/k8s/with-cluster.sh), which
@@ -84,7 +83,7 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if _, err := m.Delete(ctx, "work", true); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, dockercli.ErrNoSuchContainer) {
+			if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
 				t.Fatalf("after delete: %v", err)
 			}
 			if v := p.Volumes(); strings.Contains(v, c.Container) {
@@ -105,17 +104,17 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
 		t.Fatalf("no shell: %v", err)
 	}
-	if _, ierr := m.Provider.Inspect(ctx, m.Names("noshell").Container); !errors.Is(ierr, dockercli.ErrNoSuchContainer) {
+	if _, ierr := m.Provider.Inspect(ctx, m.Names("noshell").Container); !errors.Is(ierr, box.ErrNotFound) {
 		t.Fatalf("left after a failed create: %v", ierr)
 	}
 
 	m = kubeManager(t, p, "busybox:latest")
 	m.Config.Allow = []string{"*.example.com"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "wild"}); !errors.Is(err, kubecli.ErrUnsupported) {
+	if _, err := m.Create(ctx, CreateOptions{Name: "wild"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a wildcard allow entry: %v", err)
 	}
 	m.Config.Allow, m.Config.SetupAllow = []string{"localhost:8080"}, []string{"proxy.golang.org"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "setupnet"}); !errors.Is(err, kubecli.ErrUnsupported) {
+	if _, err := m.Create(ctx, CreateOptions{Name: "setupnet"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a setup network: %v", err)
 	}
 	m.Config = config.Default()

@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/slug"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -62,7 +62,7 @@ type Info struct {
 
 var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
 
-func statusOf(state dockercli.State, rec *Record) string {
+func statusOf(state box.State, rec *Record) string {
 	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
 		return StatusCreating
 	}
@@ -255,11 +255,11 @@ func (m *Manager) ensureOwn(ctx context.Context, slug string) error {
 
 // ownContainer inspects the sandbox's container and makes sure it is this
 // repository's before anything acts on it.
-func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, dockercli.Inspection, error) {
+func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, box.Inspection, error) {
 	n := m.Names(slug)
 	in, err := m.Provider.Inspect(ctx, n.Container)
 	switch {
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
+	case errors.Is(err, box.ErrNotFound):
 		return n, in, m.missingOrNotFound(ctx, slug)
 	case err != nil:
 		return n, in, err
@@ -285,11 +285,11 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 		if err := m.followEgress(ctx, slug, container, true); err != nil {
 			return o, err
 		}
-	case errors.Is(err, dockercli.ErrAlreadyPaused):
+	case errors.Is(err, box.ErrAlreadyPaused):
 		return alreadyPaused(slug), nil
-	case errors.Is(err, dockercli.ErrNotRunning):
+	case errors.Is(err, box.ErrNotRunning):
 		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
+	case errors.Is(err, box.ErrNotFound):
 		return o, m.missingOrNotFound(ctx, slug)
 	default:
 		return o, fmt.Errorf("pausing sandbox '%s': %w", slug, err)
@@ -318,7 +318,7 @@ func alreadyPaused(slug string) Outcome {
 // resumeContainer unpauses or starts container. in is its inspection when
 // the caller has one, so only the call its state needs is made; nil asks
 // the engine by trying to unpause first.
-func (m *Manager) resumeContainer(ctx context.Context, slug, container string, in *dockercli.Inspection) (Outcome, error) {
+func (m *Manager) resumeContainer(ctx context.Context, slug, container string, in *box.Inspection) (Outcome, error) {
 	o := Outcome{Name: slug}
 	if in == nil || in.State == "paused" {
 		err := m.Provider.Unpause(ctx, container)
@@ -326,9 +326,9 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 		case err == nil:
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
 			return o, m.followEgress(ctx, slug, container, false)
-		case errors.Is(err, dockercli.ErrNoSuchContainer):
+		case errors.Is(err, box.ErrNotFound):
 			return o, m.missingOrNotFound(ctx, slug)
-		case !errors.Is(err, dockercli.ErrNotPaused):
+		case !errors.Is(err, box.ErrNotPaused):
 			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
 		}
 		// Not paused: either running already or stopped (engine restart).

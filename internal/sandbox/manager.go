@@ -15,6 +15,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/kubecli"
@@ -48,7 +49,7 @@ type Manager struct {
 	RepoSlug string
 	Config   config.Config
 	Git      *gitcli.Client
-	Provider Provider
+	Provider box.Provider
 	// Runtime is the engine CLI the Provider drives, for messages.
 	Runtime Runtime
 	// Now is the clock, replaceable in tests.
@@ -249,7 +250,7 @@ func short(id string) string {
 	return id
 }
 
-func (rt Runtime) client(r runner.Runner) Provider {
+func (rt Runtime) client(r runner.Runner) box.Provider {
 	if rt.Kubernetes {
 		c := kubecli.New(rt.Bin, "", "", r)
 		c.Global = rt.Global

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -50,7 +50,7 @@ func TestIntegrationOutputHeldByAnotherExec(t *testing.T) {
 		var out strings.Builder
 		_, err := m.Exec(hctx, "work", ExecOptions{Cmd: []string{"sh", "-c",
 			looper("hum") + "while [ ! -s /tmp/lbx-pipe ]; do sleep 0.1; done; exec 3>/proc/$(cat /tmp/lbx-pipe)/fd/1; /bin/sh /tmp/lbx-hum.sh"},
-			Streams: dockercli.Streams{Stdout: &out, Stderr: &out}})
+			Streams: box.Streams{Stdout: &out, Stderr: &out}})
 		human <- err
 	}()
 	t0 := time.Now()

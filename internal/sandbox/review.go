@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/review"
 )
 
@@ -106,7 +106,7 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	// The delete needs the engine: without it, stop before applying rather
 	// than apply and then fail half-way.
 	if slug, err := m.resolve(name); err == nil {
-		if _, err := m.Provider.Inspect(ctx, m.Names(slug).Container); err != nil && !errors.Is(err, dockercli.ErrNoSuchContainer) {
+		if _, err := m.Provider.Inspect(ctx, m.Names(slug).Container); err != nil && !errors.Is(err, box.ErrNotFound) {
 			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
 		}
 	}

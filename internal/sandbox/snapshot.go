@@ -19,8 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
@@ -165,13 +165,13 @@ const maxShownInput = 64 << 10
 // writes the file (the snapshot is left out). Content too large, not text
 // or holding a secret, an upload and a scan show the call itself; a
 // secret in a command is masked.
-func shownAct(h *helperBinary, a action, spec dockercli.ExecSpec, sec *secrets.Values) *dockercli.Shown {
+func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
 	const note = "the snapshot left out"
 	switch a.op {
 	case protocol.OpRun, protocol.OpSetup:
-		return &dockercli.Shown{Spec: dockercli.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
 	case protocol.OpRemove:
-		return &dockercli.Shown{Spec: dockercli.ExecSpec{Cmd: h.argv("rm", a.arg)}, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Cmd: h.argv("rm", a.arg)}, Note: note}
 	case protocol.OpWrite:
 		r, ok := a.content.(*bytes.Reader)
 		if !ok || a.size > maxShownInput {
@@ -181,7 +181,7 @@ func shownAct(h *helperBinary, a action, spec dockercli.ExecSpec, sec *secrets.V
 		if n, _ := r.ReadAt(data, 0); int64(n) != a.size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
 			return nil
 		}
-		return &dockercli.Shown{Spec: dockercli.ExecSpec{Interactive: true, Cmd: h.argv("put", a.arg)}, Input: data, HasInput: true, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.argv("put", a.arg)}, Input: data, HasInput: true, Note: note}
 	}
 	return nil
 }
@@ -254,13 +254,13 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		spec := dockercli.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act"), Env: a.env, StdinKey: protocol.Describe}
+		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act"), Env: a.env, StdinKey: protocol.Describe}
 		if a.op == protocol.OpRun || a.op == protocol.OpSetup {
 			spec.Secrets = sec.Env()
 		}
 		spec.Shown = shownAct(h, a, spec, sec)
 		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, spec,
-			dockercli.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
+			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = &helperExitError{code: res.ExitCode, stderr: firstLine(engineErr.String())}
 		}
@@ -274,7 +274,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	stop := func(err error) error {
 		inW.CloseWithError(err)
 		outR.CloseWithError(err)
-		var engine *dockercli.Error
+		var engine *box.Error
 		var exited *helperExitError
 		execErr := <-execDone
 		switch {
@@ -532,11 +532,11 @@ func errOrEOF(err error) error {
 // execError explains a failed docker exec in the sandbox's terms.
 func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	switch {
-	case errors.Is(err, dockercli.ErrNoSuchContainer):
+	case errors.Is(err, box.ErrNotFound):
 		return m.missingOrNotFound(ctx, slug)
-	case errors.Is(err, dockercli.ErrPaused):
+	case errors.Is(err, box.ErrPaused):
 		return notRunning(slug, "paused")
-	case errors.Is(err, dockercli.ErrNotRunning):
+	case errors.Is(err, box.ErrNotRunning):
 		// Podman does not say which: ask.
 		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil {
 			return notRunning(slug, in.State)
@@ -558,7 +558,7 @@ func (e *helperExitError) Error() string {
 }
 
 // notRunning says a sandbox in state cannot take commands until resumed.
-func notRunning(slug string, state dockercli.State) error {
+func notRunning(slug string, state box.State) error {
 	word := "stopped"
 	if state == "paused" {
 		word = "paused"

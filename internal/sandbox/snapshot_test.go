@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
@@ -32,12 +33,12 @@ func TestShownAct(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &helperBinary{id: "abc"}
-	run := shownAct(h, action{op: protocol.OpRun, arg: "/src/sub", cmd: "curl -H 'x: hunter2-long-value' x"}, dockercli.ExecSpec{Env: map[string]string{"A": "1"}, Secrets: sec.Env()}, sec)
+	run := shownAct(h, action{op: protocol.OpRun, arg: "/src/sub", cmd: "curl -H 'x: hunter2-long-value' x"}, box.ExecSpec{Env: map[string]string{"A": "1"}, Secrets: sec.Env()}, sec)
 	if got := strings.Join(dockercli.ExecArgs("c", run.Spec), " "); got != "exec --workdir /src/sub --env A=1 --env TOKEN c /bin/sh -c curl -H 'x: ***' x" {
 		t.Errorf("run shown as %q", got)
 	}
-	write := func(content string) *dockercli.Shown {
-		return shownAct(h, action{op: protocol.OpWrite, arg: "/src/a.txt", content: bytes.NewReader([]byte(content)), size: int64(len(content))}, dockercli.ExecSpec{}, sec)
+	write := func(content string) *box.Shown {
+		return shownAct(h, action{op: protocol.OpWrite, arg: "/src/a.txt", content: bytes.NewReader([]byte(content)), size: int64(len(content))}, box.ExecSpec{}, sec)
 	}
 	if w := write("hello\n"); w == nil || string(w.Input) != "hello\n" || strings.Join(w.Spec.Cmd, " ") != "/.litterbox/abc/litterbox-helper put /src/a.txt" {
 		t.Errorf("write shown as %+v", w)
@@ -47,7 +48,7 @@ func TestShownAct(t *testing.T) {
 			t.Errorf("%s content shown: %+v", name, w)
 		}
 	}
-	if shownAct(h, action{op: protocol.OpScan}, dockercli.ExecSpec{}, sec) != nil {
+	if shownAct(h, action{op: protocol.OpScan}, box.ExecSpec{}, sec) != nil {
 		t.Error("a scan has no equivalent to show")
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -41,8 +41,8 @@ func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer,
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, dockercli.ExecSpec{Cmd: h.argv(args...)},
-		dockercli.Streams{Stdout: stdout, Stderr: &errOut})
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.argv(args...)},
+		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 // roleCopy is the dev.litterbox.managed label of a short-lived container
@@ -47,20 +47,20 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 	h := m.helper
 	from, to := "/other", Workdir
 	borrow := j.sandbox
-	other := dockercli.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
+	other := box.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
 	if !j.intoSandbox {
 		from, to = Workdir, "/other"
 		borrow += ":ro"
 		other.ReadOnly = false
 	}
-	spec := dockercli.ContainerSpec{
+	spec := box.Spec{
 		Name:        name,
 		Image:       image,
 		Labels:      m.labels("", roleCopy),
 		User:        "0:0",
 		ReadOnly:    true,
 		VolumesFrom: []string{borrow},
-		Shared:      []dockercli.SharedVolume{other},
+		Shared:      []box.SharedVolume{other},
 		CapDrop:     []string{"ALL"},
 		CapAdd:      []string{"CHOWN", "FOWNER", "DAC_OVERRIDE"},
 		SecurityOpt: []string{"no-new-privileges"},

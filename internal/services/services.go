@@ -18,7 +18,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -113,7 +113,7 @@ func (e *Error) Error() string {
 
 // Execer runs a command in a container (sandbox.Provider is one).
 type Execer interface {
-	Exec(ctx context.Context, container string, spec dockercli.ExecSpec, s dockercli.Streams) (runner.Result, error)
+	Exec(ctx context.Context, container string, spec box.ExecSpec, s box.Streams) (runner.Result, error)
 }
 
 // Box is the services of one sandbox.
@@ -178,7 +178,7 @@ func (b *Box) Start(ctx context.Context, names []string, token string) ([]State,
 	names = slices.Sorted(slices.Values(names))
 	for _, n := range names {
 		argv := append([]string{"sh", "-c", monitor, "litterbox-service", LogDir, n, token}, b.Specs[n].Command...)
-		if _, err := b.Exec.Exec(ctx, b.Container, dockercli.ExecSpec{Detach: true, Cmd: argv, Secrets: b.Secrets}, dockercli.Streams{}); err != nil {
+		if _, err := b.Exec.Exec(ctx, b.Container, box.ExecSpec{Detach: true, Cmd: argv, Secrets: b.Secrets}, box.Streams{}); err != nil {
 			return nil, b.EngineErr(err)
 		}
 	}
@@ -253,8 +253,8 @@ func (b *Box) run(ctx context.Context, args []string) ([]byte, error) {
 	argv := append([]string{"sh", "-c", loader, "litterbox-service"}, args...)
 	stdin := strings.NewReader(strconv.Itoa(len(script)) + "\n" + script)
 	var stdout, stderr bytes.Buffer
-	res, err := b.Exec.Exec(ctx, b.Container, dockercli.ExecSpec{Interactive: true, Cmd: argv},
-		dockercli.Streams{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
+	res, err := b.Exec.Exec(ctx, b.Container, box.ExecSpec{Interactive: true, Cmd: argv},
+		box.Streams{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
 		return nil, b.EngineErr(err)
 	}

@@ -1,0 +1,30 @@
+package box
+
+// State is a box's lifecycle state in docker's words: "running",
+// "paused", "exited", "created", "restarting", "removing" or "dead".
+type State string
+
+// Inspection is what Inspect reports about one container.
+type Inspection struct {
+	State  State             `json:"state"`
+	Labels map[string]string `json:"labels"`
+}
+
+// Summary is one box as a provider lists it (a row of `docker ps`).
+type Summary struct {
+	ID      string            `json:"id"`
+	Name    string            `json:"name"`
+	State   State             `json:"state"`
+	Status  string            `json:"status"`
+	Created string            `json:"created"`
+	Labels  map[string]string `json:"labels"`
+}
+
+// ImageInfo is what one image inspect tells about an image.
+type ImageInfo struct {
+	// Platform is "os/architecture" (linux/amd64).
+	Platform string
+	// ID is the content-addressed id (sha256:...): what a setup cache
+	// entry was made from, whatever tag names it.
+	ID string
+}
