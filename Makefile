@@ -70,6 +70,10 @@ lint:
 	@# Only runner/ starts processes in the binary (both GOOS it ships for).
 	@f=$$(mktemp) && for os in linux darwin; do GOOS=$$os $(GO) list -deps -json=ImportPath,Dir,GoFiles,CgoFiles,Standard,Module ./cmd/litterbox >>$$f || { rm -f $$f; exit 1; }; done; \
 	  $(GO) run ./internal/lint/procstart <$$f; rc=$$?; rm -f $$f; exit $$rc
+	@# Only internal/engine chooses a provider: the core speaks to internal/box.
+	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... | grep -E ' github.com/litterbox-dev/litterbox/(dockercli|kubecli)( |$$)' | \
+	  grep -vE '^github.com/litterbox-dev/litterbox/(cmd/litterbox|internal/engine|dockercli|kubecli):' | cut -d: -f1); \
+	  if [ -n "$$bad" ]; then echo "only internal/engine may import dockercli or kubecli; these do: $$bad"; exit 1; fi
 	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh internal/services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no

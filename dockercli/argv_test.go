@@ -111,23 +111,6 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestRemoteHost(t *testing.T) {
-	for in, want := range map[string]string{
-		"unix:///var/run/docker.sock":    "",
-		"tcp://127.0.0.1:2375":           "",
-		"tcp://localhost:2375":           "",
-		"tcp://[::1]:2375":               "",
-		"tcp://build-box:2376":           "build-box",
-		"ssh://me@10.0.0.5":              "10.0.0.5",
-		"npipe:////./pipe/docker_engine": "",
-		"":                               "",
-	} {
-		if got := RemoteHost(in); got != want {
-			t.Errorf("RemoteHost(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // The shape of `podman ps --format json` (podman 4.3, trimmed).
 func TestParsePodmanPs(t *testing.T) {
 	out := []byte(`[{"AutoRemove":false,"Command":["-c","sleep"],"Created":1795248252,"CreatedAt":"6 seconds ago","Id":"26fbb3a7","Image":"localhost/busybox:latest",

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -55,6 +53,12 @@ func (c *Client) cmd(cmd runner.Cmd) runner.Cmd {
 
 func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error) {
 	return c.run(ctx, runner.Cmd{Args: args})
+}
+
+// Caps: an engine freezes containers, runs the egress proxy beside a
+// sandbox, and lets a container borrow another's volumes.
+func (c *Client) Caps() box.Caps {
+	return box.Caps{Freeze: true, EgressProxy: true, VolumeCopy: true}
 }
 
 // Run creates and starts a container, returning its ID.
@@ -375,23 +379,6 @@ func (c *Client) Endpoint(ctx context.Context) (string, error) {
 	}
 	res, err := c.args(ctx, "context", "inspect", "--format", "{{.Endpoints.docker.Host}}")
 	return strings.TrimSpace(string(res.Stdout)), err
-}
-
-// RemoteHost is the host name of a TCP or SSH endpoint on another machine, or
-// "" when the engine runs on this one (a socket, or a loopback address).
-func RemoteHost(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "tcp" && u.Scheme != "ssh" && u.Scheme != "http" && u.Scheme != "https") {
-		return ""
-	}
-	h := u.Hostname()
-	if h == "localhost" {
-		return ""
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return ""
-	}
-	return h
 }
 
 // Image inspects an image once for its platform and id, or says

@@ -179,9 +179,10 @@ func (c *Client) Logs(context.Context, string, time.Time) ([]byte, error) {
 	return nil, box.Unsupported("the egress proxy's log")
 }
 
-// Recreates says a started sandbox is a new pod: nothing outside its claim
-// survived, the helper included, so the caller delivers the helper again.
-func (c *Client) Recreates() bool { return true }
+// Caps: a started sandbox is a new pod (nothing outside its claim
+// survived, the helper included); the network is a NetworkPolicy, so
+// there is no egress proxy; and no container can borrow another's volumes.
+func (c *Client) Caps() box.Caps { return box.Caps{} }
 
 // classify maps kubectl's failures onto dockercli's error kinds, so the
 // sandbox core tells them apart the same way on every runtime.

@@ -17,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -42,7 +43,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	}
 	cfg := config.Default()
 	cfg.CPUs = "2"
-	m, err := sandbox.Open(context.Background(), runner.Audit{Inner: r}, sandbox.Docker, dir, cfg)
+	m, err := sandbox.Open(context.Background(), runner.Audit{Inner: r}, engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -57,7 +58,7 @@ func (a *app) runDoctor(ctx context.Context, o doctorOptions) error {
 		tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 		for _, c := range checks {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Status, c.Name, c.Detail)
-			if c.Fix != "" && c.Status != sandbox.CheckOK {
+			if c.Fix != "" && c.Status != box.CheckOK {
 				fmt.Fprintf(tw, "\t\tfix: %s\n", c.Fix)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -165,11 +166,11 @@ func (a *app) runner() runner.Runner {
 }
 
 // engine is the runtime the global flags choose.
-func (a *app) engine() sandbox.Runtime {
+func (a *app) engine() engine.Runtime {
 	if a.runtime == "kubernetes" {
-		return sandbox.Kubectl(a.context, a.namespace)
+		return engine.Kubectl(a.context, a.namespace)
 	}
-	rt := sandbox.Runtime{Bin: a.runtime}
+	rt := engine.Runtime{Bin: a.runtime}
 	if a.context != "" {
 		rt.Global = []string{"--context", a.context}
 	}

@@ -42,4 +42,6 @@ type Provider interface {
 	Versions(ctx context.Context) (client, server string, err error)
 	Image(ctx context.Context, image string) (ImageInfo, error)
 	Pull(ctx context.Context, image string) error
+	// Caps says what this runtime can do.
+	Caps() Caps
 }

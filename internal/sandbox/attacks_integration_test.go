@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -79,7 +80,7 @@ func attackTable(t *testing.T, image string) {
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hello\n", ".gitignore": ".litterbox.local.toml\nnode_modules/\n"})
 	cfg := config.Default()
 	cfg.Image, cfg.Memory, cfg.PidsLimit = image, "256m", 128
-	m, err := Open(ctx, testenv.Exec(), Docker, dir, cfg)
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func freshRepo(t *testing.T, e *attackEnv, toml string) *Manager {
 		t.Fatal(err)
 	}
 	cfg.Image = e.image
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

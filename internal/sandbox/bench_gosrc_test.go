@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -68,7 +69,7 @@ func removeGoSrc() {
 func goSrcSandbox(b *testing.B) (*Manager, Names) {
 	b.Helper()
 	dir := goSrcRepo(b)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}

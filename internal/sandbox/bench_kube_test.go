@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -39,7 +40,7 @@ func kubeBenchManager(b *testing.B) *Manager {
 	}
 	dir := filepath.Join(b.TempDir(), testenv.UniqueName("lbkb"))
 	testenv.NewRepo(b, dir, testenv.SmallFiles)
-	m, err := Open(context.Background(), testenv.Exec(), Runtime{Bin: "kubectl", Kubernetes: true}, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Runtime{Bin: "kubectl", Kubernetes: true}, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ func benchManagerOf(b *testing.B, files testenv.Files) *Manager {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, Names) {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}

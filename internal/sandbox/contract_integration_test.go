@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -29,7 +30,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbct"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(ctx, testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: p.Kubernetes}, dir, config.Default())
+	m, err := Open(ctx, testenv.Exec(), engine.Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: p.Kubernetes}, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

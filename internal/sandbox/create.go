@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -205,8 +204,8 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 			return nil, err
 		}
 	}
-	if recreates(m.Provider) {
-		if err := kubeNetwork(cfg); err != nil {
+	if !m.Provider.Caps().EgressProxy {
+		if err := policyNetwork(cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -254,7 +253,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	var cacheKey string
 	switch {
 	case opts.fork != nil || !cacheable(cfg):
-	case recreates(m.Provider):
+	case !m.Provider.Caps().VolumeCopy:
 		// A cluster tells no image id to key on and has no container that
 		// borrows another's volumes to copy with: say so once, instead of
 		// keying, looking up and failing to keep an entry on every create.
@@ -463,7 +462,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		warnings = append(warnings, "could not save sandbox state: "+err.Error())
 	}
 	storage := ""
-	if st, ok := m.Provider.(storageTeller); ok {
+	if st, ok := m.Provider.(box.StorageTeller); ok {
 		storage = st.Storage(ctx)
 	}
 	return &Created{
@@ -525,7 +524,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, c
 	// the engine's refusal tells a taken port.
 	free, remote := m.portFree, ""
 	if ep, err := m.Provider.Endpoint(ctx); err == nil {
-		remote = dockercli.RemoteHost(ep)
+		remote = box.RemoteHost(ep)
 	}
 	if remote != "" {
 		free = func(int) bool { return true }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -179,12 +180,12 @@ func (m *Manager) removeHostState(slug string) []string {
 // DeleteOrphan deletes a sandbox whose repository is gone (moved or deleted):
 // found by its labels, its container and volume are removed. Its branch and
 // state lived in that repository's git dir, so they went with it.
-func DeleteOrphan(ctx context.Context, r runner.Runner, rt Runtime, repoPath, name string, force bool) (*Deleted, error) {
+func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoPath, name string, force bool) (*Deleted, error) {
 	slug, err := ParseName(name)
 	if err != nil {
 		return nil, err
 	}
-	p := rt.client(r)
+	p := rt.Provider(r)
 	cts, err := p.List(ctx, map[string]string{LabelManaged: "true", LabelRepo: repoPath, LabelSandbox: slug}, []string{LabelRepoSlug})
 	if err != nil {
 		return nil, err

@@ -15,33 +15,17 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
-	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// Check results.
-const (
-	CheckOK   = "ok"
-	CheckWarn = "warn"
-	CheckFail = "fail"
-)
-
-// Check is one preflight check: what was checked, how it went, and for a
-// failure or warning, how to fix it.
-type Check struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-	Fix    string `json:"fix,omitempty"`
-}
-
 // Failed reports whether any check failed.
-func Failed(checks []Check) bool {
+func Failed(checks []box.Check) bool {
 	for _, c := range checks {
-		if c.Status == CheckFail {
+		if c.Status == box.CheckFail {
 			return true
 		}
 	}
@@ -51,7 +35,7 @@ func Failed(checks []Check) bool {
 // PreflightError is the first failed check, which stops a create; Err is the
 // failure under it, for errors.Is.
 type PreflightError struct {
-	Check Check
+	Check box.Check
 	Err   error
 }
 
@@ -70,25 +54,25 @@ const pullTimeout = 5 * time.Minute
 
 // Doctor runs every preflight check for the repository at dir on runtime rt
 // and returns them all; it never stops at the first failure.
-func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Check {
-	cli := rt.client(r)
-	var checks []Check
-	add := func(c Check) { checks = append(checks, c) }
+func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location) []box.Check {
+	cli := rt.Provider(r)
+	var checks []box.Check
+	add := func(c box.Check) { checks = append(checks, c) }
 
 	engineUp := false
 	client, server, err := cli.Versions(ctx)
 	switch {
 	case errors.Is(err, box.ErrBinaryMissing):
-		add(Check{Name: "runtime", Status: CheckFail, Detail: rt.Bin + " not found on PATH",
+		add(box.Check{Name: "runtime", Status: box.CheckFail, Detail: rt.Bin + " not found on PATH",
 			Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"})
-		add(Check{Name: "engine", Status: CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
+		add(box.Check{Name: "engine", Status: box.CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
 	default:
-		add(Check{Name: "runtime", Status: CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
+		add(box.Check{Name: "runtime", Status: box.CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
 		c := engineCheck(ctx, cli, server, err)
-		engineUp = c.Status == CheckOK
+		engineUp = c.Status == box.CheckOK
 		add(c)
-		if kc, ok := cli.(*kubecli.Client); ok && engineUp {
-			for _, c := range kubeChecks(ctx, kc) {
+		if ch, ok := cli.(box.Checker); ok && engineUp {
+			for _, c := range ch.Checks(ctx) {
 				add(c)
 			}
 		}
@@ -101,9 +85,9 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 	}
 	h, herr := findHelper()
 	if herr != nil {
-		add(Check{Name: "helper", Status: CheckFail, Detail: oneLineErr(herr)})
+		add(box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
 	} else {
-		add(Check{Name: "helper", Status: CheckOK, Detail: h.describe()})
+		add(box.Check{Name: "helper", Status: box.CheckOK, Detail: h.describe()})
 	}
 	if engineUp {
 		probeCfg := config.Default()
@@ -116,11 +100,11 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 				probeCfg.Image = cfg.Image
 			}
 		}
-		var c Check
+		var c box.Check
 		var platform string
 		if probeCfg.Build != nil {
 			c, platform = m.buildCheck(ctx, probeCfg)
-			if c.Status == CheckOK {
+			if c.Status == box.CheckOK {
 				probeCfg.Image = strings.Fields(c.Detail)[0]
 			}
 		} else {
@@ -128,22 +112,22 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		}
 		add(c)
 		// An image still to be built cannot be probed.
-		if c.Status != CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == CheckOK) {
+		if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
 			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
 			add(pm.sandboxCheck(ctx, probeCfg, platform))
 		}
 	} else {
-		add(Check{Name: "image", Status: CheckFail, Detail: "not checked: the engine is not reachable"})
+		add(box.Check{Name: "image", Status: box.CheckFail, Detail: "not checked: the engine is not reachable"})
 	}
 
 	g := gitcli.New(loc.Dir, r)
 	if v, gerr := g.Output(ctx, "version"); gerr != nil {
-		add(Check{Name: "git", Status: CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
+		add(box.Check{Name: "git", Status: box.CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
 	} else {
-		add(Check{Name: "git", Status: CheckOK, Detail: strings.TrimSpace(v)})
+		add(box.Check{Name: "git", Status: box.CheckOK, Detail: strings.TrimSpace(v)})
 	}
 	if m == nil {
-		c := Check{Name: "repository", Status: CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
+		c := box.Check{Name: "repository", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
 		var re *RepoError
 		if errors.As(err, &re) {
 			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
@@ -156,7 +140,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 		add(containmentCheck(f))
 	}
 	if err != nil {
-		add(Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
+		add(box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
 		return checks
 	}
 	add(m.configCheck(ctx, cfg))
@@ -169,30 +153,30 @@ func Doctor(ctx context.Context, r runner.Runner, rt Runtime, loc Location) []Ch
 // containmentCheck says whether a client set up in the repository could
 // still change the host checkout without Litterbox: a warning, since the
 // sandboxes themselves are fine either way.
-func containmentCheck(f mcpclients.Finding) Check {
-	c := Check{Name: "containment " + f.Client, Status: CheckOK, Detail: f.Detail}
+func containmentCheck(f mcpclients.Finding) box.Check {
+	c := box.Check{Name: "containment " + f.Client, Status: box.CheckOK, Detail: f.Detail}
 	if !f.Contained {
-		c.Status, c.Fix = CheckWarn, f.Fix
+		c.Status, c.Fix = box.CheckWarn, f.Fix
 	}
 	return c
 }
 
 // buildCheck is the image check of a project image: its tag as HEAD's
 // build inputs name it, present, or to be built by the next create.
-func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (Check, string) {
+func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check, string) {
 	b := cfg.Build
 	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
 	if err == nil {
 		tag, err = m.projectImageTag(ctx, cfg, tag)
 	}
 	if err != nil {
-		return Check{Name: "image", Status: CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}
 	info, err := m.Provider.Image(ctx, tag)
 	if err != nil {
-		return Check{Name: "image", Status: CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
+		return box.Check{Name: "image", Status: box.CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
 	}
-	return Check{Name: "image", Status: CheckOK, Detail: tag + " (" + info.Platform + "), built from " + b.Dockerfile}, info.Platform
+	return box.Check{Name: "image", Status: box.CheckOK, Detail: tag + " (" + info.Platform + "), built from " + b.Dockerfile}, info.Platform
 }
 
 // sandboxCheck starts a throwaway container of the image the way a sandbox
@@ -200,10 +184,10 @@ func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (Check, str
 // and asks the helper what it finds: that it runs at all (architecture),
 // that /tmp and /src are writable and /tmp executable, and whether there is
 // a shell.
-func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) Check {
+func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) box.Check {
 	h := m.helper
-	fail := func(detail, fix string) Check {
-		return Check{Name: "sandbox", Status: CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
+	fail := func(detail, fix string) box.Check {
+		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
 	}
 	if platform == "" { // just pulled
 		info, err := m.Provider.Image(ctx, cfg.Image)
@@ -258,15 +242,15 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	case !p.SrcWrite:
 		return fail(Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
 	case !p.Shell:
-		return Check{Name: "sandbox", Status: CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
+		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
 			Fix: "use an image with a shell if agents need to run commands"}
 	}
-	return Check{Name: "sandbox", Status: CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
+	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
 }
 
-func engineCheck(ctx context.Context, cli box.Provider, server string, err error) Check {
+func engineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
 	if errors.Is(err, box.ErrBinaryMissing) {
-		return Check{Name: "engine", Status: CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
 			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
 	}
 	if err != nil || server == "" {
@@ -274,54 +258,54 @@ func engineCheck(ctx context.Context, cli box.Provider, server string, err error
 		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
 			where = " at " + ep
 		}
-		return Check{Name: "engine", Status: CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
 			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
 	}
-	return Check{Name: "engine", Status: CheckOK, Detail: "reachable, version " + server}
+	return box.Check{Name: "engine", Status: box.CheckOK, Detail: "reachable, version " + server}
 }
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
-func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (Check, string) {
+func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.Check, string) {
 	info, err := cli.Image(ctx, image)
 	platform := info.Platform
 	switch {
 	case errors.Is(err, box.ErrImageNotFound):
 		return pullCheck(ctx, cli, bin, image), ""
 	case err != nil:
-		return Check{Name: "image", Status: CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
 	}
-	return Check{Name: "image", Status: CheckOK, Detail: image + " present"}, platform
+	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " present"}, platform
 }
 
 // pullCheck pulls an image that is not present.
-func pullCheck(ctx context.Context, cli box.Provider, bin, image string) Check {
+func pullCheck(ctx context.Context, cli box.Provider, bin, image string) box.Check {
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
 	if err := cli.Pull(pctx, image); err != nil {
-		return Check{Name: "image", Status: CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
 			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
 	}
-	return Check{Name: "image", Status: CheckOK, Detail: image + " pulled"}
+	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " pulled"}
 }
 
-func repoCheck(ctx context.Context, m *Manager) Check {
+func repoCheck(ctx context.Context, m *Manager) box.Check {
 	head, err := m.Git.ResolveCommit(ctx, "HEAD")
 	if err != nil {
-		return Check{Name: "repository", Status: CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
+		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
 	}
-	c := Check{Name: "repository", Status: CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, short(head))}
+	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, short(head))}
 	if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
-		c.Status = CheckWarn
+		c.Status = box.CheckWarn
 		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)
 		c.Fix = "commit what the agent should see"
 	}
 	return c
 }
 
-func (m *Manager) configCheck(ctx context.Context, cfg config.Config) Check {
+func (m *Manager) configCheck(ctx context.Context, cfg config.Config) box.Check {
 	if len(cfg.Files) == 0 {
-		return Check{Name: "config", Status: CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
+		return box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	}
 	if _, err := m.checkWeakenings(ctx, cfg); err != nil {
 		var we *WeakeningError
@@ -329,28 +313,28 @@ func (m *Manager) configCheck(ctx context.Context, cfg config.Config) Check {
 		if errors.As(err, &we) && we.Weakening.File == config.File {
 			fix = "read " + config.File + ", then: litterbox trust"
 		}
-		return Check{Name: "config", Status: CheckFail, Detail: oneLineErr(err), Fix: fix}
+		return box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: fix}
 	}
-	return Check{Name: "config", Status: CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
+	return box.Check{Name: "config", Status: box.CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
 		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}
 }
 
 // portsCheck makes sure a create would find a host port for every entry.
-func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) Check {
+func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) box.Check {
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
-		return Check{Name: "ports", Status: CheckFail, Detail: oneLineErr(err)}
+		return box.Check{Name: "ports", Status: box.CheckFail, Detail: oneLineErr(err)}
 	}
 	pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, m.portFree)
 	if err != nil {
-		return Check{Name: "ports", Status: CheckFail, Detail: err.Error(),
+		return box.Check{Name: "ports", Status: box.CheckFail, Detail: err.Error(),
 			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", ports.RangeLow, ports.RangeHigh)}
 	}
 	var parts []string
 	for _, p := range pmap {
 		parts = append(parts, fmt.Sprintf("%s (e.g. %d)", p.Name, p.HostPort))
 	}
-	return Check{Name: "ports", Status: CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}
+	return box.Check{Name: "ports", Status: box.CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}
 }
 
 // preflight is what create checks before it makes anything: the engine
@@ -363,7 +347,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 	cli := m.Provider
 	h, err := m.findHelper()
 	if err != nil {
-		return "", &PreflightError{Check: Check{Name: "helper", Status: CheckFail, Detail: err.Error()}, Err: err}
+		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
 	m.helper = h
 	info, err := cli.Image(ctx, cfg.Image)
@@ -376,18 +360,18 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 			_, server, verr := cli.Versions(ctx)
 			return "", &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
 		}
-		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
 	if !present {
-		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == CheckFail {
+		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == box.CheckFail {
 			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
 		}
 		if info, err = cli.Image(ctx, cfg.Image); err != nil {
-			return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 		}
 	}
 	if err := h.checkPlatform(cfg.Image, info.Platform); err != nil {
-		return "", &PreflightError{Check: Check{Name: "image", Status: CheckFail, Detail: err.Error()}, Err: err}
+		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
 	return info.ID, nil
 }

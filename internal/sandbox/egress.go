@@ -51,11 +51,14 @@ func usesProxy(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAll
 
 // proxied says whether this sandbox's allowlist goes through the egress
 // proxy: on Kubernetes it is the pod's NetworkPolicy instead.
-func (m *Manager) proxied(cfg config.Config) bool { return usesProxy(cfg) && !recreates(m.Provider) }
+func (m *Manager) proxied(cfg config.Config) bool {
+	return usesProxy(cfg) && m.Provider.Caps().EgressProxy
+}
 
-// kubeNetwork refuses what a pod's NetworkPolicy cannot express: a setup
-// command with a network of its own (the policy is the pod's for its life).
-func kubeNetwork(cfg config.Config) error {
+// policyNetwork refuses, on a runtime that enforces the allowlist itself
+// (a pod's NetworkPolicy) rather than through the egress proxy, a setup
+// command with a network of its own: the policy is the box's for its life.
+func policyNetwork(cfg config.Config) error {
 	if cfg.SetupAllow != nil || setupOpen(cfg) {
 		return fmt.Errorf("the setup command's own network ([network] setup): %w", box.ErrUnsupported)
 	}
@@ -203,7 +206,7 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 		return nil // another repository's sandbox: its record is not here
 	}
 	rec, err := m.store().load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
+	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
 	name := n.Egress()
@@ -232,7 +235,7 @@ func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (ma
 		return nil, err
 	}
 	rec, err := m.store().load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || recreates(m.Provider) {
+	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return nil, err // no proxy to ask
 	}
 	return m.refusals(ctx, slug, since)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -77,7 +78,7 @@ func TestIntegrationEgressAllowlist(t *testing.T) {
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	cfg := config.Default()
 	cfg.Allow, cfg.EgressNetwork = []string{"allowed.test", "*.example.test", "denied.test:8080"}, network
-	m, err := Open(ctx, testenv.Exec(), Docker, dir, cfg)
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func setupNetworkSandbox(t *testing.T, network, fetch string, cfg config.Config)
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	cfg.EgressNetwork = network
 	cfg.SetupCommand = fetch + " > fetched.txt"
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +445,7 @@ func TestIntegrationEgressDeleteOrphan(t *testing.T) {
 	if err := os.Rename(m.Root, m.Root+".moved"); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DeleteOrphan(ctx, testenv.Exec(), Docker, m.RepoPath, "work", true)
+	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, m.RepoPath, "work", true)
 	if err != nil {
 		t.Fatal(err)
 	}

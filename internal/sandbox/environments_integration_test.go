@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ func repoManager(t *testing.T, files testenv.Files, local string) *Manager {
 	if local != "" {
 		writeFile(t, filepath.Join(dir, ".litterbox.local.toml"), local)
 	}
-	m, err := OpenRepo(context.Background(), testenv.Exec(), Docker, Location{Dir: dir})
+	m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, Location{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

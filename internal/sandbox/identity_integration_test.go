@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -27,7 +28,7 @@ func twinRepos(t *testing.T) (a, b *Manager) {
 			files[k] = v
 		}
 		dir := testenv.NewRepo(t, filepath.Join(top, side, "app"), files)
-		m, err := OpenRepo(context.Background(), testenv.Exec(), Docker, Location{Dir: dir})
+		m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, Location{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +145,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	testenv.CleanupRepo(t, main, slug)
 	testenv.CleanupRepo(t, wt, slug)
 
-	old, err := Open(ctx, testenv.Exec(), Docker, wt, config.Default())
+	old, err := Open(ctx, testenv.Exec(), engine.Docker, wt, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m, err := Open(ctx, testenv.Exec(), Docker, main, old.Config)
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, main, old.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	}
 
 	other := testenv.NewRepo(t, filepath.Join(top, "b", slug), testenv.SmallFiles)
-	o, err := Open(ctx, testenv.Exec(), Docker, other, old.Config)
+	o, err := Open(ctx, testenv.Exec(), engine.Docker, other, old.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestIntegrationCommaInRepositoryPath(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName(`lb,c"q`))
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hi\n"})
-	m, err := Open(ctx, testenv.Exec(), Docker, dir, config.Default())
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,13 +11,14 @@ import (
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
 // openAt opens the repository found from loc with real git and no engine.
 func openAt(t *testing.T, loc Location) (*Manager, error) {
 	t.Helper()
-	return open(context.Background(), testenv.Exec(), Docker, loc, config.Default())
+	return open(context.Background(), testenv.Exec(), engine.Docker, loc, config.Default())
 }
 
 func mustOpen(t *testing.T, dir string) *Manager {

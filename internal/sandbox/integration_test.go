@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -28,7 +28,7 @@ func realManager(t *testing.T) *Manager {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func exec(t *testing.T, m *Manager, name, script string) string {
 // useRunner sends every later command of m through r.
 func useRunner(m *Manager, r runner.Runner) {
 	m.Git.Runner = r
-	m.Provider = dockercli.New("docker", r)
+	m.Provider = engine.Docker.Provider(r)
 }
 
 // leftovers lists every resource of sandbox slug that still exists.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -29,7 +30,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { testenv.RemoveAll(m.Root, m.RepoSlug) })
-	m2, err := Open(ctx, testenv.Exec(), Docker, moved, config.Default())
+	m2, err := Open(ctx, testenv.Exec(), engine.Docker, moved, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	if _, err := m2.Bash(ctx, "mover", BashOptions{Command: "echo moved > here"}); err != nil {
 		t.Fatalf("an agent call after the move: %v", err)
 	}
-	elsewhere, err := Open(ctx, testenv.Exec(), Docker, testenv.NewRepo(t, filepath.Join(t.TempDir(), "elsewhere"), testenv.SmallFiles), config.Default())
+	elsewhere, err := Open(ctx, testenv.Exec(), engine.Docker, testenv.NewRepo(t, filepath.Join(t.TempDir(), "elsewhere"), testenv.SmallFiles), config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +100,10 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	if !found {
 		t.Fatalf("list --all-repos does not show the orphan: %+v", all)
 	}
-	if _, err := DeleteOrphan(ctx, testenv.Exec(), Docker, gone, "orphan", false); !errorAs[*ActiveError](err) {
+	if _, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", false); !errorAs[*ActiveError](err) {
 		t.Errorf("delete of a running orphan without force: %v", err)
 	}
-	d, err := DeleteOrphan(ctx, testenv.Exec(), Docker, gone, "orphan", true)
+	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", true)
 	if err != nil || len(d.Removed) != 2 {
 		t.Fatalf("DeleteOrphan: %+v %v", d, err)
 	}
@@ -112,7 +113,7 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+c.Container+"-src$"); out != "" {
 		t.Errorf("volume left: %s", out)
 	}
-	if _, err := DeleteOrphan(ctx, testenv.Exec(), Docker, gone, "orphan", true); err == nil {
+	if _, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", true); err == nil {
 		t.Error("a second DeleteOrphan found something")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -32,7 +33,7 @@ func kubeManager(t *testing.T, p testenv.Provider, image string) *Manager {
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	cfg := config.Default()
 	cfg.Image = image
-	m, err := Open(context.Background(), testenv.Exec(), Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: true}, dir, cfg)
+	m, err := Open(context.Background(), testenv.Exec(), engine.Runtime{Bin: p.Bin, Global: p.Global, Kubernetes: true}, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -278,7 +278,7 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 	o := Outcome{Name: slug}
 	err := m.Provider.Pause(ctx, container)
 	switch {
-	case err == nil && recreates(m.Provider):
+	case err == nil && !m.Provider.Caps().Freeze:
 		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
@@ -346,7 +346,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	if err := m.Provider.Start(ctx, container); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
-	if recreates(m.Provider) {
+	if !m.Provider.Caps().Freeze {
 		h, err := m.findHelper()
 		if err == nil {
 			err = m.deliverHelper(ctx, container, h)

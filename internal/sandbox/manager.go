@@ -13,12 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
-	"github.com/litterbox-dev/litterbox/kubecli"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -51,7 +50,7 @@ type Manager struct {
 	Git      *gitcli.Client
 	Provider box.Provider
 	// Runtime is the engine CLI the Provider drives, for messages.
-	Runtime Runtime
+	Runtime engine.Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
 	// BuildOutput, when set, receives a project image's build log as it
@@ -94,7 +93,7 @@ type Manager struct {
 
 // OpenRepo is Open with the configuration of the repository's config files,
 // read again by every create.
-func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, loc Location) (*Manager, error) {
+func OpenRepo(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location) (*Manager, error) {
 	m, err := open(ctx, r, rt, loc, config.Default())
 	if err != nil {
 		return nil, err
@@ -112,31 +111,6 @@ func OpenRepo(ctx context.Context, r runner.Runner, rt Runtime, loc Location) (*
 	return m, nil
 }
 
-// Runtime is the container engine CLI to drive.
-type Runtime struct {
-	Bin string // docker, podman, or a path to one; kubectl for Kubernetes
-	// Global options for every command, e.g. --context NAME or --host URL.
-	Global []string
-	// Kubernetes drives a cluster through kubectl instead of an engine.
-	Kubernetes bool
-}
-
-// Kubectl is the Kubernetes runtime on kubectl's context and namespace
-// (empty: its current ones).
-func Kubectl(kubeContext, namespace string) Runtime {
-	rt := Runtime{Bin: "kubectl", Kubernetes: true}
-	if kubeContext != "" {
-		rt.Global = append(rt.Global, "--context", kubeContext)
-	}
-	if namespace != "" {
-		rt.Global = append(rt.Global, "--namespace", namespace)
-	}
-	return rt
-}
-
-// Docker is the default runtime.
-var Docker = Runtime{Bin: "docker"}
-
 // Location names a repository to open: a directory at or below its work
 // tree's root, or, as git's GIT_DIR and GIT_WORK_TREE do, its git dir and
 // work tree (absolute paths).
@@ -148,11 +122,11 @@ type Location struct {
 
 // Open finds the repository at or above dir and returns its Manager, using the
 // runtime through r.
-func Open(ctx context.Context, r runner.Runner, rt Runtime, dir string, cfg config.Config) (*Manager, error) {
+func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, cfg config.Config) (*Manager, error) {
 	return open(ctx, r, rt, Location{Dir: dir}, cfg)
 }
 
-func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg config.Config) (*Manager, error) {
+func open(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location, cfg config.Config) (*Manager, error) {
 	abs, err := filepath.Abs(loc.Dir)
 	if err != nil {
 		return nil, err
@@ -188,7 +162,7 @@ func open(ctx context.Context, r runner.Runner, rt Runtime, loc Location, cfg co
 	return &Manager{
 		Root: p.Root, GitDir: p.CommonDir, RepoPath: path,
 		RepoID: id, IDErr: idErr, RepoSlug: slug, Config: cfg,
-		Git: g, Provider: rt.client(r), Runtime: rt, Now: time.Now,
+		Git: g, Provider: rt.Provider(r), Runtime: rt, Now: time.Now,
 		secrets: &secrets.Resolver{Runner: r},
 	}, nil
 }
@@ -248,15 +222,4 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-func (rt Runtime) client(r runner.Runner) box.Provider {
-	if rt.Kubernetes {
-		c := kubecli.New(rt.Bin, "", "", r)
-		c.Global = rt.Global
-		return c
-	}
-	c := dockercli.New(rt.Bin, r)
-	c.Global = rt.Global
-	return c
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -33,7 +34,7 @@ func imageManager(t testing.TB, dir, image string) *Manager {
 	}
 	cfg := config.Default()
 	cfg.Image = image
-	m, err := Open(context.Background(), testenv.Exec(), Docker, dir, cfg)
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

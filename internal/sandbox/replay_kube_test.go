@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -24,7 +25,7 @@ func TestReplayKubernetes(t *testing.T) {
 	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Open(ctx, r, Kubectl("", ""), dir, config.Default())
+	m, err := Open(ctx, r, engine.Kubectl("", ""), dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -34,7 +34,7 @@ func replayManager(t *testing.T, name string) *Manager {
 	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Open(context.Background(), r, Docker, dir, config.Default())
+	m, err := Open(context.Background(), r, engine.Docker, dir, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	m := &Manager{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), fromFiles: true, Now: time.Now}
 	r := &runner.Replayer{}
 	m.Git = gitcli.New(dir, r)
-	m.Provider = dockercli.New("docker", r)
+	m.Provider = engine.Docker.Provider(r)
 	if err := os.WriteFile(filepath.Join(dir, config.File), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -418,7 +419,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 	// Two Managers stand for two `litterbox mcp` processes: they share only
 	// the repository, so only the flock serializes them.
 	m1 := toolSandbox(t)
-	m2, err := Open(context.Background(), testenv.Exec(), Docker, m1.Root, config.Default())
+	m2, err := Open(context.Background(), testenv.Exec(), engine.Docker, m1.Root, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

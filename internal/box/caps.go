@@ -1,0 +1,22 @@
+package box
+
+// Caps are what tell runtimes apart. The core asks for a capability, never
+// for a runtime by name, so a new provider (an isolation level, a remote
+// engine) says what it can do here and the core follows.
+type Caps struct {
+	// Freeze: Pause freezes a box's processes in place and Unpause thaws
+	// them (docker pause). Without it a pause stops the box, and Start
+	// makes it anew from its volumes: its processes and everything outside
+	// its volumes are gone, the helper included, so the core delivers the
+	// helper again.
+	Freeze bool
+	// EgressProxy: a box on network "none" reaches its allowlist through
+	// Litterbox's egress proxy, a second box beside it (TmpfsVolume,
+	// DisconnectNetwork, Logs), and a setup command can have a network of
+	// its own. Without it the provider enforces Spec.Allow itself, for the
+	// box's whole life.
+	EgressProxy bool
+	// VolumeCopy: a box can borrow another's volumes to copy them
+	// (StartAttached), and images have ids to key on: the setup cache.
+	VolumeCopy bool
+}
