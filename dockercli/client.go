@@ -55,10 +55,10 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 	return c.run(ctx, runner.Cmd{Args: args})
 }
 
-// Caps: an engine freezes containers, runs the egress proxy beside a
+// Caps: an engine freezes containers, keeps images, runs the egress proxy beside a
 // sandbox, and lets a container borrow another's volumes.
 func (c *Client) Caps() box.Caps {
-	return box.Caps{Freeze: true, EgressProxy: true, VolumeCopy: true}
+	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true}
 }
 
 // Run creates and starts a container, returning its ID.

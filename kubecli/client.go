@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -137,46 +136,6 @@ func (c *Client) Versions(ctx context.Context) (client, server string, err error
 func (c *Client) Endpoint(ctx context.Context) (string, error) {
 	res, err := c.args(ctx, "config", "view", "--minify", "--output", "jsonpath={.clusters[0].cluster.server}")
 	return "kubernetes " + strings.TrimSpace(string(res.Stdout)), err
-}
-
-// Image cannot look into a node's images: the kubelet pulls (or finds) the
-// image when the pod starts, and a missing one fails the start.
-func (c *Client) Image(context.Context, string) (box.ImageInfo, error) {
-	return box.ImageInfo{}, nil
-}
-
-// Pull is the kubelet's to do.
-func (c *Client) Pull(context.Context, string) error { return nil }
-
-// ImageEnv cannot read an image's environment without running it.
-func (c *Client) ImageEnv(context.Context, string) (map[string]string, error) {
-	return nil, box.Unsupported("reading an image's environment (${containerEnv:...})")
-}
-
-// Build has no cluster equivalent: build and push the image, then name it.
-func (c *Client) Build(context.Context, box.BuildSpec, io.Writer) error {
-	return box.Unsupported("[docker] build (build and push the image where the cluster pulls from, then set image)")
-}
-
-// StartAttached runs the setup cache's and fork's copy containers, which
-// borrow another container's volumes.
-func (c *Client) StartAttached(context.Context, string, io.Reader) (runner.Result, error) {
-	return runner.Result{}, box.Unsupported("copying between sandboxes (the setup cache, fork)")
-}
-
-// TmpfsVolume backs the egress proxy's shared socket.
-func (c *Client) TmpfsVolume(context.Context, string, map[string]string, int, int) error {
-	return box.Unsupported(`network mode "allow" (the egress proxy)`)
-}
-
-// DisconnectNetwork belongs to the egress proxy.
-func (c *Client) DisconnectNetwork(context.Context, string, string) error {
-	return box.Unsupported(`network mode "allow" (the egress proxy)`)
-}
-
-// Logs belong to the egress proxy.
-func (c *Client) Logs(context.Context, string, time.Time) ([]byte, error) {
-	return nil, box.Unsupported("the egress proxy's log")
 }
 
 // Caps: a started sandbox is a new pod (nothing outside its claim

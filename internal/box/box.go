@@ -9,7 +9,6 @@ package box
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -27,21 +26,13 @@ type Provider interface {
 	RemoveVolume(ctx context.Context, volume string) error
 	CreateVolume(ctx context.Context, name string, labels map[string]string) error
 	Volumes(ctx context.Context, filters map[string]string) ([]string, error)
-	StartAttached(ctx context.Context, box string, stdin io.Reader) (runner.Result, error)
-	Build(ctx context.Context, b BuildSpec, out io.Writer) error
 	CopyOut(ctx context.Context, box, path string, w io.Writer) error
-	ImageEnv(ctx context.Context, image string) (map[string]string, error)
-	TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error
-	DisconnectNetwork(ctx context.Context, network, box string) error
-	Logs(ctx context.Context, box string, since time.Time) ([]byte, error)
 	Inspect(ctx context.Context, box string) (Inspection, error)
 	VolumeLabels(ctx context.Context, volume string) (map[string]string, error)
 	List(ctx context.Context, filters map[string]string, labels []string) ([]Summary, error)
 	// Endpoint is the engine's address (a socket, tcp://host:port, ...).
 	Endpoint(ctx context.Context) (string, error)
 	Versions(ctx context.Context) (client, server string, err error)
-	Image(ctx context.Context, image string) (ImageInfo, error)
-	Pull(ctx context.Context, image string) error
 	// Caps says what this runtime can do.
 	Caps() Caps
 }

@@ -10,6 +10,9 @@ type Caps struct {
 	// its volumes are gone, the helper included, so the core delivers the
 	// helper again.
 	Freeze bool
+	// Images: the engine keeps images to inspect, pull, read and build
+	// before a box is made (ImageStore).
+	Images bool
 	// EgressProxy: a box on network "none" reaches its allowlist through
 	// Litterbox's egress proxy, a second box beside it (TmpfsVolume,
 	// DisconnectNetwork, Logs), and a setup command can have a network of

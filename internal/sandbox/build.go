@@ -81,7 +81,7 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit s
 	tag := m.buildTag(in, network)
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}
-	if _, err := m.Provider.Image(ctx, tag); err == nil {
+	if _, err := box.Images(m.Provider).Image(ctx, tag); err == nil {
 		out.Cached = true
 		return out, nil
 	} else if !errors.Is(err, box.ErrImageNotFound) {
@@ -126,7 +126,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
 		Labels: map[string]string{LabelRepoID: m.RepoID, LabelRepo: m.RepoPath},
 	}
-	err := m.Provider.Build(ctx, spec, w)
+	err := box.Images(m.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
 	tarR.CloseWithError(errPipeStopped)
 	if err != nil {

@@ -307,7 +307,7 @@ func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 		if cfg.Build != nil && herr == nil {
 			cfg.Image, err = m.projectImageTag(ctx, cfg, head)
 		}
-		info, ierr := m.Provider.Image(ctx, cfg.Image)
+		info, ierr := box.Images(m.Provider).Image(ctx, cfg.Image)
 		if err == nil && herr == nil && ierr == nil {
 			keep, _ = m.cacheKey(ctx, cfg, info.ID, head)
 		}

@@ -172,7 +172,7 @@ func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check,
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}
-	info, err := m.Provider.Image(ctx, tag)
+	info, err := box.Images(m.Provider).Image(ctx, tag)
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
 	}
@@ -190,7 +190,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
 	}
 	if platform == "" { // just pulled
-		info, err := m.Provider.Image(ctx, cfg.Image)
+		info, err := box.Images(m.Provider).Image(ctx, cfg.Image)
 		if err != nil {
 			return fail(oneLineErr(err), "")
 		}
@@ -267,7 +267,7 @@ func engineCheck(ctx context.Context, cli box.Provider, server string, err error
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
 func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.Check, string) {
-	info, err := cli.Image(ctx, image)
+	info, err := box.Images(cli).Image(ctx, image)
 	platform := info.Platform
 	switch {
 	case errors.Is(err, box.ErrImageNotFound):
@@ -282,7 +282,7 @@ func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.C
 func pullCheck(ctx context.Context, cli box.Provider, bin, image string) box.Check {
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
-	if err := cli.Pull(pctx, image); err != nil {
+	if err := box.Images(cli).Pull(pctx, image); err != nil {
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
 			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
 	}
@@ -350,7 +350,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
 	m.helper = h
-	info, err := cli.Image(ctx, cfg.Image)
+	info, err := box.Images(cli).Image(ctx, cfg.Image)
 	present := err == nil
 	if errors.Is(err, box.ErrImageNotFound) {
 		err = nil
@@ -366,7 +366,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == box.CheckFail {
 			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
 		}
-		if info, err = cli.Image(ctx, cfg.Image); err != nil {
+		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {
 			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 		}
 	}

@@ -94,7 +94,7 @@ func setupEnv(cfg config.Config) map[string]string {
 // egressVolume makes the volume, held in memory, of the egress proxy's
 // socket.
 func (m *Manager) egressVolume(ctx context.Context, n Names, uid, gid int) error {
-	if err := m.Provider.TmpfsVolume(ctx, n.Egress(), m.labels(n.Slug, roleEgress), uid, gid); err != nil {
+	if err := box.Egress(m.Provider).TmpfsVolume(ctx, n.Egress(), m.labels(n.Slug, roleEgress), uid, gid); err != nil {
 		return &StepError{Step: "making the egress proxy's volume", Err: err}
 	}
 	return nil
@@ -114,7 +114,7 @@ func firstAllow(cfg config.Config) []string {
 // sandbox's (or to none). Nothing of the agent's runs before it.
 func (m *Manager) endSetupNetwork(ctx context.Context, n Names, cfg config.Config) error {
 	if setupOpen(cfg) {
-		if err := m.Provider.DisconnectNetwork(ctx, egressNetwork(cfg), n.Container); err != nil {
+		if err := box.Egress(m.Provider).DisconnectNetwork(ctx, egressNetwork(cfg), n.Container); err != nil {
 			return &StepError{Step: "taking the setup command's network " + egressNetwork(cfg) + " away", Err: err}
 		}
 	}
@@ -244,7 +244,7 @@ func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (ma
 // refusals reads the refusals of the egress proxy of sandbox slug, which
 // has one.
 func (m *Manager) refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
-	log, err := m.Provider.Logs(ctx, m.Names(slug).Egress(), since)
+	log, err := box.Egress(m.Provider).Logs(ctx, m.Names(slug).Egress(), since)
 	if err != nil {
 		return nil, fmt.Errorf("reading the egress proxy's log of '%s': %w", slug, err)
 	}

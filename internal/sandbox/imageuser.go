@@ -70,7 +70,7 @@ func (m *Manager) devcontainerImage(ctx context.Context, cfg *config.Config) err
 		cfg.SetUser(uid, gid)
 	}
 	if cfg.NeedsImageEnv() {
-		env, err := m.Provider.ImageEnv(ctx, cfg.Image)
+		env, err := box.Images(m.Provider).ImageEnv(ctx, cfg.Image)
 		if err != nil {
 			return fmt.Errorf("%s: reading image %s's environment: %w", f.Name, cfg.Image, err)
 		}

@@ -81,7 +81,7 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 	if skip == nil {
 		skip = strings.NewReader("")
 	}
-	res, err := m.Provider.StartAttached(ctx, name, skip)
+	res, err := box.Copier(m.Provider).StartAttached(ctx, name, skip)
 	if err != nil {
 		return copyStats{}, fmt.Errorf("copying %s: %w", j.describe(), err)
 	}

@@ -1,0 +1,91 @@
+package box
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// ImageStore is a provider whose engine keeps images: it inspects, pulls,
+// reads and builds them before a box is made (Caps.Images).
+type ImageStore interface {
+	Image(ctx context.Context, image string) (ImageInfo, error)
+	Pull(ctx context.Context, image string) error
+	ImageEnv(ctx context.Context, image string) (map[string]string, error)
+	Build(ctx context.Context, b BuildSpec, out io.Writer) error
+}
+
+// EgressHost is a provider that runs the egress proxy beside a box
+// (Caps.EgressProxy): a tmpfs volume for the shared socket, a network the
+// box leaves once its setup is done, and the proxy's log.
+type EgressHost interface {
+	TmpfsVolume(ctx context.Context, name string, labels map[string]string, uid, gid int) error
+	DisconnectNetwork(ctx context.Context, network, box string) error
+	Logs(ctx context.Context, box string, since time.Time) ([]byte, error)
+}
+
+// VolumeCopier is a provider whose boxes can borrow another's volumes: a
+// copy box started attached, for the setup cache and fork
+// (Caps.VolumeCopy).
+type VolumeCopier interface {
+	StartAttached(ctx context.Context, box string, stdin io.Reader) (runner.Result, error)
+}
+
+// Images is p's image store. A runtime without one (a cluster, whose
+// nodes pull an image when a pod starts, and fail the start when it is
+// missing) finds every image, pulls nothing itself, and can neither read
+// an image's environment nor build.
+func Images(p Provider) ImageStore {
+	if s, ok := p.(ImageStore); ok && p.Caps().Images {
+		return s
+	}
+	return noImages{}
+}
+
+// Egress is p's egress host; without one, every call says the proxy is
+// not supported.
+func Egress(p Provider) EgressHost {
+	if e, ok := p.(EgressHost); ok && p.Caps().EgressProxy {
+		return e
+	}
+	return noEgress{}
+}
+
+// Copier is p's volume copier; without one, a copy is not supported.
+func Copier(p Provider) VolumeCopier {
+	if c, ok := p.(VolumeCopier); ok && p.Caps().VolumeCopy {
+		return c
+	}
+	return noCopy{}
+}
+
+type noImages struct{}
+
+func (noImages) Image(context.Context, string) (ImageInfo, error) { return ImageInfo{}, nil }
+func (noImages) Pull(context.Context, string) error               { return nil }
+func (noImages) ImageEnv(context.Context, string) (map[string]string, error) {
+	return nil, Unsupported("reading an image's environment (${containerEnv:...})")
+}
+func (noImages) Build(context.Context, BuildSpec, io.Writer) error {
+	return Unsupported("[docker] build (build and push the image where the cluster pulls from, then set image)")
+}
+
+type noEgress struct{}
+
+func (noEgress) TmpfsVolume(context.Context, string, map[string]string, int, int) error {
+	return Unsupported(`network mode "allow" (the egress proxy)`)
+}
+func (noEgress) DisconnectNetwork(context.Context, string, string) error {
+	return Unsupported(`network mode "allow" (the egress proxy)`)
+}
+func (noEgress) Logs(context.Context, string, time.Time) ([]byte, error) {
+	return nil, Unsupported("the egress proxy's log")
+}
+
+type noCopy struct{}
+
+func (noCopy) StartAttached(context.Context, string, io.Reader) (runner.Result, error) {
+	return runner.Result{}, Unsupported("copying between sandboxes (the setup cache, fork)")
+}
