@@ -4,18 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 )
 
 // aheadCache remembers, per sandbox, how many commits its branch had over its
 // base at a given tip, so list counts with git only for branches that moved
 // since it last looked: listing many sandboxes stays one docker ps plus one
 // git for-each-ref.
-func (m *Manager) aheadCache(slug string) string { return filepath.Join(m.snapDir("ahead"), slug) }
 
 // commitsAhead returns how many commits tip has over base.
 func (m *Manager) commitsAhead(ctx context.Context, slug, base, tip string) (int, error) {
-	path := m.aheadCache(slug)
+	path := m.layout().Ahead(slug)
 	if data, err := os.ReadFile(path); err == nil {
 		var cachedTip, cachedBase string
 		var n int

@@ -92,7 +92,7 @@ func capNoted(s string) string {
 }
 
 // AuditPath is the repository's audit log, JSON lines under the git dir.
-func (m *Manager) AuditPath() string { return filepath.Join(m.GitDir, "litterbox", "audit.jsonl") }
+func (m *Manager) AuditPath() string { return m.layout().Audit() }
 
 // AppendAudit adds one entry to the audit log. Each entry is one write of one
 // line under an exclusive lock, so entries of concurrent servers never mix.

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -52,10 +51,6 @@ const (
 	cacheSaving = "saving"
 	cacheReady  = "ready"
 )
-
-func (m *Manager) cacheDir() string { return filepath.Join(m.GitDir, "litterbox", "cache") }
-
-func (m *Manager) cachePath(key string) string { return filepath.Join(m.cacheDir(), key+".json") }
 
 // cacheVolume names a key's volume. The '.' keeps it apart from every
 // sandbox's resources, whose names are slugs.
@@ -112,7 +107,7 @@ func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
 	if errors.Is(err, box.ErrNoSuchVolume) {
 		// Removed behind our back (docker volume prune): the record goes
 		// too, so this create keeps a new entry.
-		os.Remove(m.cachePath(key))
+		os.Remove(m.layout().CacheEntry(key))
 		return nil
 	}
 	if err != nil || labels[LabelRepoID] != m.RepoID || labels[LabelCacheKey] != key {
@@ -122,7 +117,7 @@ func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
 }
 
 func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
-	data, err := os.ReadFile(m.cachePath(key))
+	data, err := os.ReadFile(m.layout().CacheEntry(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -131,7 +126,7 @@ func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
 	}
 	var e CacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.cachePath(key), err)
+		return nil, fmt.Errorf("%s: %w", m.layout().CacheEntry(key), err)
 	}
 	return &e, nil
 }
@@ -142,7 +137,7 @@ func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *Ca
 		return &StepError{Step: "copying setup cache " + e.Volume, Err: err}
 	}
 	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
-	_ = writeFileAtomic(m.cachePath(e.Key), mustJSON(e))
+	_ = writeFileAtomic(m.layout().CacheEntry(e.Key), mustJSON(e))
 	return nil
 }
 
@@ -151,14 +146,14 @@ func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *Ca
 // file; the loser leaves the saving to the winner. A failure costs the
 // cache, never the sandbox: it comes back as a warning.
 func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key, imageID, base string) (*CacheEntry, error) {
-	if err := os.MkdirAll(m.cacheDir(), 0o755); err != nil {
+	if err := os.MkdirAll(m.layout().Cache(), 0o755); err != nil {
 		return nil, err
 	}
 	e := &CacheEntry{
 		Key: key, Volume: m.cacheVolume(key), Image: cfg.Image, ImageID: imageID, Setup: m.secrets.Seen().Redact(cfg.SetupCommand),
 		Inputs: orEmpty(cfg.SetupInputs), Base: base, From: n.Slug, Created: m.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
-	f, err := os.OpenFile(m.cachePath(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(m.layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		old, lerr := m.loadCacheEntry(key)
 		if lerr != nil || old == nil || old.State == cacheReady || processAlive(old.PID) {
@@ -166,7 +161,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		}
 		// A save that died half-way: start over.
 		_ = m.Provider.RemoveVolume(ctx, old.Volume)
-		if err := writeFileAtomic(m.cachePath(key), mustJSON(e)); err != nil {
+		if err := writeFileAtomic(m.layout().CacheEntry(key), mustJSON(e)); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -177,7 +172,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(m.cachePath(key))
+			os.Remove(m.layout().CacheEntry(key))
 			return nil, err
 		}
 	}
@@ -185,7 +180,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		_ = m.Provider.RemoveVolume(ctx, e.Volume)
-		os.Remove(m.cachePath(key))
+		os.Remove(m.layout().CacheEntry(key))
 		return nil, err
 	}
 	tracked, err := m.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
@@ -202,7 +197,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		return fail(err)
 	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
-	if err := writeFileAtomic(m.cachePath(key), mustJSON(e)); err != nil {
+	if err := writeFileAtomic(m.layout().CacheEntry(key), mustJSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil
@@ -227,7 +222,7 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 	out := []CacheEntry{}
 	for _, e := range entries {
 		if !have[e.Volume] && e.State == cacheReady {
-			os.Remove(m.cachePath(e.Key))
+			os.Remove(m.layout().CacheEntry(e.Key))
 			continue
 		}
 		out = append(out, e)
@@ -237,7 +232,7 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 }
 
 func (m *Manager) cacheEntries() ([]CacheEntry, error) {
-	names, err := os.ReadDir(m.cacheDir())
+	names, err := os.ReadDir(m.layout().Cache())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -291,7 +286,7 @@ func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
 	if err := m.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		return fmt.Errorf("removing setup cache volume %s: %w", e.Volume, err)
 	}
-	if err := os.Remove(m.cachePath(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(m.layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -385,7 +385,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	case opts.fork != nil:
 		// The source's files came as its last call left them (prefill):
 		// no setup. Its ignore rules, as the tree copy would have kept them.
-		if err := os.CopyFS(m.mirror(slug), os.DirFS(m.mirror(opts.fork.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.CopyFS(m.layout().Ignore(slug), os.DirFS(m.layout().Ignore(opts.fork.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, m.rollback(ctx, n, tip, &StepError{Step: "copying " + opts.fork.slug + "'s ignore rules", Err: err})
 		}
 		setupCmd = ""
@@ -636,7 +636,7 @@ func (m *Manager) execChecked(ctx context.Context, container string, spec box.Ex
 // files into the sandbox's rules mirror as the tree streams into the
 // container.
 func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
-	root := m.mirror(slug)
+	root := m.layout().Ignore(slug)
 	return func(name string, data []byte) error {
 		if !snapshot.ValidPath(name) {
 			return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -159,17 +158,7 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 // mirror of a sandbox, returning what could not be removed.
 func (m *Manager) removeHostState(slug string) []string {
 	var left []string
-	for _, p := range []string{
-		filepath.Join(m.snapDir("snap"), slug+".json"),
-		string(m.index(slug)),
-		m.mirror(slug),
-		filepath.Join(m.snapDir("tmp"), slug),
-		// Removed while held: a waiter that still has it open locks a file
-		// nobody uses any more, which is harmless once the sandbox is gone.
-		filepath.Join(m.snapDir("locks"), slug+".lock"),
-		filepath.Join(m.snapDir("locks"), slug+".services.lock"),
-		m.aheadCache(slug),
-	} {
+	for _, p := range m.layout().PerSandbox(slug) {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))
 		}

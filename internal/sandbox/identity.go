@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // LabelRepoID carries the repository's id (see repoIdentity) on every
@@ -29,10 +31,6 @@ type identityFile struct {
 	CommonDir string `json:"common_dir"`
 }
 
-func identityPath(common string) string {
-	return filepath.Join(common, "litterbox", "repo-id.json")
-}
-
 var idRE = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 // DamagedIDError is a repository id file that cannot be read. Litterbox
@@ -46,12 +44,12 @@ func (e *DamagedIDError) Error() string {
 
 func readIdentity(common string) (identityFile, error) {
 	var f identityFile
-	data, err := os.ReadFile(identityPath(common))
+	data, err := os.ReadFile(layout.Identity(common))
 	if err != nil {
 		return f, err
 	}
 	if err := json.Unmarshal(data, &f); err != nil || !idRE.MatchString(f.ID) {
-		return identityFile{}, &DamagedIDError{Path: identityPath(common)}
+		return identityFile{}, &DamagedIDError{Path: layout.Identity(common)}
 	}
 	return f, nil
 }
@@ -66,7 +64,7 @@ func repoIdentity(common string) (string, error) {
 	}
 	// The first use, a move or a copy: decided by one process at a time,
 	// so that racing processes agree.
-	unlock, err := lockFile(identityPath(common) + ".lock")
+	unlock, err := lockFile(layout.Identity(common) + ".lock")
 	if err != nil {
 		return "", err
 	}
@@ -91,13 +89,13 @@ func repoIdentity(common string) (string, error) {
 		f.ID = hex.EncodeToString(raw[:])
 	}
 	f.CommonDir = common
-	return f.ID, writeFileAtomic(identityPath(common), mustJSON(f))
+	return f.ID, writeFileAtomic(layout.Identity(common), mustJSON(f))
 }
 
 // PinRepoID gives the repository at commonDir the id given, for replay
 // tests, whose transcripts name containers.
 func PinRepoID(commonDir, id string) error {
-	return writeFileAtomic(identityPath(commonDir), mustJSON(identityFile{ID: id, CommonDir: commonDir}))
+	return writeFileAtomic(layout.Identity(commonDir), mustJSON(identityFile{ID: id, CommonDir: commonDir}))
 }
 
 func sameDir(a, b string) bool {
@@ -189,7 +187,7 @@ func commonDirOf(root string) string {
 // recordNames reports whether the sandbox record of slug in gitDir names
 // the container or volume name.
 func recordNames(gitDir, slug, name string) bool {
-	rec, err := storeIn(gitDir).load(slug)
+	rec, err := storeIn(layout.New(gitDir)).load(slug)
 	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -115,7 +116,7 @@ func TestRepoIdentityFirstUseRace(t *testing.T) {
 
 func TestRepoIdentityDamaged(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFileAtomic(identityPath(dir), []byte("{")); err != nil {
+	if err := writeFileAtomic(layout.Identity(dir), []byte("{")); err != nil {
 		t.Fatal(err)
 	}
 	var de *DamagedIDError
@@ -228,7 +229,7 @@ func TestOwns(t *testing.T) {
 	}
 	gone := filepath.Join(top, "removed-worktree")
 	claimed := testenv.NewRepo(t, filepath.Join(top, "claimed", "app"), testenv.SmallFiles)
-	if err := storeIn(filepath.Join(claimed, ".git")).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
+	if err := storeIn(layout.New(filepath.Join(claimed, ".git"))).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -24,7 +24,7 @@ func (m *Manager) lockNamed(ctx context.Context, slug, lockName string) (func(),
 	if _, err := os.Stat(m.store().path(slug)); err != nil {
 		return func() {}, nil
 	}
-	f, err := openLock(filepath.Join(m.snapDir("locks"), lockName+".lock"))
+	f, err := openLock(m.layout().Lock(lockName))
 	if err != nil {
 		return nil, err
 	}

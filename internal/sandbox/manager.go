@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -194,11 +195,14 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
-func (m *Manager) store() store { return storeIn(m.GitDir) }
+func (m *Manager) store() store { return storeIn(m.layout()) }
+
+// layout is where this repository keeps its Litterbox state.
+func (m *Manager) layout() layout.Layout { return layout.New(m.GitDir) }
 
 // storeIn is the sandbox records of the repository whose common git dir is
 // gitDir.
-func storeIn(gitDir string) store { return store{dir: filepath.Join(gitDir, "litterbox", "sandboxes")} }
+func storeIn(l layout.Layout) store { return store{l: l} }
 
 // Names returns the resource names for a slug in this repository. Those of
 // an existing sandbox come from its record: they were made from the project

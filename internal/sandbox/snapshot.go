@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,11 +29,9 @@ import (
 // OutputCap is how much of each output stream of a command is kept.
 const OutputCap = 256 << 10
 
-func (m *Manager) snapDir(kind string) string { return filepath.Join(m.GitDir, "litterbox", kind) }
-
 func (m *Manager) loadSnap(slug string) (snapshot.State, error) {
 	var st snapshot.State
-	data, err := os.ReadFile(filepath.Join(m.snapDir("snap"), slug+".json"))
+	data, err := os.ReadFile(m.layout().Snapshot(slug))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -45,23 +42,22 @@ func (m *Manager) loadSnap(slug string) (snapshot.State, error) {
 }
 
 func (m *Manager) saveSnap(slug string, st snapshot.State) error {
-	return writeFileAtomic(filepath.Join(m.snapDir("snap"), slug+".json"), mustJSON(st))
+	return writeFileAtomic(m.layout().Snapshot(slug), mustJSON(st))
 }
 
 func (m *Manager) index(slug string) gitcli.Index {
-	return gitcli.Index(filepath.Join(m.snapDir("index"), slug))
+	return gitcli.Index(m.layout().Index(slug))
 }
 
 // mirror is the sandbox's rules work tree: its .gitignore and
 // .gitattributes files, as they are in the container.
-func (m *Manager) mirror(slug string) string { return filepath.Join(m.snapDir("ignore"), slug) }
 
 func (m *Manager) snapStore(slug string, lim Limits) *snapshot.Store {
 	n := m.Names(slug)
 	return &snapshot.Store{
 		MaxFile: lim.MaxFileSize, MaxCall: lim.MaxCallSize,
 		Git: m.Git, GitDir: m.GitDir, Ref: n.Ref, Branch: n.Branch,
-		Index: m.index(slug), Rules: m.mirror(slug), Tmp: filepath.Join(m.snapDir("tmp"), slug),
+		Index: m.index(slug), Rules: m.layout().Ignore(slug), Tmp: m.layout().TmpOf(slug),
 		Author: m.agentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return m.committer(ctx, slug) },
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
 
@@ -98,9 +99,9 @@ type SetupResult struct {
 	Skipped bool `json:"skipped,omitempty"`
 }
 
-type store struct{ dir string }
+type store struct{ l layout.Layout }
 
-func (s store) path(slug string) string { return filepath.Join(s.dir, slug+".json") }
+func (s store) path(slug string) string { return s.l.Record(slug) }
 
 func (s store) save(r *Record) error { return writeFileAtomic(s.path(r.Name), mustJSON(r)) }
 
@@ -154,7 +155,7 @@ func (s store) remove(slug string) error {
 // still answer when one file is damaged.
 func (s store) all() map[string]*Record {
 	out := map[string]*Record{}
-	entries, err := os.ReadDir(s.dir)
+	entries, err := os.ReadDir(s.l.Records())
 	if err != nil {
 		return out
 	}

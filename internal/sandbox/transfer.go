@@ -26,7 +26,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	if _, err := os.Lstat(src); err != nil {
 		return nil, fmt.Errorf("upload source: %w", err)
 	}
-	tmp, err := os.CreateTemp(ensureDir(m.snapDir("tmp")), "upload-*.tar")
+	tmp, err := os.CreateTemp(ensureDir(m.layout().Tmp()), "upload-*.tar")
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ const FlagNetwork = "--network"
 // word is the digest of the file, so a changed file needs it again; a
 // build's Dockerfile is allowed the same way, under a key of its own.
 
-func (m *Manager) trustPath() string { return filepath.Join(m.GitDir, "litterbox", "trust.json") }
+func (m *Manager) trustPath() string { return m.layout().Trust() }
 
 // trustRecords maps a work tree's root to the digest of the committed
 // config its user allowed.
