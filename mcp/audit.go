@@ -11,6 +11,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -26,8 +27,8 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 			start := time.Now()
 			res, err := next(runner.WithTrail(ctx, trail), req)
 			args := req.GetArguments()
-			e := sandbox.AuditEntry{
-				Time: start.UTC(), Tool: req.Params.Name, Arguments: sandbox.ElideArguments(args),
+			e := audit.Entry{
+				Time: start.UTC(), Tool: req.Params.Name, Arguments: audit.ElideArguments(args),
 				Status: "ok", DurationMS: time.Since(start).Milliseconds(), PID: os.Getpid(), Commands: trail.Commands(),
 			}
 			for _, k := range []string{"sandbox", "name"} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -86,7 +87,7 @@ func (a *app) runList(ctx context.Context, o listOptions) error {
 			fmt.Fprintf(a.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
 		}
 		if len(s.Background) > 0 {
-			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, sandbox.Escaped(strings.Join(s.Background, ", ")), s.Name)
+			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
 		}
 	}
 	return nil

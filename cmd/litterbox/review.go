@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -154,16 +155,16 @@ func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
 		}
 		// What an agent typed is shown with its controls escaped.
 		args, _ := json.Marshal(e.Arguments)
-		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), sandbox.Escaped(e.Tool), sandbox.Escaped(e.Status), e.DurationMS, sandbox.Escaped(string(args)))
+		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), agenttext.Inert(e.Tool), agenttext.Inert(e.Status), e.DurationMS, agenttext.Inert(string(args)))
 		if e.Error != "" {
-			fmt.Fprintf(a.stdout, "    error: %s\n", sandbox.Escaped(e.Error))
+			fmt.Fprintf(a.stdout, "    error: %s\n", agenttext.Inert(e.Error))
 		}
 		for _, host := range slices.Sorted(maps.Keys(e.Refused)) {
-			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", sandbox.Escaped(host), e.Refused[host])
+			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), e.Refused[host])
 		}
 		for _, c := range e.Commands {
 			logged := runner.Logged(c.Line, c.ExitCode, time.Duration(c.DurationMS)*time.Millisecond, c.Note)
-			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(sandbox.Escaped(logged), "\n", "\n    "))
+			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(agenttext.Inert(logged), "\n", "\n    "))
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -67,7 +68,7 @@ var boundsAttacks = []attack{
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "over the 4096") {
 			t.Errorf("a 30 MB milestone message: %v", err)
 		}
-		audit(t, r, "sandbox-milestone", map[string]any{"sandbox": "work", "message": huge}, trail, err)
+		logCall(t, r, "sandbox-milestone", map[string]any{"sandbox": "work", "message": huge}, trail, err)
 		// Linux takes no argument over 128 KiB (MAX_ARG_STRLEN): a 1 MB
 		// command reaches the sandbox and is refused there, but its record
 		// is made all the same; one of 120 KB runs and commits.
@@ -75,7 +76,7 @@ var boundsAttacks = []attack{
 			cmd := "echo ran > ran.txt; true #" + strings.Repeat("x", n)
 			trail = &runner.Trail{}
 			res, err := r.Bash(runner.WithTrail(ctx, trail), "work", BashOptions{Command: cmd})
-			audit(t, r, "bash", map[string]any{"sandbox": "work", "command": cmd}, trail, err)
+			logCall(t, r, "bash", map[string]any{"sandbox": "work", "command": cmd}, trail, err)
 			if err != nil {
 				t.Fatalf("a command of %d bytes: %v", len(cmd), err)
 			}
@@ -251,11 +252,11 @@ func bashIn(t *testing.T, m *Manager, cmd string) *ActResult {
 	return res
 }
 
-// audit appends the entry the MCP server's audit middleware writes for a
+// logCall appends the entry the MCP server's audit middleware writes for a
 // call.
-func audit(t *testing.T, m *Manager, tool string, args map[string]any, trail *runner.Trail, callErr error) {
+func logCall(t *testing.T, m *Manager, tool string, args map[string]any, trail *runner.Trail, callErr error) {
 	t.Helper()
-	e := AuditEntry{Time: time.Now().UTC(), Tool: tool, Sandbox: "work", Arguments: ElideArguments(args), Status: "ok", Commands: trail.Commands()}
+	e := audit.Entry{Time: time.Now().UTC(), Tool: tool, Sandbox: "work", Arguments: audit.ElideArguments(args), Status: "ok", Commands: trail.Commands()}
 	if callErr != nil {
 		e.Status, e.Error = "error", callErr.Error()
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -627,7 +628,7 @@ func (f *firstError) set(err error, step string) {
 func (m *Manager) execChecked(ctx context.Context, container string, spec box.ExecSpec) (runner.Result, error) {
 	res, err := m.Provider.Exec(ctx, container, spec, box.Streams{})
 	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, firstLine(string(res.Stderr)))
+		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
 	return res, err
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -230,7 +231,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)
 	} else if err == nil {
-		err = fmt.Errorf("exit code %d: %s", res.ExitCode, firstLine(string(res.Stderr)))
+		err = fmt.Errorf("exit code %d: %s", res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
 	switch {
 	case err != nil:
@@ -387,5 +388,5 @@ func oneLineErr(err error) string {
 	if err == nil {
 		return "no answer"
 	}
-	return firstLine(err.Error())
+	return agenttext.FirstLine(err.Error())
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 )
 
 // MilestoneResult says what a milestone squashed.
@@ -27,8 +28,8 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if strings.TrimSpace(message) == "" {
 		return nil, errors.New("message is empty")
 	}
-	if len(message) > MaxMessage {
-		return nil, fmt.Errorf("message is %d bytes, over the %d a milestone message may hold: shorten it to a summary", len(message), MaxMessage)
+	if len(message) > agenttext.MaxMessage {
+		return nil, fmt.Errorf("message is %d bytes, over the %d a milestone message may hold: shorten it to a summary", len(message), agenttext.MaxMessage)
 	}
 	unlock, err := m.lock(ctx, slug)
 	if err != nil {
@@ -117,5 +118,5 @@ func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (s
 	if err != nil {
 		return "", fmt.Errorf("%w (the milestone was not made)", err)
 	}
-	return inert(sec.Redact(strings.TrimSpace(message))) + "\n", nil
+	return agenttext.Inert(sec.Redact(strings.TrimSpace(message))) + "\n", nil
 }

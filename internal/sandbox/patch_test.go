@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
@@ -51,18 +52,18 @@ func TestResolveAndHidden(t *testing.T) {
 }
 
 // A command of a megabyte is recorded as its head, its size and digest:
-// the body stays within MaxMessage and a note.
+// the body stays within agenttext.MaxMessage and a note.
 func TestCommitMessageIsCapped(t *testing.T) {
 	long := "true #" + strings.Repeat("é", 1<<19)
 	got := commitMessage("bash", long)
-	if len(got) > MaxMessage+300 {
-		t.Fatalf("message is %d bytes, want at most %d (subject, head, note)", len(got), MaxMessage+300)
+	if len(got) > agenttext.MaxMessage+300 {
+		t.Fatalf("message is %d bytes, want at most %d (subject, head, note)", len(got), agenttext.MaxMessage+300)
 	}
 	if !strings.Contains(got, "(cut: 1048582 bytes in all, sha256 ") || !utf8.ValidString(got) {
 		t.Errorf("no note of the cut, or a character split: %q", got[len(got)-150:])
 	}
-	if short := commitMessage("bash", strings.Repeat("x", MaxMessage)); strings.Contains(short, "(cut:") {
-		t.Errorf("a command of exactly MaxMessage bytes was cut")
+	if short := commitMessage("bash", strings.Repeat("x", agenttext.MaxMessage)); strings.Contains(short, "(cut:") {
+		t.Errorf("a command of exactly agenttext.MaxMessage bytes was cut")
 	}
 }
 
@@ -74,7 +75,7 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := strings.Repeat("x", MaxMessage-5) + "hunter2-long-value and more"
+	cmd := strings.Repeat("x", agenttext.MaxMessage-5) + "hunter2-long-value and more"
 	got := action{kind: "bash", detail: cmd}.commitMessage(sec)
 	if strings.Contains(got, "hunt") || !strings.Contains(got, "***") {
 		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
@@ -83,10 +84,3 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 
 // What reaches a terminal keeps newlines, tabs and printable characters;
 // OSC 52 (clipboard), a screen clear, C1 controls and DEL are escapes.
-func TestEscaped(t *testing.T) {
-	in := "\x1b]52;c;aGk=\x07\x1b[2J ok\n\té \u009b2J\x7f\xff"
-	want := `\x1b]52;c;aGk=\x07\x1b[2J ok` + "\n\t" + `é \u009b2J\x7f\xff`
-	if got := Escaped(in); got != want {
-		t.Errorf("Escaped(%q) = %q, want %q", in, got, want)
-	}
-}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -93,7 +94,7 @@ func TestMatrixSecrets(t *testing.T) {
 			if err := m.ServiceLogs(ctx, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
 				t.Errorf("service log: %q %v", logs.String(), err)
 			}
-			if err := m.AppendAudit(AuditEntry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {
+			if err := m.AppendAudit(audit.Entry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {
 				t.Fatal(err)
 			}
 

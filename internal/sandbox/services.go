@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -151,7 +152,7 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 	}
 	text := sec.Redact(string(out))
 	if !raw {
-		text = Escaped(text)
+		text = agenttext.Inert(text)
 	}
 	_, err = io.WriteString(w, text)
 	return err

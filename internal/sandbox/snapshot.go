@@ -15,10 +15,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -258,7 +258,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 		res, err := m.Provider.Exec(execCtx, m.Names(slug).Container, spec,
 			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
-			err = &helperExitError{code: res.ExitCode, stderr: firstLine(engineErr.String())}
+			err = &helperExitError{code: res.ExitCode, stderr: agenttext.FirstLine(engineErr.String())}
 		}
 		inR.CloseWithError(errOrClosed(err))
 		outW.CloseWithError(errOrEOF(err))
@@ -586,22 +586,22 @@ func (m *Manager) committer(ctx context.Context, slug string) gitcli.Ident {
 // The detail comes from the agent, and git log prints messages as they
 // are: control characters are written out as escapes.
 //
-// The body is capped at MaxMessage bytes: a command of megabytes still runs,
+// The body is capped at agenttext.MaxMessage bytes: a command of megabytes still runs,
 // but its record on the branch is its head, its size and its digest.
 func commitMessage(kind, detail string) string {
-	detail = inert(detail)
-	subject := kind + ": " + firstLine(capText(detail, MaxMessage))
+	detail = agenttext.Inert(detail)
+	subject := kind + ": " + agenttext.FirstLine(agenttext.Cap(detail, agenttext.MaxMessage))
 	full := strings.TrimSpace(detail)
-	if len(full) > MaxMessage {
+	if len(full) > agenttext.MaxMessage {
 		sum := sha256.Sum256([]byte(full))
-		full = capText(full, MaxMessage) + fmt.Sprintf("\n(cut: %d bytes in all, sha256 %s; the audit log keeps the same head and digest)", len(full), hex.EncodeToString(sum[:]))
+		full = agenttext.Cap(full, agenttext.MaxMessage) + fmt.Sprintf("\n(cut: %d bytes in all, sha256 %s; the audit log keeps the same head and digest)", len(full), hex.EncodeToString(sum[:]))
 	}
 	if len(subject) < 72 && !strings.Contains(full, "\n") {
 		return subject + "\n"
 	}
 	if len(subject) >= 72 {
 		cut := 67
-		for cut > 0 && !utf8RuneStart(subject[cut]) {
+		for cut > 0 && !utf8.RuneStart(subject[cut]) {
 			cut--
 		}
 		subject = subject[:cut] + "..."
@@ -609,53 +609,6 @@ func commitMessage(kind, detail string) string {
 		subject += " ..."
 	}
 	return subject + "\n\n" + full + "\n"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// MaxMessage bounds what a commit message or an audit entry keeps of one
-// text an agent sent: a command, a milestone message, a pattern.
-const MaxMessage = 4 << 10
-
-// capText is s, or its first max bytes ending on a whole character.
-func capText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
-}
-
-// Escaped is s as it is safe to print on a terminal: newlines and tabs
-// kept, every other control character (ESC and the rest of C0, DEL, C1),
-// every byte that is not UTF-8 and the bidirectional controls written out
-// as \xNN or \uNNNN escapes.
-func Escaped(s string) string { return inert(s) }
-
-// inert writes every character a terminal would act on (C0 and C1 controls
-// but newline and tab, and bytes that are not UTF-8, such as a lone 0x9b,
-// an 8-bit CSI), and the bidirectional controls that reorder what is shown,
-// as a \xNN or \uNNNN escape.
-func inert(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' || r == '\t' || !unicode.IsControl(r) && !unicode.Is(unicode.Bidi_Control, r):
-			b.WriteString(s[i : i+n])
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += n
-	}
-	return b.String()
 }
 
 func mustJSON(v any) []byte {
@@ -691,7 +644,7 @@ func (b Bounds) Notes() []string {
 		if w.Limit == snapshot.LimitCall {
 			later++
 			if len(laterNames) < 3 {
-				laterNames = append(laterNames, shown(elide(w.Path, 120)))
+				laterNames = append(laterNames, agenttext.Shown(agenttext.Elide(w.Path, 120)))
 			}
 			continue
 		}
@@ -705,7 +658,7 @@ func (b Bounds) Notes() []string {
 		}
 		if w.InName {
 			out = append(out, fmt.Sprintf("not committed: the path %s holds the value of secret %s (shown masked); it stays in the sandbox. Rename it and the next call commits it",
-				shown(w.Path), w.Secret))
+				agenttext.Shown(w.Path), w.Secret))
 			continue
 		}
 		if w.Limit == snapshot.LimitPath {
@@ -714,7 +667,7 @@ func (b Bounds) Notes() []string {
 		}
 		if w.Limit == snapshot.LimitSecret {
 			out = append(out, fmt.Sprintf("not committed: %s holds the value of secret %s; %s. Take the value out of the file (read $%s instead) and the next call commits it",
-				shown(w.Path), w.Secret, kept, w.Secret))
+				agenttext.Shown(w.Path), w.Secret, kept, w.Secret))
 			continue
 		}
 		raise := "raise [snapshot] max-file-size"
@@ -722,7 +675,7 @@ func (b Bounds) Notes() []string {
 			raise += " and max-call-size (at least as large)"
 		}
 		out = append(out, fmt.Sprintf("not committed: %s (%s) is over max-file-size (%s); %s. Add it to .gitignore, or %s in .litterbox.local.toml",
-			shown(w.Path), HumanSize(w.Size), config.FormatSize(w.Max), kept, raise))
+			agenttext.Shown(w.Path), HumanSize(w.Size), config.FormatSize(w.Max), kept, raise))
 	}
 	if bigMore > 0 {
 		out = append(out, fmt.Sprintf("not committed: %d more file(s) over max-file-size", bigMore))
@@ -747,23 +700,7 @@ func (b Bounds) Notes() []string {
 // a path that long is shown by its ends.
 func pathNote(w snapshot.Withheld) string {
 	return fmt.Sprintf("not committed: %s is a path of %d bytes, longer than the host can store (%d bytes here, %d a name); it stays in the sandbox. Delete or rename it in the sandbox (shorter names, fewer directories), or add it to .gitignore",
-		shown(elide(w.Path, 120)), len(w.Path), w.Max, 255)
-}
-
-// elide shortens s to about n bytes by cutting its middle, on rune
-// boundaries.
-func elide(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head, tail := s[:n/2], s[len(s)-n/2:]
-	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
-		head = head[:len(head)-1]
-	}
-	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-		tail = tail[1:]
-	}
-	return head + "..." + tail
+		agenttext.Shown(agenttext.Elide(w.Path, 120)), len(w.Path), w.Max, 255)
 }
 
 // HumanSize writes a byte count for people: "512 B", "50.0 MiB".

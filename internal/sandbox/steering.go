@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -16,7 +17,7 @@ type ControlChange struct {
 	What string `json:"what"`
 }
 
-func (c ControlChange) String() string { return shown(c.Path) + " (" + c.What + ")" }
+func (c ControlChange) String() string { return agenttext.Shown(c.Path) + " (" + c.What + ")" }
 
 // What the steering files steer, as review shows it.
 const (

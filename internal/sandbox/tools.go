@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/unidiff"
 )
@@ -241,7 +242,7 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*Ed
 		return nil, err
 	}
 	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
 	}
 	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Bounds: res.Bounds}, nil
 }
@@ -297,7 +298,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 		return nil, err
 	}
 	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("writing %s: %s", p, firstLine(res.Stderr))
+		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
 	}
 	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Bounds: res.Bounds}, nil
 }

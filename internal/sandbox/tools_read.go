@@ -13,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -52,7 +53,7 @@ func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer,
 	case 4:
 		return res, fmt.Errorf("%s: %w", display(args[1]), ErrNoSuchFile)
 	default:
-		return res, &toolError{msg: firstLine(errOut.String())}
+		return res, &toolError{msg: agenttext.FirstLine(errOut.String())}
 	}
 }
 

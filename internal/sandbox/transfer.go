@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
@@ -51,7 +52,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 		return nil, err
 	}
 	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("upload to %s: %s", display(abs), firstLine(res.Stderr))
+		return nil, fmt.Errorf("upload to %s: %s", display(abs), agenttext.FirstLine(res.Stderr))
 	}
 	return res, nil
 }

@@ -1,11 +1,13 @@
-package sandbox
+package audit
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -19,30 +21,29 @@ func TestElideArgumentsKeepsSizeAndDigestOfContents(t *testing.T) {
 	}
 }
 
-// Every text an agent chose is cut at MaxMessage with its size and digest:
+// Every text an agent chose is cut at agenttext.MaxMessage with its size and digest:
 // a 30 MB milestone message does not make a 30 MB audit line.
-func TestAuditEntriesAreCapped(t *testing.T) {
-	dir := t.TempDir()
-	m := &Manager{GitDir: dir, secrets: &secrets.Resolver{}}
+func TestEntriesAreCapped(t *testing.T) {
+	l := Log{Path: filepath.Join(t.TempDir(), "audit.jsonl")}
 	huge := strings.Repeat("m", 30<<20)
-	e := AuditEntry{Tool: "sandbox-milestone", Arguments: map[string]any{"sandbox": "box", "message": huge, "n": 3},
+	e := Entry{Tool: "sandbox-milestone", Arguments: map[string]any{"sandbox": "box", "message": huge, "n": 3},
 		Error: huge, Commands: []runner.AuditedCommand{{Line: "sh -c " + huge}}}
-	if err := m.AppendAudit(e); err != nil {
+	if err := l.Append(e, (&secrets.Resolver{}).Seen()); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(m.AuditPath())
+	fi, err := os.Stat(l.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 4*MaxMessage+2048 {
-		t.Errorf("the audit line is %d bytes for three 30 MB texts, want under %d", fi.Size(), 4*MaxMessage+2048)
+	if fi.Size() > 4*agenttext.MaxMessage+2048 {
+		t.Errorf("the audit line is %d bytes for three 30 MB texts, want under %d", fi.Size(), 4*agenttext.MaxMessage+2048)
 	}
-	got, err := m.ReadAudit("")
+	got, err := l.Read("")
 	if err != nil || len(got) != 1 {
 		t.Fatalf("read back %d entries: %v", len(got), err)
 	}
 	msg, _ := got[0].Arguments["message"].(map[string]any)
-	if msg["bytes"] != float64(30<<20) || len(msg["sha256"].(string)) != 64 || len(msg["head"].(string)) != MaxMessage {
+	if msg["bytes"] != float64(30<<20) || len(msg["sha256"].(string)) != 64 || len(msg["head"].(string)) != agenttext.MaxMessage {
 		t.Errorf("message recorded as %v bytes, digest %v", msg["bytes"], msg["sha256"])
 	}
 	if got[0].Arguments["sandbox"] != "box" || got[0].Arguments["n"] != float64(3) {
