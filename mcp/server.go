@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
 // New returns an MCP server exposing the sandbox tools of mgr. Every tool call
@@ -176,7 +177,7 @@ func structured(v any, text string) *gomcp.CallToolResult {
 // errResult is a tool's error, in one line; a missed edit also shows the
 // lines it most likely meant.
 func errResult(err error) *gomcp.CallToolResult {
-	var miss *sandbox.EditMissError
+	var miss *textedit.MissError
 	if errors.As(err, &miss) {
 		return gomcp.NewToolResultError(err.Error())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
 func addAgentTools(s *server.MCPServer, h handlers) {
@@ -269,7 +270,7 @@ func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) 
 
 // ops are an edit call's replacements: old_string and new_string, or
 // edits, not both.
-func (in editIn) ops() ([]sandbox.EditOp, error) {
+func (in editIn) ops() ([]textedit.Op, error) {
 	switch {
 	case in.Edits != nil && (in.OldString != nil || in.NewString != nil):
 		return nil, errors.New("give old_string and new_string, or edits, not both")
@@ -280,7 +281,7 @@ func (in editIn) ops() ([]sandbox.EditOp, error) {
 	case in.NewString == nil:
 		return nil, errors.New("missing required argument 'new_string'")
 	}
-	return []sandbox.EditOp{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}, nil
+	return []textedit.Op{{Old: *in.OldString, New: *in.NewString, ReplaceAll: in.ReplaceAll}}, nil
 }
 
 func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*gomcp.CallToolResult, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
 // The tools' inputs and outputs as Go types: their JSON schemas are made
@@ -158,12 +159,12 @@ type patchOut struct {
 }
 
 type editIn struct {
-	Sandbox    string            `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
-	Path       string            `json:"path" jsonschema:"File to edit. Relative paths are under /src; absolute paths are inside the container."`
-	OldString  *string           `json:"old_string,omitempty" jsonschema:"Exact text to replace (not with edits)."`
-	NewString  *string           `json:"new_string,omitempty" jsonschema:"Replacement text (not with edits)."`
-	ReplaceAll bool              `json:"replace_all,omitempty" jsonschema:"Replace every occurrence; default false."`
-	Edits      *[]sandbox.EditOp `json:"edits,omitempty" jsonschema:"Several replacements in one call, at most 100, instead of old_string and new_string."`
+	Sandbox    string         `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
+	Path       string         `json:"path" jsonschema:"File to edit. Relative paths are under /src; absolute paths are inside the container."`
+	OldString  *string        `json:"old_string,omitempty" jsonschema:"Exact text to replace (not with edits)."`
+	NewString  *string        `json:"new_string,omitempty" jsonschema:"Replacement text (not with edits)."`
+	ReplaceAll bool           `json:"replace_all,omitempty" jsonschema:"Replace every occurrence; default false."`
+	Edits      *[]textedit.Op `json:"edits,omitempty" jsonschema:"Several replacements in one call, at most 100, instead of old_string and new_string."`
 }
 
 type editOut struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -397,4 +398,9 @@ func TestIntegrationBaseRef(t *testing.T) {
 	if left := leftovers(t, m, "nope"); len(left) != 2 { // the "old" container and its branch only
 		t.Errorf("left %v", left)
 	}
+}
+
+// one is a single edit.
+func one(old, new string, all bool) []textedit.Op {
+	return []textedit.Op{{Old: old, New: new, ReplaceAll: all}}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -316,7 +317,7 @@ func TestReplayChanges(t *testing.T) {
 		}
 	}
 
-	e, err := m.Edit(ctx, c.Name, "notes/todo.txt", []EditOp{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
+	e, err := m.Edit(ctx, c.Name, "notes/todo.txt", []textedit.Op{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
 	if err != nil || e.Edits != 2 || e.Snapshot == "" || onBranch("notes/todo.txt") != "1\ntwo\n3\n" {
 		t.Fatalf("edit: %+v %v; on the branch %q", e, err, onBranch("notes/todo.txt"))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/internal/unidiff"
 )
 
@@ -201,7 +202,7 @@ type EditResult struct {
 // snapshot: each old string exactly once, or everywhere with ReplaceAll. A
 // missing or ambiguous old string changes nothing, and the error shows the
 // lines the agent most likely meant.
-func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*EditResult, error) {
+func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
 	slug, err := m.resolve(name)
 	if err != nil {
 		return nil, err
@@ -210,16 +211,8 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*Ed
 	if err != nil {
 		return nil, err
 	}
-	if len(edits) == 0 {
-		return nil, errors.New("no edits: give old_string and new_string, or edits")
-	}
-	if len(edits) > MaxEdits {
-		return nil, fmt.Errorf("%d edits: at most %d in one call", len(edits), MaxEdits)
-	}
-	for i, e := range edits {
-		if err := e.check(); err != nil {
-			return nil, editErr(i, len(edits), err)
-		}
+	if err := textedit.Check(edits); err != nil {
+		return nil, err
 	}
 	if err := m.outsideSubmodules(slug, abs); err != nil {
 		return nil, err
@@ -233,7 +226,7 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []EditOp) (*Ed
 	if err != nil {
 		return nil, err
 	}
-	updated, n, err := ApplyEdits(string(content), edits)
+	updated, n, err := textedit.Apply(string(content), edits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}

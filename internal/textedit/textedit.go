@@ -1,4 +1,7 @@
-package sandbox
+// Package textedit applies an agent's exact-string edits to a file's text,
+// all or nothing, and explains an old string that is missing with the lines
+// the agent most likely meant.
+package textedit
 
 import (
 	"errors"
@@ -7,17 +10,17 @@ import (
 	"strings"
 )
 
-// EditOp is one replacement of an edit call.
-type EditOp struct {
+// Op is one replacement of an edit call.
+type Op struct {
 	Old        string `json:"old_string"`
 	New        string `json:"new_string"`
 	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
-// MaxEdits bounds the edits of one call.
-const MaxEdits = 100
+// Max bounds the edits of one call.
+const Max = 100
 
-func (e EditOp) check() error {
+func (e Op) check() error {
 	switch {
 	case e.Old == "":
 		return errors.New("old_string is empty")
@@ -34,10 +37,27 @@ func editErr(i, n int, err error) error {
 	return fmt.Errorf("edit %d of %d: %w", i+1, n, err)
 }
 
-// ApplyEdits applies edits to s in order, each to the result of the one
+// Check refuses a call's edits before the file is read: none, too many,
+// or one whose old string is empty or equal to its new one.
+func Check(edits []Op) error {
+	if len(edits) == 0 {
+		return errors.New("no edits: give old_string and new_string, or edits")
+	}
+	if len(edits) > Max {
+		return fmt.Errorf("%d edits: at most %d in one call", len(edits), Max)
+	}
+	for i, e := range edits {
+		if err := e.check(); err != nil {
+			return editErr(i, len(edits), err)
+		}
+	}
+	return nil
+}
+
+// Apply applies edits to s in order, each to the result of the one
 // before, and counts the replacements; the first that cannot apply fails
 // them all.
-func ApplyEdits(s string, edits []EditOp) (string, int, error) {
+func Apply(s string, edits []Op) (string, int, error) {
 	total := 0
 	for i, e := range edits {
 		if err := e.check(); err != nil {
@@ -82,7 +102,7 @@ func notFound(s, old string) error {
 	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
 	at, ws := closest(lines, want)
 	if at < 0 {
-		return &EditMissError{}
+		return &MissError{}
 	}
 	why := "old_string not found; the closest lines are"
 	if ws {
@@ -97,17 +117,17 @@ func notFound(s, old string) error {
 		}
 		fmt.Fprintf(&b, "\n%6d\t%s", i+1, line)
 	}
-	return &EditMissError{Why: why, Lines: b.String()}
+	return &MissError{Why: why, Lines: b.String()}
 }
 
-// EditMissError is an old_string not found, with the lines most like it:
+// MissError is an old_string not found, with the lines most like it:
 // an error of several lines, which callers show whole.
-type EditMissError struct {
+type MissError struct {
 	Why   string
 	Lines string
 }
 
-func (e *EditMissError) Error() string {
+func (e *MissError) Error() string {
 	if e.Why == "" {
 		return "old_string not found"
 	}
