@@ -230,6 +230,19 @@ func typeWord(t string) string {
 // network.
 func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	set(&cfg.ProjectSlug, fc.Project.Slug)
+	fc.recordFrom(cfg, name)
+	fc.applyImage(cfg)
+	fc.applyNetwork(cfg)
+	fc.applySecrets(cfg)
+	fc.applyLimits(cfg)
+	fc.applyPorts(cfg)
+	fc.applyServices(cfg)
+	return fc.Docker.Network != nil || fc.Network.Mode != nil
+}
+
+// recordFrom notes name as the file that last set each setting that can
+// loosen a sandbox (Config.From).
+func (fc *fileConfig) recordFrom(cfg *Config, name string) {
 	d := fc.Docker
 	from := func(key string, isSet bool) {
 		if !isSet {
@@ -263,6 +276,11 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	for _, p := range fc.Ports {
 		from("ports."+*p.Name, true)
 	}
+}
+
+// applyImage overlays the image or build and the setup.
+func (fc *fileConfig) applyImage(cfg *Config) {
+	d := fc.Docker
 	if d.Image != nil {
 		cfg.Image, cfg.Build = *d.Image, nil
 	}
@@ -277,6 +295,11 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	}
 	set(&cfg.SetupCache, fc.Setup.Cache)
 	set(&cfg.SetupCommand, d.SetupCommand)
+}
+
+// applyNetwork overlays [docker] network and [network].
+func (fc *fileConfig) applyNetwork(cfg *Config) {
+	d := fc.Docker
 	set(&cfg.Network, d.Network)
 	if d.Network != nil {
 		// The older key says what the network is: no allowlist from an
@@ -301,6 +324,9 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 	if su := fc.Network.Setup; su != nil {
 		cfg.SetupOpen, cfg.SetupAllow = su.open, slices.Clone(su.allow)
 	}
+}
+
+func (fc *fileConfig) applySecrets(cfg *Config) {
 	for name, sec := range fc.Secrets {
 		if cfg.Secrets == nil {
 			cfg.Secrets = map[string]SecretSpec{}
@@ -310,6 +336,12 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		set(&spec.Command, sec.Command)
 		cfg.Secrets[name] = spec
 	}
+}
+
+// applyLimits overlays the rest of [docker] and [snapshot]: the user, the
+// bounds and the environment.
+func (fc *fileConfig) applyLimits(cfg *Config) {
+	d := fc.Docker
 	set(&cfg.ReadOnly, d.ReadOnly)
 	if d.User != nil {
 		cfg.User = string(*d.User)
@@ -332,8 +364,11 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		}
 		maps.Copy(cfg.Env, d.Env)
 	}
-	// Ports and services merge by name: a local file can retarget or add
-	// one without repeating the rest.
+}
+
+// applyPorts merges ports by name: a local file can retarget or add one
+// without repeating the rest.
+func (fc *fileConfig) applyPorts(cfg *Config) {
 	for _, p := range fc.Ports {
 		spec := PortSpec{Name: *p.Name, Target: int(*p.Target)}
 		if i := slices.IndexFunc(cfg.Ports, func(q PortSpec) bool { return q.Name == spec.Name }); i >= 0 {
@@ -342,6 +377,10 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 			cfg.Ports = append(cfg.Ports, spec)
 		}
 	}
+}
+
+// applyServices merges services by name, and each one key by key.
+func (fc *fileConfig) applyServices(cfg *Config) {
 	for name, s := range fc.Container.Services {
 		if cfg.Services == nil {
 			cfg.Services = map[string]ServiceSpec{}
@@ -364,7 +403,6 @@ func (fc *fileConfig) apply(cfg *Config, name string) (networkSet bool) {
 		}
 		cfg.Services[name] = cur
 	}
-	return d.Network != nil || fc.Network.Mode != nil
 }
 
 func deref(s *string) string {
