@@ -138,49 +138,8 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	if err := unknownKey(name, data, md); err != nil {
 		return nil, err
 	}
-	if fc.Docker.Image != nil && fc.Docker.Build != nil {
-		return nil, &Error{File: name, Key: "docker.build", Msg: "set image or build, not both"}
-	}
-	if fc.Docker.Build == nil {
-		for key, v := range map[string]bool{"context": fc.Docker.Context != nil, "target": fc.Docker.Target != nil, "args": fc.Docker.Args != nil} {
-			if v {
-				return nil, &Error{File: name, Key: "docker." + key, Msg: "only with build = \"path/to/Dockerfile\""}
-			}
-		}
-	}
-	for _, p := range append([]string{deref(fc.Docker.Build), deref(fc.Docker.Context)}, fc.Setup.Inputs...) {
-		if p != "" && !filepath.IsLocal(filepath.FromSlash(p)) && p != "." {
-			return nil, &Error{File: name, Msg: fmt.Sprintf("path %q: want a path inside the repository, relative to its root", p)}
-		}
-	}
-	if fc.Docker.Network != nil && fc.Network.Mode != nil {
-		return nil, &Error{File: name, Key: "docker.network", Msg: "set [network] mode or the older [docker] network, not both"}
-	}
-	for i, p := range fc.Ports {
-		key := fmt.Sprintf("ports[%d]", i+1)
-		if p.Name == nil || *p.Name == "" {
-			return nil, &Error{File: name, Key: key + ".name", Msg: "every [[ports]] entry needs a name"}
-		}
-		if p.Target == nil {
-			return nil, &Error{File: name, Key: key + ".target", Msg: fmt.Sprintf("port %q needs a target (the container port)", *p.Name)}
-		}
-		if EnvName(*p.Name) == "" {
-			return nil, &Error{File: name, Key: key + ".name", Msg: fmt.Sprintf("port name %q has no letter or digit to name its environment variable", *p.Name)}
-		}
-	}
-	for sn, s := range fc.Container.Services {
-		key := "container.services." + sn
-		if !validServiceName(sn) {
-			return nil, &Error{File: name, Key: key, Msg: fmt.Sprintf("service name %q: use letters, digits, '.', '_' and '-'", sn)}
-		}
-		for k := range s.Signals {
-			if k != "stop" && k != "restart" {
-				return nil, &Error{File: name, Key: key + ".signals." + k, Msg: "signals are \"stop\" and \"restart\""}
-			}
-		}
-		if s.StopTimeout != nil && (*s.StopTimeout < 0 || *s.StopTimeout > 3600) {
-			return nil, &Error{File: name, Key: key + ".stop-timeout", Msg: fmt.Sprintf("%d: want seconds from 0 to 3600", *s.StopTimeout)}
-		}
+	if err := fc.check(name); err != nil {
+		return nil, err
 	}
 	return &fc, nil
 }
@@ -403,13 +362,6 @@ func (fc *fileConfig) applyServices(cfg *Config) {
 		}
 		cfg.Services[name] = cur
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func setSize(dst *int64, v *byteSize) {
