@@ -144,18 +144,29 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	return &fc, nil
 }
 
-var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
-
-// tomlError turns the parser's error into a Error; the parser puts the
-// line and key in its message, also for type errors it does not type.
+// tomlError turns the parser's error into an *Error. Syntax errors and the
+// refusals of the value types (UnmarshalTOML) are a toml.ParseError, which
+// carries the line and the key. A key that needs quotes ("a b") keeps the
+// message it has always had: the whole of the library's text.
 func tomlError(name string, err error) error {
-	m := tomlLine.FindStringSubmatch(err.Error())
+	var pe toml.ParseError
+	if errors.As(err, &pe) && !strings.Contains(pe.LastKey, `"`) {
+		return &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	}
+	// The decoder's own type errors (a string where a number goes, a value
+	// where a table goes) are plain fmt errors in the library (MetaData.e,
+	// v1.6.0): the line and key are only in the text, so read them back.
+	m := decodeLine.FindStringSubmatch(err.Error())
 	if m == nil {
 		return &Error{File: name, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 	}
 	line, _ := strconv.Atoi(m[1])
 	return &Error{File: name, Line: line, Key: m[2], Msg: plainTypeError(m[3])}
 }
+
+// decodeLine is the text of the decoder's untyped errors when it knows the
+// key: "toml: line 2 (last key "docker.image"): incompatible types: ...".
+var decodeLine = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 var typeMismatch = regexp.MustCompile(`^incompatible types: TOML value has type (\S+); destination has type (\S+)$`)
 
