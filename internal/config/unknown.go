@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -97,7 +98,7 @@ func unknownError(name string, data []byte, md toml.MetaData, key, written toml.
 	case hint != "":
 		msg += "; " + hint
 	case parent != nil && len(parent.keys) > 0:
-		msg += "; known: " + strings.Join(slices.Sorted(mapKeys(parent.keys)), ", ")
+		msg += "; known: " + strings.Join(slices.Sorted(maps.Keys(parent.keys)), ", ")
 	}
 	line := keyLine(data, key)
 	if line == 0 { // a table with no header of its own: where its first key is
@@ -110,7 +111,7 @@ func unknownError(name string, data []byte, md toml.MetaData, key, written toml.
 // another table, or the nearest name in this one.
 func suggest(key toml.Key, parent *schemaNode) string {
 	last := key[len(key)-1]
-	for _, table := range slices.Sorted(mapKeys(schema.keys)) {
+	for _, table := range slices.Sorted(maps.Keys(schema.keys)) {
 		t := schema.keys[table]
 		if _, ok := t.keys[last]; ok && t.any == nil && (len(key) < 2 || key[len(key)-2] != table) {
 			return fmt.Sprintf("%s belongs in [%s]", last, table)
@@ -120,7 +121,7 @@ func suggest(key toml.Key, parent *schemaNode) string {
 		return ""
 	}
 	best, bestD := "", 1<<30
-	for _, k := range slices.Sorted(mapKeys(parent.keys)) {
+	for _, k := range slices.Sorted(maps.Keys(parent.keys)) {
 		if d := editDistance(last, k); d < bestD {
 			best, bestD = k, d
 		}
@@ -132,16 +133,6 @@ func suggest(key toml.Key, parent *schemaNode) string {
 		return "did you mean [" + best + "]?"
 	}
 	return "did you mean " + best + "?"
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // editDistance is the Levenshtein distance between a and b.
