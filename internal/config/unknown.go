@@ -1,9 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -69,7 +70,7 @@ func unknownKey(name string, data []byte, md toml.MetaData) error {
 		for i, part := range k {
 			c, ok := n.child(part)
 			if !ok {
-				return unknownError(name, data, md, append(parent, part), n)
+				return unknownError(name, data, md, append(parent, part), k, n)
 			}
 			if c == nil && i < len(k)-1 {
 				break // a value that takes a table of its own (custom types)
@@ -80,7 +81,9 @@ func unknownKey(name string, data []byte, md toml.MetaData) error {
 	return nil
 }
 
-func unknownError(name string, data []byte, md toml.MetaData, key toml.Key, parent *schemaNode) error {
+// unknownError is the error for key, which the schema does not have under
+// parent; written is the key of the file that reached it.
+func unknownError(name string, data []byte, md toml.MetaData, key, written toml.Key, parent *schemaNode) error {
 	last := key[len(key)-1]
 	what := "key " + last
 	if md.Type(key...) == "Hash" || md.Type(key...) == "ArrayHash" {
@@ -95,16 +98,20 @@ func unknownError(name string, data []byte, md toml.MetaData, key toml.Key, pare
 	case hint != "":
 		msg += "; " + hint
 	case parent != nil && len(parent.keys) > 0:
-		msg += "; known: " + strings.Join(slices.Sorted(mapKeys(parent.keys)), ", ")
+		msg += "; known: " + strings.Join(slices.Sorted(maps.Keys(parent.keys)), ", ")
 	}
-	return &Error{File: name, Line: lineOf(data, key), Msg: msg}
+	line := keyLine(data, key)
+	if line == 0 { // a table with no header of its own: where its first key is
+		line = keyLine(data, written)
+	}
+	return &Error{File: name, Line: line, Msg: msg}
 }
 
 // suggest names where the key was probably meant to go: the same name in
 // another table, or the nearest name in this one.
 func suggest(key toml.Key, parent *schemaNode) string {
 	last := key[len(key)-1]
-	for _, table := range slices.Sorted(mapKeys(schema.keys)) {
+	for _, table := range slices.Sorted(maps.Keys(schema.keys)) {
 		t := schema.keys[table]
 		if _, ok := t.keys[last]; ok && t.any == nil && (len(key) < 2 || key[len(key)-2] != table) {
 			return fmt.Sprintf("%s belongs in [%s]", last, table)
@@ -114,7 +121,7 @@ func suggest(key toml.Key, parent *schemaNode) string {
 		return ""
 	}
 	best, bestD := "", 1<<30
-	for _, k := range slices.Sorted(mapKeys(parent.keys)) {
+	for _, k := range slices.Sorted(maps.Keys(parent.keys)) {
 		if d := editDistance(last, k); d < bestD {
 			best, bestD = k, d
 		}
@@ -126,16 +133,6 @@ func suggest(key toml.Key, parent *schemaNode) string {
 		return "did you mean [" + best + "]?"
 	}
 	return "did you mean " + best + "?"
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // editDistance is the Levenshtein distance between a and b.
@@ -159,41 +156,54 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// lineOf finds where key is written: its table's header, or the line
-// that assigns it after its table's header. The parser keeps positions to
-// itself; a file small enough to configure a sandbox is quick to scan.
-func lineOf(data []byte, key toml.Key) int {
-	lines := strings.Split(string(data), "\n")
-	header := regexp.MustCompile(`^\s*\[\[?\s*` + dotted(key) + `\s*\]\]?\s*(#.*)?$`)
-	for i, l := range lines {
-		if header.MatchString(l) {
-			return i + 1
-		}
+// keyLine is the line the parser saw key on: its table's header, or where
+// it is assigned. MetaData keeps positions to itself, but the library puts
+// them in the error of a value that refuses to decode, so the key's value
+// is decoded once more into a type that refuses everything. Of the entries
+// of an array of tables the parser keeps the last one's position, and a
+// table made only by dotted keys or a deeper header has none (0).
+func keyLine(data []byte, key toml.Key) int {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(string(data), &top)
+	if err != nil {
+		return 0
 	}
-	last := key[len(key)-1]
-	assign := regexp.MustCompile(`(^|[{,\s])"?` + regexp.QuoteMeta(last) + `"?\s*(=|\.)`)
-	start := 0
-	if len(key) > 1 {
-		parentHeader := regexp.MustCompile(`^\s*\[\[?\s*` + dotted(key[:len(key)-1]) + `\s*\]\]?`)
-		for i, l := range lines {
-			if parentHeader.MatchString(l) {
-				start = i
-				break
+	v, ok := top[key[0]]
+	for _, part := range key[1:] {
+		if !ok {
+			return 0
+		}
+		v, ok = member(&md, v, part)
+	}
+	var pe toml.ParseError
+	if !ok || !errors.As(md.PrimitiveDecode(v, &refuse{}), &pe) {
+		return 0
+	}
+	return pe.Position.Line
+}
+
+// member is name's value in the table v, or in the first entry of the
+// array of tables v that has it.
+func member(md *toml.MetaData, v toml.Primitive, name string) (toml.Primitive, bool) {
+	// A value that is not a table decodes into a map without an error, but
+	// leaves it nil.
+	var table map[string]toml.Primitive
+	if md.PrimitiveDecode(v, &table) == nil && table != nil {
+		c, ok := table[name]
+		return c, ok
+	}
+	var tables []map[string]toml.Primitive
+	if md.PrimitiveDecode(v, &tables) == nil {
+		for _, t := range tables {
+			if c, ok := t[name]; ok {
+				return c, true
 			}
 		}
 	}
-	for i := start; i < len(lines); i++ {
-		if assign.MatchString(lines[i]) {
-			return i + 1
-		}
-	}
-	return 0
+	return toml.Primitive{}, false
 }
 
-func dotted(key toml.Key) string {
-	parts := make([]string, len(key))
-	for i, p := range key {
-		parts[i] = `"?` + regexp.QuoteMeta(p) + `"?`
-	}
-	return strings.Join(parts, `\s*\.\s*`)
-}
+// refuse is a value that will not decode, for keyLine.
+type refuse struct{}
+
+func (*refuse) UnmarshalTOML(any) error { return errors.New("refused") }

@@ -1,0 +1,233 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/shlex"
+
+	"github.com/litterbox-dev/litterbox/internal/egress"
+	"github.com/litterbox-dev/litterbox/internal/slug"
+)
+
+func (c Config) validate() error {
+	file := strings.Join(c.Files, " + ")
+	if c.ProjectSlug != "" && !slug.Valid(c.ProjectSlug) {
+		return &Error{File: file, Key: "project.slug", Msg: fmt.Sprintf("%q: use lowercase letters, digits and '-' (1-63 characters)", c.ProjectSlug)}
+	}
+	if strings.TrimSpace(c.Image) == "" {
+		return &Error{File: file, Key: "docker.image", Msg: "the image must not be empty"}
+	}
+	if c.Network == "" {
+		return &Error{File: file, Key: "docker.network", Msg: `the network must not be empty: use "none", "bridge" or a network name`}
+	}
+	// Not container:X, ns:PATH, slirp4netns:..., pasta:...: each reaches
+	// the host's network by another name.
+	if !networkNameRE.MatchString(c.Network) {
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`%q: use "none", "bridge" or the name of a docker network`, c.Network)}
+	}
+	if err := c.validateAllow(file); err != nil {
+		return err
+	}
+	if err := c.validateSetup(file); err != nil {
+		return err
+	}
+	if len(c.Ports) > 0 && c.Network == "none" {
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`port %q needs a network, but network is "none": set network = "bridge" (or a network name) under [docker]`, c.Ports[0].Name)}
+	}
+	if c.MaxCallSize < c.MaxFileSize {
+		return &Error{File: file, Key: "snapshot.max-call-size", Msg: fmt.Sprintf("%s is below max-file-size (%s): a file between the two could never be committed", FormatSize(c.MaxCallSize), FormatSize(c.MaxFileSize))}
+	}
+	byEnv := map[string]string{}
+	for _, p := range c.Ports {
+		if other, ok := byEnv[p.EnvSuffix()]; ok {
+			return &Error{File: file, Key: "ports", Msg: fmt.Sprintf("ports %q and %q would both set PORT_%s; rename one", other, p.Name, p.EnvSuffix())}
+		}
+		byEnv[p.EnvSuffix()] = p.Name
+	}
+	for k := range c.Env {
+		if !validEnvKey(k) {
+			return &Error{File: file, Key: "docker.env." + k, Msg: fmt.Sprintf("%q is not a valid environment variable name", k)}
+		}
+	}
+	if err := c.validateSecrets(file); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Services)) {
+		if len(c.Services[name].Command) == 0 {
+			return &Error{File: file, Key: "container.services." + name + ".command", Msg: fmt.Sprintf("service %q needs a command", name)}
+		}
+	}
+	return nil
+}
+
+// validateAllow checks [network]: a known mode, and an allowlist exactly
+// when the mode is "allow", of entries the egress proxy can match.
+func (c Config) validateAllow(file string) error {
+	switch c.mode {
+	case "", "none", "open", "allow":
+	default:
+		return &Error{File: file, Key: "network.mode", Msg: fmt.Sprintf(`%q: use "none", "allow" or "open"`, c.mode)}
+	}
+	if c.Allow == nil {
+		if c.mode == "allow" {
+			return &Error{File: file, Key: "network.allow", Msg: `mode "allow" needs the hosts it allows: allow = ["proxy.golang.org", "*.npmjs.org"]`}
+		}
+		return nil
+	}
+	if c.mode != "allow" {
+		return &Error{File: file, Key: "network.allow", Msg: `an allowlist needs mode = "allow" under [network]`}
+	}
+	if len(c.Allow) == 0 {
+		return &Error{File: file, Key: "network.allow", Msg: `the allowlist is empty: list hosts, or use mode = "none"`}
+	}
+	if c.Network != "none" {
+		return &Error{File: file, Key: "docker.network", Msg: fmt.Sprintf(`%q conflicts with [network] mode = "allow": the sandbox's only way out is its egress proxy`, c.Network)}
+	}
+	if len(c.Ports) > 0 {
+		return &Error{File: file, Key: "network.mode", Msg: fmt.Sprintf(`port %q needs mode = "open": with "allow" the sandbox has no network of its own`, c.Ports[0].Name)}
+	}
+	if _, err := egress.Parse(c.Allow); err != nil {
+		return &Error{File: file, Key: "network.allow", Msg: err.Error()}
+	}
+	if c.EgressNetwork != "" && !networkNameRE.MatchString(c.EgressNetwork) || c.EgressNetwork == "host" || c.EgressNetwork == "none" {
+		return &Error{File: file, Key: "network.egress", Msg: fmt.Sprintf(`%q: use "bridge" or the name of a docker network (not "host" or "none")`, c.EgressNetwork)}
+	}
+	return nil
+}
+
+// validateSetup checks [network] setup: an allowlist of its own needs a
+// sandbox whose network is none or an allowlist, since an open sandbox
+// would not be held to it.
+func (c Config) validateSetup(file string) error {
+	if c.SetupAllow == nil {
+		return nil
+	}
+	if c.Network != "none" {
+		return &Error{File: file, Key: "network.setup", Msg: fmt.Sprintf(`an allowlist for setup needs mode = "none" or "allow", not network %q, which already reaches every host`, c.Network)}
+	}
+	if len(c.SetupAllow) == 0 {
+		return &Error{File: file, Key: "network.setup", Msg: `the setup allowlist is empty: list hosts, or leave setup out`}
+	}
+	if _, err := egress.Parse(c.SetupAllow); err != nil {
+		return &Error{File: file, Key: "network.setup", Msg: err.Error()}
+	}
+	return nil
+}
+
+// MinSecret is the shortest secret value Litterbox takes: a shorter one
+// cannot be told from ordinary text, so it could be neither redacted from
+// output nor kept out of commits.
+const MinSecret = 8
+
+// reservedEnv are variables Litterbox sets itself, which a secret would
+// silently lose to or break, and those the docker or podman client reads:
+// a secret reaches the sandbox through the client's own environment.
+var reservedEnv = regexp.MustCompile(`^(?i:LITTERBOX_.*|PORT_.*|HTTPS?_PROXY|NO_PROXY|PATH|HOME|DOCKER_.*|CONTAINERS?_.*)$`)
+
+// validateSecrets checks [secrets]: names a shell can use, and exactly one
+// source each.
+func (c Config) validateSecrets(file string) error {
+	for _, name := range slices.Sorted(maps.Keys(c.Secrets)) {
+		s, key := c.Secrets[name], "secrets."+name
+		switch {
+		case !validEnvKey(name):
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%q is not a valid environment variable name", name)}
+		case reservedEnv.MatchString(name):
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%s is set by Litterbox itself; give the secret another name", name)}
+		case (s.Env == "") == (s.Command == ""):
+			return &Error{File: file, Key: key, Msg: `give exactly one of env = "VARIABLE" or command = "program args"`}
+		case s.Env != "" && !validEnvKey(s.Env):
+			return &Error{File: file, Key: key + ".env", Msg: fmt.Sprintf("%q is not a valid environment variable name", s.Env)}
+		case s.Command != "":
+			if argv, err := shlex.Split(s.Command); err != nil || len(argv) == 0 {
+				return &Error{File: file, Key: key + ".command", Msg: fmt.Sprintf("%q is not a command line (quote it as a shell would)", s.Command)}
+			}
+		}
+		if _, dup := c.Env[name]; dup {
+			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%s is also in [docker] env, which would put its value in docker inspect; keep it in [secrets] only", name)}
+		}
+	}
+	return nil
+}
+
+var networkNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validEnvKey(k string) bool { return envKeyRE.MatchString(k) }
+
+var serviceNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+func validServiceName(s string) bool { return serviceNameRE.MatchString(s) }
+
+// ValidServiceName reports whether s can name a service.
+func ValidServiceName(s string) bool { return validServiceName(s) }
+
+// EnvName is NAME in PORT_NAME: the name's slug in upper case, with '_' for
+// '-'.
+func EnvName(name string) string {
+	return strings.ToUpper(strings.ReplaceAll(slug.Make(name), "-", "_"))
+}
+
+// check refuses what one file may not say, whatever the other files say:
+// both an image and a build, paths outside the repository, both network
+// keys, and incomplete ports and services.
+func (fc *fileConfig) check(name string) error {
+	if fc.Docker.Image != nil && fc.Docker.Build != nil {
+		return &Error{File: name, Key: "docker.build", Msg: "set image or build, not both"}
+	}
+	if fc.Docker.Build == nil {
+		for key, v := range map[string]bool{"context": fc.Docker.Context != nil, "target": fc.Docker.Target != nil, "args": fc.Docker.Args != nil} {
+			if v {
+				return &Error{File: name, Key: "docker." + key, Msg: "only with build = \"path/to/Dockerfile\""}
+			}
+		}
+	}
+	for _, p := range append([]string{deref(fc.Docker.Build), deref(fc.Docker.Context)}, fc.Setup.Inputs...) {
+		if p != "" && !filepath.IsLocal(filepath.FromSlash(p)) && p != "." {
+			return &Error{File: name, Msg: fmt.Sprintf("path %q: want a path inside the repository, relative to its root", p)}
+		}
+	}
+	if fc.Docker.Network != nil && fc.Network.Mode != nil {
+		return &Error{File: name, Key: "docker.network", Msg: "set [network] mode or the older [docker] network, not both"}
+	}
+	for i, p := range fc.Ports {
+		key := fmt.Sprintf("ports[%d]", i+1)
+		if p.Name == nil || *p.Name == "" {
+			return &Error{File: name, Key: key + ".name", Msg: "every [[ports]] entry needs a name"}
+		}
+		if p.Target == nil {
+			return &Error{File: name, Key: key + ".target", Msg: fmt.Sprintf("port %q needs a target (the container port)", *p.Name)}
+		}
+		if EnvName(*p.Name) == "" {
+			return &Error{File: name, Key: key + ".name", Msg: fmt.Sprintf("port name %q has no letter or digit to name its environment variable", *p.Name)}
+		}
+	}
+	for sn, s := range fc.Container.Services {
+		key := "container.services." + sn
+		if !validServiceName(sn) {
+			return &Error{File: name, Key: key, Msg: fmt.Sprintf("service name %q: use letters, digits, '.', '_' and '-'", sn)}
+		}
+		for k := range s.Signals {
+			if k != "stop" && k != "restart" {
+				return &Error{File: name, Key: key + ".signals." + k, Msg: "signals are \"stop\" and \"restart\""}
+			}
+		}
+		if s.StopTimeout != nil && (*s.StopTimeout < 0 || *s.StopTimeout > 3600) {
+			return &Error{File: name, Key: key + ".stop-timeout", Msg: fmt.Sprintf("%d: want seconds from 0 to 3600", *s.StopTimeout)}
+		}
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
