@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // aheadCache remembers, per sandbox, how many commits its branch had over its
@@ -26,6 +28,6 @@ func (m *Manager) commitsAhead(ctx context.Context, slug, base, tip string) (int
 		return 0, err
 	}
 	// A cache that cannot be written only costs a git call next time.
-	_ = writeFileAtomic(path, fmt.Appendf(nil, "%s %s %d\n", tip, base, n))
+	_ = layout.WriteFileAtomic(path, fmt.Appendf(nil, "%s %s %d\n", tip, base, n))
 	return n, nil
 }

@@ -139,7 +139,7 @@ func BenchmarkRawKubeDelete(b *testing.B) {
 		n := m.Names(name)
 		kubectl(b, "", "delete", "pod/"+n.Container, "configmap/"+n.Container, "networkpolicy/"+n.Container, "persistentvolumeclaim/"+n.Volume)
 		b.StopTimer()
-		_ = m.store().remove(name)
+		_ = m.store().Remove(name)
 		b.StartTimer()
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // roleCache is the dev.litterbox.managed label of a setup cache volume.
@@ -137,7 +138,7 @@ func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *Ca
 		return &StepError{Step: "copying setup cache " + e.Volume, Err: err}
 	}
 	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
-	_ = writeFileAtomic(m.layout().CacheEntry(e.Key), mustJSON(e))
+	_ = layout.WriteFileAtomic(m.layout().CacheEntry(e.Key), layout.JSON(e))
 	return nil
 }
 
@@ -161,13 +162,13 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		}
 		// A save that died half-way: start over.
 		_ = m.Provider.RemoveVolume(ctx, old.Volume)
-		if err := writeFileAtomic(m.layout().CacheEntry(key), mustJSON(e)); err != nil {
+		if err := layout.WriteFileAtomic(m.layout().CacheEntry(key), layout.JSON(e)); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
 		return nil, err
 	} else {
-		_, err = f.Write(mustJSON(e))
+		_, err = f.Write(layout.JSON(e))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -197,7 +198,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		return fail(err)
 	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
-	if err := writeFileAtomic(m.layout().CacheEntry(key), mustJSON(e)); err != nil {
+	if err := layout.WriteFileAtomic(m.layout().CacheEntry(key), layout.JSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil

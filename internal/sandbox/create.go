@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
@@ -47,7 +48,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		labels[LabelPorts] = ports.Label(pmap)
 	}
 	if len(c.Services) > 0 {
-		labels[LabelServices] = string(mustJSON(c.Services))
+		labels[LabelServices] = string(layout.JSON(c.Services))
 	}
 	return box.Spec{
 		Name:         n.Container,
@@ -110,13 +111,13 @@ type forkSource struct {
 
 // Created describes a new sandbox.
 type Created struct {
-	Name      string       `json:"name"`
-	Branch    string       `json:"branch"`
-	Container string       `json:"container"`
-	Base      string       `json:"base"`
-	Status    string       `json:"status"`
-	Setup     SetupResult  `json:"setup"`
-	Ports     []ports.Port `json:"ports"`
+	Name      string             `json:"name"`
+	Branch    string             `json:"branch"`
+	Container string             `json:"container"`
+	Base      string             `json:"base"`
+	Status    string             `json:"status"`
+	Setup     layout.SetupResult `json:"setup"`
+	Ports     []ports.Port       `json:"ports"`
 	// Services are the configured services as they were after start.
 	Services []services.State `json:"services"`
 	Network  string           `json:"network"`
@@ -229,14 +230,14 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	// A new sandbox gets new names, whatever an old record says.
 	n := NamesFor(m.RepoSlug, m.RepoID, slug)
-	if rec, err := m.store().load(slug); err != nil {
+	if rec, err := m.store().Load(slug); err != nil {
 		return nil, err
 	} else if rec != nil {
 		// A live sandbox, or the state of one whose branch was deleted.
 		if refs, err := m.Git.ListRefs(ctx, n.Ref); err != nil || len(refs) > 0 {
 			return nil, &ExistsError{Name: slug}
 		}
-		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.store().path(slug) + "; `litterbox delete " + slug + "` clears it"}
+		return nil, &ExistsError{Name: slug, Detail: "its branch is gone but its state is kept in " + m.layout().Record(slug) + "; `litterbox delete " + slug + "` clears it"}
 	}
 	if base == "" {
 		if base, err = m.createBase(ctx, opts); err != nil {
@@ -288,14 +289,14 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	m.step("branch "+n.Branch, t)
 
-	rec := &Record{
+	rec := &layout.Record{
 		Name: slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
-		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: recCreating, CreatorPID: os.Getpid(),
-		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: limitsOf(cfg),
+		Base: base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets,
 	}
 	st := m.store()
-	if err := st.save(rec); err != nil {
+	if err := st.Save(rec); err != nil {
 		return nil, m.rollback(ctx, n, tip, &StepError{Step: "saving sandbox state", Err: err})
 	}
 
@@ -454,12 +455,12 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		m.step(fmt.Sprintf("start %d service(s)", len(cfg.Services)), t)
 	}
 	rec.Setup = &setup
-	rec.Status, rec.CreatorPID = recReady, 0
+	rec.Status, rec.CreatorPID = layout.Ready, 0
 	status := StatusActive
 	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
-		rec.Status, status = recFailedSetup, StatusFailedSetup
+		rec.Status, status = layout.FailedSetup, StatusFailedSetup
 	}
-	if err := st.save(rec); err != nil {
+	if err := st.Save(rec); err != nil {
 		warnings = append(warnings, "could not save sandbox state: "+err.Error())
 	}
 	storage := ""
@@ -652,21 +653,21 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, start snapshot.State) (SetupResult, error) {
+func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
 	unlock, err := m.lock(ctx, n.Slug)
 	if err != nil {
-		return SetupResult{}, err
+		return layout.SetupResult{}, err
 	}
 	defer unlock()
 	if err := m.saveSnap(n.Slug, start); err != nil {
-		return SetupResult{}, err
+		return layout.SetupResult{}, err
 	}
 	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
 	if err != nil {
-		return SetupResult{}, err
+		return layout.SetupResult{}, err
 	}
 	// The command is the user's, and may spell a secret out.
-	out := SetupResult{Command: m.secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	out := layout.SetupResult{Command: m.secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
 	if res.noShell {
 		out.Skipped = true
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"
@@ -698,8 +699,8 @@ func (m *Manager) rollbackRefs(ctx context.Context, n Names, base string, cause 
 }
 
 func (m *Manager) finishRollback(ctx context.Context, n Names, base string, cause error, left []string) error {
-	if err := m.store().remove(n.Slug); err != nil {
-		left = append(left, "state file "+m.store().path(n.Slug))
+	if err := m.store().Remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.layout().Record(n.Slug))
 	}
 	left = append(left, m.removeHostState(n.Slug)...)
 	// Guarded by base: never delete a branch someone moved meanwhile.

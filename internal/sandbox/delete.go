@@ -61,7 +61,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,8 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	}
 	left = append(left, m.removeHostState(slug)...)
 	if rec != nil {
-		if err := m.store().remove(slug); err != nil {
-			left = append(left, fmt.Sprintf("state file %s (%v)", m.store().path(slug), err))
+		if err := m.store().Remove(slug); err != nil {
+			left = append(left, fmt.Sprintf("state file %s (%v)", m.layout().Record(slug), err))
 		} else {
 			d.Removed = append(d.Removed, "state")
 		}

@@ -205,7 +205,7 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 	if container != n.Container {
 		return nil // another repository's sandbox: its record is not here
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
@@ -234,7 +234,7 @@ func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (ma
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return nil, err // no proxy to ask
 	}

@@ -264,7 +264,7 @@ func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {
 
 func commitsOn(t *testing.T, m *Manager, slug string) int {
 	t.Helper()
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil || rec == nil {
 		t.Fatalf("record of %s: %v", slug, err)
 	}
@@ -353,7 +353,7 @@ func TestIntegrationForkEdges(t *testing.T) {
 	if _, err := m.Fork(ctx, ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
 		t.Fatalf("fork of an unknown sandbox: %v", err)
 	}
-	if _, err := os.Stat(m.store().path("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
+	if _, err := os.Stat(m.layout().Record("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
 		t.Fatal("a fork of an unknown sandbox left state or a branch")
 	}
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
 
@@ -34,11 +35,11 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().load(src)
+	rec, err := m.store().Load(src)
 	if err != nil {
 		return nil, err
 	}
-	if rec == nil || rec.Status == recCreating {
+	if rec == nil || rec.Status == layout.Creating {
 		return nil, &NotFoundError{Name: src}
 	}
 	unlock, err := m.lock(ctx, src)

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/litterbox-dev/litterbox/internal/helper"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -260,7 +261,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 // helperFor returns this Litterbox's helper for a sandbox, delivering it
 // first when the sandbox has another build's (Litterbox was upgraded) and
 // recording that it is there.
-func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *Record, error) {
+func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *layout.Record, error) {
 	h, err := m.findHelper()
 	if err != nil {
 		return nil, nil, err
@@ -269,14 +270,14 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *R
 		return nil, nil, err
 	}
 	want := h.containerPath()
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, nil, err
 	}
 	if rec == nil {
 		// A sandbox being deleted; the engine's answer to the exec will
 		// say so.
-		return h, &Record{Name: slug}, nil
+		return h, &layout.Record{Name: slug}, nil
 	}
 	if rec.Helper == want {
 		return h, rec, nil
@@ -291,7 +292,7 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *R
 		return nil, nil, err
 	}
 	rec.Helper = want
-	if err := m.store().save(rec); err != nil {
+	if err := m.store().Save(rec); err != nil {
 		return nil, nil, err
 	}
 	return h, rec, nil

@@ -64,7 +64,7 @@ func repoIdentity(common string) (string, error) {
 	}
 	// The first use, a move or a copy: decided by one process at a time,
 	// so that racing processes agree.
-	unlock, err := lockFile(layout.Identity(common) + ".lock")
+	unlock, err := layout.LockFile(layout.Identity(common) + ".lock")
 	if err != nil {
 		return "", err
 	}
@@ -89,13 +89,13 @@ func repoIdentity(common string) (string, error) {
 		f.ID = hex.EncodeToString(raw[:])
 	}
 	f.CommonDir = common
-	return f.ID, writeFileAtomic(layout.Identity(common), mustJSON(f))
+	return f.ID, layout.WriteFileAtomic(layout.Identity(common), layout.JSON(f))
 }
 
 // PinRepoID gives the repository at commonDir the id given, for replay
 // tests, whose transcripts name containers.
 func PinRepoID(commonDir, id string) error {
-	return writeFileAtomic(layout.Identity(commonDir), mustJSON(identityFile{ID: id, CommonDir: commonDir}))
+	return layout.WriteFileAtomic(layout.Identity(commonDir), layout.JSON(identityFile{ID: id, CommonDir: commonDir}))
 }
 
 func sameDir(a, b string) bool {
@@ -187,7 +187,7 @@ func commonDirOf(root string) string {
 // recordNames reports whether the sandbox record of slug in gitDir names
 // the container or volume name.
 func recordNames(gitDir, slug, name string) bool {
-	rec, err := storeIn(layout.New(gitDir)).load(slug)
+	rec, err := layout.New(gitDir).Store().Load(slug)
 	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
 }
 

@@ -158,9 +158,9 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	if _, err := testenv.Docker("rename", old.Names("legacy").Container, legacyName); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := old.store().load("legacy")
+	rec, _ := old.store().Load("legacy")
 	rec.Container = legacyName
-	if err := old.store().save(rec); err != nil {
+	if err := old.store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 
@@ -196,7 +196,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	}
 	// Even handed the old record (a copy of the repository would have it),
 	// the other repository refuses to touch the container.
-	if err := o.store().save(rec); err != nil {
+	if err := o.store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range []func(context.Context, string) (Outcome, error){o.Pause, o.Resume} {

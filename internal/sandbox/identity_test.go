@@ -116,7 +116,7 @@ func TestRepoIdentityFirstUseRace(t *testing.T) {
 
 func TestRepoIdentityDamaged(t *testing.T) {
 	dir := t.TempDir()
-	if err := writeFileAtomic(layout.Identity(dir), []byte("{")); err != nil {
+	if err := layout.WriteFileAtomic(layout.Identity(dir), []byte("{")); err != nil {
 		t.Fatal(err)
 	}
 	var de *DamagedIDError
@@ -224,12 +224,12 @@ func TestOwns(t *testing.T) {
 	testenv.Git(t, main, "worktree", "add", "-q", wt)
 	other := testenv.NewRepo(t, filepath.Join(top, "other", "app"), testenv.SmallFiles)
 	m := mustOpen(t, wt)
-	if err := m.store().save(&Record{Name: "old", Container: "litterbox-app-old", Volume: "litterbox-app-old-src"}); err != nil {
+	if err := m.store().Save(&layout.Record{Name: "old", Container: "litterbox-app-old", Volume: "litterbox-app-old-src"}); err != nil {
 		t.Fatal(err)
 	}
 	gone := filepath.Join(top, "removed-worktree")
 	claimed := testenv.NewRepo(t, filepath.Join(top, "claimed", "app"), testenv.SmallFiles)
-	if err := storeIn(layout.New(filepath.Join(claimed, ".git"))).save(&Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
+	if err := layout.New(filepath.Join(claimed, ".git")).Store().Save(&layout.Record{Name: "old", Container: "litterbox-app-old"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -266,7 +266,7 @@ func TestNotFoundNamesWhatExists(t *testing.T) {
 	}
 	// A branch alone and a record alone both count.
 	testenv.Git(t, m.Root, "branch", "litterbox/b-branch")
-	if err := m.store().save(&Record{Name: "a-record"}); err != nil {
+	if err := m.store().Save(&layout.Record{Name: "a-record"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.notFound(ctx, "x"); err.Error() != "sandbox 'x' not found: this repository has a-record, b-branch" {

@@ -67,7 +67,7 @@ func leftovers(t *testing.T, m *Manager, slug string) []string {
 	if out := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); out != "" {
 		left = append(left, "refs "+out)
 	}
-	if _, err := os.Stat(m.store().path(slug)); err == nil {
+	if _, err := os.Stat(m.layout().Record(slug)); err == nil {
 		left = append(left, "state file")
 	}
 	return left

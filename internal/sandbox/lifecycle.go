@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/slug"
 
@@ -24,7 +25,7 @@ const (
 	StatusActive      = "active"
 	StatusPaused      = "paused"
 	StatusStopped     = "stopped"
-	StatusFailedSetup = "failed-setup"
+	StatusFailedSetup = layout.FailedSetup
 	StatusMissing     = "missing"
 	StatusError       = "error"
 	// StatusCreating is a create still under way (its process is alive).
@@ -62,15 +63,15 @@ type Info struct {
 
 var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
 
-func statusOf(state box.State, rec *Record) string {
-	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+func statusOf(state box.State, rec *layout.Record) string {
+	if rec != nil && rec.Status == layout.Creating && processAlive(rec.CreatorPID) {
 		return StatusCreating
 	}
 	switch state {
 	case "paused":
 		return StatusPaused
 	case "running":
-		if rec != nil && rec.Status == recFailedSetup {
+		if rec != nil && rec.Status == layout.FailedSetup {
 			return StatusFailedSetup
 		}
 		return StatusActive
@@ -90,7 +91,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	recs := m.store().all()
+	recs := m.store().All()
 	refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/")
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	seen := map[string]bool{}
 	for _, c := range cts {
 		slug, repo := c.Labels[LabelSandbox], c.Labels[LabelRepo]
-		var rec *Record
+		var rec *layout.Record
 		ours := m.owns(ctx, c.Name, c.Labels)
 		switch {
 		case ours:
@@ -156,13 +157,13 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 // ParseNameExact reports whether s is already a valid slug.
 func ParseNameExact(s string) bool { return slug.Valid(s) }
 
-func (m *Manager) missingInfo(slug string, rec *Record) Info {
+func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
 	n := m.Names(slug)
 	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}, ours: true}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
-	if rec != nil && rec.Status == recCreating && processAlive(rec.CreatorPID) {
+	if rec != nil && rec.Status == layout.Creating && processAlive(rec.CreatorPID) {
 		info.Status = StatusCreating
 	}
 	if rec != nil {
@@ -174,7 +175,7 @@ func (m *Manager) missingInfo(slug string, rec *Record) Info {
 
 // known reports whether slug has a branch or a state record in this repo.
 func (m *Manager) known(ctx context.Context, slug string) (bool, error) {
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil || rec != nil {
 		return rec != nil, err
 	}
@@ -196,7 +197,7 @@ func (m *Manager) missingOrNotFound(ctx context.Context, slug string) error {
 // naming the ones it has (by branch or record: no engine call).
 func (m *Manager) notFound(ctx context.Context, slug string) error {
 	names := map[string]bool{}
-	for s := range m.store().all() {
+	for s := range m.store().All() {
 		names[s] = true
 	}
 	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err == nil {
@@ -366,7 +367,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 		return o, nil
 	}
 	if m.owns(ctx, container, in.Labels) {
-		if rec, _ := m.store().load(slug); rec != nil && rec.Status == recFailedSetup {
+		if rec, _ := m.store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
 			o.Status = StatusFailedSetup
 			return o, nil
 		}

@@ -2,11 +2,9 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
-	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // lock serializes the calls that change one sandbox, across goroutines and
@@ -21,56 +19,8 @@ func (m *Manager) lock(ctx context.Context, slug string) (func(), error) {
 func (m *Manager) lockNamed(ctx context.Context, slug, lockName string) (func(), error) {
 	// An unknown name gets no lock file (the call fails further on anyway):
 	// lock files must not pile up for every name an agent tries.
-	if _, err := os.Stat(m.store().path(slug)); err != nil {
+	if _, err := os.Stat(m.layout().Record(slug)); err != nil {
 		return func() {}, nil
 	}
-	f, err := openLock(m.layout().Lock(lockName))
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return release(f), nil
-		}
-		if err != syscall.EWOULDBLOCK {
-			f.Close()
-			return nil, fmt.Errorf("locking sandbox '%s': %w", slug, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for another call on sandbox '%s': %w", slug, ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
-// lockFile holds an exclusive lock on path until the returned function is
-// called, waiting for it as long as it takes (for short, local work).
-func lockFile(path string) (func(), error) {
-	f, err := openLock(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return release(f), nil
-}
-
-// openLock opens the lock file at path, making it and its directory.
-func openLock(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-}
-
-func release(f *os.File) func() {
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}
+	return layout.LockSandbox(ctx, m.layout().Lock(lockName), slug)
 }

@@ -195,21 +195,17 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
-func (m *Manager) store() store { return storeIn(m.layout()) }
+func (m *Manager) store() layout.Store { return m.layout().Store() }
 
 // layout is where this repository keeps its Litterbox state.
 func (m *Manager) layout() layout.Layout { return layout.New(m.GitDir) }
-
-// storeIn is the sandbox records of the repository whose common git dir is
-// gitDir.
-func storeIn(l layout.Layout) store { return store{l: l} }
 
 // Names returns the resource names for a slug in this repository. Those of
 // an existing sandbox come from its record: they were made from the project
 // slug of the time, which a later (or broken) config may not give.
 func (m *Manager) Names(slug string) Names {
 	n := NamesFor(m.RepoSlug, m.RepoID, slug)
-	if rec, err := m.store().load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
+	if rec, err := m.store().Load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
 		n.Container, n.Volume = rec.Container, rec.Volume
 	}
 	return n

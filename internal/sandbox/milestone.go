@@ -50,7 +50,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	}
 	since := lastMilestone
 	if since == "" {
-		rec, err := m.store().load(slug)
+		rec, err := m.store().Load(slug)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli
 // sandbox's secrets masked, and what a terminal would act on written out
 // as escapes, as in snapshot messages.
 func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (string, error) {
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return "", err
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 func TestSlugify(t *testing.T) {
@@ -66,10 +68,10 @@ func TestRepoSlug(t *testing.T) {
 }
 
 func TestStatusOf(t *testing.T) {
-	failed := &Record{Status: recFailedSetup}
+	failed := &layout.Record{Status: layout.FailedSetup}
 	for _, tc := range []struct {
 		state string
-		rec   *Record
+		rec   *layout.Record
 		want  string
 	}{
 		{"running", nil, StatusActive},

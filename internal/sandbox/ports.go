@@ -39,7 +39,7 @@ func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) 
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, err
 	}

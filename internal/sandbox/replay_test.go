@@ -128,7 +128,7 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	if !fault.Fired() {
 		t.Fatal("fault never fired")
 	}
-	if rec, _ := m.store().load("doomed"); rec != nil {
+	if rec, _ := m.store().Load("doomed"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
 }
@@ -254,7 +254,7 @@ func TestReplayCreateWithoutFreePort(t *testing.T) {
 	if !errorAs[*ports.NoFreeError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
 		t.Fatalf("create: %v, want ports.NoFreeError", err)
 	}
-	if rec, _ := m.store().load("portless"); rec != nil {
+	if rec, _ := m.store().Load("portless"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
 	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err != nil || len(refs) != 0 {

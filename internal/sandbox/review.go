@@ -22,7 +22,7 @@ func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip 
 	if tip == "" {
 		return "", "", "", m.missingBranch(ctx, slug)
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return "", "", "", err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/slug"
@@ -29,12 +30,12 @@ func (m *Manager) box(ctx context.Context, slug, container string, specs map[str
 // secretsFor reads the secrets a sandbox of this repository gets now, with
 // the rule of every call (see callConfig).
 func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		rec = &Record{}
+		rec = &layout.Record{}
 	}
 	_, specs, _ := m.callConfig(ctx, rec)
 	return m.secrets.Resolve(ctx, specs)
@@ -72,7 +73,7 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 	if !slices.Contains(services.Actions, action) {
 		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(services.Actions, ", "))
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 	if err != nil {
 		return err
 	}
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return err
 	}
@@ -210,7 +211,7 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 		return nil, err
 	}
 	defer unlock()
-	rec, err := m.store().load(slug)
+	rec, err := m.store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 		rec.Services = map[string]config.ServiceSpec{}
 	}
 	rec.Services[service] = config.ServiceSpec{Command: []string{"sh", "-c", cmd}, Stop: config.DefaultStopSignal, StopTimeout: 5, Background: true}
-	if err := m.store().save(rec); err != nil {
+	if err := m.store().Save(rec); err != nil {
 		return nil, err
 	}
 	box.Specs = rec.Services
@@ -278,7 +279,7 @@ func (m *Manager) backgroundName(ctx context.Context, box *services.Box, specs m
 	}
 }
 
-func backgroundOf(rec *Record) []string {
+func backgroundOf(rec *layout.Record) []string {
 	if rec == nil {
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
@@ -42,7 +43,7 @@ func (m *Manager) loadSnap(slug string) (snapshot.State, error) {
 }
 
 func (m *Manager) saveSnap(slug string, st snapshot.State) error {
-	return writeFileAtomic(m.layout().Snapshot(slug), mustJSON(st))
+	return layout.WriteFileAtomic(m.layout().Snapshot(slug), layout.JSON(st))
 }
 
 func (m *Manager) index(slug string) gitcli.Index {
@@ -52,7 +53,7 @@ func (m *Manager) index(slug string) gitcli.Index {
 // mirror is the sandbox's rules work tree: its .gitignore and
 // .gitattributes files, as they are in the container.
 
-func (m *Manager) snapStore(slug string, lim Limits) *snapshot.Store {
+func (m *Manager) snapStore(slug string, lim layout.Limits) *snapshot.Store {
 	n := m.Names(slug)
 	return &snapshot.Store{
 		MaxFile: lim.MaxFileSize, MaxCall: lim.MaxCallSize,
@@ -363,7 +364,7 @@ func (m *Manager) stoppedUnder(ctx context.Context, slug string) bool {
 // so one raised in .litterbox.local.toml holds from the next call on, and
 // where its secrets come from. When the config cannot be read or may not
 // loosen them, those fixed at create hold, and note says why.
-func (m *Manager) callConfig(ctx context.Context, rec *Record) (lim Limits, specs map[string]config.SecretSpec, note string) {
+func (m *Manager) callConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
 	cfg, err := config.Load(m.Root)
 	if err == nil {
 		_, err = m.allowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
@@ -371,16 +372,16 @@ func (m *Manager) callConfig(ctx context.Context, rec *Record) (lim Limits, spec
 		}))
 	}
 	if err != nil {
-		return rec.Limits.orDefaults(), rec.Secrets, "the config's bounds are not used, those of create hold: " + err.Error()
+		return rec.Limits.OrDefaults(), rec.Secrets, "the config's bounds are not used, those of create hold: " + err.Error()
 	}
-	return limitsOf(cfg), cfg.Secrets, ""
+	return layout.LimitsOf(cfg), cfg.Secrets, ""
 }
 
 // limitKeys are the weakenings of the bounds a call reads afresh.
 var limitKeys = map[string]bool{"docker.disk": true, "snapshot.max-file-size": true, "snapshot.max-call-size": true}
 
 // diskOver reports /src over the disk guard, by the helper's last count.
-func diskOver(st *snapshot.State, lim Limits) *DiskOver {
+func diskOver(st *snapshot.State, lim layout.Limits) *DiskOver {
 	if used := int64(min(st.Used(), 1<<62)); used > lim.Disk {
 		return &DiskOver{Used: used, Limit: lim.Disk}
 	}
@@ -609,14 +610,6 @@ func commitMessage(kind, detail string) string {
 		subject += " ..."
 	}
 	return subject + "\n\n" + full + "\n"
-}
-
-func mustJSON(v any) []byte {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return append(data, '\n')
 }
 
 func ensureDir(d string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/devcontainer"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // FlagNetwork is the source of a network named on create's command line,
@@ -192,7 +193,7 @@ func (m *Manager) Trust() (*TrustResult, error) {
 	// A build HEAD cannot make yet (no Dockerfile committed) is not
 	// trusted; create says why when it comes to it.
 	build, _ := m.headBuild(cfg)
-	unlock, err := lockFile(m.trustPath() + ".lock")
+	unlock, err := layout.LockFile(m.trustPath() + ".lock")
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ func (m *Manager) Trust() (*TrustResult, error) {
 		recs[buildTrustKey(m.Root)] = build.trustDigest()
 		res.Build = build.spec.Dockerfile + " at commit " + short(build.commit)
 	}
-	return res, writeFileAtomic(m.trustPath(), mustJSON(recs))
+	return res, layout.WriteFileAtomic(m.trustPath(), layout.JSON(recs))
 }
 
 // headBuild is the build inputs of HEAD that the committed config asks
@@ -227,7 +228,7 @@ func (m *Manager) headBuild(cfg config.Config) (*buildInputs, error) {
 
 // Untrust withdraws the trust of this work tree's committed config.
 func (m *Manager) Untrust() error {
-	unlock, err := lockFile(m.trustPath() + ".lock")
+	unlock, err := layout.LockFile(m.trustPath() + ".lock")
 	if err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func (m *Manager) Untrust() error {
 	}
 	delete(recs, m.Root)
 	delete(recs, buildTrustKey(m.Root))
-	return writeFileAtomic(m.trustPath(), mustJSON(recs))
+	return layout.WriteFileAtomic(m.trustPath(), layout.JSON(recs))
 }
 
 // WeakeningError refuses a setting that loosens the sandbox from a source

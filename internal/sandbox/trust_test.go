@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -150,15 +151,15 @@ func TestCallBoundsNeedTrustToo(t *testing.T) {
 		config.File: "[snapshot]\nmax-file-size = \"1g\"\nmax-call-size = \"2g\"\n[docker]\ndisk = \"100g\"\n",
 	})
 	m := mustOpen(t, root)
-	rec := &Record{Limits: Limits{MaxFileSize: 10 << 20}}
+	rec := &layout.Record{Limits: layout.Limits{MaxFileSize: 10 << 20}}
 	lim, _, note := m.callConfig(context.Background(), rec)
-	if want := (Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30}); lim != want || !strings.Contains(note, "not trusted") {
+	if want := (layout.Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30}); lim != want || !strings.Contains(note, "not trusted") {
 		t.Fatalf("untrusted: %+v %q, want %+v and why", lim, note, want)
 	}
 	if _, err := m.Trust(); err != nil {
 		t.Fatal(err)
 	}
-	if lim, _, note = m.callConfig(context.Background(), rec); lim != (Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30}) || note != "" {
+	if lim, _, note = m.callConfig(context.Background(), rec); lim != (layout.Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30}) || note != "" {
 		t.Fatalf("trusted: %+v %q", lim, note)
 	}
 	writeFile(t, filepath.Join(root, config.File), "[snapshot]\nmax-file-size = \"1m\"\n")

@@ -1,0 +1,186 @@
+package layout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+)
+
+// Record is the mutable per-sandbox state Litterbox keeps in the repository's
+// git dir (never in tracked files, never in the index).
+type Record struct {
+	Name      string       `json:"name"`
+	Branch    string       `json:"branch"`
+	Container string       `json:"container"`
+	Volume    string       `json:"volume"`
+	Base      string       `json:"base"`
+	Image     string       `json:"image"`
+	Created   time.Time    `json:"created"`
+	Status    string       `json:"status"`
+	Setup     *SetupResult `json:"setup,omitempty"`
+	// User, Ports and Services are fixed at create from the config of that
+	// moment; later edits of the config apply to new sandboxes only.
+	User     string                        `json:"user,omitempty"`
+	Ports    []ports.Port                  `json:"ports,omitempty"`
+	Services map[string]config.ServiceSpec `json:"services,omitempty"`
+	// Allow is the allowlist of a sandbox of network mode "allow", which
+	// has an egress proxy.
+	Allow []string `json:"allow,omitempty"`
+	// Limits are the bounds of what the sandbox's calls bring to the host;
+	// zero values (a record of an older release) are the defaults.
+	Limits Limits `json:"limits"`
+	// Secrets say where each secret's value is read, as create found them
+	// allowed; never the values.
+	Secrets map[string]config.SecretSpec `json:"secrets,omitempty"`
+	// Egress: the sandbox has an egress volume (and, with Allow, a proxy),
+	// which delete removes.
+	Egress bool `json:"egress,omitempty"`
+	// Helper is the path of the sandbox helper delivered into the
+	// container (the helper's directory); "" for a sandbox made before the helper.
+	Helper string `json:"helper,omitempty"`
+	// CreatorPID is the process running the create while Status is
+	// "creating"; if it is gone, the create died half-way.
+	CreatorPID int `json:"creator_pid,omitempty"`
+}
+
+// Limits bound what one sandbox's calls store on the host, fixed at create
+// (after the config's loosening was allowed) like its network.
+type Limits struct {
+	MaxFileSize int64 `json:"max_file_size,omitempty"`
+	MaxCallSize int64 `json:"max_call_size,omitempty"`
+	Disk        int64 `json:"disk,omitempty"`
+}
+
+// LimitsOf takes the bounds from cfg.
+func LimitsOf(cfg config.Config) Limits {
+	return Limits{MaxFileSize: cfg.MaxFileSize, MaxCallSize: cfg.MaxCallSize, Disk: cfg.Disk}
+}
+
+// OrDefaults fills what an older record lacks.
+func (l Limits) OrDefaults() Limits {
+	d := LimitsOf(config.Default())
+	if l.MaxFileSize <= 0 {
+		l.MaxFileSize = d.MaxFileSize
+	}
+	if l.MaxCallSize <= 0 {
+		l.MaxCallSize = d.MaxCallSize
+	}
+	if l.Disk <= 0 {
+		l.Disk = d.Disk
+	}
+	return l
+}
+
+// Record statuses.
+const (
+	Creating    = "creating"
+	Ready       = "ready"
+	FailedSetup = "failed-setup"
+)
+
+// SetupResult is what the setup command did.
+type SetupResult struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	// Snapshot is the commit of what the setup command changed, if anything.
+	Snapshot string `json:"snapshot,omitempty"`
+	// Skipped: the image has no shell, so the command could not run.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Store keeps one repository's records, a JSON file per sandbox.
+type Store struct{ l Layout }
+
+// Records is l's store of records.
+func (l Layout) Store() Store { return Store{l: l} }
+
+func (s Store) path(slug string) string { return s.l.Record(slug) }
+
+// Save writes r.
+func (s Store) Save(r *Record) error { return WriteFileAtomic(s.path(r.Name), JSON(r)) }
+
+// WriteFileAtomic writes then renames, so a reader never sees half a file.
+func WriteFileAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+// Load returns the record of slug, or nil when there is none.
+func (s Store) Load(slug string) (*Record, error) {
+	data, err := os.ReadFile(s.path(slug))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.path(slug), err)
+	}
+	return &r, nil
+}
+
+// Remove removes slug's record; none is no error.
+func (s Store) Remove(slug string) error {
+	err := os.Remove(s.path(slug))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// All returns every record, by slug. Unreadable ones are skipped: list must
+// still answer when one file is damaged.
+func (s Store) All() map[string]*Record {
+	out := map[string]*Record{}
+	entries, err := os.ReadDir(s.l.Records())
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		slug, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(slug, ".") {
+			continue
+		}
+		if r, err := s.Load(slug); err == nil && r != nil {
+			out[slug] = r
+		}
+	}
+	return out
+}
+
+// JSON is v indented, with a final newline, as every state file is kept.
+func JSON(v any) []byte {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(data, '\n')
+}
