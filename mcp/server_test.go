@@ -18,6 +18,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -38,7 +39,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	dir := testenv.ReplayRepo(t, "mcprepo")
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	// A fixed repository id, so container names match the transcripts.
-	if err := sandbox.PinRepoID(filepath.Join(dir, ".git"), "5eed1d01"); err != nil {
+	if err := layout.PinRepoID(filepath.Join(dir, ".git"), "5eed1d01"); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()

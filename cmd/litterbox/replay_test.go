@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -20,7 +21,7 @@ func replayApp(t *testing.T, name string) (*app, string) {
 	t.Setenv("DOCKER_HOST", "")
 	t.Setenv("NO_COLOR", "")
 	dir := testenv.ReplayRepo(t, "clirepo")
-	if err := sandbox.PinRepoID(filepath.Join(dir, ".git"), "c11e0001"); err != nil {
+	if err := layout.PinRepoID(filepath.Join(dir, ".git"), "c11e0001"); err != nil {
 		t.Fatal(err)
 	}
 	a := newApp(strings.NewReader(""), nil, nil)

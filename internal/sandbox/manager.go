@@ -155,8 +155,8 @@ func open(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location,
 	if slug == "" {
 		slug = RepoSlug(filepath.Base(path))
 	}
-	id, idErr := repoIdentity(p.CommonDir)
-	var damaged *DamagedIDError
+	id, idErr := layout.RepoID(p.CommonDir)
+	var damaged *layout.DamagedIDError
 	if errors.As(idErr, &damaged) {
 		return nil, idErr
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -22,7 +23,7 @@ func TestReplayKubernetes(t *testing.T) {
 	ctx := context.Background()
 	dir := testenv.ReplayRepo(t, "replayrepo")
 	r := testenv.Transcript(t, filepath.Join("testdata", "kubernetes.json"), runner.Subst{dir: "$REPO"})
-	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
+	if err := layout.PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Open(ctx, r, engine.Kubectl("", ""), dir, config.Default())

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -32,7 +33,7 @@ func replayManager(t *testing.T, name string) *Manager {
 	t.Setenv("DOCKER_HOST", "")
 	dir := testenv.ReplayRepo(t, "replayrepo")
 	r := testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	if err := PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
+	if err := layout.PinRepoID(filepath.Join(dir, ".git"), replayID); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Open(context.Background(), r, engine.Docker, dir, config.Default())
