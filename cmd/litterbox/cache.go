@@ -106,10 +106,3 @@ func (a *app) runCache(ctx context.Context, o cacheOptions) error {
 	}
 	return tw.Flush()
 }
-
-func orNone[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/spf13/cobra"
 
@@ -156,33 +152,4 @@ func printCreated(w io.Writer, c *sandbox.Created) {
 	for _, s := range c.Services {
 		fmt.Fprintf(w, "  service:   %s\n", s.String())
 	}
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func indent(s, prefix string) string {
-	out := ""
-	line := ""
-	for _, r := range s {
-		line += string(r)
-		if r == '\n' {
-			out += prefix + line
-			line = ""
-		}
-	}
-	if line != "" {
-		out += prefix + line + "\n"
-	}
-	return out
-}
-
-// isTerminal reports whether w is a terminal (not merely a character
-// device: /dev/null is one too).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

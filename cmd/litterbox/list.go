@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -130,4 +131,15 @@ func ahead(n *int) string {
 		return "-"
 	}
 	return strconv.Itoa(*n)
+}
+
+func portSummary(ports []ports.Port) string {
+	if len(ports) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ports))
+	for i, p := range ports {
+		parts[i] = fmt.Sprintf("%s=%d", p.Name, p.HostPort)
+	}
+	return strings.Join(parts, ",")
 }
