@@ -20,7 +20,7 @@ type applyOptions struct {
 	Merge, Squash, Yes bool
 }
 
-func (a *app) applyCommand(merge bool) *cobra.Command {
+func newApplyCommand(p *program, merge bool) *cobra.Command {
 	o := applyOptions{Merge: merge}
 	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
@@ -52,13 +52,13 @@ refused first. On a conflict the repository is left in git's usual
 cherry-pick state with instructions, and the sandbox is untouched.`,
 		Example:           example,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
 				return err
 			}
-			return a.runApply(cmd.Context(), o)
+			return runApply(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Squash, "squash", false, "stage the combined change instead of making commits")
@@ -71,8 +71,8 @@ cherry-pick state with instructions, and the sandbox is untouched.`,
 // runApply brings the sandbox's checked commits onto the current branch
 // (and with Merge deletes the sandbox after), asking first on a terminal
 // when they change files that steer this machine.
-func (a *app) runApply(ctx context.Context, o applyOptions) error {
-	m, err := a.manager(ctx)
+func runApply(ctx context.Context, e *env, o applyOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,15 +80,15 @@ func (a *app) runApply(ctx context.Context, o applyOptions) error {
 	if err != nil {
 		return err // fail closed: a merge must know what it brings
 	}
-	a.warnChanges(cs)
+	e.warnChanges(cs)
 	if o.Merge && len(cs) > 0 && !o.Yes {
-		if err := a.confirmMerge(o.Name, cs); err != nil {
+		if err := e.confirmMerge(o.Name, cs); err != nil {
 			return err
 		}
 	}
 	// Exactly the commits that were checked: the agent may commit more
 	// while the user answers.
-	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: a.stdout, Stderr: a.stderr}
+	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: e.stdout, Stderr: e.stderr}
 	var applied *review.Applied
 	var deleted *sandbox.Deleted
 	if o.Merge {
@@ -98,16 +98,16 @@ func (a *app) runApply(ctx context.Context, o applyOptions) error {
 	}
 	if applied != nil {
 		if applied.NothingNew {
-			fmt.Fprintf(a.stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, shortID(applied.Since))
+			fmt.Fprintf(e.stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, shortID(applied.Since))
 		} else if applied.Squash {
-			fmt.Fprintf(a.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
+			fmt.Fprintf(e.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
 		} else {
-			fmt.Fprintf(a.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
+			fmt.Fprintf(e.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
 		}
 	}
 	if deleted != nil && err == nil {
-		fmt.Fprintf(a.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
-		a.printLeftAlone(deleted)
+		fmt.Fprintf(e.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+		e.printLeftAlone(deleted)
 	}
 	var conflict *review.ConflictError
 	if errors.As(err, &conflict) && o.Merge {
@@ -118,13 +118,13 @@ func (a *app) runApply(ctx context.Context, o applyOptions) error {
 
 // confirmMerge asks on a terminal; elsewhere a merge of such a branch needs
 // --yes.
-func (a *app) confirmMerge(name string, cs []sandbox.ControlChange) error {
+func (e *env) confirmMerge(name string, cs []sandbox.ControlChange) error {
 	refusal := fmt.Errorf("not merged: sandbox '%s' changes %s; review them (litterbox diff %s), then: litterbox merge %s --yes", name, joinChanges(cs), name, name)
-	if !isTerminal(a.stdin) || !isTerminal(a.stderr) {
+	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
 		return refusal
 	}
-	fmt.Fprint(a.stderr, "Merge anyway? [y/N] ")
-	answer, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	fmt.Fprint(e.stderr, "Merge anyway? [y/N] ")
+	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return refusal
 	}

@@ -20,11 +20,11 @@ func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 }
 
 // nameArg completes sandbox names of the current repository.
-func (a *app) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+func (p *program) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	m, err := a.manager(cmd.Context())
+	m, err := p.envOf().manager(cmd.Context())
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -42,11 +42,11 @@ func (a *app) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, co
 // nameThenHostPath completes a sandbox name, then leaves the host path at
 // argument hostArg (upload's SRC, download's DEST) to the shell's file
 // completion; paths inside the sandbox get none.
-func (a *app) nameThenHostPath(hostArg int) cobra.CompletionFunc {
+func (p *program) nameThenHostPath(hostArg int) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		switch len(args) {
 		case 0:
-			return a.nameArg(cmd, args, toComplete)
+			return p.nameArg(cmd, args, toComplete)
 		case hostArg:
 			return nil, cobra.ShellCompDirectiveDefault
 		}

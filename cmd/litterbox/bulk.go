@@ -23,19 +23,19 @@ type bulkOptions struct {
 
 // bulkCommand builds pause and resume, which share their shape: NAME, or
 // --all-envs (this repo), or --all-repos.
-func (a *app) bulkCommand(use, short, example string, pick func(*sandbox.Manager) (one, all)) *cobra.Command {
+func newBulkCommand(p *program, use, short, example string, pick func(*sandbox.Manager) (one, all)) *cobra.Command {
 	o := bulkOptions{Verb: use}
 	cmd := &cobra.Command{
 		Use:               use + " NAME | --all-envs | --all-repos",
 		Short:             short,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			return a.runBulk(cmd.Context(), o, pick)
+			return runBulk(cmd.Context(), p.env, o, pick)
 		},
 	}
 	cmd.Flags().BoolVar(&o.AllEnvs, "all-envs", false, "every sandbox of this repository")
@@ -44,7 +44,7 @@ func (a *app) bulkCommand(use, short, example string, pick func(*sandbox.Manager
 }
 
 // runBulk pauses or resumes what o names, one line per sandbox.
-func (a *app) runBulk(ctx context.Context, o bulkOptions, pick func(*sandbox.Manager) (one, all)) error {
+func runBulk(ctx context.Context, e *env, o bulkOptions, pick func(*sandbox.Manager) (one, all)) error {
 	chosen := 0
 	for _, b := range []bool{o.Name != "", o.AllEnvs, o.AllRepos} {
 		if b {
@@ -54,7 +54,7 @@ func (a *app) runBulk(ctx context.Context, o bulkOptions, pick func(*sandbox.Man
 	if chosen != 1 {
 		return usagef("%s takes exactly one of: a sandbox NAME, --all-envs, --all-repos", o.Verb)
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (a *app) runBulk(ctx context.Context, o bulkOptions, pick func(*sandbox.Man
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(a.stdout, out.Message)
+		fmt.Fprintln(e.stdout, out.Message)
 		return nil
 	}
 	scope := sandbox.ThisRepo
@@ -74,13 +74,13 @@ func (a *app) runBulk(ctx context.Context, o bulkOptions, pick func(*sandbox.Man
 	outs, err := doAll(ctx, scope)
 	for _, out := range outs {
 		if o.AllRepos {
-			fmt.Fprintf(a.stdout, "%s (%s)\n", out.Message, out.Repo)
+			fmt.Fprintf(e.stdout, "%s (%s)\n", out.Message, out.Repo)
 		} else {
-			fmt.Fprintln(a.stdout, out.Message)
+			fmt.Fprintln(e.stdout, out.Message)
 		}
 	}
 	if len(outs) == 0 && err == nil {
-		fmt.Fprintf(a.stdout, "No sandboxes to %s.\n", o.Verb)
+		fmt.Fprintf(e.stdout, "No sandboxes to %s.\n", o.Verb)
 	}
 	return err
 }

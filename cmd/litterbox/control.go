@@ -12,15 +12,15 @@ import (
 // sandbox's branch changes that steer sandboxes or programs on this machine
 // once merged. A sandbox that cannot be read is left to the command itself
 // to report.
-func (a *app) warnControl(ctx context.Context, m *sandbox.Manager, name string) {
+func (e *env) warnControl(ctx context.Context, m *sandbox.Manager, name string) {
 	if cs, _, err := m.ControlChanges(ctx, name); err == nil {
-		a.warnChanges(cs)
+		e.warnChanges(cs)
 	}
 }
 
-func (a *app) warnChanges(cs []sandbox.ControlChange) {
+func (e *env) warnChanges(cs []sandbox.ControlChange) {
 	if len(cs) > 0 {
-		fmt.Fprintf(a.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
+		fmt.Fprintf(e.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
 	}
 }
 

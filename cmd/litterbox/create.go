@@ -19,7 +19,7 @@ type createOptions struct {
 	JSON, Quiet         bool
 }
 
-func (a *app) createCommand() *cobra.Command {
+func newCreateCommand(p *program) *cobra.Command {
 	var o createOptions
 	cmd := &cobra.Command{
 		Use:   "create NAME",
@@ -41,7 +41,7 @@ other revision syntax are refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return a.runCreate(cmd.Context(), o)
+			return runCreate(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
@@ -52,44 +52,43 @@ other revision syntax are refused.`,
 }
 
 // runCreate makes the sandbox and prints it (progress on a terminal).
-func (a *app) runCreate(ctx context.Context, o createOptions) error {
-	a.configNeeded = true
-	m, err := a.manager(ctx)
+func runCreate(ctx context.Context, e *env, o createOptions) error {
+	m, err := e.open(ctx, opening{configNeeded: true})
 	if err != nil {
 		return err
 	}
-	a.showProgress(m, o.Quiet || o.JSON)
+	e.showProgress(m, o.Quiet || o.JSON)
 	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network})
 	if err != nil {
 		return err
 	}
-	return a.reportCreated(c, o.JSON)
+	return e.reportCreated(c, o.JSON)
 }
 
 // showProgress shows create's steps, and a project image's build log, on
 // a terminal.
-func (a *app) showProgress(m *sandbox.Manager, quiet bool) {
-	if quiet || !isTerminal(a.stderr) {
+func (e *env) showProgress(m *sandbox.Manager, quiet bool) {
+	if quiet || !isTerminal(e.stderr) {
 		return
 	}
 	m.Progress = func(step string, took time.Duration) {
-		fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 	}
-	m.BuildOutput = a.stderr
+	m.BuildOutput = e.stderr
 }
 
 // reportCreated prints a new sandbox, its warnings, and fails for a failed
 // setup.
-func (a *app) reportCreated(c *sandbox.Created, asJSON bool) error {
+func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 	if asJSON {
-		if err := writeJSON(a.stdout, c); err != nil {
+		if err := writeJSON(e.stdout, c); err != nil {
 			return err
 		}
 	} else {
-		printCreated(a.stdout, c)
+		printCreated(e.stdout, c)
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintln(a.stderr, "Warning: "+w)
+		fmt.Fprintln(e.stderr, "Warning: "+w)
 	}
 	if c.Status == sandbox.StatusFailedSetup {
 		return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)

@@ -20,7 +20,7 @@ type deleteOptions struct {
 	Force bool
 }
 
-func (a *app) deleteCommand() *cobra.Command {
+func newDeleteCommand(p *program) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
@@ -35,10 +35,10 @@ list --all-repos shows), delete removes that sandbox's container and volume,
 found by their labels; its branch and state went with the repository.`,
 		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return a.runDelete(cmd.Context(), o)
+			return runDelete(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Force, "force", "f", false, "delete even if the sandbox is active")
@@ -46,27 +46,27 @@ found by their labels; its branch and state went with the repository.`,
 }
 
 // runDelete removes the sandbox o names and says what went.
-func (a *app) runDelete(ctx context.Context, o deleteOptions) error {
-	if a.repo != "" {
-		if _, serr := os.Stat(a.repo); errors.Is(serr, fs.ErrNotExist) {
-			return a.deleteOrphan(ctx, o)
+func runDelete(ctx context.Context, e *env, o deleteOptions) error {
+	if e.repo != "" {
+		if _, serr := os.Stat(e.repo); errors.Is(serr, fs.ErrNotExist) {
+			return e.deleteOrphan(ctx, o)
 		}
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
 	d, err := m.Delete(ctx, o.Name, o.Force)
 	if d != nil {
 		if len(d.Removed) > 0 {
-			fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+			fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 		}
 		if d.BranchTip != "" {
-			fmt.Fprintf(a.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Names(d.Name).Branch, d.BranchTip, m.Names(d.Name).Branch, d.BranchTip)
+			fmt.Fprintf(e.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Names(d.Name).Branch, d.BranchTip, m.Names(d.Name).Branch, d.BranchTip)
 		}
-		a.printLeftAlone(d)
+		e.printLeftAlone(d)
 		if err == nil {
-			fmt.Fprintf(a.stdout, "Deleted sandbox '%s'.\n", d.Name)
+			fmt.Fprintf(e.stdout, "Deleted sandbox '%s'.\n", d.Name)
 		}
 	}
 	var partial *sandbox.PartialDeleteError
@@ -78,24 +78,24 @@ func (a *app) runDelete(ctx context.Context, o deleteOptions) error {
 
 // printLeftAlone names what a delete did not touch because another
 // repository owns it.
-func (a *app) printLeftAlone(d *sandbox.Deleted) {
+func (e *env) printLeftAlone(d *sandbox.Deleted) {
 	for _, l := range d.LeftAlone {
-		fmt.Fprintf(a.stdout, "Left alone: %s.\n", l)
+		fmt.Fprintf(e.stdout, "Left alone: %s.\n", l)
 	}
 }
 
-func (a *app) deleteOrphan(ctx context.Context, o deleteOptions) error {
-	abs, err := filepath.Abs(a.repo)
+func (e *env) deleteOrphan(ctx context.Context, o deleteOptions) error {
+	abs, err := filepath.Abs(e.repo)
 	if err != nil {
 		return err
 	}
-	d, err := sandbox.DeleteOrphan(ctx, a.runner(), a.engine(), abs, o.Name, o.Force)
+	d, err := sandbox.DeleteOrphan(ctx, e.runner(false), e.engine(), abs, o.Name, o.Force)
 	if d != nil && len(d.Removed) > 0 {
-		fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+		fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Deleted sandbox '%s' of %s, which no longer exists (its branch and state went with it).\n", d.Name, abs)
+	fmt.Fprintf(e.stdout, "Deleted sandbox '%s' of %s, which no longer exists (its branch and state went with it).\n", d.Name, abs)
 	return nil
 }

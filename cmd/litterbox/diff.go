@@ -13,7 +13,7 @@ type diffOptions struct {
 	Extra []string
 }
 
-func (a *app) diffCommand() *cobra.Command {
+func newDiffCommand(p *program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff NAME [-- GIT-DIFF-ARGS...]",
 		Short: "Show the sandbox's changes since its base (base..litterbox/NAME)",
@@ -21,24 +21,24 @@ func (a *app) diffCommand() *cobra.Command {
   litterbox diff fix-login -- --stat
   litterbox diff fix-login -- src/`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, extra, err := dashArgs(cmd, args)
 			if err != nil {
 				return err
 			}
-			return a.runDiff(cmd.Context(), diffOptions{Name: name, Extra: extra})
+			return runDiff(cmd.Context(), p.env, diffOptions{Name: name, Extra: extra})
 		},
 	}
 }
 
 // runDiff prints base..litterbox/NAME, after a warning about files that
 // steer this machine.
-func (a *app) runDiff(ctx context.Context, o diffOptions) error {
-	m, err := a.manager(ctx)
+func runDiff(ctx context.Context, e *env, o diffOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
-	a.warnControl(ctx, m, o.Name)
-	return m.Diff(ctx, o.Name, o.Extra, a.stdout, a.stderr)
+	e.warnControl(ctx, m, o.Name)
+	return m.Diff(ctx, o.Name, o.Extra, e.stdout, e.stderr)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) downloadCommand() *cobra.Command {
+func newDownloadCommand(p *program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "download NAME SRC DEST",
 		Short: "Copy a file or directory out of a sandbox to DEST on the host",
@@ -19,16 +19,16 @@ under DEST (one an earlier download left) is refused before anything is
 written: remove the link, or download to a new DEST.`,
 		Example:           "  litterbox download fix-login coverage.html ./coverage.html\n  litterbox download fix-login build ./build-out",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: a.nameThenHostPath(2),
+		ValidArgsFunction: p.nameThenHostPath(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runDownload(cmd.Context(), transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
+			return runDownload(cmd.Context(), p.env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
 }
 
 // runDownload copies o.Src out of the sandbox to o.Dest on the host.
-func (a *app) runDownload(ctx context.Context, o transferOptions) error {
-	m, err := a.manager(ctx)
+func runDownload(ctx context.Context, e *env, o transferOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -36,6 +36,6 @@ func (a *app) runDownload(ctx context.Context, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
+	fmt.Fprintf(e.stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
 	return nil
 }

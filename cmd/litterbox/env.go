@@ -13,92 +13,96 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// app holds what every command shares: global flags, streams, the logger.
-type app struct {
+// env is what a command runs with: the streams, the runner, the runtime
+// and the repository the global flags chose. The root command makes it
+// once the command line is parsed; nothing changes it after, so a run
+// function depends only on it and its own options.
+type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	log            *logrus.Logger
+	// run runs the commands: on the host, or a test's transcript.
+	run runner.Runner
 
-	repo     string
-	logLevel string
-	verbose  bool
-	runtime  string
-	// namespace is the Kubernetes namespace (--runtime kubernetes).
-	namespace string
-	context   string
-	// audit makes the runner record each command in the audit trail of
-	// the MCP tool call it serves.
-	audit bool
+	// repo is --repo, empty for the working directory.
+	repo string
+	// runtime, context and namespace are --runtime, --context and
+	// --namespace (the Kubernetes namespace).
+	runtime, context, namespace string
 	// gitEnv is the repository GIT_DIR and GIT_WORK_TREE named, if any.
 	gitEnv sandbox.Location
-	// configNeeded is set by commands that fail on a broken config file
-	// themselves, so manager does not also warn about it.
-	configNeeded bool
-	// inner, when set, runs the commands instead of the host (unit tests
-	// replay a transcript through it); opened, when set, sees each Manager
-	// before use (they pin what a transcript was recorded with).
-	inner  runner.Runner
+	// opened, when set, sees each Manager before use (replay tests pin
+	// what a transcript was recorded with).
 	opened func(*sandbox.Manager)
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	log := logrus.New()
-	log.SetOutput(stderr)
-	log.SetFormatter(runner.LogFormatter{})
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, log: log}
+// opening is how a command opens the repository.
+type opening struct {
+	// configNeeded is for the commands that fail on a broken config file
+	// themselves, so manager does not also warn about it.
+	configNeeded bool
+	// audited makes the runner record each command in the audit trail of
+	// the MCP tool call it serves.
+	audited bool
 }
 
-func (a *app) runner() runner.Runner {
-	var r runner.Runner = runner.NewExec(a.log)
-	if a.inner != nil {
-		r = a.inner
+func (e *env) runner(audited bool) runner.Runner {
+	if audited {
+		return runner.Audit{Inner: e.run}
 	}
-	if a.audit {
-		return runner.Audit{Inner: r}
-	}
-	return r
+	return e.run
 }
 
 // engine is the runtime the global flags choose.
-func (a *app) engine() engine.Runtime {
-	if a.runtime == "kubernetes" {
-		return engine.Kubectl(a.context, a.namespace)
+func (e *env) engine() engine.Runtime {
+	if e.runtime == "kubernetes" {
+		return engine.Kubectl(e.context, e.namespace)
 	}
-	rt := engine.Runtime{Bin: a.runtime}
-	if a.context != "" {
-		rt.Global = []string{"--context", a.context}
+	rt := engine.Runtime{Bin: e.runtime}
+	if e.context != "" {
+		rt.Global = []string{"--context", e.context}
 	}
 	return rt
 }
 
+// repoDir is the directory --repo names, or the working directory.
+func (e *env) repoDir() string {
+	if e.repo == "" {
+		return "."
+	}
+	return e.repo
+}
+
 // location is the repository to open: dir, or what GIT_DIR and
 // GIT_WORK_TREE named.
-func (a *app) location(dir string) sandbox.Location {
-	loc := a.gitEnv
+func (e *env) location(dir string) sandbox.Location {
+	loc := e.gitEnv
 	loc.Dir = dir
 	return loc
 }
 
 // manager opens the repository named by --repo (or the working directory).
-func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
-	dir := a.repo
-	if dir == "" {
-		dir = "."
-	}
+func (e *env) manager(ctx context.Context) (*sandbox.Manager, error) {
+	return e.open(ctx, opening{})
+}
+
+// open opens the repository as manager does, the way how says.
+func (e *env) open(ctx context.Context, how opening) (*sandbox.Manager, error) {
+	dir := e.repoDir()
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--repo %s: not a directory", dir)
 	}
-	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), a.location(dir))
+	m, err := sandbox.OpenRepo(ctx, e.runner(how.audited), e.engine(), e.location(dir))
 	if err != nil {
 		return nil, err
 	}
-	if a.opened != nil {
-		a.opened(m)
+	if e.opened != nil {
+		e.opened(m)
 	}
-	if m.ConfigErr != nil && !a.configNeeded {
+	if m.ConfigErr != nil && !how.configNeeded {
 		// Only create needs the config; the rest must keep working so a
 		// broken file never stands between a user and their sandboxes.
-		a.log.Warnf("ignoring the config files: %v", m.ConfigErr)
+		e.log.Warnf("ignoring the config files: %v", m.ConfigErr)
 	}
 	return m, nil
 }

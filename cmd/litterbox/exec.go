@@ -19,7 +19,7 @@ type execOptions struct {
 	Workdir string
 }
 
-func (a *app) execCommand() *cobra.Command {
+func newExecCommand(p *program) *cobra.Command {
 	var o execOptions
 	cmd := &cobra.Command{
 		Use:   "exec NAME -- CMD [ARG...]",
@@ -33,13 +33,13 @@ with status 130.`,
 		Example: `  litterbox exec fix-login -- ls -la
   litterbox exec fix-login --timeout 10m -- sh -c 'make test'`,
 		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 1 {
 				return usagef("exec: put -- between the sandbox name and the command (litterbox exec NAME -- CMD...)")
 			}
 			o.Name, o.Cmd = args[0], args[1:]
-			return a.runExec(cmd.Context(), o)
+			return runExec(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "kill the command after this long (e.g. 30s, 10m); default no limit")
@@ -49,8 +49,8 @@ with status 130.`,
 
 // runExec runs o.Cmd through the agent's bash path, output streamed, and
 // returns its exit status (124 timed out, 130 interrupted).
-func (a *app) runExec(ctx context.Context, o execOptions) error {
-	m, err := a.manager(ctx)
+func runExec(ctx context.Context, e *env, o execOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -60,19 +60,19 @@ func (a *app) runExec(ctx context.Context, o execOptions) error {
 	}
 	line := runner.Join(o.Cmd)
 	res, err := m.Bash(ctx, o.Name, sandbox.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
-		Output: &sandbox.Output{Stdout: a.stdout, Stderr: a.stderr}})
+		Output: &sandbox.Output{Stdout: e.stdout, Stderr: e.stderr}})
 	if res != nil {
 		if res.TimedOut {
-			fmt.Fprintf(a.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
+			fmt.Fprintf(e.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
 		}
 		if res.Cancelled {
-			fmt.Fprintln(a.stderr, "litterbox: interrupted; every process the command started was killed")
+			fmt.Fprintln(e.stderr, "litterbox: interrupted; every process the command started was killed")
 		}
 	}
 	if err != nil {
 		return err
 	}
-	a.reportSnapshot(m, o.Name, res)
+	e.reportSnapshot(m, o.Name, res)
 	if res.Cancelled {
 		return exitCode(130)
 	}

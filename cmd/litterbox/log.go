@@ -23,7 +23,7 @@ type logOptions struct {
 	Patch, Audit, JSON bool
 }
 
-func (a *app) logCommand() *cobra.Command {
+func newLogCommand(p *program) *cobra.Command {
 	var o logOptions
 	cmd := &cobra.Command{
 		Use:   "log NAME [-p] [-- GIT-LOG-ARGS...] | log --audit [NAME]",
@@ -37,7 +37,7 @@ docker and git command it caused, as pasteable lines. The log is JSON lines in
 $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 		Example:           "  litterbox log fix-login\n  litterbox log fix-login -p\n  litterbox log fix-login -- --oneline\n  litterbox log --audit fix-login",
 		Args:              cobra.ArbitraryArgs,
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case o.Audit && len(args) > 1:
@@ -53,7 +53,7 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 					return err
 				}
 			}
-			return a.runLog(cmd.Context(), o)
+			return runLog(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Patch, "patch", "p", false, "show each commit's diff")
@@ -63,20 +63,20 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 }
 
 // runLog prints the sandbox's commits since its base, or the audit log.
-func (a *app) runLog(ctx context.Context, o logOptions) error {
+func runLog(ctx context.Context, e *env, o logOptions) error {
 	if o.Audit {
-		return a.printAudit(ctx, o.Name, o.JSON)
+		return e.printAudit(ctx, o.Name, o.JSON)
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
-	a.warnControl(ctx, m, o.Name)
-	return m.Log(ctx, o.Name, o.Patch, o.Extra, a.stdout, a.stderr)
+	e.warnControl(ctx, m, o.Name)
+	return m.Log(ctx, o.Name, o.Patch, o.Extra, e.stdout, e.stderr)
 }
 
-func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
-	m, err := a.manager(ctx)
+func (e *env) printAudit(ctx context.Context, name string, asJSON bool) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,30 +85,30 @@ func (a *app) printAudit(ctx context.Context, name string, asJSON bool) error {
 		return err
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(a.stderr, "No tool calls in the audit log.")
+		fmt.Fprintln(e.stderr, "No tool calls in the audit log.")
 		return nil
 	}
-	for _, e := range entries {
+	for _, entry := range entries {
 		if asJSON {
-			line, err := json.Marshal(e)
+			line, err := json.Marshal(entry)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(a.stdout, string(line))
+			fmt.Fprintln(e.stdout, string(line))
 			continue
 		}
 		// What an agent typed is shown with its controls escaped.
-		args, _ := json.Marshal(e.Arguments)
-		fmt.Fprintf(a.stdout, "%s  %-17s %-5s %5dms  %s\n", e.Time.Local().Format("2006-01-02 15:04:05"), agenttext.Inert(e.Tool), agenttext.Inert(e.Status), e.DurationMS, agenttext.Inert(string(args)))
-		if e.Error != "" {
-			fmt.Fprintf(a.stdout, "    error: %s\n", agenttext.Inert(e.Error))
+		args, _ := json.Marshal(entry.Arguments)
+		fmt.Fprintf(e.stdout, "%s  %-17s %-5s %5dms  %s\n", entry.Time.Local().Format("2006-01-02 15:04:05"), agenttext.Inert(entry.Tool), agenttext.Inert(entry.Status), entry.DurationMS, agenttext.Inert(string(args)))
+		if entry.Error != "" {
+			fmt.Fprintf(e.stdout, "    error: %s\n", agenttext.Inert(entry.Error))
 		}
-		for _, host := range slices.Sorted(maps.Keys(e.Refused)) {
-			fmt.Fprintf(a.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), e.Refused[host])
+		for _, host := range slices.Sorted(maps.Keys(entry.Refused)) {
+			fmt.Fprintf(e.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), entry.Refused[host])
 		}
-		for _, c := range e.Commands {
+		for _, c := range entry.Commands {
 			logged := runner.Logged(c.Line, c.ExitCode, time.Duration(c.DurationMS)*time.Millisecond, c.Note)
-			fmt.Fprintln(a.stdout, "    "+strings.ReplaceAll(agenttext.Inert(logged), "\n", "\n    "))
+			fmt.Fprintln(e.stdout, "    "+strings.ReplaceAll(agenttext.Inert(logged), "\n", "\n    "))
 		}
 	}
 	return nil

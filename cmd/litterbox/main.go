@@ -38,18 +38,18 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
-	app.gitEnv = takeGitEnv()
-	return app.main(args)
+	p := newProgram(stdin, stdout, stderr)
+	p.gitEnv = takeGitEnv()
+	return p.main(args)
 }
 
 // main runs the command args name and returns the exit code: 0, 1 for a
 // failure, 2 for a usage error, or the code a command chose (exec).
-func (app *app) main(args []string) int {
+func (p *program) main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stderr := app.stderr
-	root := app.rootCommand()
+	stderr := p.stderr
+	root := p.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -12,17 +12,17 @@ type milestoneOptions struct {
 	Name, Message string
 }
 
-func (a *app) milestoneCommand() *cobra.Command {
+func newMilestoneCommand(p *program) *cobra.Command {
 	var o milestoneOptions
 	cmd := &cobra.Command{
 		Use:               "milestone NAME -m MESSAGE",
 		Short:             "Squash a sandbox's snapshots since the last milestone into one commit",
 		Example:           `  litterbox milestone fix-login -m "Fix the login redirect"`,
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return a.runMilestone(cmd.Context(), o)
+			return runMilestone(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone (at most 4096 bytes)")
@@ -30,11 +30,11 @@ func (a *app) milestoneCommand() *cobra.Command {
 }
 
 // runMilestone squashes the sandbox's snapshots since the last milestone.
-func (a *app) runMilestone(ctx context.Context, o milestoneOptions) error {
+func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
 	if o.Message == "" {
 		return usagef("milestone: -m MESSAGE is required")
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,6 @@ func (a *app) runMilestone(ctx context.Context, o milestoneOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
+	fmt.Fprintf(e.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
-func (a *app) rootCommand() *cobra.Command {
+// rootCommand is litterbox with its global flags and every command.
+func (p *program) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "litterbox",
 		Short: "Sandboxes for coding agents, with every change on a git branch",
@@ -22,47 +23,36 @@ their branch. You review and accept the work with this CLI.`,
 		Version:           version,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: a.setup,
+		PersistentPreRunE: p.setup,
 	}
-	root.SetIn(a.stdin)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
+	root.SetIn(p.stdin)
+	root.SetOut(p.stdout)
+	root.SetErr(p.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	f := root.PersistentFlags()
-	f.StringVar(&a.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
-	f.StringVar(&a.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
-	f.BoolVarP(&a.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
-	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
-	if defRuntime == "" {
-		defRuntime = "docker"
-	}
-	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
-	f.StringVar(&a.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
-	f.StringVar(&a.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
-
+	p.bindGlobalFlags(root)
 	root.AddCommand(
-		a.createCommand(),
-		a.forkCommand(),
-		a.cacheCommand(),
-		a.trustCommand(),
-		a.listCommand(),
-		a.pauseCommand(),
-		a.resumeCommand(),
-		a.deleteCommand(),
-		a.shellCommand(),
-		a.execCommand(),
-		a.milestoneCommand(),
-		a.diffCommand(),
-		a.logCommand(),
-		a.applyCommand(false),
-		a.applyCommand(true),
-		a.uploadCommand(),
-		a.portsCommand(),
-		a.serviceCommand(),
-		a.downloadCommand(),
-		a.mcpCommand(),
-		a.doctorCommand(),
-		a.mcpConfigCommand(),
+		newCreateCommand(p),
+		newForkCommand(p),
+		newCacheCommand(p),
+		newTrustCommand(p),
+		newListCommand(p),
+		newPauseCommand(p),
+		newResumeCommand(p),
+		newDeleteCommand(p),
+		newShellCommand(p),
+		newExecCommand(p),
+		newMilestoneCommand(p),
+		newDiffCommand(p),
+		newLogCommand(p),
+		newApplyCommand(p, false),
+		newApplyCommand(p, true),
+		newUploadCommand(p),
+		newPortsCommand(p),
+		newServiceCommand(p),
+		newDownloadCommand(p),
+		newMCPCommand(p),
+		newDoctorCommand(p),
+		newMCPConfigCommand(p),
 	)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -72,6 +62,21 @@ their branch. You review and accept the work with this CLI.`,
 		wrapArgs(c)
 	}
 	return root
+}
+
+// bindGlobalFlags binds the flags every command takes to p.flags.
+func (p *program) bindGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&p.flags.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
+	f.StringVar(&p.flags.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
+	f.BoolVarP(&p.flags.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
+	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
+	if defRuntime == "" {
+		defRuntime = "docker"
+	}
+	f.StringVar(&p.flags.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
+	f.StringVar(&p.flags.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
+	f.StringVar(&p.flags.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
 }
 
 // wrapArgs marks argument-count errors as usage errors (exit 2).
@@ -88,28 +93,32 @@ func wrapArgs(c *cobra.Command) {
 	}
 }
 
-func (a *app) setup(cmd *cobra.Command, _ []string) error {
-	level := a.logLevel
-	if a.verbose {
+// setup checks the global flags, sets the log level and makes the env the
+// command runs with.
+func (p *program) setup(_ *cobra.Command, _ []string) error {
+	g := p.flags
+	level := g.logLevel
+	if g.verbose {
 		level = "debug"
 	}
 	lvl, err := logrus.ParseLevel(level)
 	if err != nil {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
-	a.log.SetLevel(lvl)
-	switch a.runtime {
+	p.log.SetLevel(lvl)
+	switch g.runtime {
 	case "docker", "podman", "kubernetes":
 	default:
-		if !strings.Contains(a.runtime, "/") {
-			return usagef("--runtime %q: want docker, podman or kubernetes", a.runtime)
+		if !strings.Contains(g.runtime, "/") {
+			return usagef("--runtime %q: want docker, podman or kubernetes", g.runtime)
 		}
 	}
-	if a.namespace != "" && a.runtime != "kubernetes" {
+	if g.namespace != "" && g.runtime != "kubernetes" {
 		return usagef("--namespace is a kubernetes option (--runtime kubernetes)")
 	}
-	if a.context != "" && dockercli.FlavorOf(a.runtime) == dockercli.Podman {
+	if g.context != "" && dockercli.FlavorOf(g.runtime) == dockercli.Podman {
 		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
 	}
+	p.env = p.envOf()
 	return nil
 }

@@ -18,7 +18,7 @@ type serviceOptions struct {
 	Raw                   bool
 }
 
-func (a *app) serviceCommand() *cobra.Command {
+func newServiceCommand(p *program) *cobra.Command {
 	var o serviceOptions
 	cmd := &cobra.Command{
 		Use:   "service NAME ACTION [SERVICE]",
@@ -37,13 +37,13 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
   litterbox service fix-login restart web
   litterbox service fix-login logs web -n 50`,
 		Args:              cobra.RangeArgs(2, 3),
-		ValidArgsFunction: a.serviceArgs,
+		ValidArgsFunction: p.serviceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Action = args[0], args[1]
 			if len(args) == 3 {
 				o.Service = args[2]
 			}
-			return a.runService(cmd.Context(), o)
+			return runService(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -53,7 +53,7 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
 }
 
 // runService starts, stops or restarts a service, or shows status or logs.
-func (a *app) runService(ctx context.Context, o serviceOptions) error {
+func runService(ctx context.Context, e *env, o serviceOptions) error {
 	name, action, service := o.Name, o.Action, o.Service
 	if !slices.Contains(services.Actions, action) && action != "logs" {
 		return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
@@ -61,31 +61,31 @@ func (a *app) runService(ctx context.Context, o serviceOptions) error {
 	if service == "" && action != services.Status {
 		return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
 	if action == "logs" {
-		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, a.stdout)
+		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, e.stdout)
 	}
 	states, err := m.Service(ctx, name, action, service)
 	if o.JSON && states != nil {
-		if jerr := writeJSON(a.stdout, states); jerr != nil {
+		if jerr := writeJSON(e.stdout, states); jerr != nil {
 			return jerr
 		}
 	} else {
 		for _, s := range states {
-			fmt.Fprintln(a.stdout, s.String())
+			fmt.Fprintln(e.stdout, s.String())
 		}
 	}
 	return err
 }
 
 // serviceArgs completes sandbox names, then actions.
-func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func (p *program) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	switch len(args) {
 	case 0:
-		return a.nameArg(cmd, args, toComplete)
+		return p.nameArg(cmd, args, toComplete)
 	case 1:
 		return append(append([]string{}, services.Actions...), "logs"), cobra.ShellCompDirectiveNoFileComp
 	}

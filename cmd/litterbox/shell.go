@@ -12,7 +12,7 @@ import (
 // shellOptions are what shell was asked.
 type shellOptions struct{ Name string }
 
-func (a *app) shellCommand() *cobra.Command {
+func newShellCommand(p *program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shell NAME",
 		Short: "Open an interactive shell in a sandbox, as the sandbox user, in /src",
@@ -22,24 +22,24 @@ started is stopped and whatever it changed that git would track is committed
 to the sandbox's branch ("shell: interactive session").`,
 		Example:           "  litterbox shell fix-login",
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runShell(cmd.Context(), shellOptions{Name: args[0]})
+			return runShell(cmd.Context(), p.env, shellOptions{Name: args[0]})
 		},
 	}
 }
 
 // runShell opens sh in the sandbox on a's streams (a terminal when both
 // ends are one), then commits what the session changed.
-func (a *app) runShell(ctx context.Context, o shellOptions) error {
-	m, err := a.manager(ctx)
+func runShell(ctx context.Context, e *env, o shellOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
-	tty := isTerminal(a.stdin) && isTerminal(a.stdout)
+	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
 	code, err := m.Exec(ctx, o.Name, sandbox.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
-		Streams: box.Streams{Stdin: a.stdin, Stdout: a.stdout, Stderr: a.stderr},
+		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
 	})
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func (a *app) runShell(ctx context.Context, o shellOptions) error {
 	if err != nil {
 		return err
 	}
-	a.reportSnapshot(m, o.Name, res)
+	e.reportSnapshot(m, o.Name, res)
 	if code != 0 {
 		return exitCode(code)
 	}

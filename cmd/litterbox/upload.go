@@ -10,7 +10,7 @@ import (
 // transferOptions are what upload or download was asked.
 type transferOptions struct{ Name, Src, Dest string }
 
-func (a *app) uploadCommand() *cobra.Command {
+func newUploadCommand(p *program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "upload NAME SRC DEST",
 		Short: "Copy a host file or directory into a sandbox at DEST, and commit it",
@@ -19,16 +19,16 @@ func (a *app) uploadCommand() *cobra.Command {
 Modes are kept, and the change is committed like the agent's write.`,
 		Example:           "  litterbox upload fix-login ./fixtures tests/fixtures\n  litterbox upload fix-login ./run.sh scripts/run.sh",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: a.nameThenHostPath(1),
+		ValidArgsFunction: p.nameThenHostPath(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runUpload(cmd.Context(), transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
+			return runUpload(cmd.Context(), p.env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
 }
 
 // runUpload copies o.Src from the host into the sandbox and commits it.
-func (a *app) runUpload(ctx context.Context, o transferOptions) error {
-	m, err := a.manager(ctx)
+func runUpload(ctx context.Context, e *env, o transferOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (a *app) runUpload(ctx context.Context, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Uploaded %s to %s.\n", o.Src, o.Dest)
-	a.reportSnapshot(m, o.Name, res)
+	fmt.Fprintf(e.stdout, "Uploaded %s to %s.\n", o.Src, o.Dest)
+	e.reportSnapshot(m, o.Name, res)
 	return nil
 }
