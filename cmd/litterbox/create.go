@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -85,7 +83,7 @@ func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 			return err
 		}
 	} else {
-		printCreated(e.stdout, c)
+		present.Created(e.stdout, c)
 	}
 	for _, w := range c.Warnings {
 		fmt.Fprintln(e.stderr, "Warning: "+w)
@@ -94,61 +92,4 @@ func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 		return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
 	}
 	return nil
-}
-
-func printCreated(w io.Writer, c *sandbox.Created) {
-	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
-	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
-	files := "defaults (no " + config.File + ")"
-	if len(c.ConfigFiles) > 0 {
-		files = strings.Join(c.ConfigFiles, ", ")
-	}
-	network := c.Network
-	if len(c.Allow) > 0 {
-		network += " (" + strings.Join(c.Allow, ", ") + ")"
-	}
-	if c.SetupNetwork != "" {
-		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
-	}
-	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", files, network)
-	if c.Storage != "" {
-		fmt.Fprintf(w, "  storage:   %s\n", c.Storage)
-	}
-	for _, l := range c.Weakened {
-		fmt.Fprintf(w, "  weakened:  %s\n", l)
-	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "  ignored:   %s\n", n)
-	}
-	if c.ForkedFrom != "" {
-		fmt.Fprintf(w, "  forked:    from '%s' (its files and image %s; no setup)\n", c.ForkedFrom, c.Image)
-	}
-	if b := c.Build; b != nil {
-		how := "built"
-		if b.Cached {
-			how = "unchanged, not rebuilt"
-		}
-		fmt.Fprintf(w, "  image:     %s (%s from %s)\n", c.Image, how, b.Dockerfile)
-	}
-	switch sc := c.SetupCache; {
-	case c.ForkedFrom != "":
-	case sc != nil && sc.Hit:
-		fmt.Fprintf(w, "  setup:     %s (from the setup cache %s: %d files, %s, made by '%s'; not run)\n", c.Setup.Command, sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes), sc.From)
-	default:
-		fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
-		if sc != nil && sc.Saved {
-			fmt.Fprintf(w, "  cache:     kept as %s (%d files, %s): the next create with this key skips the setup\n", sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes))
-		}
-	}
-	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
-		if s != "" {
-			fmt.Fprint(w, indent(s, "    "))
-		}
-	}
-	for _, p := range c.Ports {
-		fmt.Fprintf(w, "  port:      %s %s -> %d (%s)\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, ", "))
-	}
-	for _, s := range c.Services {
-		fmt.Fprintf(w, "  service:   %s\n", s.String())
-	}
 }

@@ -14,22 +14,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func indent(s, prefix string) string {
-	out := ""
-	line := ""
-	for _, r := range s {
-		line += string(r)
-		if r == '\n' {
-			out += prefix + line
-			line = ""
-		}
-	}
-	if line != "" {
-		out += prefix + line + "\n"
-	}
-	return out
-}
-
 // isTerminal reports whether w is a terminal (not merely a character
 // device: /dev/null is one too).
 func isTerminal(w any) bool {
