@@ -100,14 +100,29 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	bin, err := os.Executable()
+	srv, err := serverEntry(e, o, m.Root)
 	if err != nil {
 		return err
+	}
+	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
+	if !o.Write {
+		e.printPlan(client.Snippets(srv, opts))
+		return nil
+	}
+	return e.writePlan(client.Plan(srv, opts))
+}
+
+// serverEntry is the client's entry starting this binary's mcp server on the
+// repository at root, with the global flags and sandboxes this run names.
+func serverEntry(e *env, o mcpConfigOptions, root string) (mcpclients.Server, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return mcpclients.Server{}, err
 	}
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
 	}
-	srv := mcpclients.Server{Name: o.Name, Command: bin, Args: []string{"mcp", "--repo", m.Root}}
+	srv := mcpclients.Server{Name: o.Name, Command: bin, Args: []string{"mcp", "--repo", root}}
 	if e.runtime != "docker" {
 		srv.Args = append(srv.Args, "--runtime", e.runtime)
 	}
@@ -118,7 +133,7 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 		srv.Args = append(srv.Args, "--namespace", e.namespace)
 	}
 	if _, err := mcp.NewScope(o.All, o.Sandboxes); err != nil {
-		return usageError{err}
+		return mcpclients.Server{}, usageError{err}
 	}
 	if o.All {
 		srv.Args = append(srv.Args, "--all-sandboxes")
@@ -126,12 +141,12 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	for _, s := range o.Sandboxes {
 		srv.Args = append(srv.Args, "--sandbox", s)
 	}
-	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
-	if !o.Write {
-		e.printPlan(client.Snippets(srv, opts))
-		return nil
-	}
-	plan := client.Plan(srv, opts)
+	return srv, nil
+}
+
+// writePlan merges the plan into the client's files and says what each
+// file got; a file it cannot write safely is printed to add by hand.
+func (e *env) writePlan(plan mcpclients.Plan) error {
 	if err := plan.Write(); err != nil {
 		for _, f := range plan.Files {
 			if f.Err != nil {
