@@ -44,7 +44,7 @@ for a server that is started again to take up its own.`,
 	return cmd
 }
 
-// runMCP serves the tools on a's stdin and stdout until stdin closes.
+// runMCP serves the tools on e's stdin and stdout until stdin closes.
 func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 	if o.All && len(o.Sandboxes) > 0 {
 		return usageError{errors.New("--all-sandboxes and --sandbox do not go together")}

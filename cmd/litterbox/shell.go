@@ -29,7 +29,7 @@ to the sandbox's branch ("shell: interactive session").`,
 	}
 }
 
-// runShell opens sh in the sandbox on a's streams (a terminal when both
+// runShell opens sh in the sandbox on e's streams (a terminal when both
 // ends are one), then commits what the session changed.
 func runShell(ctx context.Context, e *env, o shellOptions) error {
 	m, err := e.manager(ctx)
