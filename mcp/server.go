@@ -17,6 +17,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
@@ -76,7 +77,7 @@ func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in create
 		return errResult(err), nil
 	}
 	h.scope.add(res.Name)
-	r := structured(res, renderCreated(res))
+	r := structured(res, present.CreatedForAgent(res))
 	// The sandbox exists either way; a failed setup is still the caller's
 	// problem to see.
 	r.IsError = res.Status == sandbox.StatusFailedSetup
@@ -89,49 +90,7 @@ func (h handlers) fork(ctx context.Context, _ gomcp.CallToolRequest, in forkIn) 
 		return errResult(err), nil
 	}
 	h.scope.add(res.Name)
-	return structured(res, renderCreated(res)), nil
-}
-
-func renderCreated(c *sandbox.Created) string {
-	var b strings.Builder
-	if c.Status == sandbox.StatusFailedSetup {
-		fmt.Fprintf(&b, "Sandbox '%s' was created but its setup command failed (exit code %d); it is marked failed-setup.\n", c.Name, c.Setup.ExitCode)
-	} else {
-		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
-	}
-	fmt.Fprintf(&b, "branch: %s\ncontainer: %s\nbase: %s\nworkdir: %s\n", c.Branch, c.Container, c.Base, c.Workdir)
-	config := "defaults (no config file)"
-	if len(c.ConfigFiles) > 0 {
-		config = strings.Join(c.ConfigFiles, ", ")
-	}
-	fmt.Fprintf(&b, "config: %s\nnetwork: %s\n", config, c.Network)
-	switch {
-	case c.ForkedFrom != "":
-		fmt.Fprintf(&b, "forked from: %s (its files, ignored ones included; no setup ran)\n", c.ForkedFrom)
-	case c.SetupCache != nil && c.SetupCache.Hit:
-		fmt.Fprintf(&b, "setup: %s (its result came from the setup cache; it did not run)\n", c.Setup.Command)
-	default:
-		fmt.Fprintf(&b, "setup: %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
-	}
-	if c.Setup.Stdout != "" {
-		fmt.Fprintf(&b, "setup stdout:\n%s", ensureNL(c.Setup.Stdout))
-	}
-	if c.Setup.Stderr != "" {
-		fmt.Fprintf(&b, "setup stderr:\n%s", ensureNL(c.Setup.Stderr))
-	}
-	for _, p := range c.Ports {
-		fmt.Fprintf(&b, "port %s: container port %d -> %s (%s)\n", p.Name, p.ContainerPort, p.Reach(), strings.Join(p.Env, ", "))
-	}
-	for _, s := range c.Services {
-		fmt.Fprintf(&b, "service %s\n", s)
-	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(&b, "not honoured: %s\n", n)
-	}
-	for _, w := range c.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	return b.String()
+	return structured(res, present.CreatedForAgent(res)), nil
 }
 
 func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (*gomcp.CallToolResult, error) {

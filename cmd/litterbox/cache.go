@@ -17,7 +17,7 @@ type cacheOptions struct {
 	JSON        bool
 }
 
-func (a *app) cacheCommand() *cobra.Command {
+func newCacheCommand(p *program) *cobra.Command {
 	var o cacheOptions
 	cmd := &cobra.Command{
 		Use:   "cache ls | rm KEY | prune",
@@ -47,14 +47,14 @@ engine; no sandbox depends on one, so removing one never harms a sandbox.
 			if len(args) == 2 {
 				o.Key = args[1]
 			}
-			return a.runCache(cmd.Context(), o)
+			return runCache(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the entries as JSON")
 	return cmd
 }
 
-func (a *app) runCache(ctx context.Context, o cacheOptions) error {
+func runCache(ctx context.Context, e *env, o cacheOptions) error {
 	switch {
 	case o.Action == "rm" && o.Key == "":
 		return usagef("cache rm needs the KEY of an entry (see litterbox cache ls)")
@@ -63,7 +63,7 @@ func (a *app) runCache(ctx context.Context, o cacheOptions) error {
 	case o.Action != "ls" && o.Action != "rm" && o.Action != "prune":
 		return usagef("cache: unknown action %q: use ls, rm KEY or prune", o.Action)
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,36 +80,29 @@ func (a *app) runCache(ctx context.Context, o cacheOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(a.stdout, orNone(entries))
+		return writeJSON(e.stdout, orNone(entries))
 	}
 	if o.Action != "ls" {
-		for _, e := range entries {
-			fmt.Fprintf(a.stdout, "Removed setup cache %s (%s, %s).\n", e.Key[:12], e.Volume, sandbox.HumanSize(e.Bytes))
+		for _, entry := range entries {
+			fmt.Fprintf(e.stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, sandbox.HumanSize(entry.Bytes))
 		}
 		if len(entries) == 0 {
-			fmt.Fprintln(a.stdout, "Nothing to prune.")
+			fmt.Fprintln(e.stdout, "Nothing to prune.")
 		}
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(a.stdout, "No setup cache entries.")
+		fmt.Fprintln(e.stdout, "No setup cache entries.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
-	for _, e := range entries {
-		size := sandbox.HumanSize(e.Bytes)
-		if e.State != "ready" {
-			size = e.State
+	for _, entry := range entries {
+		size := sandbox.HumanSize(entry.Bytes)
+		if entry.State != "ready" {
+			size = entry.State
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", e.Key[:12], size, e.Files, e.Hits, since(time.Since(e.Created)), e.From, e.Setup)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, since(time.Since(entry.Created)), entry.From, entry.Setup)
 	}
 	return tw.Flush()
-}
-
-func orNone[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

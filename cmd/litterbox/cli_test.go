@@ -17,17 +17,18 @@ type invocation struct {
 	stdout, stderr string
 }
 
-// cli runs litterbox with args on a fresh app with buffers for streams,
-// as a user would in repo; no engine answers (DOCKER_HOST points nowhere).
-func cli(t *testing.T, app *app, args ...string) invocation {
+// cli runs litterbox with args on p (a fresh program when nil) with buffers
+// for streams, as a user would in repo; no engine answers (DOCKER_HOST
+// points nowhere).
+func cli(t *testing.T, p *program, args ...string) invocation {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if app == nil {
-		app = newApp(strings.NewReader(""), nil, nil)
+	if p == nil {
+		p = newProgram(strings.NewReader(""), nil, nil)
 	}
-	app.stdout, app.stderr = &out, &errb
-	app.log.SetOutput(&errb)
-	code := app.main(args)
+	p.stdout, p.stderr = &out, &errb
+	p.log.SetOutput(&errb)
+	code := p.main(args)
 	return invocation{code, out.String(), errb.String()}
 }
 
@@ -141,27 +142,26 @@ func TestColour(t *testing.T) {
 	}
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("TERM", "xterm")
-	a := newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
-	if got := a.paintColumn("NAME   STATUS\nbox    active\n", 7, 1); got != "NAME   STATUS\nbox    active\n" {
+	e := newProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).envOf()
+	if got := e.paintColumn("NAME   STATUS\nbox    active\n", 7, 1); got != "NAME   STATUS\nbox    active\n" {
 		t.Errorf("a buffer (no terminal) got colour: %q", got)
 	}
 }
 
-// Each command is an options struct and a run function over the app's
-// streams: the run functions check what the flags cannot, before anything
-// runs.
+// Each command is an options struct and a run function over an env: the
+// run functions check what the flags cannot, before anything runs.
 func TestRunFunctionsCheckTheirOptions(t *testing.T) {
 	noEngine(t)
-	a := newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	e := newProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).envOf()
 	ctx := context.Background()
 	for name, err := range map[string]error{
-		"pause with nothing":          a.runBulk(ctx, bulkOptions{Verb: "pause"}, nil),
-		"pause with a name and --all": a.runBulk(ctx, bulkOptions{Verb: "pause", Name: "x", AllEnvs: true}, nil),
-		"resume everywhere twice":     a.runBulk(ctx, bulkOptions{Verb: "resume", AllEnvs: true, AllRepos: true}, nil),
-		"milestone without -m":        a.runMilestone(ctx, milestoneOptions{Name: "x"}),
-		"mcp with both scopes":        a.runMCP(ctx, mcpOptions{All: true, Sandboxes: []string{"x"}}),
-		"service, unknown action":     a.runService(ctx, serviceOptions{Name: "x", Action: "explode"}),
-		"service stop, no service":    a.runService(ctx, serviceOptions{Name: "x", Action: "stop"}),
+		"pause with nothing":          runBulk(ctx, e, bulkOptions{Verb: "pause"}, nil),
+		"pause with a name and --all": runBulk(ctx, e, bulkOptions{Verb: "pause", Name: "x", AllEnvs: true}, nil),
+		"resume everywhere twice":     runBulk(ctx, e, bulkOptions{Verb: "resume", AllEnvs: true, AllRepos: true}, nil),
+		"milestone without -m":        runMilestone(ctx, e, milestoneOptions{Name: "x"}),
+		"mcp with both scopes":        runMCP(ctx, e, mcpOptions{All: true, Sandboxes: []string{"x"}}),
+		"service, unknown action":     runService(ctx, e, serviceOptions{Name: "x", Action: "explode"}),
+		"service stop, no service":    runService(ctx, e, serviceOptions{Name: "x", Action: "stop"}),
 	} {
 		var u usageError
 		if !errors.As(err, &u) {

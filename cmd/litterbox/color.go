@@ -7,7 +7,7 @@ import (
 
 // color reports whether output may be colored: only to a terminal that is not
 // dumb, and never when NO_COLOR is set to anything (https://no-color.org).
-func (a *app) color() bool { return colorAllowed() && isTerminal(a.stdout) }
+func (e *env) color() bool { return colorAllowed() && isTerminal(e.stdout) }
 
 // colorAllowed is the environment's say in coloring, for tables and logs.
 func colorAllowed() bool { return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" }
@@ -19,9 +19,9 @@ var statusColors = map[string]string{
 }
 
 // paint colors a status word for the terminal.
-func (a *app) paint(word string) string {
+func (e *env) paint(word string) string {
 	c, ok := statusColors[word]
-	if !ok || !a.color() {
+	if !ok || !e.color() {
 		return word
 	}
 	return "\x1b[" + c + "m" + word + "\x1b[0m"
@@ -30,8 +30,8 @@ func (a *app) paint(word string) string {
 // paintColumn colors the status word that starts at byte offset at of each
 // line of an aligned table. Coloring after alignment keeps the columns
 // straight: tabwriter would count the escape bytes as width.
-func (a *app) paintColumn(table string, at int, skip int) string {
-	if !a.color() {
+func (e *env) paintColumn(table string, at int, skip int) string {
+	if !e.color() {
 		return table
 	}
 	lines := strings.SplitAfter(table, "\n")
@@ -44,7 +44,7 @@ func (a *app) paintColumn(table string, at int, skip int) string {
 		for end < len(l) && l[end] != ' ' && l[end] != '\n' {
 			end++
 		}
-		lines[i] = l[:at] + a.paint(l[at:end]) + l[end:]
+		lines[i] = l[:at] + e.paint(l[at:end]) + l[end:]
 	}
 	return strings.Join(lines, "")
 }

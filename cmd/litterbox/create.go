@@ -2,18 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -23,7 +17,7 @@ type createOptions struct {
 	JSON, Quiet         bool
 }
 
-func (a *app) createCommand() *cobra.Command {
+func newCreateCommand(p *program) *cobra.Command {
 	var o createOptions
 	cmd := &cobra.Command{
 		Use:   "create NAME",
@@ -45,7 +39,7 @@ other revision syntax are refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return a.runCreate(cmd.Context(), o)
+			return runCreate(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
@@ -56,133 +50,46 @@ other revision syntax are refused.`,
 }
 
 // runCreate makes the sandbox and prints it (progress on a terminal).
-func (a *app) runCreate(ctx context.Context, o createOptions) error {
-	a.configNeeded = true
-	m, err := a.manager(ctx)
+func runCreate(ctx context.Context, e *env, o createOptions) error {
+	m, err := e.open(ctx, opening{configNeeded: true})
 	if err != nil {
 		return err
 	}
-	a.showProgress(m, o.Quiet || o.JSON)
+	e.showProgress(m, o.Quiet || o.JSON)
 	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network})
 	if err != nil {
 		return err
 	}
-	return a.reportCreated(c, o.JSON)
+	return e.reportCreated(c, o.JSON)
 }
 
 // showProgress shows create's steps, and a project image's build log, on
 // a terminal.
-func (a *app) showProgress(m *sandbox.Manager, quiet bool) {
-	if quiet || !isTerminal(a.stderr) {
+func (e *env) showProgress(m *sandbox.Manager, quiet bool) {
+	if quiet || !isTerminal(e.stderr) {
 		return
 	}
 	m.Progress = func(step string, took time.Duration) {
-		fmt.Fprintf(a.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 	}
-	m.BuildOutput = a.stderr
+	m.BuildOutput = e.stderr
 }
 
 // reportCreated prints a new sandbox, its warnings, and fails for a failed
 // setup.
-func (a *app) reportCreated(c *sandbox.Created, asJSON bool) error {
+func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 	if asJSON {
-		if err := writeJSON(a.stdout, c); err != nil {
+		if err := writeJSON(e.stdout, c); err != nil {
 			return err
 		}
 	} else {
-		printCreated(a.stdout, c)
+		present.Created(e.stdout, c)
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintln(a.stderr, "Warning: "+w)
+		fmt.Fprintln(e.stderr, "Warning: "+w)
 	}
 	if c.Status == sandbox.StatusFailedSetup {
 		return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
 	}
 	return nil
-}
-
-func printCreated(w io.Writer, c *sandbox.Created) {
-	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
-	fmt.Fprintf(w, "  branch:    %s\n  container: %s\n  base:      %s\n  workdir:   %s\n", c.Branch, c.Container, c.Base, c.Workdir)
-	files := "defaults (no " + config.File + ")"
-	if len(c.ConfigFiles) > 0 {
-		files = strings.Join(c.ConfigFiles, ", ")
-	}
-	network := c.Network
-	if len(c.Allow) > 0 {
-		network += " (" + strings.Join(c.Allow, ", ") + ")"
-	}
-	if c.SetupNetwork != "" {
-		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
-	}
-	fmt.Fprintf(w, "  config:    %s\n  network:   %s\n", files, network)
-	if c.Storage != "" {
-		fmt.Fprintf(w, "  storage:   %s\n", c.Storage)
-	}
-	for _, l := range c.Weakened {
-		fmt.Fprintf(w, "  weakened:  %s\n", l)
-	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "  ignored:   %s\n", n)
-	}
-	if c.ForkedFrom != "" {
-		fmt.Fprintf(w, "  forked:    from '%s' (its files and image %s; no setup)\n", c.ForkedFrom, c.Image)
-	}
-	if b := c.Build; b != nil {
-		how := "built"
-		if b.Cached {
-			how = "unchanged, not rebuilt"
-		}
-		fmt.Fprintf(w, "  image:     %s (%s from %s)\n", c.Image, how, b.Dockerfile)
-	}
-	switch sc := c.SetupCache; {
-	case c.ForkedFrom != "":
-	case sc != nil && sc.Hit:
-		fmt.Fprintf(w, "  setup:     %s (from the setup cache %s: %d files, %s, made by '%s'; not run)\n", c.Setup.Command, sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes), sc.From)
-	default:
-		fmt.Fprintf(w, "  setup:     %s (exit %d)\n", c.Setup.Command, c.Setup.ExitCode)
-		if sc != nil && sc.Saved {
-			fmt.Fprintf(w, "  cache:     kept as %s (%d files, %s): the next create with this key skips the setup\n", sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes))
-		}
-	}
-	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
-		if s != "" {
-			fmt.Fprint(w, indent(s, "    "))
-		}
-	}
-	for _, p := range c.Ports {
-		fmt.Fprintf(w, "  port:      %s %s -> %d (%s)\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, ", "))
-	}
-	for _, s := range c.Services {
-		fmt.Fprintf(w, "  service:   %s\n", s.String())
-	}
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-func indent(s, prefix string) string {
-	out := ""
-	line := ""
-	for _, r := range s {
-		line += string(r)
-		if r == '\n' {
-			out += prefix + line
-			line = ""
-		}
-	}
-	if line != "" {
-		out += prefix + line + "\n"
-	}
-	return out
-}
-
-// isTerminal reports whether w is a terminal (not merely a character
-// device: /dev/null is one too).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -19,7 +19,7 @@ type doctorOptions struct {
 	JSON bool
 }
 
-func (a *app) doctorCommand() *cobra.Command {
+func newDoctorCommand(p *program) *cobra.Command {
 	var o doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -34,7 +34,7 @@ stops at the first failure.`,
   litterbox doctor --runtime podman --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runDoctor(cmd.Context(), o)
+			return runDoctor(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the checks as JSON")
@@ -43,14 +43,10 @@ stops at the first failure.`,
 
 // runDoctor runs every check and prints it with its fix; any failure is an
 // error.
-func (a *app) runDoctor(ctx context.Context, o doctorOptions) error {
-	dir := a.repo
-	if dir == "" {
-		dir = "."
-	}
-	checks := sandbox.Doctor(ctx, a.runner(), a.engine(), a.location(dir))
+func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
+	checks := sandbox.Doctor(ctx, e.runner(false), e.engine(), e.location(e.repoDir()))
 	if o.JSON {
-		if err := writeJSON(a.stdout, checks); err != nil {
+		if err := writeJSON(e.stdout, checks); err != nil {
 			return err
 		}
 	} else {
@@ -65,7 +61,7 @@ func (a *app) runDoctor(ctx context.Context, o doctorOptions) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		if _, err := io.WriteString(a.stdout, a.paintColumn(table.String(), 0, 0)); err != nil {
+		if _, err := io.WriteString(e.stdout, e.paintColumn(table.String(), 0, 0)); err != nil {
 			return err
 		}
 	}

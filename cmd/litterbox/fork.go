@@ -14,7 +14,7 @@ type forkOptions struct {
 	JSON, Quiet           bool
 }
 
-func (a *app) forkCommand() *cobra.Command {
+func newForkCommand(p *program) *cobra.Command {
 	var o forkOptions
 	cmd := &cobra.Command{
 		Use:   "fork SRC NEW",
@@ -27,10 +27,10 @@ background processes changed is committed on its branch first.`,
 		Example: `  litterbox fork parser-a parser-b
   litterbox fork fix-login fix-login-alt --json`,
 		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: a.nameArg,
+		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Source, o.Name = args[0], args[1]
-			return a.runFork(cmd.Context(), o)
+			return runFork(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Network, "network", "", "network for the new sandbox, as create's --network")
@@ -39,16 +39,15 @@ background processes changed is committed on its branch first.`,
 	return cmd
 }
 
-func (a *app) runFork(ctx context.Context, o forkOptions) error {
-	a.configNeeded = true
-	m, err := a.manager(ctx)
+func runFork(ctx context.Context, e *env, o forkOptions) error {
+	m, err := e.open(ctx, opening{configNeeded: true})
 	if err != nil {
 		return err
 	}
-	a.showProgress(m, o.Quiet || o.JSON)
+	e.showProgress(m, o.Quiet || o.JSON)
 	c, err := m.Fork(ctx, sandbox.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network})
 	if err != nil {
 		return err
 	}
-	return a.reportCreated(c, o.JSON)
+	return e.reportCreated(c, o.JSON)
 }

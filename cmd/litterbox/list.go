@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -20,7 +21,7 @@ type listOptions struct {
 	AllRepos, JSON bool
 }
 
-func (a *app) listCommand() *cobra.Command {
+func newListCommand(p *program) *cobra.Command {
 	var o listOptions
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -29,7 +30,7 @@ func (a *app) listCommand() *cobra.Command {
 		Example: `  litterbox list
   litterbox list --all-repos --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runList(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), p.env, o) },
 	}
 	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "list sandboxes of every repository")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -38,8 +39,8 @@ func (a *app) listCommand() *cobra.Command {
 
 // runList prints the sandboxes as a table (status coloured on a terminal)
 // or as JSON.
-func (a *app) runList(ctx context.Context, o listOptions) error {
-	m, err := a.manager(ctx)
+func runList(ctx context.Context, e *env, o listOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -51,10 +52,10 @@ func (a *app) runList(ctx context.Context, o listOptions) error {
 		if list == nil {
 			list = []sandbox.Info{}
 		}
-		return writeJSON(a.stdout, list)
+		return writeJSON(e.stdout, list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(a.stdout, "No sandboxes.")
+		fmt.Fprintln(e.stdout, "No sandboxes.")
 		return nil
 	}
 	var table strings.Builder
@@ -79,15 +80,15 @@ func (a *app) runList(ctx context.Context, o listOptions) error {
 		return err
 	}
 	out := table.String()
-	if _, err = io.WriteString(a.stdout, a.paintColumn(out, strings.Index(out, "STATUS"), 1)); err != nil {
+	if _, err = io.WriteString(e.stdout, e.paintColumn(out, strings.Index(out, "STATUS"), 1)); err != nil {
 		return err
 	}
 	for _, s := range list {
 		if len(s.Refused) > 0 {
-			fmt.Fprintf(a.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
+			fmt.Fprintf(e.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
 		}
 		if len(s.Background) > 0 {
-			fmt.Fprintf(a.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
+			fmt.Fprintf(e.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
 		}
 	}
 	return nil
@@ -130,4 +131,15 @@ func ahead(n *int) string {
 		return "-"
 	}
 	return strconv.Itoa(*n)
+}
+
+func portSummary(ports []ports.Port) string {
+	if len(ports) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ports))
+	for i, p := range ports {
+		parts[i] = fmt.Sprintf("%s=%d", p.Name, p.HostPort)
+	}
+	return strings.Join(parts, ",")
 }

@@ -14,8 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/litterbox-dev/litterbox/internal/helper"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -40,18 +38,18 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
-	app.gitEnv = takeGitEnv()
-	return app.main(args)
+	p := newProgram(stdin, stdout, stderr)
+	p.gitEnv = takeGitEnv()
+	return p.main(args)
 }
 
 // main runs the command args name and returns the exit code: 0, 1 for a
 // failure, 2 for a usage error, or the code a command chose (exec).
-func (app *app) main(args []string) int {
+func (p *program) main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stderr := app.stderr
-	root := app.rootCommand()
+	stderr := p.stderr
+	root := p.rootCommand()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -88,35 +86,4 @@ func takeGitEnv() sandbox.Location {
 		os.Unsetenv(v.name)
 	}
 	return loc
-}
-
-// exitCode makes the process exit with a command's own status, silently.
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-// usageError is bad command-line usage: exit status 2.
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// sentence capitalises the first letter and ends msg with a full stop, so every
-// error reads the same ("Error: Sandbox 'x' not found.").
-func sentence(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if msg == "" {
-		return "unknown error."
-	}
-	// A leading command name ("exec: ...") keeps its case.
-	if first, _, _ := strings.Cut(msg, " "); !strings.HasSuffix(first, ":") {
-		r, size := utf8.DecodeRuneInString(msg)
-		msg = string(unicode.ToUpper(r)) + msg[size:]
-	}
-	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, ")") {
-		msg += "."
-	}
-	return msg
 }

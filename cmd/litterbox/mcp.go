@@ -16,7 +16,7 @@ type mcpOptions struct {
 	All       bool
 }
 
-func (a *app) mcpCommand() *cobra.Command {
+func newMCPCommand(p *program) *cobra.Command {
 	var o mcpOptions
 	cmd := &cobra.Command{
 		Use:     "mcp",
@@ -36,7 +36,7 @@ for a server that is started again to take up its own.`,
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runMCP(cmd.Context(), o)
+			return runMCP(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "a sandbox this server may act on besides those it creates (repeatable)")
@@ -44,8 +44,8 @@ for a server that is started again to take up its own.`,
 	return cmd
 }
 
-// runMCP serves the tools on a's stdin and stdout until stdin closes.
-func (a *app) runMCP(ctx context.Context, o mcpOptions) error {
+// runMCP serves the tools on e's stdin and stdout until stdin closes.
+func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 	if o.All && len(o.Sandboxes) > 0 {
 		return usageError{errors.New("--all-sandboxes and --sandbox do not go together")}
 	}
@@ -53,10 +53,9 @@ func (a *app) runMCP(ctx context.Context, o mcpOptions) error {
 	if err != nil {
 		return usageError{err}
 	}
-	a.audit = true
-	m, err := a.manager(ctx)
+	m, err := e.open(ctx, opening{audited: true})
 	if err != nil {
 		return err
 	}
-	return mcp.Serve(ctx, mcp.New(m, version, a.stderr, scope), a.stdin, a.stdout, a.stderr)
+	return mcp.Serve(ctx, mcp.New(m, version, e.stderr, scope), e.stdin, e.stdout, e.stderr)
 }

@@ -22,7 +22,7 @@ type mcpConfigOptions struct {
 	AllowBuiltin bool
 }
 
-func (a *app) mcpConfigCommand() *cobra.Command {
+func newMCPConfigCommand(p *program) *cobra.Command {
 	var o mcpConfigOptions
 	cmd := &cobra.Command{
 		Use:   "mcp-config CLIENT",
@@ -77,7 +77,7 @@ stay in the project.`,
 		ValidArgs: []string{"claude", "codex", "opencode", "cursor", "zed"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Client = args[0]
-			return a.runMCPConfig(cmd.Context(), o)
+			return runMCPConfig(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Write, "write", false, "merge the entry, and the client's own rules, into its files")
@@ -91,34 +91,49 @@ stay in the project.`,
 
 // runMCPConfig prints the client's server entry and the rules keeping its
 // own tools off the host, or merges them into the client's files.
-func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
+func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	client, err := mcpclients.Lookup(o.Client)
 	if err != nil {
 		return usageError{err}
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
-	bin, err := os.Executable()
+	srv, err := serverEntry(e, o, m.Root)
 	if err != nil {
 		return err
+	}
+	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
+	if !o.Write {
+		e.printPlan(client.Snippets(srv, opts))
+		return nil
+	}
+	return e.writePlan(client.Plan(srv, opts))
+}
+
+// serverEntry is the client's entry starting this binary's mcp server on the
+// repository at root, with the global flags and sandboxes this run names.
+func serverEntry(e *env, o mcpConfigOptions, root string) (mcpclients.Server, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return mcpclients.Server{}, err
 	}
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
 	}
-	srv := mcpclients.Server{Name: o.Name, Command: bin, Args: []string{"mcp", "--repo", m.Root}}
-	if a.runtime != "docker" {
-		srv.Args = append(srv.Args, "--runtime", a.runtime)
+	srv := mcpclients.Server{Name: o.Name, Command: bin, Args: []string{"mcp", "--repo", root}}
+	if e.runtime != "docker" {
+		srv.Args = append(srv.Args, "--runtime", e.runtime)
 	}
-	if a.context != "" {
-		srv.Args = append(srv.Args, "--context", a.context)
+	if e.context != "" {
+		srv.Args = append(srv.Args, "--context", e.context)
 	}
-	if a.namespace != "" {
-		srv.Args = append(srv.Args, "--namespace", a.namespace)
+	if e.namespace != "" {
+		srv.Args = append(srv.Args, "--namespace", e.namespace)
 	}
 	if _, err := mcp.NewScope(o.All, o.Sandboxes); err != nil {
-		return usageError{err}
+		return mcpclients.Server{}, usageError{err}
 	}
 	if o.All {
 		srv.Args = append(srv.Args, "--all-sandboxes")
@@ -126,16 +141,16 @@ func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
 	for _, s := range o.Sandboxes {
 		srv.Args = append(srv.Args, "--sandbox", s)
 	}
-	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
-	if !o.Write {
-		a.printPlan(client.Snippets(srv, opts))
-		return nil
-	}
-	plan := client.Plan(srv, opts)
+	return srv, nil
+}
+
+// writePlan merges the plan into the client's files and says what each
+// file got; a file it cannot write safely is printed to add by hand.
+func (e *env) writePlan(plan mcpclients.Plan) error {
 	if err := plan.Write(); err != nil {
 		for _, f := range plan.Files {
 			if f.Err != nil {
-				fmt.Fprintf(a.stderr, "Add this to %s by hand:\n%s", f.Path, f.New)
+				fmt.Fprintf(e.stderr, "Add this to %s by hand:\n%s", f.Path, f.New)
 			}
 		}
 		return err
@@ -143,40 +158,40 @@ func (a *app) runMCPConfig(ctx context.Context, o mcpConfigOptions) error {
 	for _, f := range plan.Files {
 		switch {
 		case f.Manual:
-			a.printFile(f)
+			e.printFile(f)
 		case f.Changed():
-			fmt.Fprintf(a.stdout, "Wrote %s to %s.\n", f.What, f.Path)
+			fmt.Fprintf(e.stdout, "Wrote %s to %s.\n", f.What, f.Path)
 		default:
-			fmt.Fprintf(a.stdout, "%s already has %s; nothing changed.\n", f.Path, f.What)
+			fmt.Fprintf(e.stdout, "%s already has %s; nothing changed.\n", f.Path, f.What)
 		}
 	}
-	a.printNotes(plan.Notes)
+	e.printNotes(plan.Notes)
 	return nil
 }
 
 // printPlan prints every file of the plan, for the user to merge by hand,
 // and its notes.
-func (a *app) printPlan(p mcpclients.Plan) {
+func (e *env) printPlan(p mcpclients.Plan) {
 	for _, f := range p.Files {
-		a.printFile(f)
+		e.printFile(f)
 	}
-	a.printNotes(p.Notes)
+	e.printNotes(p.Notes)
 }
 
 // printFile prints a file's content on stdout, after a line on stderr
 // naming it, so stdout holds only what goes in the files.
-func (a *app) printFile(f mcpclients.FileChange) {
+func (e *env) printFile(f mcpclients.FileChange) {
 	if f.Manual {
-		fmt.Fprintf(a.stderr, "# %s: add to %s by hand (mcp-config never writes it)\n", f.Doc, f.Path)
+		fmt.Fprintf(e.stderr, "# %s: add to %s by hand (mcp-config never writes it)\n", f.Doc, f.Path)
 	} else {
-		fmt.Fprintf(a.stderr, "# %s: merge into %s, or run again with --write\n", f.Doc, f.Path)
+		fmt.Fprintf(e.stderr, "# %s: merge into %s, or run again with --write\n", f.Doc, f.Path)
 	}
-	fmt.Fprint(a.stdout, string(f.New))
+	fmt.Fprint(e.stdout, string(f.New))
 }
 
 // printNotes says what the client cannot be made to enforce.
-func (a *app) printNotes(notes []string) {
+func (e *env) printNotes(notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(a.stderr, "note: %s\n", n)
+		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
 }

@@ -13,10 +13,11 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// replayApp is an app whose commands come from testdata/<name>.json, or,
-// with -record, from the real engine and a real repository (re-recording
-// the transcript). It returns the app and the repository to pass as --repo.
-func replayApp(t *testing.T, name string) (*app, string) {
+// replayProgram is a program whose commands come from testdata/<name>.json,
+// or, with -record, from the real engine and a real repository
+// (re-recording the transcript). It returns the program and the repository
+// to pass as --repo.
+func replayProgram(t *testing.T, name string) (*program, string) {
 	t.Helper()
 	t.Setenv("DOCKER_HOST", "")
 	t.Setenv("NO_COLOR", "")
@@ -24,24 +25,24 @@ func replayApp(t *testing.T, name string) (*app, string) {
 	if err := layout.PinRepoID(filepath.Join(dir, ".git"), "c11e0001"); err != nil {
 		t.Fatal(err)
 	}
-	a := newApp(strings.NewReader(""), nil, nil)
-	a.inner = testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	a.opened = func(m *sandbox.Manager) {
+	p := newProgram(strings.NewReader(""), nil, nil)
+	p.inner = testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
+	p.opened = func(m *sandbox.Manager) {
 		m.PinHelper(testenv.ReplayHelper(t), "replay")
 		m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 		m.Config.CPUs = "2"
 	}
-	return a, dir
+	return p, dir
 }
 
 // The lifecycle as a user types it, over a transcript of a real engine:
 // the table and JSON of list, the one-line results of each command and
 // their exit codes.
 func TestReplayCLILifecycle(t *testing.T) {
-	a, repo := replayApp(t, "cli-lifecycle")
+	p, repo := replayProgram(t, "cli-lifecycle")
 	run := func(want int, args ...string) invocation {
 		t.Helper()
-		got := cli(t, a, append([]string{"--repo", repo}, args...)...)
+		got := cli(t, p, append([]string{"--repo", repo}, args...)...)
 		if got.code != want {
 			t.Fatalf("litterbox %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), got.code, want, got.stdout, got.stderr)
 		}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -11,47 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
-	"github.com/litterbox-dev/litterbox/internal/engine"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// app holds what every command shares: global flags, streams, the logger.
-type app struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	log            *logrus.Logger
-
-	repo     string
-	logLevel string
-	verbose  bool
-	runtime  string
-	// namespace is the Kubernetes namespace (--runtime kubernetes).
-	namespace string
-	context   string
-	// audit makes the runner record each command in the audit trail of
-	// the MCP tool call it serves.
-	audit bool
-	// gitEnv is the repository GIT_DIR and GIT_WORK_TREE named, if any.
-	gitEnv sandbox.Location
-	// configNeeded is set by commands that fail on a broken config file
-	// themselves, so manager does not also warn about it.
-	configNeeded bool
-	// inner, when set, runs the commands instead of the host (unit tests
-	// replay a transcript through it); opened, when set, sees each Manager
-	// before use (they pin what a transcript was recorded with).
-	inner  runner.Runner
-	opened func(*sandbox.Manager)
-}
-
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	log := logrus.New()
-	log.SetOutput(stderr)
-	log.SetFormatter(runner.LogFormatter{})
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, log: log}
-}
-
-func (a *app) rootCommand() *cobra.Command {
+// rootCommand is litterbox with its global flags and every command.
+func (p *program) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "litterbox",
 		Short: "Sandboxes for coding agents, with every change on a git branch",
@@ -62,47 +23,36 @@ their branch. You review and accept the work with this CLI.`,
 		Version:           version,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: a.setup,
+		PersistentPreRunE: p.setup,
 	}
-	root.SetIn(a.stdin)
-	root.SetOut(a.stdout)
-	root.SetErr(a.stderr)
+	root.SetIn(p.stdin)
+	root.SetOut(p.stdout)
+	root.SetErr(p.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	f := root.PersistentFlags()
-	f.StringVar(&a.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
-	f.StringVar(&a.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
-	f.BoolVarP(&a.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
-	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
-	if defRuntime == "" {
-		defRuntime = "docker"
-	}
-	f.StringVar(&a.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
-	f.StringVar(&a.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
-	f.StringVar(&a.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
-
+	p.bindGlobalFlags(root)
 	root.AddCommand(
-		a.createCommand(),
-		a.forkCommand(),
-		a.cacheCommand(),
-		a.trustCommand(),
-		a.listCommand(),
-		a.pauseCommand(),
-		a.resumeCommand(),
-		a.deleteCommand(),
-		a.shellCommand(),
-		a.execCommand(),
-		a.milestoneCommand(),
-		a.diffCommand(),
-		a.logCommand(),
-		a.applyCommand(false),
-		a.applyCommand(true),
-		a.uploadCommand(),
-		a.portsCommand(),
-		a.serviceCommand(),
-		a.downloadCommand(),
-		a.mcpCommand(),
-		a.doctorCommand(),
-		a.mcpConfigCommand(),
+		newCreateCommand(p),
+		newForkCommand(p),
+		newCacheCommand(p),
+		newTrustCommand(p),
+		newListCommand(p),
+		newPauseCommand(p),
+		newResumeCommand(p),
+		newDeleteCommand(p),
+		newShellCommand(p),
+		newExecCommand(p),
+		newMilestoneCommand(p),
+		newDiffCommand(p),
+		newLogCommand(p),
+		newApplyCommand(p, false),
+		newApplyCommand(p, true),
+		newUploadCommand(p),
+		newPortsCommand(p),
+		newServiceCommand(p),
+		newDownloadCommand(p),
+		newMCPCommand(p),
+		newDoctorCommand(p),
+		newMCPConfigCommand(p),
 	)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -112,6 +62,21 @@ their branch. You review and accept the work with this CLI.`,
 		wrapArgs(c)
 	}
 	return root
+}
+
+// bindGlobalFlags binds the flags every command takes to p.flags.
+func (p *program) bindGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&p.flags.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
+	f.StringVar(&p.flags.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
+	f.BoolVarP(&p.flags.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
+	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
+	if defRuntime == "" {
+		defRuntime = "docker"
+	}
+	f.StringVar(&p.flags.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
+	f.StringVar(&p.flags.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
+	f.StringVar(&p.flags.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
 }
 
 // wrapArgs marks argument-count errors as usage errors (exit 2).
@@ -128,118 +93,32 @@ func wrapArgs(c *cobra.Command) {
 	}
 }
 
-func (a *app) setup(cmd *cobra.Command, _ []string) error {
-	level := a.logLevel
-	if a.verbose {
+// setup checks the global flags, sets the log level and makes the env the
+// command runs with.
+func (p *program) setup(_ *cobra.Command, _ []string) error {
+	g := p.flags
+	level := g.logLevel
+	if g.verbose {
 		level = "debug"
 	}
 	lvl, err := logrus.ParseLevel(level)
 	if err != nil {
 		return usagef("--log-level %q: want error, warn, info or debug", level)
 	}
-	a.log.SetLevel(lvl)
-	switch a.runtime {
+	p.log.SetLevel(lvl)
+	switch g.runtime {
 	case "docker", "podman", "kubernetes":
 	default:
-		if !strings.Contains(a.runtime, "/") {
-			return usagef("--runtime %q: want docker, podman or kubernetes", a.runtime)
+		if !strings.Contains(g.runtime, "/") {
+			return usagef("--runtime %q: want docker, podman or kubernetes", g.runtime)
 		}
 	}
-	if a.namespace != "" && a.runtime != "kubernetes" {
+	if g.namespace != "" && g.runtime != "kubernetes" {
 		return usagef("--namespace is a kubernetes option (--runtime kubernetes)")
 	}
-	if a.context != "" && dockercli.FlavorOf(a.runtime) == dockercli.Podman {
+	if g.context != "" && dockercli.FlavorOf(g.runtime) == dockercli.Podman {
 		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
 	}
+	p.env = p.envOf()
 	return nil
-}
-
-func (a *app) runner() runner.Runner {
-	var r runner.Runner = runner.NewExec(a.log)
-	if a.inner != nil {
-		r = a.inner
-	}
-	if a.audit {
-		return runner.Audit{Inner: r}
-	}
-	return r
-}
-
-// engine is the runtime the global flags choose.
-func (a *app) engine() engine.Runtime {
-	if a.runtime == "kubernetes" {
-		return engine.Kubectl(a.context, a.namespace)
-	}
-	rt := engine.Runtime{Bin: a.runtime}
-	if a.context != "" {
-		rt.Global = []string{"--context", a.context}
-	}
-	return rt
-}
-
-// location is the repository to open: dir, or what GIT_DIR and
-// GIT_WORK_TREE named.
-func (a *app) location(dir string) sandbox.Location {
-	loc := a.gitEnv
-	loc.Dir = dir
-	return loc
-}
-
-// manager opens the repository named by --repo (or the working directory).
-func (a *app) manager(ctx context.Context) (*sandbox.Manager, error) {
-	dir := a.repo
-	if dir == "" {
-		dir = "."
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--repo %s: not a directory", dir)
-	}
-	m, err := sandbox.OpenRepo(ctx, a.runner(), a.engine(), a.location(dir))
-	if err != nil {
-		return nil, err
-	}
-	if a.opened != nil {
-		a.opened(m)
-	}
-	if m.ConfigErr != nil && !a.configNeeded {
-		// Only create needs the config; the rest must keep working so a
-		// broken file never stands between a user and their sandboxes.
-		a.log.Warnf("ignoring the config files: %v", m.ConfigErr)
-	}
-	return m, nil
-}
-
-// nameArg completes sandbox names of the current repository.
-func (a *app) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	m, err := a.manager(cmd.Context())
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	list, err := m.List(cmd.Context(), false)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	names := make([]string, 0, len(list))
-	for _, s := range list {
-		names = append(names, s.Name+"\t"+s.Status)
-	}
-	return names, cobra.ShellCompDirectiveNoFileComp
-}
-
-// nameThenHostPath completes a sandbox name, then leaves the host path at
-// argument hostArg (upload's SRC, download's DEST) to the shell's file
-// completion; paths inside the sandbox get none.
-func (a *app) nameThenHostPath(hostArg int) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		switch len(args) {
-		case 0:
-			return a.nameArg(cmd, args, toComplete)
-		case hostArg:
-			return nil, cobra.ShellCompDirectiveDefault
-		}
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
 }

@@ -3,82 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"slices"
-	"strings"
-	"syscall"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/internal/config"
-	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
-
-// portsOptions are what ports was asked.
-type portsOptions struct {
-	Name    string
-	JSON    bool
-	Forward bool
-}
-
-func (a *app) portsCommand() *cobra.Command {
-	var o portsOptions
-	cmd := &cobra.Command{
-		Use:   "ports NAME",
-		Short: "Show the host ports of a sandbox's [[ports]]",
-		Long: `Show where each [[ports]] entry of a sandbox is published: a host port on
-127.0.0.1, chosen at create time from 3000-8000, forwarded to the container
-port. Inside the sandbox the host port is in LITTERBOX_FWD_PORT_<NAME> and
-PORT_<NAME>.
-
-On Kubernetes (--runtime kubernetes) nothing is published: --forward runs
-kubectl port-forward from those host ports to the pod until Ctrl-C.`,
-		Example: `  litterbox ports fix-login
-  curl http://$(litterbox ports fix-login --json | jq -r '.[0].address')/`,
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: a.nameArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			return a.runPorts(cmd.Context(), o)
-		},
-	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&o.Forward, "forward", false, "kubernetes: forward the ports from 127.0.0.1 (kubectl port-forward) until Ctrl-C")
-	return cmd
-}
-
-// runPorts prints where each of the sandbox's ports is published.
-func (a *app) runPorts(ctx context.Context, o portsOptions) error {
-	m, err := a.manager(ctx)
-	if err != nil {
-		return err
-	}
-	if o.Forward {
-		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		return m.Forward(ctx, o.Name, a.stderr)
-	}
-	ports, err := m.Ports(ctx, o.Name)
-	if err != nil {
-		return err
-	}
-	if o.JSON {
-		return writeJSON(a.stdout, ports)
-	}
-	if len(ports) == 0 {
-		fmt.Fprintf(a.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", o.Name, config.File)
-		return nil
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
-	for _, p := range ports {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, " "))
-	}
-	return tw.Flush()
-}
 
 // serviceOptions are what service was asked.
 type serviceOptions struct {
@@ -88,7 +18,7 @@ type serviceOptions struct {
 	Raw                   bool
 }
 
-func (a *app) serviceCommand() *cobra.Command {
+func newServiceCommand(p *program) *cobra.Command {
 	var o serviceOptions
 	cmd := &cobra.Command{
 		Use:   "service NAME ACTION [SERVICE]",
@@ -107,13 +37,13 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
   litterbox service fix-login restart web
   litterbox service fix-login logs web -n 50`,
 		Args:              cobra.RangeArgs(2, 3),
-		ValidArgsFunction: a.serviceArgs,
+		ValidArgsFunction: p.serviceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Action = args[0], args[1]
 			if len(args) == 3 {
 				o.Service = args[2]
 			}
-			return a.runService(cmd.Context(), o)
+			return runService(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -123,7 +53,7 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
 }
 
 // runService starts, stops or restarts a service, or shows status or logs.
-func (a *app) runService(ctx context.Context, o serviceOptions) error {
+func runService(ctx context.Context, e *env, o serviceOptions) error {
 	name, action, service := o.Name, o.Action, o.Service
 	if !slices.Contains(services.Actions, action) && action != "logs" {
 		return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
@@ -131,44 +61,33 @@ func (a *app) runService(ctx context.Context, o serviceOptions) error {
 	if service == "" && action != services.Status {
 		return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
 	}
-	m, err := a.manager(ctx)
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
 	if action == "logs" {
-		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, a.stdout)
+		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, e.stdout)
 	}
 	states, err := m.Service(ctx, name, action, service)
 	if o.JSON && states != nil {
-		if jerr := writeJSON(a.stdout, states); jerr != nil {
+		if jerr := writeJSON(e.stdout, states); jerr != nil {
 			return jerr
 		}
 	} else {
 		for _, s := range states {
-			fmt.Fprintln(a.stdout, s.String())
+			fmt.Fprintln(e.stdout, s.String())
 		}
 	}
 	return err
 }
 
 // serviceArgs completes sandbox names, then actions.
-func (a *app) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func (p *program) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	switch len(args) {
 	case 0:
-		return a.nameArg(cmd, args, toComplete)
+		return p.nameArg(cmd, args, toComplete)
 	case 1:
 		return append(append([]string{}, services.Actions...), "logs"), cobra.ShellCompDirectiveNoFileComp
 	}
 	return nil, cobra.ShellCompDirectiveNoFileComp
-}
-
-func portSummary(ports []ports.Port) string {
-	if len(ports) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(ports))
-	for i, p := range ports {
-		parts[i] = fmt.Sprintf("%s=%d", p.Name, p.HostPort)
-	}
-	return strings.Join(parts, ",")
 }

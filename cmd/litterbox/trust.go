@@ -15,7 +15,7 @@ type trustOptions struct {
 	Revoke bool
 }
 
-func (a *app) trustCommand() *cobra.Command {
+func newTrustCommand(p *program) *cobra.Command {
 	var o trustOptions
 	cmd := &cobra.Command{
 		Use:   "trust",
@@ -34,7 +34,7 @@ The trust is kept in the repository's git dir, per work tree.`,
 		Example: "  litterbox trust\n  litterbox trust --revoke",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTrust(cmd.Context(), o)
+			return runTrust(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Revoke, "revoke", false, "withdraw the trust")
@@ -43,8 +43,8 @@ The trust is kept in the repository's git dir, per work tree.`,
 
 // runTrust records (or with Revoke withdraws) the trust in the committed
 // config as it is now.
-func (a *app) runTrust(ctx context.Context, o trustOptions) error {
-	m, err := a.manager(ctx)
+func runTrust(ctx context.Context, e *env, o trustOptions) error {
+	m, err := e.manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (a *app) runTrust(ctx context.Context, o trustOptions) error {
 		if err := m.Untrust(); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "%s is no longer trusted.\n", config.File)
+		fmt.Fprintf(e.stdout, "%s is no longer trusted.\n", config.File)
 		return nil
 	}
 	res, err := m.Trust()
@@ -66,6 +66,6 @@ func (a *app) runTrust(ctx context.Context, o trustOptions) error {
 	if res.Build != "" {
 		what += "; and its image build from " + res.Build
 	}
-	fmt.Fprintf(a.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
+	fmt.Fprintf(e.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
 	return nil
 }

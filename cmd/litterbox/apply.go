@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+)
+
+// applyOptions are what apply or merge was asked.
+type applyOptions struct {
+	Name               string
+	Extra              []string // git cherry-pick's own arguments, after --
+	Merge, Squash, Yes bool
+}
+
+func newApplyCommand(p *program, merge bool) *cobra.Command {
+	o := applyOptions{Merge: merge}
+	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
+	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
+	if merge {
+		use, short = "merge", "Apply the sandbox's commits, then delete the sandbox if that succeeded"
+		example = "  litterbox merge fix-login\n  litterbox merge fix-login --squash"
+	}
+	cmd := &cobra.Command{
+		Use:   use + " NAME [--squash] [-- GIT-CHERRY-PICK-ARGS...]",
+		Short: short,
+		Long: short + `.
+
+The reviewed commits are picked as git objects (git cherry-pick), keeping
+their authorship and messages; a message is never read as a patch. Only the
+commits since the last apply of this sandbox are taken, so apply, more work,
+apply again (or merge) brings each change once; an apply with nothing new
+says so and changes nothing. What was applied is recorded in the ref
+refs/litterbox/NAME/applied; after undoing an apply on your side, delete that
+ref (git update-ref -d) to take everything again. With --squash the
+combined change is staged instead, for you to commit. Arguments after -- go
+to git cherry-pick (--signoff, -x; not --no-commit, which is --squash).
+
+No git hook runs during apply or merge (core.hooksPath=/dev/null), so
+nothing the branch brings runs on this machine. Your identity and other git
+config apply as usual. Afterwards the change made to your branch (or index)
+is checked to be exactly the reviewed change; if it is not, it is undone.
+Staged changes, or uncommitted changes on files the sandbox changed, are
+refused first. On a conflict the repository is left in git's usual
+cherry-pick state with instructions, and the sandbox is untouched.`,
+		Example:           example,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: p.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
+				return err
+			}
+			return runApply(cmd.Context(), p.env, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.Squash, "squash", false, "stage the combined change instead of making commits")
+	if merge {
+		cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
+	}
+	return cmd
+}
+
+// runApply brings the sandbox's checked commits onto the current branch
+// (and with Merge deletes the sandbox after), asking first on a terminal
+// when they change files that steer this machine.
+func runApply(ctx context.Context, e *env, o applyOptions) error {
+	m, err := e.manager(ctx)
+	if err != nil {
+		return err
+	}
+	cs, tip, err := m.ControlChanges(ctx, o.Name)
+	if err != nil {
+		return err // fail closed: a merge must know what it brings
+	}
+	e.warnChanges(cs)
+	if o.Merge && len(cs) > 0 && !o.Yes {
+		if err := e.confirmMerge(o.Name, cs); err != nil {
+			return err
+		}
+	}
+	// Exactly the commits that were checked: the agent may commit more
+	// while the user answers.
+	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: e.stdout, Stderr: e.stderr}
+	var applied *review.Applied
+	var deleted *sandbox.Deleted
+	if o.Merge {
+		applied, deleted, err = m.Merge(ctx, o.Name, ro)
+	} else {
+		applied, err = m.Apply(ctx, o.Name, ro)
+	}
+	if applied != nil {
+		if applied.NothingNew {
+			fmt.Fprintf(e.stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, shortID(applied.Since))
+		} else if applied.Squash {
+			fmt.Fprintf(e.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
+		} else {
+			fmt.Fprintf(e.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
+		}
+	}
+	if deleted != nil && err == nil {
+		fmt.Fprintf(e.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+		e.printLeftAlone(deleted)
+	}
+	var conflict *review.ConflictError
+	if errors.As(err, &conflict) && o.Merge {
+		return fmt.Errorf("%w; the sandbox was not deleted", err)
+	}
+	return err
+}
+
+// confirmMerge asks on a terminal; elsewhere a merge of such a branch needs
+// --yes.
+func (e *env) confirmMerge(name string, cs []sandbox.ControlChange) error {
+	refusal := fmt.Errorf("not merged: sandbox '%s' changes %s; review them (litterbox diff %s), then: litterbox merge %s --yes", name, joinChanges(cs), name, name)
+	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
+		return refusal
+	}
+	fmt.Fprint(e.stderr, "Merge anyway? [y/N] ")
+	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return refusal
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// dashArgs splits "NAME -- extra..." into the name and the extra arguments.
+func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	at := cmd.ArgsLenAtDash()
+	if at == -1 {
+		if len(args) != 1 {
+			return "", nil, usagef("%s takes one sandbox NAME (put extra git arguments after --)", cmd.Name())
+		}
+		return args[0], nil, nil
+	}
+	if at != 1 {
+		return "", nil, usagef("%s takes one sandbox NAME before --", cmd.Name())
+	}
+	return args[0], args[1:], nil
+}
+
+// nameArg completes sandbox names of the current repository.
+func (p *program) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	m, err := p.envOf().manager(cmd.Context())
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, err := m.List(cmd.Context(), false)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	names := make([]string, 0, len(list))
+	for _, s := range list {
+		names = append(names, s.Name+"\t"+s.Status)
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// nameThenHostPath completes a sandbox name, then leaves the host path at
+// argument hostArg (upload's SRC, download's DEST) to the shell's file
+// completion; paths inside the sandbox get none.
+func (p *program) nameThenHostPath(hostArg int) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		switch len(args) {
+		case 0:
+			return p.nameArg(cmd, args, toComplete)
+		case hostArg:
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}

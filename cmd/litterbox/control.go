@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+)
+
+// warnControl tells the user, before anything else, which files the
+// sandbox's branch changes that steer sandboxes or programs on this machine
+// once merged. A sandbox that cannot be read is left to the command itself
+// to report.
+func (e *env) warnControl(ctx context.Context, m *sandbox.Manager, name string) {
+	if cs, _, err := m.ControlChanges(ctx, name); err == nil {
+		e.warnChanges(cs)
+	}
+}
+
+func (e *env) warnChanges(cs []sandbox.ControlChange) {
+	if len(cs) > 0 {
+		fmt.Fprintf(e.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
+	}
+}
+
+func joinChanges(cs []sandbox.ControlChange) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
+}

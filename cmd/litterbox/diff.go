@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+// diffOptions are what diff was asked: a sandbox, and git diff's own
+// arguments after --.
+type diffOptions struct {
+	Name  string
+	Extra []string
+}
+
+func newDiffCommand(p *program) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff NAME [-- GIT-DIFF-ARGS...]",
+		Short: "Show the sandbox's changes since its base (base..litterbox/NAME)",
+		Example: `  litterbox diff fix-login
+  litterbox diff fix-login -- --stat
+  litterbox diff fix-login -- src/`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: p.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, extra, err := dashArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			return runDiff(cmd.Context(), p.env, diffOptions{Name: name, Extra: extra})
+		},
+	}
+}
+
+// runDiff prints base..litterbox/NAME, after a warning about files that
+// steer this machine.
+func runDiff(ctx context.Context, e *env, o diffOptions) error {
+	m, err := e.manager(ctx)
+	if err != nil {
+		return err
+	}
+	e.warnControl(ctx, m, o.Name)
+	return m.Diff(ctx, o.Name, o.Extra, e.stdout, e.stderr)
+}

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// exitCode makes the process exit with a command's own status, silently.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// usageError is bad command-line usage: exit status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// sentence capitalises the first letter and ends msg with a full stop, so every
+// error reads the same ("Error: Sandbox 'x' not found.").
+func sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "unknown error."
+	}
+	// A leading command name ("exec: ...") keeps its case.
+	if first, _, _ := strings.Cut(msg, " "); !strings.HasSuffix(first, ":") {
+		r, size := utf8.DecodeRuneInString(msg)
+		msg = string(unicode.ToUpper(r)) + msg[size:]
+	}
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") && !strings.HasSuffix(msg, ")") {
+		msg += "."
+	}
+	return msg
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// milestoneOptions are what milestone was asked.
+type milestoneOptions struct {
+	Name, Message string
+}
+
+func newMilestoneCommand(p *program) *cobra.Command {
+	var o milestoneOptions
+	cmd := &cobra.Command{
+		Use:               "milestone NAME -m MESSAGE",
+		Short:             "Squash a sandbox's snapshots since the last milestone into one commit",
+		Example:           `  litterbox milestone fix-login -m "Fix the login redirect"`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: p.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return runMilestone(cmd.Context(), p.env, o)
+		},
+	}
+	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone (at most 4096 bytes)")
+	return cmd
+}
+
+// runMilestone squashes the sandbox's snapshots since the last milestone.
+func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
+	if o.Message == "" {
+		return usagef("milestone: -m MESSAGE is required")
+	}
+	m, err := e.manager(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := m.Milestone(ctx, o.Name, o.Message)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
+	return nil
+}

@@ -1,0 +1,155 @@
+// Package present renders what Litterbox made for its two readers: a person
+// at the command line, and an agent reading an MCP tool's result. The two
+// renderings of a fact sit side by side, so a fact added for one reader is
+// seen beside the other's.
+package present
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+)
+
+// Created writes a new sandbox for a person: aligned "label: value" lines
+// under "Created sandbox 'NAME'", the setup command's output indented. Its
+// warnings and a failed setup are the caller's to report (stderr, the exit
+// status).
+func Created(w io.Writer, c *sandbox.Created) {
+	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
+	line := func(label, value string) { fmt.Fprintf(w, "  %-11s%s\n", label+":", value) }
+	where(c, line)
+	line("config", configFiles(c, "defaults (no "+config.File+")"))
+	network := c.Network
+	if len(c.Allow) > 0 {
+		network += " (" + strings.Join(c.Allow, ", ") + ")"
+	}
+	if c.SetupNetwork != "" {
+		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
+	}
+	line("network", network)
+	if c.Storage != "" {
+		line("storage", c.Storage)
+	}
+	for _, l := range c.Weakened {
+		line("weakened", l)
+	}
+	for _, n := range c.Notes {
+		line("ignored", n)
+	}
+	if c.ForkedFrom != "" {
+		line("forked", fmt.Sprintf("from '%s' (its files and image %s; no setup)", c.ForkedFrom, c.Image))
+	}
+	if b := c.Build; b != nil {
+		how := "built"
+		if b.Cached {
+			how = "unchanged, not rebuilt"
+		}
+		line("image", fmt.Sprintf("%s (%s from %s)", c.Image, how, b.Dockerfile))
+	}
+	setup(c, line)
+	for _, s := range []string{c.Setup.Stdout, c.Setup.Stderr} {
+		if s != "" {
+			fmt.Fprint(w, indent(s, "    "))
+		}
+	}
+	for _, p := range c.Ports {
+		line("port", fmt.Sprintf("%s %s -> %d (%s)", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, ", ")))
+	}
+	for _, s := range c.Services {
+		line("service", s.String())
+	}
+}
+
+// setup says, for a person, whether the setup command ran, or where its
+// result came from.
+func setup(c *sandbox.Created, line func(label, value string)) {
+	switch sc := c.SetupCache; {
+	case c.ForkedFrom != "":
+	case sc != nil && sc.Hit:
+		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes), sc.From))
+	default:
+		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
+		if sc != nil && sc.Saved {
+			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes)))
+		}
+	}
+}
+
+// CreatedForAgent is a new sandbox for an agent: whether it is ready, then
+// plain "label: value" lines, the setup command's output in blocks, and its
+// notes and warnings, since an agent sees nothing else.
+func CreatedForAgent(c *sandbox.Created) string {
+	var b strings.Builder
+	if c.Status == sandbox.StatusFailedSetup {
+		fmt.Fprintf(&b, "Sandbox '%s' was created but its setup command failed (exit code %d); it is marked failed-setup.\n", c.Name, c.Setup.ExitCode)
+	} else {
+		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
+	}
+	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
+	where(c, line)
+	line("config", configFiles(c, "defaults (no config file)"))
+	line("network", c.Network)
+	switch {
+	case c.ForkedFrom != "":
+		line("forked from", c.ForkedFrom+" (its files, ignored ones included; no setup ran)")
+	case c.SetupCache != nil && c.SetupCache.Hit:
+		line("setup", c.Setup.Command+" (its result came from the setup cache; it did not run)")
+	default:
+		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
+	}
+	for _, out := range []struct{ name, text string }{{"stdout", c.Setup.Stdout}, {"stderr", c.Setup.Stderr}} {
+		if out.text != "" {
+			fmt.Fprintf(&b, "setup %s:\n%s\n", out.name, strings.TrimSuffix(out.text, "\n"))
+		}
+	}
+	for _, p := range c.Ports {
+		line("port "+p.Name, fmt.Sprintf("container port %d -> %s (%s)", p.ContainerPort, p.Reach(), strings.Join(p.Env, ", ")))
+	}
+	for _, s := range c.Services {
+		fmt.Fprintf(&b, "service %s\n", s)
+	}
+	for _, n := range c.Notes {
+		line("not honoured", n)
+	}
+	for _, w := range c.Warnings {
+		line("warning", w)
+	}
+	return b.String()
+}
+
+// where is what both readers are told first: the branch, the container,
+// the base commit and the working directory.
+func where(c *sandbox.Created, line func(label, value string)) {
+	line("branch", c.Branch)
+	line("container", c.Container)
+	line("base", c.Base)
+	line("workdir", c.Workdir)
+}
+
+// configFiles names the config files the sandbox was made from, or none.
+func configFiles(c *sandbox.Created, none string) string {
+	if len(c.ConfigFiles) == 0 {
+		return none
+	}
+	return strings.Join(c.ConfigFiles, ", ")
+}
+
+// indent puts prefix before each line of s, ending the last one.
+func indent(s, prefix string) string {
+	out := ""
+	line := ""
+	for _, r := range s {
+		line += string(r)
+		if r == '\n' {
+			out += prefix + line
+			line = ""
+		}
+	}
+	if line != "" {
+		out += prefix + line + "\n"
+	}
+	return out
+}

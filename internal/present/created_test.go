@@ -1,0 +1,75 @@
+package present
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/services"
+)
+
+// Each reader's rendering of a new sandbox, line for line, as
+// testdata/CASE.person.txt and CASE.agent.txt hold it (captured from the
+// CLI and the MCP server before the two moved here).
+func TestCreated(t *testing.T) {
+	for name, c := range createdCases() {
+		var person bytes.Buffer
+		Created(&person, c)
+		for file, got := range map[string]string{name + ".person.txt": person.String(), name + ".agent.txt": CreatedForAgent(c)} {
+			want, err := os.ReadFile(filepath.Join("testdata", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("%s:\ngot:\n%s\nwant:\n%s", file, got, want)
+			}
+		}
+	}
+}
+
+// createdCases are sandboxes that, together, take every branch of both
+// renderings.
+func createdCases() map[string]*sandbox.Created {
+	exit := 143
+	return map[string]*sandbox.Created{
+		"defaults": {
+			Name: "box", Branch: "litterbox/box", Container: "litterbox-c11e0001-box", Base: "0123456789ab", Status: sandbox.StatusActive,
+			Workdir: "/src", Network: "none", Setup: sandbox.SetupResult{Command: "true"},
+		},
+		"everything": {
+			Name: "web", Branch: "litterbox/web", Container: "litterbox-c11e0001-web", Base: "fedcba987654", Status: sandbox.StatusActive,
+			Workdir: "/src/app", Network: "bridge", Allow: []string{"proxy.golang.org", "*.npmjs.org"}, SetupNetwork: "the whole network",
+			ConfigFiles: []string{".litterbox.toml", ".litterbox.local.toml"}, Storage: "a claim of the default storage class",
+			Weakened: []string{"network = \"bridge\" (.litterbox.local.toml)", "uid = 0 (.litterbox.local.toml)"},
+			Notes:    []string{"devcontainer.json features", "devcontainer.json mounts"},
+			Image:    "litterbox-build:abc", Build: &sandbox.BuiltImage{Tag: "litterbox-build:abc", Dockerfile: "Dockerfile"},
+			Setup:      sandbox.SetupResult{Command: "npm ci", ExitCode: 0, Stdout: "added 12 packages\nok", Stderr: "warn: old lockfile\n"},
+			SetupCache: &sandbox.CacheReport{Key: "3f2a9c0011223344", Saved: true, Files: 1200, Bytes: 48 << 20},
+			Ports: []ports.Port{{Name: "web", ContainerPort: 8080, HostPort: 3001, Env: []string{"PORT_WEB", "LITTERBOX_FWD_PORT_WEB"}, Address: "127.0.0.1:3001"},
+				{Name: "api", ContainerPort: 9000, HostPort: 3002, Env: []string{"PORT_API"}, Address: "127.0.0.1:3002", EngineHost: "builder"}},
+			Services: []services.State{{Name: "db", State: "running", PID: 64}, {Name: "worker", State: "stopped", ExitCode: &exit}},
+			Warnings: []string{"uncommitted changes in the work tree are not in the sandbox: a.go", "second warning"},
+		},
+		"cache-hit-built-cached": {
+			Name: "hit", Branch: "litterbox/hit", Container: "litterbox-c11e0001-hit", Base: "111111111111", Status: sandbox.StatusActive,
+			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"},
+			Image: "litterbox-build:def", Build: &sandbox.BuiltImage{Tag: "litterbox-build:def", Dockerfile: "build/Dockerfile", Cached: true},
+			Setup:      sandbox.SetupResult{Command: "make deps"},
+			SetupCache: &sandbox.CacheReport{Key: "aabbccddeeff0011", Hit: true, From: "web", Files: 3, Bytes: 2048},
+		},
+		"failed-setup": {
+			Name: "bad", Branch: "litterbox/bad", Container: "litterbox-c11e0001-bad", Base: "222222222222", Status: sandbox.StatusFailedSetup,
+			Workdir: "/src", Network: "none", Setup: sandbox.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"},
+			SetupCache: &sandbox.CacheReport{Key: "0000000000000000"},
+		},
+		"forked": {
+			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,
+			Workdir: "/src", Network: "bridge", ForkedFrom: "web", Image: "busybox:latest",
+			Setup: sandbox.SetupResult{Command: "npm ci"}, SetupCache: &sandbox.CacheReport{Key: "x", Hit: true},
+			Warnings: []string{"one warning"},
+		},
+	}
+}
