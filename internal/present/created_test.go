@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -37,7 +38,7 @@ func createdCases() map[string]*sandbox.Created {
 	return map[string]*sandbox.Created{
 		"defaults": {
 			Name: "box", Branch: "litterbox/box", Container: "litterbox-c11e0001-box", Base: "0123456789ab", Status: sandbox.StatusActive,
-			Workdir: "/src", Network: "none", Setup: sandbox.SetupResult{Command: "true"},
+			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "true"},
 		},
 		"everything": {
 			Name: "web", Branch: "litterbox/web", Container: "litterbox-c11e0001-web", Base: "fedcba987654", Status: sandbox.StatusActive,
@@ -46,7 +47,7 @@ func createdCases() map[string]*sandbox.Created {
 			Weakened: []string{"network = \"bridge\" (.litterbox.local.toml)", "uid = 0 (.litterbox.local.toml)"},
 			Notes:    []string{"devcontainer.json features", "devcontainer.json mounts"},
 			Image:    "litterbox-build:abc", Build: &sandbox.BuiltImage{Tag: "litterbox-build:abc", Dockerfile: "Dockerfile"},
-			Setup:      sandbox.SetupResult{Command: "npm ci", ExitCode: 0, Stdout: "added 12 packages\nok", Stderr: "warn: old lockfile\n"},
+			Setup:      layout.SetupResult{Command: "npm ci", ExitCode: 0, Stdout: "added 12 packages\nok", Stderr: "warn: old lockfile\n"},
 			SetupCache: &sandbox.CacheReport{Key: "3f2a9c0011223344", Saved: true, Files: 1200, Bytes: 48 << 20},
 			Ports: []ports.Port{{Name: "web", ContainerPort: 8080, HostPort: 3001, Env: []string{"PORT_WEB", "LITTERBOX_FWD_PORT_WEB"}, Address: "127.0.0.1:3001"},
 				{Name: "api", ContainerPort: 9000, HostPort: 3002, Env: []string{"PORT_API"}, Address: "127.0.0.1:3002", EngineHost: "builder"}},
@@ -57,18 +58,18 @@ func createdCases() map[string]*sandbox.Created {
 			Name: "hit", Branch: "litterbox/hit", Container: "litterbox-c11e0001-hit", Base: "111111111111", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"},
 			Image: "litterbox-build:def", Build: &sandbox.BuiltImage{Tag: "litterbox-build:def", Dockerfile: "build/Dockerfile", Cached: true},
-			Setup:      sandbox.SetupResult{Command: "make deps"},
+			Setup:      layout.SetupResult{Command: "make deps"},
 			SetupCache: &sandbox.CacheReport{Key: "aabbccddeeff0011", Hit: true, From: "web", Files: 3, Bytes: 2048},
 		},
 		"failed-setup": {
 			Name: "bad", Branch: "litterbox/bad", Container: "litterbox-c11e0001-bad", Base: "222222222222", Status: sandbox.StatusFailedSetup,
-			Workdir: "/src", Network: "none", Setup: sandbox.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"},
+			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"},
 			SetupCache: &sandbox.CacheReport{Key: "0000000000000000"},
 		},
 		"forked": {
 			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "bridge", ForkedFrom: "web", Image: "busybox:latest",
-			Setup: sandbox.SetupResult{Command: "npm ci"}, SetupCache: &sandbox.CacheReport{Key: "x", Hit: true},
+			Setup: layout.SetupResult{Command: "npm ci"}, SetupCache: &sandbox.CacheReport{Key: "x", Hit: true},
 			Warnings: []string{"one warning"},
 		},
 	}
