@@ -8,7 +8,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install test k8s-up k8s-down e2e-k8s unit integration e2e lint fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install test k8s-up k8s-down e2e-k8s unit integration e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -60,20 +60,34 @@ integration: image
 e2e: build image
 	LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
 
-lint:
+# Each check is a target of its own so that make -j runs them side by side;
+# make test runs them one after another.
+lint: lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell
+
+lint-fmt:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt wants to rewrite: $$unformatted"; exit 1; fi
+
+lint-vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	GOOS=darwin $(GO) build ./... # the CLI runs on macOS hosts too
+
+lint-staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags integration ./...
-	@# Only runner/ starts processes in the binary (both GOOS it ships for).
+
+# Only runner/ starts processes in the binary (both GOOS it ships for).
+lint-procstart:
 	@f=$$(mktemp) && for os in linux darwin; do GOOS=$$os $(GO) list -deps -json=ImportPath,Dir,GoFiles,CgoFiles,Standard,Module ./cmd/litterbox >>$$f || { rm -f $$f; exit 1; }; done; \
 	  $(GO) run ./internal/lint/procstart <$$f; rc=$$?; rm -f $$f; exit $$rc
-	@# Only internal/engine chooses a provider: the core speaks to internal/box.
+
+# Only internal/engine chooses a provider: the core speaks to internal/box.
+lint-imports:
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... | grep -E ' github.com/litterbox-dev/litterbox/(dockercli|kubecli)( |$$)' | \
 	  grep -vE '^github.com/litterbox-dev/litterbox/(cmd/litterbox|internal/engine|dockercli|kubecli):' | cut -d: -f1); \
 	  if [ -n "$$bad" ]; then echo "only internal/engine may import dockercli or kubecli; these do: $$bad"; exit 1; fi
+
+lint-shell:
 	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh internal/services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
