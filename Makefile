@@ -127,14 +127,14 @@ bench-smoke: image
 # Release archives in dist/: static builds for Linux and macOS on amd64 and
 # arm64. A macOS archive carries litterbox-linux-<arch> too: the Linux build
 # Litterbox copies into sandboxes (Docker Desktop runs Linux of the Mac's
-# architecture).
+# architecture). Each carries the README and docs/, which it links to.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 release:
 	@rm -rf dist && mkdir -p dist
 	@for p in $(PLATFORMS); do os=$${p%/*} arch=$${p#*/} d=dist/litterbox-$(VERSION)-$$os-$$arch; mkdir -p $$d; \
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox ./cmd/litterbox || exit 1; \
 	  if [ $$os != linux ]; then CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox-linux-$$arch ./cmd/litterbox || exit 1; fi; \
-	  cp README.md $$d/ && tar -C dist -czf $$d.tar.gz $${d#dist/} && rm -rf $$d && echo $$d.tar.gz; done
+	  cp -R README.md docs $$d/ && tar -C dist -czf $$d.tar.gz $${d#dist/} && rm -rf $$d && echo $$d.tar.gz; done
 
 clean:
 	rm -rf bin dist
