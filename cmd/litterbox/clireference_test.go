@@ -55,7 +55,7 @@ func generateCLIReference(t *testing.T) map[string]string {
 	// Defaults that come from the environment would make the pages vary
 	// by machine.
 	t.Setenv("LITTERBOX_RUNTIME", "")
-	root := newApp(strings.NewReader(""), io.Discard, io.Discard).rootCommand()
+	root := newProgram(strings.NewReader(""), io.Discard, io.Discard).rootCommand()
 	var stable func(*cobra.Command)
 	stable = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true // no generation date
