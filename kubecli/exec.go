@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -79,11 +80,11 @@ func (c *Client) execCmd(name string, spec box.ExecSpec, stdin io.Reader) (runne
 	if !wrap {
 		return runner.Cmd{Args: append(a, spec.Cmd...), Stdin: stdin, StdinKey: spec.StdinKey}, nil
 	}
-	argv := []string{helperLink, "with-env", flag(spec.Detach), spec.Workdir, flag(secrets)}
+	w := protocol.CmdWithEnv{Detach: spec.Detach, Dir: spec.Workdir, Secrets: secrets, Cmd: spec.Cmd}
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
-		argv = append(argv, k+"="+spec.Env[k])
+		w.Env = append(w.Env, k+"="+spec.Env[k])
 	}
-	argv = append(append(argv, "--"), spec.Cmd...)
+	argv := helperArgv(w)
 	shown := runner.Cmd{Args: append(slices.Clone(a), spec.Cmd...)}
 	cmd := runner.Cmd{Args: append(a, argv...), Stdin: stdin, StdinKey: spec.StdinKey}
 	if !secrets {
@@ -103,12 +104,8 @@ func (c *Client) execCmd(name string, spec box.ExecSpec, stdin io.Reader) (runne
 	return cmd, &shown
 }
 
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
+// helperArgv runs the helper's command c by the link its delivery makes.
+func helperArgv(c protocol.Command) []string { return append([]string{helperLink}, c.Argv()...) }
 
 // envKey is what a transcript matches a wrapped exec's stdin by: the names
 // in the environment block (never a value) and the rest by the exec's own
@@ -200,7 +197,7 @@ func (c *Client) CopyIn(ctx context.Context, name, dir string, r io.Reader) erro
 	if dir == path.Dir(helperLink) {
 		return c.deliver(ctx, name, r)
 	}
-	_, err := c.checked(ctx, name, box.ExecSpec{Interactive: true, Cmd: []string{helperLink, "untar", dir}}, r)
+	_, err := c.checked(ctx, name, box.ExecSpec{Interactive: true, Cmd: helperArgv(protocol.CmdUntar{Dir: dir})}, r)
 	return err
 }
 
@@ -246,7 +243,7 @@ func (c *Client) checked(ctx context.Context, name string, spec box.ExecSpec, st
 
 // CopyOut writes a tar of path in the pod to w, through the helper.
 func (c *Client) CopyOut(ctx context.Context, name, p string, w io.Writer) error {
-	res, err := c.Exec(ctx, name, box.ExecSpec{Cmd: []string{helperLink, "tar", p}}, box.Streams{Stdout: w})
+	res, err := c.Exec(ctx, name, box.ExecSpec{Cmd: helperArgv(protocol.CmdTar{Path: p})}, box.Streams{Stdout: w})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("reading %s from pod %s: %s", p, name, firstLine(string(res.Stderr)))
 	}

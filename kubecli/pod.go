@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -33,7 +34,7 @@ const (
 	container = "sandbox"
 	// helperLink is where the delivery puts a link to the helper, so an
 	// exec that needs an environment has a fixed path to run it by.
-	helperLink = "/.litterbox/litterbox-helper"
+	helperLink = protocol.Dir + "/" + protocol.Name
 )
 
 // meta is an object's metadata.

@@ -10,10 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -22,26 +22,14 @@ import (
 const maxEnvBlock = 1 << 20
 
 // withEnv runs a command with an environment and a working directory, for
-// an engine whose exec has neither (kubectl exec). a is DETACH DIR SECRETS
-// [NAME=VALUE...] -- CMD...: CMD runs in DIR (when not empty), detached when
-// DETACH is "1", with the NAME=VALUE pairs, and, when SECRETS is "1", with
-// the pairs the host sends first on stdin (a decimal length, a newline,
-// then NUL-separated NAME=VALUE), so no secret is in any argv. Everything
-// after that block on stdin is the command's.
-func withEnv(a []string, stdin *os.File) error {
-	sep := slices.Index(a, "--")
-	if sep < 3 || sep == len(a)-1 {
-		return &toolError{exitUsage, "with-env takes DETACH DIR SECRETS [NAME=VALUE...] -- CMD...\n" + usage}
-	}
-	detach, dir, secrets := a[0], a[1], a[2]
-	env := os.Environ()
-	for _, kv := range a[3:sep] {
-		if !strings.Contains(kv, "=") {
-			return &toolError{exitUsage, "with-env: " + strconv.Quote(kv) + " is no NAME=VALUE"}
-		}
-		env = append(env, kv)
-	}
-	if secrets == "1" {
+// an engine whose exec has neither (kubectl exec): c.Cmd runs in c.Dir
+// (when not empty), detached with c.Detach, with c.Env, and, with
+// c.Secrets, with the pairs the host sends first on stdin (a decimal
+// length, a newline, then NUL-separated NAME=VALUE), so no secret is in any
+// argv. Everything after that block on stdin is the command's.
+func withEnv(c protocol.CmdWithEnv, stdin *os.File) error {
+	env := append(os.Environ(), c.Env...)
+	if c.Secrets {
 		n, err := readLength(stdin)
 		if err != nil {
 			return err
@@ -56,11 +44,10 @@ func withEnv(a []string, stdin *os.File) error {
 			}
 		}
 	}
-	argv := a[sep+1:]
-	if detach == "1" {
-		return procgroup.Spawn(argv, dir, env)
+	if c.Detach {
+		return procgroup.Spawn(c.Cmd, c.Dir, env)
 	}
-	return procgroup.Replace(argv, dir, env)
+	return procgroup.Replace(c.Cmd, c.Dir, env)
 }
 
 // readLength reads "N\n" a byte at a time, so nothing after it is taken

@@ -5,6 +5,8 @@ package helper
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,8 +92,9 @@ func TestReadLength(t *testing.T) {
 
 func TestWithEnvRefusesBadArguments(t *testing.T) {
 	for _, a := range [][]string{{"0", "", "0", "sh"}, {"0", "", "0", "--"}, {"0", "", "0", "NOEQ", "--", "sh"}, {"0", "--", "sh"}} {
-		if err := withEnv(a, os.Stdin); err == nil {
-			t.Errorf("%q taken", a)
+		var te *toolError
+		if err := dispatch(append([]string{"with-env"}, a...), os.Stdin, io.Discard); !errors.As(err, &te) || te.code != exitUsage {
+			t.Errorf("%q: %v, want a usage error", a, err)
 		}
 	}
 }

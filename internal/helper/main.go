@@ -26,43 +26,14 @@ import (
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
-// Name is the helper's file name in the sandbox; the litterbox binary
-// behaves as the helper when started under this name.
-const Name = "litterbox-helper"
-
-const usage = `usage: litterbox-helper COMMAND [ARG...]
-  init                               PID 1 of a sandbox
-  act                                one agent call (protocol on stdin/stdout)
-  cat PATH MAX                       print a file of at most MAX bytes
-  read PATH OFFSET LIMIT MAXBYTES    lines of a file, as JSON
-  ls PATH RECURSIVE MAX              entries, as JSON (RECURSIVE 0 or 1)
-  glob PATH PATTERN MAX              files matching a ** glob, as JSON
-  grep PATH REGEXP INCLUDE MAX       matching lines, as JSON
-  tar PATH                           a tar of PATH on stdout
-  copy FROM TO                       copy the tree FROM into the directory TO (cp -a),
-                                     but the NUL-separated paths on stdin
-  put PATH                           write stdin to PATH (an agent's write, as logged)
-  rm PATH                            remove PATH (an agent's patch deleting a file)
-  prepare DIR UID                    give DIR to UID (run as root)
-  kill NAME=VALUE                    kill every process with that variable, and those below
-  probe                              what the sandbox offers, as JSON
-  proxy ADDR ALLOW                   the egress proxy on ADDR for ALLOW (a,b,*.c:443)
-  version                            the protocol version
-  untar DIR                          extract the tar on stdin into DIR (docker cp -)
-  with-env DETACH DIR SECRETS [NAME=VALUE...] -- CMD...
-                                     run CMD in DIR (if not empty) with NAME=VALUE and, when
-                                     SECRETS is 1, the pairs on stdin (LENGTH\n then
-                                     NUL-separated NAME=VALUE), detached when DETACH is 1
-                                     (kubectl exec has no -e, -w, -d)`
-
 // Main runs the helper with args (without the program name) and returns its
 // exit code.
 func Main(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, usage)
+		fmt.Fprintln(os.Stderr, protocol.Usage)
 		return exitUsage
 	}
-	err := dispatch(args[0], args[1:], os.Stdin, os.Stdout)
+	err := dispatch(args, os.Stdin, os.Stdout)
 	var te *toolError
 	var ec exitCode
 	switch {
@@ -83,117 +54,89 @@ type exitCode int
 
 func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 
-func dispatch(cmd string, a []string, stdin io.Reader, stdout io.Writer) error {
-	if cmd == "with-env" {
+// dispatch runs one command line; the protocol package reads it, so its
+// arity and order are the host's.
+func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
+	cmd, err := protocol.ParseCommand(args)
+	if err != nil {
+		return &toolError{exitUsage, err.Error()}
+	}
+	switch c := cmd.(type) {
+	case protocol.CmdWithEnv:
 		f, ok := stdin.(*os.File)
 		if !ok {
 			return errors.New("with-env reads its stdin as a file")
 		}
-		return withEnv(a, f)
-	}
-	want := map[string]int{"untar": 1, "init": 0, "act": 0, "cat": 2, "read": 4, "ls": 3, "glob": 3, "grep": 4, "put": 1, "rm": 1, "tar": 1, "copy": 2, "prepare": 2, "kill": 1, "probe": 0, "version": 0, "proxy": 2}
-	n, ok := want[cmd]
-	if !ok {
-		return &toolError{exitUsage, "unknown command " + strconv.Quote(cmd) + "\n" + usage}
-	}
-	if len(a) != n {
-		return &toolError{exitUsage, fmt.Sprintf("%s takes %d arguments\n%s", cmd, n, usage)}
-	}
-	switch cmd {
-	case "init":
+		return withEnv(c, f)
+	case protocol.CmdInit:
 		initLoop()
-	case "act":
+	case protocol.CmdAct:
 		if code := act(stdin, stdout); code != 0 {
 			return exitCode(code)
 		}
-	case "cat":
-		max, err := atoi(a[1])
-		if err != nil {
-			return err
-		}
-		return cat(stdout, a[0], int64(max))
-	case "read":
-		var nums [3]int
-		for i := range nums {
-			var err error
-			if nums[i], err = atoi(a[i+1]); err != nil {
-				return err
-			}
-		}
-		out, err := read(a[0], nums[0], nums[1], nums[2])
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, out)
-	case "ls":
-		max, err := atoi(a[2])
-		if err != nil {
-			return err
-		}
-		out, err := ls(a[0], a[1] == "1", max)
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, out)
-	case "glob":
-		max, err := atoi(a[2])
-		if err != nil {
-			return err
-		}
-		out, err := glob(a[0], a[1], max)
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, out)
-	case "grep":
-		max, err := atoi(a[3])
-		if err != nil {
-			return err
-		}
-		out, err := grep(a[0], a[1], a[2], max)
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, out)
-	case "tar":
-		return writeTar(stdout, a[0])
-	case "copy":
-		list, err := io.ReadAll(stdin)
-		if err != nil {
-			return err
-		}
-		skip := map[string]bool{}
-		for _, p := range strings.Split(string(list), "\x00") {
-			if p != "" {
-				skip[p] = true
-			}
-		}
-		st, err := copyTree(a[0], a[1], skip)
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, st)
-	case "put":
-		return writeFile(a[0], stdin)
-	case "untar":
-		return untar(a[0], stdin)
-	case "rm":
-		return os.Remove(a[0])
-	case "prepare":
-		return prepare(a[0], a[1])
-	case "kill":
-		if !strings.Contains(a[0], "=") {
-			return &toolError{exitUsage, "kill takes NAME=VALUE"}
-		}
-		procgroup.KillMarked(a[0])
-	case "probe":
+	case protocol.CmdCat:
+		return cat(stdout, c.Path, int64(c.Max))
+	case protocol.CmdRead:
+		out, err := read(c.Path, c.Offset, c.Limit, c.MaxBytes)
+		return printResult(stdout, out, err)
+	case protocol.CmdLs:
+		out, err := ls(c.Path, c.Recursive, c.Max)
+		return printResult(stdout, out, err)
+	case protocol.CmdGlob:
+		out, err := glob(c.Path, c.Pattern, c.Max)
+		return printResult(stdout, out, err)
+	case protocol.CmdGrep:
+		out, err := grep(c.Path, c.Regexp, c.Include, c.Max)
+		return printResult(stdout, out, err)
+	case protocol.CmdTar:
+		return writeTar(stdout, c.Path)
+	case protocol.CmdCopy:
+		return copyCmd(c, stdin, stdout)
+	case protocol.CmdPut:
+		return writeFile(c.Path, stdin)
+	case protocol.CmdUntar:
+		return untar(c.Dir, stdin)
+	case protocol.CmdRm:
+		return os.Remove(c.Path)
+	case protocol.CmdPrepare:
+		return prepare(c.Dir, c.UID)
+	case protocol.CmdKill:
+		procgroup.KillMarked(c.Mark)
+	case protocol.CmdProbe:
 		return printJSON(stdout, probe())
-	case "proxy":
-		return proxy(a[0], a[1], stdout)
-	case "version":
+	case protocol.CmdProxy:
+		return proxy(c.Addr, c.Allow, stdout)
+	case protocol.CmdVersion:
 		fmt.Fprintln(stdout, protocol.Version)
 	}
 	return nil
+}
+
+// printResult prints a tool's output as JSON, or returns its error.
+func printResult(stdout io.Writer, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, v)
+}
+
+// copyCmd copies a tree but the paths stdin lists.
+func copyCmd(c protocol.CmdCopy, stdin io.Reader, stdout io.Writer) error {
+	list, err := io.ReadAll(stdin)
+	if err != nil {
+		return err
+	}
+	skip := map[string]bool{}
+	for _, p := range strings.Split(string(list), "\x00") {
+		if p != "" {
+			skip[p] = true
+		}
+	}
+	st, err := copyTree(c.From, c.To, skip)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, st)
 }
 
 // initThreads and actThreads are the idle threads PID 1 and an agent call

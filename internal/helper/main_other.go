@@ -7,11 +7,8 @@ import (
 	"os"
 )
 
-// Name is the helper's file name in the sandbox.
-const Name = "litterbox-helper"
-
 // Main refuses to run: the helper only runs inside Linux containers.
 func Main([]string) int {
-	fmt.Fprintln(os.Stderr, "litterbox-helper runs only inside a Linux container")
+	fmt.Fprintln(os.Stderr, Name+" runs only inside a Linux container")
 	return 1
 }

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -299,12 +298,4 @@ func extractTar(r io.Reader, dest string) error {
 
 func printJSON(w io.Writer, v any) error {
 	return json.NewEncoder(w).Encode(v)
-}
-
-func atoi(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, &toolError{exitUsage, fmt.Sprintf("not a count: %q", s)}
-	}
-	return n, nil
 }

@@ -73,8 +73,8 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Network:      c.Network,
 		Allow:        allow,
 		Publish:      ports.Bindings(pmap),
-		Entrypoint:   h.argv()[0],
-		Cmd:          h.argv("init")[1:],
+		Entrypoint:   h.argv(protocol.CmdInit{})[0],
+		Cmd:          h.argv(protocol.CmdInit{})[1:],
 	}
 }
 
@@ -594,7 +594,7 @@ func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid i
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv(protocol.CmdPrepare{Dir: Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return &StepError{Step: "preparing " + Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))

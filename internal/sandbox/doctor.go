@@ -222,11 +222,11 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv("prepare", Workdir, strconv.Itoa(uid))}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv(protocol.CmdPrepare{Dir: Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
-	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.argv("probe")}, box.Streams{Stdout: &out})
+	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
 	var p protocol.Probe
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)

@@ -137,6 +137,7 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 	labels := m.labels(n.Slug, roleEgress)
 	network := egressNetwork(cfg)
 	h := m.helper
+	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
 	spec := box.Spec{
 		Name:        n.Egress(),
 		Hostname:    n.Slug + "-egress",
@@ -154,8 +155,8 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 		Network:     network,
 		// Each refusal is a log line the agent provokes: bounded.
 		LogMax:     "1m",
-		Entrypoint: h.argv()[0],
-		Cmd:        h.argv("proxy", "unix:"+protocol.EgressSocket, strings.Join(allow, ","))[1:],
+		Entrypoint: h.argv(proxy)[0],
+		Cmd:        h.argv(proxy)[1:],
 	}
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: "making the egress proxy " + n.Egress(), Err: err}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
 // ExecOptions describe a command run in a sandbox for a human.
@@ -56,7 +57,7 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 	}, o.Streams)
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	_, _ = m.helperTool(kctx, slug, io.Discard, "kill", "LITTERBOX_SESSION="+tok)
+	_, _ = m.helperTool(kctx, slug, io.Discard, protocol.CmdKill{Mark: "LITTERBOX_SESSION=" + tok})
 	if err != nil {
 		if ctx.Err() != nil {
 			return 130, nil // interrupted: the session is over

@@ -16,17 +16,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/litterbox-dev/litterbox/internal/helper"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// HelperDir is where every sandbox keeps its helper: a volume of the
-// container's own (removed with it), owned by root, so the sandbox user can
-// run the helper but not replace it. Each build of the helper gets a folder
-// named by its id, so a newer Litterbox delivers its own next to the one
-// PID 1 runs.
-const HelperDir = "/.litterbox"
+// HelperDir is where every sandbox keeps its helper (see protocol.Dir).
+const HelperDir = protocol.Dir
 
 // HelperEnv names a helper binary to deliver instead of this executable:
 // a static linux build of litterbox for the engine's architecture.
@@ -131,17 +127,17 @@ func (h *helperBinary) describe() string {
 }
 
 // containerPath is where the helper lives in a sandbox.
-func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + helper.Name }
+func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + protocol.Name }
 
-// argv is the command line that runs the helper with args in a sandbox:
+// argv is the command line that runs the helper's command c in a sandbox:
 // through its own copy of the ELF interpreter when it is dynamically
 // linked, so it needs no libc from the image.
-func (h *helperBinary) argv(args ...string) []string {
+func (h *helperBinary) argv(c protocol.Command) []string {
 	if h.loader == "" {
-		return append([]string{h.containerPath()}, args...)
+		return append([]string{h.containerPath()}, c.Argv()...)
 	}
 	lib := HelperDir + "/" + h.id + "/lib"
-	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, args...)
+	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, c.Argv()...)
 }
 
 // libDirs are where shared libraries live on Linux distributions.
@@ -235,7 +231,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		tw := tar.NewWriter(pw)
 		err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/", Mode: 0o755})
 		if err == nil {
-			err = tarFile(tw, h.id+"/"+helper.Name, f, fi.Size())
+			err = tarFile(tw, h.id+"/"+protocol.Name, f, fi.Size())
 		}
 		if err == nil && len(h.libs) > 0 {
 			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/lib/", Mode: 0o755})
@@ -250,7 +246,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		}
 		pw.CloseWithError(err)
 	}()
-	err = m.Provider.CopyIn(ctx, container, HelperDir, &runner.NamedReader{Reader: pr, Name: "litterbox-helper " + h.id})
+	err = m.Provider.CopyIn(ctx, container, HelperDir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
 	pr.CloseWithError(errPipeStopped)
 	if err != nil {
 		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)

@@ -168,7 +168,7 @@ func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values)
 	case protocol.OpRun, protocol.OpSetup:
 		return &box.Shown{Spec: box.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
 	case protocol.OpRemove:
-		return &box.Shown{Spec: box.ExecSpec{Cmd: h.argv("rm", a.arg)}, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Cmd: h.argv(protocol.CmdRm{Path: a.arg})}, Note: note}
 	case protocol.OpWrite:
 		r, ok := a.content.(*bytes.Reader)
 		if !ok || a.size > maxShownInput {
@@ -178,7 +178,7 @@ func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values)
 		if n, _ := r.ReadAt(data, 0); int64(n) != a.size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
 			return nil
 		}
-		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.argv("put", a.arg)}, Input: data, HasInput: true, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.argv(protocol.CmdPut{Path: a.arg})}, Input: data, HasInput: true, Note: note}
 	}
 	return nil
 }
@@ -251,7 +251,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	var engineErr strings.Builder
 	execDone := make(chan error, 1)
 	go func() {
-		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv("act"), Env: a.env, StdinKey: protocol.Describe}
+		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: h.argv(protocol.CmdAct{}), Env: a.env, StdinKey: protocol.Describe}
 		if a.op == protocol.OpRun || a.op == protocol.OpSetup {
 			spec.Secrets = sec.Env()
 		}

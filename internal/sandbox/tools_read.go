@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -29,20 +28,20 @@ var ErrNoSuchFile = errors.New("no such file")
 // does not exist.
 func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
 	var out bytes.Buffer
-	_, err := m.helperTool(ctx, slug, &out, "cat", abs, strconv.Itoa(MaxWriteSize))
+	_, err := m.helperTool(ctx, slug, &out, protocol.CmdCat{Path: abs, Max: MaxWriteSize})
 	return out.Bytes(), err
 }
 
 // helperTool runs a read-only tool of the helper, its output to stdout.
 // The helper's exit codes become ErrNoSuchFile (4) or an error with its
 // message.
-func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, args ...string) (runner.Result, error) {
+func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, c protocol.Command) (runner.Result, error) {
 	h, _, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.argv(args...)},
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.argv(c)},
 		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)
@@ -51,7 +50,7 @@ func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer,
 	case 0:
 		return res, nil
 	case 4:
-		return res, fmt.Errorf("%s: %w", display(args[1]), ErrNoSuchFile)
+		return res, fmt.Errorf("%s: %w", display(c.Argv()[1]), ErrNoSuchFile)
 	default:
 		return res, &toolError{msg: agenttext.FirstLine(errOut.String())}
 	}
@@ -64,13 +63,13 @@ type toolError struct{ msg string }
 func (e *toolError) Error() string { return e.msg }
 
 // helperJSON runs a helper tool that prints JSON into v.
-func (m *Manager) helperJSON(ctx context.Context, slug string, v any, args ...string) error {
+func (m *Manager) helperJSON(ctx context.Context, slug string, v any, c protocol.Command) error {
 	var out bytes.Buffer
-	if _, err := m.helperTool(ctx, slug, &out, args...); err != nil {
+	if _, err := m.helperTool(ctx, slug, &out, c); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(out.Bytes(), v); err != nil {
-		return fmt.Errorf("%s: unexpected answer from the sandbox helper: %w", args[0], err)
+		return fmt.Errorf("%s: unexpected answer from the sandbox helper: %w", c.Argv()[0], err)
 	}
 	return nil
 }
@@ -143,7 +142,7 @@ func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (
 		limit = DefaultReadLimit
 	}
 	var out protocol.ReadOut
-	if err := m.helperJSON(ctx, slug, &out, "read", abs, strconv.Itoa(offset), strconv.Itoa(limit), strconv.Itoa(MaxReadBytes)); err != nil {
+	if err := m.helperJSON(ctx, slug, &out, protocol.CmdRead{Path: abs, Offset: offset, Limit: limit, MaxBytes: MaxReadBytes}); err != nil {
 		return nil, err
 	}
 	if out.Binary {
@@ -214,13 +213,6 @@ func capped[T any](s []T) ([]T, bool) {
 	return s, false
 }
 
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
 // joinUnder places a path printed by find (or grep) relative to root; an
 // absolute one (root was a file) stays as it is.
 func joinUnder(root, p string) string {
@@ -250,7 +242,7 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 		return nil, false, err
 	}
 	entries := []Entry{}
-	if err := m.helperJSON(ctx, slug, &entries, "ls", abs, flag(recursive), strconv.Itoa(MaxListed+1)); err != nil {
+	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdLs{Path: abs, Recursive: recursive, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
 	sec, err := m.secretsFor(ctx, slug)
@@ -275,7 +267,7 @@ func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, 
 		return nil, false, fmt.Errorf("glob %q: not a valid pattern (*, ?, **, [abc], [!abc], {a,b})", pattern)
 	}
 	entries := []Entry{}
-	if err := m.helperJSON(ctx, slug, &entries, "glob", abs, pattern, strconv.Itoa(MaxListed+1)); err != nil {
+	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdGlob{Path: abs, Pattern: pattern, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
 	sec, err := m.secretsFor(ctx, slug)
@@ -308,7 +300,7 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 		include = "*"
 	}
 	matches := []Match{}
-	if err := m.helperJSON(ctx, slug, &matches, "grep", abs, pattern, include, strconv.Itoa(MaxListed+1)); err != nil {
+	if err := m.helperJSON(ctx, slug, &matches, protocol.CmdGrep{Path: abs, Regexp: pattern, Include: include, Max: MaxListed + 1}); err != nil {
 		var te *toolError
 		switch {
 		case errors.Is(err, ErrNoSuchFile):

@@ -72,7 +72,7 @@ func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, er
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.helperTool(ctx, slug, pw, "tar", abs)
+		_, err := m.helperTool(ctx, slug, pw, protocol.CmdTar{Path: abs})
 		pw.CloseWithError(errOrEOF(err))
 		done <- err
 	}()

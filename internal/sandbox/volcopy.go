@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
 // roleCopy is the dev.litterbox.managed label of a short-lived container
@@ -66,8 +67,8 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 		SecurityOpt: []string{"no-new-privileges"},
 		Network:     "none",
 		OpenStdin:   true,
-		Entrypoint:  h.argv()[0],
-		Cmd:         h.argv("copy", from, to)[1:],
+		Entrypoint:  h.argv(protocol.CmdCopy{From: from, To: to})[0],
+		Cmd:         h.argv(protocol.CmdCopy{From: from, To: to})[1:],
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

@@ -1,0 +1,326 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The helper's command lines: every subcommand but act's conversation takes
+// positional strings. Each has a type here whose Argv is what the host runs
+// and whose parser, beside it, is what the helper reads back; the table
+// below holds their order, arity and usage, so the two ends cannot drift.
+
+// Dir is where every sandbox keeps its helper: a volume of the container's
+// own (removed with it), owned by root, so the sandbox user can run the
+// helper but not replace it. Each build of the helper gets a folder named by
+// its id, so a newer Litterbox delivers its own next to the one PID 1 runs.
+const Dir = "/.litterbox"
+
+// Name is the helper's file name in the sandbox; the litterbox binary
+// behaves as the helper when started under this name.
+const Name = "litterbox-helper"
+
+// Command is one command line of the helper.
+type Command interface {
+	// Argv is the command line after the helper's own path.
+	Argv() []string
+}
+
+// command is one row of the helper's usage: its name, the synopsis of its
+// arguments (their count is its arity unless variadic) and its parser,
+// which gets exactly that many arguments.
+type command struct {
+	name, args, help string
+	variadic         bool
+	parse            func(a []string) (Command, error)
+}
+
+// commands are the helper's subcommands, in the order its usage lists them.
+var commands = []command{
+	{name: "init", help: "PID 1 of a sandbox", parse: func([]string) (Command, error) { return CmdInit{}, nil }},
+	{name: "act", help: "one agent call (protocol on stdin/stdout)", parse: func([]string) (Command, error) { return CmdAct{}, nil }},
+	{name: "cat", args: "PATH MAX", help: "print a file of at most MAX bytes", parse: parseCat},
+	{name: "read", args: "PATH OFFSET LIMIT MAXBYTES", help: "lines of a file, as JSON", parse: parseRead},
+	{name: "ls", args: "PATH RECURSIVE MAX", help: "entries, as JSON (RECURSIVE 0 or 1)", parse: parseLs},
+	{name: "glob", args: "PATH PATTERN MAX", help: "files matching a ** glob, as JSON", parse: parseGlob},
+	{name: "grep", args: "PATH REGEXP INCLUDE MAX", help: "matching lines, as JSON", parse: parseGrep},
+	{name: "tar", args: "PATH", help: "a tar of PATH on stdout", parse: func(a []string) (Command, error) { return CmdTar{a[0]}, nil }},
+	{name: "copy", args: "FROM TO", help: "copy the tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin",
+		parse: func(a []string) (Command, error) { return CmdCopy{a[0], a[1]}, nil }},
+	{name: "put", args: "PATH", help: "write stdin to PATH (an agent's write, as logged)", parse: func(a []string) (Command, error) { return CmdPut{a[0]}, nil }},
+	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
+	{name: "prepare", args: "DIR UID", help: "give DIR to UID (run as root)", parse: parsePrepare},
+	{name: "kill", args: "NAME=VALUE", help: "kill every process with that variable, and those below", parse: parseKill},
+	{name: "probe", help: "what the sandbox offers, as JSON", parse: func([]string) (Command, error) { return CmdProbe{}, nil }},
+	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
+		parse: func(a []string) (Command, error) { return CmdProxy{a[0], a[1]}, nil }},
+	{name: "version", help: "the protocol version", parse: func([]string) (Command, error) { return CmdVersion{}, nil }},
+	{name: "untar", args: "DIR", help: "extract the tar on stdin into DIR (docker cp -)", parse: func(a []string) (Command, error) { return CmdUntar{a[0]}, nil }},
+	{name: "with-env", args: "DETACH DIR SECRETS [NAME=VALUE...] -- CMD...", variadic: true, parse: parseWithEnv,
+		help: "run CMD in DIR (if not empty) with NAME=VALUE and, when\nSECRETS is 1, the pairs on stdin (LENGTH\\n then\nNUL-separated NAME=VALUE), detached when DETACH is 1\n(kubectl exec has no -e, -w, -d)"},
+}
+
+// Usage is the helper's usage text, printed with every refused command line.
+var Usage = usage()
+
+// usage lays out the table: a synopsis too long for its column puts the
+// help on the lines below.
+func usage() string {
+	const col = 37
+	var b strings.Builder
+	b.WriteString("usage: " + Name + " COMMAND [ARG...]")
+	for _, c := range commands {
+		line := strings.TrimSpace("  " + c.name + " " + c.args)
+		b.WriteString("\n  " + line)
+		pad := col - 2 - len(line)
+		if pad < 1 {
+			b.WriteString("\n")
+			pad = col
+		}
+		b.WriteString(strings.Repeat(" ", pad))
+		b.WriteString(strings.ReplaceAll(c.help, "\n", "\n"+strings.Repeat(" ", col)))
+	}
+	return b.String()
+}
+
+// ParseCommand reads a helper command line (without the helper's path). Its
+// errors are the helper's usage errors, as it prints them.
+func ParseCommand(args []string) (Command, error) {
+	if len(args) == 0 {
+		return nil, errors.New(Usage)
+	}
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] })
+	if i < 0 {
+		return nil, errors.New("unknown command " + strconv.Quote(args[0]) + "\n" + Usage)
+	}
+	c, a := commands[i], args[1:]
+	if n := len(strings.Fields(c.args)); !c.variadic && len(a) != n {
+		return nil, fmt.Errorf("%s takes %d arguments\n%s", c.name, n, Usage)
+	}
+	cmd, err := c.parse(a)
+	if err == errSynopsis {
+		return nil, errors.New(c.name + " takes " + c.args + "\n" + Usage)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// errSynopsis is a parser's refusal of a variadic command line that does
+// not fit its synopsis; ParseCommand says so with the usage.
+var errSynopsis = errors.New("synopsis")
+
+// count reads a non-negative number, as every count on a command line is.
+func count(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not a count: %q", s)
+	}
+	return n, nil
+}
+
+// counts reads each of a as a count.
+func counts(a ...string) ([]int, error) {
+	out := make([]int, len(a))
+	for i, s := range a {
+		var err error
+		if out[i], err = count(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// flag is how a command line spells a yes/no: "1" is yes, anything else no.
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// CmdInit makes the helper PID 1 of a sandbox.
+type CmdInit struct{}
+
+func (CmdInit) Argv() []string { return []string{"init"} }
+
+// CmdAct is one agent call, speaking the framed protocol on stdin and stdout.
+type CmdAct struct{}
+
+func (CmdAct) Argv() []string { return []string{"act"} }
+
+// CmdProbe reports what the sandbox offers, as a Probe.
+type CmdProbe struct{}
+
+func (CmdProbe) Argv() []string { return []string{"probe"} }
+
+// CmdVersion prints the protocol version.
+type CmdVersion struct{}
+
+func (CmdVersion) Argv() []string { return []string{"version"} }
+
+// CmdCat prints a file of at most Max bytes.
+type CmdCat struct {
+	Path string
+	Max  int
+}
+
+func (c CmdCat) Argv() []string { return []string{"cat", c.Path, strconv.Itoa(c.Max)} }
+
+func parseCat(a []string) (Command, error) {
+	n, err := count(a[1])
+	return CmdCat{a[0], n}, err
+}
+
+// CmdRead prints Limit lines of a file from line Offset, at most MaxBytes of
+// them, as a ReadOut.
+type CmdRead struct {
+	Path                    string
+	Offset, Limit, MaxBytes int
+}
+
+func (c CmdRead) Argv() []string {
+	return []string{"read", c.Path, strconv.Itoa(c.Offset), strconv.Itoa(c.Limit), strconv.Itoa(c.MaxBytes)}
+}
+
+func parseRead(a []string) (Command, error) {
+	n, err := counts(a[1:]...)
+	if err != nil {
+		return nil, err
+	}
+	return CmdRead{a[0], n[0], n[1], n[2]}, nil
+}
+
+// CmdLs prints at most Max entries under Path as LsEntry values.
+type CmdLs struct {
+	Path      string
+	Recursive bool
+	Max       int
+}
+
+func (c CmdLs) Argv() []string { return []string{"ls", c.Path, flag(c.Recursive), strconv.Itoa(c.Max)} }
+
+func parseLs(a []string) (Command, error) {
+	n, err := count(a[2])
+	return CmdLs{a[0], a[1] == "1", n}, err
+}
+
+// CmdGlob prints at most Max files under Path matching a ** Pattern, as
+// LsEntry values.
+type CmdGlob struct {
+	Path, Pattern string
+	Max           int
+}
+
+func (c CmdGlob) Argv() []string { return []string{"glob", c.Path, c.Pattern, strconv.Itoa(c.Max)} }
+
+func parseGlob(a []string) (Command, error) {
+	n, err := count(a[2])
+	return CmdGlob{a[0], a[1], n}, err
+}
+
+// CmdGrep prints at most Max lines matching Regexp in the files under Path
+// whose names match Include (all when empty), as Match values.
+type CmdGrep struct {
+	Path, Regexp, Include string
+	Max                   int
+}
+
+func (c CmdGrep) Argv() []string {
+	return []string{"grep", c.Path, c.Regexp, c.Include, strconv.Itoa(c.Max)}
+}
+
+func parseGrep(a []string) (Command, error) {
+	n, err := count(a[3])
+	return CmdGrep{a[0], a[1], a[2], n}, err
+}
+
+// CmdTar writes a tar of Path to stdout.
+type CmdTar struct{ Path string }
+
+func (c CmdTar) Argv() []string { return []string{"tar", c.Path} }
+
+// CmdCopy copies the tree From into the directory To, but the NUL-separated
+// paths on stdin, and prints what it copied.
+type CmdCopy struct{ From, To string }
+
+func (c CmdCopy) Argv() []string { return []string{"copy", c.From, c.To} }
+
+// CmdPut writes stdin to Path.
+type CmdPut struct{ Path string }
+
+func (c CmdPut) Argv() []string { return []string{"put", c.Path} }
+
+// CmdRm removes Path.
+type CmdRm struct{ Path string }
+
+func (c CmdRm) Argv() []string { return []string{"rm", c.Path} }
+
+// CmdUntar extracts the tar on stdin into Dir.
+type CmdUntar struct{ Dir string }
+
+func (c CmdUntar) Argv() []string { return []string{"untar", c.Dir} }
+
+// CmdProxy serves the egress proxy on Addr for Allow (a,b,*.c:443), kept as
+// the one argument it is: the proxy reads the list itself.
+type CmdProxy struct{ Addr, Allow string }
+
+func (c CmdProxy) Argv() []string { return []string{"proxy", c.Addr, c.Allow} }
+
+// CmdPrepare gives Dir to the user UID (run as root).
+type CmdPrepare struct {
+	Dir string
+	UID string
+}
+
+func (c CmdPrepare) Argv() []string { return []string{"prepare", c.Dir, c.UID} }
+
+func parsePrepare(a []string) (Command, error) { return CmdPrepare{a[0], a[1]}, nil }
+
+// CmdKill kills every process whose environment holds Mark (NAME=VALUE),
+// and the processes below them.
+type CmdKill struct{ Mark string }
+
+func (c CmdKill) Argv() []string { return []string{"kill", c.Mark} }
+
+func parseKill(a []string) (Command, error) {
+	if !strings.Contains(a[0], "=") {
+		return nil, errors.New("kill takes NAME=VALUE")
+	}
+	return CmdKill{a[0]}, nil
+}
+
+// CmdWithEnv runs Cmd in Dir (if not empty) with Env (NAME=VALUE each) and,
+// with Secrets, the pairs on stdin (LENGTH\n, then NUL-separated
+// NAME=VALUE), detached with Detach: kubectl exec has no -e, -w or -d.
+type CmdWithEnv struct {
+	Detach  bool
+	Dir     string
+	Secrets bool
+	Env     []string // nil when empty
+	Cmd     []string
+}
+
+func (c CmdWithEnv) Argv() []string {
+	a := append([]string{"with-env", flag(c.Detach), c.Dir, flag(c.Secrets)}, c.Env...)
+	return append(append(a, "--"), c.Cmd...)
+}
+
+func parseWithEnv(a []string) (Command, error) {
+	sep := slices.Index(a, "--")
+	if sep < 3 || sep == len(a)-1 {
+		return nil, errSynopsis
+	}
+	c := CmdWithEnv{Detach: a[0] == "1", Dir: a[1], Secrets: a[2] == "1", Cmd: slices.Clone(a[sep+1:])}
+	for _, kv := range a[3:sep] {
+		if !strings.Contains(kv, "=") {
+			return nil, errors.New("with-env: " + strconv.Quote(kv) + " is no NAME=VALUE")
+		}
+		c.Env = append(c.Env, kv)
+	}
+	return c, nil
+}
