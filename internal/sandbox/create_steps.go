@@ -1,0 +1,460 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
+)
+
+// creation is one create in progress: what each step decided, for the
+// steps after it and for the report. The steps before claim only look
+// (git, the engine, the config) and refuse; claim takes the name; every
+// step after it undoes what the create made when it fails.
+type creation struct {
+	m    *Manager
+	opts CreateOptions
+	slug string
+	n    Names
+	cfg  config.Config
+	// uid and gid own the sandbox's files.
+	uid, gid int
+	weakened []string
+	built    *BuiltImage
+	imageID  string
+	// base is what the sandbox holds; tip is where its branch starts: the
+	// base, or a fork's source's tip.
+	base, tip string
+	warnings  []string
+	cache     *CacheReport
+	cacheHit  *CacheEntry
+	cacheKey  string
+	rec       *layout.Record
+	// egressMade: this create made the egress proxy, which goes with it
+	// when it fails (a leftover's, whose name it found taken, stays).
+	egressMade bool
+	pmap       []ports.Port
+	subs       []Submodule
+	setup      layout.SetupResult
+	svcs       []services.State
+}
+
+// Create makes a sandbox: a branch, a record and a container holding the
+// base commit's files, set up by the config's setup command.
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
+	c := &creation{m: m, opts: opts}
+	for _, look := range []func(context.Context) error{c.configure, c.resolveImage, c.checkFree, c.plan} {
+		if err := look(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.claim(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil && c.egressMade {
+			if _, left := m.removeEgress(context.WithoutCancel(ctx), c.n); len(left) > 0 {
+				err = fmt.Errorf("%w (also left: %s)", err, strings.Join(left, ", "))
+			}
+		}
+	}()
+	for _, step := range []func(context.Context) error{c.startBox, c.copyFiles, c.setUp} {
+		if err := step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	c.keepCache(ctx)
+	c.startServices(ctx)
+	return c.report(ctx), nil
+}
+
+// configure reads the config once for this create, with the command
+// line's network, and refuses what may not be: a weakening not allowed, a
+// secret that cannot be read, a user that is no user, a repository whose
+// id is unreadable.
+func (c *creation) configure(ctx context.Context) (err error) {
+	m := c.m
+	if c.slug, err = ParseName(c.opts.Name); err != nil {
+		return err
+	}
+	if c.cfg, err = m.createConfig(); err != nil {
+		return err
+	}
+	if net := c.opts.Network; net != "" {
+		if net == "none" && len(c.cfg.Ports) > 0 {
+			return fmt.Errorf("--network none: port %q needs a network", c.cfg.Ports[0].Name)
+		}
+		c.cfg.Network = net
+		if c.cfg.From == nil {
+			c.cfg.From = map[string]string{}
+		}
+		c.cfg.From["docker.network"] = FlagNetwork
+	}
+	if c.weakened, err = m.checkWeakenings(ctx, c.cfg); err != nil {
+		return err
+	}
+	// Every secret must be readable before anything is made.
+	if _, err := m.secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
+		return err
+	}
+	if c.uid, c.gid, err = c.cfg.IDs(); err != nil {
+		return err
+	}
+	if m.IDErr != nil {
+		return fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
+	}
+	return nil
+}
+
+// resolveImage settles the image: a fork's source's, or the project image
+// built from the base commit's files, or the config's; checks that the
+// engine has it (pulling it if need be) and that the helper runs on it;
+// and reads a devcontainer's user and environment from it.
+func (c *creation) resolveImage(ctx context.Context) (err error) {
+	m := c.m
+	if c.opts.fork != nil {
+		// The files were made by the source's toolchain.
+		c.cfg.Image, c.cfg.Build = c.opts.fork.image, nil
+	} else if c.cfg.Build != nil {
+		// The image is built from the base commit's files; the base is
+		// resolved once: a checked base_ref costs three git calls.
+		if c.base, err = m.createBase(ctx, c.opts); err != nil {
+			return err
+		}
+		if c.built, err = m.projectImage(ctx, &c.cfg, c.base); err != nil {
+			return err
+		}
+	}
+	if !m.Provider.Caps().EgressProxy {
+		if err := policyNetwork(c.cfg); err != nil {
+			return err
+		}
+	}
+	if c.imageID, err = m.preflight(ctx, c.cfg); err != nil {
+		return err
+	}
+	if c.cfg.Devcontainer() == nil {
+		return nil
+	}
+	if err := m.devcontainerImage(ctx, &c.cfg); err != nil {
+		return err
+	}
+	// A user name may have turned out to be root.
+	if uid, _, _ := c.cfg.IDs(); uid == 0 && c.cfg.UserName() != "" {
+		more, err := m.allowWeakenings(ctx, slices.DeleteFunc(c.cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
+		if err != nil {
+			return err
+		}
+		c.weakened = append(c.weakened, more...)
+	}
+	return nil
+}
+
+// checkFree refuses a name this repository still has a record of.
+func (c *creation) checkFree(ctx context.Context) error {
+	m := c.m
+	// A new sandbox gets new names, whatever an old record says.
+	c.n = NamesFor(m.RepoSlug, m.RepoID, c.slug)
+	rec, err := m.store().Load(c.slug)
+	if err != nil || rec == nil {
+		return err
+	}
+	// A live sandbox, or the state of one whose branch was deleted.
+	if refs, err := m.Git.ListRefs(ctx, c.n.Ref); err != nil || len(refs) > 0 {
+		return &ExistsError{Name: c.slug}
+	}
+	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
+}
+
+// plan settles the base and the branch's start, and whether the setup
+// cache has this setup's result already, with the warnings a person
+// should read.
+func (c *creation) plan(ctx context.Context) (err error) {
+	m, opts := c.m, c.opts
+	if c.base == "" {
+		if c.base, err = m.createBase(ctx, opts); err != nil {
+			return err
+		}
+	}
+	c.tip = c.base
+	if opts.fork != nil {
+		c.base, c.tip = opts.fork.base, opts.fork.tip
+	}
+	switch {
+	case opts.fork != nil || !cacheable(c.cfg):
+	case !m.Provider.Caps().VolumeCopy:
+		// A cluster tells no image id to key on and has no container that
+		// borrows another's volumes to copy with: say so once, instead of
+		// keying, looking up and failing to keep an entry on every create.
+		c.warnings = append(c.warnings, "setup cache not used: "+box.ErrUnsupported.Error())
+	default:
+		if c.cacheKey, err = m.cacheKey(ctx, c.cfg, c.imageID, c.base); err != nil {
+			c.warnings = append(c.warnings, "setup cache not used: "+oneLineErr(err))
+			c.cacheKey = ""
+		} else if c.cacheHit = m.cacheLookup(ctx, c.cacheKey); c.cacheHit != nil {
+			h := c.cacheHit
+			c.cache = &CacheReport{Key: c.cacheKey[:12], Hit: true, Files: h.Files, Bytes: h.Bytes, From: h.From}
+		}
+	}
+	if opts.BaseRef == "" && opts.fork == nil {
+		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(c.base)))
+		}
+	}
+	return nil
+}
+
+// claim takes the name: the branch first (update-ref with an empty old
+// value is atomic, so of two racing creates exactly one gets past it),
+// then the record that says the create is under way.
+func (c *creation) claim(ctx context.Context) error {
+	m, n := c.m, c.n
+	t := time.Now()
+	reason := "litterbox: create " + c.slug
+	if c.opts.fork != nil {
+		reason = "litterbox: fork " + c.opts.fork.slug + " as " + c.slug
+	}
+	if err := m.Git.CreateRef(ctx, n.Ref, c.tip, reason); err != nil {
+		if errors.Is(err, gitcli.ErrRefExists) {
+			return &ExistsError{Name: c.slug}
+		}
+		return &StepError{Step: "creating branch " + n.Branch, Err: err}
+	}
+	m.step("branch "+n.Branch, t)
+	cfg := c.cfg
+	c.rec = &layout.Record{
+		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
+		Base: c.base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
+		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: layout.LimitsOf(cfg),
+		Allow: cfg.Allow, Secrets: cfg.Secrets,
+	}
+	if err := m.store().Save(c.rec); err != nil {
+		return m.rollback(ctx, n, c.tip, &StepError{Step: "saving sandbox state", Err: err})
+	}
+	return nil
+}
+
+// startBox starts the container, and beside it the egress proxy, which
+// starts while the container is made: only the volume both mount comes
+// first.
+func (c *creation) startBox(ctx context.Context) error {
+	m, n := c.m, c.n
+	proxyDone, err := c.startEgress(ctx)
+	if err != nil {
+		return m.rollback(ctx, n, c.tip, err)
+	}
+	t := time.Now()
+	run := c.cfg
+	if setupOpen(c.cfg) {
+		run.Network = egressNetwork(c.cfg)
+	}
+	pmap, err := m.runContainer(ctx, n, c.base, run, c.prefill())
+	proxyErr := <-proxyDone
+	// A leftover's proxy: not this create's to remove.
+	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
+	c.egressMade = c.egressMade && !leftoverProxy
+	if err != nil {
+		if errors.Is(err, box.ErrNameInUse) {
+			// Another container holds the name: not this create's to remove.
+			return m.rollbackRefs(ctx, n, c.tip, m.nameInUse(ctx, n))
+		}
+		var nf *ports.NoFreeError
+		if errors.Is(err, box.ErrEngineUnreachable) || errors.As(err, &nf) {
+			// The engine never made anything of ours.
+			return m.rollbackRefs(ctx, n, c.tip, err)
+		}
+		return m.rollback(ctx, n, c.tip, err)
+	}
+	c.rec.Ports, c.pmap = pmap, pmap
+	m.step("container "+n.Container, t)
+	if leftoverProxy {
+		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})
+	}
+	if proxyErr != nil {
+		return m.rollback(ctx, n, c.tip, proxyErr)
+	}
+	return nil
+}
+
+// startEgress makes the egress volume and starts the proxy in the
+// background, when the sandbox has one; the channel gives its outcome.
+func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
+	m, n, cfg := c.m, c.n, c.cfg
+	done := make(chan error, 1)
+	if !m.proxied(cfg) {
+		done <- nil
+		return done, nil
+	}
+	c.rec.Egress, c.egressMade = true, true
+	if err := m.egressVolume(ctx, n, c.uid, c.gid); err != nil {
+		return nil, err
+	}
+	go func() {
+		t := time.Now()
+		err := m.startProxy(ctx, n, cfg, firstAllow(cfg))
+		if err == nil {
+			m.step("egress proxy "+n.Egress(), t)
+		}
+		done <- err
+	}()
+	return done, nil
+}
+
+// prefill is what fills /src before the container's PID 1 runs: a fork's
+// source's files, or the setup cache's entry; nil for neither.
+func (c *creation) prefill() func(context.Context) error {
+	m, n, image := c.m, c.n, c.cfg.Image
+	switch {
+	case c.opts.fork != nil:
+		f := c.opts.fork
+		return func(ctx context.Context) error {
+			t := time.Now()
+			if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: f.volume, intoSandbox: true}); err != nil {
+				return &StepError{Step: "copying " + f.slug + "'s files", Err: err}
+			}
+			m.step("copy "+f.slug+"'s "+Workdir, t)
+			return nil
+		}
+	case c.cacheHit != nil:
+		return func(ctx context.Context) error {
+			t := time.Now()
+			if err := m.cacheRestore(ctx, n, image, c.cacheHit); err != nil {
+				return err
+			}
+			m.step("setup cache "+c.cacheKey[:12], t)
+			return nil
+		}
+	}
+	return nil
+}
+
+// copyFiles puts the base commit's files (and its submodules') into /src;
+// a fork's came with prefill, and only its ignore rules are copied here.
+func (c *creation) copyFiles(ctx context.Context) (err error) {
+	m, n := c.m, c.n
+	if f := c.opts.fork; f != nil {
+		// The source's ignore rules, as the tree copy would have kept them.
+		if err := os.CopyFS(m.layout().Ignore(c.slug), os.DirFS(m.layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return m.rollback(ctx, n, c.tip, &StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
+		}
+		return nil
+	}
+	t := time.Now()
+	if err := m.copyTree(ctx, n, c.base, c.uid, c.gid); err != nil {
+		return m.rollback(ctx, n, c.tip, err)
+	}
+	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
+		return m.rollback(ctx, n, c.tip, err)
+	}
+	m.step("copy "+short(c.base)+" into "+Workdir, t)
+	return nil
+}
+
+// setUp runs the setup command, unless the files came prepared (a fork, a
+// setup cache hit), in which case it takes the baseline only; then takes
+// the setup's own network away.
+func (c *creation) setUp(ctx context.Context) (err error) {
+	m, n, cfg := c.m, c.n, c.cfg
+	setupCmd := cfg.SetupCommand
+	if c.opts.fork != nil || c.cacheHit != nil {
+		setupCmd = "" // its result came with prefill
+	}
+	t := time.Now()
+	start := snapshot.State{Submodules: submodulePaths(c.subs)}
+	if c.opts.fork != nil {
+		start = c.opts.fork.snap
+	}
+	if c.setup, err = m.runSetup(ctx, n, setupCmd, setupEnv(cfg), start); err != nil {
+		return m.rollback(ctx, n, c.tip, &StepError{Step: "running the setup command", Err: err})
+	}
+	if setupCmd == "" {
+		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
+	}
+	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
+		return m.rollback(ctx, n, c.tip, err)
+	}
+	if c.setup.Skipped {
+		c.warnings = append(c.warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
+	}
+	if c.setup.Snapshot != "" {
+		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+short(c.setup.Snapshot))
+	}
+	m.step("setup: "+c.setup.Command, t)
+	return nil
+}
+
+// keepCache keeps what a good setup made in the setup cache, when it was
+// looked up and missed. A failure to keep it is a warning, not a failed
+// create.
+func (c *creation) keepCache(ctx context.Context) {
+	if c.cacheKey == "" || c.cacheHit != nil || c.setup.ExitCode != 0 {
+		return
+	}
+	if c.setup.Snapshot != "" {
+		c.warnings = append(c.warnings, "setup cache: not kept, because the setup command changed tracked files")
+		return
+	}
+	t := time.Now()
+	e, err := c.m.cacheSave(ctx, c.n, c.cfg, c.cacheKey, c.imageID, c.base)
+	switch {
+	case err != nil:
+		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))
+	case e != nil:
+		c.cache = &CacheReport{Key: c.cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
+		c.m.step("keep setup cache "+c.cacheKey[:12], t)
+	}
+}
+
+// startServices starts the config's services after a good setup; one
+// that fails to start is a warning.
+func (c *creation) startServices(ctx context.Context) {
+	c.svcs = []services.State{}
+	specs := c.cfg.Services
+	if c.setup.ExitCode != 0 || len(specs) == 0 {
+		return
+	}
+	t := time.Now()
+	svcs, err := c.m.startServices(ctx, c.slug, c.n.Container, specs)
+	if err != nil {
+		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	c.svcs = svcs
+	c.m.step(fmt.Sprintf("start %d service(s)", len(specs)), t)
+}
+
+// report records the sandbox as ready (or as failed in its setup) and
+// tells what was made.
+func (c *creation) report(ctx context.Context) *Created {
+	m, n, cfg, setup := c.m, c.n, c.cfg, c.setup
+	c.rec.Setup = &setup
+	c.rec.Status, c.rec.CreatorPID = layout.Ready, 0
+	status := StatusActive
+	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
+		c.rec.Status, status = layout.FailedSetup, StatusFailedSetup
+	}
+	if err := m.store().Save(c.rec); err != nil {
+		c.warnings = append(c.warnings, "could not save sandbox state: "+err.Error())
+	}
+	storage := ""
+	if st, ok := m.Provider.(box.StorageTeller); ok {
+		storage = st.Storage(ctx)
+	}
+	return &Created{
+		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
+		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
+		Status: status, Setup: setup, Ports: orEmpty(c.pmap), Services: orEmpty(c.svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
+		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
+	}
+}
