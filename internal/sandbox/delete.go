@@ -9,6 +9,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -75,45 +76,12 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 		d.LeftAlone = append(d.LeftAlone, foreignErr.Error())
 	}
 
-	var left []string
-	if hasContainer {
-		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
-			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
-		} else {
-			d.Removed = append(d.Removed, "container "+n.Container)
-			m.verified.Delete(n.Container)
-		}
-	}
-	// The volume cannot go while its container exists; try it only when the
-	// container is gone, so the report names the real obstacle.
-	switch {
-	case foreignErr != nil:
-		// The volume of that container, not to be touched either.
-	case len(left) == 0:
-		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
-		if rec != nil && rec.Egress || rec == nil && m.ownsEgress(ctx, n) {
-			removed, l := m.removeEgress(ctx, n)
-			d.Removed, left = append(d.Removed, removed...), append(left, l...)
-		}
-	default:
-		left = append(left, "volume "+n.Volume+" (in use by the container)")
-	}
+	left := m.removeBox(ctx, n, hasContainer, foreignErr != nil, rec, d)
 	if len(left) > 0 {
 		// Keep the branch and state: they are how a retry finds the rest.
 		return d, &PartialDeleteError{Name: slug, Left: append(left, "branch "+n.Branch+" and state (kept so that the delete can be retried)")}
 	}
-	for _, r := range refs {
-		if err := g.DeleteRef(ctx, r.Name, r.ID); err != nil {
-			left = append(left, fmt.Sprintf("ref %s (%v)", r.Name, err))
-			continue
-		}
-		if r.Name == n.Ref {
-			d.BranchTip = r.ID
-			d.Removed = append(d.Removed, "branch "+n.Branch)
-		} else {
-			d.Removed = append(d.Removed, "ref "+r.Name)
-		}
-	}
+	left = removeRefs(ctx, g, refs, n, d)
 	left = append(left, m.removeHostState(slug)...)
 	if rec != nil {
 		if err := m.store().Remove(slug); err != nil {
@@ -126,6 +94,52 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 		return d, &PartialDeleteError{Name: slug, Left: left}
 	}
 	return d, nil
+}
+
+// removeBox removes the sandbox's container, then its volume and egress
+// proxy, and says what it could not remove. A foreign container's volume
+// is not touched either.
+func (m *Manager) removeBox(ctx context.Context, n Names, hasContainer, foreign bool, rec *layout.Record, d *Deleted) (left []string) {
+	if hasContainer {
+		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
+			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
+		} else {
+			d.Removed = append(d.Removed, "container "+n.Container)
+			m.verified.Delete(n.Container)
+		}
+	}
+	// The volume cannot go while its container exists; try it only when the
+	// container is gone, so the report names the real obstacle.
+	switch {
+	case foreign:
+	case len(left) == 0:
+		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
+		if rec != nil && rec.Egress || rec == nil && m.ownsEgress(ctx, n) {
+			removed, l := m.removeEgress(ctx, n)
+			d.Removed, left = append(d.Removed, removed...), append(left, l...)
+		}
+	default:
+		left = append(left, "volume "+n.Volume+" (in use by the container)")
+	}
+	return left
+}
+
+// removeRefs deletes the sandbox's branch and its other refs, each only
+// if it still points where it was listed.
+func removeRefs(ctx context.Context, g *gitcli.Client, refs []gitcli.Ref, n Names, d *Deleted) (left []string) {
+	for _, r := range refs {
+		if err := g.DeleteRef(ctx, r.Name, r.ID); err != nil {
+			left = append(left, fmt.Sprintf("ref %s (%v)", r.Name, err))
+			continue
+		}
+		if r.Name == n.Ref {
+			d.BranchTip = r.ID
+			d.Removed = append(d.Removed, "branch "+n.Branch)
+		} else {
+			d.Removed = append(d.Removed, "ref "+r.Name)
+		}
+	}
+	return left
 }
 
 // removeVolume removes the sandbox's volume. The volume of a container that

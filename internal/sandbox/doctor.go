@@ -57,28 +57,7 @@ const pullTimeout = 5 * time.Minute
 // and returns them all; it never stops at the first failure.
 func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location) []box.Check {
 	cli := rt.Provider(r)
-	var checks []box.Check
-	add := func(c box.Check) { checks = append(checks, c) }
-
-	engineUp := false
-	client, server, err := cli.Versions(ctx)
-	switch {
-	case errors.Is(err, box.ErrBinaryMissing):
-		add(box.Check{Name: "runtime", Status: box.CheckFail, Detail: rt.Bin + " not found on PATH",
-			Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"})
-		add(box.Check{Name: "engine", Status: box.CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"})
-	default:
-		add(box.Check{Name: "runtime", Status: box.CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
-		c := engineCheck(ctx, cli, server, err)
-		engineUp = c.Status == box.CheckOK
-		add(c)
-		if ch, ok := cli.(box.Checker); ok && engineUp {
-			for _, c := range ch.Checks(ctx) {
-				add(c)
-			}
-		}
-	}
-
+	checks, engineUp := runtimeChecks(ctx, cli, rt)
 	m, err := OpenRepo(ctx, r, rt, loc)
 	var cfg config.Config
 	if err == nil {
@@ -86,46 +65,20 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Locatio
 	}
 	h, herr := findHelper()
 	if herr != nil {
-		add(box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
+		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
 	} else {
-		add(box.Check{Name: "helper", Status: box.CheckOK, Detail: h.describe()})
+		checks = append(checks, box.Check{Name: "helper", Status: box.CheckOK, Detail: h.describe()})
 	}
 	if engineUp {
-		probeCfg := config.Default()
-		if err == nil {
-			probeCfg = cfg
-			// The probe runs as create would, but never with what the
-			// config check refuses: then only the image is the config's.
-			if _, werr := m.checkWeakenings(ctx, cfg); werr != nil {
-				probeCfg = config.Default()
-				probeCfg.Image = cfg.Image
-			}
-		}
-		var c box.Check
-		var platform string
-		if probeCfg.Build != nil {
-			c, platform = m.buildCheck(ctx, probeCfg)
-			if c.Status == box.CheckOK {
-				probeCfg.Image = strings.Fields(c.Detail)[0]
-			}
-		} else {
-			c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
-		}
-		add(c)
-		// An image still to be built cannot be probed.
-		if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
-			pm := &Manager{Provider: cli, Runtime: rt, helper: h}
-			add(pm.sandboxCheck(ctx, probeCfg, platform))
-		}
+		checks = append(checks, imageChecks(ctx, m, cli, rt, cfg, err, h, herr)...)
 	} else {
-		add(box.Check{Name: "image", Status: box.CheckFail, Detail: "not checked: the engine is not reachable"})
+		checks = append(checks, box.Check{Name: "image", Status: box.CheckFail, Detail: "not checked: the engine is not reachable"})
 	}
-
 	g := gitcli.New(loc.Dir, r)
 	if v, gerr := g.Output(ctx, "version"); gerr != nil {
-		add(box.Check{Name: "git", Status: box.CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
+		checks = append(checks, box.Check{Name: "git", Status: box.CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
 	} else {
-		add(box.Check{Name: "git", Status: box.CheckOK, Detail: strings.TrimSpace(v)})
+		checks = append(checks, box.Check{Name: "git", Status: box.CheckOK, Detail: strings.TrimSpace(v)})
 	}
 	if m == nil {
 		c := box.Check{Name: "repository", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
@@ -133,20 +86,78 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Locatio
 		if errors.As(err, &re) {
 			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
 		}
-		add(c)
-		return checks
+		return append(checks, c)
 	}
-	add(repoCheck(ctx, m))
+	return append(checks, m.repoChecks(ctx, cfg, err, engineUp)...)
+}
+
+// runtimeChecks find the runtime's CLI and its engine, and run the
+// provider's own checks once the engine answers.
+func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (checks []box.Check, engineUp bool) {
+	client, server, err := cli.Versions(ctx)
+	if errors.Is(err, box.ErrBinaryMissing) {
+		return []box.Check{
+			{Name: "runtime", Status: box.CheckFail, Detail: rt.Bin + " not found on PATH",
+				Fix: "install " + rt.Bin + ", or choose another runtime with --runtime or LITTERBOX_RUNTIME"},
+			{Name: "engine", Status: box.CheckFail, Detail: "not checked: no " + rt.Bin + " CLI"},
+		}, false
+	}
+	checks = append(checks, box.Check{Name: "runtime", Status: box.CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
+	c := engineCheck(ctx, cli, server, err)
+	engineUp = c.Status == box.CheckOK
+	checks = append(checks, c)
+	if ch, ok := cli.(box.Checker); ok && engineUp {
+		checks = append(checks, ch.Checks(ctx)...)
+	}
+	return checks, engineUp
+}
+
+// imageChecks find (or build, or pull) the image a create would use and
+// start a probe sandbox of it. The probe runs as create would, but never
+// with what the config check refuses: then only the image is the config's.
+// m is nil, and cfgErr set, when the repository or its config could not be
+// read: the default image is probed.
+func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *helperBinary, herr error) []box.Check {
+	probeCfg := config.Default()
+	if cfgErr == nil {
+		probeCfg = cfg
+		if _, werr := m.checkWeakenings(ctx, cfg); werr != nil {
+			probeCfg = config.Default()
+			probeCfg.Image = cfg.Image
+		}
+	}
+	var c box.Check
+	var platform string
+	if probeCfg.Build != nil {
+		c, platform = m.buildCheck(ctx, probeCfg)
+		if c.Status == box.CheckOK {
+			probeCfg.Image = strings.Fields(c.Detail)[0]
+		}
+	} else {
+		c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+	}
+	checks := []box.Check{c}
+	// An image still to be built cannot be probed.
+	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
+		pm := &Manager{Provider: cli, Runtime: rt, helper: h}
+		checks = append(checks, pm.sandboxCheck(ctx, probeCfg, platform))
+	}
+	return checks
+}
+
+// repoChecks are the repository's: its commits, its agents' containment,
+// its config and its ports.
+func (m *Manager) repoChecks(ctx context.Context, cfg config.Config, cfgErr error, engineUp bool) []box.Check {
+	checks := []box.Check{repoCheck(ctx, m)}
 	for _, f := range mcpclients.Containment(m.Root) {
-		add(containmentCheck(f))
+		checks = append(checks, containmentCheck(f))
 	}
-	if err != nil {
-		add(box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix the file named above"})
-		return checks
+	if cfgErr != nil {
+		return append(checks, box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(cfgErr), Fix: "fix the file named above"})
 	}
-	add(m.configCheck(ctx, cfg))
+	checks = append(checks, m.configCheck(ctx, cfg))
 	if len(cfg.Ports) > 0 && engineUp {
-		add(m.portsCheck(ctx, cfg))
+		checks = append(checks, m.portsCheck(ctx, cfg))
 	}
 	return checks
 }
