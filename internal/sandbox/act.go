@@ -1,0 +1,240 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/secrets"
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
+)
+
+// action is one agent call that may change files.
+type action struct {
+	op      string // a protocol.Op*
+	arg     string // workdir (run, setup) or path (write, rm, upload)
+	cmd     string // run, setup
+	env     map[string]string
+	timeout time.Duration
+	content io.Reader // write, upload
+	size    int64
+	message string // snapshot subject and body
+	// kind and detail, when set, make the message instead, once the
+	// secrets are known: a value is masked before the detail is cut, so
+	// no piece of one survives the cut.
+	kind, detail string
+	// output, when set, gets the command's output as it comes, uncapped;
+	// the result keeps the first OutputCap bytes of each stream all the same.
+	output *Output
+}
+
+// Output receives a command's streams as they come.
+type Output struct {
+	Stdout, Stderr io.Writer
+}
+
+// ActResult is what an agent action did.
+type ActResult struct {
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	// StdoutCut and StderrCut count the bytes dropped beyond OutputCap.
+	StdoutCut int64 `json:"stdout_cut,omitempty"`
+	StderrCut int64 `json:"stderr_cut,omitempty"`
+	// Cancelled: the caller gave up (Ctrl-C, an MCP cancel); every process
+	// of the command was killed and what it had changed was committed.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Snapshot is the commit made for the call's changes, "" when nothing
+	// git would track changed.
+	Snapshot string `json:"snapshot"`
+	Bounds
+	// noShell: the image has no /bin/sh, so no command ran.
+	noShell bool
+	// dirsRead and fullScan say how the scan went (tests, benchmarks).
+	dirsRead int
+	fullScan bool
+}
+
+// Truncated reports whether output was cut.
+func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0 }
+
+// act runs one action in the sandbox and commits what it changed, holding the
+// sandbox lock for the whole call.
+func (m *Manager) act(ctx context.Context, slug string, a action) (*ActResult, error) {
+	unlock, err := m.lock(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return m.actLocked(ctx, slug, a)
+}
+
+// maxShownInput bounds the content a logged write line carries.
+const maxShownInput = 64 << 10
+
+// shownAct is what the log shows for an agent call: the same effect
+// without the helper's protocol, a line that pasted runs the command or
+// writes the file (the snapshot is left out). Content too large, not text
+// or holding a secret, an upload and a scan show the call itself; a
+// secret in a command is masked.
+func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
+	const note = "the snapshot left out"
+	switch a.op {
+	case protocol.OpRun, protocol.OpSetup:
+		return &box.Shown{Spec: box.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
+	case protocol.OpRemove:
+		return &box.Shown{Spec: box.ExecSpec{Cmd: h.argv(protocol.CmdRm{Path: a.arg})}, Note: note}
+	case protocol.OpWrite:
+		r, ok := a.content.(*bytes.Reader)
+		if !ok || a.size > maxShownInput {
+			return nil
+		}
+		data := make([]byte, a.size)
+		if n, _ := r.ReadAt(data, 0); int64(n) != a.size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
+			return nil
+		}
+		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.argv(protocol.CmdPut{Path: a.arg})}, Input: data, HasInput: true, Note: note}
+	}
+	return nil
+}
+
+// commitMessage is the snapshot message of a, its secrets masked.
+func (a action) commitMessage(sec *secrets.Values) string {
+	if a.kind != "" {
+		return commitMessage(a.kind, sec.Redact(a.detail))
+	}
+	return sec.Redact(a.message)
+}
+
+// timeoutMS is d in the helper's whole milliseconds, rounded up: 0 means
+// no limit there, so a limit under 1 ms must not become 0.
+func timeoutMS(d time.Duration) uint64 {
+	if d <= 0 {
+		return 0
+	}
+	return uint64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// snapshotGrace bounds the scan and commit after the caller gave up.
+const snapshotGrace = 2 * time.Minute
+
+// actLocked holds one conversation with the sandbox's helper: the request,
+// the command's output as it comes, its result, then the snapshot. When ctx
+// ends while the command runs, the helper is told to kill it, and the call
+// still commits what the command changed: the exec itself runs on.
+func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActResult, error) {
+	c, err := m.prepareCall(ctx, slug, a)
+	if err != nil {
+		return nil, err
+	}
+	execCtx, cancelExec := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelExec()
+	if dl, ok := ctx.Deadline(); ok {
+		execCtx, cancelExec = context.WithDeadline(execCtx, dl.Add(snapshotGrace))
+		defer cancelExec()
+	}
+	v := m.startAct(execCtx, cancelExec, c)
+	w, r := protocol.NewWriter(v.inW), protocol.NewReader(v.outR)
+	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
+		return nil, v.stop(ctx, err)
+	}
+	if a.content != nil {
+		if err := w.Raw(a.content, a.size); err != nil {
+			return nil, v.stop(ctx, fmt.Errorf("sending the content: %w", err))
+		}
+	}
+	// A helper that does not answer in time (one the agent replaced, say)
+	// must not hold the call, nor the sandbox's lock, for ever.
+	res, err := m.awaitResult(ctx, r, w, a.output, c.sec, answerBound{timeout: a.timeout, abort: v.abort})
+	if err != nil {
+		return nil, v.stop(ctx, err)
+	}
+	store := m.snapStore(slug, c.lim)
+	store.Secrets = c.sec
+	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, a.commitMessage(c.sec))
+	if snapErr != nil {
+		// The index may hold changes no commit has: rebuild it next time.
+		store.Forget(&c.st)
+		if cause := v.stop(ctx, snapErr); cause != snapErr {
+			return res, cause
+		}
+		return res, fmt.Errorf("the command ran, but its changes could not be committed (they are kept and retried on the next call): %w", snapErr)
+	}
+	if err := v.end(ctx); err != nil {
+		return res, err
+	}
+	return res, m.settle(c, res, taken)
+}
+
+// call is one agent action made ready: the sandbox's snapshot state, its
+// helper, the bounds and secrets of this call, and the request to send.
+type call struct {
+	slug    string
+	a       action
+	st      snapshot.State
+	h       *helperBinary
+	lim     layout.Limits
+	limNote string
+	sec     *secrets.Values
+	req     *protocol.Request
+}
+
+// prepareCall reads what the call needs and refuses, before anything runs,
+// a write the disk guard or max-file-size would not let through.
+func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call, error) {
+	st, err := m.loadSnap(slug)
+	if err != nil {
+		return nil, err
+	}
+	h, rec, err := m.helperFor(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	c := &call{slug: slug, a: a, st: st, h: h}
+	var specs map[string]config.SecretSpec
+	c.lim, specs, c.limNote = m.callConfig(ctx, rec)
+	if c.sec, err = m.secrets.Resolve(ctx, specs); err != nil {
+		return nil, fmt.Errorf("%w (the call did not run)", err)
+	}
+	over := diskOver(&c.st, c.lim)
+	if over != nil && (a.op == protocol.OpWrite || a.op == protocol.OpUpload) {
+		return nil, &DiskFullError{Name: slug, DiskOver: *over}
+	}
+	if a.op == protocol.OpWrite && a.size > c.lim.MaxFileSize {
+		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed", HumanSize(a.size), config.FormatSize(c.lim.MaxFileSize))
+	}
+	c.req = &protocol.Request{
+		Version: protocol.Version, Op: a.op, OldGen: st.Gen, NewGen: st.Gen + 1,
+		Cap: OutputCap, Stream: a.output != nil, TimeoutMS: timeoutMS(a.timeout),
+		ContentLen: uint64(a.size), Prune: st.Skipped(), MaxFile: uint64(c.lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
+		Rescan: st.Rescan,
+	}
+	switch a.op {
+	case protocol.OpRun, protocol.OpSetup:
+		c.req.Dir, c.req.Cmd = a.arg, a.cmd
+	default:
+		c.req.Path = a.arg
+	}
+	return c, nil
+}
+
+// settle records what the call's snapshot took and saves the sandbox's
+// snapshot state under its next generation.
+func (m *Manager) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
+	res.Snapshot, res.dirsRead, res.fullScan = taken.Commit, taken.DirsRead, taken.Full
+	res.Withheld, res.WithheldMore, res.DiskOver = taken.Withheld, taken.WithheldMore, diskOver(&c.st, c.lim)
+	res.maxCall = c.lim.MaxCallSize
+	if len(res.Withheld) > 0 || res.DiskOver != nil {
+		res.ConfigNote = c.limNote
+	}
+	c.st.Gen++
+	return m.saveSnap(c.slug, c.st)
+}

@@ -1,0 +1,288 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/secrets"
+)
+
+// actExec is the helper's act running in the sandbox: the pipes the
+// conversation goes over, and the exec's outcome when it ends.
+type actExec struct {
+	m          *Manager
+	slug       string
+	inW        *io.PipeWriter
+	outR       *io.PipeReader
+	done       chan error
+	cancelExec context.CancelFunc
+}
+
+// startAct starts the helper's act for c in the sandbox.
+func (m *Manager) startAct(execCtx context.Context, cancelExec context.CancelFunc, c *call) *actExec {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	v := &actExec{m: m, slug: c.slug, inW: inW, outR: outR, done: make(chan error, 1), cancelExec: cancelExec}
+	go func() {
+		var engineErr strings.Builder
+		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: c.h.argv(protocol.CmdAct{}), Env: c.a.env, StdinKey: protocol.Describe}
+		if c.a.op == protocol.OpRun || c.a.op == protocol.OpSetup {
+			spec.Secrets = c.sec.Env()
+		}
+		spec.Shown = shownAct(c.h, c.a, spec, c.sec)
+		res, err := m.Provider.Exec(execCtx, m.Names(c.slug).Container, spec,
+			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
+		if err == nil && res.ExitCode != 0 {
+			err = &helperExitError{code: res.ExitCode, stderr: agenttext.FirstLine(engineErr.String())}
+		}
+		inR.CloseWithError(errOrClosed(err))
+		outW.CloseWithError(errOrEOF(err))
+		v.done <- err
+	}()
+	return v
+}
+
+// stop ends the conversation after err and returns the failure to report:
+// the engine's refusal of the exec (no such container, paused) when there
+// was one, since err is then only its consequence; else err.
+func (v *actExec) stop(ctx context.Context, err error) error {
+	v.inW.CloseWithError(err)
+	v.outR.CloseWithError(err)
+	var engine *box.Error
+	var exited *helperExitError
+	execErr := <-v.done
+	switch {
+	case errors.As(execErr, &engine):
+		return v.m.execError(ctx, v.slug, execErr)
+	case errors.As(execErr, &exited):
+		// A helper killed from outside: most likely the container itself
+		// stopped under it.
+		if v.m.stoppedUnder(ctx, v.slug) {
+			return fmt.Errorf("sandbox '%s' stopped during the call (docker logs %s says why); its work is on the branch up to the last call: litterbox resume %s", v.slug, v.m.Names(v.slug).Container, v.slug)
+		}
+	}
+	return err
+}
+
+// abort cuts a conversation whose helper does not answer in time.
+func (v *actExec) abort(err error) {
+	v.inW.CloseWithError(err)
+	v.outR.CloseWithError(err)
+	v.cancelExec()
+}
+
+// end closes the conversation after a snapshot and waits for the exec.
+func (v *actExec) end(ctx context.Context) error {
+	v.inW.Close()
+	if _, err := io.Copy(io.Discard, v.outR); err != nil {
+		return v.m.execError(ctx, v.slug, err)
+	}
+	if err := <-v.done; err != nil {
+		return v.m.execError(ctx, v.slug, err)
+	}
+	return nil
+}
+
+// stoppedUnder reports whether the sandbox's container is not running,
+// waiting up to a second for the engine to record its end: the helper of a
+// call dies with the container's PID 1, and its exec may end a moment
+// before the engine marks the container exited.
+func (m *Manager) stoppedUnder(ctx context.Context, slug string) bool {
+	ctx = context.WithoutCancel(ctx)
+	for i := 0; ; i++ {
+		in, err := m.Provider.Inspect(ctx, m.Names(slug).Container)
+		if err != nil {
+			return false
+		}
+		if in.State != "running" {
+			return true
+		}
+		if i == 10 {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// answerBound is how long awaitResult waits for the result: the command's
+// timeout (0: none) and what ends the conversation when it is over.
+type answerBound struct {
+	timeout time.Duration
+	abort   func(error)
+}
+
+// watchCancel tells the helper to kill the command when ctx ends or the
+// command's timeout is well past, and aborts the conversation when the
+// result does not follow within cancelGrace. It returns when stop closes.
+func watchCancel(ctx context.Context, w *protocol.Writer, b answerBound, stop <-chan struct{}) {
+	var late <-chan time.Time
+	if b.timeout > 0 {
+		t := time.NewTimer(b.timeout + resultSlack)
+		defer t.Stop()
+		late = t.C
+	}
+	select {
+	case <-ctx.Done():
+	case <-late:
+	case <-stop:
+		return
+	}
+	_ = w.Frame(protocol.TCancel, nil)
+	t := time.NewTimer(cancelGrace)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		b.abort(fmt.Errorf("the sandbox did not end the command within %v of the cancel", cancelGrace))
+	case <-stop:
+	}
+}
+
+// awaitResult reads the command's output until its result. If ctx ends
+// first, or the command's timeout is well past, the helper is told to kill
+// the command; the result still comes, or b.abort ends the wait.
+func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values, b answerBound) (*ActResult, error) {
+	stop := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Add(1)
+	go func() {
+		defer watch.Done()
+		watchCancel(ctx, w, b, stop)
+	}()
+	defer watch.Wait()
+	defer close(stop)
+	// Output passes the secrets' mask before anything keeps or shows it.
+	var stdout, stderr outputBuf
+	keepOut, keepErr := sec.NewWriter(&stdout), sec.NewWriter(&stderr)
+	showOut, showErr := sec.NewWriter(out.writer(protocol.TStdout)), sec.NewWriter(out.writer(protocol.TStderr))
+	for {
+		t, p, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("reading the sandbox's answer: %w", unexpected(err))
+		}
+		switch t {
+		case protocol.TStdout:
+			_, _ = keepOut.Write(p)
+			if showOut != nil {
+				_, _ = showOut.Write(p)
+			}
+		case protocol.TStderr:
+			_, _ = keepErr.Write(p)
+			if showErr != nil {
+				_, _ = showErr.Write(p)
+			}
+		case protocol.TResult:
+			pr, err := protocol.DecodeResult(p)
+			if err != nil {
+				return nil, err
+			}
+			_ = secrets.CloseWriter(keepOut, pr.OutCut > 0)
+			_ = secrets.CloseWriter(showOut, pr.OutCut > 0)
+			_ = secrets.CloseWriter(keepErr, pr.ErrCut > 0)
+			_ = secrets.CloseWriter(showErr, pr.ErrCut > 0)
+			if pr.Err != "" {
+				_, _ = stderr.Write([]byte(sec.Redact(pr.Err)))
+			}
+			return &ActResult{
+				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
+				Stdout: stdout.String(), Stderr: stderr.String(),
+				StdoutCut: int64(pr.OutCut) + stdout.cut, StderrCut: int64(pr.ErrCut) + stderr.cut, noShell: pr.NoShell,
+			}, nil
+		case protocol.TFail:
+			return nil, &protocol.FailError{Msg: string(p)}
+		default:
+			return nil, fmt.Errorf("unexpected frame %q from the sandbox helper", t)
+		}
+	}
+}
+
+// outputBuf keeps the first OutputCap bytes written to it and counts the rest.
+type outputBuf struct {
+	strings.Builder
+	cut int64
+}
+
+func (c *outputBuf) Write(p []byte) (int, error) {
+	n := min(len(p), max(OutputCap-c.Len(), 0))
+	c.Builder.Write(p[:n])
+	c.cut += int64(len(p) - n)
+	return len(p), nil
+}
+
+func (o *Output) writer(t byte) io.Writer {
+	switch {
+	case o == nil:
+		return nil
+	case t == protocol.TStdout:
+		return o.Stdout
+	}
+	return o.Stderr
+}
+
+func errOrClosed(err error) error {
+	if err == nil {
+		return io.ErrClosedPipe
+	}
+	return err
+}
+
+func errOrEOF(err error) error {
+	if err == nil {
+		return io.EOF
+	}
+	return err
+}
+
+// execError explains a failed docker exec in the sandbox's terms.
+func (m *Manager) execError(ctx context.Context, slug string, err error) error {
+	switch {
+	case errors.Is(err, box.ErrNotFound):
+		return m.missingOrNotFound(ctx, slug)
+	case errors.Is(err, box.ErrPaused):
+		return notRunning(slug, "paused")
+	case errors.Is(err, box.ErrNotRunning):
+		// Podman does not say which: ask.
+		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil {
+			return notRunning(slug, in.State)
+		}
+		return notRunning(slug, "exited")
+	}
+	return err
+}
+
+// helperExitError is the helper's exit with no answer (killed, or dead of
+// a crash it printed to stderr).
+type helperExitError struct {
+	code   int
+	stderr string
+}
+
+func (e *helperExitError) Error() string {
+	return fmt.Sprintf("sandbox helper exited with code %d: %s", e.code, e.stderr)
+}
+
+// notRunning says a sandbox in state cannot take commands until resumed.
+func notRunning(slug string, state box.State) error {
+	word := "stopped"
+	if state == "paused" {
+		word = "paused"
+	}
+	return fmt.Errorf("sandbox '%s' is %s; it must be resumed first (litterbox resume %s)", slug, word, slug)
+}
+
+// Bounds on the wait for the helper's result: resultSlack past the
+// command's own timeout, after which the host asks for the kill itself, and
+// cancelGrace past a cancel (the caller's or that one), after which it
+// stops waiting. The helper itself answers within about 2 s of either (the
+// kill, then a bounded drain of the output). Variables for the tests.
+var (
+	resultSlack = 10 * time.Second
+	cancelGrace = 10 * time.Second
+)
