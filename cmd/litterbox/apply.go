@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/steering"
 )
 
 // applyOptions are what apply or merge was asked.
@@ -118,7 +119,7 @@ func runApply(ctx context.Context, e *env, o applyOptions) error {
 
 // confirmMerge asks on a terminal; elsewhere a merge of such a branch needs
 // --yes.
-func (e *env) confirmMerge(name string, cs []sandbox.ControlChange) error {
+func (e *env) confirmMerge(name string, cs []steering.Change) error {
 	refusal := fmt.Errorf("not merged: sandbox '%s' changes %s; review them (litterbox diff %s), then: litterbox merge %s --yes", name, joinChanges(cs), name, name)
 	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
 		return refusal

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/steering"
 )
 
 // warnControl tells the user, before anything else, which files the
@@ -18,13 +19,13 @@ func (e *env) warnControl(ctx context.Context, m *sandbox.Manager, name string) 
 	}
 }
 
-func (e *env) warnChanges(cs []sandbox.ControlChange) {
+func (e *env) warnChanges(cs []steering.Change) {
 	if len(cs) > 0 {
 		fmt.Fprintf(e.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
 	}
 }
 
-func joinChanges(cs []sandbox.ControlChange) string {
+func joinChanges(cs []steering.Change) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.String()

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -34,7 +35,7 @@ var buildAttacks = []attack{
 			t.Fatalf("%+v %v", res, err)
 		}
 		cs, _, err := r.ControlChanges(ctx, "w")
-		if err != nil || len(cs) != 1 || cs[0].Path != "Dockerfile" || cs[0].What != steersBuild {
+		if err != nil || len(cs) != 1 || cs[0].Path != "Dockerfile" || cs[0].What != steering.SteersBuild {
 			t.Fatalf("review names %v (%v), want Dockerfile as the image build", cs, err)
 		}
 		testenv.Git(t, r.Root, "merge", "-q", "--no-edit", "litterbox/w")

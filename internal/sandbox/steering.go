@@ -3,103 +3,16 @@ package sandbox
 import (
 	"context"
 	"path"
-	"path/filepath"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/internal/agenttext"
-	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/steering"
 )
-
-// ControlChange is a file a sandbox's branch changes that steers sandboxes
-// or programs on the host once it is merged, and what it steers.
-type ControlChange struct {
-	Path string `json:"path"`
-	What string `json:"what"`
-}
-
-func (c ControlChange) String() string { return agenttext.Shown(c.Path) + " (" + c.What + ")" }
-
-// What the steering files steer, as review shows it.
-const (
-	steersHooks        = "run as git hooks on this machine"
-	steersInstructions = "read by AI agents as instructions"
-	steersAgents       = "agent or editor config"
-	steersBuild        = "builds the sandbox image: its RUN steps run on this machine's engine"
-)
-
-// controls says what the file at p (slash-separated, from the root)
-// steers on the host, "" for an ordinary file. named are the paths this
-// repository's own settings point at (its git config, the image build),
-// each a file or a directory, with what it steers.
-func controls(p string, named map[string]string) string {
-	// Case-insensitive file systems (macOS) read .VSCODE as .vscode; a
-	// directory may also arrive as a symlink of that name.
-	p = strings.ToLower(p)
-	base := path.Base(p)
-	under := func(dirs ...string) bool {
-		for _, d := range dirs {
-			if p == d || strings.HasPrefix(p, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	for q, what := range named {
-		if under(strings.ToLower(q)) {
-			return what
-		}
-	}
-	switch {
-	case p == config.File || p == config.LocalFile:
-		return "sandbox config"
-	case p == ".devcontainer.json" || under(".devcontainer"):
-		return "dev container config"
-	case base == ".gitattributes":
-		return "filters and diff drivers your git runs"
-	case p == ".gitmodules":
-		return "submodule URLs your git fetches"
-	case p == ".mcp.json" || p == "opencode.json" || base == ".cursorignore" || under(".claude", ".codex", ".cursor", ".zed", ".vscode"):
-		return steersAgents
-	// Agents read nested instruction files too, for the directory they
-	// work in.
-	case instructionFiles[base] || p == ".github/copilot-instructions.md" || under(".github/instructions", ".clinerules"):
-		return steersInstructions
-	case under(".husky", ".githooks") || p == "lefthook.yml" || p == ".lefthook.yml":
-		return steersHooks
-	case p == ".pre-commit-config.yaml":
-		return "hooks pre-commit installs and runs on this machine"
-	case dockerFile(base):
-		return steersBuild
-	case base == ".envrc":
-		return "run by direnv"
-	}
-	return ""
-}
-
-// instructionFiles are the names AI agents read as instructions, in any
-// directory.
-var instructionFiles = map[string]bool{
-	"claude.md": true, "claude.local.md": true, "agents.md": true, "gemini.md": true,
-	".cursorrules": true, ".windsurfrules": true,
-}
-
-// dockerFile: base is a conventional name of a Dockerfile or its ignore
-// file, which a [docker] build or devcontainer.json may name.
-func dockerFile(base string) bool {
-	switch {
-	case base == "dockerfile" || base == "containerfile" || base == ".dockerignore" || base == ".containerignore":
-		return true
-	case strings.HasPrefix(base, "dockerfile.") || strings.HasSuffix(base, ".dockerfile"):
-		return true
-	}
-	return false
-}
 
 // ControlChanges lists the files the sandbox's branch changes (since its
 // base) that steer sandboxes or programs on the host: review shows them
 // before anything else, and merge asks first. tip is the branch tip they
 // were read from, for Options.Tip.
-func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []ControlChange, tip string, err error) {
+func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []steering.Change, tip string, err error) {
 	w, err := m.work(ctx, name)
 	if err != nil {
 		return nil, "", err
@@ -110,8 +23,8 @@ func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []Control
 	}
 	named := m.steeringNamed(ctx)
 	for _, p := range strings.Split(out, "\x00") {
-		if what := controls(p, named); p != "" && what != "" {
-			cs = append(cs, ControlChange{Path: p, What: what})
+		if what := steering.What(p, named); p != "" && what != "" {
+			cs = append(cs, steering.Change{Path: p, What: what})
 		}
 	}
 	return cs, w.Tip, nil
@@ -124,101 +37,11 @@ func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []Control
 func (m *Manager) steeringNamed(ctx context.Context) map[string]string {
 	named := map[string]string{}
 	if listing, err := m.Git.Output(ctx, "config", "--list", "-z", "--show-origin"); err == nil {
-		named = gitConfigSteering(listing, m.Root)
+		named = steering.GitConfig(listing, m.Root)
 	}
 	if cfg, err := m.createConfig(); err == nil && cfg.Build != nil {
-		named[cfg.Build.Dockerfile] = steersBuild
-		named[path.Join(cfg.Build.Context, ".dockerignore")] = steersBuild
+		named[cfg.Build.Dockerfile] = steering.SteersBuild
+		named[path.Join(cfg.Build.Context, ".dockerignore")] = steering.SteersBuild
 	}
 	return named
-}
-
-// gitConfigSteering reads a `git config --list -z --show-origin` listing
-// for the settings that make git on this machine read or run a file, and
-// returns those files (or directories) inside the work tree at root,
-// relative to it, with what they steer.
-func gitConfigSteering(listing, root string) map[string]string {
-	out := map[string]string{}
-	fields := strings.Split(listing, "\x00")
-	for i := 0; i+1 < len(fields); i += 2 {
-		origin := strings.TrimPrefix(fields[i], "file:")
-		key, value, _ := strings.Cut(fields[i+1], "\n")
-		what, paths := configPaths(strings.ToLower(key), value)
-		// include.path is relative to the file that includes it; git runs
-		// everything else from the top of the work tree.
-		dir := root
-		if strings.HasSuffix(strings.ToLower(key), ".path") {
-			dir = filepath.Dir(origin)
-			if !filepath.IsAbs(dir) {
-				dir = filepath.Join(root, dir)
-			}
-		}
-		for _, p := range paths {
-			if rel, ok := insideTree(root, dir, p); ok {
-				out[rel] = what + " (" + key + ")"
-			}
-		}
-	}
-	return out
-}
-
-// configPaths says what the git setting key steers and which paths its
-// value names: the value itself for a path setting, the words that look
-// like paths for a command.
-func configPaths(key, value string) (string, []string) {
-	section, rest, _ := strings.Cut(key, ".")
-	name := rest[strings.LastIndex(rest, ".")+1:]
-	switch {
-	case key == "core.hookspath":
-		return steersHooks, []string{value}
-	case key == "core.attributesfile":
-		return "filters and diff drivers your git runs", []string{value}
-	case key == "core.excludesfile":
-		return "what your git ignores", []string{value}
-	case (section == "include" || section == "includeif") && name == "path":
-		return "your git config", []string{value}
-	case commandKeys[key],
-		section == "filter" && (name == "clean" || name == "smudge" || name == "process"),
-		section == "diff" && (name == "textconv" || name == "command"),
-		section == "merge" && name == "driver":
-		return "run by your git", commandPaths(value)
-	}
-	return "", nil
-}
-
-// commandKeys are git settings, besides drivers and filters, whose value
-// is a command git runs.
-var commandKeys = map[string]bool{
-	"core.fsmonitor": true, "core.sshcommand": true, "core.pager": true, "core.editor": true,
-	"sequence.editor": true, "credential.helper": true, "gpg.program": true,
-}
-
-// commandPaths are the words of a command line that name a file by a path
-// (with a slash): a word without one is looked up in PATH, not in the
-// work tree.
-func commandPaths(cmd string) []string {
-	var out []string
-	for _, w := range strings.Fields(cmd) {
-		w = strings.Trim(w, `"'`)
-		if strings.Contains(w, "/") {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// insideTree is p (relative to dir when not absolute) relative to the work
-// tree's root, if it lies inside it; a path from $HOME (~) never does.
-func insideTree(root, dir, p string) (string, bool) {
-	if p == "" || strings.HasPrefix(p, "~") {
-		return "", false
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
 }

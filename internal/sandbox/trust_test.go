@@ -96,34 +96,6 @@ func TestCommittedWeakeningNeedsTrust(t *testing.T) {
 	}
 }
 
-func TestControls(t *testing.T) {
-	for p, want := range map[string]string{
-		".litterbox.toml":                 "sandbox config",
-		".litterbox.local.toml":           "sandbox config",
-		".devcontainer/devcontainer.json": "dev container config",
-		".devcontainer.json":              "dev container config",
-		".gitattributes":                  "filters and diff drivers your git runs",
-		"sub/dir/.gitattributes":          "filters and diff drivers your git runs",
-		".gitmodules":                     "submodule URLs your git fetches",
-		".mcp.json":                       "agent or editor config",
-		".claude/settings.json":           "agent or editor config",
-		".vscode/tasks.json":              "agent or editor config",
-		".envrc":                          "run by direnv",
-		"sub/.envrc":                      "run by direnv",
-		".VSCODE/tasks.json":              "agent or editor config",
-		".claude":                         "agent or editor config",
-		".LITTERBOX.LOCAL.TOML":           "sandbox config",
-		"src/.litterbox.toml":             "",
-		"docs/.mcp.json":                  "",
-		".devcontainerish":                "",
-		"README.md":                       "",
-	} {
-		if got := controls(p, nil); got != want {
-			t.Errorf("controls(%q) = %q, want %q", p, got, want)
-		}
-	}
-}
-
 // TestTrackedLocalFileIsNotTheUsers: a .litterbox.local.toml that git
 // tracks came with the repository; what it loosens is refused.
 func TestTrackedLocalFileIsNotTheUsers(t *testing.T) {

@@ -1,4 +1,4 @@
-package sandbox
+package steering
 
 import (
 	"maps"
@@ -8,36 +8,36 @@ import (
 // Every steering file of issue 27, at the depths that matter, in any case;
 // and the paths a repository's settings name.
 func TestControlsSteeringFiles(t *testing.T) {
-	named := map[string]string{"tools/Hooks": "run as git hooks on this machine (core.hookspath)", "build/App.Dockerfile": steersBuild}
+	named := map[string]string{"tools/Hooks": "run as git hooks on this machine (core.hookspath)", "build/App.Dockerfile": SteersBuild}
 	for p, want := range map[string]string{
-		".cursorignore":                       steersAgents,
-		"web/.cursorignore":                   steersAgents,
-		"CLAUDE.md":                           steersInstructions,
-		"pkg/deep/CLAUDE.md":                  steersInstructions,
-		"claude.md":                           steersInstructions,
-		"CLAUDE.local.md":                     steersInstructions,
-		"AGENTS.md":                           steersInstructions,
-		"svc/AGENTS.md":                       steersInstructions,
-		"GEMINI.md":                           steersInstructions,
-		".cursorrules":                        steersInstructions,
-		".github/copilot-instructions.md":     steersInstructions,
-		".GitHub/Copilot-Instructions.md":     steersInstructions,
-		".github/instructions/go.md":          steersInstructions,
-		".husky/pre-commit":                   steersHooks,
-		".husky":                              steersHooks,
-		".githooks/post-checkout":             steersHooks,
-		"lefthook.yml":                        steersHooks,
+		".cursorignore":                       SteersAgents,
+		"web/.cursorignore":                   SteersAgents,
+		"CLAUDE.md":                           SteersInstructions,
+		"pkg/deep/CLAUDE.md":                  SteersInstructions,
+		"claude.md":                           SteersInstructions,
+		"CLAUDE.local.md":                     SteersInstructions,
+		"AGENTS.md":                           SteersInstructions,
+		"svc/AGENTS.md":                       SteersInstructions,
+		"GEMINI.md":                           SteersInstructions,
+		".cursorrules":                        SteersInstructions,
+		".github/copilot-instructions.md":     SteersInstructions,
+		".GitHub/Copilot-Instructions.md":     SteersInstructions,
+		".github/instructions/go.md":          SteersInstructions,
+		".husky/pre-commit":                   SteersHooks,
+		".husky":                              SteersHooks,
+		".githooks/post-checkout":             SteersHooks,
+		"lefthook.yml":                        SteersHooks,
 		".pre-commit-config.yaml":             "hooks pre-commit installs and runs on this machine",
-		"Dockerfile":                          steersBuild,
-		"docker/Dockerfile":                   steersBuild,
-		"Dockerfile.dev":                      steersBuild,
-		"api.dockerfile":                      steersBuild,
-		"Containerfile":                       steersBuild,
-		".dockerignore":                       steersBuild,
-		"ctx/.dockerignore":                   steersBuild,
+		"Dockerfile":                          SteersBuild,
+		"docker/Dockerfile":                   SteersBuild,
+		"Dockerfile.dev":                      SteersBuild,
+		"api.dockerfile":                      SteersBuild,
+		"Containerfile":                       SteersBuild,
+		".dockerignore":                       SteersBuild,
+		"ctx/.dockerignore":                   SteersBuild,
 		"tools/hooks/pre-push":                "run as git hooks on this machine (core.hookspath)",
 		"TOOLS/HOOKS":                         "run as git hooks on this machine (core.hookspath)",
-		"build/app.dockerfile":                steersBuild,
+		"build/app.dockerfile":                SteersBuild,
 		"tools/hooksish":                      "",
 		"src/.github/copilot-instructions.md": "",
 		"docs/agents.md.txt":                  "",
@@ -46,8 +46,8 @@ func TestControlsSteeringFiles(t *testing.T) {
 		"dockerfiles.md":                      "",
 		"README.md":                           "",
 	} {
-		if got := controls(p, named); got != want {
-			t.Errorf("controls(%q) = %q, want %q", p, got, want)
+		if got := What(p, named); got != want {
+			t.Errorf("What(%q) = %q, want %q", p, got, want)
 		}
 	}
 }
@@ -75,7 +75,7 @@ func TestGitConfigSteering(t *testing.T) {
 		entry(".git/config", "remote.origin.url\nhttps://example.com/x.git") +
 		entry(".git/config", "core.hookspath\n../outside") +
 		entry(".git/config", "core.sshcommand\nssh -i /home/u/repo/keys/id")
-	got := gitConfigSteering(listing, root)
+	got := GitConfig(listing, root)
 	want := map[string]string{
 		".githooks":        "run as git hooks on this machine (core.hookspath)",
 		"meta/attrs":       "filters and diff drivers your git runs (core.attributesfile)",
@@ -92,10 +92,38 @@ func TestGitConfigSteering(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	// With core.hooksPath named, a hook file under it is steering.
-	if what := controls(".githooks/pre-commit", got); what != want[".githooks"] {
-		t.Errorf("controls(.githooks/pre-commit) = %q", what)
+	if what := What(".githooks/pre-commit", got); what != want[".githooks"] {
+		t.Errorf("What(.githooks/pre-commit) = %q", what)
 	}
-	if got := gitConfigSteering("", root); len(got) != 0 {
+	if got := GitConfig("", root); len(got) != 0 {
 		t.Errorf("empty listing: %q", got)
+	}
+}
+
+func TestControls(t *testing.T) {
+	for p, want := range map[string]string{
+		".litterbox.toml":                 "sandbox config",
+		".litterbox.local.toml":           "sandbox config",
+		".devcontainer/devcontainer.json": "dev container config",
+		".devcontainer.json":              "dev container config",
+		".gitattributes":                  "filters and diff drivers your git runs",
+		"sub/dir/.gitattributes":          "filters and diff drivers your git runs",
+		".gitmodules":                     "submodule URLs your git fetches",
+		".mcp.json":                       "agent or editor config",
+		".claude/settings.json":           "agent or editor config",
+		".vscode/tasks.json":              "agent or editor config",
+		".envrc":                          "run by direnv",
+		"sub/.envrc":                      "run by direnv",
+		".VSCODE/tasks.json":              "agent or editor config",
+		".claude":                         "agent or editor config",
+		".LITTERBOX.LOCAL.TOML":           "sandbox config",
+		"src/.litterbox.toml":             "",
+		"docs/.mcp.json":                  "",
+		".devcontainerish":                "",
+		"README.md":                       "",
+	} {
+		if got := What(p, nil); got != want {
+			t.Errorf("controls(%q) = %q, want %q", p, got, want)
+		}
 	}
 }
