@@ -69,7 +69,7 @@ fuzz:
 
 # Integration tests talk to the real engine; they need the local test image.
 integration: image
-	$(GO) test -tags integration -count=1 -timeout 20m ./...
+	$(GO) test -tags integration -count=1 -timeout 45m ./...
 
 e2e: build image
 	LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
