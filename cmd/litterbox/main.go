@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/litterbox-dev/litterbox/internal/helper"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -31,7 +32,7 @@ func init() {
 
 func main() {
 	// Copied into a sandbox as its helper, this same binary runs as that.
-	if filepath.Base(os.Args[0]) == helper.Name {
+	if filepath.Base(os.Args[0]) == protocol.Name {
 		os.Exit(helper.Main(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

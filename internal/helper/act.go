@@ -56,16 +56,16 @@ func act(stdin io.Reader, stdout io.Writer) int {
 	s := &session{in: protocol.NewReader(stdin), out: protocol.NewWriter(stdout)}
 	p, err := s.in.Expect(protocol.TRequest)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, Name+":", err)
+		fmt.Fprintln(os.Stderr, protocol.Name+":", err)
 		return 1
 	}
 	req, err := protocol.DecodeRequest(p)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, Name+":", err)
+		fmt.Fprintln(os.Stderr, protocol.Name+":", err)
 		return 1
 	}
 	if req.Version != protocol.Version {
-		fmt.Fprintf(os.Stderr, "%s: protocol version %d asked, this helper speaks %d\n", Name, req.Version, protocol.Version)
+		fmt.Fprintf(os.Stderr, "%s: protocol version %d asked, this helper speaks %d\n", protocol.Name, req.Version, protocol.Version)
 		return protocol.ExitWrongVersion
 	}
 	s.req = req

@@ -59,7 +59,7 @@ func proxy(addr, allow string, stdout io.Writer) error {
 func forwardEgress(socket string) {
 	l, err := net.Listen("tcp", "127.0.0.1:"+protocol.EgressPort)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, Name+": egress:", err)
+		fmt.Fprintln(os.Stderr, protocol.Name+": egress:", err)
 		return
 	}
 	for {

@@ -57,7 +57,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		Volume:       n.Volume,
 		VolumeTarget: Workdir,
 		VolumeLabels: m.labels(n.Slug, "true"),
-		AnonVolumes:  []string{HelperDir},
+		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,
 		Workdir:      Workdir,
 		Env:          env,

@@ -145,7 +145,7 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 		Labels:      labels,
 		User:        cfg.User,
 		ReadOnly:    true,
-		AnonVolumes: []string{HelperDir},
+		AnonVolumes: []string{protocol.Dir},
 		Shared:      []box.SharedVolume{{Volume: n.Egress(), Target: protocol.EgressDir}},
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},

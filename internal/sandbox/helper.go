@@ -21,9 +21,6 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// HelperDir is where every sandbox keeps its helper (see protocol.Dir).
-const HelperDir = protocol.Dir
-
 // HelperEnv names a helper binary to deliver instead of this executable:
 // a static linux build of litterbox for the engine's architecture.
 const HelperEnv = "LITTERBOX_HELPER"
@@ -127,7 +124,7 @@ func (h *helperBinary) describe() string {
 }
 
 // containerPath is where the helper lives in a sandbox.
-func (h *helperBinary) containerPath() string { return HelperDir + "/" + h.id + "/" + protocol.Name }
+func (h *helperBinary) containerPath() string { return protocol.Dir + "/" + h.id + "/" + protocol.Name }
 
 // argv is the command line that runs the helper's command c in a sandbox:
 // through its own copy of the ELF interpreter when it is dynamically
@@ -136,7 +133,7 @@ func (h *helperBinary) argv(c protocol.Command) []string {
 	if h.loader == "" {
 		return append([]string{h.containerPath()}, c.Argv()...)
 	}
-	lib := HelperDir + "/" + h.id + "/lib"
+	lib := protocol.Dir + "/" + h.id + "/lib"
 	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, c.Argv()...)
 }
 
@@ -246,7 +243,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		}
 		pw.CloseWithError(err)
 	}()
-	err = m.Provider.CopyIn(ctx, container, HelperDir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
+	err = m.Provider.CopyIn(ctx, container, protocol.Dir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
 	pr.CloseWithError(errPipeStopped)
 	if err != nil {
 		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
