@@ -45,7 +45,6 @@ type creation struct {
 	// egressMade: this create made the egress proxy, which goes with it
 	// when it fails (a leftover's, whose name it found taken, stays).
 	egressMade bool
-	pmap       []ports.Port
 	subs       []Submodule
 	setup      layout.SetupResult
 	svcs       []services.State
@@ -277,7 +276,7 @@ func (c *creation) startBox(ctx context.Context) error {
 		}
 		return m.rollback(ctx, n, c.tip, err)
 	}
-	c.rec.Ports, c.pmap = pmap, pmap
+	c.rec.Ports = pmap
 	m.step("container "+n.Container, t)
 	if leftoverProxy {
 		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})
@@ -420,17 +419,16 @@ func (c *creation) keepCache(ctx context.Context) {
 // startServices starts the config's services after a good setup; one
 // that fails to start is a warning.
 func (c *creation) startServices(ctx context.Context) {
-	c.svcs = []services.State{}
 	specs := c.cfg.Services
 	if c.setup.ExitCode != 0 || len(specs) == 0 {
 		return
 	}
 	t := time.Now()
-	svcs, err := c.m.startServices(ctx, c.slug, c.n.Container, specs)
+	var err error
+	c.svcs, err = c.m.startServices(ctx, c.slug, c.n.Container, specs)
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	c.svcs = svcs
 	c.m.step(fmt.Sprintf("start %d service(s)", len(specs)), t)
 }
 
@@ -454,7 +452,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
-		Status: status, Setup: setup, Ports: orEmpty(c.pmap), Services: orEmpty(c.svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
+		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
 		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
 }
