@@ -226,7 +226,7 @@ var attacks = []attack{
 			t.Errorf("bash read the host file: %q", res.Stdout)
 		}
 	}},
-	{name: "terminal escapes in file names and commands", side: "agent", expect: "log, diff --stat and review warnings print no control character", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in file names and commands", side: "agent", expect: "log, diff --stat, review warnings and a call's notes on a withheld file print no control character", run: func(t *testing.T, e *attackEnv) {
 		res := bash(t, e.m, "printf 'x' > \"$(printf 'esc\\033]0;owned\\007.txt')\" && mkdir -p \"$(printf 'd\\033[2J')\" && echo 'echo' > \"$(printf 'd\\033[2J')/.envrc\" # \033[31m red")
 		if res.Snapshot == "" {
 			t.Fatalf("%+v", res)
@@ -248,6 +248,16 @@ var attacks = []attack{
 		if bytes.ContainsAny(out.Bytes(), "\x1b\x07\x9b") || bytes.ContainsAny(errOut.Bytes(), "\x1b\x07") {
 			t.Errorf("review output carries control characters:\n%q", out.String())
 		}
+		// The notes `litterbox exec` prints after a call name the files it
+		// withheld, whose names the agent chose.
+		localConfig(t, e.m, "[snapshot]\nmax-file-size = \"1k\"\n")
+		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		big := bash(t, e.m, "head -c 4096 /dev/zero > \"$(printf 'w\033]52;c;aGk=\007\233.bin')\"")
+		notes := strings.Join(big.Notes(), "\n")
+		if len(big.Withheld) != 1 || !strings.Contains(notes, "52;c;aGk=") || strings.ContainsAny(notes, "\x1b\x07") || strings.IndexByte(notes, 0x9b) >= 0 {
+			t.Errorf("withheld %+v; notes %q", big.Withheld, notes)
+		}
+		bash(t, e.m, "rm -f w*.bin")
 	}},
 	{name: "forged dev.litterbox labels on a foreign container", side: "agent", expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
 		m := e.m
