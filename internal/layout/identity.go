@@ -48,7 +48,7 @@ func readIdentity(common string) (identityFile, error) {
 // repository keeps its sandboxes when it is moved; a copy (cp -r) whose
 // original is still in place gets a new one, so the two never share.
 func RepoID(common string) (string, error) {
-	if f, err := readIdentity(common); err == nil && (f.CommonDir == common || SameDir(f.CommonDir, common)) {
+	if f, err := readIdentity(common); err == nil && (f.CommonDir == common || sameDir(f.CommonDir, common)) {
 		return f.ID, nil
 	}
 	// The first use, a move or a copy: decided by one process at a time,
@@ -63,7 +63,7 @@ func RepoID(common string) (string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return "", err
-	case f.CommonDir == common || SameDir(f.CommonDir, common):
+	case f.CommonDir == common || sameDir(f.CommonDir, common):
 		return f.ID, nil // another process just decided
 	default:
 		if orig, err := readIdentity(f.CommonDir); err == nil && orig == f {
@@ -87,8 +87,8 @@ func PinRepoID(commonDir, id string) error {
 	return WriteFileAtomic(Identity(commonDir), JSON(identityFile{ID: id, CommonDir: commonDir}))
 }
 
-// SameDir says whether a and b are one directory.
-func SameDir(a, b string) bool {
+// sameDir says whether a and b are one directory.
+func sameDir(a, b string) bool {
 	fa, err := os.Stat(a)
 	if err != nil {
 		return false

@@ -16,11 +16,11 @@ func New(gitDir string) Layout { return Layout{dir: filepath.Join(gitDir, "litte
 // Dir is the state directory itself.
 func (l Layout) Dir() string { return l.dir }
 
-// Records is where each sandbox's record (<name>.json) lives.
-func (l Layout) Records() string { return filepath.Join(l.dir, "sandboxes") }
+// records is where each sandbox's record (<name>.json) lives.
+func (l Layout) records() string { return filepath.Join(l.dir, "sandboxes") }
 
 // Record is sandbox slug's record.
-func (l Layout) Record(slug string) string { return filepath.Join(l.Records(), slug+".json") }
+func (l Layout) Record(slug string) string { return filepath.Join(l.records(), slug+".json") }
 
 // Snapshot is the state of slug's last snapshot: what the host knows of
 // its /src.

@@ -160,7 +160,7 @@ func (s Store) Remove(slug string) error {
 // still answer when one file is damaged.
 func (s Store) All() map[string]*Record {
 	out := map[string]*Record{}
-	entries, err := os.ReadDir(s.l.Records())
+	entries, err := os.ReadDir(s.l.records())
 	if err != nil {
 		return out
 	}
