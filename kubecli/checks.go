@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
@@ -15,13 +16,13 @@ func (c *Client) Checks(ctx context.Context) []box.Check {
 	var checks []box.Check
 	kctx, ns, err := c.Context(ctx)
 	if err != nil {
-		return []box.Check{{Name: "context", Status: box.CheckFail, Detail: firstLine(err.Error()), Fix: "kubectl config use-context NAME, or --context"}}
+		return []box.Check{{Name: "context", Status: box.CheckFail, Detail: agenttext.FirstLine(err.Error()), Fix: "kubectl config use-context NAME, or --context"}}
 	}
 	checks = append(checks, box.Check{Name: "context", Status: box.CheckOK, Detail: "context " + kctx + ", namespace " + ns})
 	missing, err := c.Missing(ctx)
 	switch {
 	case err != nil:
-		checks = append(checks, box.Check{Name: "permissions", Status: box.CheckFail, Detail: firstLine(err.Error())})
+		checks = append(checks, box.Check{Name: "permissions", Status: box.CheckFail, Detail: agenttext.FirstLine(err.Error())})
 	case len(missing) > 0:
 		var names []string
 		for _, a := range missing {
@@ -35,7 +36,7 @@ func (c *Client) Checks(ctx context.Context) []box.Check {
 	class, err := c.StorageClass(ctx)
 	switch {
 	case err != nil:
-		checks = append(checks, box.Check{Name: "storage", Status: box.CheckFail, Detail: firstLine(err.Error())})
+		checks = append(checks, box.Check{Name: "storage", Status: box.CheckFail, Detail: agenttext.FirstLine(err.Error())})
 	case class == "":
 		checks = append(checks, box.Check{Name: "storage", Status: box.CheckWarn, Detail: "no default storage class: /src is an emptyDir that goes with the pod, so pause is refused",
 			Fix: "mark a storage class as the default (storageclass.kubernetes.io/is-default-class)"})
@@ -45,7 +46,7 @@ func (c *Client) Checks(ctx context.Context) []box.Check {
 	enf, err := c.PolicyEnforcer(ctx)
 	switch {
 	case err != nil:
-		checks = append(checks, box.Check{Name: "network policy", Status: box.CheckWarn, Detail: "cannot tell whether NetworkPolicy is enforced: " + firstLine(err.Error())})
+		checks = append(checks, box.Check{Name: "network policy", Status: box.CheckWarn, Detail: "cannot tell whether NetworkPolicy is enforced: " + agenttext.FirstLine(err.Error())})
 	case enf == "":
 		checks = append(checks, box.Check{Name: "network policy", Status: box.CheckWarn,
 			Detail: `no network plugin known to enforce NetworkPolicy runs in kube-system: network "none" is a policy nothing applies, so sandboxes reach the pod network`,

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -99,7 +100,7 @@ func (c *Client) get(ctx context.Context, kind, name string, into any) error {
 
 func decode(data []byte, into any) error {
 	if err := json.Unmarshal(bytes.TrimSpace(data), into); err != nil {
-		return fmt.Errorf("cannot read kubectl output %q: %w", firstLine(string(data)), err)
+		return fmt.Errorf("cannot read kubectl output %q: %w", agenttext.FirstLine(string(data)), err)
 	}
 	return nil
 }
@@ -174,11 +175,6 @@ func classify(err error) error {
 // errNotFound is kubectl's NotFound, which each caller turns into the kind
 // it means (no such container, no such volume).
 var errNotFound = errors.New("not found")
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
 
 // manifestKey is what a transcript matches a create's manifest by: its kind
 // and name (the rest holds paths of the recording machine).

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -236,7 +237,7 @@ func (c *Client) deliver(ctx context.Context, name string, r io.Reader) error {
 func (c *Client) checked(ctx context.Context, name string, spec box.ExecSpec, stdin io.Reader) (runner.Result, error) {
 	res, err := c.Exec(ctx, name, spec, box.Streams{Stdin: stdin})
 	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("`%s` in pod %s exited with code %d: %s", strings.Join(spec.Cmd, " "), name, res.ExitCode, firstLine(string(res.Stderr)))
+		err = fmt.Errorf("`%s` in pod %s exited with code %d: %s", strings.Join(spec.Cmd, " "), name, res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
 	return res, err
 }
@@ -245,7 +246,7 @@ func (c *Client) checked(ctx context.Context, name string, spec box.ExecSpec, st
 func (c *Client) CopyOut(ctx context.Context, name, p string, w io.Writer) error {
 	res, err := c.Exec(ctx, name, box.ExecSpec{Cmd: helperArgv(protocol.CmdTar{Path: p})}, box.Streams{Stdout: w})
 	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("reading %s from pod %s: %s", p, name, firstLine(string(res.Stderr)))
+		err = fmt.Errorf("reading %s from pod %s: %s", p, name, agenttext.FirstLine(string(res.Stderr)))
 	}
 	return err
 }

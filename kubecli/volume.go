@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
@@ -50,7 +51,7 @@ func (c *Client) Storage(ctx context.Context) string {
 	class, err := c.StorageClass(ctx)
 	switch {
 	case err != nil:
-		return "unknown (" + firstLine(err.Error()) + ")"
+		return "unknown (" + agenttext.FirstLine(err.Error()) + ")"
 	case class == "":
 		return "emptyDir (the cluster has no default storage class: /src goes with the pod, so pause is refused)"
 	}

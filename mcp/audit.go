@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -62,16 +62,8 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 func resultText(r *gomcp.CallToolResult) string {
 	for _, c := range r.Content {
 		if t, ok := c.(gomcp.TextContent); ok {
-			return firstLineOf(t.Text)
+			return agenttext.FirstLine(t.Text)
 		}
 	}
 	return ""
-}
-
-func firstLineOf(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

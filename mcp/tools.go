@@ -11,6 +11,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
@@ -354,4 +355,4 @@ func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in mil
 		fmt.Sprintf("milestone %s squashes %d snapshot(s)\n", res.Commit, res.Squashed)), nil
 }
 
-func oneLine(err error) string { return firstLineOf(err.Error()) }
+func oneLine(err error) string { return agenttext.FirstLine(err.Error()) }

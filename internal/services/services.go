@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -259,7 +260,7 @@ func (b *Box) run(ctx context.Context, args []string) ([]byte, error) {
 		return nil, b.EngineErr(err)
 	}
 	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("service control in sandbox '%s' exited with code %d: %s", b.Sandbox, res.ExitCode, firstLine(stderr.String()))
+		return nil, fmt.Errorf("service control in sandbox '%s' exited with code %d: %s", b.Sandbox, res.ExitCode, agenttext.FirstLine(stderr.String()))
 	}
 	return stdout.Bytes(), nil
 }
@@ -283,14 +284,6 @@ func parseReport(out []byte) ([]State, error) {
 		states = append(states, s)
 	}
 	return states, sc.Err()
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 func lastLine(s string) string {
