@@ -60,7 +60,7 @@ unit:
 # fixed in Go 1.27): "context deadline exceeded" with no crasher.
 # FUZZSCALE multiplies every count for a longer run.
 FUZZSCALE ?= 1
-FUZZ_TARGETS := internal/sandbox:FuzzParseName:60000 internal/config:FuzzLoadConfig:8000 internal/unidiff:FuzzApplyPatch:200000 \
+FUZZ_TARGETS := internal/hostrepo:FuzzParseName:60000 internal/config:FuzzLoadConfig:8000 internal/unidiff:FuzzApplyPatch:200000 \
 	internal/tarstream:FuzzChown:200000 internal/helper/protocol:FuzzDecoders:150000 internal/helper/protocol:FuzzFrameReader:40000 \
 	internal/helper/protocol:FuzzCommand:80000
 fuzz:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -34,7 +35,7 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 			for _, k := range []string{"sandbox", "name"} {
 				if v, ok := args[k].(string); ok && v != "" {
 					e.Sandbox = v
-					if slug, perr := sandbox.ParseName(v); perr == nil {
+					if slug, perr := hostrepo.ParseName(v); perr == nil {
 						e.Sandbox = slug
 					}
 					break

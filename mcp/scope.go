@@ -7,10 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // Scope is the sandboxes one server may act on: those it created and those
@@ -28,7 +27,7 @@ type Scope struct {
 func NewScope(all bool, names []string) (*Scope, error) {
 	s := &Scope{All: all, names: map[string]bool{}}
 	for _, n := range names {
-		slug, err := sandbox.ParseName(n)
+		slug, err := hostrepo.ParseName(n)
 		if err != nil {
 			return nil, fmt.Errorf("--sandbox %q: %w", n, err)
 		}
@@ -83,7 +82,7 @@ func scopeMiddleware(s *Scope) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
 			if name, ok := req.GetArguments()["sandbox"].(string); ok {
-				if slug, err := sandbox.ParseName(name); err == nil && !s.allows(slug) {
+				if slug, err := hostrepo.ParseName(name); err == nil && !s.allows(slug) {
 					return errResult(s.refusal(slug)), nil
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -30,7 +31,7 @@ type env struct {
 	// --namespace (the Kubernetes namespace).
 	runtime, context, namespace string
 	// gitEnv is the repository GIT_DIR and GIT_WORK_TREE named, if any.
-	gitEnv sandbox.Location
+	gitEnv hostrepo.Location
 	// opened, when set, sees each Manager before use (replay tests pin
 	// what a transcript was recorded with).
 	opened func(*sandbox.Manager)
@@ -75,7 +76,7 @@ func (e *env) repoDir() string {
 
 // location is the repository to open: dir, or what GIT_DIR and
 // GIT_WORK_TREE named.
-func (e *env) location(dir string) sandbox.Location {
+func (e *env) location(dir string) hostrepo.Location {
 	loc := e.gitEnv
 	loc.Dir = dir
 	return loc

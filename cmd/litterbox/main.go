@@ -17,7 +17,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a `go
@@ -73,8 +73,8 @@ func (p *program) main(args []string) int {
 // GIT_WORK_TREE), for a user who works that way, and removes it from this
 // process: every git Litterbox runs is then told its repository explicitly,
 // and a submodule's git never finds the superproject's instead.
-func takeGitEnv() sandbox.Location {
-	var loc sandbox.Location
+func takeGitEnv() hostrepo.Location {
+	var loc hostrepo.Location
 	for _, v := range []struct {
 		name string
 		to   *string

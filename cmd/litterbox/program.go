@@ -5,6 +5,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -17,7 +18,7 @@ type program struct {
 	stdout, stderr io.Writer
 	log            *logrus.Logger
 	// gitEnv is the repository GIT_DIR and GIT_WORK_TREE named, if any.
-	gitEnv sandbox.Location
+	gitEnv hostrepo.Location
 	// inner, when set, runs the commands instead of the host (unit tests
 	// replay a transcript through it); opened, when set, sees each Manager
 	// before use (they pin what a transcript was recorded with).

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -11,7 +12,7 @@ func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *sandbox.ActRe
 		return
 	}
 	if res.Snapshot != "" {
-		slug, _ := sandbox.ParseName(name)
+		slug, _ := hostrepo.ParseName(name)
 		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Names(slug).Branch)
 	}
 	for _, n := range res.Notes() {

@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
@@ -69,7 +70,7 @@ func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0
 // act runs one action in the sandbox and commits what it changed, holding the
 // sandbox lock for the whole call.
 func (m *Manager) act(ctx context.Context, slug string, a action) (*ActResult, error) {
-	unlock, err := m.lock(ctx, slug)
+	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values)
 // commitMessage is the snapshot message of a, its secrets masked.
 func (a action) commitMessage(sec *secrets.Values) string {
 	if a.kind != "" {
-		return commitMessage(a.kind, sec.Redact(a.detail))
+		return hostrepo.CommitMessage(a.kind, sec.Redact(a.detail))
 	}
 	return sec.Redact(a.message)
 }
@@ -157,7 +158,7 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
-	store := m.snapStore(slug, c.lim)
+	store := m.SnapStore(slug, c.lim)
 	store.Secrets = c.sec
 	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, a.commitMessage(c.sec))
 	if snapErr != nil {
@@ -190,7 +191,7 @@ type call struct {
 // prepareCall reads what the call needs and refuses, before anything runs,
 // a write the disk guard or max-file-size would not let through.
 func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call, error) {
-	st, err := m.loadSnap(slug)
+	st, err := m.LoadSnap(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call
 	c := &call{slug: slug, a: a, st: st, h: h}
 	var specs map[string]config.SecretSpec
 	c.lim, specs, c.limNote = m.callConfig(ctx, rec)
-	if c.sec, err = m.secrets.Resolve(ctx, specs); err != nil {
+	if c.sec, err = m.Secrets.Resolve(ctx, specs); err != nil {
 		return nil, fmt.Errorf("%w (the call did not run)", err)
 	}
 	over := diskOver(&c.st, c.lim)
@@ -213,7 +214,7 @@ func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call
 	}
 	c.req = &protocol.Request{
 		Version: protocol.Version, Op: a.op, OldGen: st.Gen, NewGen: st.Gen + 1,
-		Cap: OutputCap, Stream: a.output != nil, TimeoutMS: timeoutMS(a.timeout),
+		Cap: hostrepo.OutputCap, Stream: a.output != nil, TimeoutMS: timeoutMS(a.timeout),
 		ContentLen: uint64(a.size), Prune: st.Skipped(), MaxFile: uint64(c.lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
 		Rescan: st.Rescan,
 	}
@@ -236,5 +237,5 @@ func (m *Manager) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
 		res.ConfigNote = c.limNote
 	}
 	c.st.Gen++
-	return m.saveSnap(c.slug, c.st)
+	return m.SaveSnap(c.slug, c.st)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
 
@@ -165,7 +166,7 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 	for {
 		t, p, err := r.Next()
 		if err != nil {
-			return nil, fmt.Errorf("reading the sandbox's answer: %w", unexpected(err))
+			return nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 		}
 		switch t {
 		case protocol.TStdout:
@@ -210,7 +211,7 @@ type outputBuf struct {
 }
 
 func (c *outputBuf) Write(p []byte) (int, error) {
-	n := min(len(p), max(OutputCap-c.Len(), 0))
+	n := min(len(p), max(hostrepo.OutputCap-c.Len(), 0))
 	c.Builder.Write(p[:n])
 	c.cut += int64(len(p) - n)
 	return len(p), nil
@@ -244,7 +245,7 @@ func errOrEOF(err error) error {
 func (m *Manager) execError(ctx context.Context, slug string, err error) error {
 	switch {
 	case errors.Is(err, box.ErrNotFound):
-		return m.missingOrNotFound(ctx, slug)
+		return m.MissingOrNotFound(ctx, slug)
 	case errors.Is(err, box.ErrPaused):
 		return notRunning(slug, "paused")
 	case errors.Is(err, box.ErrNotRunning):

@@ -25,7 +25,7 @@ var boundsAttacks = []attack{
 	{name: "deep directories to grow the host's objects and ignore mirror", side: "agent", expect: "each call adds at most max-call-size to .git/objects and nothing to the ignore mirror; the rest waits and later calls commit it", run: func(t *testing.T, e *attackEnv) {
 		const bound = 1 << 20
 		r := boundsRepo(t, e, "[snapshot]\nmax-file-size = \"1m\"\nmax-call-size = \"1m\"\n")
-		objects, mirror := filepath.Join(r.GitDir, "objects"), r.layout().Ignore("work")
+		objects, mirror := filepath.Join(r.GitDir, "objects"), r.Layout().Ignore("work")
 		objBefore, mirrorBefore := apparentSize(t, objects), apparentSize(t, mirror)
 		start := time.Now()
 		// 200 one-line files, each 150 directories deep in a chain of its

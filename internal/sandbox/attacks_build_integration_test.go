@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -134,7 +135,7 @@ func buildRepo(t *testing.T, files testenv.Files) *Manager {
 	files[".gitignore"] = ".env\n.litterbox.local.toml\n"
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbbuild"))
 	testenv.NewRepo(t, dir, files)
-	m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, Location{Dir: dir})
+	m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, hostrepo.Location{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -264,8 +265,8 @@ var attacks = []attack{
 		name := "litterbox-" + m.RepoSlug + "-0badc0de-forged"
 		t.Cleanup(func() { testenv.Docker("rm", "-f", name) })
 		if _, err := testenv.Docker("run", "-d", "--name", name, "--network", "none",
-			"--label", LabelManaged+"=true", "--label", LabelRepo+"="+m.RepoPath, "--label", LabelRepoSlug+"="+m.RepoSlug,
-			"--label", LabelSandbox+"=forged", "--label", LabelRepoID+"=0badc0de",
+			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+m.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+m.RepoSlug,
+			"--label", hostrepo.LabelSandbox+"=forged", "--label", hostrepo.LabelRepoID+"=0badc0de",
 			"busybox:latest", "sleep", "600"); err != nil {
 			t.Fatal(err)
 		}

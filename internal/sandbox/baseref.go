@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // A base ref is what the user could have typed to start a branch of their
@@ -144,7 +145,7 @@ func (m *Manager) reachable(ctx context.Context, ref, commit string, maySandbox 
 			return nil
 		}
 	}
-	return fmt.Errorf("base ref %q is refused: commit %s is on no branch or tag you may use (a stash, a reflog entry or a dangling commit); %s", ref, short(commit), baseUsage)
+	return fmt.Errorf("base ref %q is refused: commit %s is on no branch or tag you may use (a stash, a reflog entry or a dangling commit); %s", ref, hostrepo.ShortID(commit), baseUsage)
 }
 
 // createBase is the commit a new sandbox starts from: HEAD, or the checked

@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -65,7 +66,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 // command run by docker exec.
 func BenchmarkRawSetupFirst(b *testing.B) {
 	m := benchSetupManager(b, setupSleep)
-	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n Names) {
+	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n hostrepo.Names) {
 		if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Config.SetupCommand}}, box.Streams{}); err != nil {
 			b.Fatal(err)
 		}
@@ -94,7 +95,7 @@ func BenchmarkRawSetupCached(b *testing.B) {
 	m := benchSetupManager(b, 0)
 	cache := m.Names("rawcache").Volume
 	fillVolume(b, cache, m.Config.SetupCommand)
-	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n Names) {
+	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n hostrepo.Names) {
 		copyVolumeRaw(b, cache, n.Volume)
 	})
 }
@@ -140,7 +141,7 @@ func BenchmarkRawFork(b *testing.B) {
 
 // benchRaw times a raw create (docker run, the tree by git archive into
 // docker cp) followed by more, removing what it made untimed.
-func benchRaw(b *testing.B, m *Manager, more func(context.Context, *dockercli.Client, Names)) {
+func benchRaw(b *testing.B, m *Manager, more func(context.Context, *dockercli.Client, hostrepo.Names)) {
 	ctx := context.Background()
 	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())

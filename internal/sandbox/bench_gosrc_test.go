@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -66,7 +67,7 @@ func removeGoSrc() {
 }
 
 // goSrcSandbox makes a sandbox of its own on the Go source repository.
-func goSrcSandbox(b *testing.B) (*Manager, Names) {
+func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	b.Helper()
 	dir := goSrcRepo(b)
 	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -48,7 +49,7 @@ func kubeBenchManager(b *testing.B) *Manager {
 	return m
 }
 
-func kubeBenchSandbox(b *testing.B) (*Manager, Names) {
+func kubeBenchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	b.Helper()
 	m := kubeBenchManager(b)
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
@@ -139,7 +140,7 @@ func BenchmarkRawKubeDelete(b *testing.B) {
 		n := m.Names(name)
 		kubectl(b, "", "delete", "pod/"+n.Container, "configmap/"+n.Container, "networkpolicy/"+n.Container, "persistentvolumeclaim/"+n.Volume)
 		b.StopTimer()
-		_ = m.store().Remove(name)
+		_ = m.Store().Remove(name)
 		b.StartTimer()
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -100,7 +101,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 
 // rawCreate is a create done by hand: docker run, the tree by git archive
 // into docker cp, the setup by docker exec.
-func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n Names, base string) {
+func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
 	spec := m.containerSpec(n, base, m.Config, nil, &helperBinary{id: "raw"})
@@ -121,7 +122,7 @@ func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n Names, base st
 	}
 }
 
-func benchSandbox(b *testing.B) (*Manager, Names) {
+func benchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	m := benchManager(b)
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
@@ -224,7 +225,7 @@ func bigFiles(n int) testenv.Files {
 	return files
 }
 
-func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, Names) {
+func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, hostrepo.Names) {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
@@ -271,10 +272,10 @@ func benchWrite(b *testing.B, files testenv.Files) {
 }
 
 func benchRawWrite(b *testing.B, files testenv.Files) {
-	benchRawWriteIn(b, func(b *testing.B) (*Manager, Names) { return benchToolSandbox(b, files) })
+	benchRawWriteIn(b, func(b *testing.B) (*Manager, hostrepo.Names) { return benchToolSandbox(b, files) })
 }
 
-func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, Names)) {
+func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, hostrepo.Names)) {
 	_, n := sandbox(b)
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0

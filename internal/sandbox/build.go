@@ -20,6 +20,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -92,7 +93,7 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit s
 		return nil, err
 	}
 	out.Took = time.Since(t)
-	m.step("build "+b.Dockerfile+" of "+short(commit)+" as "+tag, t)
+	m.step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
 	return out, nil
 }
 
@@ -124,7 +125,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}()
 	spec := box.BuildSpec{
 		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
-		Labels: map[string]string{LabelRepoID: m.RepoID, LabelRepo: m.RepoPath},
+		Labels: map[string]string{hostrepo.LabelRepoID: m.RepoID, hostrepo.LabelRepo: m.RepoPath},
 	}
 	err := box.Images(m.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
@@ -134,7 +135,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}
 	<-gitDone
 	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, errPipeStopped) {
-		err = fmt.Errorf("streaming the build context of commit %s: %w", short(in.commit), ferr)
+		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.commit), ferr)
 	}
 	if err != nil {
 		return &BuildError{Dockerfile: b.Dockerfile, Err: err, Tail: tail.String()}
@@ -201,14 +202,14 @@ func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit s
 	}
 	out, err := m.Git.Output(ctx, args...)
 	if err != nil {
-		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", short(commit), err)
+		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", hostrepo.ShortID(commit), err)
 	}
 	in, ctxFiles := parseBuildTree(out, b, commit)
 	if in.dockerfile == "" {
-		return nil, fmt.Errorf("[docker] build: no Dockerfile at %s in commit %s; the build reads only committed files: commit it first", b.Dockerfile, short(commit))
+		return nil, fmt.Errorf("[docker] build: no Dockerfile at %s in commit %s; the build reads only committed files: commit it first", b.Dockerfile, hostrepo.ShortID(commit))
 	}
 	if len(ctxFiles) == 0 {
-		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, short(commit))
+		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, hostrepo.ShortID(commit))
 	}
 	if in.ignoreID != "" {
 		data, err := m.Git.CatBlob(ctx, in.ignoreID)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
@@ -108,17 +109,17 @@ func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
 	if errors.Is(err, box.ErrNoSuchVolume) {
 		// Removed behind our back (docker volume prune): the record goes
 		// too, so this create keeps a new entry.
-		os.Remove(m.layout().CacheEntry(key))
+		os.Remove(m.Layout().CacheEntry(key))
 		return nil
 	}
-	if err != nil || labels[LabelRepoID] != m.RepoID || labels[LabelCacheKey] != key {
+	if err != nil || labels[hostrepo.LabelRepoID] != m.RepoID || labels[LabelCacheKey] != key {
 		return nil
 	}
 	return e
 }
 
 func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
-	data, err := os.ReadFile(m.layout().CacheEntry(key))
+	data, err := os.ReadFile(m.Layout().CacheEntry(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -127,18 +128,18 @@ func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
 	}
 	var e CacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.layout().CacheEntry(key), err)
+		return nil, fmt.Errorf("%s: %w", m.Layout().CacheEntry(key), err)
 	}
 	return &e, nil
 }
 
 // cacheRestore fills the new sandbox's /src from entry e.
-func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *CacheEntry) error {
+func (m *Manager) cacheRestore(ctx context.Context, n hostrepo.Names, image string, e *CacheEntry) error {
 	if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: e.Volume, intoSandbox: true}); err != nil {
 		return &StepError{Step: "copying setup cache " + e.Volume, Err: err}
 	}
 	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
-	_ = layout.WriteFileAtomic(m.layout().CacheEntry(e.Key), layout.JSON(e))
+	_ = layout.WriteFileAtomic(m.Layout().CacheEntry(e.Key), layout.JSON(e))
 	return nil
 }
 
@@ -146,15 +147,15 @@ func (m *Manager) cacheRestore(ctx context.Context, n Names, image string, e *Ca
 // the entry of key. Two creates that miss at once race for the record
 // file; the loser leaves the saving to the winner. A failure costs the
 // cache, never the sandbox: it comes back as a warning.
-func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key, imageID, base string) (*CacheEntry, error) {
-	if err := os.MkdirAll(m.layout().Cache(), 0o755); err != nil {
+func (m *Manager) cacheSave(ctx context.Context, n hostrepo.Names, cfg config.Config, key, imageID, base string) (*CacheEntry, error) {
+	if err := os.MkdirAll(m.Layout().Cache(), 0o755); err != nil {
 		return nil, err
 	}
 	e := &CacheEntry{
-		Key: key, Volume: m.cacheVolume(key), Image: cfg.Image, ImageID: imageID, Setup: m.secrets.Seen().Redact(cfg.SetupCommand),
+		Key: key, Volume: m.cacheVolume(key), Image: cfg.Image, ImageID: imageID, Setup: m.Secrets.Seen().Redact(cfg.SetupCommand),
 		Inputs: orEmpty(cfg.SetupInputs), Base: base, From: n.Slug, Created: m.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
-	f, err := os.OpenFile(m.layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(m.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		old, lerr := m.loadCacheEntry(key)
 		if lerr != nil || old == nil || old.State == cacheReady || processAlive(old.PID) {
@@ -162,7 +163,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		}
 		// A save that died half-way: start over.
 		_ = m.Provider.RemoveVolume(ctx, old.Volume)
-		if err := layout.WriteFileAtomic(m.layout().CacheEntry(key), layout.JSON(e)); err != nil {
+		if err := layout.WriteFileAtomic(m.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -173,7 +174,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(m.layout().CacheEntry(key))
+			os.Remove(m.Layout().CacheEntry(key))
 			return nil, err
 		}
 	}
@@ -181,7 +182,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		_ = m.Provider.RemoveVolume(ctx, e.Volume)
-		os.Remove(m.layout().CacheEntry(key))
+		os.Remove(m.Layout().CacheEntry(key))
 		return nil, err
 	}
 	tracked, err := m.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
@@ -198,7 +199,7 @@ func (m *Manager) cacheSave(ctx context.Context, n Names, cfg config.Config, key
 		return fail(err)
 	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
-	if err := layout.WriteFileAtomic(m.layout().CacheEntry(key), layout.JSON(e)); err != nil {
+	if err := layout.WriteFileAtomic(m.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil
@@ -212,7 +213,7 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	vols, err := m.Provider.Volumes(ctx, map[string]string{LabelManaged: roleCache, LabelRepoID: m.RepoID})
+	vols, err := m.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: roleCache, hostrepo.LabelRepoID: m.RepoID})
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +224,7 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 	out := []CacheEntry{}
 	for _, e := range entries {
 		if !have[e.Volume] && e.State == cacheReady {
-			os.Remove(m.layout().CacheEntry(e.Key))
+			os.Remove(m.Layout().CacheEntry(e.Key))
 			continue
 		}
 		out = append(out, e)
@@ -233,7 +234,7 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 }
 
 func (m *Manager) cacheEntries() ([]CacheEntry, error) {
-	names, err := os.ReadDir(m.layout().Cache())
+	names, err := os.ReadDir(m.Layout().Cache())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -287,7 +288,7 @@ func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
 	if err := m.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		return fmt.Errorf("removing setup cache volume %s: %w", e.Volume, err)
 	}
-	if err := os.Remove(m.layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(m.Layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

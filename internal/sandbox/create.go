@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -26,7 +27,7 @@ import (
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) box.Spec {
+func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) box.Spec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
@@ -39,7 +40,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		allow = c.Allow // the pod's NetworkPolicy
 	}
 	labels := m.labels(n.Slug, "true")
-	labels[LabelBase] = base
+	labels[hostrepo.LabelBase] = base
 	if len(pmap) > 0 {
 		labels[LabelPorts] = ports.Label(pmap)
 	}
@@ -55,11 +56,11 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 		ReadOnly:     c.ReadOnly,
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
 		Volume:       n.Volume,
-		VolumeTarget: Workdir,
+		VolumeTarget: hostrepo.Workdir,
 		VolumeLabels: m.labels(n.Slug, "true"),
 		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,
-		Workdir:      Workdir,
+		Workdir:      hostrepo.Workdir,
 		Env:          env,
 		CapDrop:      []string{"ALL"},
 		SecurityOpt:  []string{"no-new-privileges"},
@@ -78,7 +79,7 @@ func (m *Manager) containerSpec(n Names, base string, c config.Config, pmap []po
 // the sandbox's own container and volume, the role of another (egress).
 func (m *Manager) labels(slug, managed string) map[string]string {
 	return map[string]string{
-		LabelManaged: managed, LabelRepo: m.RepoPath, LabelRepoID: m.RepoID, LabelRepoSlug: m.RepoSlug, LabelSandbox: slug,
+		hostrepo.LabelManaged: managed, hostrepo.LabelRepo: m.RepoPath, hostrepo.LabelRepoID: m.RepoID, hostrepo.LabelRepoSlug: m.RepoSlug, hostrepo.LabelSandbox: slug,
 	}
 }
 
@@ -152,10 +153,10 @@ type Created struct {
 
 // nameInUse explains a container name that is taken: by a leftover of this
 // repository (which delete removes) or by someone else's container.
-func (m *Manager) nameInUse(ctx context.Context, n Names) error {
+func (m *Manager) nameInUse(ctx context.Context, n hostrepo.Names) error {
 	in, err := m.Provider.Inspect(ctx, n.Container)
-	if err == nil && !m.owns(ctx, n.Container, in.Labels) {
-		return foreign("container", n.Container, in.Labels)
+	if err == nil && !m.Owns(ctx, n.Container, in.Labels) {
+		return hostrepo.Foreign("container", n.Container, in.Labels)
 	}
 	return &ExistsError{Name: n.Slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + n.Slug}
 }
@@ -169,7 +170,7 @@ func orEmpty[T any](s []T) []T {
 
 // createConfig is the configuration a new sandbox is made with.
 func (m *Manager) createConfig() (config.Config, error) {
-	if !m.fromFiles {
+	if !m.FromFiles {
 		return m.Config, nil
 	}
 	return config.Load(m.Root)
@@ -181,7 +182,7 @@ func (m *Manager) createConfig() (config.Config, error) {
 // other ports. prefill, when set, fills /src (from a fork's source or the
 // setup cache): while the container starts when it has no ports, after
 // it when a retry could remove the container under the copy.
-func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
+func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
 	if len(cfg.Ports) == 0 {
 		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper), prefill)
 	}
@@ -192,7 +193,7 @@ func (m *Manager) runContainer(ctx context.Context, n Names, base string, cfg co
 	return pmap, err
 }
 
-func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, cfg config.Config) ([]ports.Port, error) {
+func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, error) {
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
 		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
@@ -234,12 +235,12 @@ func (m *Manager) runContainerPorts(ctx context.Context, n Names, base string, c
 // startContainer creates the container, copies the helper into its helper
 // volume (its PID 1 runs from there) and starts it, running prefill (when
 // set) at the same time: nothing reads /src before the setup step.
-func (m *Manager) startContainer(ctx context.Context, n Names, spec box.Spec, prefill func(context.Context) error) error {
+func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) error {
 	step := "starting container " + n.Container
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: step, Err: err}
 	}
-	m.verified.Store(n.Container, true) // made just now, with our labels
+	m.Owned(n.Container) // made just now, with our labels
 	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
 		return &StepError{Step: "delivering the sandbox helper", Err: err}
 	}
@@ -264,15 +265,15 @@ func (m *Manager) startContainer(ctx context.Context, n Names, spec box.Spec, pr
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so
 // the sandbox user owns /src and no archive is held in memory or on disk.
-func (m *Manager) copyTree(ctx context.Context, n Names, base string, uid, gid int) error {
+func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, uid, gid int) error {
 	// docker cp never applies the tar's root entry, so the volume root stays
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv(protocol.CmdPrepare{Dir: Workdir, UID: strconv.Itoa(uid)})}); err != nil {
-		return &StepError{Step: "preparing " + Workdir, Err: err}
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+		return &StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
-	return m.copyArchive(ctx, n, m.Git, base, Workdir, uid, gid, m.keepIgnore(n.Slug))
+	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 
 func orStop(err error) error {
@@ -313,7 +314,7 @@ func (m *Manager) execChecked(ctx context.Context, container string, spec box.Ex
 // files into the sandbox's rules mirror as the tree streams into the
 // container.
 func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
-	root := m.layout().Ignore(slug)
+	root := m.Layout().Ignore(slug)
 	return func(name string, data []byte) error {
 		if !snapshot.ValidPath(name) {
 			return nil
@@ -328,21 +329,21 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
-	unlock, err := m.lock(ctx, n.Slug)
+func (m *Manager) runSetup(ctx context.Context, n hostrepo.Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
+	unlock, err := m.Lock(ctx, n.Slug)
 	if err != nil {
 		return layout.SetupResult{}, err
 	}
 	defer unlock()
-	if err := m.saveSnap(n.Slug, start); err != nil {
+	if err := m.SaveSnap(n.Slug, start); err != nil {
 		return layout.SetupResult{}, err
 	}
-	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
+	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: hostrepo.Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
 	if err != nil {
 		return layout.SetupResult{}, err
 	}
 	// The command is the user's, and may spell a secret out.
-	out := layout.SetupResult{Command: m.secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	out := layout.SetupResult{Command: m.Secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
 	if res.noShell {
 		out.Skipped = true
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"
@@ -353,7 +354,7 @@ func (m *Manager) runSetup(ctx context.Context, n Names, cmd string, env map[str
 // rollback undoes a create that failed before the setup command: container,
 // volume, state and branch. It runs even when ctx was cancelled (Ctrl-C), and
 // names whatever it could not remove.
-func (m *Manager) rollback(ctx context.Context, n Names, base string, cause error) error {
+func (m *Manager) rollback(ctx context.Context, n hostrepo.Names, base string, cause error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	var left []string
@@ -367,15 +368,15 @@ func (m *Manager) rollback(ctx context.Context, n Names, base string, cause erro
 }
 
 // rollbackRefs undoes only what Create did in git.
-func (m *Manager) rollbackRefs(ctx context.Context, n Names, base string, cause error) error {
+func (m *Manager) rollbackRefs(ctx context.Context, n hostrepo.Names, base string, cause error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	return m.finishRollback(ctx, n, base, cause, nil)
 }
 
-func (m *Manager) finishRollback(ctx context.Context, n Names, base string, cause error, left []string) error {
-	if err := m.store().Remove(n.Slug); err != nil {
-		left = append(left, "state file "+m.layout().Record(n.Slug))
+func (m *Manager) finishRollback(ctx context.Context, n hostrepo.Names, base string, cause error, left []string) error {
+	if err := m.Store().Remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.Layout().Record(n.Slug))
 	}
 	left = append(left, m.removeHostState(n.Slug)...)
 	// Guarded by base: never delete a branch someone moved meanwhile.

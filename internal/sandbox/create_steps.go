@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -27,7 +28,7 @@ type creation struct {
 	m    *Manager
 	opts CreateOptions
 	slug string
-	n    Names
+	n    hostrepo.Names
 	cfg  config.Config
 	// uid and gid own the sandbox's files.
 	uid, gid int
@@ -85,7 +86,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 // id is unreadable.
 func (c *creation) configure(ctx context.Context) (err error) {
 	m := c.m
-	if c.slug, err = ParseName(c.opts.Name); err != nil {
+	if c.slug, err = hostrepo.ParseName(c.opts.Name); err != nil {
 		return err
 	}
 	if c.cfg, err = m.createConfig(); err != nil {
@@ -105,7 +106,7 @@ func (c *creation) configure(ctx context.Context) (err error) {
 		return err
 	}
 	// Every secret must be readable before anything is made.
-	if _, err := m.secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
+	if _, err := m.Secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
 		return err
 	}
 	if c.uid, c.gid, err = c.cfg.IDs(); err != nil {
@@ -165,8 +166,8 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 func (c *creation) checkFree(ctx context.Context) error {
 	m := c.m
 	// A new sandbox gets new names, whatever an old record says.
-	c.n = NamesFor(m.RepoSlug, m.RepoID, c.slug)
-	rec, err := m.store().Load(c.slug)
+	c.n = hostrepo.NamesFor(m.RepoSlug, m.RepoID, c.slug)
+	rec, err := m.Store().Load(c.slug)
 	if err != nil || rec == nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func (c *creation) checkFree(ctx context.Context) error {
 	if refs, err := m.Git.ListRefs(ctx, c.n.Ref); err != nil || len(refs) > 0 {
 		return &ExistsError{Name: c.slug}
 	}
-	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
+	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.Layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
 }
 
 // plan settles the base and the branch's start, and whether the setup
@@ -209,7 +210,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 	}
 	if opts.BaseRef == "" && opts.fork == nil {
 		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
-			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, short(c.base)))
+			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, hostrepo.ShortID(c.base)))
 		}
 	}
 	return nil
@@ -239,7 +240,7 @@ func (c *creation) claim(ctx context.Context) error {
 		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets,
 	}
-	if err := m.store().Save(c.rec); err != nil {
+	if err := m.Store().Save(c.rec); err != nil {
 		return m.rollback(ctx, n, c.tip, &StepError{Step: "saving sandbox state", Err: err})
 	}
 	return nil
@@ -323,7 +324,7 @@ func (c *creation) prefill() func(context.Context) error {
 			if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: f.volume, intoSandbox: true}); err != nil {
 				return &StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
-			m.step("copy "+f.slug+"'s "+Workdir, t)
+			m.step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
 			return nil
 		}
 	case c.cacheHit != nil:
@@ -345,7 +346,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	m, n := c.m, c.n
 	if f := c.opts.fork; f != nil {
 		// The source's ignore rules, as the tree copy would have kept them.
-		if err := os.CopyFS(m.layout().Ignore(c.slug), os.DirFS(m.layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.CopyFS(m.Layout().Ignore(c.slug), os.DirFS(m.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return m.rollback(ctx, n, c.tip, &StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
 		}
 		return nil
@@ -357,7 +358,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
-	m.step("copy "+short(c.base)+" into "+Workdir, t)
+	m.step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
 	return nil
 }
 
@@ -379,7 +380,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 		return m.rollback(ctx, n, c.tip, &StepError{Step: "running the setup command", Err: err})
 	}
 	if setupCmd == "" {
-		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
+		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.Secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
 	}
 	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
@@ -388,7 +389,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 		c.warnings = append(c.warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")
 	}
 	if c.setup.Snapshot != "" {
-		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+short(c.setup.Snapshot))
+		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+hostrepo.ShortID(c.setup.Snapshot))
 	}
 	m.step("setup: "+c.setup.Command, t)
 	return nil
@@ -442,7 +443,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
 		c.rec.Status, status = layout.FailedSetup, StatusFailedSetup
 	}
-	if err := m.store().Save(c.rec); err != nil {
+	if err := m.Store().Save(c.rec); err != nil {
 		c.warnings = append(c.warnings, "could not save sandbox state: "+err.Error())
 	}
 	storage := ""
@@ -453,6 +454,6 @@ func (c *creation) report(ctx context.Context) *Created {
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
 		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
-		Workdir: Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
+		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
 }

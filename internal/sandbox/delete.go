@@ -9,6 +9,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -35,7 +36,7 @@ func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted
 
 // delete is Delete with the git client for the refs: merge's has hooks off.
 func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli.Client) (*Deleted, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -47,13 +48,13 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
 	}
 	var foreignErr error
-	if hasContainer && !m.owns(ctx, n.Container, in.Labels) {
-		foreignErr, hasContainer = foreign("container", n.Container, in.Labels), false
+	if hasContainer && !m.Owns(ctx, n.Container, in.Labels) {
+		foreignErr, hasContainer = hostrepo.Foreign("container", n.Container, in.Labels), false
 	}
 	if hasContainer && in.State == "running" && !force {
 		return nil, &ActiveError{Name: slug}
 	}
-	unlock, err := m.lock(ctx, slug)
+	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 		if foreignErr != nil {
 			return nil, foreignErr
 		}
-		return nil, m.notFound(ctx, slug)
+		return nil, m.NotFound(ctx, slug)
 	}
 	if foreignErr != nil {
 		d.LeftAlone = append(d.LeftAlone, foreignErr.Error())
@@ -84,8 +85,8 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	left = removeRefs(ctx, g, refs, n, d)
 	left = append(left, m.removeHostState(slug)...)
 	if rec != nil {
-		if err := m.store().Remove(slug); err != nil {
-			left = append(left, fmt.Sprintf("state file %s (%v)", m.layout().Record(slug), err))
+		if err := m.Store().Remove(slug); err != nil {
+			left = append(left, fmt.Sprintf("state file %s (%v)", m.Layout().Record(slug), err))
 		} else {
 			d.Removed = append(d.Removed, "state")
 		}
@@ -99,13 +100,13 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 // removeBox removes the sandbox's container, then its volume and egress
 // proxy, and says what it could not remove. A foreign container's volume
 // is not touched either.
-func (m *Manager) removeBox(ctx context.Context, n Names, hasContainer, foreign bool, rec *layout.Record, d *Deleted) (left []string) {
+func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer, foreign bool, rec *layout.Record, d *Deleted) (left []string) {
 	if hasContainer {
 		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
 			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
 		} else {
 			d.Removed = append(d.Removed, "container "+n.Container)
-			m.verified.Delete(n.Container)
+			m.Disowned(n.Container)
 		}
 	}
 	// The volume cannot go while its container exists; try it only when the
@@ -126,7 +127,7 @@ func (m *Manager) removeBox(ctx context.Context, n Names, hasContainer, foreign 
 
 // removeRefs deletes the sandbox's branch and its other refs, each only
 // if it still points where it was listed.
-func removeRefs(ctx context.Context, g *gitcli.Client, refs []gitcli.Ref, n Names, d *Deleted) (left []string) {
+func removeRefs(ctx context.Context, g *gitcli.Client, refs []gitcli.Ref, n hostrepo.Names, d *Deleted) (left []string) {
 	for _, r := range refs {
 		if err := g.DeleteRef(ctx, r.Name, r.ID); err != nil {
 			left = append(left, fmt.Sprintf("ref %s (%v)", r.Name, err))
@@ -153,8 +154,8 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 			return nil
 		case err != nil:
 			return []string{fmt.Sprintf("volume %s (%v)", vol, err)}
-		case !m.owns(ctx, vol, labels):
-			d.LeftAlone = append(d.LeftAlone, foreign("volume", vol, labels).Error())
+		case !m.Owns(ctx, vol, labels):
+			d.LeftAlone = append(d.LeftAlone, hostrepo.Foreign("volume", vol, labels).Error())
 			return nil
 		}
 	}
@@ -172,7 +173,7 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 // mirror of a sandbox, returning what could not be removed.
 func (m *Manager) removeHostState(slug string) []string {
 	var left []string
-	for _, p := range m.layout().PerSandbox(slug) {
+	for _, p := range m.Layout().PerSandbox(slug) {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))
 		}
@@ -184,12 +185,12 @@ func (m *Manager) removeHostState(slug string) []string {
 // found by its labels, its container and volume are removed. Its branch and
 // state lived in that repository's git dir, so they went with it.
 func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoPath, name string, force bool) (*Deleted, error) {
-	slug, err := ParseName(name)
+	slug, err := hostrepo.ParseName(name)
 	if err != nil {
 		return nil, err
 	}
 	p := rt.Provider(r)
-	cts, err := p.List(ctx, map[string]string{LabelManaged: "true", LabelRepo: repoPath, LabelSandbox: slug}, []string{LabelRepoSlug})
+	cts, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepo: repoPath, hostrepo.LabelSandbox: slug}, []string{hostrepo.LabelRepoSlug})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoP
 		}
 	}
 	// Its egress proxy, by the same labels, and the proxy's volume.
-	proxies, err := p.List(ctx, map[string]string{LabelManaged: roleEgress, LabelRepo: repoPath, LabelSandbox: slug}, nil)
+	proxies, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: roleEgress, hostrepo.LabelRepo: repoPath, hostrepo.LabelSandbox: slug}, nil)
 	if err != nil {
 		left = append(left, "its egress proxy ("+err.Error()+")")
 	}

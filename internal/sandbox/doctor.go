@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -55,7 +56,7 @@ const pullTimeout = 5 * time.Minute
 
 // Doctor runs every preflight check for the repository at dir on runtime rt
 // and returns them all; it never stops at the first failure.
-func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Location) []box.Check {
+func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.Location) []box.Check {
 	cli := rt.Provider(r)
 	checks, engineUp := runtimeChecks(ctx, cli, rt)
 	m, err := OpenRepo(ctx, r, rt, loc)
@@ -82,7 +83,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc Locatio
 	}
 	if m == nil {
 		c := box.Check{Name: "repository", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
-		var re *RepoError
+		var re *hostrepo.RepoError
 		if errors.As(err, &re) {
 			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
 		}
@@ -139,7 +140,7 @@ func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Ru
 	checks := []box.Check{c}
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
-		pm := &Manager{Provider: cli, Runtime: rt, helper: h}
+		pm := &Manager{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, helper: h}
 		checks = append(checks, pm.sandboxCheck(ctx, probeCfg, platform))
 	}
 	return checks
@@ -213,11 +214,11 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	n := Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
+	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
 	spec := m.containerSpec(n, "", cfg, nil, h)
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
 	spec.Volume, spec.VolumeLabels = "", nil
-	spec.AnonVolumes = append(spec.AnonVolumes, Workdir)
+	spec.AnonVolumes = append(spec.AnonVolumes, hostrepo.Workdir)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
@@ -233,7 +234,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv(protocol.CmdPrepare{Dir: Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
@@ -252,12 +253,12 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	case !p.TmpExec:
 		return fail("/tmp is not executable: "+p.TmpDetail, "the engine must honour --tmpfs /tmp:exec")
 	case !p.SrcWrite:
-		return fail(Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
+		return fail(hostrepo.Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
 	case !p.Shell:
 		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
 			Fix: "use an image with a shell if agents need to run commands"}
 	}
-	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, Workdir)}
+	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}
 }
 
 func engineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
@@ -306,7 +307,7 @@ func repoCheck(ctx context.Context, m *Manager) box.Check {
 	if err != nil {
 		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
 	}
-	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, short(head))}
+	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, hostrepo.ShortID(head))}
 	if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
 		c.Status = box.CheckWarn
 		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)

@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // A sandbox with network mode "allow" has no network of its own. Its PID 1
@@ -26,10 +27,6 @@ import (
 // and its volume: a container that serves a sandbox rather than being one,
 // so `docker ps` of managed sandboxes (managed=true) leaves it out.
 const roleEgress = "egress"
-
-// Egress is the name of the sandbox's egress proxy container, and of the
-// volume of its socket. A slug has no '.', so no sandbox's names meet it.
-func (n Names) Egress() string { return n.Container + ".egress" }
 
 // DefaultEgressNetwork is the network the proxy reaches out on by default.
 const DefaultEgressNetwork = "bridge"
@@ -93,7 +90,7 @@ func setupEnv(cfg config.Config) map[string]string {
 
 // egressVolume makes the volume, held in memory, of the egress proxy's
 // socket.
-func (m *Manager) egressVolume(ctx context.Context, n Names, uid, gid int) error {
+func (m *Manager) egressVolume(ctx context.Context, n hostrepo.Names, uid, gid int) error {
 	if err := box.Egress(m.Provider).TmpfsVolume(ctx, n.Egress(), m.labels(n.Slug, roleEgress), uid, gid); err != nil {
 		return &StepError{Step: "making the egress proxy's volume", Err: err}
 	}
@@ -112,7 +109,7 @@ func firstAllow(cfg config.Config) []string {
 // endSetupNetwork takes away what the setup command alone had: the egress
 // network, or its own allowlist, whose proxy gives way to one with the
 // sandbox's (or to none). Nothing of the agent's runs before it.
-func (m *Manager) endSetupNetwork(ctx context.Context, n Names, cfg config.Config) error {
+func (m *Manager) endSetupNetwork(ctx context.Context, n hostrepo.Names, cfg config.Config) error {
 	if setupOpen(cfg) {
 		if err := box.Egress(m.Provider).DisconnectNetwork(ctx, egressNetwork(cfg), n.Container); err != nil {
 			return &StepError{Step: "taking the setup command's network " + egressNetwork(cfg) + " away", Err: err}
@@ -133,7 +130,7 @@ func (m *Manager) endSetupNetwork(ctx context.Context, n Names, cfg config.Confi
 // startProxy makes and starts the egress proxy of a sandbox, hardened like
 // the sandbox, from the sandbox's own image (the helper is static: any
 // image will do, and no other image is needed).
-func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, allow []string) error {
+func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
 	labels := m.labels(n.Slug, roleEgress)
 	network := egressNetwork(cfg)
 	h := m.helper
@@ -172,7 +169,7 @@ func (m *Manager) startProxy(ctx context.Context, n Names, cfg config.Config, al
 
 // removeEgress removes the egress proxy and its volume, returning what is
 // left; neither existing is fine.
-func (m *Manager) removeEgress(ctx context.Context, n Names) (removed, left []string) {
+func (m *Manager) removeEgress(ctx context.Context, n hostrepo.Names) (removed, left []string) {
 	return removeProxy(ctx, m.Provider, n.Egress())
 }
 
@@ -194,9 +191,9 @@ func removeProxy(ctx context.Context, p box.Provider, name string) (removed, lef
 
 // ownsEgress reports whether the sandbox has an egress proxy of this
 // repository's, for a delete that lost the sandbox's record.
-func (m *Manager) ownsEgress(ctx context.Context, n Names) bool {
+func (m *Manager) ownsEgress(ctx context.Context, n hostrepo.Names) bool {
 	in, err := m.Provider.Inspect(ctx, n.Egress())
-	return err == nil && in.Labels[LabelManaged] == roleEgress && in.Labels[LabelRepoID] == m.RepoID && m.RepoID != ""
+	return err == nil && in.Labels[hostrepo.LabelManaged] == roleEgress && in.Labels[hostrepo.LabelRepoID] == m.RepoID && m.RepoID != ""
 }
 
 // followEgress pauses, or unpauses and starts, the egress proxy of a
@@ -206,7 +203,7 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 	if container != n.Container {
 		return nil // another repository's sandbox: its record is not here
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
@@ -231,11 +228,11 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 // by host:port, since since (all it logged when zero); nil for a sandbox
 // without one.
 func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
-	slug, err := ParseName(name)
+	slug, err := hostrepo.ParseName(name)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
 		return nil, err // no proxy to ask
 	}

@@ -419,7 +419,7 @@ func TestIntegrationEgressDeleteWithoutRecord(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(m.layout().Record("work")); err != nil {
+	if err := os.Remove(m.Layout().Record("work")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Delete(ctx, "work", true); err != nil {

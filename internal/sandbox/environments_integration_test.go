@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -27,7 +28,7 @@ func repoManager(t *testing.T, files testenv.Files, local string) *Manager {
 	if local != "" {
 		writeFile(t, filepath.Join(dir, ".litterbox.local.toml"), local)
 	}
-	m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, Location{Dir: dir})
+	m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, hostrepo.Location{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {
 
 func commitsOn(t *testing.T, m *Manager, slug string) int {
 	t.Helper()
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil || rec == nil {
 		t.Fatalf("record of %s: %v", slug, err)
 	}
@@ -349,11 +350,11 @@ func TestIntegrationForkEdges(t *testing.T) {
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "taken"}); !errors.As(err, &exists) {
 		t.Fatalf("fork onto an existing name: %v", err)
 	}
-	var nf *NotFoundError
+	var nf *hostrepo.NotFoundError
 	if _, err := m.Fork(ctx, ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
 		t.Fatalf("fork of an unknown sandbox: %v", err)
 	}
-	if _, err := os.Stat(m.layout().Record("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
+	if _, err := os.Stat(m.Layout().Record("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
 		t.Fatal("a fork of an unknown sandbox left state or a branch")
 	}
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // ExecOptions describe a command run in a sandbox for a human.
@@ -23,18 +24,18 @@ type ExecOptions struct {
 // Exec runs a command in the sandbox as the sandbox user, streaming its
 // output, and returns its exit code.
 func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return 0, err
 	}
 	wd := o.Workdir
 	if wd == "" {
-		wd = Workdir
+		wd = hostrepo.Workdir
 	}
 	// The exec's stderr is the user's terminal: ask the engine first, so a
 	// missing, paused or unreachable sandbox is one clear line, not docker's
 	// message followed by ours.
-	n, in, err := m.ownContainer(ctx, slug)
+	n, in, err := m.OwnContainer(ctx, slug)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -143,7 +144,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 					}
 				}
 				// A second delete, the engine healthy again, finishes the job.
-				if _, derr := m.Delete(context.Background(), sb, true); derr != nil && !errorAs[*NotFoundError](derr) {
+				if _, derr := m.Delete(context.Background(), sb, true); derr != nil && !errorAs[*hostrepo.NotFoundError](derr) {
 					t.Errorf("retrying delete: %v", derr)
 				}
 				if left := leftovers(t, m, sb); len(left) > 0 {
@@ -217,7 +218,7 @@ func walkFaults(t *testing.T, op faultOp) {
 // sharedSandbox prepares one sandbox for all the steps of an operation.
 func sharedSandbox(name string) func(t *testing.T, m *Manager, step int) string {
 	return func(t *testing.T, m *Manager, step int) string {
-		if ok, _ := m.known(context.Background(), name); !ok {
+		if ok, _ := m.Known(context.Background(), name); !ok {
 			if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
 				t.Fatal(err)
 			}

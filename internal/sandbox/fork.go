@@ -6,6 +6,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
@@ -24,25 +25,25 @@ type ForkOptions struct {
 // and the rest of its configuration is what create would use now. The
 // source keeps running; it takes no call while its files are copied.
 func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) {
-	src, err := m.resolve(opts.Source)
+	src, err := m.Resolve(opts.Source)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ParseName(opts.Name); err != nil {
+	if _, err := hostrepo.ParseName(opts.Name); err != nil {
 		return nil, err
 	}
-	n, in, err := m.ownContainer(ctx, src)
+	n, in, err := m.OwnContainer(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().Load(src)
+	rec, err := m.Store().Load(src)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil || rec.Status == layout.Creating {
-		return nil, &NotFoundError{Name: src}
+		return nil, &hostrepo.NotFoundError{Name: src}
 	}
-	unlock, err := m.lock(ctx, src)
+	unlock, err := m.Lock(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	// What background processes changed since the last call is committed
 	// on the source first, so the fork's branch and files agree.
 	if in.State == box.State("running") {
-		if _, err := m.actLocked(ctx, src, action{op: protocol.OpScan, message: commitMessage("fork", "before forking as "+opts.Name)}); err != nil {
+		if _, err := m.actLocked(ctx, src, action{op: protocol.OpScan, message: hostrepo.CommitMessage("fork", "before forking as "+opts.Name)}); err != nil {
 			return nil, fmt.Errorf("committing %s's changes before the fork: %w", src, err)
 		}
 	}
@@ -67,7 +68,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if tip == "" {
 		return nil, fmt.Errorf("sandbox '%s' has no branch %s to fork", src, n.Branch)
 	}
-	st, err := m.loadSnap(src)
+	st, err := m.LoadSnap(src)
 	if err != nil {
 		return nil, err
 	}

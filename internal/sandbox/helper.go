@@ -259,11 +259,11 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *l
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := m.ensureOwn(ctx, slug); err != nil {
+	if err := m.EnsureOwn(ctx, slug); err != nil {
 		return nil, nil, err
 	}
 	want := h.containerPath()
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,7 +285,7 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *l
 		return nil, nil, err
 	}
 	rec.Helper = want
-	if err := m.store().Save(rec); err != nil {
+	if err := m.Store().Save(rec); err != nil {
 		return nil, nil, err
 	}
 	return h, rec, nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -133,7 +134,7 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stdout) != OutputCap || res.StdoutCut != (1<<30)-OutputCap || res.Stderr != "done\n" {
+	if len(res.Stdout) != hostrepo.OutputCap || res.StdoutCut != (1<<30)-hostrepo.OutputCap || res.Stderr != "done\n" {
 		t.Fatalf("1 GiB: kept %d, cut %d, stderr %q", len(res.Stdout), res.StdoutCut, res.Stderr)
 	}
 	t.Logf("1 GiB of output took %v", time.Since(start))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -28,7 +29,7 @@ func twinRepos(t *testing.T) (a, b *Manager) {
 			files[k] = v
 		}
 		dir := testenv.NewRepo(t, filepath.Join(top, side, "app"), files)
-		m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, Location{Dir: dir})
+		m, err := OpenRepo(context.Background(), testenv.Exec(), engine.Docker, hostrepo.Location{Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,9 +159,9 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	if _, err := testenv.Docker("rename", old.Names("legacy").Container, legacyName); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := old.store().Load("legacy")
+	rec, _ := old.Store().Load("legacy")
 	rec.Container = legacyName
-	if err := old.store().Save(rec); err != nil {
+	if err := old.Store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 
@@ -196,11 +197,11 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	}
 	// Even handed the old record (a copy of the repository would have it),
 	// the other repository refuses to touch the container.
-	if err := o.store().Save(rec); err != nil {
+	if err := o.Store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range []func(context.Context, string) (Outcome, error){o.Pause, o.Resume} {
-		if _, err := op(ctx, "legacy"); !errorAs[*ForeignError](err) || !strings.Contains(err.Error(), "belongs to "+wt) {
+		if _, err := op(ctx, "legacy"); !errorAs[*hostrepo.ForeignError](err) || !strings.Contains(err.Error(), "belongs to "+wt) {
 			t.Errorf("pause/resume of a foreign container: %v", err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -67,7 +68,7 @@ func leftovers(t *testing.T, m *Manager, slug string) []string {
 	if out := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); out != "" {
 		left = append(left, "refs "+out)
 	}
-	if _, err := os.Stat(m.layout().Record(slug)); err == nil {
+	if _, err := os.Stat(m.Layout().Record(slug)); err == nil {
 		left = append(left, "state file")
 	}
 	return left
@@ -267,7 +268,7 @@ func TestIntegrationContainerRemovedBehindOurBack(t *testing.T) {
 	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusMissing {
 		t.Errorf("list %+v, want one missing", list)
 	}
-	if _, err := m.Pause(ctx, "gone"); !errors.Is(err, ErrMissing) {
+	if _, err := m.Pause(ctx, "gone"); !errors.Is(err, hostrepo.ErrMissing) {
 		t.Errorf("pause: %v, want ErrMissing", err)
 	}
 	if _, err := m.Create(ctx, CreateOptions{Name: "gone"}); !errorAs[*ExistsError](err) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
-	"github.com/litterbox-dev/litterbox/internal/slug"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
@@ -61,7 +60,7 @@ type Info struct {
 	ours bool
 }
 
-var listLabels = []string{LabelRepo, LabelRepoID, LabelRepoSlug, LabelSandbox, LabelBase, LabelPorts}
+var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts}
 
 func statusOf(state box.State, rec *layout.Record) string {
 	if rec != nil && rec.Status == layout.Creating && processAlive(rec.CreatorPID) {
@@ -87,11 +86,11 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	// Every managed container, then ownership by label: a filter on the
 	// repository label would miss those an older release labelled with a
 	// linked worktree's root.
-	cts, err := m.Provider.List(ctx, map[string]string{LabelManaged: "true"}, listLabels)
+	cts, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, listLabels)
 	if err != nil {
 		return nil, err
 	}
-	recs := m.store().All()
+	recs := m.Store().All()
 	refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/")
 	if err != nil {
 		return nil, err
@@ -99,9 +98,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	var out []Info
 	seen := map[string]bool{}
 	for _, c := range cts {
-		slug, repo := c.Labels[LabelSandbox], c.Labels[LabelRepo]
+		slug, repo := c.Labels[hostrepo.LabelSandbox], c.Labels[hostrepo.LabelRepo]
 		var rec *layout.Record
-		ours := m.owns(ctx, c.Name, c.Labels)
+		ours := m.Owns(ctx, c.Name, c.Labels)
 		switch {
 		case ours:
 			rec, repo = recs[slug], m.RepoPath
@@ -112,7 +111,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		out = append(out, Info{
 			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: c.Labels[LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
+			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 			Background: backgroundOf(rec),
 		})
 	}
@@ -120,7 +119,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	// behind our back.
 	for _, r := range refs {
 		slug := strings.TrimPrefix(r.Name, "refs/heads/litterbox/")
-		if !seen[slug] && (recs[slug] != nil || ParseNameExact(slug)) {
+		if !seen[slug] && (recs[slug] != nil || hostrepo.ParseNameExact(slug)) {
 			seen[slug] = true
 			out = append(out, m.missingInfo(slug, recs[slug]))
 		}
@@ -147,15 +146,12 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			s.Allow = rec.Allow
 			s.Refused, _ = m.refusals(ctx, s.Name, time.Time{})
 		}
-		if n, err := m.commitsAhead(ctx, s.Name, s.Base, tip); err == nil {
+		if n, err := m.CommitsAhead(ctx, s.Name, s.Base, tip); err == nil {
 			s.CommitsAhead = &n
 		}
 	}
 	return out, nil
 }
-
-// ParseNameExact reports whether s is already a valid slug.
-func ParseNameExact(s string) bool { return slug.Valid(s) }
 
 func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
 	n := m.Names(slug)
@@ -173,44 +169,6 @@ func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
 	return info
 }
 
-// known reports whether slug has a branch or a state record in this repo.
-func (m *Manager) known(ctx context.Context, slug string) (bool, error) {
-	rec, err := m.store().Load(slug)
-	if err != nil || rec != nil {
-		return rec != nil, err
-	}
-	refs, err := m.Git.ListRefs(ctx, m.Names(slug).Ref)
-	return len(refs) > 0, err
-}
-
-// missingOrNotFound turns a "no such container" into the right error.
-func (m *Manager) missingOrNotFound(ctx context.Context, slug string) error {
-	if ok, err := m.known(ctx, slug); err != nil {
-		return err
-	} else if ok {
-		return fmt.Errorf("sandbox '%s': %w (its branch %s is kept; `litterbox delete %s` removes the rest)", slug, ErrMissing, m.Names(slug).Branch, slug)
-	}
-	return m.notFound(ctx, slug)
-}
-
-// notFound is the error for a name this repository has no sandbox of,
-// naming the ones it has (by branch or record: no engine call).
-func (m *Manager) notFound(ctx context.Context, slug string) error {
-	names := map[string]bool{}
-	for s := range m.store().All() {
-		names[s] = true
-	}
-	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err == nil {
-		for _, r := range refs {
-			if s := strings.TrimPrefix(r.Name, "refs/heads/litterbox/"); ParseNameExact(s) {
-				names[s] = true
-			}
-		}
-	}
-	delete(names, slug)
-	return &NotFoundError{Name: slug, Existing: slices.Sorted(maps.Keys(names))}
-}
-
 // Outcome says what a pause or resume did.
 type Outcome struct {
 	Name    string `json:"name"`
@@ -220,21 +178,13 @@ type Outcome struct {
 	Message string `json:"message"`
 }
 
-func (m *Manager) resolve(name string) (string, error) {
-	slug, err := ParseName(name)
-	if err != nil {
-		return "", err
-	}
-	return slug, nil
-}
-
 // Pause freezes a sandbox. Pausing a paused sandbox succeeds and says so.
 func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, in, err := m.ownContainer(ctx, slug)
+	n, in, err := m.OwnContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
@@ -242,37 +192,6 @@ func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
 		return alreadyPaused(slug), nil
 	}
 	return m.pauseContainer(ctx, slug, n.Container)
-}
-
-// ensureOwn is ownContainer once per Manager and container: an agent's
-// calls into its sandbox pay for the check once per server, not per call.
-func (m *Manager) ensureOwn(ctx context.Context, slug string) error {
-	if _, ok := m.verified.Load(m.Names(slug).Container); ok {
-		return nil
-	}
-	_, _, err := m.ownContainer(ctx, slug)
-	return err
-}
-
-// ownContainer inspects the sandbox's container and makes sure it is this
-// repository's before anything acts on it.
-func (m *Manager) ownContainer(ctx context.Context, slug string) (Names, box.Inspection, error) {
-	n := m.Names(slug)
-	in, err := m.Provider.Inspect(ctx, n.Container)
-	switch {
-	case errors.Is(err, box.ErrNotFound):
-		return n, in, m.missingOrNotFound(ctx, slug)
-	case err != nil:
-		return n, in, err
-	case !m.owns(ctx, n.Container, in.Labels):
-		fe := foreign("container", n.Container, in.Labels)
-		if ok, _ := m.known(ctx, slug); ok {
-			fe.Sandbox = slug
-		}
-		return n, in, fe
-	}
-	m.verified.Store(n.Container, true)
-	return n, in, nil
 }
 
 func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (Outcome, error) {
@@ -291,7 +210,7 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 	case errors.Is(err, box.ErrNotRunning):
 		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
 	case errors.Is(err, box.ErrNotFound):
-		return o, m.missingOrNotFound(ctx, slug)
+		return o, m.MissingOrNotFound(ctx, slug)
 	default:
 		return o, fmt.Errorf("pausing sandbox '%s': %w", slug, err)
 	}
@@ -301,11 +220,11 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 // Resume thaws a paused sandbox, or starts a stopped one. Resuming an active
 // sandbox succeeds and says so.
 func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, in, err := m.ownContainer(ctx, slug)
+	n, in, err := m.OwnContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
@@ -328,7 +247,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
 			return o, m.followEgress(ctx, slug, container, false)
 		case errors.Is(err, box.ErrNotFound):
-			return o, m.missingOrNotFound(ctx, slug)
+			return o, m.MissingOrNotFound(ctx, slug)
 		case !errors.Is(err, box.ErrNotPaused):
 			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
 		}
@@ -366,8 +285,8 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}
-	if m.owns(ctx, container, in.Labels) {
-		if rec, _ := m.store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
+	if m.Owns(ctx, container, in.Labels) {
+		if rec, _ := m.Store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
 			o.Status = StatusFailedSetup
 			return o, nil
 		}

@@ -21,7 +21,7 @@ func milestoneRef(slug string) string { return "refs/litterbox/" + slug + "/mile
 // Milestone squashes every snapshot since the last milestone (or the base)
 // into one commit with message; the tree stays the same.
 func (m *Manager) Milestone(ctx context.Context, name, message string) (*MilestoneResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if len(message) > agenttext.MaxMessage {
 		return nil, fmt.Errorf("message is %d bytes, over the %d a milestone message may hold: shorten it to a summary", len(message), agenttext.MaxMessage)
 	}
-	unlock, err := m.lock(ctx, slug)
+	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -50,12 +50,12 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	}
 	since := lastMilestone
 	if since == "" {
-		rec, err := m.store().Load(slug)
+		rec, err := m.Store().Load(slug)
 		if err != nil {
 			return nil, err
 		}
 		if rec == nil {
-			return nil, m.notFound(ctx, slug)
+			return nil, m.NotFound(ctx, slug)
 		}
 		since = rec.Base
 	}
@@ -74,7 +74,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if err != nil {
 		return nil, err
 	}
-	id, err := m.Git.CommitTree(ctx, commitSpec(tree, since, msg, m.agentIdent(slug), m.committer(ctx, slug)))
+	id, err := m.Git.CommitTree(ctx, commitSpec(tree, since, msg, m.AgentIdent(slug), m.Committer(ctx, slug)))
 	if err != nil {
 		return nil, err
 	}
@@ -84,16 +84,16 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 	if err := m.Git.UpdateRef(ctx, milestoneRef(slug), id, lastMilestone, "litterbox milestone"); err != nil {
 		return nil, err
 	}
-	if st, err := m.loadSnap(slug); err == nil && st.Tip == tip {
+	if st, err := m.LoadSnap(slug); err == nil && st.Tip == tip {
 		st.Tip = id
-		_ = m.saveSnap(slug, st)
+		_ = m.SaveSnap(slug, st)
 	}
 	return &MilestoneResult{Commit: id, Squashed: count}, nil
 }
 
 func (m *Manager) missingBranch(ctx context.Context, slug string) error {
-	if ok, _ := m.known(ctx, slug); !ok {
-		return m.notFound(ctx, slug)
+	if ok, _ := m.Known(ctx, slug); !ok {
+		return m.NotFound(ctx, slug)
 	}
 	return fmt.Errorf("branch %s of sandbox '%s' is gone", m.Names(slug).Branch, slug)
 }
@@ -106,15 +106,15 @@ func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli
 // sandbox's secrets masked, and what a terminal would act on written out
 // as escapes, as in snapshot messages.
 func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (string, error) {
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return "", err
 	}
 	if rec == nil {
-		return "", m.notFound(ctx, slug)
+		return "", m.NotFound(ctx, slug)
 	}
 	_, specs, _ := m.callConfig(ctx, rec)
-	sec, err := m.secrets.Resolve(ctx, specs)
+	sec, err := m.Secrets.Resolve(ctx, specs)
 	if err != nil {
 		return "", fmt.Errorf("%w (the milestone was not made)", err)
 	}

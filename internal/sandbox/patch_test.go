@@ -8,26 +8,27 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
 
 func TestCommitMessage(t *testing.T) {
-	if got := commitMessage("write", "src/main.go"); got != "write: src/main.go\n" {
+	if got := hostrepo.CommitMessage("write", "src/main.go"); got != "write: src/main.go\n" {
 		t.Errorf("short: %q", got)
 	}
 	long := "go test ./... -run " + strings.Repeat("X", 80)
-	got := commitMessage("bash", long)
+	got := hostrepo.CommitMessage("bash", long)
 	subject, body, _ := strings.Cut(got, "\n\n")
 	if len(subject) >= 72 || !strings.HasPrefix(subject, "bash: go test") || !strings.HasSuffix(subject, "...") || strings.TrimSpace(body) != long {
 		t.Errorf("long: %q", got)
 	}
-	multi := commitMessage("bash", "echo a\necho b")
+	multi := hostrepo.CommitMessage("bash", "echo a\necho b")
 	if !strings.HasPrefix(multi, "bash: echo a ...\n\necho a\necho b") {
 		t.Errorf("multi-line: %q", multi)
 	}
 	// An agent's command must not reach the reviewer's terminal as
 	// escape sequences through git log.
-	evil := commitMessage("bash", "printf '\x1b]0;owned\x07' \x9b2J \u009b\r\tok \u202egnp.exe é")
+	evil := hostrepo.CommitMessage("bash", "printf '\x1b]0;owned\x07' \x9b2J \u009b\r\tok \u202egnp.exe é")
 	if want := "bash: printf '\\x1b]0;owned\\x07' \\x9b2J \\u009b\\x0d\tok \\u202egnp.exe é\n"; evil != want {
 		t.Errorf("escapes: %q, want %q", evil, want)
 	}
@@ -55,14 +56,14 @@ func TestResolveAndHidden(t *testing.T) {
 // the body stays within agenttext.MaxMessage and a note.
 func TestCommitMessageIsCapped(t *testing.T) {
 	long := "true #" + strings.Repeat("é", 1<<19)
-	got := commitMessage("bash", long)
+	got := hostrepo.CommitMessage("bash", long)
 	if len(got) > agenttext.MaxMessage+300 {
 		t.Fatalf("message is %d bytes, want at most %d (subject, head, note)", len(got), agenttext.MaxMessage+300)
 	}
 	if !strings.Contains(got, "(cut: 1048582 bytes in all, sha256 ") || !utf8.ValidString(got) {
 		t.Errorf("no note of the cut, or a character split: %q", got[len(got)-150:])
 	}
-	if short := commitMessage("bash", strings.Repeat("x", agenttext.MaxMessage)); strings.Contains(short, "(cut:") {
+	if short := hostrepo.CommitMessage("bash", strings.Repeat("x", agenttext.MaxMessage)); strings.Contains(short, "(cut:") {
 		t.Errorf("a command of exactly agenttext.MaxMessage bytes was cut")
 	}
 }

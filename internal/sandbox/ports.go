@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
 
@@ -20,7 +21,7 @@ const LabelServices = "dev.litterbox.services"
 // takenPorts returns the host ports other sandboxes on this machine hold,
 // running or not: a stopped sandbox gets its ports back when it starts.
 func (m *Manager) takenPorts(ctx context.Context) (map[int]bool, error) {
-	cts, err := m.Provider.List(ctx, map[string]string{LabelManaged: "true"}, []string{LabelPorts})
+	cts, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{LabelPorts})
 	if err != nil {
 		return nil, err
 	}
@@ -35,16 +36,16 @@ func (m *Manager) takenPorts(ctx context.Context) (map[int]bool, error) {
 
 // Ports returns the port map of a sandbox.
 func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.missingOrNotFound(ctx, slug)
+		return nil, m.MissingOrNotFound(ctx, slug)
 	}
 	return orEmpty(rec.Ports), nil
 }
@@ -74,8 +75,8 @@ func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error
 	if len(pmap) == 0 {
 		return fmt.Errorf("sandbox '%s' has no [[ports]] to forward", name)
 	}
-	slug, _ := m.resolve(name)
-	n, in, err := m.ownContainer(ctx, slug)
+	slug, _ := m.Resolve(name)
+	n, in, err := m.OwnContainer(ctx, slug)
 	if err != nil {
 		return err
 	}

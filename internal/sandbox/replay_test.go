@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/review"
@@ -101,10 +102,10 @@ func TestReplayLifecycle(t *testing.T) {
 	if err != nil || d.BranchTip != c.Base {
 		t.Errorf("forced delete: %+v %v", d, err)
 	}
-	if _, err := m.Delete(ctx, "my-feature-name", true); !errorAs[*NotFoundError](err) {
+	if _, err := m.Delete(ctx, "my-feature-name", true); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("delete after delete: %v, want NotFoundError", err)
 	}
-	if _, err := m.Pause(ctx, "my-feature-name"); !errorAs[*NotFoundError](err) {
+	if _, err := m.Pause(ctx, "my-feature-name"); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("pause of deleted: %v, want NotFoundError", err)
 	}
 	if list, err := m.List(ctx, false); err != nil || len(list) != 0 {
@@ -129,7 +130,7 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	if !fault.Fired() {
 		t.Fatal("fault never fired")
 	}
-	if rec, _ := m.store().Load("doomed"); rec != nil {
+	if rec, _ := m.Store().Load("doomed"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
 }
@@ -255,7 +256,7 @@ func TestReplayCreateWithoutFreePort(t *testing.T) {
 	if !errorAs[*ports.NoFreeError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
 		t.Fatalf("create: %v, want ports.NoFreeError", err)
 	}
-	if rec, _ := m.store().Load("portless"); rec != nil {
+	if rec, _ := m.Store().Load("portless"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
 	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err != nil || len(refs) != 0 {
@@ -270,7 +271,7 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &Manager{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), fromFiles: true, Now: time.Now}
+	m := &Manager{Repo: &hostrepo.Repo{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), FromFiles: true, Now: time.Now}}
 	r := &runner.Replayer{}
 	m.Git = gitcli.New(dir, r)
 	m.Provider = engine.Docker.Provider(r)

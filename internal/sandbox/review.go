@@ -7,12 +7,13 @@ import (
 	"io"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 )
 
 // base returns the sandbox's base commit and branch tip.
 func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip string, err error) {
-	if slug, err = m.resolve(name); err != nil {
+	if slug, err = m.Resolve(name); err != nil {
 		return "", "", "", err
 	}
 	n := m.Names(slug)
@@ -22,7 +23,7 @@ func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip 
 	if tip == "" {
 		return "", "", "", m.missingBranch(ctx, slug)
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -85,7 +86,7 @@ func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*re
 		return nil, err
 	}
 	if o.Tip != "" && o.Tip != w.Tip {
-		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, short(o.Tip), short(w.Tip))
+		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, hostrepo.ShortID(o.Tip), hostrepo.ShortID(w.Tip))
 	}
 	return review.Apply(ctx, m.Git, w, o)
 }
@@ -105,7 +106,7 @@ func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
 func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*review.Applied, *Deleted, error) {
 	// The delete needs the engine: without it, stop before applying rather
 	// than apply and then fail half-way.
-	if slug, err := m.resolve(name); err == nil {
+	if slug, err := m.Resolve(name); err == nil {
 		if _, err := m.Provider.Inspect(ctx, m.Names(slug).Container); err != nil && !errors.Is(err, box.ErrNotFound) {
 			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
 		}

@@ -40,7 +40,7 @@ func TestMatrixSecrets(t *testing.T) {
 			log.SetOutput(&debug)
 			log.SetLevel(logrus.DebugLevel)
 			useRunner(m, runner.NewExec(log))
-			m.secrets.Runner = runner.NewExec(log)
+			m.Secrets.Runner = runner.NewExec(log)
 			localConfig(t, m, "[secrets]\nTOKEN = { env = \""+variable+"\" }\n")
 			m.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: variable}}
 			m.Config.SetupCommand = `test "$TOKEN" = "` + value + `" && echo setup saw it > setup.txt`

@@ -30,7 +30,7 @@ func (m *Manager) box(ctx context.Context, slug, container string, specs map[str
 // secretsFor reads the secrets a sandbox of this repository gets now, with
 // the rule of every call (see callConfig).
 func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values,
 		rec = &layout.Record{}
 	}
 	_, specs, _ := m.callConfig(ctx, rec)
-	return m.secrets.Resolve(ctx, specs)
+	return m.Secrets.Resolve(ctx, specs)
 }
 
 // serviceToken tells one start apart from every other.
@@ -66,19 +66,19 @@ func (m *Manager) startServices(ctx context.Context, slug, container string, spe
 // Service runs action on one service of a sandbox; status with no service
 // reports them all.
 func (m *Manager) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.Contains(services.Actions, action) {
 		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(services.Actions, ", "))
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.missingOrNotFound(ctx, slug)
+		return nil, m.MissingOrNotFound(ctx, slug)
 	}
 	names, err := services.Pick(slug, rec.Services, action, service)
 	if err != nil {
@@ -126,21 +126,21 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 // Escaped): a service prints what the agent made it print, and an OSC 52
 // sequence in its log would write the reviewer's clipboard.
 func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return err
 	}
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return err
 	}
 	if rec == nil {
-		return m.missingOrNotFound(ctx, slug)
+		return m.MissingOrNotFound(ctx, slug)
 	}
 	if _, err := services.Pick(slug, rec.Services, "logs", service); err != nil {
 		return err
 	}
-	if err := m.ensureOwn(ctx, slug); err != nil {
+	if err := m.EnsureOwn(ctx, slug); err != nil {
 		return err
 	}
 	sec, err := m.secretsFor(ctx, slug)
@@ -163,10 +163,10 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 // services. Service calls on one sandbox take turns, but not with file
 // changes: a stop may wait out a grace period.
 func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error) {
-	if err := m.ensureOwn(ctx, slug); err != nil {
+	if err := m.EnsureOwn(ctx, slug); err != nil {
 		return nil, err
 	}
-	return m.lockNamed(ctx, slug, slug+".services")
+	return m.LockNamed(ctx, slug, slug+".services")
 }
 
 // lockSpawn takes the sandbox's call turn for a service start. A call ends
@@ -176,7 +176,7 @@ func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error)
 // runs, or that call's end would take it for an escapee. It is taken
 // before the services lock, never after, so the two cannot deadlock.
 func (m *Manager) lockSpawn(ctx context.Context, slug string) (func(), error) {
-	return m.lock(ctx, slug)
+	return m.Lock(ctx, slug)
 }
 
 // MaxBackground bounds the background commands a sandbox remembers.
@@ -187,7 +187,7 @@ const MaxBackground = 50
 // once it runs: status, logs, stop and restart then work on it as on a
 // configured service. It is not started again when the sandbox is.
 func (m *Manager) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -211,12 +211,12 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 		return nil, err
 	}
 	defer unlock()
-	rec, err := m.store().Load(slug)
+	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.missingOrNotFound(ctx, slug)
+		return nil, m.MissingOrNotFound(ctx, slug)
 	}
 	sec, err := m.secretsFor(ctx, slug)
 	if err != nil {
@@ -237,7 +237,7 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 		rec.Services = map[string]config.ServiceSpec{}
 	}
 	rec.Services[service] = config.ServiceSpec{Command: []string{"sh", "-c", cmd}, Stop: config.DefaultStopSignal, StopTimeout: 5, Background: true}
-	if err := m.store().Save(rec); err != nil {
+	if err := m.Store().Save(rec); err != nil {
 		return nil, err
 	}
 	box.Specs = rec.Services

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
 
@@ -34,14 +35,14 @@ func submodulePaths(subs []Submodule) []string {
 
 // String is one line for create's output.
 func (s Submodule) String() string {
-	return fmt.Sprintf("submodule %s (%s): %s", s.Path, short(s.Commit), s.Note)
+	return fmt.Sprintf("submodule %s (%s): %s", s.Path, hostrepo.ShortID(s.Commit), s.Note)
 }
 
 // copySubmodules puts each submodule's tree at its recorded commit into the
 // sandbox where the host has that commit checked out or fetched; git archive
 // of the superproject leaves them empty. Changes inside a submodule are never
 // committed (the helper does not scan them): the note says so.
-func (m *Manager) copySubmodules(ctx context.Context, n Names, base string, uid, gid int) ([]Submodule, error) {
+func (m *Manager) copySubmodules(ctx context.Context, n hostrepo.Names, base string, uid, gid int) ([]Submodule, error) {
 	links, err := m.Git.Gitlinks(ctx, base)
 	if err != nil {
 		return nil, &StepError{Step: "listing submodules", Err: err}
@@ -62,7 +63,7 @@ func (m *Manager) copySubmodules(ctx context.Context, n Names, base string, uid,
 			out = append(out, s)
 			continue
 		}
-		if err := m.copyArchive(ctx, n, sub, s.Commit, Workdir+"/"+p, uid, gid, nil); err != nil {
+		if err := m.copyArchive(ctx, n, sub, s.Commit, hostrepo.Workdir+"/"+p, uid, gid, nil); err != nil {
 			return nil, err
 		}
 		s.Copied = true
@@ -75,7 +76,7 @@ func (m *Manager) copySubmodules(ctx context.Context, n Names, base string, uid,
 // copyArchive streams `git archive` of commit in g's repository through
 // Chown into `docker cp -` at dir, so the sandbox user owns it and no archive
 // is held in memory or on disk.
-func (m *Manager) copyArchive(ctx context.Context, n Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
+func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -87,7 +88,7 @@ func (m *Manager) copyArchive(ctx context.Context, n Names, g *gitcli.Client, co
 	done := make(chan struct{}, 2)
 	go func() {
 		err := g.Archive(ctx, commit, archW)
-		first.set(err, "git archive "+short(commit))
+		first.set(err, "git archive "+hostrepo.ShortID(commit))
 		archW.CloseWithError(err)
 		done <- struct{}{}
 	}()
@@ -120,11 +121,11 @@ var errPipeStopped = errors.New("stopped because another stage of the copy faile
 // outsideSubmodules refuses a file tool's path inside a submodule: nothing
 // there is committed, and an agent must not believe its change is kept.
 func (m *Manager) outsideSubmodules(slug, abs string) error {
-	rel, ok := strings.CutPrefix(abs, Workdir+"/")
+	rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/")
 	if !ok {
 		return nil
 	}
-	st, err := m.loadSnap(slug)
+	st, err := m.LoadSnap(slug)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/internal/unidiff"
 )
@@ -22,7 +23,7 @@ const DefaultBashTimeout = 120 * time.Second
 // /src. The result is clean.
 func ResolvePath(p string) string {
 	if !strings.HasPrefix(p, "/") {
-		p = Workdir + "/" + p
+		p = hostrepo.Workdir + "/" + p
 	}
 	return path.Clean(p)
 }
@@ -94,7 +95,7 @@ var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run comman
 // Bash runs a command with sh -c in the sandbox as the sandbox user and
 // commits what it changed. On timeout every process it started is killed.
 func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultBashTimeout
 	}
-	wd := Workdir
+	wd := hostrepo.Workdir
 	if o.Workdir != "" {
 		wd = ResolvePath(o.Workdir)
 	}
@@ -144,7 +145,7 @@ const MaxWriteSize = 64 << 20
 
 // Write replaces (or creates) a file with content and commits the change.
 func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*A
 }
 
 func (m *Manager) writeAction(abs, p string, content []byte, kind string) action {
-	return action{op: protocol.OpWrite, arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: commitMessage(kind, p)}
+	return action{op: protocol.OpWrite, arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: hostrepo.CommitMessage(kind, p)}
 }
 
 func writablePath(p string) (string, error) {
@@ -170,7 +171,7 @@ func writablePath(p string) (string, error) {
 		return "", err
 	}
 	abs := ResolvePath(p)
-	if abs == "/" || abs == Workdir {
+	if abs == "/" || abs == hostrepo.Workdir {
 		return "", fmt.Errorf("path %q is a directory", p)
 	}
 	return abs, nil
@@ -203,7 +204,7 @@ type EditResult struct {
 // missing or ambiguous old string changes nothing, and the error shows the
 // lines the agent most likely meant.
 func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +218,7 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op)
 	if err := m.outsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
-	unlock, err := m.lock(ctx, slug)
+	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ type PatchResult struct {
 // Patch applies a unified diff to one file; it may create or delete the
 // file. A diff that does not apply changes nothing.
 func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +267,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if err := m.outsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
-	unlock, err := m.lock(ctx, slug)
+	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +283,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	}
 	var a action
 	if fp.Deletes {
-		a = action{op: protocol.OpRemove, arg: abs, message: commitMessage("patch", p)}
+		a = action{op: protocol.OpRemove, arg: abs, message: hostrepo.CommitMessage("patch", p)}
 	} else {
 		a = m.writeAction(abs, p, out, "patch")
 	}
@@ -299,9 +300,9 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 // Scan commits whatever changed in the sandbox outside the agent tools (an
 // interactive shell), with message "<kind>: <detail>".
 func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	return m.act(ctx, slug, action{op: protocol.OpScan, message: commitMessage(kind, detail)})
+	return m.act(ctx, slug, action{op: protocol.OpScan, message: hostrepo.CommitMessage(kind, detail)})
 }

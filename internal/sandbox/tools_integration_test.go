@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -221,7 +222,7 @@ func TestIntegrationBashTimeoutKillsEverything(t *testing.T) {
 func TestIntegrationBashOutputIsCappedWithANote(t *testing.T) {
 	m := toolSandbox(t)
 	res := bash(t, m, "head -c 300000 /dev/zero | tr '\\0' a; echo err >&2; exit 3")
-	if res.ExitCode != 3 || len(res.Stdout) != OutputCap || res.StdoutCut != 300000-OutputCap || res.Stderr != "err\n" || !res.Truncated() {
+	if res.ExitCode != 3 || len(res.Stdout) != hostrepo.OutputCap || res.StdoutCut != 300000-hostrepo.OutputCap || res.Stderr != "err\n" || !res.Truncated() {
 		t.Errorf("exit %d stdout %d bytes cut %d stderr %q", res.ExitCode, len(res.Stdout), res.StdoutCut, res.Stderr)
 	}
 	res, err := m.Bash(context.Background(), "work", BashOptions{Command: "pwd", Workdir: "docs"})
@@ -465,10 +466,10 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 func TestIntegrationToolsOnMissingAndPausedSandboxes(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	if _, err := m.Bash(ctx, "nope", BashOptions{Command: "true"}); !errorAs[*NotFoundError](err) {
+	if _, err := m.Bash(ctx, "nope", BashOptions{Command: "true"}); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("bash on unknown sandbox: %v", err)
 	}
-	if _, err := m.Read(ctx, "nope", "README.md", 0, 0); !errorAs[*NotFoundError](err) {
+	if _, err := m.Read(ctx, "nope", "README.md", 0, 0); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("read on unknown sandbox: %v", err)
 	}
 	if _, err := m.Pause(ctx, "work"); err != nil {
@@ -489,7 +490,7 @@ func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing
 	m := toolSandbox(t)
 	bash(t, m, "echo 'dist/' >> .gitignore && mkdir -p dist/sub && echo o > dist/o.js && echo p > dist/sub/p.js")
 	bash(t, m, "true") // dist/ is now skipped by scans
-	if st, _ := m.loadSnap("work"); strings.Join(st.Prune, ",") != "dist" {
+	if st, _ := m.LoadSnap("work"); strings.Join(st.Prune, ",") != "dist" {
 		t.Fatalf("prune list %v, want [dist]", st.Prune)
 	}
 	bash(t, m, "printf 'node_modules/\\n*.map\\n' > .gitignore && echo m > dist/o.js.map")
@@ -497,7 +498,7 @@ func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing
 	if !strings.Contains(got, "dist/o.js") || !strings.Contains(got, "dist/sub/p.js") || strings.Contains(got, ".map") {
 		t.Errorf("after un-ignoring dist/:\n%s", got)
 	}
-	if st, _ := m.loadSnap("work"); len(st.Prune) != 0 {
+	if st, _ := m.LoadSnap("work"); len(st.Prune) != 0 {
 		t.Errorf("prune list %v, want empty", st.Prune)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -127,7 +128,7 @@ const MaxReadBytes = 256 << 10
 // Read returns limit lines of a file from line offset (0-based). Hidden paths
 // are refused.
 func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +199,7 @@ const MaxListed = 5000
 
 // display shows abs relative to /src when it is inside it.
 func display(abs string) string {
-	if rel, ok := strings.CutPrefix(abs, Workdir+"/"); ok {
+	if rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/"); ok {
 		return rel
 	}
 	return abs
@@ -225,11 +226,11 @@ func joinUnder(root, p string) string {
 // searchRoot resolves the sandbox and the directory ls, glob and grep start
 // from (default /src), refusing hidden paths.
 func (m *Manager) searchRoot(name, p string) (slug, abs string, err error) {
-	if slug, err = m.resolve(name); err != nil {
+	if slug, err = m.Resolve(name); err != nil {
 		return "", "", err
 	}
 	if p == "" {
-		p = Workdir
+		p = hostrepo.Workdir
 	}
 	abs, err = visiblePath(p)
 	return slug, abs, err

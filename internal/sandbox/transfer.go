@@ -10,13 +10,14 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
 
 // Upload copies a host file or directory into the sandbox at dest (the exact
 // path it gets; relative to /src), modes kept, and commits it like write.
 func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResult, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -27,13 +28,13 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	if _, err := os.Lstat(src); err != nil {
 		return nil, fmt.Errorf("upload source: %w", err)
 	}
-	tmp, err := os.CreateTemp(ensureDir(m.layout().Tmp()), "upload-*.tar")
+	tmp, err := os.CreateTemp(hostrepo.EnsureDir(m.Layout().Tmp()), "upload-*.tar")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	uid, gid, err := m.sandboxIDs(slug)
+	uid, gid, err := m.SandboxIDs(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	res, err := m.act(ctx, slug, action{op: protocol.OpUpload, arg: abs, content: tmp, size: size, message: commitMessage("upload", display(abs))})
+	res, err := m.act(ctx, slug, action{op: protocol.OpUpload, arg: abs, content: tmp, size: size, message: hostrepo.CommitMessage("upload", display(abs))})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 // /src) to the host path dest (the exact path it gets), modes kept. Nothing is
 // ever written outside dest.
 func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, error) {
-	slug, err := m.resolve(name)
+	slug, err := m.Resolve(name)
 	if err != nil {
 		return 0, err
 	}

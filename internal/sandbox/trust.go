@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/devcontainer"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
@@ -29,7 +30,7 @@ const FlagNetwork = "--network"
 // word is the digest of the file, so a changed file needs it again; a
 // build's Dockerfile is allowed the same way, under a key of its own.
 
-func (m *Manager) trustPath() string { return m.layout().Trust() }
+func (m *Manager) trustPath() string { return m.Layout().Trust() }
 
 // trustRecords maps a work tree's root to the digest of the committed
 // config its user allowed.
@@ -135,7 +136,7 @@ func (e *BuildTrustError) Error() string {
 	if e.Changed {
 		why = "has changed since it was trusted"
 	}
-	return fmt.Sprintf("the image build's %s in commit %s %s: review it (git log -p -- %s), then allow it with litterbox trust", e.Dockerfile, short(e.Commit), why, e.Dockerfile)
+	return fmt.Sprintf("the image build's %s in commit %s %s: review it (git log -p -- %s), then allow it with litterbox trust", e.Dockerfile, hostrepo.ShortID(e.Commit), why, e.Dockerfile)
 }
 
 // checkBuildTrust refuses in's build unless its Dockerfile and
@@ -206,7 +207,7 @@ func (m *Manager) Trust() (*TrustResult, error) {
 	delete(recs, buildTrustKey(m.Root))
 	if build != nil {
 		recs[buildTrustKey(m.Root)] = build.trustDigest()
-		res.Build = build.spec.Dockerfile + " at commit " + short(build.commit)
+		res.Build = build.spec.Dockerfile + " at commit " + hostrepo.ShortID(build.commit)
 	}
 	return res, layout.WriteFileAtomic(m.trustPath(), layout.JSON(recs))
 }

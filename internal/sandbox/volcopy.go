@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // roleCopy is the dev.litterbox.managed label of a short-lived container
@@ -46,11 +47,11 @@ type copyJob struct {
 func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
 	name := m.scratchName("copy")
 	h := m.helper
-	from, to := "/other", Workdir
+	from, to := "/other", hostrepo.Workdir
 	borrow := j.sandbox
 	other := box.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
 	if !j.intoSandbox {
-		from, to = Workdir, "/other"
+		from, to = hostrepo.Workdir, "/other"
 		borrow += ":ro"
 		other.ReadOnly = false
 	}

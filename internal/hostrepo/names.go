@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"fmt"
@@ -65,3 +65,10 @@ func RepoSlug(base string) string {
 	}
 	return s
 }
+
+// ParseNameExact reports whether s is already a valid slug.
+func ParseNameExact(s string) bool { return slug.Valid(s) }
+
+// Egress is the name of the sandbox's egress proxy container, and of the
+// volume of its socket. A slug has no '.', so no sandbox's names meet it.
+func (n Names) Egress() string { return n.Container + ".egress" }

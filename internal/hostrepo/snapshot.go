@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"context"
@@ -22,9 +22,9 @@ import (
 // OutputCap is how much of each output stream of a command is kept.
 const OutputCap = 256 << 10
 
-func (m *Manager) loadSnap(slug string) (snapshot.State, error) {
+func (r *Repo) LoadSnap(slug string) (snapshot.State, error) {
 	var st snapshot.State
-	data, err := os.ReadFile(m.layout().Snapshot(slug))
+	data, err := os.ReadFile(r.Layout().Snapshot(slug))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -34,54 +34,54 @@ func (m *Manager) loadSnap(slug string) (snapshot.State, error) {
 	return st, json.Unmarshal(data, &st)
 }
 
-func (m *Manager) saveSnap(slug string, st snapshot.State) error {
-	return layout.WriteFileAtomic(m.layout().Snapshot(slug), layout.JSON(st))
+func (r *Repo) SaveSnap(slug string, st snapshot.State) error {
+	return layout.WriteFileAtomic(r.Layout().Snapshot(slug), layout.JSON(st))
 }
 
-func (m *Manager) index(slug string) gitcli.Index {
-	return gitcli.Index(m.layout().Index(slug))
+func (r *Repo) index(slug string) gitcli.Index {
+	return gitcli.Index(r.Layout().Index(slug))
 }
 
 // mirror is the sandbox's rules work tree: its .gitignore and
 // .gitattributes files, as they are in the container.
 
-func (m *Manager) snapStore(slug string, lim layout.Limits) *snapshot.Store {
-	n := m.Names(slug)
+func (r *Repo) SnapStore(slug string, lim layout.Limits) *snapshot.Store {
+	n := r.Names(slug)
 	return &snapshot.Store{
 		MaxFile: lim.MaxFileSize, MaxCall: lim.MaxCallSize,
-		Git: m.Git, GitDir: m.GitDir, Ref: n.Ref, Branch: n.Branch,
-		Index: m.index(slug), Rules: m.layout().Ignore(slug), Tmp: m.layout().TmpOf(slug),
-		Author: m.agentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return m.committer(ctx, slug) },
+		Git: r.Git, GitDir: r.GitDir, Ref: n.Ref, Branch: n.Branch,
+		Index: r.index(slug), Rules: r.Layout().Ignore(slug), Tmp: r.Layout().TmpOf(slug),
+		Author: r.AgentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return r.Committer(ctx, slug) },
 	}
 }
 
-func (m *Manager) agentIdent(slug string) gitcli.Ident {
+func (r *Repo) AgentIdent(slug string) gitcli.Ident {
 	return gitcli.Ident{Name: slug + " (litterbox)", Email: "litterbox@localhost"}
 }
 
-// committer is the user's identity when git has one, else the agent's, so
+// Committer is the user's identity when git has one, else the agent's, so
 // snapshots work on machines with no git identity at all.
-func (m *Manager) committer(ctx context.Context, slug string) gitcli.Ident {
-	m.identOnce.Do(func() {
-		id, err := m.Git.Identity(ctx)
+func (r *Repo) Committer(ctx context.Context, slug string) gitcli.Ident {
+	r.identOnce.Do(func() {
+		id, err := r.Git.Identity(ctx)
 		if err == nil && id.Name != "" && id.Email != "" {
-			m.ident = &id
+			r.ident = &id
 		}
 	})
-	if m.ident != nil {
+	if r.ident != nil {
 		return gitcli.Ident{}
 	}
-	return m.agentIdent(slug)
+	return r.AgentIdent(slug)
 }
 
-// commitMessage builds "<kind>: <detail>" with a subject under 72 characters
+// CommitMessage builds "<kind>: <detail>" with a subject under 72 characters
 // and the full detail in the body when the subject had to be shortened.
 // The detail comes from the agent, and git log prints messages as they
 // are: control characters are written out as escapes.
 //
 // The body is capped at agenttext.MaxMessage bytes: a command of megabytes still runs,
 // but its record on the branch is its head, its size and its digest.
-func commitMessage(kind, detail string) string {
+func CommitMessage(kind, detail string) string {
 	detail = agenttext.Inert(detail)
 	subject := kind + ": " + agenttext.FirstLine(agenttext.Cap(detail, agenttext.MaxMessage))
 	full := strings.TrimSpace(detail)
@@ -104,13 +104,13 @@ func commitMessage(kind, detail string) string {
 	return subject + "\n\n" + full + "\n"
 }
 
-func ensureDir(d string) string {
+func EnsureDir(d string) string {
 	_ = os.MkdirAll(d, 0o755)
 	return d
 }
 
-// unexpected turns a clean EOF into an error: the answer stopped short.
-func unexpected(err error) error {
+// Unexpected turns a clean EOF into an error: the answer stopped short.
+func Unexpected(err error) error {
 	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
 	}

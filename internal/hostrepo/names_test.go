@@ -1,11 +1,9 @@
-package sandbox
+package hostrepo
 
 import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 func TestSlugify(t *testing.T) {
@@ -63,27 +61,6 @@ func TestRepoSlug(t *testing.T) {
 	for in, want := range map[string]string{"My Repo": "my-repo", "___": "repo", strings.Repeat("x", 70): strings.Repeat("x", 63)} {
 		if got := RepoSlug(in); got != want {
 			t.Errorf("RepoSlug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestStatusOf(t *testing.T) {
-	failed := &layout.Record{Status: layout.FailedSetup}
-	for _, tc := range []struct {
-		state string
-		rec   *layout.Record
-		want  string
-	}{
-		{"running", nil, StatusActive},
-		{"running", failed, StatusFailedSetup},
-		{"paused", failed, StatusPaused},
-		{"exited", nil, StatusStopped},
-		{"created", nil, StatusStopped},
-		{"dead", nil, StatusError},
-		{"removing", nil, StatusError},
-	} {
-		if got := statusOf(dockerState(tc.state), tc.rec); got != tc.want {
-			t.Errorf("statusOf(%s) = %s, want %s", tc.state, got, tc.want)
 		}
 	}
 }

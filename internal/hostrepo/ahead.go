@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 // since it last looked: listing many sandboxes stays one docker ps plus one
 // git for-each-ref.
 
-// commitsAhead returns how many commits tip has over base.
-func (m *Manager) commitsAhead(ctx context.Context, slug, base, tip string) (int, error) {
-	path := m.layout().Ahead(slug)
+// CommitsAhead returns how many commits tip has over base.
+func (r *Repo) CommitsAhead(ctx context.Context, slug, base, tip string) (int, error) {
+	path := r.Layout().Ahead(slug)
 	if data, err := os.ReadFile(path); err == nil {
 		var cachedTip, cachedBase string
 		var n int
@@ -23,7 +23,7 @@ func (m *Manager) commitsAhead(ctx context.Context, slug, base, tip string) (int
 			return n, nil
 		}
 	}
-	n, err := m.Git.Count(ctx, base, tip)
+	n, err := r.Git.Count(ctx, base, tip)
 	if err != nil {
 		return 0, err
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"context"
@@ -45,22 +45,22 @@ func (e *ForeignError) Error() string {
 	return msg
 }
 
-// owns reports whether the resource named name with these labels is this
+// Owns reports whether the resource named name with these labels is this
 // repository's.
-func (m *Manager) owns(ctx context.Context, name string, labels map[string]string) bool {
+func (r *Repo) Owns(ctx context.Context, name string, labels map[string]string) bool {
 	if id := labels[LabelRepoID]; id != "" {
-		return id == m.RepoID
+		return id == r.RepoID
 	}
 	// An older release labelled containers with the root of the work tree
 	// it ran in, and volumes with no repository at all. The proof is this
 	// git dir's record naming the resource, unless the repository the
 	// label names has a record naming it too (the original of a copy).
 	slug := labels[LabelSandbox]
-	if !ParseNameExact(slug) || !recordNames(m.GitDir, slug, name) {
+	if !ParseNameExact(slug) || !recordNames(r.GitDir, slug, name) {
 		return false
 	}
 	repo := labels[LabelRepo]
-	if repo == "" || repo == m.RepoPath || repo == m.Root || slices.Contains(m.worktreeRoots(ctx), repo) {
+	if repo == "" || repo == r.RepoPath || repo == r.Root || slices.Contains(r.worktreeRoots(ctx), repo) {
 		return true
 	}
 	return !recordNames(commonDirOf(repo), slug, name)
@@ -101,13 +101,13 @@ func recordNames(gitDir, slug, name string) bool {
 }
 
 // worktreeRoots are the roots of this repository's work trees, asked once.
-func (m *Manager) worktreeRoots(ctx context.Context) []string {
-	m.worktreesOnce.Do(func() { m.worktrees, _ = m.Git.WorktreeRoots(ctx) })
-	return m.worktrees
+func (r *Repo) worktreeRoots(ctx context.Context) []string {
+	r.worktreesOnce.Do(func() { r.worktrees, _ = r.Git.WorktreeRoots(ctx) })
+	return r.worktrees
 }
 
-// foreign is the refusal for a resource owns rejected.
-func foreign(kind, name string, labels map[string]string) *ForeignError {
+// Foreign is the refusal for a resource owns rejected.
+func Foreign(kind, name string, labels map[string]string) *ForeignError {
 	owner := labels[LabelRepo]
 	if owner == "" {
 		owner = "another repository"

@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package sandbox
+package hostrepo
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 )
 
 // openAt opens the repository found from loc with real git and no engine.
-func openAt(t *testing.T, loc Location) (*Manager, error) {
+func openAt(t *testing.T, loc Location) (*Repo, error) {
 	t.Helper()
 	return open(context.Background(), testenv.Exec(), engine.Docker, loc, config.Default())
 }
 
-func mustOpen(t *testing.T, dir string) *Manager {
+func mustOpen(t *testing.T, dir string) *Repo {
 	t.Helper()
 	m, err := openAt(t, Location{Dir: dir})
 	if err != nil {
@@ -129,7 +129,7 @@ func TestOwns(t *testing.T) {
 	testenv.Git(t, main, "worktree", "add", "-q", wt)
 	other := testenv.NewRepo(t, filepath.Join(top, "other", "app"), testenv.SmallFiles)
 	m := mustOpen(t, wt)
-	if err := m.store().Save(&layout.Record{Name: "old", Container: "litterbox-app-old", Volume: "litterbox-app-old-src"}); err != nil {
+	if err := m.Store().Save(&layout.Record{Name: "old", Container: "litterbox-app-old", Volume: "litterbox-app-old-src"}); err != nil {
 		t.Fatal(err)
 	}
 	gone := filepath.Join(top, "removed-worktree")
@@ -157,7 +157,7 @@ func TestOwns(t *testing.T) {
 		{"a hostile sandbox label", "litterbox-app-old", map[string]string{LabelSandbox: "../../sandboxes/old"}, false},
 		{"no labels", "c", nil, false},
 	} {
-		if got := m.owns(ctx, tc.name, tc.labels); got != tc.want {
+		if got := m.Owns(ctx, tc.name, tc.labels); got != tc.want {
 			t.Errorf("%s: owns = %v, want %v", tc.what, got, tc.want)
 		}
 	}
@@ -166,21 +166,21 @@ func TestOwns(t *testing.T) {
 func TestNotFoundNamesWhatExists(t *testing.T) {
 	m := mustOpen(t, testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.SmallFiles))
 	ctx := context.Background()
-	if err := m.notFound(ctx, "x"); err.Error() != "sandbox 'x' not found: this repository has no sandboxes (create one with litterbox create NAME, or sandbox-create over MCP)" {
+	if err := m.NotFound(ctx, "x"); err.Error() != "sandbox 'x' not found: this repository has no sandboxes (create one with litterbox create NAME, or sandbox-create over MCP)" {
 		t.Errorf("none: %v", err)
 	}
 	// A branch alone and a record alone both count.
 	testenv.Git(t, m.Root, "branch", "litterbox/b-branch")
-	if err := m.store().Save(&layout.Record{Name: "a-record"}); err != nil {
+	if err := m.Store().Save(&layout.Record{Name: "a-record"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.notFound(ctx, "x"); err.Error() != "sandbox 'x' not found: this repository has a-record, b-branch" {
+	if err := m.NotFound(ctx, "x"); err.Error() != "sandbox 'x' not found: this repository has a-record, b-branch" {
 		t.Errorf("two: %v", err)
 	}
 	for i := range 9 {
 		testenv.Git(t, m.Root, "branch", "litterbox/c"+string(rune('0'+i)))
 	}
-	if err := m.notFound(ctx, "x"); !strings.HasSuffix(err.Error(), "has a-record, b-branch, c0, c1, c2, c3, c4, c5 and 3 more (litterbox list)") {
+	if err := m.NotFound(ctx, "x"); !strings.HasSuffix(err.Error(), "has a-record, b-branch, c0, c1, c2, c3, c4, c5 and 3 more (litterbox list)") {
 		t.Errorf("many: %v", err)
 	}
 }
