@@ -95,3 +95,37 @@ func (r *Repo) Owned(container string) { r.verified.Store(container, true) }
 // Disowned forgets container, removed: a container of that name made later
 // is checked again.
 func (r *Repo) Disowned(container string) { r.verified.Delete(container) }
+
+// base returns the sandbox's base commit and branch tip.
+func (r *Repo) BaseAndTip(ctx context.Context, name string) (slug, base, tip string, err error) {
+	if slug, err = r.Resolve(name); err != nil {
+		return "", "", "", err
+	}
+	n := r.Names(slug)
+	if tip, err = r.Git.RevParse(ctx, n.Ref); err != nil {
+		return "", "", "", err
+	}
+	if tip == "" {
+		return "", "", "", r.MissingBranch(ctx, slug)
+	}
+	rec, err := r.Store().Load(slug)
+	if err != nil {
+		return "", "", "", err
+	}
+	if rec != nil && rec.Base != "" {
+		return slug, rec.Base, tip, nil
+	}
+	// No record (made elsewhere): the fork point with HEAD is the best base.
+	out, err := r.Git.Output(ctx, "merge-base", "HEAD", tip)
+	if err != nil {
+		return "", "", "", fmt.Errorf("cannot tell where %s starts: %w", n.Branch, err)
+	}
+	return slug, out, tip, nil
+}
+
+func (r *Repo) MissingBranch(ctx context.Context, slug string) error {
+	if ok, _ := r.Known(ctx, slug); !ok {
+		return r.NotFound(ctx, slug)
+	}
+	return fmt.Errorf("branch %s of sandbox '%s' is gone", r.Names(slug).Branch, slug)
+}

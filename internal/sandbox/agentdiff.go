@@ -38,7 +38,7 @@ var plainDiff = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
 // (since "base" or "") or its last milestone ("milestone"; the base when
 // it has none). It reads only the host repository.
 func (m *Manager) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
-	slug, base, tip, err := m.baseAndTip(ctx, name)
+	slug, base, tip, err := m.BaseAndTip(ctx, name)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,7 @@ var attacks = []attack{
 		// Someone else's repository: its own sandbox would run as root on a
 		// network, with a writable root.
 		r := freshRepo(t, e, "[docker]\nuser = \"0:0\"\nread-only = false\nnetwork = \"bridge\"\n")
-		var we *WeakeningError
+		var we *hostrepo.WeakeningError
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "x"}); !errors.As(err, &we) {
 			t.Fatalf("create: %v, want a refusal naming the setting", err)
 		}
@@ -155,7 +155,7 @@ var attacks = []attack{
 		}
 		cfg.Image = e.image
 		r.Config = cfg
-		var we *WeakeningError
+		var we *hostrepo.WeakeningError
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "next"}); !errors.As(err, &we) {
 			t.Fatalf("create after the merge: %v", err)
 		}

@@ -49,7 +49,7 @@ func (e *DiskFullError) Error() string {
 func (m *Manager) callConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
 	cfg, err := config.Load(m.Root)
 	if err == nil {
-		_, err = m.allowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
+		_, err = m.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
 			return !limitKeys[w.Key] && !strings.HasPrefix(w.Key, "secrets.")
 		}))
 	}

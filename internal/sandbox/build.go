@@ -129,12 +129,12 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}
 	err := box.Images(m.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
-	tarR.CloseWithError(errPipeStopped)
+	tarR.CloseWithError(ErrPipeStopped)
 	if err != nil {
 		cancel()
 	}
 	<-gitDone
-	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, errPipeStopped) {
+	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, ErrPipeStopped) {
 		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.commit), ferr)
 	}
 	if err != nil {

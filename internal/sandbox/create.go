@@ -278,7 +278,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 
 func orStop(err error) error {
 	if err == nil {
-		return errPipeStopped
+		return ErrPipeStopped
 	}
 	return err
 }

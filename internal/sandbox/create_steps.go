@@ -100,9 +100,9 @@ func (c *creation) configure(ctx context.Context) (err error) {
 		if c.cfg.From == nil {
 			c.cfg.From = map[string]string{}
 		}
-		c.cfg.From["docker.network"] = FlagNetwork
+		c.cfg.From["docker.network"] = hostrepo.FlagNetwork
 	}
-	if c.weakened, err = m.checkWeakenings(ctx, c.cfg); err != nil {
+	if c.weakened, err = m.CheckWeakenings(ctx, c.cfg); err != nil {
 		return err
 	}
 	// Every secret must be readable before anything is made.
@@ -153,7 +153,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 	}
 	// A user name may have turned out to be root.
 	if uid, _, _ := c.cfg.IDs(); uid == 0 && c.cfg.UserName() != "" {
-		more, err := m.allowWeakenings(ctx, slices.DeleteFunc(c.cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
+		more, err := m.AllowWeakenings(ctx, slices.DeleteFunc(c.cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Ru
 	probeCfg := config.Default()
 	if cfgErr == nil {
 		probeCfg = cfg
-		if _, werr := m.checkWeakenings(ctx, cfg); werr != nil {
+		if _, werr := m.CheckWeakenings(ctx, cfg); werr != nil {
 			probeCfg = config.Default()
 			probeCfg.Image = cfg.Image
 		}
@@ -320,8 +320,8 @@ func (m *Manager) configCheck(ctx context.Context, cfg config.Config) box.Check 
 	if len(cfg.Files) == 0 {
 		return box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	}
-	if _, err := m.checkWeakenings(ctx, cfg); err != nil {
-		var we *WeakeningError
+	if _, err := m.CheckWeakenings(ctx, cfg); err != nil {
+		var we *hostrepo.WeakeningError
 		fix := "fix the file named above"
 		if errors.As(err, &we) && we.Weakening.File == config.File {
 			fix = "read " + config.File + ", then: litterbox trust"

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -244,7 +245,7 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		pw.CloseWithError(err)
 	}()
 	err = m.Provider.CopyIn(ctx, container, protocol.Dir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
-	pr.CloseWithError(errPipeStopped)
+	pr.CloseWithError(ErrPipeStopped)
 	if err != nil {
 		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
 	}
@@ -333,3 +334,5 @@ func (e *LegacyError) Error() string {
 		"To go on in a new sandbox from there: git branch %s %s && litterbox delete --force %s && litterbox create %s --base %s",
 		e.Name, e.Branch, keep, e.Branch, e.Name, e.Name, keep)
 }
+
+var ErrPipeStopped = errors.New("stopped because another stage of the copy failed")

@@ -42,7 +42,7 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 		return nil, err
 	}
 	if tip == "" {
-		return nil, m.missingBranch(ctx, slug)
+		return nil, m.MissingBranch(ctx, slug)
 	}
 	lastMilestone, err := m.Git.RevParse(ctx, milestoneRef(slug))
 	if err != nil {
@@ -89,13 +89,6 @@ func (m *Manager) Milestone(ctx context.Context, name, message string) (*Milesto
 		_ = m.SaveSnap(slug, st)
 	}
 	return &MilestoneResult{Commit: id, Squashed: count}, nil
-}
-
-func (m *Manager) missingBranch(ctx context.Context, slug string) error {
-	if ok, _ := m.Known(ctx, slug); !ok {
-		return m.NotFound(ctx, slug)
-	}
-	return fmt.Errorf("branch %s of sandbox '%s' is gone", m.Names(slug).Branch, slug)
 }
 
 func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {

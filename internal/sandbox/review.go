@@ -11,33 +11,6 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/review"
 )
 
-// base returns the sandbox's base commit and branch tip.
-func (m *Manager) baseAndTip(ctx context.Context, name string) (slug, base, tip string, err error) {
-	if slug, err = m.Resolve(name); err != nil {
-		return "", "", "", err
-	}
-	n := m.Names(slug)
-	if tip, err = m.Git.RevParse(ctx, n.Ref); err != nil {
-		return "", "", "", err
-	}
-	if tip == "" {
-		return "", "", "", m.missingBranch(ctx, slug)
-	}
-	rec, err := m.Store().Load(slug)
-	if err != nil {
-		return "", "", "", err
-	}
-	if rec != nil && rec.Base != "" {
-		return slug, rec.Base, tip, nil
-	}
-	// No record (made elsewhere): the fork point with HEAD is the best base.
-	out, err := m.Git.Output(ctx, "merge-base", "HEAD", tip)
-	if err != nil {
-		return "", "", "", fmt.Errorf("cannot tell where %s starts: %w", n.Branch, err)
-	}
-	return slug, out, tip, nil
-}
-
 // appliedRef records the sandbox commit the last apply ended at, so the
 // next apply or merge takes only what came after it. Under
 // refs/litterbox/<slug>/, so delete removes it with the sandbox's other refs.
@@ -92,7 +65,7 @@ func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*re
 }
 
 func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
-	slug, base, tip, err := m.baseAndTip(ctx, name)
+	slug, base, tip, err := m.BaseAndTip(ctx, name)
 	if err != nil {
 		return review.Work{}, err
 	}

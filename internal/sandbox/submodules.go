@@ -2,13 +2,11 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -101,7 +99,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	}()
 	err := m.Provider.CopyIn(ctx, n.Container, dir, ownR)
 	first.set(err, "copying the tree into "+dir)
-	ownR.CloseWithError(errPipeStopped)
+	ownR.CloseWithError(ErrPipeStopped)
 	if err != nil {
 		cancel()
 	}
@@ -112,27 +110,6 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	}
 	if first.err != nil {
 		return &StepError{Step: first.step, Err: first.err}
-	}
-	return nil
-}
-
-var errPipeStopped = errors.New("stopped because another stage of the copy failed")
-
-// outsideSubmodules refuses a file tool's path inside a submodule: nothing
-// there is committed, and an agent must not believe its change is kept.
-func (m *Manager) outsideSubmodules(slug, abs string) error {
-	rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/")
-	if !ok {
-		return nil
-	}
-	st, err := m.LoadSnap(slug)
-	if err != nil {
-		return err
-	}
-	for _, s := range st.Submodules {
-		if rel == s || strings.HasPrefix(rel, s+"/") {
-			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", display(abs), s)
-		}
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*A
 	if len(content) > MaxWriteSize {
 		return nil, fmt.Errorf("content is %d bytes; write takes at most %d (use bash to produce large files)", len(content), MaxWriteSize)
 	}
-	if err := m.outsideSubmodules(slug, abs); err != nil {
+	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
@@ -215,7 +215,7 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op)
 	if err := textedit.Check(edits); err != nil {
 		return nil, err
 	}
-	if err := m.outsideSubmodules(slug, abs); err != nil {
+	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	unlock, err := m.Lock(ctx, slug)
@@ -264,7 +264,7 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if err != nil {
 		return nil, err
 	}
-	if err := m.outsideSubmodules(slug, abs); err != nil {
+	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	unlock, err := m.Lock(ctx, slug)
@@ -305,4 +305,23 @@ func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResu
 		return nil, err
 	}
 	return m.act(ctx, slug, action{op: protocol.OpScan, message: hostrepo.CommitMessage(kind, detail)})
+}
+
+// OutsideSubmodules refuses a file tool's path inside a submodule: nothing
+// there is committed, and an agent must not believe its change is kept.
+func (m *Manager) OutsideSubmodules(slug, abs string) error {
+	rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/")
+	if !ok {
+		return nil
+	}
+	st, err := m.LoadSnap(slug)
+	if err != nil {
+		return err
+	}
+	for _, s := range st.Submodules {
+		if rel == s || strings.HasPrefix(rel, s+"/") {
+			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", display(abs), s)
+		}
+	}
+	return nil
 }

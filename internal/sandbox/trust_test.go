@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -23,9 +24,9 @@ func weakened(t *testing.T, m *Manager, network string) ([]string, error) {
 	}
 	if network != "" {
 		cfg.Network = network
-		cfg.From["docker.network"] = FlagNetwork
+		cfg.From["docker.network"] = hostrepo.FlagNetwork
 	}
-	return m.checkWeakenings(context.Background(), cfg)
+	return m.CheckWeakenings(context.Background(), cfg)
 }
 
 func writeFile(t *testing.T, path, body string) {
@@ -46,7 +47,7 @@ func TestCommittedWeakeningNeedsTrust(t *testing.T) {
 	m := mustOpen(t, root)
 
 	_, err := weakened(t, m, "")
-	var we *WeakeningError
+	var we *hostrepo.WeakeningError
 	if !errors.As(err, &we) || err.Error() != `.litterbox.toml sets docker.network = "bridge", which loosens the sandbox, and this repository's committed config is not trusted: read it, then allow it with litterbox trust (or set it in .litterbox.local.toml)` {
 		t.Fatalf("untrusted: %v", err)
 	}
@@ -91,7 +92,7 @@ func TestCommittedWeakeningNeedsTrust(t *testing.T) {
 	if err := m.Untrust(); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := m.trustState(); st != Untrusted {
+	if st, _ := m.TrustState(); st != hostrepo.Untrusted {
 		t.Errorf("after --revoke: %v", st)
 	}
 }
