@@ -5,10 +5,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // progressEvery is how often a long bash reports its latest output.
@@ -21,7 +20,7 @@ const progressTail = 2 << 10
 // command to a client that asked for them (a progressToken in the call's
 // _meta), at most once per progressEvery. It returns nil when the client did
 // not ask, and a stop function to call when the command is over.
-func progress(ctx context.Context, req gomcp.CallToolRequest) (*sandbox.Output, func()) {
+func progress(ctx context.Context, req gomcp.CallToolRequest) (*agent.Output, func()) {
 	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
 		return nil, func() {}
 	}
@@ -56,7 +55,7 @@ func progress(ctx context.Context, req gomcp.CallToolRequest) (*sandbox.Output, 
 			})
 		}
 	}()
-	return &sandbox.Output{Stdout: p, Stderr: p}, func() { close(done); wg.Wait() }
+	return &agent.Output{Stdout: p, Stderr: p}, func() { close(done); wg.Wait() }
 }
 
 // progressWriter keeps the tail of what a command printed.

@@ -11,8 +11,8 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -24,7 +24,7 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 			"Changes to files git would track are committed to the sandbox branch before this returns."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.bash))
-	s.AddTool(gomcp.NewTool("read", input[readIn](nil), output[sandbox.ReadResult](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	s.AddTool(gomcp.NewTool("read", input[readIn](nil), output[agent.ReadResult](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Read lines of a file in the sandbox, each shown as cat -n prints it: its 1-based number, a tab, the line (the numbers are not part of the file). At most 2000 lines and 256 KiB a call; a last line in brackets says how to read on. PNG, JPEG, GIF and WebP files up to 5 MiB come back as images; other binary files are refused with their size and type. Hidden paths (a component starting with '.') are refused."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.read))
@@ -52,11 +52,11 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithDescription("Search file contents with a regular expression in Go's RE2 syntax (the same in every image), printing path, line number and line of each match, at most 5000 (truncated says when there were more). Binary and hidden files are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.grep))
-	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[sandbox.MilestoneResult](), gomcp.WithOpenWorldHintAnnotation(false),
+	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[agent.MilestoneResult](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message (at most 4096 bytes; a secret's value in it is masked). The files do not change."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.milestone))
-	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[sandbox.AgentDiff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[agent.AgentDiff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.diff))
@@ -133,7 +133,7 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 		return errResult(errors.New("name is for background commands: set background: true")), nil
 	}
 	out, stop := progress(ctx, req)
-	res, err := h.mgr.Bash(ctx, in.Sandbox, sandbox.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out})
+	res, err := h.mgr.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out})
 	stop()
 	if res == nil {
 		return errResult(err), nil
@@ -166,7 +166,7 @@ func ptr[T any](v T) *T { return &v }
 
 // background starts a bash command as a service of the agent's own.
 func (h handlers) background(ctx context.Context, in bashIn) (*gomcp.CallToolResult, error) {
-	st, err := h.mgr.Background(ctx, in.Sandbox, in.Name, sandbox.BashOptions{Command: in.Command, Workdir: in.Workdir})
+	st, err := h.mgr.Background(ctx, in.Sandbox, in.Name, agent.BashOptions{Command: in.Command, Workdir: in.Workdir})
 	if st == nil {
 		return errResult(err), nil
 	}
@@ -195,15 +195,15 @@ func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) 
 		return errResult(err), nil
 	}
 	if img := res.Image; img != nil {
-		out := structured(res, fmt.Sprintf("%s: %s, %s\n", in.Path, img.MIME, sandbox.HumanSize(img.Size)))
+		out := structured(res, fmt.Sprintf("%s: %s, %s\n", in.Path, img.MIME, agent.HumanSize(img.Size)))
 		out.Content = append(out.Content, gomcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIME))
 		return out, nil
 	}
-	text := sandbox.Numbered(res.Content, res.FirstLine)
+	text := agent.Numbered(res.Content, res.FirstLine)
 	if res.Truncated {
 		why := ""
 		if res.CapHit {
-			why = fmt.Sprintf(" (at most %s a call)", sandbox.HumanSize(sandbox.MaxReadBytes))
+			why = fmt.Sprintf(" (at most %s a call)", agent.HumanSize(agent.MaxReadBytes))
 		}
 		text = ensureNL(text) + fmt.Sprintf("[lines %d-%d of %d shown%s; read on with offset %d]\n", res.FirstLine, res.Offset+res.Lines, res.TotalLines, why, res.Offset+res.Lines)
 	}
@@ -230,7 +230,7 @@ func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn
 
 // notes adds to a result's text what its snapshot left out, and the disk
 // guard.
-func notes(text *strings.Builder, b sandbox.Bounds) {
+func notes(text *strings.Builder, b agent.Bounds) {
 	for _, n := range b.Notes() {
 		text.WriteString(n + "\n")
 	}
@@ -291,7 +291,7 @@ func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*go
 		return errResult(err), nil
 	}
 	if entries == nil {
-		entries = []sandbox.Entry{}
+		entries = []agent.Entry{}
 	}
 	var b strings.Builder
 	for _, e := range entries {
@@ -307,7 +307,7 @@ func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*go
 
 func truncNote(b *strings.Builder, truncated bool) {
 	if truncated {
-		fmt.Fprintf(b, "[truncated at %d entries]\n", sandbox.MaxListed)
+		fmt.Fprintf(b, "[truncated at %d entries]\n", agent.MaxListed)
 	}
 	if b.Len() == 0 {
 		b.WriteString("(none)\n")
@@ -336,7 +336,7 @@ func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) 
 		return errResult(err), nil
 	}
 	if matches == nil {
-		matches = []sandbox.Match{}
+		matches = []agent.Match{}
 	}
 	var b strings.Builder
 	for _, m := range matches {

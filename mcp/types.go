@@ -9,6 +9,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -118,7 +119,7 @@ type bashOut struct {
 	// Snapshot is the commit the call made, null when nothing changed
 	// (always, with background).
 	Snapshot *string `json:"snapshot"`
-	sandbox.Bounds
+	agent.Bounds
 	// With background.
 	Service string `json:"service,omitempty"`
 	State   string `json:"state,omitempty"`
@@ -142,7 +143,7 @@ type writeIn struct {
 type writeOut struct {
 	Bytes    int     `json:"bytes"`
 	Snapshot *string `json:"snapshot"`
-	sandbox.Bounds
+	agent.Bounds
 }
 
 type patchIn struct {
@@ -155,7 +156,7 @@ type patchOut struct {
 	Snapshot *string `json:"snapshot"`
 	Created  bool    `json:"created"`
 	Deleted  bool    `json:"deleted"`
-	sandbox.Bounds
+	agent.Bounds
 }
 
 type editIn struct {
@@ -171,7 +172,7 @@ type editOut struct {
 	Replacements int     `json:"replacements"`
 	Edits        int     `json:"edits"`
 	Snapshot     *string `json:"snapshot"`
-	sandbox.Bounds
+	agent.Bounds
 }
 
 type lsIn struct {
@@ -181,8 +182,8 @@ type lsIn struct {
 }
 
 type lsOut struct {
-	Entries   []sandbox.Entry `json:"entries"`
-	Truncated bool            `json:"truncated"`
+	Entries   []agent.Entry `json:"entries"`
+	Truncated bool          `json:"truncated"`
 }
 
 type globIn struct {
@@ -204,8 +205,8 @@ type grepIn struct {
 }
 
 type grepOut struct {
-	Matches   []sandbox.Match `json:"matches"`
-	Truncated bool            `json:"truncated"`
+	Matches   []agent.Match `json:"matches"`
+	Truncated bool          `json:"truncated"`
 }
 
 type milestoneIn struct {

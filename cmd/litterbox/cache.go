@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -84,7 +85,7 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 	}
 	if o.Action != "ls" {
 		for _, entry := range entries {
-			fmt.Fprintf(e.stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, sandbox.HumanSize(entry.Bytes))
+			fmt.Fprintf(e.stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, agent.HumanSize(entry.Bytes))
 		}
 		if len(entries) == 0 {
 			fmt.Fprintln(e.stdout, "Nothing to prune.")
@@ -98,7 +99,7 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
 	for _, entry := range entries {
-		size := sandbox.HumanSize(entry.Bytes)
+		size := agent.HumanSize(entry.Bytes)
 		if entry.State != "ready" {
 			size = entry.State
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -59,8 +59,8 @@ func runExec(ctx context.Context, e *env, o execOptions) error {
 		timeout = 365 * 24 * time.Hour
 	}
 	line := runner.Join(o.Cmd)
-	res, err := m.Bash(ctx, o.Name, sandbox.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
-		Output: &sandbox.Output{Stdout: e.stdout, Stderr: e.stderr}})
+	res, err := m.Bash(ctx, o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
+		Output: &agent.Output{Stdout: e.stdout, Stderr: e.stderr}})
 	if res != nil {
 		if res.TimedOut {
 			fmt.Fprintf(e.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // shellOptions are what shell was asked.
@@ -37,7 +37,7 @@ func runShell(ctx context.Context, e *env, o shellOptions) error {
 		return err
 	}
 	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
-	code, err := m.Exec(ctx, o.Name, sandbox.ExecOptions{
+	code, err := m.Exec(ctx, o.Name, agent.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
 		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
 	})

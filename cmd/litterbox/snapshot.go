@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
-func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *sandbox.ActResult) {
+func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *agent.ActResult) {
 	if res == nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
@@ -69,11 +70,11 @@ func setup(c *sandbox.Created, line func(label, value string)) {
 	switch sc := c.SetupCache; {
 	case c.ForkedFrom != "":
 	case sc != nil && sc.Hit:
-		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes), sc.From))
+		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, agent.HumanSize(sc.Bytes), sc.From))
 	default:
 		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
 		if sc != nil && sc.Saved {
-			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, sandbox.HumanSize(sc.Bytes)))
+			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, agent.HumanSize(sc.Bytes)))
 		}
 	}
 }

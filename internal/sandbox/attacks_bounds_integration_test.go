@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -75,7 +76,7 @@ var boundsAttacks = []attack{
 		for _, n := range []int{1 << 20, 120_000} {
 			cmd := "echo ran > ran.txt; true #" + strings.Repeat("x", n)
 			trail = &runner.Trail{}
-			res, err := r.Bash(runner.WithTrail(ctx, trail), "work", BashOptions{Command: cmd})
+			res, err := r.Bash(runner.WithTrail(ctx, trail), "work", agent.BashOptions{Command: cmd})
 			logCall(t, r, "bash", map[string]any{"sandbox": "work", "command": cmd}, trail, err)
 			if err != nil {
 				t.Fatalf("a command of %d bytes: %v", len(cmd), err)
@@ -240,9 +241,9 @@ func checkCommit(t *testing.T, m *Manager, commit string, n int) {
 	}
 }
 
-func bashIn(t *testing.T, m *Manager, cmd string) *ActResult {
+func bashIn(t *testing.T, m *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := m.Bash(context.Background(), "work", BashOptions{Command: cmd, Timeout: 5 * time.Minute})
+	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: cmd, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("bash: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/steering"
@@ -31,7 +32,7 @@ var buildAttacks = []attack{
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.Bash(ctx, "w", BashOptions{Command: `printf 'FROM busybox:latest\nRUN echo pwned > /pwned\n' > Dockerfile`})
+		res, err := r.Bash(ctx, "w", agent.BashOptions{Command: `printf 'FROM busybox:latest\nRUN echo pwned > /pwned\n' > Dockerfile`})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -103,7 +104,7 @@ var buildAttacks = []attack{
 		want := []string{".cursorignore", "CLAUDE.md", "pkg/AGENTS.md", ".github/copilot-instructions.md", ".husky/pre-commit",
 			".githooks/pre-commit", ".pre-commit-config.yaml", "Dockerfile", ".dockerignore", "ci/hooks/pre-commit"}
 		script := "mkdir -p pkg .github .husky .githooks ci/hooks && for f in " + strings.Join(want, " ") + " notes/plain.txt; do mkdir -p $(dirname $f); echo x > $f; done"
-		if res, err := r.Bash(ctx, "w", BashOptions{Command: script}); err != nil || res.Snapshot == "" {
+		if res, err := r.Bash(ctx, "w", agent.BashOptions{Command: script}); err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
 		cs, _, err := r.ControlChanges(ctx, "w")

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -139,7 +140,7 @@ var attacks = []attack{
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.Bash(context.Background(), "w", BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
+		res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -223,7 +224,7 @@ var attacks = []attack{
 		_, _, _ = e.m.Ls(ctx, "work", "../../..", true)
 		_, _, _ = e.m.Glob(ctx, "work", "**", "../../..")
 		_, _, _ = e.m.Grep(ctx, "work", "host", "../../../..", "")
-		if res, err := e.m.Bash(ctx, "work", BashOptions{Command: "cat " + e.sentinel, Workdir: "../../.."}); err == nil && res.ExitCode == 0 {
+		if res, err := e.m.Bash(ctx, "work", agent.BashOptions{Command: "cat " + e.sentinel, Workdir: "../../.."}); err == nil && res.ExitCode == 0 {
 			t.Errorf("bash read the host file: %q", res.Stdout)
 		}
 	}},
@@ -324,14 +325,14 @@ var attacks = []attack{
 		bash(t, e.m, "rm -rf many")
 	}},
 	{name: "a fork bomb", side: "agent", expect: "the pids limit stops it; the sandbox answers", run: func(t *testing.T, e *attackEnv) {
-		res, err := e.m.Bash(context.Background(), "work", BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("fork bomb: exit %d, timed out %v", res.ExitCode, res.TimedOut)
 	}},
 	{name: "a memory bomb", side: "agent", expect: "the OOM killer ends the command (exit 137); the sandbox answers", run: func(t *testing.T, e *attackEnv) {
-		res, err := e.m.Bash(context.Background(), "work", BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
+		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +348,7 @@ var attacks = []attack{
 		if res.DiskOver == nil {
 			t.Fatalf("8 MB against a 4m guard: %+v", res)
 		}
-		var full *DiskFullError
+		var full *agent.DiskFullError
 		if _, err := e.m.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) {
 			t.Errorf("write while over: %v", err)
 		}

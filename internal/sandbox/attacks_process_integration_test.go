@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
@@ -40,7 +41,7 @@ var processAttacks = []attack{
 			wrote = time.Since(t0)
 		}()
 		t0 := time.Now()
-		res, err := e.m.Bash(ctx, "work", BashOptions{Timeout: 5 * time.Second,
+		res, err := e.m.Bash(ctx, "work", agent.BashOptions{Timeout: 5 * time.Second,
 			Command: looper("hold") + "setsid env -i /bin/sh /tmp/lbx-hold.sh & sleep 1000"})
 		took := time.Since(t0)
 		wg.Wait()
@@ -60,7 +61,7 @@ var processAttacks = []attack{
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(2*time.Second, cancel)
 		t0 := time.Now()
-		res, err := e.m.Bash(ctx, "work", BashOptions{Command: looper("cxl") + "setsid env -i /bin/sh /tmp/lbx-cxl.sh & sleep 1000"})
+		res, err := e.m.Bash(ctx, "work", agent.BashOptions{Command: looper("cxl") + "setsid env -i /bin/sh /tmp/lbx-cxl.sh & sleep 1000"})
 		took := time.Since(t0)
 		t.Logf("the call took %v", took.Round(time.Millisecond))
 		if err != nil || !res.Cancelled {
@@ -89,7 +90,7 @@ var processAttacks = []attack{
 	{name: "background command and a call", side: "agent", expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		bash(t, e.m, looper("bg1")+looper("bg2")+"true")
-		if _, err := e.m.Background(ctx, "work", "lbx-bg1", BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
+		if _, err := e.m.Background(ctx, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
@@ -100,7 +101,7 @@ var processAttacks = []attack{
 		bgErr := make(chan error, 1)
 		go func() {
 			time.Sleep(time.Second)
-			_, err := e.m.Background(ctx, "work", "lbx-bg2", BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
+			_, err := e.m.Background(ctx, "work", "lbx-bg2", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
 			bgErr <- err
 		}()
 		bash(t, e.m, "sleep 3")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -161,9 +162,9 @@ func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
 	return r, testenv.Git(t, r.Root, "rev-parse", "HEAD")
 }
 
-func reviewBash(t *testing.T, r *Manager, cmd string) *ActResult {
+func reviewBash(t *testing.T, r *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := r.Bash(context.Background(), "w", BashOptions{Command: cmd})
+	res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 	if err != nil || res.Snapshot == "" {
 		t.Fatalf("bash %q: %+v %v", cmd, res, err)
 	}

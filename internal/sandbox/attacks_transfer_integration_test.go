@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -186,15 +187,15 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 // roomySandbox is sandbox "w" of a repository of its own, with room for
 // the helper's lists of 100k names: at the table's 256m the helper is
 // killed for memory (a bound of its own). run is a bash call in it.
-func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *ActResult) {
+func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *agent.ActResult) {
 	t.Helper()
 	r = freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
 	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	return r, func(cmd string) *ActResult {
+	return r, func(cmd string) *agent.ActResult {
 		t.Helper()
-		res, err := r.Bash(context.Background(), "w", BashOptions{Command: cmd})
+		res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 		if err != nil {
 			t.Fatalf("bash %q: %v", cmd, err)
 		}

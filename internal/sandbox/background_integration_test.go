@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -46,7 +47,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.Background(ctx, "work", "", BashOptions{Command: fmt.Sprintf(server, 8080)})
+	st, err := m.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)})
 	if err != nil || st.Name != name || st.State != services.Running || st.PID == 0 {
 		t.Fatalf("background: %+v %v", st, err)
 	}
@@ -73,7 +74,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("list: %+v %v", list, err)
 	}
 	// The same program again, while the first runs: a name of its own.
-	st2, err := m.Background(ctx, "work", "", BashOptions{Command: fmt.Sprintf(server, 8081)})
+	st2, err := m.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8081)})
 	if err != nil || st2.Name != name+"-2" {
 		t.Errorf("second: %+v %v", st2, err)
 	}
@@ -81,12 +82,12 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("stop: %+v %v", states, err)
 	}
 	// Stopped, its name is free again.
-	if st, err := m.Background(ctx, "work", "", BashOptions{Command: fmt.Sprintf(server, 8080)}); err != nil || st.Name != name {
+	if st, err := m.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)}); err != nil || st.Name != name {
 		t.Errorf("restart by name: %+v %v", st, err)
 	}
 
 	// What a background command writes is committed by the next call.
-	if _, err := m.Background(ctx, "work", "writer", BashOptions{Command: "sleep 1; echo later > later.txt; sleep 600", Workdir: "/src"}); err != nil {
+	if _, err := m.Background(ctx, "work", "writer", agent.BashOptions{Command: "sleep 1; echo later > later.txt; sleep 600", Workdir: "/src"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
@@ -98,10 +99,10 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("logs: %q %v", logs.String(), err)
 	}
 	// A configured service's name is not the agent's to take.
-	if _, err := m.Background(ctx, "work", "web", BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), `service "web" is configured`) {
+	if _, err := m.Background(ctx, "work", "web", agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), `service "web" is configured`) {
 		t.Errorf("a configured name: %v", err)
 	}
-	if _, err := m.Background(ctx, "work", "bad name!", BashOptions{Command: "true"}); err == nil {
+	if _, err := m.Background(ctx, "work", "bad name!", agent.BashOptions{Command: "true"}); err == nil {
 		t.Error("a bad name was taken")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -86,7 +87,7 @@ func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 func BenchmarkBashNoopGoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
 	for b.Loop() {
-		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: "true"})
+		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -121,7 +122,7 @@ const change1000 = `find ./[a-n]* -name '*.go' | head -n 1000 | while read -r f;
 func BenchmarkChange1000GoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
 	for b.Loop() {
-		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: change1000})
+		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: change1000})
 		if err != nil || res.Snapshot == "" || res.ExitCode != 0 {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -144,7 +145,7 @@ func BenchmarkFirstCallAfterRestartGoSrc(b *testing.B) {
 		b.StopTimer()
 		docker(b, "restart", "-t", "1", n.Container)
 		b.StartTimer()
-		res, err := m.Bash(context.Background(), n.Slug, BashOptions{Command: "true"})
+		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}

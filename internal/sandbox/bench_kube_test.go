@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -90,7 +91,7 @@ func BenchmarkKubeBashNoop(b *testing.B) {
 	m, _ := kubeBenchSandbox(b)
 	ctx := context.Background()
 	for b.Loop() {
-		if res, err := m.Bash(ctx, "bench", BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
+		if res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}

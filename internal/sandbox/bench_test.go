@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -104,7 +105,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
-	spec := m.containerSpec(n, base, m.Config, nil, &helperBinary{id: "raw"})
+	spec := m.containerSpec(n, base, m.Config, nil, agent.PinnedHelper("", "raw"))
 	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)
@@ -244,7 +245,7 @@ func benchBashNoop(b *testing.B, files testenv.Files) {
 	m, _ := benchToolSandbox(b, files)
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := m.Bash(ctx, "bench", BashOptions{Command: "true"})
+		res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -75,7 +76,7 @@ func TestMatrixSnapshotBounds(t *testing.T) {
 			if res.DiskOver == nil || res.DiskOver.Used < 2000000 || res.DiskOver.Limit != 1<<20 {
 				t.Fatalf("2 MB in an ignored directory, disk 1m: %+v", res.DiskOver)
 			}
-			var full *DiskFullError
+			var full *agent.DiskFullError
 			if _, err := m.Write(ctx, "work", "w.txt", []byte("w\n")); !errors.As(err, &full) {
 				t.Errorf("a write over the disk guard: %v", err)
 			}
@@ -106,8 +107,8 @@ func TestIntegrationBigTrackedFileAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := bash(t, m, "true")
-	if !res.fullScan || len(res.Withheld) != 0 || res.Snapshot != "" {
-		t.Errorf("after a restart: full %v, withheld %+v, snapshot %q", res.fullScan, res.Withheld, res.Snapshot)
+	if !res.FullScan || len(res.Withheld) != 0 || res.Snapshot != "" {
+		t.Errorf("after a restart: full %v, withheld %+v, snapshot %q", res.FullScan, res.Withheld, res.Snapshot)
 	}
 	res = bash(t, m, "echo x >> data.bin")
 	if len(res.Withheld) != 1 || !res.Withheld[0].Tracked || !strings.Contains(strings.Join(res.Notes(), "\n"), "the branch keeps its last committed version") {

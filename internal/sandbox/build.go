@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -129,12 +130,12 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}
 	err := box.Images(m.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
-	tarR.CloseWithError(ErrPipeStopped)
+	tarR.CloseWithError(agent.ErrPipeStopped)
 	if err != nil {
 		cancel()
 	}
 	<-gitDone
-	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, ErrPipeStopped) {
+	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, agent.ErrPipeStopped) {
 		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.commit), ferr)
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -54,7 +55,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 
 	// exec: output, exit code, the sandbox user, the copied tree
-	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "id -u; cat README.md; echo err >&2; exit 3"})
+	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo err >&2; exit 3"})
 	must(err)
 	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\n" || res.Stderr != "err\n" || res.Snapshot != "" {
 		t.Fatalf("bash: %+v", res)
@@ -79,7 +80,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	if paths, _, err := m.Glob(ctx, c.Name, "**/new.txt", ""); err != nil || len(paths) != 1 || paths[0] != "docs/new.txt" {
 		t.Fatalf("glob: %v %v", paths, err)
 	}
-	res, err = m.Bash(ctx, c.Name, BashOptions{Command: "rm README.md && chmod +x docs/new.txt && ln -s docs/new.txt link"})
+	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "rm README.md && chmod +x docs/new.txt && ln -s docs/new.txt link"})
 	must(err)
 	if res.Snapshot == "" {
 		t.Fatal("bash changes made no snapshot")
@@ -113,7 +114,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	if s := listed(t, m, c.Name); s != wantStatus {
 		t.Fatalf("status %s after pause", s)
 	}
-	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
+	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
 		t.Fatalf("bash while paused: %v", err)
 	}
 	_, err = m.Resume(ctx, c.Name)
@@ -124,7 +125,7 @@ func contract(t *testing.T, p testenv.Provider) {
 		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
 	}
 	// What pause kept: the files, ignored ones included, and the branch.
-	res, err = m.Bash(ctx, c.Name, BashOptions{Command: "cat docs/new.txt up.txt"})
+	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "cat docs/new.txt up.txt"})
 	must(err)
 	if res.Stdout != "one\nthree\nuploaded\n" {
 		t.Fatalf("files across pause/resume: %+v", res)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -27,7 +28,7 @@ import (
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *helperBinary) box.Spec {
+func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *agent.HelperBinary) box.Spec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
@@ -70,8 +71,8 @@ func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, 
 		Network:      c.Network,
 		Allow:        allow,
 		Publish:      ports.Bindings(pmap),
-		Entrypoint:   h.argv(protocol.CmdInit{})[0],
-		Cmd:          h.argv(protocol.CmdInit{})[1:],
+		Entrypoint:   h.Argv(protocol.CmdInit{})[0],
+		Cmd:          h.Argv(protocol.CmdInit{})[1:],
 	}
 }
 
@@ -184,7 +185,7 @@ func (m *Manager) createConfig() (config.Config, error) {
 // it when a retry could remove the container under the copy.
 func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
 	if len(cfg.Ports) == 0 {
-		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.helper), prefill)
+		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.Helper), prefill)
 	}
 	pmap, err := m.runContainerPorts(ctx, n, base, cfg)
 	if err == nil && prefill != nil {
@@ -215,7 +216,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 		for i := range pmap {
 			pmap[i].EngineHost = remote
 		}
-		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.helper), nil)
+		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.Helper), nil)
 		if err == nil {
 			return pmap, nil
 		}
@@ -241,7 +242,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 		return &StepError{Step: step, Err: err}
 	}
 	m.Owned(n.Container) // made just now, with our labels
-	if err := m.deliverHelper(ctx, n.Container, m.helper); err != nil {
+	if err := m.DeliverHelper(ctx, n.Container, m.Helper); err != nil {
 		return &StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)
@@ -270,7 +271,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.helper.argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return &StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
@@ -278,7 +279,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 
 func orStop(err error) error {
 	if err == nil {
-		return ErrPipeStopped
+		return agent.ErrPipeStopped
 	}
 	return err
 }
@@ -338,13 +339,13 @@ func (m *Manager) runSetup(ctx context.Context, n hostrepo.Names, cmd string, en
 	if err := m.SaveSnap(n.Slug, start); err != nil {
 		return layout.SetupResult{}, err
 	}
-	res, err := m.actLocked(ctx, n.Slug, action{op: protocol.OpSetup, arg: hostrepo.Workdir, cmd: cmd, env: env, kind: "setup", detail: cmd})
+	res, err := m.ActLocked(ctx, n.Slug, agent.Action{Op: protocol.OpSetup, Arg: hostrepo.Workdir, Cmd: cmd, Env: env, Kind: "setup", Detail: cmd})
 	if err != nil {
 		return layout.SetupResult{}, err
 	}
 	// The command is the user's, and may spell a secret out.
 	out := layout.SetupResult{Command: m.Secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
-	if res.noShell {
+	if res.NoShell {
 		out.Skipped = true
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"
 	}

@@ -237,7 +237,7 @@ func (c *creation) claim(ctx context.Context) error {
 	c.rec = &layout.Record{
 		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
 		Base: c.base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
-		User: cfg.User, Services: cfg.Services, Helper: m.helper.containerPath(), Limits: layout.LimitsOf(cfg),
+		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets,
 	}
 	if err := m.Store().Save(c.rec); err != nil {
@@ -426,7 +426,7 @@ func (c *creation) startServices(ctx context.Context) {
 	}
 	t := time.Now()
 	var err error
-	c.svcs, err = c.m.startServices(ctx, c.slug, c.n.Container, specs)
+	c.svcs, err = c.m.StartServices(ctx, c.slug, c.n.Container, specs)
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}

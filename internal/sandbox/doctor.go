@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -64,11 +65,11 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrep
 	if err == nil {
 		cfg, err = m.createConfig()
 	}
-	h, herr := findHelper()
+	h, herr := agent.LocalHelper()
 	if herr != nil {
 		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
 	} else {
-		checks = append(checks, box.Check{Name: "helper", Status: box.CheckOK, Detail: h.describe()})
+		checks = append(checks, box.Check{Name: "helper", Status: box.CheckOK, Detail: h.Describe()})
 	}
 	if engineUp {
 		checks = append(checks, imageChecks(ctx, m, cli, rt, cfg, err, h, herr)...)
@@ -118,7 +119,7 @@ func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (ch
 // with what the config check refuses: then only the image is the config's.
 // m is nil, and cfgErr set, when the repository or its config could not be
 // read: the default image is probed.
-func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *helperBinary, herr error) []box.Check {
+func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *agent.HelperBinary, herr error) []box.Check {
 	probeCfg := config.Default()
 	if cfgErr == nil {
 		probeCfg = cfg
@@ -140,7 +141,7 @@ func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Ru
 	checks := []box.Check{c}
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
-		pm := &Manager{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, helper: h}
+		pm := &Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
 		checks = append(checks, pm.sandboxCheck(ctx, probeCfg, platform))
 	}
 	return checks
@@ -198,7 +199,7 @@ func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check,
 // that /tmp and /src are writable and /tmp executable, and whether there is
 // a shell.
 func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) box.Check {
-	h := m.helper
+	h := m.Helper
 	fail := func(detail, fix string) box.Check {
 		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
 	}
@@ -209,7 +210,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		}
 		platform = info.Platform
 	}
-	if err := h.checkPlatform(cfg.Image, platform); err != nil {
+	if err := h.CheckPlatform(cfg.Image, platform); err != nil {
 		return fail(err.Error(), "")
 	}
 	var rnd [6]byte
@@ -227,18 +228,18 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return fail("a sandbox container cannot be made: "+oneLineErr(err), "")
 	}
-	if err := m.deliverHelper(ctx, n.Container, h); err != nil {
+	if err := m.DeliverHelper(ctx, n.Container, h); err != nil {
 		return fail(oneLineErr(err), "")
 	}
 	if err := m.Provider.Start(ctx, n.Container); err != nil {
-		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.arch+", or a helper for the image's architecture ("+HelperEnv+")")
+		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
-	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
+	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
 	var p protocol.Probe
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)
@@ -358,11 +359,11 @@ func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) box.Check {
 // inspect tells both.
 func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
 	cli := m.Provider
-	h, err := m.findHelper()
+	h, err := m.FindHelper()
 	if err != nil {
 		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
-	m.helper = h
+	m.Helper = h
 	info, err := box.Images(cli).Image(ctx, cfg.Image)
 	present := err == nil
 	if errors.Is(err, box.ErrImageNotFound) {
@@ -383,7 +384,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 		}
 	}
-	if err := h.checkPlatform(cfg.Image, info.Platform); err != nil {
+	if err := h.CheckPlatform(cfg.Image, info.Platform); err != nil {
 		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
 	return info.ID, nil

@@ -133,7 +133,7 @@ func (m *Manager) endSetupNetwork(ctx context.Context, n hostrepo.Names, cfg con
 func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
 	labels := m.labels(n.Slug, roleEgress)
 	network := egressNetwork(cfg)
-	h := m.helper
+	h := m.Helper
 	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
 	spec := box.Spec{
 		Name:        n.Egress(),
@@ -152,13 +152,13 @@ func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.C
 		Network:     network,
 		// Each refusal is a log line the agent provokes: bounded.
 		LogMax:     "1m",
-		Entrypoint: h.argv(proxy)[0],
-		Cmd:        h.argv(proxy)[1:],
+		Entrypoint: h.Argv(proxy)[0],
+		Cmd:        h.Argv(proxy)[1:],
 	}
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return &StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
 	}
-	if err := m.deliverHelper(ctx, n.Egress(), h); err != nil {
+	if err := m.DeliverHelper(ctx, n.Egress(), h); err != nil {
 		return &StepError{Step: "delivering the helper to the egress proxy", Err: err}
 	}
 	if err := m.Provider.Start(ctx, n.Egress()); err != nil {

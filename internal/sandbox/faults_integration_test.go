@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -60,7 +61,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			name:    "bash",
 			prepare: sharedSandbox("b"),
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				res, err := m.Bash(ctx, sb, BashOptions{Command: fmt.Sprintf("echo made > b%d.txt", step)})
+				res, err := m.Bash(ctx, sb, agent.BashOptions{Command: fmt.Sprintf("echo made > b%d.txt", step)})
 				if err == nil && res.ExitCode != 0 {
 					err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
 				}
@@ -232,7 +233,7 @@ func sharedSandbox(name string) func(t *testing.T, m *Manager, step int) string 
 func noSnapshotLost(file func(step int) string) func(t *testing.T, m *Manager, sb string, step int, err error) {
 	return func(t *testing.T, m *Manager, sb string, step int, err error) {
 		ctx := context.Background()
-		inBox, _ := m.Bash(ctx, sb, BashOptions{Command: "test -e " + file(step)})
+		inBox, _ := m.Bash(ctx, sb, agent.BashOptions{Command: "test -e " + file(step)})
 		if _, serr := m.Scan(ctx, sb, "scan", "after a fault"); serr != nil {
 			t.Fatalf("the next call failed: %v", serr)
 		}

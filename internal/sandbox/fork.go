@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -51,7 +52,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	// What background processes changed since the last call is committed
 	// on the source first, so the fork's branch and files agree.
 	if in.State == box.State("running") {
-		if _, err := m.actLocked(ctx, src, action{op: protocol.OpScan, message: hostrepo.CommitMessage("fork", "before forking as "+opts.Name)}); err != nil {
+		if _, err := m.ActLocked(ctx, src, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("fork", "before forking as "+opts.Name)}); err != nil {
 			return nil, fmt.Errorf("committing %s's changes before the fork: %w", src, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -59,7 +60,7 @@ func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 	if err == nil && res.ExitCode == 0 {
 		t.Errorf("writing ../../etc succeeded: %+v", res)
 	}
-	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true", Workdir: "/src/\x00"}); err == nil {
+	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true", Workdir: "/src/\x00"}); err == nil {
 		t.Error("a NUL in workdir was accepted")
 	}
 	// A path of 255-byte components within PATH_MAX is a fine file name.
@@ -113,7 +114,7 @@ func TestIntegrationHugeAndBinaryContent(t *testing.T) {
 		t.Fatalf("binary file on the branch differs (%d bytes, %v)", len(got), err)
 	}
 	// bash can still make files of any size; they are committed too.
-	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "head -c 3000000 /dev/urandom > made.bin"})
+	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 3000000 /dev/urandom > made.bin"})
 	if err != nil || res.Snapshot == "" {
 		t.Fatalf("bash-made binary: %+v %v", res, err)
 	}
@@ -130,7 +131,7 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "head -c 1073741824 /dev/zero | tr '\\0' x; echo done >&2"})
+	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 1073741824 /dev/zero | tr '\\0' x; echo done >&2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	}
 
 	start = time.Now()
-	bomb, err := m.Bash(ctx, c.Name, BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+	bomb, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
 	if err != nil {
 		st, _ := testenv.Docker("inspect", "--format", "{{.State.Status}} {{.State.ExitCode}} {{.State.OOMKilled}}", c.Container)
 		logs, _ := testenv.Docker("logs", c.Container)
@@ -178,7 +179,7 @@ func TestIntegrationForkBombKeepsInit(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Streamed, as litterbox exec --timeout does: that kept PID 1 busiest.
-		_, bashErr := m.Bash(ctx, c.Name, BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second, Output: &Output{Stdout: io.Discard, Stderr: io.Discard}})
+		_, bashErr := m.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second, Output: &agent.Output{Stdout: io.Discard, Stderr: io.Discard}})
 		st, err := testenv.Docker("inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", c.Container)
 		if err != nil || st != "running 0" {
 			logs, _ := testenv.Docker("logs", c.Container)
@@ -204,14 +205,14 @@ func TestIntegrationStoppedDuringCall(t *testing.T) {
 		time.Sleep(time.Second)
 		_, _ = testenv.Docker("kill", c.Container)
 	}()
-	_, err = m.Bash(ctx, c.Name, BashOptions{Command: "echo before > kept.txt; sleep 30"})
+	_, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "echo before > kept.txt; sleep 30"})
 	if err == nil || !strings.Contains(err.Error(), "stopped during the call") || !strings.Contains(err.Error(), "litterbox resume dies") {
 		t.Fatalf("error %v", err)
 	}
 	if _, err := m.Resume(ctx, c.Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"}); err != nil {
+	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := testenv.Git(t, m.Root, "show", c.Branch+":kept.txt"); got != "before" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -61,7 +62,7 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 		if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Bash(ctx, "x", BashOptions{Command: "echo " + m.RepoID + " > who"}); err != nil {
+		if _, err := m.Bash(ctx, "x", agent.BashOptions{Command: "echo " + m.RepoID + " > who"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -173,7 +174,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name != "legacy" || list[0].Status != StatusActive || list[0].Container != legacyName {
 		t.Fatalf("list from the main work tree: %+v %v", list, err)
 	}
-	if _, err := m.Bash(ctx, "legacy", BashOptions{Command: "echo still > works"}); err != nil {
+	if _, err := m.Bash(ctx, "legacy", agent.BashOptions{Command: "echo still > works"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Pause(ctx, "legacy"); err != nil {
@@ -240,7 +241,7 @@ func TestIntegrationCommaInRepositoryPath(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := m.Bash(ctx, "x", BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {
+	if res, err := m.Bash(ctx, "x", agent.BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
 	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Repo != m.RepoPath {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -41,7 +42,7 @@ func realManager(t *testing.T) *Manager {
 func exec(t *testing.T, m *Manager, name, script string) string {
 	t.Helper()
 	var out, errOut strings.Builder
-	code, err := m.Exec(context.Background(), name, ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
+	code, err := m.Exec(context.Background(), name, agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
 	if err != nil || code != 0 {
 		t.Fatalf("exec %q: code %d err %v stderr %s", script, code, err, errOut.String())
 	}

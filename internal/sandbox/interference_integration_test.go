@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -38,7 +39,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name != "mover" || list[0].Status != StatusActive || list[0].Repo != moved {
 		t.Fatalf("list after the move: %+v %v", list, err)
 	}
-	if _, err := m2.Bash(ctx, "mover", BashOptions{Command: "echo moved > here"}); err != nil {
+	if _, err := m2.Bash(ctx, "mover", agent.BashOptions{Command: "echo moved > here"}); err != nil {
 		t.Fatalf("an agent call after the move: %v", err)
 	}
 	elsewhere, err := Open(ctx, testenv.Exec(), engine.Docker, testenv.NewRepo(t, filepath.Join(t.TempDir(), "elsewhere"), testenv.SmallFiles), config.Default())
@@ -141,7 +142,7 @@ func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
 		t.Fatalf("the branch was made again: %s", out)
 	}
 	testenv.Git(t, m.Root, "branch", c.Branch, tip)
-	res, err := m.Bash(ctx, c.Name, BashOptions{Command: "true"})
+	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"})
 	if err != nil || res.Snapshot == "" {
 		t.Fatalf("after restoring the branch: %+v %v", res, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -58,7 +59,7 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if c.Status != StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
 				t.Fatalf("create: %+v", c)
 			}
-			res, err := m.Bash(ctx, "work", BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME"})
+			res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME"})
 			if err != nil || res.ExitCode != 0 || res.Stdout != "1000\n/tmp\n" || res.Snapshot == "" {
 				t.Fatalf("bash: %+v %v", res, err)
 			}
@@ -77,7 +78,7 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if _, err := m.Resume(ctx, "work"); err != nil {
 				t.Fatal(err)
 			}
-			res, err = m.Bash(ctx, "work", BashOptions{Command: "cat made.txt w.txt node_modules/d"})
+			res, err = m.Bash(ctx, "work", agent.BashOptions{Command: "cat made.txt w.txt node_modules/d"})
 			if err != nil || res.Stdout != "xwritten\ndep\n" {
 				t.Fatalf("after resume: %+v %v", res, err)
 			}
@@ -169,7 +170,7 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	}
 	// The kubelet writes the aliases under a "HostAliases" comment; no
 	// proxy variables (there is no proxy).
-	res, err := m.Bash(ctx, "allow", BashOptions{Command: "grep -A3 HostAliases /etc/hosts | grep -c '^127.0.0.1.*localhost'; env | grep -ci _proxy; true"})
+	res, err := m.Bash(ctx, "allow", agent.BashOptions{Command: "grep -A3 HostAliases /etc/hosts | grep -c '^127.0.0.1.*localhost'; env | grep -ci _proxy; true"})
 	if err != nil || res.Stdout != "1\n0\n" {
 		t.Fatalf("hosts and proxy env: %+v %v", res, err)
 	}
@@ -201,22 +202,22 @@ func TestIntegrationKubernetesBackgroundDuringCall(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := m.Bash(ctx, "work", BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {
+	if res, err := m.Bash(ctx, "work", agent.BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
 	bgErr := make(chan error, 1)
 	go func() {
 		time.Sleep(time.Second)
-		_, err := m.Background(ctx, "work", "lbx-kbg", BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
+		_, err := m.Background(ctx, "work", "lbx-kbg", agent.BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
 		bgErr <- err
 	}()
-	if res, err := m.Bash(ctx, "work", BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {
+	if res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
 	if err := <-bgErr; err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Bash(ctx, "work", BashOptions{Command: "grep -l 'lbx-kbg[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l"})
+	res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "grep -l 'lbx-kbg[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l"})
 	if err != nil || strings.TrimSpace(res.Stdout) == "0" {
 		t.Fatalf("the background command did not survive the call it was started during: %+v %v", res, err)
 	}

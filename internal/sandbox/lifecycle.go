@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -112,7 +113,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
-			Background: backgroundOf(rec),
+			Background: agent.BackgroundOf(rec),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -267,9 +268,9 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
 	if !m.Provider.Caps().Freeze {
-		h, err := m.findHelper()
+		h, err := m.FindHelper()
 		if err == nil {
-			err = m.deliverHelper(ctx, container, h)
+			err = m.DeliverHelper(ctx, container, h)
 		}
 		if err != nil {
 			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
@@ -291,7 +292,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 			return o, nil
 		}
 	}
-	states, err := m.startServices(ctx, slug, container, specs)
+	states, err := m.StartServices(ctx, slug, container, specs)
 	if err != nil {
 		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return o, nil

@@ -6,9 +6,9 @@ package sandbox
 import (
 	"context"
 	"io"
-	"sync/atomic"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -17,7 +17,7 @@ import (
 
 // Manager runs the sandbox lifecycle for one repository.
 type Manager struct {
-	*hostrepo.Repo
+	*agent.Agent
 
 	// BuildOutput, when set, receives a project image's build log as it
 	// is made (a terminal); otherwise only a failed build's tail is shown.
@@ -28,15 +28,6 @@ type Manager struct {
 	// port search and the host check (tests need the same ports every run).
 	portStart func(span int) int
 	portFree  func(port int) bool
-
-	// helper is the sandbox helper binary create delivers, found by
-	// preflight.
-	helper *helperBinary
-	// helperSource, when set, replaces the lookup of the helper binary
-	// (replay tests need one id whatever the build).
-	helperSource func() (*helperBinary, error)
-	// startSeq tells service starts apart (see startServices).
-	startSeq atomic.Int64
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,
@@ -46,7 +37,7 @@ func OpenRepo(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostr
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{Repo: repo}, nil
+	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
 }
 
 // Open finds the repository at or above dir and returns its Manager, using the
@@ -56,7 +47,7 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{Repo: repo}, nil
+	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
 }
 
 func (m *Manager) step(name string, start time.Time) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -109,7 +110,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 			}
 			// A timeout kills every process the command started, also those
 			// in the background, whatever the image's ps or kill.
-			tres, err := m.Bash(ctx, "work", BashOptions{Command: "echo t > timed.out; sleep 300 & sleep 301", Timeout: 2 * time.Second})
+			tres, err := m.Bash(ctx, "work", agent.BashOptions{Command: "echo t > timed.out; sleep 300 & sleep 301", Timeout: 2 * time.Second})
 			if err != nil || !tres.TimedOut || tres.Snapshot == "" {
 				t.Errorf("timeout: %+v %v", tres, err)
 			}
@@ -141,7 +142,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			before = commits(t, m)
-			if res := bash(t, m, "true"); res.Snapshot != "" || !res.fullScan {
+			if res := bash(t, m, "true"); res.Snapshot != "" || !res.FullScan {
 				t.Errorf("first call after a restart committed %s:\n%s", res.Snapshot, testenv.Git(t, m.Root, "show", "--stat", "litterbox/work"))
 			}
 			bash(t, m, "rm notes/new.txt")
@@ -201,7 +202,7 @@ func TestMatrixNoShell(t *testing.T) {
 	if l, _, err := m.Glob(ctx, "work", "*.txt", ""); err != nil || len(l) != 1 {
 		t.Errorf("glob: %v %v", l, err)
 	}
-	if _, err := m.Bash(ctx, "work", BashOptions{Command: "true"}); !errors.Is(err, ErrNoShell) || strings.Contains(err.Error(), "\n") {
+	if _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "true"}); !errors.Is(err, agent.ErrNoShell) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("bash without a shell: %v", err)
 	}
 	if got := show(t, m, "hello.txt"); got != "one\nthree" {
@@ -306,11 +307,11 @@ func TestMatrixTreeMatchesSandboxAfterEveryCall(t *testing.T) {
 			}
 			// The scans read only what changed: nothing for a no-op, one
 			// directory for one file.
-			if res := bash(t, m, "true"); res.dirsRead != 0 || res.fullScan {
-				t.Errorf("a no-op read %d directories (full %v)", res.dirsRead, res.fullScan)
+			if res := bash(t, m, "true"); res.DirsRead != 0 || res.FullScan {
+				t.Errorf("a no-op read %d directories (full %v)", res.DirsRead, res.FullScan)
 			}
-			if res := bash(t, m, "echo more >> w/d3/e/f"); res.dirsRead != 1 || res.Snapshot == "" {
-				t.Errorf("a one-file change read %d directories, snapshot %q", res.dirsRead, res.Snapshot)
+			if res := bash(t, m, "echo more >> w/d3/e/f"); res.DirsRead != 1 || res.Snapshot == "" {
+				t.Errorf("a one-file change read %d directories, snapshot %q", res.DirsRead, res.Snapshot)
 			}
 		})
 	}
@@ -341,11 +342,11 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 	if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=1"}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := inspectHelper(bin)
+	h, err := agent.InspectHelper(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.loader == "" || len(h.libs) < 2 {
+	if h.Loader == "" || len(h.Libs) < 2 {
 		t.Fatalf("a cgo build should need its interpreter and libc: %+v", h)
 	}
 	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
@@ -353,7 +354,7 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 			testenv.NewRepo(t, dir, testenv.SmallFiles)
 			m := imageManager(t, dir, image)
-			m.helperSource = func() (*helperBinary, error) { return h, nil }
+			m.UseHelper(h)
 			if c, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
 				t.Fatalf("create: %+v %v", c, err)
 			}

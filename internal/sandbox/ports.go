@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
@@ -81,7 +82,7 @@ func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error
 		return err
 	}
 	if in.State != "running" {
-		return notRunning(slug, in.State)
+		return agent.NotRunning(slug, in.State)
 	}
 	var pairs []string
 	for _, p := range pmap {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -41,13 +42,13 @@ func TestMatrixReadNumbersBinaryAndImages(t *testing.T) {
 			if r.FirstLine != 94 || r.Lines != 12 || r.TotalLines != 347 || !r.Truncated || r.CapHit {
 				t.Errorf("page: %+v", r)
 			}
-			if got := Numbered(r.Content, r.FirstLine); !strings.HasPrefix(got, "    94\tline\n    95\tline\n") || !strings.HasSuffix(got, "   105\tline\n") {
+			if got := agent.Numbered(r.Content, r.FirstLine); !strings.HasPrefix(got, "    94\tline\n    95\tline\n") || !strings.HasSuffix(got, "   105\tline\n") {
 				t.Errorf("numbered:\n%s", got)
 			}
 
 			bash(t, m, "head -c 3000 /dev/urandom > blob.bin; printf 'a\\0b' > nul.txt; echo "+base64.StdEncoding.EncodeToString(shot.Bytes())+" | base64 -d > shot.png")
 			for _, p := range []string{"blob.bin", "nul.txt"} {
-				var be *BinaryError
+				var be *agent.BinaryError
 				if _, err := m.Read(ctx, "work", p, 0, 0); !errors.As(err, &be) || !strings.Contains(err.Error(), p+" is a binary file (") || !strings.Contains(err.Error(), "application/octet-stream") {
 					t.Errorf("%s: %v", p, err)
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -41,7 +42,7 @@ func TestReplayKubernetes(t *testing.T) {
 	if c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || c.Storage != "PersistentVolumeClaim of storage class litterbox-local" {
 		t.Fatalf("create: %+v", c)
 	}
-	res, err := m.Bash(ctx, "kube", BashOptions{Command: "id -u; echo new > new.txt"})
+	res, err := m.Bash(ctx, "kube", agent.BashOptions{Command: "id -u; echo new > new.txt"})
 	if err != nil || res.Stdout != "1000\n" || res.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
@@ -57,7 +58,7 @@ func TestReplayKubernetes(t *testing.T) {
 	if o, err := m.Resume(ctx, "kube"); err != nil || o.Status != StatusActive {
 		t.Fatalf("resume: %+v %v", o, err)
 	}
-	res, err = m.Bash(ctx, "kube", BashOptions{Command: "cat new.txt w.txt"})
+	res, err = m.Bash(ctx, "kube", agent.BashOptions{Command: "cat new.txt w.txt"})
 	if err != nil || res.Stdout != "new\nw\n" {
 		t.Fatalf("after resume: %+v %v", res, err)
 	}

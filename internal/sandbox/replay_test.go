@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -271,7 +272,7 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &Manager{Repo: &hostrepo.Repo{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), FromFiles: true, Now: time.Now}}
+	m := &Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), FromFiles: true, Now: time.Now}}}
 	r := &runner.Replayer{}
 	m.Git = gitcli.New(dir, r)
 	m.Provider = engine.Docker.Provider(r)
@@ -309,7 +310,7 @@ func TestReplayChanges(t *testing.T) {
 		t.Fatalf("write: %+v %v; on the branch %q", w, err, onBranch("notes/todo.txt"))
 	}
 
-	b, err := m.Bash(ctx, c.Name, BashOptions{Command: "echo made > made.txt && echo changed >> src/main.go && rm README.md && echo '*.log' >> .gitignore && echo noise > build.log && echo out"})
+	b, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "echo made > made.txt && echo changed >> src/main.go && rm README.md && echo '*.log' >> .gitignore && echo noise > build.log && echo out"})
 	if err != nil || b.ExitCode != 0 || b.Stdout != "out\n" || b.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", b, err)
 	}
@@ -330,7 +331,7 @@ func TestReplayChanges(t *testing.T) {
 	}
 
 	// Nothing changed: no snapshot.
-	if n, err := m.Bash(ctx, c.Name, BashOptions{Command: "cat notes/todo.txt > /dev/null"}); err != nil || n.Snapshot != "" {
+	if n, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "cat notes/todo.txt > /dev/null"}); err != nil || n.Snapshot != "" {
 		t.Fatalf("a call that changes nothing: %+v %v", n, err)
 	}
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
@@ -59,7 +60,7 @@ func TestMatrixSecrets(t *testing.T) {
 				t.Errorf("output not masked: %q %q", res.Stdout, res.Stderr)
 			}
 			var streamed bytes.Buffer
-			if _, err := m.Bash(ctx, "work", BashOptions{Command: `printf '%s' "$TOKEN"; printf '%s\n' "$TOKEN"`, Output: &Output{Stdout: &streamed}}); err != nil || streamed.String() != "******\n" {
+			if _, err := m.Bash(ctx, "work", agent.BashOptions{Command: `printf '%s' "$TOKEN"; printf '%s\n' "$TOKEN"`, Output: &agent.Output{Stdout: &streamed}}); err != nil || streamed.String() != "******\n" {
 				t.Errorf("streamed output: %q %v", streamed.String(), err)
 			}
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
@@ -99,7 +100,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	}()
 	err := m.Provider.CopyIn(ctx, n.Container, dir, ownR)
 	first.set(err, "copying the tree into "+dir)
-	ownR.CloseWithError(ErrPipeStopped)
+	ownR.CloseWithError(agent.ErrPipeStopped)
 	if err != nil {
 		cancel()
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -31,9 +32,9 @@ func toolSandbox(t *testing.T) *Manager {
 	return m
 }
 
-func bash(t *testing.T, m *Manager, cmd string) *ActResult {
+func bash(t *testing.T, m *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := m.Bash(context.Background(), "work", BashOptions{Command: cmd})
+	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: cmd})
 	if err != nil {
 		t.Fatalf("bash %q: %v", cmd, err)
 	}
@@ -198,7 +199,7 @@ func TestIntegrationBranchMovedBehindOurBackIsNotOverwritten(t *testing.T) {
 func TestIntegrationBashTimeoutKillsEverything(t *testing.T) {
 	m := toolSandbox(t)
 	start := time.Now()
-	res, err := m.Bash(context.Background(), "work", BashOptions{
+	res, err := m.Bash(context.Background(), "work", agent.BashOptions{
 		Command: "echo started; sleep 300 & setsid sleep 301 & (sleep 302; echo late) & echo kept > kept.txt; wait",
 		Timeout: 2 * time.Second,
 	})
@@ -225,11 +226,11 @@ func TestIntegrationBashOutputIsCappedWithANote(t *testing.T) {
 	if res.ExitCode != 3 || len(res.Stdout) != hostrepo.OutputCap || res.StdoutCut != 300000-hostrepo.OutputCap || res.Stderr != "err\n" || !res.Truncated() {
 		t.Errorf("exit %d stdout %d bytes cut %d stderr %q", res.ExitCode, len(res.Stdout), res.StdoutCut, res.Stderr)
 	}
-	res, err := m.Bash(context.Background(), "work", BashOptions{Command: "pwd", Workdir: "docs"})
+	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "docs"})
 	if err != nil || res.Stdout != "/src/docs\n" {
 		t.Errorf("workdir: %+v %v", res, err)
 	}
-	res, err = m.Bash(context.Background(), "work", BashOptions{Command: "pwd", Workdir: "/nope"})
+	res, err = m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "/nope"})
 	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Stderr, "/nope") {
 		t.Errorf("missing workdir: %+v %v", res, err)
 	}
@@ -248,11 +249,11 @@ func TestIntegrationReadSlicesAndRefusesHidden(t *testing.T) {
 		t.Errorf("tail: %+v %v", r, err)
 	}
 	for _, p := range []string{".gitignore", ".hidden/config", "docs/../.hidden/config"} {
-		if _, err := m.Read(ctx, "work", p, 0, 0); !errorAs[*HiddenPathError](err) {
+		if _, err := m.Read(ctx, "work", p, 0, 0); !errorAs[*agent.HiddenPathError](err) {
 			t.Errorf("read %s: %v, want HiddenPathError", p, err)
 		}
 	}
-	if _, err := m.Read(ctx, "work", "nope.txt", 0, 0); !errors.Is(err, ErrNoSuchFile) {
+	if _, err := m.Read(ctx, "work", "nope.txt", 0, 0); !errors.Is(err, agent.ErrNoSuchFile) {
 		t.Errorf("missing file: %v", err)
 	}
 	if _, err := m.Read(ctx, "work", "docs", 0, 0); err == nil || !strings.Contains(err.Error(), "directory") {
@@ -285,7 +286,7 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 	if e, err := m.Edit(ctx, "work", "two.txt", one("x", "y", true)); err != nil || e.Replacements != 2 {
 		t.Errorf("replace_all: %+v %v", e, err)
 	}
-	if _, err := m.Edit(ctx, "work", "nope.txt", one("a", "b", false)); !errors.Is(err, ErrNoSuchFile) {
+	if _, err := m.Edit(ctx, "work", "nope.txt", one("a", "b", false)); !errors.Is(err, agent.ErrNoSuchFile) {
 		t.Errorf("missing file: %v", err)
 	}
 	if n := commits(t, m); n != before+1 {
@@ -348,7 +349,7 @@ func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 	if _, _, err := m.Grep(ctx, "work", "a(", "", ""); err == nil {
 		t.Error("bad regex accepted")
 	}
-	if _, _, err := m.Ls(ctx, "work", ".hidden", false); !errorAs[*HiddenPathError](err) {
+	if _, _, err := m.Ls(ctx, "work", ".hidden", false); !errorAs[*agent.HiddenPathError](err) {
 		t.Errorf("ls of hidden dir: %v", err)
 	}
 }
@@ -398,8 +399,8 @@ func TestIntegrationDockerCallsPerToolCall(t *testing.T) {
 		call func() error
 		want int
 	}{
-		{"bash no-op", func() error { _, err := m.Bash(ctx, "work", BashOptions{Command: "true"}); return err }, 1},
-		{"bash change", func() error { _, err := m.Bash(ctx, "work", BashOptions{Command: "echo 1 > a.txt"}); return err }, 1},
+		{"bash no-op", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "true"}); return err }, 1},
+		{"bash change", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "echo 1 > a.txt"}); return err }, 1},
 		{"write", func() error { _, err := m.Write(ctx, "work", "b.txt", []byte("b")); return err }, 1},
 		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 2},
 		{"read", func() error { _, err := m.Read(ctx, "work", "b.txt", 0, 0); return err }, 1},
@@ -436,7 +437,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 				if i%2 == 0 {
 					_, err = m.Write(ctx, "work", fmt.Sprintf("w/%d-%d.txt", j, i), []byte(fmt.Sprint(i)))
 				} else {
-					_, err = m.Bash(ctx, "work", BashOptions{Command: fmt.Sprintf("echo %d > b-%d-%d.txt", i, j, i)})
+					_, err = m.Bash(ctx, "work", agent.BashOptions{Command: fmt.Sprintf("echo %d > b-%d-%d.txt", i, j, i)})
 				}
 				if err != nil {
 					errs <- err
@@ -466,7 +467,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 func TestIntegrationToolsOnMissingAndPausedSandboxes(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	if _, err := m.Bash(ctx, "nope", BashOptions{Command: "true"}); !errorAs[*hostrepo.NotFoundError](err) {
+	if _, err := m.Bash(ctx, "nope", agent.BashOptions{Command: "true"}); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("bash on unknown sandbox: %v", err)
 	}
 	if _, err := m.Read(ctx, "nope", "README.md", 0, 0); !errorAs[*hostrepo.NotFoundError](err) {

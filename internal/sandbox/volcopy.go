@@ -46,7 +46,7 @@ type copyJob struct {
 // nothing but a root file system.
 func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
 	name := m.scratchName("copy")
-	h := m.helper
+	h := m.Helper
 	from, to := "/other", hostrepo.Workdir
 	borrow := j.sandbox
 	other := box.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
@@ -68,8 +68,8 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 		SecurityOpt: []string{"no-new-privileges"},
 		Network:     "none",
 		OpenStdin:   true,
-		Entrypoint:  h.argv(protocol.CmdCopy{From: from, To: to})[0],
-		Cmd:         h.argv(protocol.CmdCopy{From: from, To: to})[1:],
+		Entrypoint:  h.Argv(protocol.CmdCopy{From: from, To: to})[0],
+		Cmd:         h.Argv(protocol.CmdCopy{From: from, To: to})[1:],
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

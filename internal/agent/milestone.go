@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func milestoneRef(slug string) string { return "refs/litterbox/" + slug + "/mile
 
 // Milestone squashes every snapshot since the last milestone (or the base)
 // into one commit with message; the tree stays the same.
-func (m *Manager) Milestone(ctx context.Context, name, message string) (*MilestoneResult, error) {
+func (m *Agent) Milestone(ctx context.Context, name, message string) (*MilestoneResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli
 // milestoneMessage is message as the branch keeps it: the values of the
 // sandbox's secrets masked, and what a terminal would act on written out
 // as escapes, as in snapshot messages.
-func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (string, error) {
+func (m *Agent) milestoneMessage(ctx context.Context, slug, message string) (string, error) {
 	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return "", err
@@ -106,7 +106,7 @@ func (m *Manager) milestoneMessage(ctx context.Context, slug, message string) (s
 	if rec == nil {
 		return "", m.NotFound(ctx, slug)
 	}
-	_, specs, _ := m.callConfig(ctx, rec)
+	_, specs, _ := m.CallConfig(ctx, rec)
 	sec, err := m.Secrets.Resolve(ctx, specs)
 	if err != nil {
 		return "", fmt.Errorf("%w (the milestone was not made)", err)

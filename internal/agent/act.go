@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"bytes"
@@ -17,23 +17,23 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
 
-// action is one agent call that may change files.
-type action struct {
-	op      string // a protocol.Op*
-	arg     string // workdir (run, setup) or path (write, rm, upload)
-	cmd     string // run, setup
-	env     map[string]string
-	timeout time.Duration
-	content io.Reader // write, upload
-	size    int64
-	message string // snapshot subject and body
-	// kind and detail, when set, make the message instead, once the
+// Action is one agent call that may change files.
+type Action struct {
+	Op      string // a protocol.Op*
+	Arg     string // workdir (run, setup) or path (write, rm, upload)
+	Cmd     string // run, setup
+	Env     map[string]string
+	Timeout time.Duration
+	Content io.Reader // write, upload
+	Size    int64
+	Message string // snapshot subject and body
+	// Kind and Detail, when set, make the message instead, once the
 	// secrets are known: a value is masked before the detail is cut, so
 	// no piece of one survives the cut.
-	kind, detail string
-	// output, when set, gets the command's output as it comes, uncapped;
+	Kind, Detail string
+	// Output, when set, gets the command's output as it comes, uncapped;
 	// the result keeps the first OutputCap bytes of each stream all the same.
-	output *Output
+	Output *Output
 }
 
 // Output receives a command's streams as they come.
@@ -57,11 +57,11 @@ type ActResult struct {
 	// git would track changed.
 	Snapshot string `json:"snapshot"`
 	Bounds
-	// noShell: the image has no /bin/sh, so no command ran.
-	noShell bool
-	// dirsRead and fullScan say how the scan went (tests, benchmarks).
-	dirsRead int
-	fullScan bool
+	// NoShell: the image has no /bin/sh, so no command ran.
+	NoShell bool `json:"-"`
+	// DirsRead and FullScan say how the scan went (tests, benchmarks).
+	DirsRead int  `json:"-"`
+	FullScan bool `json:"-"`
 }
 
 // Truncated reports whether output was cut.
@@ -69,13 +69,13 @@ func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0
 
 // act runs one action in the sandbox and commits what it changed, holding the
 // sandbox lock for the whole call.
-func (m *Manager) act(ctx context.Context, slug string, a action) (*ActResult, error) {
+func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, error) {
 	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return m.actLocked(ctx, slug, a)
+	return m.ActLocked(ctx, slug, a)
 }
 
 // maxShownInput bounds the content a logged write line carries.
@@ -86,33 +86,33 @@ const maxShownInput = 64 << 10
 // writes the file (the snapshot is left out). Content too large, not text
 // or holding a secret, an upload and a scan show the call itself; a
 // secret in a command is masked.
-func shownAct(h *helperBinary, a action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
+func shownAct(h *HelperBinary, a Action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
 	const note = "the snapshot left out"
-	switch a.op {
+	switch a.Op {
 	case protocol.OpRun, protocol.OpSetup:
-		return &box.Shown{Spec: box.ExecSpec{Workdir: a.arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.cmd)}}, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Workdir: a.Arg, Env: spec.Env, Secrets: spec.Secrets, Cmd: []string{"/bin/sh", "-c", sec.Redact(a.Cmd)}}, Note: note}
 	case protocol.OpRemove:
-		return &box.Shown{Spec: box.ExecSpec{Cmd: h.argv(protocol.CmdRm{Path: a.arg})}, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Cmd: h.Argv(protocol.CmdRm{Path: a.Arg})}, Note: note}
 	case protocol.OpWrite:
-		r, ok := a.content.(*bytes.Reader)
-		if !ok || a.size > maxShownInput {
+		r, ok := a.Content.(*bytes.Reader)
+		if !ok || a.Size > maxShownInput {
 			return nil
 		}
-		data := make([]byte, a.size)
-		if n, _ := r.ReadAt(data, 0); int64(n) != a.size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
+		data := make([]byte, a.Size)
+		if n, _ := r.ReadAt(data, 0); int64(n) != a.Size || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || sec.Holds(data) != "" {
 			return nil
 		}
-		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.argv(protocol.CmdPut{Path: a.arg})}, Input: data, HasInput: true, Note: note}
+		return &box.Shown{Spec: box.ExecSpec{Interactive: true, Cmd: h.Argv(protocol.CmdPut{Path: a.Arg})}, Input: data, HasInput: true, Note: note}
 	}
 	return nil
 }
 
 // commitMessage is the snapshot message of a, its secrets masked.
-func (a action) commitMessage(sec *secrets.Values) string {
-	if a.kind != "" {
-		return hostrepo.CommitMessage(a.kind, sec.Redact(a.detail))
+func (a Action) commitMessage(sec *secrets.Values) string {
+	if a.Kind != "" {
+		return hostrepo.CommitMessage(a.Kind, sec.Redact(a.Detail))
 	}
-	return sec.Redact(a.message)
+	return sec.Redact(a.Message)
 }
 
 // timeoutMS is d in the helper's whole milliseconds, rounded up: 0 means
@@ -127,11 +127,11 @@ func timeoutMS(d time.Duration) uint64 {
 // snapshotGrace bounds the scan and commit after the caller gave up.
 const snapshotGrace = 2 * time.Minute
 
-// actLocked holds one conversation with the sandbox's helper: the request,
+// ActLocked holds one conversation with the sandbox's helper: the request,
 // the command's output as it comes, its result, then the snapshot. When ctx
 // ends while the command runs, the helper is told to kill it, and the call
 // still commits what the command changed: the exec itself runs on.
-func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActResult, error) {
+func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResult, error) {
 	c, err := m.prepareCall(ctx, slug, a)
 	if err != nil {
 		return nil, err
@@ -147,14 +147,14 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
 		return nil, v.stop(ctx, err)
 	}
-	if a.content != nil {
-		if err := w.Raw(a.content, a.size); err != nil {
+	if a.Content != nil {
+		if err := w.Raw(a.Content, a.Size); err != nil {
 			return nil, v.stop(ctx, fmt.Errorf("sending the content: %w", err))
 		}
 	}
 	// A helper that does not answer in time (one the agent replaced, say)
 	// must not hold the call, nor the sandbox's lock, for ever.
-	res, err := m.awaitResult(ctx, r, w, a.output, c.sec, answerBound{timeout: a.timeout, abort: v.abort})
+	res, err := m.awaitResult(ctx, r, w, a.Output, c.sec, answerBound{timeout: a.Timeout, abort: v.abort})
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
@@ -179,9 +179,9 @@ func (m *Manager) actLocked(ctx context.Context, slug string, a action) (*ActRes
 // helper, the bounds and secrets of this call, and the request to send.
 type call struct {
 	slug    string
-	a       action
+	a       Action
 	st      snapshot.State
-	h       *helperBinary
+	h       *HelperBinary
 	lim     layout.Limits
 	limNote string
 	sec     *secrets.Values
@@ -190,7 +190,7 @@ type call struct {
 
 // prepareCall reads what the call needs and refuses, before anything runs,
 // a write the disk guard or max-file-size would not let through.
-func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call, error) {
+func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, error) {
 	st, err := m.LoadSnap(slug)
 	if err != nil {
 		return nil, err
@@ -201,36 +201,36 @@ func (m *Manager) prepareCall(ctx context.Context, slug string, a action) (*call
 	}
 	c := &call{slug: slug, a: a, st: st, h: h}
 	var specs map[string]config.SecretSpec
-	c.lim, specs, c.limNote = m.callConfig(ctx, rec)
+	c.lim, specs, c.limNote = m.CallConfig(ctx, rec)
 	if c.sec, err = m.Secrets.Resolve(ctx, specs); err != nil {
 		return nil, fmt.Errorf("%w (the call did not run)", err)
 	}
 	over := diskOver(&c.st, c.lim)
-	if over != nil && (a.op == protocol.OpWrite || a.op == protocol.OpUpload) {
+	if over != nil && (a.Op == protocol.OpWrite || a.Op == protocol.OpUpload) {
 		return nil, &DiskFullError{Name: slug, DiskOver: *over}
 	}
-	if a.op == protocol.OpWrite && a.size > c.lim.MaxFileSize {
-		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed", HumanSize(a.size), config.FormatSize(c.lim.MaxFileSize))
+	if a.Op == protocol.OpWrite && a.Size > c.lim.MaxFileSize {
+		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed", HumanSize(a.Size), config.FormatSize(c.lim.MaxFileSize))
 	}
 	c.req = &protocol.Request{
-		Version: protocol.Version, Op: a.op, OldGen: st.Gen, NewGen: st.Gen + 1,
-		Cap: hostrepo.OutputCap, Stream: a.output != nil, TimeoutMS: timeoutMS(a.timeout),
-		ContentLen: uint64(a.size), Prune: st.Skipped(), MaxFile: uint64(c.lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
+		Version: protocol.Version, Op: a.Op, OldGen: st.Gen, NewGen: st.Gen + 1,
+		Cap: hostrepo.OutputCap, Stream: a.Output != nil, TimeoutMS: timeoutMS(a.Timeout),
+		ContentLen: uint64(a.Size), Prune: st.Skipped(), MaxFile: uint64(c.lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
 		Rescan: st.Rescan,
 	}
-	switch a.op {
+	switch a.Op {
 	case protocol.OpRun, protocol.OpSetup:
-		c.req.Dir, c.req.Cmd = a.arg, a.cmd
+		c.req.Dir, c.req.Cmd = a.Arg, a.Cmd
 	default:
-		c.req.Path = a.arg
+		c.req.Path = a.Arg
 	}
 	return c, nil
 }
 
 // settle records what the call's snapshot took and saves the sandbox's
 // snapshot state under its next generation.
-func (m *Manager) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
-	res.Snapshot, res.dirsRead, res.fullScan = taken.Commit, taken.DirsRead, taken.Full
+func (m *Agent) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
+	res.Snapshot, res.DirsRead, res.FullScan = taken.Commit, taken.DirsRead, taken.Full
 	res.Withheld, res.WithheldMore, res.DiskOver = taken.Withheld, taken.WithheldMore, diskOver(&c.st, c.lim)
 	res.maxCall = c.lim.MaxCallSize
 	if len(res.Withheld) > 0 || res.DiskOver != nil {

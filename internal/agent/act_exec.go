@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // actExec is the helper's act running in the sandbox: the pipes the
 // conversation goes over, and the exec's outcome when it ends.
 type actExec struct {
-	m          *Manager
+	m          *Agent
 	slug       string
 	inW        *io.PipeWriter
 	outR       *io.PipeReader
@@ -28,14 +28,14 @@ type actExec struct {
 }
 
 // startAct starts the helper's act for c in the sandbox.
-func (m *Manager) startAct(execCtx context.Context, cancelExec context.CancelFunc, c *call) *actExec {
+func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc, c *call) *actExec {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	v := &actExec{m: m, slug: c.slug, inW: inW, outR: outR, done: make(chan error, 1), cancelExec: cancelExec}
 	go func() {
 		var engineErr strings.Builder
-		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: c.h.argv(protocol.CmdAct{}), Env: c.a.env, StdinKey: protocol.Describe}
-		if c.a.op == protocol.OpRun || c.a.op == protocol.OpSetup {
+		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: c.h.Argv(protocol.CmdAct{}), Env: c.a.Env, StdinKey: protocol.Describe}
+		if c.a.Op == protocol.OpRun || c.a.Op == protocol.OpSetup {
 			spec.Secrets = c.sec.Env()
 		}
 		spec.Shown = shownAct(c.h, c.a, spec, c.sec)
@@ -96,7 +96,7 @@ func (v *actExec) end(ctx context.Context) error {
 // waiting up to a second for the engine to record its end: the helper of a
 // call dies with the container's PID 1, and its exec may end a moment
 // before the engine marks the container exited.
-func (m *Manager) stoppedUnder(ctx context.Context, slug string) bool {
+func (m *Agent) stoppedUnder(ctx context.Context, slug string) bool {
 	ctx = context.WithoutCancel(ctx)
 	for i := 0; ; i++ {
 		in, err := m.Provider.Inspect(ctx, m.Names(slug).Container)
@@ -149,7 +149,7 @@ func watchCancel(ctx context.Context, w *protocol.Writer, b answerBound, stop <-
 // awaitResult reads the command's output until its result. If ctx ends
 // first, or the command's timeout is well past, the helper is told to kill
 // the command; the result still comes, or b.abort ends the wait.
-func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values, b answerBound) (*ActResult, error) {
+func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values, b answerBound) (*ActResult, error) {
 	stop := make(chan struct{})
 	var watch sync.WaitGroup
 	watch.Add(1)
@@ -194,7 +194,7 @@ func (m *Manager) awaitResult(ctx context.Context, r *protocol.Reader, w *protoc
 			return &ActResult{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.String(), Stderr: stderr.String(),
-				StdoutCut: int64(pr.OutCut) + stdout.cut, StderrCut: int64(pr.ErrCut) + stderr.cut, noShell: pr.NoShell,
+				StdoutCut: int64(pr.OutCut) + stdout.cut, StderrCut: int64(pr.ErrCut) + stderr.cut, NoShell: pr.NoShell,
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}
@@ -242,18 +242,18 @@ func errOrEOF(err error) error {
 }
 
 // execError explains a failed docker exec in the sandbox's terms.
-func (m *Manager) execError(ctx context.Context, slug string, err error) error {
+func (m *Agent) execError(ctx context.Context, slug string, err error) error {
 	switch {
 	case errors.Is(err, box.ErrNotFound):
 		return m.MissingOrNotFound(ctx, slug)
 	case errors.Is(err, box.ErrPaused):
-		return notRunning(slug, "paused")
+		return NotRunning(slug, "paused")
 	case errors.Is(err, box.ErrNotRunning):
 		// Podman does not say which: ask.
 		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil {
-			return notRunning(slug, in.State)
+			return NotRunning(slug, in.State)
 		}
-		return notRunning(slug, "exited")
+		return NotRunning(slug, "exited")
 	}
 	return err
 }
@@ -269,8 +269,8 @@ func (e *helperExitError) Error() string {
 	return fmt.Sprintf("sandbox helper exited with code %d: %s", e.code, e.stderr)
 }
 
-// notRunning says a sandbox in state cannot take commands until resumed.
-func notRunning(slug string, state box.State) error {
+// NotRunning says a sandbox in state cannot take commands until resumed.
+func NotRunning(slug string, state box.State) error {
 	word := "stopped"
 	if state == "paused" {
 		word = "paused"

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type ExecOptions struct {
 
 // Exec runs a command in the sandbox as the sandbox user, streaming its
 // output, and returns its exit code.
-func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, error) {
+func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return 0, err
@@ -40,7 +40,7 @@ func (m *Manager) Exec(ctx context.Context, name string, o ExecOptions) (int, er
 		return 0, err
 	}
 	if in.State != "running" {
-		return 0, notRunning(slug, in.State)
+		return 0, NotRunning(slug, in.State)
 	}
 	container := n.Container
 	// Every process of the session carries a marker, so whatever ends it (its

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -42,11 +42,11 @@ func (e *DiskFullError) Error() string {
 	return fmt.Sprintf("sandbox '%s' holds %s in /src, over its limit of %s ([docker] disk): writes are refused until files are removed (bash: rm ...) or the limit is raised in .litterbox.local.toml", e.Name, HumanSize(e.Used), HumanSize(e.Limit))
 }
 
-// callConfig is what a call honours of the config as it is now: its bounds,
+// CallConfig is what a call honours of the config as it is now: its bounds,
 // so one raised in .litterbox.local.toml holds from the next call on, and
 // where its secrets come from. When the config cannot be read or may not
 // loosen them, those fixed at create hold, and note says why.
-func (m *Manager) callConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
+func (m *Agent) CallConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
 	cfg, err := config.Load(m.Root)
 	if err == nil {
 		_, err = m.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -37,7 +37,7 @@ var plainDiff = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
 // DiffSince returns the changes of sandbox name's branch since its base
 // (since "base" or "") or its last milestone ("milestone"; the base when
 // it has none). It reads only the host repository.
-func (m *Manager) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
+func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
 	slug, base, tip, err := m.BaseAndTip(ctx, name)
 	if err != nil {
 		return nil, err

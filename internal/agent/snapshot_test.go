@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"bytes"
@@ -32,13 +32,13 @@ func TestShownAct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &helperBinary{id: "abc"}
-	run := shownAct(h, action{op: protocol.OpRun, arg: "/src/sub", cmd: "curl -H 'x: hunter2-long-value' x"}, box.ExecSpec{Env: map[string]string{"A": "1"}, Secrets: sec.Env()}, sec)
+	h := &HelperBinary{id: "abc"}
+	run := shownAct(h, Action{Op: protocol.OpRun, Arg: "/src/sub", Cmd: "curl -H 'x: hunter2-long-value' x"}, box.ExecSpec{Env: map[string]string{"A": "1"}, Secrets: sec.Env()}, sec)
 	if got := strings.Join(dockercli.ExecArgs("c", run.Spec), " "); got != "exec --workdir /src/sub --env A=1 --env TOKEN c /bin/sh -c curl -H 'x: ***' x" {
 		t.Errorf("run shown as %q", got)
 	}
 	write := func(content string) *box.Shown {
-		return shownAct(h, action{op: protocol.OpWrite, arg: "/src/a.txt", content: bytes.NewReader([]byte(content)), size: int64(len(content))}, box.ExecSpec{}, sec)
+		return shownAct(h, Action{Op: protocol.OpWrite, Arg: "/src/a.txt", Content: bytes.NewReader([]byte(content)), Size: int64(len(content))}, box.ExecSpec{}, sec)
 	}
 	if w := write("hello\n"); w == nil || string(w.Input) != "hello\n" || strings.Join(w.Spec.Cmd, " ") != "/.litterbox/abc/litterbox-helper put /src/a.txt" {
 		t.Errorf("write shown as %+v", w)
@@ -48,7 +48,7 @@ func TestShownAct(t *testing.T) {
 			t.Errorf("%s content shown: %+v", name, w)
 		}
 	}
-	if shownAct(h, action{op: protocol.OpScan}, box.ExecSpec{}, sec) != nil {
+	if shownAct(h, Action{Op: protocol.OpScan}, box.ExecSpec{}, sec) != nil {
 		t.Error("a scan has no equivalent to show")
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := strings.Repeat("x", agenttext.MaxMessage-5) + "hunter2-long-value and more"
-	got := action{kind: "bash", detail: cmd}.commitMessage(sec)
+	got := Action{Kind: "bash", Detail: cmd}.commitMessage(sec)
 	if strings.Contains(got, "hunt") || !strings.Contains(got, "***") {
 		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 
 // box is the services of a sandbox whose container is container (resume
 // may start sandboxes of other repositories, so it is not always ours).
-func (m *Manager) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
+func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
 	return &services.Box{
 		Exec: m.Provider, Container: container, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
 		EngineErr: func(err error) error { return m.execError(ctx, slug, err) },
@@ -29,7 +29,7 @@ func (m *Manager) box(ctx context.Context, slug, container string, specs map[str
 
 // secretsFor reads the secrets a sandbox of this repository gets now, with
 // the rule of every call (see callConfig).
-func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
+func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
 	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, err
@@ -37,17 +37,17 @@ func (m *Manager) secretsFor(ctx context.Context, slug string) (*secrets.Values,
 	if rec == nil {
 		rec = &layout.Record{}
 	}
-	_, specs, _ := m.callConfig(ctx, rec)
+	_, specs, _ := m.CallConfig(ctx, rec)
 	return m.Secrets.Resolve(ctx, specs)
 }
 
 // serviceToken tells one start apart from every other.
-func (m *Manager) serviceToken() string {
+func (m *Agent) serviceToken() string {
 	return fmt.Sprintf("%x-%d", m.Now().UnixNano(), m.startSeq.Add(1))
 }
 
-// startServices starts the services of specs and checks they stay up.
-func (m *Manager) startServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
+// StartServices starts the services of specs and checks they stay up.
+func (m *Agent) StartServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
 	var sec *secrets.Values
 	if container == m.Names(slug).Container {
 		var err error
@@ -65,7 +65,7 @@ func (m *Manager) startServices(ctx context.Context, slug, container string, spe
 
 // Service runs action on one service of a sandbox; status with no service
 // reports them all.
-func (m *Manager) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
+func (m *Agent) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (m *Manager) Service(ctx context.Context, name, action, service string) ([]
 // Unless raw, what a terminal would act on is written out as escapes (see
 // Escaped): a service prints what the agent made it print, and an OSC 52
 // sequence in its log would write the reviewer's clipboard.
-func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
+func (m *Agent) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (m *Manager) ServiceLogs(ctx context.Context, name, service string, lines i
 // lockServices takes the turn of a sandbox of this repository's for its
 // services. Service calls on one sandbox take turns, but not with file
 // changes: a stop may wait out a grace period.
-func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error) {
+func (m *Agent) lockServices(ctx context.Context, slug string) (func(), error) {
 	if err := m.EnsureOwn(ctx, slug); err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (m *Manager) lockServices(ctx context.Context, slug string) (func(), error)
 // exec on Kubernetes is such an orphan, so it must not start while a call
 // runs, or that call's end would take it for an escapee. It is taken
 // before the services lock, never after, so the two cannot deadlock.
-func (m *Manager) lockSpawn(ctx context.Context, slug string) (func(), error) {
+func (m *Agent) lockSpawn(ctx context.Context, slug string) (func(), error) {
 	return m.Lock(ctx, slug)
 }
 
@@ -186,7 +186,7 @@ const MaxBackground = 50
 // named service (or after the command's program), and returns its state
 // once it runs: status, logs, stop and restart then work on it as on a
 // configured service. It is not started again when the sandbox is.
-func (m *Manager) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
+func (m *Agent) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -250,7 +250,7 @@ func (m *Manager) Background(ctx context.Context, name, service string, o BashOp
 
 // backgroundName names a background command after its program, with a
 // number when a running one has that name already.
-func (m *Manager) backgroundName(ctx context.Context, box *services.Box, specs map[string]config.ServiceSpec, command string) (string, error) {
+func (m *Agent) backgroundName(ctx context.Context, box *services.Box, specs map[string]config.ServiceSpec, command string) (string, error) {
 	base := "bg"
 	if f := strings.Fields(command); len(f) > 0 {
 		if s := slug.Make(path.Base(f[0])); s != "" {
@@ -279,7 +279,7 @@ func (m *Manager) backgroundName(ctx context.Context, box *services.Box, specs m
 	}
 }
 
-func backgroundOf(rec *layout.Record) []string {
+func BackgroundOf(rec *layout.Record) []string {
 	if rec == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"archive/tar"
@@ -26,30 +26,30 @@ import (
 // a static linux build of litterbox for the engine's architecture.
 const HelperEnv = "LITTERBOX_HELPER"
 
-// helperBinary is the host file delivered into sandboxes as the helper.
-type helperBinary struct {
+// HelperBinary is the host file delivered into sandboxes as the helper.
+type HelperBinary struct {
 	path string
 	id   string
-	arch string // GOARCH of the binary
-	// libs, for a dynamically linked build (a plain `go install` on a
+	Arch string // GOARCH of the binary
+	// Libs, for a dynamically linked build (a plain `go install` on a
 	// machine with a C compiler), are its ELF interpreter and libraries,
-	// delivered beside it: base name -> host path. loader is the
+	// delivered beside it: base name -> host path. Loader is the
 	// interpreter's base name; the helper runs through it.
-	libs   map[string]string
-	loader string
+	Libs   map[string]string
+	Loader string
 }
 
 var (
 	localHelperOnce sync.Once
-	localHelper     *helperBinary
+	localHelper     *HelperBinary
 	localHelperErr  error
 )
 
-// findHelper locates and checks the helper binary once per process: the
+// LocalHelper locates and checks the helper binary once per process: the
 // file $LITTERBOX_HELPER names; else, on Linux, this executable, which is
 // the helper when started as litterbox-helper; else (macOS) the Linux build
 // the release archive puts next to it, litterbox-linux-<arch>.
-func findHelper() (*helperBinary, error) {
+func LocalHelper() (*HelperBinary, error) {
 	localHelperOnce.Do(func() {
 		p := os.Getenv(HelperEnv)
 		if p == "" {
@@ -67,30 +67,30 @@ func findHelper() (*helperBinary, error) {
 				}
 			}
 		}
-		localHelper, localHelperErr = inspectHelper(p)
+		localHelper, localHelperErr = InspectHelper(p)
 	})
 	return localHelper, localHelperErr
 }
 
 var elfArch = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm", elf.EM_RISCV: "riscv64", elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x"}
 
-// findHelper is the helper this Manager delivers.
-func (m *Manager) findHelper() (*helperBinary, error) {
+// FindHelper is the helper this Agent delivers.
+func (m *Agent) FindHelper() (*HelperBinary, error) {
 	if m.helperSource != nil {
 		return m.helperSource()
 	}
-	return findHelper()
+	return LocalHelper()
 }
 
-// inspectHelper checks that p can run in any Linux container (a static
+// InspectHelper checks that p can run in any Linux container (a static
 // ELF) and names it by its Go build id.
-func inspectHelper(p string) (*helperBinary, error) {
+func InspectHelper(p string) (*HelperBinary, error) {
 	f, err := elf.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox helper %s is not a Linux executable (%v); a litterbox for %s/%s needs a Linux build for the engine: set %s to a static linux litterbox binary (the release archives include them)", p, err, runtime.GOOS, runtime.GOARCH, HelperEnv)
 	}
 	defer f.Close()
-	h := &helperBinary{path: p, arch: elfArch[f.Machine]}
+	h := &HelperBinary{path: p, Arch: elfArch[f.Machine]}
 	if err := h.findLibs(f); err != nil {
 		return nil, fmt.Errorf("sandbox helper %s is dynamically linked and %v; build it static instead: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p, err)
 	}
@@ -115,27 +115,27 @@ func inspectHelper(p string) (*helperBinary, error) {
 	return h, nil
 }
 
-// describe says what the helper is, for doctor.
-func (h *helperBinary) describe() string {
+// Describe says what the helper is, for doctor.
+func (h *HelperBinary) Describe() string {
 	link := "static"
-	if h.loader != "" {
-		link = "dynamically linked, delivered with its " + strings.Join(slices.Sorted(maps.Keys(h.libs)), ", ")
+	if h.Loader != "" {
+		link = "dynamically linked, delivered with its " + strings.Join(slices.Sorted(maps.Keys(h.Libs)), ", ")
 	}
-	return fmt.Sprintf("%s (linux/%s, %s)", h.path, h.arch, link)
+	return fmt.Sprintf("%s (linux/%s, %s)", h.path, h.Arch, link)
 }
 
-// containerPath is where the helper lives in a sandbox.
-func (h *helperBinary) containerPath() string { return protocol.Dir + "/" + h.id + "/" + protocol.Name }
+// ContainerPath is where the helper lives in a sandbox.
+func (h *HelperBinary) ContainerPath() string { return protocol.Dir + "/" + h.id + "/" + protocol.Name }
 
-// argv is the command line that runs the helper's command c in a sandbox:
+// Argv is the command line that runs the helper's command c in a sandbox:
 // through its own copy of the ELF interpreter when it is dynamically
 // linked, so it needs no libc from the image.
-func (h *helperBinary) argv(c protocol.Command) []string {
-	if h.loader == "" {
-		return append([]string{h.containerPath()}, c.Argv()...)
+func (h *HelperBinary) Argv(c protocol.Command) []string {
+	if h.Loader == "" {
+		return append([]string{h.ContainerPath()}, c.Argv()...)
 	}
 	lib := protocol.Dir + "/" + h.id + "/lib"
-	return append([]string{lib + "/" + h.loader, "--library-path", lib, h.containerPath()}, c.Argv()...)
+	return append([]string{lib + "/" + h.Loader, "--library-path", lib, h.ContainerPath()}, c.Argv()...)
 }
 
 // libDirs are where shared libraries live on Linux distributions.
@@ -143,7 +143,7 @@ var libDirs = []string{"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/lib/x86_64-
 
 // findLibs records the interpreter and the libraries a dynamically linked
 // helper needs (and theirs), found where the dynamic linker would look.
-func (h *helperBinary) findLibs(f *elf.File) error {
+func (h *HelperBinary) findLibs(f *elf.File) error {
 	interp := ""
 	for _, prog := range f.Progs {
 		if prog.Type == elf.PT_INTERP {
@@ -160,8 +160,8 @@ func (h *helperBinary) findLibs(f *elf.File) error {
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("was built for %s", runtime.GOOS)
 	}
-	h.loader = filepath.Base(interp)
-	h.libs = map[string]string{h.loader: interp}
+	h.Loader = filepath.Base(interp)
+	h.Libs = map[string]string{h.Loader: interp}
 	var need func(*elf.File) error
 	need = func(f *elf.File) error {
 		names, err := f.ImportedLibraries()
@@ -169,7 +169,7 @@ func (h *helperBinary) findLibs(f *elf.File) error {
 			return err
 		}
 		for _, n := range names {
-			if _, ok := h.libs[n]; ok {
+			if _, ok := h.Libs[n]; ok {
 				continue
 			}
 			found := ""
@@ -192,21 +192,21 @@ func (h *helperBinary) findLibs(f *elf.File) error {
 			if found == "" {
 				return fmt.Errorf("its library %s was not found", n)
 			}
-			h.libs[n] = found
+			h.Libs[n] = found
 		}
 		return nil
 	}
 	return need(f)
 }
 
-// checkPlatform refuses an image the helper cannot run in.
-func (h *helperBinary) checkPlatform(image, platform string) error {
+// CheckPlatform refuses an image the helper cannot run in.
+func (h *HelperBinary) CheckPlatform(image, platform string) error {
 	osName, arch, _ := strings.Cut(platform, "/")
 	if osName != "" && osName != "linux" {
 		return fmt.Errorf("image %s is for %s; Litterbox sandboxes run Linux images", image, platform)
 	}
-	if arch != "" && h.arch != "" && arch != h.arch {
-		return fmt.Errorf("image %s is for %s but the sandbox helper %s is for linux/%s; set %s to a static linux/%s litterbox binary (the release archives include one)", image, platform, h.path, h.arch, HelperEnv, arch)
+	if arch != "" && h.Arch != "" && arch != h.Arch {
+		return fmt.Errorf("image %s is for %s but the sandbox helper %s is for linux/%s; set %s to a static linux/%s litterbox binary (the release archives include one)", image, platform, h.path, h.Arch, HelperEnv, arch)
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func (h *helperBinary) checkPlatform(image, platform string) error {
 // deliver copies the helper into the container's helper volume, with
 // docker cp: it works on a container not yet started, with no shell in the
 // image, over a remote engine, and on podman.
-func (m *Manager) deliverHelper(ctx context.Context, container string, h *helperBinary) error {
+func (m *Agent) DeliverHelper(ctx context.Context, container string, h *HelperBinary) error {
 	f, err := os.Open(h.path)
 	if err != nil {
 		return err
@@ -231,11 +231,11 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 		if err == nil {
 			err = tarFile(tw, h.id+"/"+protocol.Name, f, fi.Size())
 		}
-		if err == nil && len(h.libs) > 0 {
+		if err == nil && len(h.Libs) > 0 {
 			err = tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: h.id + "/lib/", Mode: 0o755})
-			for _, name := range slices.Sorted(maps.Keys(h.libs)) {
+			for _, name := range slices.Sorted(maps.Keys(h.Libs)) {
 				if err == nil {
-					err = tarHostFile(tw, h.id+"/lib/"+name, h.libs[name])
+					err = tarHostFile(tw, h.id+"/lib/"+name, h.Libs[name])
 				}
 			}
 		}
@@ -255,15 +255,15 @@ func (m *Manager) deliverHelper(ctx context.Context, container string, h *helper
 // helperFor returns this Litterbox's helper for a sandbox, delivering it
 // first when the sandbox has another build's (Litterbox was upgraded) and
 // recording that it is there.
-func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *layout.Record, error) {
-	h, err := m.findHelper()
+func (m *Agent) helperFor(ctx context.Context, slug string) (*HelperBinary, *layout.Record, error) {
+	h, err := m.FindHelper()
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := m.EnsureOwn(ctx, slug); err != nil {
 		return nil, nil, err
 	}
-	want := h.containerPath()
+	want := h.ContainerPath()
 	rec, err := m.Store().Load(slug)
 	if err != nil {
 		return nil, nil, err
@@ -276,7 +276,7 @@ func (m *Manager) helperFor(ctx context.Context, slug string) (*helperBinary, *l
 	if rec.Helper == want {
 		return h, rec, nil
 	}
-	if err := m.deliverHelper(ctx, m.Names(slug).Container, h); err != nil {
+	if err := m.DeliverHelper(ctx, m.Names(slug).Container, h); err != nil {
 		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
 			return nil, nil, err // missing, paused, stopped
 		}
@@ -314,13 +314,20 @@ func tarHostFile(tw *tar.Writer, name, p string) error {
 	return tarFile(tw, name, f, fi.Size())
 }
 
-// PinHelper makes the Manager deliver the file at path as its helper under
+// PinHelper makes the Agent deliver the file at path as its helper under
 // the fixed id, unchecked: record/replay tests need the same argv whatever
 // the build. Recording needs a real static litterbox there.
-func (m *Manager) PinHelper(path, id string) {
-	m.helperSource = func() (*helperBinary, error) {
-		return &helperBinary{path: path, id: id, arch: runtime.GOARCH}, nil
-	}
+func (m *Agent) PinHelper(path, id string) { m.UseHelper(PinnedHelper(path, id)) }
+
+// PinnedHelper is the file at path delivered under id whatever its build,
+// for this machine's architecture.
+func PinnedHelper(path, id string) *HelperBinary {
+	return &HelperBinary{path: path, id: id, Arch: runtime.GOARCH}
+}
+
+// UseHelper makes the Agent deliver h, a helper inspected elsewhere.
+func (m *Agent) UseHelper(h *HelperBinary) {
+	m.helperSource = func() (*HelperBinary, error) { return h, nil }
 }
 
 // LegacyError is a sandbox made before Litterbox had an in-sandbox helper:

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run comman
 
 // Bash runs a command with sh -c in the sandbox as the sandbox user and
 // commits what it changed. On timeout every process it started is killed.
-func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
+func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -117,8 +117,8 @@ func (m *Manager) Bash(ctx context.Context, name string, o BashOptions) (*ActRes
 	// the one that kills the command's processes.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
 	defer cancel()
-	res, err := m.act(ctx, slug, action{op: protocol.OpRun, arg: wd, cmd: o.Command, timeout: o.Timeout, output: o.Output, kind: kind, detail: o.Command})
-	if err == nil && res.noShell {
+	res, err := m.act(ctx, slug, Action{Op: protocol.OpRun, Arg: wd, Cmd: o.Command, Timeout: o.Timeout, Output: o.Output, Kind: kind, Detail: o.Command})
+	if err == nil && res.NoShell {
 		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
 	}
 	return res, err
@@ -144,7 +144,7 @@ func (o BashOptions) check() error {
 const MaxWriteSize = 64 << 20
 
 // Write replaces (or creates) a file with content and commits the change.
-func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
+func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -162,8 +162,8 @@ func (m *Manager) Write(ctx context.Context, name, p string, content []byte) (*A
 	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
 }
 
-func (m *Manager) writeAction(abs, p string, content []byte, kind string) action {
-	return action{op: protocol.OpWrite, arg: abs, content: bytes.NewReader(content), size: int64(len(content)), message: hostrepo.CommitMessage(kind, p)}
+func (m *Agent) writeAction(abs, p string, content []byte, kind string) Action {
+	return Action{Op: protocol.OpWrite, Arg: abs, Content: bytes.NewReader(content), Size: int64(len(content)), Message: hostrepo.CommitMessage(kind, p)}
 }
 
 func writablePath(p string) (string, error) {
@@ -203,7 +203,7 @@ type EditResult struct {
 // snapshot: each old string exactly once, or everywhere with ReplaceAll. A
 // missing or ambiguous old string changes nothing, and the error shows the
 // lines the agent most likely meant.
-func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
+func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func (m *Manager) Edit(ctx context.Context, name, p string, edits []textedit.Op)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	res, err := m.actLocked(ctx, slug, m.writeAction(abs, p, []byte(updated), "edit"))
+	res, err := m.ActLocked(ctx, slug, m.writeAction(abs, p, []byte(updated), "edit"))
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ type PatchResult struct {
 
 // Patch applies a unified diff to one file; it may create or delete the
 // file. A diff that does not apply changes nothing.
-func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
+func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -281,13 +281,13 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	var a action
+	var a Action
 	if fp.Deletes {
-		a = action{op: protocol.OpRemove, arg: abs, message: hostrepo.CommitMessage("patch", p)}
+		a = Action{Op: protocol.OpRemove, Arg: abs, Message: hostrepo.CommitMessage("patch", p)}
 	} else {
 		a = m.writeAction(abs, p, out, "patch")
 	}
-	res, err := m.actLocked(ctx, slug, a)
+	res, err := m.ActLocked(ctx, slug, a)
 	if err != nil {
 		return nil, err
 	}
@@ -299,17 +299,17 @@ func (m *Manager) Patch(ctx context.Context, name, p, diff string) (*PatchResult
 
 // Scan commits whatever changed in the sandbox outside the agent tools (an
 // interactive shell), with message "<kind>: <detail>".
-func (m *Manager) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
+func (m *Agent) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	return m.act(ctx, slug, action{op: protocol.OpScan, message: hostrepo.CommitMessage(kind, detail)})
+	return m.act(ctx, slug, Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage(kind, detail)})
 }
 
 // OutsideSubmodules refuses a file tool's path inside a submodule: nothing
 // there is committed, and an agent must not believe its change is kept.
-func (m *Manager) OutsideSubmodules(slug, abs string) error {
+func (m *Agent) OutsideSubmodules(slug, abs string) error {
 	rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/")
 	if !ok {
 		return nil
@@ -320,7 +320,7 @@ func (m *Manager) OutsideSubmodules(slug, abs string) error {
 	}
 	for _, s := range st.Submodules {
 		if rel == s || strings.HasPrefix(rel, s+"/") {
-			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", display(abs), s)
+			return fmt.Errorf("%s is inside submodule %s; changes there are not committed (change the submodule's own repository instead)", Display(abs), s)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ var ErrNoSuchFile = errors.New("no such file")
 
 // catFile returns the content of a file in the sandbox, ErrNoSuchFile if it
 // does not exist.
-func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
+func (m *Agent) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
 	var out bytes.Buffer
 	_, err := m.helperTool(ctx, slug, &out, protocol.CmdCat{Path: abs, Max: MaxWriteSize})
 	return out.Bytes(), err
@@ -36,13 +36,13 @@ func (m *Manager) catFile(ctx context.Context, slug, abs string) ([]byte, error)
 // helperTool runs a read-only tool of the helper, its output to stdout.
 // The helper's exit codes become ErrNoSuchFile (4) or an error with its
 // message.
-func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer, c protocol.Command) (runner.Result, error) {
+func (m *Agent) helperTool(ctx context.Context, slug string, stdout io.Writer, c protocol.Command) (runner.Result, error) {
 	h, _, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.argv(c)},
+	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.Argv(c)},
 		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)
@@ -51,7 +51,7 @@ func (m *Manager) helperTool(ctx context.Context, slug string, stdout io.Writer,
 	case 0:
 		return res, nil
 	case 4:
-		return res, fmt.Errorf("%s: %w", display(c.Argv()[1]), ErrNoSuchFile)
+		return res, fmt.Errorf("%s: %w", Display(c.Argv()[1]), ErrNoSuchFile)
 	default:
 		return res, &toolError{msg: agenttext.FirstLine(errOut.String())}
 	}
@@ -64,7 +64,7 @@ type toolError struct{ msg string }
 func (e *toolError) Error() string { return e.msg }
 
 // helperJSON runs a helper tool that prints JSON into v.
-func (m *Manager) helperJSON(ctx context.Context, slug string, v any, c protocol.Command) error {
+func (m *Agent) helperJSON(ctx context.Context, slug string, v any, c protocol.Command) error {
 	var out bytes.Buffer
 	if _, err := m.helperTool(ctx, slug, &out, c); err != nil {
 		return err
@@ -127,7 +127,7 @@ const MaxReadBytes = 256 << 10
 
 // Read returns limit lines of a file from line offset (0-based). Hidden paths
 // are refused.
-func (m *Manager) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
+func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -197,8 +197,8 @@ type Entry = protocol.LsEntry
 // MaxListed bounds the entries ls and glob return, and the matches of grep.
 const MaxListed = 5000
 
-// display shows abs relative to /src when it is inside it.
-func display(abs string) string {
+// Display shows abs relative to /src when it is inside it.
+func Display(abs string) string {
 	if rel, ok := strings.CutPrefix(abs, hostrepo.Workdir+"/"); ok {
 		return rel
 	}
@@ -225,7 +225,7 @@ func joinUnder(root, p string) string {
 
 // searchRoot resolves the sandbox and the directory ls, glob and grep start
 // from (default /src), refusing hidden paths.
-func (m *Manager) searchRoot(name, p string) (slug, abs string, err error) {
+func (m *Agent) searchRoot(name, p string) (slug, abs string, err error) {
 	if slug, err = m.Resolve(name); err != nil {
 		return "", "", err
 	}
@@ -237,7 +237,7 @@ func (m *Manager) searchRoot(name, p string) (slug, abs string, err error) {
 }
 
 // Ls lists a directory (recursively on request), leaving hidden entries out.
-func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
+func (m *Agent) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
 	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
@@ -251,7 +251,7 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 		return nil, false, err
 	}
 	for i := range entries {
-		entries[i].Path = sec.Redact(display(joinUnder(abs, entries[i].Path)))
+		entries[i].Path = sec.Redact(Display(joinUnder(abs, entries[i].Path)))
 	}
 	entries, truncated := capped(entries)
 	return entries, truncated, nil
@@ -259,7 +259,7 @@ func (m *Manager) Ls(ctx context.Context, name, p string, recursive bool) ([]Ent
 
 // Glob returns the non-hidden files under p (default /src) whose path
 // relative to p matches pattern; "**" matches any number of directories.
-func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, bool, error) {
+func (m *Agent) Glob(ctx context.Context, name, pattern, p string) ([]string, bool, error) {
 	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
@@ -277,7 +277,7 @@ func (m *Manager) Glob(ctx context.Context, name, pattern, p string) ([]string, 
 	}
 	out := make([]string, len(entries))
 	for i, e := range entries {
-		out[i] = sec.Redact(display(joinUnder(abs, e.Path)))
+		out[i] = sec.Redact(Display(joinUnder(abs, e.Path)))
 	}
 	out, truncated := capped(out)
 	return out, truncated, nil
@@ -289,7 +289,7 @@ type Match = protocol.Match
 // Grep searches non-hidden files under p for a regular expression (Go's
 // RE2 syntax, the same in every image); include, when set, is a file name
 // glob such as "*.go". Binary files are skipped.
-func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
+func (m *Agent) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
 	if pattern == "" {
 		return nil, false, errors.New("pattern is empty")
 	}
@@ -316,7 +316,7 @@ func (m *Manager) Grep(ctx context.Context, name, pattern, p, include string) ([
 		return nil, false, err
 	}
 	for i := range matches {
-		matches[i].Path = sec.Redact(display(joinUnder(abs, matches[i].Path)))
+		matches[i].Path = sec.Redact(Display(joinUnder(abs, matches[i].Path)))
 		matches[i].Text = sec.RedactPart(matches[i].Text) // a line may lie inside a value of several lines
 	}
 	matches, truncated := capped(matches)

@@ -1,4 +1,4 @@
-package sandbox
+package agent
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 // Upload copies a host file or directory into the sandbox at dest (the exact
 // path it gets; relative to /src), modes kept, and commits it like write.
-func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResult, error) {
+func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*ActResult, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -48,12 +48,12 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	res, err := m.act(ctx, slug, action{op: protocol.OpUpload, arg: abs, content: tmp, size: size, message: hostrepo.CommitMessage("upload", display(abs))})
+	res, err := m.act(ctx, slug, Action{Op: protocol.OpUpload, Arg: abs, Content: tmp, Size: size, Message: hostrepo.CommitMessage("upload", Display(abs))})
 	if err != nil {
 		return nil, err
 	}
 	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("upload to %s: %s", display(abs), agenttext.FirstLine(res.Stderr))
+		return nil, fmt.Errorf("upload to %s: %s", Display(abs), agenttext.FirstLine(res.Stderr))
 	}
 	return res, nil
 }
@@ -61,7 +61,7 @@ func (m *Manager) Upload(ctx context.Context, name, src, dest string) (*ActResul
 // Download copies a file or directory out of the sandbox (src relative to
 // /src) to the host path dest (the exact path it gets), modes kept. Nothing is
 // ever written outside dest.
-func (m *Manager) Download(ctx context.Context, name, src, dest string) (int, error) {
+func (m *Agent) Download(ctx context.Context, name, src, dest string) (int, error) {
 	slug, err := m.Resolve(name)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,26 @@
+// Package agent is what an agent does in a sandbox: the conversation with
+// the sandbox's helper that runs a command or changes files and commits the
+// change before the call returns, the file tools, uploads and downloads,
+// milestones, services and background commands. The lifecycle (internal/sandbox)
+// builds on it; it builds on the host repository (internal/hostrepo).
+package agent
+
+import (
+	"sync/atomic"
+
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+)
+
+// Agent acts in the sandboxes of one repository.
+type Agent struct {
+	*hostrepo.Repo
+
+	// Helper is the sandbox helper binary create delivers, found by
+	// preflight.
+	Helper *HelperBinary
+	// helperSource, when set, replaces the lookup of the helper binary
+	// (replay tests need one id whatever the build).
+	helperSource func() (*HelperBinary, error)
+	// startSeq tells service starts apart (see StartServices).
+	startSeq atomic.Int64
+}
