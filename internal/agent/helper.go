@@ -343,3 +343,10 @@ func (e *LegacyError) Error() string {
 }
 
 var ErrPipeStopped = errors.New("stopped because another stage of the copy failed")
+
+func OrStop(err error) error {
+	if err == nil {
+		return ErrPipeStopped
+	}
+	return err
+}

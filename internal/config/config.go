@@ -178,3 +178,19 @@ func (c Config) IDs() (uid, gid int, err error) {
 	}
 	return uid, gid, nil
 }
+
+// DefaultEgressNetwork is the network the proxy reaches out on by default.
+const DefaultEgressNetwork = "bridge"
+
+// SetupOpensNetwork: the setup command runs on the egress network, which
+// create takes away before anything else runs.
+func (c Config) SetupOpensNetwork() bool { return c.SetupOpen && c.Network == "none" }
+
+// OutboundNetwork is where the proxy, or a setup command with the network,
+// reaches out.
+func (c Config) OutboundNetwork() string {
+	if c.EgressNetwork != "" {
+		return c.EgressNetwork
+	}
+	return DefaultEgressNetwork
+}

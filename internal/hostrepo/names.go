@@ -1,6 +1,8 @@
 package hostrepo
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -72,3 +74,15 @@ func ParseNameExact(s string) bool { return slug.Valid(s) }
 // Egress is the name of the sandbox's egress proxy container, and of the
 // volume of its socket. A slug has no '.', so no sandbox's names meet it.
 func (n Names) Egress() string { return n.Container + ".egress" }
+
+// RoleCopy is the dev.litterbox.managed label of a short-lived container
+// that copies one volume into another.
+const RoleCopy = "copy"
+
+// ScratchName names a short-lived container of this repository's. The
+// '.' keeps it apart from every sandbox's resources, whose names are slugs.
+func (r *Repo) ScratchName(kind string) string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	return "litterbox-" + r.RepoSlug + "-" + r.RepoID + "." + kind + "-" + hex.EncodeToString(rnd[:])
+}

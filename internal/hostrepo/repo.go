@@ -53,6 +53,9 @@ type Repo struct {
 	Runtime engine.Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
+	// Progress, when set, is told about each step of a create as it
+	// finishes.
+	Progress func(step string, took time.Duration)
 	// ConfigErr is what was wrong with the config files when the repository
 	// was opened; only create needs them, so other commands go on.
 	ConfigErr error
@@ -198,4 +201,26 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// Labels say whose a resource of sandbox slug is; managed is "true" for
+// the sandbox's own container and volume, the role of another (egress).
+func (r *Repo) Labels(slug, managed string) map[string]string {
+	return map[string]string{
+		LabelManaged: managed, LabelRepo: r.RepoPath, LabelRepoID: r.RepoID, LabelRepoSlug: r.RepoSlug, LabelSandbox: slug,
+	}
+}
+
+// CreateConfig is the configuration a new sandbox is made with.
+func (r *Repo) CreateConfig() (config.Config, error) {
+	if !r.FromFiles {
+		return r.Config, nil
+	}
+	return config.Load(r.Root)
+}
+
+func (r *Repo) Step(name string, start time.Time) {
+	if r.Progress != nil {
+		r.Progress(name, time.Since(start))
+	}
 }

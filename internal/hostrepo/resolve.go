@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 )
@@ -128,4 +129,13 @@ func (r *Repo) MissingBranch(ctx context.Context, slug string) error {
 		return r.NotFound(ctx, slug)
 	}
 	return fmt.Errorf("branch %s of sandbox '%s' is gone", r.Names(slug).Branch, slug)
+}
+
+// ProcessAlive reports whether pid is a live process on this machine.
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }

@@ -94,7 +94,7 @@ func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit s
 		return nil, err
 	}
 	out.Took = time.Since(t)
-	m.step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
+	m.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
 	return out, nil
 }
 
@@ -120,7 +120,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}()
 	go func() {
 		err := in.filterContext(ctx, m, tarW, archR)
-		archR.CloseWithError(orStop(err))
+		archR.CloseWithError(agent.OrStop(err))
 		tarW.CloseWithError(err)
 		filterDone <- err
 	}()
@@ -151,8 +151,8 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 // image others share: both build with none.
 func buildNetwork(cfg config.Config) string {
 	switch {
-	case setupOpen(cfg):
-		return egressNetwork(cfg)
+	case cfg.SetupOpensNetwork():
+		return cfg.OutboundNetwork()
 	case cfg.Allow != nil, cfg.Network == "none", cfg.Network == "host":
 		return "none"
 	}

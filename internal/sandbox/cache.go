@@ -136,7 +136,7 @@ func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
 // cacheRestore fills the new sandbox's /src from entry e.
 func (m *Manager) cacheRestore(ctx context.Context, n hostrepo.Names, image string, e *CacheEntry) error {
 	if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: e.Volume, intoSandbox: true}); err != nil {
-		return &StepError{Step: "copying setup cache " + e.Volume, Err: err}
+		return err
 	}
 	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
 	_ = layout.WriteFileAtomic(m.Layout().CacheEntry(e.Key), layout.JSON(e))
@@ -151,14 +151,18 @@ func (m *Manager) cacheSave(ctx context.Context, n hostrepo.Names, cfg config.Co
 	if err := os.MkdirAll(m.Layout().Cache(), 0o755); err != nil {
 		return nil, err
 	}
+	inputs := cfg.SetupInputs
+	if inputs == nil {
+		inputs = []string{} // the record says [], not null
+	}
 	e := &CacheEntry{
 		Key: key, Volume: m.cacheVolume(key), Image: cfg.Image, ImageID: imageID, Setup: m.Secrets.Seen().Redact(cfg.SetupCommand),
-		Inputs: orEmpty(cfg.SetupInputs), Base: base, From: n.Slug, Created: m.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
+		Inputs: inputs, Base: base, From: n.Slug, Created: m.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
 	f, err := os.OpenFile(m.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		old, lerr := m.loadCacheEntry(key)
-		if lerr != nil || old == nil || old.State == cacheReady || processAlive(old.PID) {
+		if lerr != nil || old == nil || old.State == cacheReady || hostrepo.ProcessAlive(old.PID) {
 			return nil, nil
 		}
 		// A save that died half-way: start over.
@@ -189,7 +193,7 @@ func (m *Manager) cacheSave(ctx context.Context, n hostrepo.Names, cfg config.Co
 	if err != nil {
 		return fail(err)
 	}
-	labels := m.labels("", roleCache)
+	labels := m.Labels("", roleCache)
 	labels[LabelCacheKey] = key
 	if err := m.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
 		return fail(err)
@@ -299,7 +303,7 @@ func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
 // entries left half-saved by a create that died.
 func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 	keep := ""
-	if cfg, err := m.createConfig(); err == nil && cacheable(cfg) {
+	if cfg, err := m.CreateConfig(); err == nil && cacheable(cfg) {
 		head, herr := m.Git.ResolveCommit(ctx, "HEAD")
 		if cfg.Build != nil && herr == nil {
 			cfg.Image, err = m.projectImageTag(ctx, cfg, head)
@@ -315,7 +319,7 @@ func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 	}
 	var removed []CacheEntry
 	for _, e := range entries {
-		if e.Key == keep || e.State == cacheSaving && processAlive(e.PID) {
+		if e.Key == keep || e.State == cacheSaving && hostrepo.ProcessAlive(e.PID) {
 			continue
 		}
 		if err := m.removeCacheEntry(ctx, e); err != nil {

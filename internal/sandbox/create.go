@@ -40,7 +40,7 @@ func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, 
 	} else if usesProxy(c) {
 		allow = c.Allow // the pod's NetworkPolicy
 	}
-	labels := m.labels(n.Slug, "true")
+	labels := m.Labels(n.Slug, "true")
 	labels[hostrepo.LabelBase] = base
 	if len(pmap) > 0 {
 		labels[LabelPorts] = ports.Label(pmap)
@@ -58,7 +58,7 @@ func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, 
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
 		Volume:       n.Volume,
 		VolumeTarget: hostrepo.Workdir,
-		VolumeLabels: m.labels(n.Slug, "true"),
+		VolumeLabels: m.Labels(n.Slug, "true"),
 		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,
 		Workdir:      hostrepo.Workdir,
@@ -73,14 +73,6 @@ func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, 
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.Argv(protocol.CmdInit{})[0],
 		Cmd:          h.Argv(protocol.CmdInit{})[1:],
-	}
-}
-
-// labels say whose a resource of sandbox slug is; managed is "true" for
-// the sandbox's own container and volume, the role of another (egress).
-func (m *Manager) labels(slug, managed string) map[string]string {
-	return map[string]string{
-		hostrepo.LabelManaged: managed, hostrepo.LabelRepo: m.RepoPath, hostrepo.LabelRepoID: m.RepoID, hostrepo.LabelRepoSlug: m.RepoSlug, hostrepo.LabelSandbox: slug,
 	}
 }
 
@@ -167,14 +159,6 @@ func orEmpty[T any](s []T) []T {
 		return []T{}
 	}
 	return s
-}
-
-// createConfig is the configuration a new sandbox is made with.
-func (m *Manager) createConfig() (config.Config, error) {
-	if !m.FromFiles {
-		return m.Config, nil
-	}
-	return config.Load(m.Root)
 }
 
 // runContainer makes the sandbox's container, delivers the helper into it
@@ -275,13 +259,6 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 		return &StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
-}
-
-func orStop(err error) error {
-	if err == nil {
-		return agent.ErrPipeStopped
-	}
-	return err
 }
 
 // firstError keeps the first error reported to it.

@@ -89,7 +89,7 @@ func (c *creation) configure(ctx context.Context) (err error) {
 	if c.slug, err = hostrepo.ParseName(c.opts.Name); err != nil {
 		return err
 	}
-	if c.cfg, err = m.createConfig(); err != nil {
+	if c.cfg, err = m.CreateConfig(); err != nil {
 		return err
 	}
 	if net := c.opts.Network; net != "" {
@@ -232,7 +232,7 @@ func (c *creation) claim(ctx context.Context) error {
 		}
 		return &StepError{Step: "creating branch " + n.Branch, Err: err}
 	}
-	m.step("branch "+n.Branch, t)
+	m.Step("branch "+n.Branch, t)
 	cfg := c.cfg
 	c.rec = &layout.Record{
 		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
@@ -257,8 +257,8 @@ func (c *creation) startBox(ctx context.Context) error {
 	}
 	t := time.Now()
 	run := c.cfg
-	if setupOpen(c.cfg) {
-		run.Network = egressNetwork(c.cfg)
+	if c.cfg.SetupOpensNetwork() {
+		run.Network = c.cfg.OutboundNetwork()
 	}
 	pmap, err := m.runContainer(ctx, n, c.base, run, c.prefill())
 	proxyErr := <-proxyDone
@@ -278,7 +278,7 @@ func (c *creation) startBox(ctx context.Context) error {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	c.rec.Ports = pmap
-	m.step("container "+n.Container, t)
+	m.Step("container "+n.Container, t)
 	if leftoverProxy {
 		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})
 	}
@@ -305,7 +305,7 @@ func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
 		t := time.Now()
 		err := m.startProxy(ctx, n, cfg, firstAllow(cfg))
 		if err == nil {
-			m.step("egress proxy "+n.Egress(), t)
+			m.Step("egress proxy "+n.Egress(), t)
 		}
 		done <- err
 	}()
@@ -324,16 +324,16 @@ func (c *creation) prefill() func(context.Context) error {
 			if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: f.volume, intoSandbox: true}); err != nil {
 				return &StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
-			m.step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
+			m.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
 			return nil
 		}
 	case c.cacheHit != nil:
 		return func(ctx context.Context) error {
 			t := time.Now()
 			if err := m.cacheRestore(ctx, n, image, c.cacheHit); err != nil {
-				return err
+				return &StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
 			}
-			m.step("setup cache "+c.cacheKey[:12], t)
+			m.Step("setup cache "+c.cacheKey[:12], t)
 			return nil
 		}
 	}
@@ -358,7 +358,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
-	m.step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
+	m.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
 	return nil
 }
 
@@ -391,7 +391,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 	if c.setup.Snapshot != "" {
 		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+hostrepo.ShortID(c.setup.Snapshot))
 	}
-	m.step("setup: "+c.setup.Command, t)
+	m.Step("setup: "+c.setup.Command, t)
 	return nil
 }
 
@@ -413,7 +413,7 @@ func (c *creation) keepCache(ctx context.Context) {
 		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))
 	case e != nil:
 		c.cache = &CacheReport{Key: c.cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
-		c.m.step("keep setup cache "+c.cacheKey[:12], t)
+		c.m.Step("keep setup cache "+c.cacheKey[:12], t)
 	}
 }
 
@@ -430,7 +430,7 @@ func (c *creation) startServices(ctx context.Context) {
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	c.m.step(fmt.Sprintf("start %d service(s)", len(specs)), t)
+	c.m.Step(fmt.Sprintf("start %d service(s)", len(specs)), t)
 }
 
 // report records the sandbox as ready (or as failed in its setup) and

@@ -63,7 +63,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrep
 	m, err := OpenRepo(ctx, r, rt, loc)
 	var cfg config.Config
 	if err == nil {
-		cfg, err = m.createConfig()
+		cfg, err = m.CreateConfig()
 	}
 	h, herr := agent.LocalHelper()
 	if herr != nil {

@@ -28,9 +28,6 @@ import (
 // so `docker ps` of managed sandboxes (managed=true) leaves it out.
 const roleEgress = "egress"
 
-// DefaultEgressNetwork is the network the proxy reaches out on by default.
-const DefaultEgressNetwork = "bridge"
-
 // proxyEnv is what makes go, npm, pip, curl, wget and git use the proxy.
 func proxyEnv() map[string]string {
 	url := "http://127.0.0.1:" + protocol.EgressPort
@@ -56,29 +53,16 @@ func (m *Manager) proxied(cfg config.Config) bool {
 // (a pod's NetworkPolicy) rather than through the egress proxy, a setup
 // command with a network of its own: the policy is the box's for its life.
 func policyNetwork(cfg config.Config) error {
-	if cfg.SetupAllow != nil || setupOpen(cfg) {
+	if cfg.SetupAllow != nil || cfg.SetupOpensNetwork() {
 		return fmt.Errorf("the setup command's own network ([network] setup): %w", box.ErrUnsupported)
 	}
 	return nil
 }
 
-// setupOpen: the setup command runs on the egress network, which create
-// takes away before anything else runs.
-func setupOpen(cfg config.Config) bool { return cfg.SetupOpen && cfg.Network == "none" }
-
-// egressNetwork is where the proxy, or a setup command with the network,
-// reaches out.
-func egressNetwork(cfg config.Config) string {
-	if cfg.EgressNetwork != "" {
-		return cfg.EgressNetwork
-	}
-	return DefaultEgressNetwork
-}
-
 // setupEnv is the setup command's own environment: with the whole network
 // it goes straight out, not through the sandbox's proxy.
 func setupEnv(cfg config.Config) map[string]string {
-	if !setupOpen(cfg) || !usesProxy(cfg) {
+	if !cfg.SetupOpensNetwork() || !usesProxy(cfg) {
 		return nil
 	}
 	env := proxyEnv()
@@ -91,7 +75,7 @@ func setupEnv(cfg config.Config) map[string]string {
 // egressVolume makes the volume, held in memory, of the egress proxy's
 // socket.
 func (m *Manager) egressVolume(ctx context.Context, n hostrepo.Names, uid, gid int) error {
-	if err := box.Egress(m.Provider).TmpfsVolume(ctx, n.Egress(), m.labels(n.Slug, roleEgress), uid, gid); err != nil {
+	if err := box.Egress(m.Provider).TmpfsVolume(ctx, n.Egress(), m.Labels(n.Slug, roleEgress), uid, gid); err != nil {
 		return &StepError{Step: "making the egress proxy's volume", Err: err}
 	}
 	return nil
@@ -110,9 +94,9 @@ func firstAllow(cfg config.Config) []string {
 // network, or its own allowlist, whose proxy gives way to one with the
 // sandbox's (or to none). Nothing of the agent's runs before it.
 func (m *Manager) endSetupNetwork(ctx context.Context, n hostrepo.Names, cfg config.Config) error {
-	if setupOpen(cfg) {
-		if err := box.Egress(m.Provider).DisconnectNetwork(ctx, egressNetwork(cfg), n.Container); err != nil {
-			return &StepError{Step: "taking the setup command's network " + egressNetwork(cfg) + " away", Err: err}
+	if cfg.SetupOpensNetwork() {
+		if err := box.Egress(m.Provider).DisconnectNetwork(ctx, cfg.OutboundNetwork(), n.Container); err != nil {
+			return &StepError{Step: "taking the setup command's network " + cfg.OutboundNetwork() + " away", Err: err}
 		}
 	}
 	if cfg.SetupAllow == nil {
@@ -131,8 +115,8 @@ func (m *Manager) endSetupNetwork(ctx context.Context, n hostrepo.Names, cfg con
 // the sandbox, from the sandbox's own image (the helper is static: any
 // image will do, and no other image is needed).
 func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
-	labels := m.labels(n.Slug, roleEgress)
-	network := egressNetwork(cfg)
+	labels := m.Labels(n.Slug, roleEgress)
+	network := cfg.OutboundNetwork()
 	h := m.Helper
 	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
 	spec := box.Spec{
@@ -264,7 +248,7 @@ func RefusedSummary(counts map[string]int) string {
 // setupNetworkOf says what network the setup command alone had.
 func setupNetworkOf(cfg config.Config) string {
 	switch {
-	case setupOpen(cfg):
+	case cfg.SetupOpensNetwork():
 		return "the whole network"
 	case cfg.SetupAllow != nil:
 		return "its own allowlist (" + strings.Join(cfg.SetupAllow, ", ") + ")"

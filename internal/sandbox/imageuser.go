@@ -13,13 +13,14 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // imageFile reads one file of an image, from a container made and never
 // started: no process of the image runs, and no shell is needed.
 func (m *Manager) imageFile(ctx context.Context, image, path string) ([]byte, error) {
-	name := m.scratchName("look")
-	spec := box.Spec{Name: name, Image: image, Labels: m.labels("", roleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
+	name := m.ScratchName("look")
+	spec := box.Spec{Name: name, Image: image, Labels: m.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return nil, err
 	}

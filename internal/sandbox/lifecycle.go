@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
@@ -64,7 +63,7 @@ type Info struct {
 var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts}
 
 func statusOf(state box.State, rec *layout.Record) string {
-	if rec != nil && rec.Status == layout.Creating && processAlive(rec.CreatorPID) {
+	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
 		return StatusCreating
 	}
 	switch state {
@@ -160,7 +159,7 @@ func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
-	if rec != nil && rec.Status == layout.Creating && processAlive(rec.CreatorPID) {
+	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
 		info.Status = StatusCreating
 	}
 	if rec != nil {
@@ -345,15 +344,6 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 		outs = append(outs, o)
 	}
 	return outs, errors.Join(errs...)
-}
-
-// processAlive reports whether pid is a live process on this machine.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
 }
 
 func isDir(p string) bool {

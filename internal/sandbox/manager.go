@@ -6,7 +6,6 @@ package sandbox
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -22,8 +21,6 @@ type Manager struct {
 	// BuildOutput, when set, receives a project image's build log as it
 	// is made (a terminal); otherwise only a failed build's tail is shown.
 	BuildOutput io.Writer
-	// Progress, when set, is told about each create step as it finishes.
-	Progress func(step string, took time.Duration)
 	// portStart and portFree, when set, replace the random start of the
 	// port search and the host check (tests need the same ports every run).
 	portStart func(span int) int
@@ -48,10 +45,4 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 		return nil, err
 	}
 	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
-}
-
-func (m *Manager) step(name string, start time.Time) {
-	if m.Progress != nil {
-		m.Progress(name, time.Since(start))
-	}
 }

@@ -39,7 +39,7 @@ func (m *Manager) steeringNamed(ctx context.Context) map[string]string {
 	if listing, err := m.Git.Output(ctx, "config", "--list", "-z", "--show-origin"); err == nil {
 		named = steering.GitConfig(listing, m.Root)
 	}
-	if cfg, err := m.createConfig(); err == nil && cfg.Build != nil {
+	if cfg, err := m.CreateConfig(); err == nil && cfg.Build != nil {
 		named[cfg.Build.Dockerfile] = steering.SteersBuild
 		named[path.Join(cfg.Build.Context, ".dockerignore")] = steering.SteersBuild
 	}

@@ -94,7 +94,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	go func() {
 		err := tarstream.Chown(ownW, archR, uid, gid, visit)
 		first.set(err, "rewriting archive owners")
-		archR.CloseWithError(orStop(err))
+		archR.CloseWithError(agent.OrStop(err))
 		ownW.CloseWithError(err)
 		done <- struct{}{}
 	}()

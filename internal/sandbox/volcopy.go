@@ -3,8 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,10 +13,6 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
-
-// roleCopy is the dev.litterbox.managed label of a short-lived container
-// that copies one volume into another.
-const roleCopy = "copy"
 
 // copyStats is what the helper's copy reports.
 type copyStats struct {
@@ -45,7 +39,7 @@ type copyJob struct {
 // `cp -a` needs, on no network, from the helper alone: the image lends
 // nothing but a root file system.
 func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
-	name := m.scratchName("copy")
+	name := m.ScratchName("copy")
 	h := m.Helper
 	from, to := "/other", hostrepo.Workdir
 	borrow := j.sandbox
@@ -58,7 +52,7 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 	spec := box.Spec{
 		Name:        name,
 		Image:       image,
-		Labels:      m.labels("", roleCopy),
+		Labels:      m.Labels("", hostrepo.RoleCopy),
 		User:        "0:0",
 		ReadOnly:    true,
 		VolumesFrom: []string{borrow},
@@ -92,14 +86,6 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 		return copyStats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
 	}
 	return st, nil
-}
-
-// scratchName names a short-lived container of this repository's. The
-// '.' keeps it apart from every sandbox's resources, whose names are slugs.
-func (m *Manager) scratchName(kind string) string {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:])
-	return "litterbox-" + m.RepoSlug + "-" + m.RepoID + "." + kind + "-" + hex.EncodeToString(rnd[:])
 }
 
 func (j copyJob) describe() string {
