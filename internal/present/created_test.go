@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -46,7 +47,7 @@ func createdCases() map[string]*sandbox.Created {
 			ConfigFiles: []string{".litterbox.toml", ".litterbox.local.toml"}, Storage: "a claim of the default storage class",
 			Weakened: []string{"network = \"bridge\" (.litterbox.local.toml)", "uid = 0 (.litterbox.local.toml)"},
 			Notes:    []string{"devcontainer.json features", "devcontainer.json mounts"},
-			Image:    "litterbox-build:abc", Build: &sandbox.BuiltImage{Tag: "litterbox-build:abc", Dockerfile: "Dockerfile"},
+			Image:    "litterbox-build:abc", Build: &image.BuiltImage{Tag: "litterbox-build:abc", Dockerfile: "Dockerfile"},
 			Setup:      layout.SetupResult{Command: "npm ci", ExitCode: 0, Stdout: "added 12 packages\nok", Stderr: "warn: old lockfile\n"},
 			SetupCache: &sandbox.CacheReport{Key: "3f2a9c0011223344", Saved: true, Files: 1200, Bytes: 48 << 20},
 			Ports: []ports.Port{{Name: "web", ContainerPort: 8080, HostPort: 3001, Env: []string{"PORT_WEB", "LITTERBOX_FWD_PORT_WEB"}, Address: "127.0.0.1:3001"},
@@ -57,7 +58,7 @@ func createdCases() map[string]*sandbox.Created {
 		"cache-hit-built-cached": {
 			Name: "hit", Branch: "litterbox/hit", Container: "litterbox-c11e0001-hit", Base: "111111111111", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"},
-			Image: "litterbox-build:def", Build: &sandbox.BuiltImage{Tag: "litterbox-build:def", Dockerfile: "build/Dockerfile", Cached: true},
+			Image: "litterbox-build:def", Build: &image.BuiltImage{Tag: "litterbox-build:def", Dockerfile: "build/Dockerfile", Cached: true},
 			Setup:      layout.SetupResult{Command: "make deps"},
 			SetupCache: &sandbox.CacheReport{Key: "aabbccddeeff0011", Hit: true, From: "web", Files: 3, Bytes: 2048},
 		},

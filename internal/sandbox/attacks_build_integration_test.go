@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -41,7 +42,7 @@ var buildAttacks = []attack{
 			t.Fatalf("review names %v (%v), want Dockerfile as the image build", cs, err)
 		}
 		testenv.Git(t, r.Root, "merge", "-q", "--no-edit", "litterbox/w")
-		var bt *BuildTrustError
+		var bt *image.BuildTrustError
 		_, err = r.Create(ctx, CreateOptions{Name: "next"})
 		if !errors.As(err, &bt) || !bt.Changed || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "litterbox trust") {
 			t.Fatalf("create after the merge: %v", err)

@@ -306,7 +306,7 @@ func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
 	if cfg, err := m.CreateConfig(); err == nil && cacheable(cfg) {
 		head, herr := m.Git.ResolveCommit(ctx, "HEAD")
 		if cfg.Build != nil && herr == nil {
-			cfg.Image, err = m.projectImageTag(ctx, cfg, head)
+			cfg.Image, err = m.images().ProjectTag(ctx, cfg, head)
 		}
 		info, ierr := box.Images(m.Provider).Image(ctx, cfg.Image)
 		if err == nil && herr == nil && ierr == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -113,8 +114,8 @@ type Created struct {
 	Network  string           `json:"network"`
 	// Image is the image the sandbox runs; Build says how it was made
 	// when the project builds it.
-	Image string      `json:"image"`
-	Build *BuiltImage `json:"build,omitempty"`
+	Image string            `json:"image"`
+	Build *image.BuiltImage `json:"build,omitempty"`
 	// SetupCache says whether the setup came from the cache or was kept
 	// in it; nil when the cache was not used.
 	SetupCache *CacheReport `json:"setup_cache,omitempty"`

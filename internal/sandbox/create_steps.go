@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -33,7 +34,7 @@ type creation struct {
 	// uid and gid own the sandbox's files.
 	uid, gid int
 	weakened []string
-	built    *BuiltImage
+	built    *image.BuiltImage
 	imageID  string
 	// base is what the sandbox holds; tip is where its branch starts: the
 	// base, or a fork's source's tip.
@@ -133,7 +134,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 		if c.base, err = m.createBase(ctx, c.opts); err != nil {
 			return err
 		}
-		if c.built, err = m.projectImage(ctx, &c.cfg, c.base); err != nil {
+		if c.built, err = m.images().Project(ctx, &c.cfg, c.base); err != nil {
 			return err
 		}
 	}
@@ -148,7 +149,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 	if c.cfg.Devcontainer() == nil {
 		return nil
 	}
-	if err := m.devcontainerImage(ctx, &c.cfg); err != nil {
+	if err := m.images().DevcontainerImage(ctx, &c.cfg); err != nil {
 		return err
 	}
 	// A user name may have turned out to be root.

@@ -181,7 +181,7 @@ func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check,
 	b := cfg.Build
 	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
 	if err == nil {
-		tag, err = m.projectImageTag(ctx, cfg, tag)
+		tag, err = m.images().ProjectTag(ctx, cfg, tag)
 	}
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""

@@ -14,6 +14,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -113,7 +114,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 		"Dockerfile": "FROM busybox:latest\nRUN echo the-build-broke-here && exit 3\n",
 	}, "[docker]\nbuild = \"Dockerfile\"\n")
 	_, err := m.Create(ctx, CreateOptions{Name: "broken"})
-	var be *BuildError
+	var be *image.BuildError
 	if !errors.As(err, &be) || !strings.Contains(be.Tail, "the-build-broke-here") || !strings.HasPrefix(err.Error(), "building Dockerfile failed") {
 		t.Fatalf("failing build: %v", err)
 	}

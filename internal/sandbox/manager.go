@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -45,4 +46,10 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 		return nil, err
 	}
 	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
+}
+
+// images builds and reads this repository's images, its build log going
+// where BuildOutput says.
+func (m *Manager) images() *image.Builder {
+	return &image.Builder{Repo: m.Repo, Output: m.BuildOutput}
 }

@@ -8,40 +8,9 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 )
-
-// BuildTrustError refuses a build from the committed config whose
-// Dockerfile (or .dockerignore) was never allowed as the commit holds it.
-type BuildTrustError struct {
-	Dockerfile string
-	Commit     string
-	Changed    bool // trusted once, changed since
-}
-
-func (e *BuildTrustError) Error() string {
-	why := "is not trusted yet"
-	if e.Changed {
-		why = "has changed since it was trusted"
-	}
-	return fmt.Sprintf("the image build's %s in commit %s %s: review it (git log -p -- %s), then allow it with litterbox trust", e.Dockerfile, hostrepo.ShortID(e.Commit), why, e.Dockerfile)
-}
-
-// checkBuildTrust refuses in's build unless its Dockerfile and
-// .dockerignore are the ones the user trusted.
-func (m *Manager) checkBuildTrust(in *buildInputs) error {
-	recs, err := m.LoadTrust()
-	if err != nil {
-		return err
-	}
-	switch rec := recs[hostrepo.BuildTrustKey(m.Root)]; rec {
-	case in.trustDigest():
-		return nil
-	case "":
-		return &BuildTrustError{Dockerfile: in.spec.Dockerfile, Commit: in.commit}
-	}
-	return &BuildTrustError{Dockerfile: in.spec.Dockerfile, Commit: in.commit, Changed: true}
-}
 
 // TrustResult is what `litterbox trust` allowed.
 type TrustResult struct {
@@ -94,8 +63,8 @@ func (m *Manager) Trust() (*TrustResult, error) {
 	recs[m.Root] = digest
 	delete(recs, hostrepo.BuildTrustKey(m.Root))
 	if build != nil {
-		recs[hostrepo.BuildTrustKey(m.Root)] = build.trustDigest()
-		res.Build = build.spec.Dockerfile + " at commit " + hostrepo.ShortID(build.commit)
+		recs[hostrepo.BuildTrustKey(m.Root)] = build.TrustDigest()
+		res.Build = build.Spec.Dockerfile + " at commit " + hostrepo.ShortID(build.Commit)
 	}
 	return res, layout.WriteFileAtomic(m.TrustPath(), layout.JSON(recs))
 }
@@ -103,7 +72,7 @@ func (m *Manager) Trust() (*TrustResult, error) {
 // headBuild is the build inputs of HEAD that the committed config asks
 // trust for: none when it builds nothing, or the build is the user's own
 // (.litterbox.local.toml).
-func (m *Manager) headBuild(cfg config.Config) (*buildInputs, error) {
+func (m *Manager) headBuild(cfg config.Config) (*image.Inputs, error) {
 	if cfg.Build == nil || !config.IsCommitted(cfg.From["docker.build"]) {
 		return nil, nil
 	}
@@ -112,5 +81,5 @@ func (m *Manager) headBuild(cfg config.Config) (*buildInputs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: the image is built from a commit and this repository has none yet: commit the Dockerfile, then run litterbox trust")
 	}
-	return m.buildInputs(ctx, cfg.Build, head)
+	return m.images().ReadInputs(ctx, cfg.Build, head)
 }

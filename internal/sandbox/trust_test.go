@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -160,5 +161,71 @@ func TestCallBoundsNeedTrustToo(t *testing.T) {
 	os.Remove(filepath.Join(root, config.File))
 	if _, specs, note := m.CallConfig(context.Background(), rec); len(specs) != 1 || specs["GH"].Command != "pass show gh" || note != "" {
 		t.Fatalf("local secret: %v %q", specs, note)
+	}
+}
+
+// A committed build is trusted with HEAD's Dockerfile: untrusted before
+// litterbox trust, trusted after, changed once a commit rewrites the
+// Dockerfile, and trusted again after another litterbox trust; a change to
+// the context's other files keeps the trust. A build from the local file
+// records none.
+func TestBuildTrust(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ctx := context.Background()
+	root := testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.Files{
+		config.File:  "[docker]\nbuild = \"Dockerfile\"\n",
+		"Dockerfile": "FROM busybox:latest\n",
+		"app.sh":     "echo v1\n",
+	})
+	m := mustOpen(t, root)
+	check := func() error {
+		t.Helper()
+		cfg, err := config.Load(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := m.images().ReadInputs(ctx, cfg.Build, testenv.Git(t, root, "rev-parse", "HEAD"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.images().CheckBuildTrust(in)
+	}
+	var bt *image.BuildTrustError
+	if err := check(); !errors.As(err, &bt) || bt.Changed || !strings.HasPrefix(err.Error(), "the image build's Dockerfile in commit ") || !strings.HasSuffix(err.Error(), " is not trusted yet: review it (git log -p -- Dockerfile), then allow it with litterbox trust") {
+		t.Fatalf("before trust: %v", err)
+	}
+	res, err := m.Trust()
+	if err != nil || !strings.HasPrefix(res.Build, "Dockerfile at commit ") {
+		t.Fatalf("trust: %+v %v", res, err)
+	}
+	if err := check(); err != nil {
+		t.Fatalf("after trust: %v", err)
+	}
+	writeFile(t, filepath.Join(root, "app.sh"), "echo v2\n")
+	testenv.Git(t, root, "commit", "-qam", "data")
+	if err := check(); err != nil {
+		t.Fatalf("after a change to the context's data: %v", err)
+	}
+	writeFile(t, filepath.Join(root, "Dockerfile"), "FROM busybox:latest\nRUN echo changed\n")
+	testenv.Git(t, root, "commit", "-qam", "dockerfile")
+	if err := check(); !errors.As(err, &bt) || !bt.Changed || !strings.Contains(err.Error(), "has changed since it was trusted") {
+		t.Fatalf("after the Dockerfile changed: %v", err)
+	}
+	if _, err := m.Trust(); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err != nil {
+		t.Fatalf("trusted again: %v", err)
+	}
+	// The user's own build asks for no trust of the Dockerfile.
+	testenv.Git(t, root, "rm", "-q", config.File)
+	testenv.Git(t, root, "commit", "-qm", "local")
+	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\nbuild = \"Dockerfile\"\n")
+	cfg, err := config.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in, err := m.headBuild(cfg); in != nil || err != nil {
+		t.Fatalf("a local build: %+v %v", in, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
@@ -16,21 +16,21 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
-// imageFile reads one file of an image, from a container made and never
+// ImageFile reads one file of an image, from a container made and never
 // started: no process of the image runs, and no shell is needed.
-func (m *Manager) imageFile(ctx context.Context, image, path string) ([]byte, error) {
-	name := m.ScratchName("look")
-	spec := box.Spec{Name: name, Image: image, Labels: m.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
-	if _, err := m.Provider.Create(ctx, spec); err != nil {
+func (im *Builder) ImageFile(ctx context.Context, image, path string) ([]byte, error) {
+	name := im.ScratchName("look")
+	spec := box.Spec{Name: name, Image: image, Labels: im.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
+	if _, err := im.Provider.Create(ctx, spec); err != nil {
 		return nil, err
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = m.Provider.Remove(ctx, name)
+		_ = im.Provider.Remove(ctx, name)
 	}()
 	var buf bytes.Buffer
-	if err := m.Provider.CopyOut(ctx, name, path, &buf); err != nil {
+	if err := im.Provider.CopyOut(ctx, name, path, &buf); err != nil {
 		return nil, err
 	}
 	tr := tar.NewReader(&buf)
@@ -55,12 +55,12 @@ func lookupUser(passwd []byte, name string) (uid, gid int, ok bool) {
 	return 0, 0, false
 }
 
-// devcontainerImage completes what devcontainer.json left to the image:
+// DevcontainerImage completes what devcontainer.json left to the image:
 // a user given by name, and values that name the image's environment.
-func (m *Manager) devcontainerImage(ctx context.Context, cfg *config.Config) error {
+func (im *Builder) DevcontainerImage(ctx context.Context, cfg *config.Config) error {
 	f := cfg.Devcontainer()
 	if name := cfg.UserName(); name != "" {
-		passwd, err := m.imageFile(ctx, cfg.Image, "/etc/passwd")
+		passwd, err := im.ImageFile(ctx, cfg.Image, "/etc/passwd")
 		if err != nil {
 			return fmt.Errorf("%s: looking up remoteUser %q in image %s: %w", f.Name, name, cfg.Image, err)
 		}
@@ -71,7 +71,7 @@ func (m *Manager) devcontainerImage(ctx context.Context, cfg *config.Config) err
 		cfg.SetUser(uid, gid)
 	}
 	if cfg.NeedsImageEnv() {
-		env, err := box.Images(m.Provider).ImageEnv(ctx, cfg.Image)
+		env, err := box.Images(im.Provider).ImageEnv(ctx, cfg.Image)
 		if err != nil {
 			return fmt.Errorf("%s: reading image %s's environment: %w", f.Name, cfg.Image, err)
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
@@ -61,51 +61,51 @@ type BuiltImage struct {
 	Took       time.Duration `json:"-"`
 }
 
-// projectImage gives cfg.Build's image a tag named by a digest of its
+// Project gives cfg.Build's image a tag named by a digest of its
 // inputs as commit holds them (the Dockerfile, the context's files,
 // target, arguments and network), and builds it unless the engine has that
 // tag already: an unchanged project costs one ls-tree and one image
 // inspect. The build reads only the commit, never the host's work tree: a
 // file that is untracked, ignored or not yet committed (.env, .git) is not
 // in its context. cfg.Image becomes the tag.
-func (m *Manager) projectImage(ctx context.Context, cfg *config.Config, commit string) (*BuiltImage, error) {
+func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit string) (*BuiltImage, error) {
 	b := cfg.Build
-	in, err := m.buildInputs(ctx, b, commit)
+	in, err := im.ReadInputs(ctx, b, commit)
 	if err != nil {
 		return nil, err
 	}
 	if config.IsCommitted(cfg.From["docker.build"]) {
-		if err := m.checkBuildTrust(in); err != nil {
+		if err := im.CheckBuildTrust(in); err != nil {
 			return nil, err
 		}
 	}
 	network := buildNetwork(*cfg)
-	tag := m.buildTag(in, network)
+	tag := im.buildTag(in, network)
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}
-	if _, err := box.Images(m.Provider).Image(ctx, tag); err == nil {
+	if _, err := box.Images(im.Provider).Image(ctx, tag); err == nil {
 		out.Cached = true
 		return out, nil
 	} else if !errors.Is(err, box.ErrImageNotFound) {
 		return nil, err
 	}
 	t := time.Now()
-	if err := m.build(ctx, in, tag, network); err != nil {
+	if err := im.build(ctx, in, tag, network); err != nil {
 		return nil, err
 	}
 	out.Took = time.Since(t)
-	m.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
+	im.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
 	return out, nil
 }
 
 // build streams in's context from git into the engine's build, never
 // holding it in memory or on disk.
-func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network string) error {
-	b := in.spec
+func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) error {
+	b := in.Spec
 	tail := &tailWriter{max: buildTailLines}
 	var w io.Writer = tail
-	if m.BuildOutput != nil {
-		w = io.MultiWriter(tail, m.BuildOutput)
+	if im.Output != nil {
+		w = io.MultiWriter(tail, im.Output)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -115,20 +115,20 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	go func() {
 		// A failure of git's reaches the filter through the pipe; one after
 		// the archive's end is only git writing padding nobody reads.
-		archW.CloseWithError(m.Git.Archive(ctx, in.contextTree(), archW))
+		archW.CloseWithError(im.Git.Archive(ctx, in.contextTree(), archW))
 		close(gitDone)
 	}()
 	go func() {
-		err := in.filterContext(ctx, m, tarW, archR)
+		err := in.filterContext(ctx, im, tarW, archR)
 		archR.CloseWithError(agent.OrStop(err))
 		tarW.CloseWithError(err)
 		filterDone <- err
 	}()
 	spec := box.BuildSpec{
 		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
-		Labels: map[string]string{hostrepo.LabelRepoID: m.RepoID, hostrepo.LabelRepo: m.RepoPath},
+		Labels: map[string]string{hostrepo.LabelRepoID: im.RepoID, hostrepo.LabelRepo: im.RepoPath},
 	}
-	err := box.Images(m.Provider).Build(ctx, spec, w)
+	err := box.Images(im.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
 	tarR.CloseWithError(agent.ErrPipeStopped)
 	if err != nil {
@@ -136,7 +136,7 @@ func (m *Manager) build(ctx context.Context, in *buildInputs, tag, network strin
 	}
 	<-gitDone
 	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, agent.ErrPipeStopped) {
-		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.commit), ferr)
+		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.Commit), ferr)
 	}
 	if err != nil {
 		return &BuildError{Dockerfile: b.Dockerfile, Err: err, Tail: tail.String()}
@@ -159,29 +159,29 @@ func buildNetwork(cfg config.Config) string {
 	return cfg.Network
 }
 
-// projectImageTag is the tag commit's build of b would have, for the
+// ProjectTag is the tag commit's build of b would have, for the
 // cache and doctor, which look without building.
-func (m *Manager) projectImageTag(ctx context.Context, cfg config.Config, commit string) (string, error) {
-	in, err := m.buildInputs(ctx, cfg.Build, commit)
+func (im *Builder) ProjectTag(ctx context.Context, cfg config.Config, commit string) (string, error) {
+	in, err := im.ReadInputs(ctx, cfg.Build, commit)
 	if err != nil {
 		return "", err
 	}
-	return m.buildTag(in, buildNetwork(cfg)), nil
+	return im.buildTag(in, buildNetwork(cfg)), nil
 }
 
 // buildTag is the repository's tag of a build of in on network.
-func (m *Manager) buildTag(in *buildInputs, network string) string {
-	return "litterbox/" + m.RepoSlug + "-" + m.RepoID + ":" + in.digest(network)[:16]
+func (im *Builder) buildTag(in *Inputs, network string) string {
+	return "litterbox/" + im.RepoSlug + "-" + im.RepoID + ":" + in.digest(network)[:16]
 }
 
 // buildContextName is where a Dockerfile from outside the context goes in
 // the context's archive.
 const buildContextName = ".litterbox.Dockerfile"
 
-// buildInputs are a build's inputs as one commit holds them.
-type buildInputs struct {
-	spec   *config.BuildSpec
-	commit string
+// Inputs are a build's inputs as one commit holds them.
+type Inputs struct {
+	Spec   *config.BuildSpec
+	Commit string
 	// dockerfile is the Dockerfile's blob id; inside says it lies in the
 	// context (and so reaches the build under its own name).
 	dockerfile string
@@ -194,14 +194,14 @@ type buildInputs struct {
 	files []string
 }
 
-// buildInputs reads b's inputs from commit: one ls-tree of the context
+// ReadInputs reads b's inputs from commit: one ls-tree of the context
 // and the Dockerfile, and the .dockerignore's blob when there is one.
-func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit string) (*buildInputs, error) {
+func (im *Builder) ReadInputs(ctx context.Context, b *config.BuildSpec, commit string) (*Inputs, error) {
 	args := []string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit}
 	if b.Context != "." {
 		args = append(args, "--", b.Context, b.Dockerfile)
 	}
-	out, err := m.Git.Output(ctx, args...)
+	out, err := im.Git.Output(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", hostrepo.ShortID(commit), err)
 	}
@@ -213,7 +213,7 @@ func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit s
 		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, hostrepo.ShortID(commit))
 	}
 	if in.ignoreID != "" {
-		data, err := m.Git.CatBlob(ctx, in.ignoreID)
+		data, err := im.Git.CatBlob(ctx, in.ignoreID)
 		if err != nil {
 			return nil, fmt.Errorf("[docker] build: reading %s: %w", path.Join(b.Context, ".dockerignore"), err)
 		}
@@ -226,8 +226,8 @@ func (m *Manager) buildInputs(ctx context.Context, b *config.BuildSpec, commit s
 // parseBuildTree reads an `ls-tree -r -z --full-tree` listing of commit
 // for b's Dockerfile and .dockerignore, and returns the context's files,
 // "mode id" by path relative to the context.
-func parseBuildTree(listing string, b *config.BuildSpec, commit string) (*buildInputs, map[string]string) {
-	in := &buildInputs{spec: b, commit: commit}
+func parseBuildTree(listing string, b *config.BuildSpec, commit string) (*Inputs, map[string]string) {
+	in := &Inputs{Spec: b, Commit: commit}
 	ctxFiles := map[string]string{}
 	for _, line := range strings.Split(listing, "\x00") {
 		meta, p, ok := strings.Cut(line, "\t")
@@ -253,7 +253,7 @@ func parseBuildTree(listing string, b *config.BuildSpec, commit string) (*buildI
 }
 
 // keep records the context's files that docker gets, in path order.
-func (in *buildInputs) keep(ctxFiles map[string]string) {
+func (in *Inputs) keep(ctxFiles map[string]string) {
 	in.files = nil
 	for _, rel := range slices.Sorted(maps.Keys(ctxFiles)) {
 		if in.sends(rel) {
@@ -275,7 +275,7 @@ func relUnder(dir, p string) (string, bool) {
 // sends says whether the context's file rel goes to the engine: not when
 // .dockerignore leaves it out, except the Dockerfile and .dockerignore,
 // which docker always sends.
-func (in *buildInputs) sends(rel string) bool {
+func (in *Inputs) sends(rel string) bool {
 	if rel == buildContextName && !in.inside {
 		return false
 	}
@@ -286,27 +286,27 @@ func (in *buildInputs) sends(rel string) bool {
 }
 
 // dockerfileInContext is the Dockerfile's path inside the context archive.
-func (in *buildInputs) dockerfileInContext() string {
-	if rel, ok := relUnder(in.spec.Context, in.spec.Dockerfile); ok {
+func (in *Inputs) dockerfileInContext() string {
+	if rel, ok := relUnder(in.Spec.Context, in.Spec.Dockerfile); ok {
 		return rel
 	}
 	return buildContextName
 }
 
 // contextTree is the tree-ish whose archive is the context.
-func (in *buildInputs) contextTree() string {
-	if in.spec.Context == "." {
-		return in.commit
+func (in *Inputs) contextTree() string {
+	if in.Spec.Context == "." {
+		return in.Commit
 	}
-	return in.commit + ":" + in.spec.Context
+	return in.Commit + ":" + in.Spec.Context
 }
 
 // digest names a build of in on network by what goes into it: every file
 // the context sends, by blob id, so an unchanged context hits the image
 // already built whatever else the commit changes.
-func (in *buildInputs) digest(network string) string {
+func (in *Inputs) digest(network string) string {
 	h := sha256.New()
-	b := in.spec
+	b := in.Spec
 	fmt.Fprintf(h, "litterbox build v2\x00dockerfile %s %s\x00target %s\x00network %s\x00", in.dockerfileInContext(), in.dockerfile, b.Target, network)
 	for _, k := range slices.Sorted(maps.Keys(b.Args)) {
 		fmt.Fprintf(h, "arg %s=%s\x00", k, b.Args[k])
@@ -317,14 +317,14 @@ func (in *buildInputs) digest(network string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// trustDigest is what `litterbox trust` allows of a build: the Dockerfile
+// TrustDigest is what `litterbox trust` allows of a build: the Dockerfile
 // and .dockerignore, by path and blob id. The context's other files are
 // data the Dockerfile names; covering them would ask for trust again at
 // every commit of a project built from its root, which teaches trusting
 // blindly.
-func (in *buildInputs) trustDigest() string {
+func (in *Inputs) TrustDigest() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "litterbox build trust v1\x00%s\x00%s\x00%s\x00%s\x00", in.spec.Dockerfile, in.dockerfile, in.spec.Context, in.ignoreID)
+	fmt.Fprintf(h, "litterbox build trust v1\x00%s\x00%s\x00%s\x00%s\x00", in.Spec.Dockerfile, in.dockerfile, in.Spec.Context, in.ignoreID)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
@@ -332,7 +332,7 @@ func (in *buildInputs) trustDigest() string {
 // out what .dockerignore leaves out (docker applies it only to a directory
 // it reads itself, not to an archive on stdin) and adding a Dockerfile
 // from outside the context.
-func (in *buildInputs) filterContext(ctx context.Context, m *Manager, w io.Writer, r io.Reader) error {
+func (in *Inputs) filterContext(ctx context.Context, m *Builder, w io.Writer, r io.Reader) error {
 	tr, tw := tar.NewReader(r), tar.NewWriter(w)
 	for {
 		hdr, err := tr.Next()

@@ -1,15 +1,11 @@
-package sandbox
+package image
 
 import (
-	"context"
-	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
-	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
 // buildListing is an ls-tree -r -z listing of entries "mode type id\tpath".
@@ -32,7 +28,7 @@ func TestBuildInputsAndDigest(t *testing.T) {
 			"100644 blob ff02\tdocker-compose.yml",
 		)
 	}
-	inputs := func(l, network string) (*buildInputs, string) {
+	inputs := func(l, network string) (*Inputs, string) {
 		in, files := parseBuildTree(l, b, "c0ffee")
 		in.ignore = parseDockerignore([]byte("# secrets\n.env\n*.md\nDockerfile\n"))
 		in.keep(files)
@@ -64,7 +60,7 @@ func TestBuildInputsAndDigest(t *testing.T) {
 	in1, _ := inputs(listing("df01", "e001", "a001"), "none")
 	in2, _ := inputs(listing("df01", "e001", "a002"), "none")
 	in3, _ := inputs(listing("df02", "e001", "a001"), "none")
-	if in1.trustDigest() != in2.trustDigest() || in1.trustDigest() == in3.trustDigest() {
+	if in1.TrustDigest() != in2.TrustDigest() || in1.TrustDigest() == in3.TrustDigest() {
 		t.Error("trust digest: want it to follow the Dockerfile only")
 	}
 }
@@ -108,71 +104,5 @@ func TestBuildNetwork(t *testing.T) {
 		if got := buildNetwork(tc.cfg); got != tc.want {
 			t.Errorf("buildNetwork(%+v) = %q, want %q", tc.cfg, got, tc.want)
 		}
-	}
-}
-
-// A committed build is trusted with HEAD's Dockerfile: untrusted before
-// litterbox trust, trusted after, changed once a commit rewrites the
-// Dockerfile, and trusted again after another litterbox trust; a change to
-// the context's other files keeps the trust. A build from the local file
-// records none.
-func TestBuildTrust(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	ctx := context.Background()
-	root := testenv.NewRepo(t, filepath.Join(t.TempDir(), "app"), testenv.Files{
-		config.File:  "[docker]\nbuild = \"Dockerfile\"\n",
-		"Dockerfile": "FROM busybox:latest\n",
-		"app.sh":     "echo v1\n",
-	})
-	m := mustOpen(t, root)
-	check := func() error {
-		t.Helper()
-		cfg, err := config.Load(root)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, err := m.buildInputs(ctx, cfg.Build, testenv.Git(t, root, "rev-parse", "HEAD"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.checkBuildTrust(in)
-	}
-	var bt *BuildTrustError
-	if err := check(); !errors.As(err, &bt) || bt.Changed || !strings.HasPrefix(err.Error(), "the image build's Dockerfile in commit ") || !strings.HasSuffix(err.Error(), " is not trusted yet: review it (git log -p -- Dockerfile), then allow it with litterbox trust") {
-		t.Fatalf("before trust: %v", err)
-	}
-	res, err := m.Trust()
-	if err != nil || !strings.HasPrefix(res.Build, "Dockerfile at commit ") {
-		t.Fatalf("trust: %+v %v", res, err)
-	}
-	if err := check(); err != nil {
-		t.Fatalf("after trust: %v", err)
-	}
-	writeFile(t, filepath.Join(root, "app.sh"), "echo v2\n")
-	testenv.Git(t, root, "commit", "-qam", "data")
-	if err := check(); err != nil {
-		t.Fatalf("after a change to the context's data: %v", err)
-	}
-	writeFile(t, filepath.Join(root, "Dockerfile"), "FROM busybox:latest\nRUN echo changed\n")
-	testenv.Git(t, root, "commit", "-qam", "dockerfile")
-	if err := check(); !errors.As(err, &bt) || !bt.Changed || !strings.Contains(err.Error(), "has changed since it was trusted") {
-		t.Fatalf("after the Dockerfile changed: %v", err)
-	}
-	if _, err := m.Trust(); err != nil {
-		t.Fatal(err)
-	}
-	if err := check(); err != nil {
-		t.Fatalf("trusted again: %v", err)
-	}
-	// The user's own build asks for no trust of the Dockerfile.
-	testenv.Git(t, root, "rm", "-q", config.File)
-	testenv.Git(t, root, "commit", "-qm", "local")
-	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\nbuild = \"Dockerfile\"\n")
-	cfg, err := config.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if in, err := m.headBuild(cfg); in != nil || err != nil {
-		t.Fatalf("a local build: %+v %v", in, err)
 	}
 }
