@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
 
 // cacheOptions are what cache was asked: an action, and for rm a key.
@@ -68,14 +68,14 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 	if err != nil {
 		return err
 	}
-	var entries []sandbox.CacheEntry
+	var entries []setupcache.Entry
 	switch o.Action {
 	case "ls":
-		entries, err = m.CacheList(ctx)
+		entries, err = m.SetupCache().List(ctx)
 	case "rm":
-		entries, err = m.CacheRemove(ctx, o.Key)
+		entries, err = m.SetupCache().Remove(ctx, o.Key)
 	case "prune":
-		entries, err = m.CachePrune(ctx)
+		entries, err = m.SetupCache().Prune(ctx)
 	}
 	if err != nil {
 		return err

@@ -55,7 +55,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.CachePrune(ctx); err != nil {
+		if _, err := m.SetupCache().Prune(ctx); err != nil {
 			b.Fatal(err)
 		}
 		settle()

@@ -18,7 +18,9 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
+	"github.com/litterbox-dev/litterbox/internal/volcopy"
 )
 
 // creation is one create in progress: what each step decided, for the
@@ -41,7 +43,7 @@ type creation struct {
 	base, tip string
 	warnings  []string
 	cache     *CacheReport
-	cacheHit  *CacheEntry
+	cacheHit  *setupcache.Entry
 	cacheKey  string
 	rec       *layout.Record
 	// egressMade: this create made the egress proxy, which goes with it
@@ -194,17 +196,17 @@ func (c *creation) plan(ctx context.Context) (err error) {
 		c.base, c.tip = opts.fork.base, opts.fork.tip
 	}
 	switch {
-	case opts.fork != nil || !cacheable(c.cfg):
+	case opts.fork != nil || !setupcache.Cacheable(c.cfg):
 	case !m.Provider.Caps().VolumeCopy:
 		// A cluster tells no image id to key on and has no container that
 		// borrows another's volumes to copy with: say so once, instead of
 		// keying, looking up and failing to keep an entry on every create.
 		c.warnings = append(c.warnings, "setup cache not used: "+box.ErrUnsupported.Error())
 	default:
-		if c.cacheKey, err = m.cacheKey(ctx, c.cfg, c.imageID, c.base); err != nil {
+		if c.cacheKey, err = m.SetupCache().Key(ctx, c.cfg, c.imageID, c.base); err != nil {
 			c.warnings = append(c.warnings, "setup cache not used: "+oneLineErr(err))
 			c.cacheKey = ""
-		} else if c.cacheHit = m.cacheLookup(ctx, c.cacheKey); c.cacheHit != nil {
+		} else if c.cacheHit = m.SetupCache().Lookup(ctx, c.cacheKey); c.cacheHit != nil {
 			h := c.cacheHit
 			c.cache = &CacheReport{Key: c.cacheKey[:12], Hit: true, Files: h.Files, Bytes: h.Bytes, From: h.From}
 		}
@@ -322,7 +324,7 @@ func (c *creation) prefill() func(context.Context) error {
 		f := c.opts.fork
 		return func(ctx context.Context) error {
 			t := time.Now()
-			if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: f.volume, intoSandbox: true}); err != nil {
+			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Volume: f.volume, IntoSandbox: true}); err != nil {
 				return &StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
 			m.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
@@ -331,7 +333,7 @@ func (c *creation) prefill() func(context.Context) error {
 	case c.cacheHit != nil:
 		return func(ctx context.Context) error {
 			t := time.Now()
-			if err := m.cacheRestore(ctx, n, image, c.cacheHit); err != nil {
+			if err := m.SetupCache().Restore(ctx, n, image, c.cacheHit); err != nil {
 				return &StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
 			}
 			m.Step("setup cache "+c.cacheKey[:12], t)
@@ -408,7 +410,7 @@ func (c *creation) keepCache(ctx context.Context) {
 		return
 	}
 	t := time.Now()
-	e, err := c.m.cacheSave(ctx, c.n, c.cfg, c.cacheKey, c.imageID, c.base)
+	e, err := c.m.SetupCache().Save(ctx, c.n, c.cfg, c.cacheKey, c.imageID, c.base)
 	switch {
 	case err != nil:
 		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))

@@ -218,7 +218,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if got := exec(t, m, "fourth", "cat node_modules/pkg/from-inputs"); got != `{"deps": 2}`+"\n" {
 				t.Fatalf("fourth ran setup on %q", got)
 			}
-			entries, err := m.CacheList(ctx)
+			entries, err := m.SetupCache().List(ctx)
 			if err != nil || len(entries) != 2 {
 				t.Fatalf("cache ls: %+v %v", entries, err)
 			}
@@ -226,17 +226,17 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if _, err := m.Delete(ctx, "first", true); err != nil {
 				t.Fatal(err)
 			}
-			removed, err := m.CachePrune(ctx)
+			removed, err := m.SetupCache().Prune(ctx)
 			if err != nil || len(removed) != 1 || removed[0].Key != entries[1].Key {
 				t.Fatalf("prune removed %+v (%v), want the older of %+v", removed, err, entries)
 			}
 			if _, err := testenv.Docker("volume", "inspect", entries[1].Volume); err == nil {
 				t.Fatalf("pruned volume %s is still there", entries[1].Volume)
 			}
-			if _, err := m.CacheRemove(ctx, entries[0].Key[:8]); err != nil {
+			if _, err := m.SetupCache().Remove(ctx, entries[0].Key[:8]); err != nil {
 				t.Fatal(err)
 			}
-			if left, _ := m.CacheList(ctx); len(left) != 0 {
+			if left, _ := m.SetupCache().List(ctx); len(left) != 0 {
 				t.Fatalf("after rm: %+v", left)
 			}
 		})
@@ -475,7 +475,7 @@ func TestIntegrationSetupCacheVolumeGone(t *testing.T) {
 	if c, err := m.Create(ctx, CreateOptions{Name: "one"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		t.Fatalf("first: %+v %v", c, err)
 	}
-	entries, err := m.CacheList(ctx)
+	entries, err := m.SetupCache().List(ctx)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("entries %+v %v", entries, err)
 	}

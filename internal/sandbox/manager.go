@@ -12,6 +12,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -52,4 +53,9 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 // where BuildOutput says.
 func (m *Manager) images() *image.Builder {
 	return &image.Builder{Repo: m.Repo, Output: m.BuildOutput}
+}
+
+// SetupCache is this repository's setup cache.
+func (m *Manager) SetupCache() *setupcache.Cache {
+	return &setupcache.Cache{Agent: m.Agent, Images: m.images()}
 }

@@ -1,4 +1,7 @@
-package sandbox
+// Package volcopy copies one volume into another inside the engine, through
+// the sandbox helper in a short-lived container: nothing passes through
+// this machine. The setup cache and fork are made of such copies.
+package volcopy
 
 import (
 	"bytes"
@@ -9,42 +12,43 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
-// copyStats is what the helper's copy reports.
-type copyStats struct {
+// Stats is what the helper's copy reports.
+type Stats struct {
 	Files int   `json:"files"`
 	Bytes int64 `json:"bytes"`
 }
 
-// copyJob is one copy between a sandbox's /src and another volume.
-type copyJob struct {
-	// sandbox is the container whose volumes the copy borrows: its /src,
+// Job is one copy between a sandbox's /src and another volume.
+type Job struct {
+	// Sandbox is the container whose volumes the copy borrows: its /src,
 	// and its helper, which so need not be delivered again.
-	sandbox string
-	// volume is the other side; intoSandbox says which way the files go.
-	volume      string
-	intoSandbox bool
-	// skip, when set, holds NUL-separated paths (relative to the copied
+	Sandbox string
+	// Volume is the other side; IntoSandbox says which way the files go.
+	Volume      string
+	IntoSandbox bool
+	// Skip, when set, holds NUL-separated paths (relative to the copied
 	// root) left out, with everything under them.
-	skip io.Reader
+	Skip io.Reader
 }
 
-// copyVolume runs a copy inside the engine: a container that mounts both
+// Copy runs a copy inside the engine: a container that mounts both
 // sides (the source read-only) runs the helper's copy, so nothing passes
 // through this machine. It runs as root with only the capabilities a
 // `cp -a` needs, on no network, from the helper alone: the image lends
 // nothing but a root file system.
-func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copyStats, error) {
+func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, error) {
 	name := m.ScratchName("copy")
 	h := m.Helper
 	from, to := "/other", hostrepo.Workdir
-	borrow := j.sandbox
-	other := box.SharedVolume{Volume: j.volume, Target: "/other", ReadOnly: true}
-	if !j.intoSandbox {
+	borrow := j.Sandbox
+	other := box.SharedVolume{Volume: j.Volume, Target: "/other", ReadOnly: true}
+	if !j.IntoSandbox {
 		from, to = hostrepo.Workdir, "/other"
 		borrow += ":ro"
 		other.ReadOnly = false
@@ -71,26 +75,26 @@ func (m *Manager) copyVolume(ctx context.Context, image string, j copyJob) (copy
 		_ = m.Provider.Remove(ctx, name)
 	}()
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
-		return copyStats{}, err
+		return Stats{}, err
 	}
-	skip := j.skip
+	skip := j.Skip
 	if skip == nil {
 		skip = strings.NewReader("")
 	}
 	res, err := box.Copier(m.Provider).StartAttached(ctx, name, skip)
 	if err != nil {
-		return copyStats{}, fmt.Errorf("copying %s: %w", j.describe(), err)
+		return Stats{}, fmt.Errorf("copying %s: %w", j.describe(), err)
 	}
-	var st copyStats
+	var st Stats
 	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &st); err != nil {
-		return copyStats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
+		return Stats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
 	}
 	return st, nil
 }
 
-func (j copyJob) describe() string {
-	if j.intoSandbox {
-		return "volume " + j.volume + " into " + j.sandbox
+func (j Job) describe() string {
+	if j.IntoSandbox {
+		return "volume " + j.Volume + " into " + j.Sandbox
 	}
-	return j.sandbox + " into volume " + j.volume
+	return j.Sandbox + " into volume " + j.Volume
 }

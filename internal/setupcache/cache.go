@@ -1,4 +1,4 @@
-package sandbox
+package setupcache
 
 import (
 	"context"
@@ -18,19 +18,20 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/volcopy"
 )
 
-// roleCache is the dev.litterbox.managed label of a setup cache volume.
-const roleCache = "cache"
+// role is the dev.litterbox.managed label of a setup cache volume.
+const role = "cache"
 
-// LabelCacheKey labels a setup cache volume with its key.
-const LabelCacheKey = "dev.litterbox.cache-key"
+// LabelKey labels a setup cache volume with its key.
+const LabelKey = "dev.litterbox.cache-key"
 
-// CacheEntry is one kept setup result: a volume holding what the setup
+// Entry is one kept setup result: a volume holding what the setup
 // command added to /src (the base's tracked files left out), and the
 // record of how it was made. Entries live in the repository's git dir and
 // its own engine volumes: no other repository ever sees one.
-type CacheEntry struct {
+type Entry struct {
 	Key     string    `json:"key"`
 	Volume  string    `json:"volume"`
 	Image   string    `json:"image"`
@@ -54,25 +55,25 @@ const (
 	cacheReady  = "ready"
 )
 
-// cacheVolume names a key's volume. The '.' keeps it apart from every
+// volume names a key's volume. The '.' keeps it apart from every
 // sandbox's resources, whose names are slugs.
-func (m *Manager) cacheVolume(key string) string {
-	return "litterbox-" + m.RepoSlug + "-" + m.RepoID + ".cache-" + key[:16]
+func (c *Cache) volume(key string) string {
+	return "litterbox-" + c.RepoSlug + "-" + c.RepoID + ".cache-" + key[:16]
 }
 
-// cacheable says whether a create with cfg may use the setup cache.
-func cacheable(cfg config.Config) bool {
+// Cacheable says whether a create with cfg may use the setup cache.
+func Cacheable(cfg config.Config) bool {
 	return cfg.SetupCache && cfg.SetupCommand != config.DefaultSetup && strings.TrimSpace(cfg.SetupCommand) != ""
 }
 
-// cacheKey is what a setup's result depends on: this repository, the
+// Key is what a setup's result depends on: this repository, the
 // image's content (imageID, as preflight found it), the command, the user
 // and environment it runs with, its network, and the files it reads (the
 // [setup] inputs' blobs at base, or base's whole tree).
-func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, imageID, base string) (string, error) {
+func (c *Cache) Key(ctx context.Context, cfg config.Config, imageID, base string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "litterbox setup cache v1\x00repo %s\x00image %s\x00setup %s\x00user %s\x00network %s %v %v\x00",
-		m.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow)
+		c.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		fmt.Fprintf(h, "env %s=%s\x00", k, cfg.Env[k])
 	}
@@ -81,7 +82,7 @@ func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, imageID, base
 		fmt.Fprintf(h, "secret %s %s\x00", k, cfg.Secrets[k])
 	}
 	if len(cfg.SetupInputs) == 0 {
-		tree, err := m.Git.RevParse(ctx, base+"^{tree}")
+		tree, err := c.Git.RevParse(ctx, base+"^{tree}")
 		if err != nil {
 			return "", err
 		}
@@ -89,7 +90,7 @@ func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, imageID, base
 	} else {
 		// A named input missing at base counts as missing: adding it
 		// later changes the key.
-		out, err := m.Git.Output(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, cfg.SetupInputs...)...)
+		out, err := c.Git.Output(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, cfg.SetupInputs...)...)
 		if err != nil {
 			return "", err
 		}
@@ -98,76 +99,76 @@ func (m *Manager) cacheKey(ctx context.Context, cfg config.Config, imageID, base
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// cacheLookup returns the ready entry of key whose volume is there and
+// Lookup returns the ready entry of key whose volume is there and
 // ours, or nil.
-func (m *Manager) cacheLookup(ctx context.Context, key string) *CacheEntry {
-	e, err := m.loadCacheEntry(key)
+func (c *Cache) Lookup(ctx context.Context, key string) *Entry {
+	e, err := c.load(key)
 	if err != nil || e == nil || e.State != cacheReady {
 		return nil
 	}
-	labels, err := m.Provider.VolumeLabels(ctx, e.Volume)
+	labels, err := c.Provider.VolumeLabels(ctx, e.Volume)
 	if errors.Is(err, box.ErrNoSuchVolume) {
 		// Removed behind our back (docker volume prune): the record goes
 		// too, so this create keeps a new entry.
-		os.Remove(m.Layout().CacheEntry(key))
+		os.Remove(c.Layout().CacheEntry(key))
 		return nil
 	}
-	if err != nil || labels[hostrepo.LabelRepoID] != m.RepoID || labels[LabelCacheKey] != key {
+	if err != nil || labels[hostrepo.LabelRepoID] != c.RepoID || labels[LabelKey] != key {
 		return nil
 	}
 	return e
 }
 
-func (m *Manager) loadCacheEntry(key string) (*CacheEntry, error) {
-	data, err := os.ReadFile(m.Layout().CacheEntry(key))
+func (c *Cache) load(key string) (*Entry, error) {
+	data, err := os.ReadFile(c.Layout().CacheEntry(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var e CacheEntry
+	var e Entry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.Layout().CacheEntry(key), err)
+		return nil, fmt.Errorf("%s: %w", c.Layout().CacheEntry(key), err)
 	}
 	return &e, nil
 }
 
-// cacheRestore fills the new sandbox's /src from entry e.
-func (m *Manager) cacheRestore(ctx context.Context, n hostrepo.Names, image string, e *CacheEntry) error {
-	if _, err := m.copyVolume(ctx, image, copyJob{sandbox: n.Container, volume: e.Volume, intoSandbox: true}); err != nil {
+// Restore fills the new sandbox's /src from entry e.
+func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *Entry) error {
+	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Volume: e.Volume, IntoSandbox: true}); err != nil {
 		return err
 	}
-	e.Used, e.Hits = m.Now().UTC(), e.Hits+1
-	_ = layout.WriteFileAtomic(m.Layout().CacheEntry(e.Key), layout.JSON(e))
+	e.Used, e.Hits = c.Now().UTC(), e.Hits+1
+	_ = layout.WriteFileAtomic(c.Layout().CacheEntry(e.Key), layout.JSON(e))
 	return nil
 }
 
-// cacheSave keeps what the setup command added to the sandbox's /src as
+// Save keeps what the setup command added to the sandbox's /src as
 // the entry of key. Two creates that miss at once race for the record
 // file; the loser leaves the saving to the winner. A failure costs the
 // cache, never the sandbox: it comes back as a warning.
-func (m *Manager) cacheSave(ctx context.Context, n hostrepo.Names, cfg config.Config, key, imageID, base string) (*CacheEntry, error) {
-	if err := os.MkdirAll(m.Layout().Cache(), 0o755); err != nil {
+func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, key, imageID, base string) (*Entry, error) {
+	if err := os.MkdirAll(c.Layout().Cache(), 0o755); err != nil {
 		return nil, err
 	}
 	inputs := cfg.SetupInputs
 	if inputs == nil {
 		inputs = []string{} // the record says [], not null
 	}
-	e := &CacheEntry{
-		Key: key, Volume: m.cacheVolume(key), Image: cfg.Image, ImageID: imageID, Setup: m.Secrets.Seen().Redact(cfg.SetupCommand),
-		Inputs: inputs, Base: base, From: n.Slug, Created: m.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
+	e := &Entry{
+		Key: key, Volume: c.volume(key), Image: cfg.Image, ImageID: imageID, Setup: c.Secrets.Seen().Redact(cfg.SetupCommand),
+		Inputs: inputs, Base: base, From: n.Slug, Created: c.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
-	f, err := os.OpenFile(m.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(c.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		old, lerr := m.loadCacheEntry(key)
+		old, lerr := c.load(key)
 		if lerr != nil || old == nil || old.State == cacheReady || hostrepo.ProcessAlive(old.PID) {
 			return nil, nil
 		}
 		// A save that died half-way: start over.
-		_ = m.Provider.RemoveVolume(ctx, old.Volume)
-		if err := layout.WriteFileAtomic(m.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
+		_ = c.Provider.RemoveVolume(ctx, old.Volume)
+		if err := layout.WriteFileAtomic(c.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -178,46 +179,46 @@ func (m *Manager) cacheSave(ctx context.Context, n hostrepo.Names, cfg config.Co
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(m.Layout().CacheEntry(key))
+			os.Remove(c.Layout().CacheEntry(key))
 			return nil, err
 		}
 	}
-	fail := func(err error) (*CacheEntry, error) {
+	fail := func(err error) (*Entry, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = m.Provider.RemoveVolume(ctx, e.Volume)
-		os.Remove(m.Layout().CacheEntry(key))
+		_ = c.Provider.RemoveVolume(ctx, e.Volume)
+		os.Remove(c.Layout().CacheEntry(key))
 		return nil, err
 	}
-	tracked, err := m.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
+	tracked, err := c.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
 	if err != nil {
 		return fail(err)
 	}
-	labels := m.Labels("", roleCache)
-	labels[LabelCacheKey] = key
-	if err := m.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
+	labels := c.Labels("", role)
+	labels[LabelKey] = key
+	if err := c.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
 		return fail(err)
 	}
-	st, err := m.copyVolume(ctx, cfg.Image, copyJob{sandbox: n.Container, volume: e.Volume, skip: strings.NewReader(tracked)})
+	st, err := volcopy.Copy(ctx, c.Agent, cfg.Image, volcopy.Job{Sandbox: n.Container, Volume: e.Volume, Skip: strings.NewReader(tracked)})
 	if err != nil {
 		return fail(err)
 	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
-	if err := layout.WriteFileAtomic(m.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
+	if err := layout.WriteFileAtomic(c.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil
 }
 
-// CacheList returns this repository's setup cache entries, newest first,
+// List returns this repository's setup cache entries, newest first,
 // each checked against the engine: an entry whose volume is gone is
 // dropped.
-func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
-	entries, err := m.cacheEntries()
+func (c *Cache) List(ctx context.Context) ([]Entry, error) {
+	entries, err := c.entries()
 	if err != nil {
 		return nil, err
 	}
-	vols, err := m.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: roleCache, hostrepo.LabelRepoID: m.RepoID})
+	vols, err := c.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: role, hostrepo.LabelRepoID: c.RepoID})
 	if err != nil {
 		return nil, err
 	}
@@ -225,33 +226,33 @@ func (m *Manager) CacheList(ctx context.Context) ([]CacheEntry, error) {
 	for _, v := range vols {
 		have[v] = true
 	}
-	out := []CacheEntry{}
+	out := []Entry{}
 	for _, e := range entries {
 		if !have[e.Volume] && e.State == cacheReady {
-			os.Remove(m.Layout().CacheEntry(e.Key))
+			os.Remove(c.Layout().CacheEntry(e.Key))
 			continue
 		}
 		out = append(out, e)
 	}
-	slices.SortFunc(out, func(a, b CacheEntry) int { return b.Created.Compare(a.Created) })
+	slices.SortFunc(out, func(a, b Entry) int { return b.Created.Compare(a.Created) })
 	return out, nil
 }
 
-func (m *Manager) cacheEntries() ([]CacheEntry, error) {
-	names, err := os.ReadDir(m.Layout().Cache())
+func (c *Cache) entries() ([]Entry, error) {
+	names, err := os.ReadDir(c.Layout().Cache())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var out []CacheEntry
+	var out []Entry
 	for _, d := range names {
 		key, ok := strings.CutSuffix(d.Name(), ".json")
 		if !ok || strings.HasPrefix(key, ".") {
 			continue
 		}
-		e, err := m.loadCacheEntry(key)
+		e, err := c.load(key)
 		if err != nil {
 			return nil, err
 		}
@@ -262,18 +263,18 @@ func (m *Manager) cacheEntries() ([]CacheEntry, error) {
 	return out, nil
 }
 
-// CacheRemove removes the entries whose key starts with prefix (at least
+// Remove removes the entries whose key starts with prefix (at least
 // 4 characters, as `cache ls` shows 12). An entry a create is copying from
 // at this moment stays: the engine refuses to remove a volume in use.
-func (m *Manager) CacheRemove(ctx context.Context, prefix string) ([]CacheEntry, error) {
+func (c *Cache) Remove(ctx context.Context, prefix string) ([]Entry, error) {
 	if len(prefix) < 4 {
 		return nil, fmt.Errorf("cache key %q: give at least 4 characters of a key `litterbox cache ls` shows", prefix)
 	}
-	entries, err := m.cacheEntries()
+	entries, err := c.entries()
 	if err != nil {
 		return nil, err
 	}
-	var match []CacheEntry
+	var match []Entry
 	for _, e := range entries {
 		if strings.HasPrefix(e.Key, prefix) {
 			match = append(match, e)
@@ -285,44 +286,44 @@ func (m *Manager) CacheRemove(ctx context.Context, prefix string) ([]CacheEntry,
 	case len(match) > 1:
 		return nil, fmt.Errorf("%d setup cache entries have a key starting with %q; give more of it", len(match), prefix)
 	}
-	return match, m.removeCacheEntry(ctx, match[0])
+	return match, c.remove(ctx, match[0])
 }
 
-func (m *Manager) removeCacheEntry(ctx context.Context, e CacheEntry) error {
-	if err := m.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+func (c *Cache) remove(ctx context.Context, e Entry) error {
+	if err := c.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		return fmt.Errorf("removing setup cache volume %s: %w", e.Volume, err)
 	}
-	if err := os.Remove(m.Layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(c.Layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
-// CachePrune removes every entry a create with the current configuration
+// Prune removes every entry a create with the current configuration
 // from HEAD would not use (another image, setup command or inputs), and
 // entries left half-saved by a create that died.
-func (m *Manager) CachePrune(ctx context.Context) ([]CacheEntry, error) {
+func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 	keep := ""
-	if cfg, err := m.CreateConfig(); err == nil && cacheable(cfg) {
-		head, herr := m.Git.ResolveCommit(ctx, "HEAD")
+	if cfg, err := c.CreateConfig(); err == nil && Cacheable(cfg) {
+		head, herr := c.Git.ResolveCommit(ctx, "HEAD")
 		if cfg.Build != nil && herr == nil {
-			cfg.Image, err = m.images().ProjectTag(ctx, cfg, head)
+			cfg.Image, err = c.Images.ProjectTag(ctx, cfg, head)
 		}
-		info, ierr := box.Images(m.Provider).Image(ctx, cfg.Image)
+		info, ierr := box.Images(c.Provider).Image(ctx, cfg.Image)
 		if err == nil && herr == nil && ierr == nil {
-			keep, _ = m.cacheKey(ctx, cfg, info.ID, head)
+			keep, _ = c.Key(ctx, cfg, info.ID, head)
 		}
 	}
-	entries, err := m.cacheEntries()
+	entries, err := c.entries()
 	if err != nil {
 		return nil, err
 	}
-	var removed []CacheEntry
+	var removed []Entry
 	for _, e := range entries {
 		if e.Key == keep || e.State == cacheSaving && hostrepo.ProcessAlive(e.PID) {
 			continue
 		}
-		if err := m.removeCacheEntry(ctx, e); err != nil {
+		if err := c.remove(ctx, e); err != nil {
 			return removed, err
 		}
 		removed = append(removed, e)
