@@ -42,7 +42,7 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 				}
 			}
 			if e.Sandbox != "" {
-				if r, rerr := mgr.Refused(ctx, e.Sandbox, start); rerr == nil && len(r) > 0 {
+				if r, rerr := mgr.Proxies().Refused(ctx, e.Sandbox, start); rerr == nil && len(r) > 0 {
 					e.Refused = r
 				}
 			}

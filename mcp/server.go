@@ -17,6 +17,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
@@ -112,7 +113,7 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 			fmt.Fprintf(&b, "\t%s=%s", p.Name, p.Address)
 		}
 		if len(s.Refused) > 0 {
-			fmt.Fprintf(&b, "\trefused: %s", sandbox.RefusedSummary(s.Refused))
+			fmt.Fprintf(&b, "\trefused: %s", egressproxy.RefusedSummary(s.Refused))
 		}
 		b.WriteByte('\n')
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
@@ -85,7 +86,7 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 	}
 	for _, s := range list {
 		if len(s.Refused) > 0 {
-			fmt.Fprintf(e.stdout, "%s: its egress proxy refused %s\n", s.Name, sandbox.RefusedSummary(s.Refused))
+			fmt.Fprintf(e.stdout, "%s: its egress proxy refused %s\n", s.Name, egressproxy.RefusedSummary(s.Refused))
 		}
 		if len(s.Background) > 0 {
 			fmt.Fprintf(e.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)

@@ -30,3 +30,21 @@ func (e *NotFoundError) Error() string {
 // ErrMissing marks a sandbox whose container is gone while its branch or
 // state remain.
 var ErrMissing = errors.New("container is missing")
+
+// StepError names the create step that failed.
+type StepError struct {
+	Step string
+	Err  error
+	// Left lists resources that could not be rolled back.
+	Left []string
+}
+
+func (e *StepError) Error() string {
+	msg := fmt.Sprintf("%s failed: %v", e.Step, e.Err)
+	if len(e.Left) > 0 {
+		msg += "; could not clean up: " + strings.Join(e.Left, ", ")
+	}
+	return msg
+}
+
+func (e *StepError) Unwrap() error { return e.Err }

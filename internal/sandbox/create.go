@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
@@ -35,10 +36,10 @@ func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, 
 	maps.Copy(env, ports.Env(pmap))
 	var shared []box.SharedVolume
 	var allow []string
-	if m.proxied(c) {
-		maps.Copy(env, proxyEnv())
+	if m.Proxies().Proxied(c) {
+		maps.Copy(env, egressproxy.Env())
 		shared = append(shared, box.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
-	} else if usesProxy(c) {
+	} else if egressproxy.Used(c) {
 		allow = c.Allow // the pod's NetworkPolicy
 	}
 	labels := m.Labels(n.Slug, "true")
@@ -182,7 +183,7 @@ func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base strin
 func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, error) {
 	taken, err := m.takenPorts(ctx)
 	if err != nil {
-		return nil, &StepError{Step: "listing the ports other sandboxes hold", Err: err}
+		return nil, &hostrepo.StepError{Step: "listing the ports other sandboxes hold", Err: err}
 	}
 	// This machine's ports say nothing about a remote engine's: there only
 	// the engine's refusal tells a taken port.
@@ -224,11 +225,11 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) error {
 	step := "starting container " + n.Container
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
-		return &StepError{Step: step, Err: err}
+		return &hostrepo.StepError{Step: step, Err: err}
 	}
 	m.Owned(n.Container) // made just now, with our labels
 	if err := m.DeliverHelper(ctx, n.Container, m.Helper); err != nil {
-		return &StepError{Step: "delivering the sandbox helper", Err: err}
+		return &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)
 	if prefill != nil {
@@ -244,7 +245,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 		if !errors.Is(err, box.ErrPortInUse) {
 			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
 		}
-		return &StepError{Step: step, Err: err}
+		return &hostrepo.StepError{Step: step, Err: err}
 	}
 	return nil
 }
@@ -257,7 +258,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
 	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
-		return &StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
+		return &hostrepo.StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
@@ -365,12 +366,12 @@ func (m *Manager) finishRollback(ctx context.Context, n hostrepo.Names, base str
 	if len(left) == 0 {
 		return cause
 	}
-	var se *StepError
+	var se *hostrepo.StepError
 	if errors.As(cause, &se) {
 		se.Left = append(se.Left, left...)
 		return cause
 	}
-	return &StepError{Step: "create", Err: cause, Left: left}
+	return &hostrepo.StepError{Step: "create", Err: cause, Left: left}
 }
 
 // CacheReport is what a create did with the setup cache.

@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -68,7 +69,7 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	defer func() {
 		if err != nil && c.egressMade {
-			if _, left := m.removeEgress(context.WithoutCancel(ctx), c.n); len(left) > 0 {
+			if _, left := m.Proxies().Remove(context.WithoutCancel(ctx), c.n); len(left) > 0 {
 				err = fmt.Errorf("%w (also left: %s)", err, strings.Join(left, ", "))
 			}
 		}
@@ -141,7 +142,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 		}
 	}
 	if !m.Provider.Caps().EgressProxy {
-		if err := policyNetwork(c.cfg); err != nil {
+		if err := egressproxy.PolicyNetwork(c.cfg); err != nil {
 			return err
 		}
 	}
@@ -233,7 +234,7 @@ func (c *creation) claim(ctx context.Context) error {
 		if errors.Is(err, gitcli.ErrRefExists) {
 			return &ExistsError{Name: c.slug}
 		}
-		return &StepError{Step: "creating branch " + n.Branch, Err: err}
+		return &hostrepo.StepError{Step: "creating branch " + n.Branch, Err: err}
 	}
 	m.Step("branch "+n.Branch, t)
 	cfg := c.cfg
@@ -244,7 +245,7 @@ func (c *creation) claim(ctx context.Context) error {
 		Allow: cfg.Allow, Secrets: cfg.Secrets,
 	}
 	if err := m.Store().Save(c.rec); err != nil {
-		return m.rollback(ctx, n, c.tip, &StepError{Step: "saving sandbox state", Err: err})
+		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
 	}
 	return nil
 }
@@ -296,17 +297,17 @@ func (c *creation) startBox(ctx context.Context) error {
 func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
 	m, n, cfg := c.m, c.n, c.cfg
 	done := make(chan error, 1)
-	if !m.proxied(cfg) {
+	if !m.Proxies().Proxied(cfg) {
 		done <- nil
 		return done, nil
 	}
 	c.rec.Egress, c.egressMade = true, true
-	if err := m.egressVolume(ctx, n, c.uid, c.gid); err != nil {
+	if err := m.Proxies().MakeVolume(ctx, n, c.uid, c.gid); err != nil {
 		return nil, err
 	}
 	go func() {
 		t := time.Now()
-		err := m.startProxy(ctx, n, cfg, firstAllow(cfg))
+		err := m.Proxies().Start(ctx, n, cfg, egressproxy.FirstAllow(cfg))
 		if err == nil {
 			m.Step("egress proxy "+n.Egress(), t)
 		}
@@ -325,7 +326,7 @@ func (c *creation) prefill() func(context.Context) error {
 		return func(ctx context.Context) error {
 			t := time.Now()
 			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Volume: f.volume, IntoSandbox: true}); err != nil {
-				return &StepError{Step: "copying " + f.slug + "'s files", Err: err}
+				return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
 			m.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
 			return nil
@@ -334,7 +335,7 @@ func (c *creation) prefill() func(context.Context) error {
 		return func(ctx context.Context) error {
 			t := time.Now()
 			if err := m.SetupCache().Restore(ctx, n, image, c.cacheHit); err != nil {
-				return &StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
+				return &hostrepo.StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
 			}
 			m.Step("setup cache "+c.cacheKey[:12], t)
 			return nil
@@ -350,7 +351,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	if f := c.opts.fork; f != nil {
 		// The source's ignore rules, as the tree copy would have kept them.
 		if err := os.CopyFS(m.Layout().Ignore(c.slug), os.DirFS(m.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return m.rollback(ctx, n, c.tip, &StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
+			return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
 		}
 		return nil
 	}
@@ -379,13 +380,13 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 	if c.opts.fork != nil {
 		start = c.opts.fork.snap
 	}
-	if c.setup, err = m.runSetup(ctx, n, setupCmd, setupEnv(cfg), start); err != nil {
-		return m.rollback(ctx, n, c.tip, &StepError{Step: "running the setup command", Err: err})
+	if c.setup, err = m.runSetup(ctx, n, setupCmd, egressproxy.SetupEnv(cfg), start); err != nil {
+		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "running the setup command", Err: err})
 	}
 	if setupCmd == "" {
 		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.Secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
 	}
-	if err := m.endSetupNetwork(ctx, n, cfg); err != nil {
+	if err := m.Proxies().EndSetupNetwork(ctx, n, cfg); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	if c.setup.Skipped {
@@ -456,7 +457,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
-		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: networkOf(cfg), Allow: cfg.Allow, SetupNetwork: setupNetworkOf(cfg),
+		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg),
 		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
 }

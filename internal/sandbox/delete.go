@@ -8,6 +8,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -115,8 +116,8 @@ func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer,
 	case foreign:
 	case len(left) == 0:
 		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
-		if rec != nil && rec.Egress || rec == nil && m.ownsEgress(ctx, n) {
-			removed, l := m.removeEgress(ctx, n)
+		if rec != nil && rec.Egress || rec == nil && m.Proxies().Owns(ctx, n) {
+			removed, l := m.Proxies().Remove(ctx, n)
 			d.Removed, left = append(d.Removed, removed...), append(left, l...)
 		}
 	default:
@@ -216,12 +217,12 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoP
 		}
 	}
 	// Its egress proxy, by the same labels, and the proxy's volume.
-	proxies, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: roleEgress, hostrepo.LabelRepo: repoPath, hostrepo.LabelSandbox: slug}, nil)
+	proxies, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: egressproxy.Role, hostrepo.LabelRepo: repoPath, hostrepo.LabelSandbox: slug}, nil)
 	if err != nil {
 		left = append(left, "its egress proxy ("+err.Error()+")")
 	}
 	for _, c := range proxies {
-		removed, l := removeProxy(ctx, p, c.Name)
+		removed, l := egressproxy.RemoveContainer(ctx, p, c.Name)
 		d.Removed, left = append(d.Removed, removed...), append(left, l...)
 	}
 	if len(left) > 0 {

@@ -26,24 +26,6 @@ func (e *ActiveError) Error() string {
 	return fmt.Sprintf("sandbox '%s' is active; pause it first or use --force to delete it anyway", e.Name)
 }
 
-// StepError names the create step that failed.
-type StepError struct {
-	Step string
-	Err  error
-	// Left lists resources that could not be rolled back.
-	Left []string
-}
-
-func (e *StepError) Error() string {
-	msg := fmt.Sprintf("%s failed: %v", e.Step, e.Err)
-	if len(e.Left) > 0 {
-		msg += "; could not clean up: " + strings.Join(e.Left, ", ")
-	}
-	return msg
-}
-
-func (e *StepError) Unwrap() error { return e.Err }
-
 // PartialDeleteError reports what a failed delete left behind.
 type PartialDeleteError struct {
 	Name string

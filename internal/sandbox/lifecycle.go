@@ -144,7 +144,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		}
 		if rec := recs[s.Name]; rec != nil && rec.Allow != nil {
 			s.Allow = rec.Allow
-			s.Refused, _ = m.refusals(ctx, s.Name, time.Time{})
+			s.Refused, _ = m.Proxies().Refusals(ctx, s.Name, time.Time{})
 		}
 		if n, err := m.CommitsAhead(ctx, s.Name, s.Base, tip); err == nil {
 			s.CommitsAhead = &n
@@ -202,7 +202,7 @@ func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (O
 		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
-		if err := m.followEgress(ctx, slug, container, true); err != nil {
+		if err := m.Proxies().Follow(ctx, slug, container, true); err != nil {
 			return o, err
 		}
 	case errors.Is(err, box.ErrAlreadyPaused):
@@ -245,7 +245,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 		switch {
 		case err == nil:
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
-			return o, m.followEgress(ctx, slug, container, false)
+			return o, m.Proxies().Follow(ctx, slug, container, false)
 		case errors.Is(err, box.ErrNotFound):
 			return o, m.MissingOrNotFound(ctx, slug)
 		case !errors.Is(err, box.ErrNotPaused):
@@ -261,7 +261,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	if in.State == "running" {
 		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
 		// Its proxy may have stopped (killed at its memory limit).
-		return o, m.followEgress(ctx, slug, container, false)
+		return o, m.Proxies().Follow(ctx, slug, container, false)
 	}
 	if err := m.Provider.Start(ctx, container); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
@@ -275,7 +275,7 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 		}
 	}
-	if err := m.followEgress(ctx, slug, container, false); err != nil {
+	if err := m.Proxies().Follow(ctx, slug, container, false); err != nil {
 		return o, err
 	}
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)

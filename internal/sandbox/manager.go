@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
@@ -59,3 +60,6 @@ func (m *Manager) images() *image.Builder {
 func (m *Manager) SetupCache() *setupcache.Cache {
 	return &setupcache.Cache{Agent: m.Agent, Images: m.images()}
 }
+
+// Proxies are the egress proxies of this repository's sandboxes.
+func (m *Manager) Proxies() *egressproxy.Proxies { return &egressproxy.Proxies{Agent: m.Agent} }

@@ -124,7 +124,7 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	m.Provider = providerWith(m, fault)
 
 	_, err := m.Create(ctx, CreateOptions{Name: "doomed"})
-	var se *StepError
+	var se *hostrepo.StepError
 	if !errors.As(err, &se) || len(se.Left) != 0 {
 		t.Fatalf("create: %v, want a StepError with nothing left", err)
 	}

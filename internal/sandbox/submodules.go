@@ -44,7 +44,7 @@ func (s Submodule) String() string {
 func (m *Manager) copySubmodules(ctx context.Context, n hostrepo.Names, base string, uid, gid int) ([]Submodule, error) {
 	links, err := m.Git.Gitlinks(ctx, base)
 	if err != nil {
-		return nil, &StepError{Step: "listing submodules", Err: err}
+		return nil, &hostrepo.StepError{Step: "listing submodules", Err: err}
 	}
 	var out []Submodule
 	for _, p := range slices.Sorted(maps.Keys(links)) {
@@ -107,10 +107,10 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	<-done
 	<-done
 	if parent.Err() != nil {
-		return &StepError{Step: "copying the tree into " + dir, Err: parent.Err()}
+		return &hostrepo.StepError{Step: "copying the tree into " + dir, Err: parent.Err()}
 	}
 	if first.err != nil {
-		return &StepError{Step: first.step, Err: first.err}
+		return &hostrepo.StepError{Step: first.step, Err: first.err}
 	}
 	return nil
 }

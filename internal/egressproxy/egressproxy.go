@@ -1,4 +1,7 @@
-package sandbox
+// Package egressproxy is the host's side of a sandbox's egress proxy: the
+// container beside the sandbox that lets it reach only its allowlist, made,
+// paused and resumed with it, removed with it, and read for what it refused.
+package egressproxy
 
 import (
 	"context"
@@ -9,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/egress"
@@ -23,13 +27,17 @@ import (
 // the allowlist's hosts. A direct connection or a DNS lookup from the
 // sandbox fails at once: there is no route.
 
-// roleEgress is the dev.litterbox.managed label of a sandbox's egress proxy
+// Proxies are the egress proxies of one repository's sandboxes; the helper
+// is the proxy's program.
+type Proxies struct{ *agent.Agent }
+
+// Role is the dev.litterbox.managed label of a sandbox's egress proxy
 // and its volume: a container that serves a sandbox rather than being one,
 // so `docker ps` of managed sandboxes (managed=true) leaves it out.
-const roleEgress = "egress"
+const Role = "egress"
 
-// proxyEnv is what makes go, npm, pip, curl, wget and git use the proxy.
-func proxyEnv() map[string]string {
+// Env is what makes go, npm, pip, curl, wget and git use the proxy.
+func Env() map[string]string {
 	url := "http://127.0.0.1:" + protocol.EgressPort
 	env := map[string]string{"LITTERBOX_EGRESS": protocol.EgressSocket}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
@@ -39,85 +47,85 @@ func proxyEnv() map[string]string {
 	return env
 }
 
-// usesProxy: the sandbox is made with the egress proxy's volume and
+// Used: the sandbox is made with the egress proxy's volume and
 // environment, for an allowlist of its own or of its setup command.
-func usesProxy(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAllow != nil }
+func Used(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAllow != nil }
 
-// proxied says whether this sandbox's allowlist goes through the egress
+// Proxied says whether this sandbox's allowlist goes through the egress
 // proxy: on Kubernetes it is the pod's NetworkPolicy instead.
-func (m *Manager) proxied(cfg config.Config) bool {
-	return usesProxy(cfg) && m.Provider.Caps().EgressProxy
+func (p *Proxies) Proxied(cfg config.Config) bool {
+	return Used(cfg) && p.Provider.Caps().EgressProxy
 }
 
-// policyNetwork refuses, on a runtime that enforces the allowlist itself
+// PolicyNetwork refuses, on a runtime that enforces the allowlist itself
 // (a pod's NetworkPolicy) rather than through the egress proxy, a setup
 // command with a network of its own: the policy is the box's for its life.
-func policyNetwork(cfg config.Config) error {
+func PolicyNetwork(cfg config.Config) error {
 	if cfg.SetupAllow != nil || cfg.SetupOpensNetwork() {
 		return fmt.Errorf("the setup command's own network ([network] setup): %w", box.ErrUnsupported)
 	}
 	return nil
 }
 
-// setupEnv is the setup command's own environment: with the whole network
+// SetupEnv is the setup command's own environment: with the whole network
 // it goes straight out, not through the sandbox's proxy.
-func setupEnv(cfg config.Config) map[string]string {
-	if !cfg.SetupOpensNetwork() || !usesProxy(cfg) {
+func SetupEnv(cfg config.Config) map[string]string {
+	if !cfg.SetupOpensNetwork() || !Used(cfg) {
 		return nil
 	}
-	env := proxyEnv()
+	env := Env()
 	for k := range env {
 		env[k] = ""
 	}
 	return env
 }
 
-// egressVolume makes the volume, held in memory, of the egress proxy's
+// MakeVolume makes the volume, held in memory, of the egress proxy's
 // socket.
-func (m *Manager) egressVolume(ctx context.Context, n hostrepo.Names, uid, gid int) error {
-	if err := box.Egress(m.Provider).TmpfsVolume(ctx, n.Egress(), m.Labels(n.Slug, roleEgress), uid, gid); err != nil {
-		return &StepError{Step: "making the egress proxy's volume", Err: err}
+func (p *Proxies) MakeVolume(ctx context.Context, n hostrepo.Names, uid, gid int) error {
+	if err := box.Egress(p.Provider).TmpfsVolume(ctx, n.Egress(), p.Labels(n.Slug, Role), uid, gid); err != nil {
+		return &hostrepo.StepError{Step: "making the egress proxy's volume", Err: err}
 	}
 	return nil
 }
 
-// firstAllow is the allowlist the proxy starts with: the setup command's
+// FirstAllow is the allowlist the proxy starts with: the setup command's
 // when it has one of its own.
-func firstAllow(cfg config.Config) []string {
+func FirstAllow(cfg config.Config) []string {
 	if cfg.SetupAllow != nil {
 		return cfg.SetupAllow
 	}
 	return cfg.Allow
 }
 
-// endSetupNetwork takes away what the setup command alone had: the egress
+// EndSetupNetwork takes away what the setup command alone had: the egress
 // network, or its own allowlist, whose proxy gives way to one with the
 // sandbox's (or to none). Nothing of the agent's runs before it.
-func (m *Manager) endSetupNetwork(ctx context.Context, n hostrepo.Names, cfg config.Config) error {
+func (p *Proxies) EndSetupNetwork(ctx context.Context, n hostrepo.Names, cfg config.Config) error {
 	if cfg.SetupOpensNetwork() {
-		if err := box.Egress(m.Provider).DisconnectNetwork(ctx, cfg.OutboundNetwork(), n.Container); err != nil {
-			return &StepError{Step: "taking the setup command's network " + cfg.OutboundNetwork() + " away", Err: err}
+		if err := box.Egress(p.Provider).DisconnectNetwork(ctx, cfg.OutboundNetwork(), n.Container); err != nil {
+			return &hostrepo.StepError{Step: "taking the setup command's network " + cfg.OutboundNetwork() + " away", Err: err}
 		}
 	}
 	if cfg.SetupAllow == nil {
 		return nil
 	}
-	if err := m.Provider.Remove(ctx, n.Egress()); err != nil {
-		return &StepError{Step: "ending the setup command's egress proxy", Err: err}
+	if err := p.Provider.Remove(ctx, n.Egress()); err != nil {
+		return &hostrepo.StepError{Step: "ending the setup command's egress proxy", Err: err}
 	}
 	if cfg.Allow == nil {
 		return nil
 	}
-	return m.startProxy(ctx, n, cfg, cfg.Allow)
+	return p.Start(ctx, n, cfg, cfg.Allow)
 }
 
-// startProxy makes and starts the egress proxy of a sandbox, hardened like
+// Start makes and starts the egress proxy of a sandbox, hardened like
 // the sandbox, from the sandbox's own image (the helper is static: any
 // image will do, and no other image is needed).
-func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
-	labels := m.Labels(n.Slug, roleEgress)
+func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
+	labels := p.Labels(n.Slug, Role)
 	network := cfg.OutboundNetwork()
-	h := m.Helper
+	h := p.Helper
 	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
 	spec := box.Spec{
 		Name:        n.Egress(),
@@ -139,27 +147,27 @@ func (m *Manager) startProxy(ctx context.Context, n hostrepo.Names, cfg config.C
 		Entrypoint: h.Argv(proxy)[0],
 		Cmd:        h.Argv(proxy)[1:],
 	}
-	if _, err := m.Provider.Create(ctx, spec); err != nil {
-		return &StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
+	if _, err := p.Provider.Create(ctx, spec); err != nil {
+		return &hostrepo.StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
 	}
-	if err := m.DeliverHelper(ctx, n.Egress(), h); err != nil {
-		return &StepError{Step: "delivering the helper to the egress proxy", Err: err}
+	if err := p.DeliverHelper(ctx, n.Egress(), h); err != nil {
+		return &hostrepo.StepError{Step: "delivering the helper to the egress proxy", Err: err}
 	}
-	if err := m.Provider.Start(ctx, n.Egress()); err != nil {
-		return &StepError{Step: "starting the egress proxy on network " + network, Err: err}
+	if err := p.Provider.Start(ctx, n.Egress()); err != nil {
+		return &hostrepo.StepError{Step: "starting the egress proxy on network " + network, Err: err}
 	}
 	return nil
 }
 
-// removeEgress removes the egress proxy and its volume, returning what is
+// Remove removes the egress proxy and its volume, returning what is
 // left; neither existing is fine.
-func (m *Manager) removeEgress(ctx context.Context, n hostrepo.Names) (removed, left []string) {
-	return removeProxy(ctx, m.Provider, n.Egress())
+func (p *Proxies) Remove(ctx context.Context, n hostrepo.Names) (removed, left []string) {
+	return RemoveContainer(ctx, p.Provider, n.Egress())
 }
 
-// removeProxy removes the egress proxy container name and its volume of
+// RemoveContainer removes the egress proxy container name and its volume of
 // the same name.
-func removeProxy(ctx context.Context, p box.Provider, name string) (removed, left []string) {
+func RemoveContainer(ctx context.Context, p box.Provider, name string) (removed, left []string) {
 	if err := p.Remove(ctx, name); err == nil {
 		removed = append(removed, "egress proxy "+name)
 	} else if !errors.Is(err, box.ErrNotFound) {
@@ -173,34 +181,34 @@ func removeProxy(ctx context.Context, p box.Provider, name string) (removed, lef
 	return removed, left
 }
 
-// ownsEgress reports whether the sandbox has an egress proxy of this
+// Owns reports whether the sandbox has an egress proxy of this
 // repository's, for a delete that lost the sandbox's record.
-func (m *Manager) ownsEgress(ctx context.Context, n hostrepo.Names) bool {
-	in, err := m.Provider.Inspect(ctx, n.Egress())
-	return err == nil && in.Labels[hostrepo.LabelManaged] == roleEgress && in.Labels[hostrepo.LabelRepoID] == m.RepoID && m.RepoID != ""
+func (p *Proxies) Owns(ctx context.Context, n hostrepo.Names) bool {
+	in, err := p.Provider.Inspect(ctx, n.Egress())
+	return err == nil && in.Labels[hostrepo.LabelManaged] == Role && in.Labels[hostrepo.LabelRepoID] == p.RepoID && p.RepoID != ""
 }
 
-// followEgress pauses, or unpauses and starts, the egress proxy of a
+// Follow pauses, or unpauses and starts, the egress proxy of a
 // sandbox of this repository that has one, after the sandbox's container.
-func (m *Manager) followEgress(ctx context.Context, slug, container string, pause bool) error {
-	n := m.Names(slug)
+func (p *Proxies) Follow(ctx context.Context, slug, container string, pause bool) error {
+	n := p.Names(slug)
 	if container != n.Container {
 		return nil // another repository's sandbox: its record is not here
 	}
-	rec, err := m.Store().Load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
+	rec, err := p.Store().Load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
 	name := n.Egress()
 	if pause {
-		if err := m.Provider.Pause(ctx, name); err != nil && !errors.Is(err, box.ErrAlreadyPaused) && !errors.Is(err, box.ErrNotRunning) {
+		if err := p.Provider.Pause(ctx, name); err != nil && !errors.Is(err, box.ErrAlreadyPaused) && !errors.Is(err, box.ErrNotRunning) {
 			return fmt.Errorf("pausing the egress proxy of '%s': %w", slug, err)
 		}
 		return nil
 	}
-	err = m.Provider.Unpause(ctx, name)
+	err = p.Provider.Unpause(ctx, name)
 	if errors.Is(err, box.ErrNotPaused) {
-		err = m.Provider.Start(ctx, name)
+		err = p.Provider.Start(ctx, name)
 	}
 	if err != nil {
 		return fmt.Errorf("resuming the egress proxy of '%s' (litterbox delete %s, then create it again): %w", slug, slug, err)
@@ -211,22 +219,22 @@ func (m *Manager) followEgress(ctx context.Context, slug, container string, paus
 // Refused counts the connections the egress proxy of sandbox name refused,
 // by host:port, since since (all it logged when zero); nil for a sandbox
 // without one.
-func (m *Manager) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
+func (p *Proxies) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
 	slug, err := hostrepo.ParseName(name)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.Store().Load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || !m.Provider.Caps().EgressProxy {
+	rec, err := p.Store().Load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
 		return nil, err // no proxy to ask
 	}
-	return m.refusals(ctx, slug, since)
+	return p.Refusals(ctx, slug, since)
 }
 
-// refusals reads the refusals of the egress proxy of sandbox slug, which
+// Refusals reads the Refusals of the egress proxy of sandbox slug, which
 // has one.
-func (m *Manager) refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
-	log, err := box.Egress(m.Provider).Logs(ctx, m.Names(slug).Egress(), since)
+func (p *Proxies) Refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
+	log, err := box.Egress(p.Provider).Logs(ctx, p.Names(slug).Egress(), since)
 	if err != nil {
 		return nil, fmt.Errorf("reading the egress proxy's log of '%s': %w", slug, err)
 	}
@@ -245,8 +253,8 @@ func RefusedSummary(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// setupNetworkOf says what network the setup command alone had.
-func setupNetworkOf(cfg config.Config) string {
+// SetupNetworkOf says what network the setup command alone had.
+func SetupNetworkOf(cfg config.Config) string {
 	switch {
 	case cfg.SetupOpensNetwork():
 		return "the whole network"
@@ -256,8 +264,8 @@ func setupNetworkOf(cfg config.Config) string {
 	return ""
 }
 
-// networkOf is the network a sandbox reports: "allow" for an allowlist.
-func networkOf(cfg config.Config) string {
+// NetworkOf is the network a sandbox reports: "allow" for an allowlist.
+func NetworkOf(cfg config.Config) string {
 	if cfg.Allow != nil {
 		return "allow"
 	}
