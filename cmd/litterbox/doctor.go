@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/doctor"
 )
 
 // doctorOptions are what doctor was asked.
@@ -44,7 +44,7 @@ stops at the first failure.`,
 // runDoctor runs every check and prints it with its fix; any failure is an
 // error.
 func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
-	checks := sandbox.Doctor(ctx, e.runner(false), e.engine(), e.location(e.repoDir()))
+	checks := doctor.Run(ctx, e.runner(false), e.engine(), e.location(e.repoDir()))
 	if o.JSON {
 		if err := writeJSON(e.stdout, checks); err != nil {
 			return err
@@ -65,7 +65,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 			return err
 		}
 	}
-	if sandbox.Failed(checks) {
+	if doctor.Failed(checks) {
 		return errors.New("some checks failed; see the fixes above")
 	}
 	return nil

@@ -126,7 +126,7 @@ func BenchmarkRawFork(b *testing.B) {
 	for b.Loop() {
 		n := m.Names(fmt.Sprintf("rawfork%d", i))
 		i++
-		spec := m.containerSpec(n, "", m.Config, nil, agent.PinnedHelper("", "raw"))
+		spec := m.ContainerSpec(n, "", m.Config, nil, agent.PinnedHelper("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)

@@ -105,7 +105,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
-	spec := m.containerSpec(n, base, m.Config, nil, agent.PinnedHelper("", "raw"))
+	spec := m.ContainerSpec(n, base, m.Config, nil, agent.PinnedHelper("", "raw"))
 	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)

@@ -26,11 +26,11 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// containerSpec is the sandbox's container. Its PID 1 is the helper (init:
+// ContainerSpec is the sandbox's container. Its PID 1 is the helper (init:
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) containerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *agent.HelperBinary) box.Spec {
+func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *agent.HelperBinary) box.Spec {
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
@@ -171,7 +171,7 @@ func orEmpty[T any](s []T) []T {
 // it when a retry could remove the container under the copy.
 func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
 	if len(cfg.Ports) == 0 {
-		return nil, m.startContainer(ctx, n, m.containerSpec(n, base, cfg, nil, m.Helper), prefill)
+		return nil, m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Helper), prefill)
 	}
 	pmap, err := m.runContainerPorts(ctx, n, base, cfg)
 	if err == nil && prefill != nil {
@@ -181,7 +181,7 @@ func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base strin
 }
 
 func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, error) {
-	taken, err := m.takenPorts(ctx)
+	taken, err := m.TakenPorts(ctx)
 	if err != nil {
 		return nil, &hostrepo.StepError{Step: "listing the ports other sandboxes hold", Err: err}
 	}
@@ -202,7 +202,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 		for i := range pmap {
 			pmap[i].EngineHost = remote
 		}
-		err = m.startContainer(ctx, n, m.containerSpec(n, base, cfg, pmap, m.Helper), nil)
+		err = m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, pmap, m.Helper), nil)
 		if err == nil {
 			return pmap, nil
 		}
@@ -257,7 +257,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := m.ExecChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return &hostrepo.StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
@@ -281,8 +281,8 @@ func (f *firstError) set(err error, step string) {
 	}
 }
 
-// execChecked runs a command that must succeed.
-func (m *Manager) execChecked(ctx context.Context, container string, spec box.ExecSpec) (runner.Result, error) {
+// ExecChecked runs a command that must succeed.
+func (m *Manager) ExecChecked(ctx context.Context, container string, spec box.ExecSpec) (runner.Result, error) {
 	res, err := m.Provider.Exec(ctx, container, spec, box.Streams{})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))

@@ -137,7 +137,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 		if c.base, err = m.createBase(ctx, c.opts); err != nil {
 			return err
 		}
-		if c.built, err = m.images().Project(ctx, &c.cfg, c.base); err != nil {
+		if c.built, err = m.Images().Project(ctx, &c.cfg, c.base); err != nil {
 			return err
 		}
 	}
@@ -152,7 +152,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 	if c.cfg.Devcontainer() == nil {
 		return nil
 	}
-	if err := m.images().DevcontainerImage(ctx, &c.cfg); err != nil {
+	if err := m.Images().DevcontainerImage(ctx, &c.cfg); err != nil {
 		return err
 	}
 	// A user name may have turned out to be root.

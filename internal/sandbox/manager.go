@@ -50,15 +50,15 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
 }
 
-// images builds and reads this repository's images, its build log going
+// Images builds and reads this repository's images, its build log going
 // where BuildOutput says.
-func (m *Manager) images() *image.Builder {
+func (m *Manager) Images() *image.Builder {
 	return &image.Builder{Repo: m.Repo, Output: m.BuildOutput}
 }
 
 // SetupCache is this repository's setup cache.
 func (m *Manager) SetupCache() *setupcache.Cache {
-	return &setupcache.Cache{Agent: m.Agent, Images: m.images()}
+	return &setupcache.Cache{Agent: m.Agent, Images: m.Images()}
 }
 
 // Proxies are the egress proxies of this repository's sandboxes.

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
@@ -19,9 +20,9 @@ const LabelPorts = "dev.litterbox.ports"
 // restart can start them again whichever repository the container belongs to.
 const LabelServices = "dev.litterbox.services"
 
-// takenPorts returns the host ports other sandboxes on this machine hold,
+// TakenPorts returns the host ports other sandboxes on this machine hold,
 // running or not: a stopped sandbox gets its ports back when it starts.
-func (m *Manager) takenPorts(ctx context.Context) (map[int]bool, error) {
+func (m *Manager) TakenPorts(ctx context.Context) (map[int]bool, error) {
 	cts, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{LabelPorts})
 	if err != nil {
 		return nil, err
@@ -89,4 +90,10 @@ func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error
 		pairs = append(pairs, fmt.Sprintf("%d:%d", p.HostPort, p.ContainerPort))
 	}
 	return f.PortForward(ctx, n.Container, pairs, out)
+}
+
+// AllocatePorts picks a free host port for each of specs, none of them in
+// taken.
+func (m *Manager) AllocatePorts(specs []config.PortSpec, taken map[int]bool) ([]ports.Port, error) {
+	return ports.Allocate(specs, taken, m.portStart, m.portFree)
 }

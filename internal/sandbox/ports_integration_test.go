@@ -64,7 +64,7 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	}
 	// A third create sees both ports taken, through the labels, before it
 	// asks the engine.
-	taken, err := m.takenPorts(ctx)
+	taken, err := m.TakenPorts(ctx)
 	if err != nil || !taken[a] || !taken[b] {
 		t.Fatalf("takenPorts %v %v, want %d and %d", taken, err, a, b)
 	}

@@ -81,5 +81,5 @@ func (m *Manager) headBuild(cfg config.Config) (*image.Inputs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: the image is built from a commit and this repository has none yet: commit the Dockerfile, then run litterbox trust")
 	}
-	return m.images().ReadInputs(ctx, cfg.Build, head)
+	return m.Images().ReadInputs(ctx, cfg.Build, head)
 }

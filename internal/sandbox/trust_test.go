@@ -184,11 +184,11 @@ func TestBuildTrust(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := m.images().ReadInputs(ctx, cfg.Build, testenv.Git(t, root, "rev-parse", "HEAD"))
+		in, err := m.Images().ReadInputs(ctx, cfg.Build, testenv.Git(t, root, "rev-parse", "HEAD"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return m.images().CheckBuildTrust(in)
+		return m.Images().CheckBuildTrust(in)
 	}
 	var bt *image.BuildTrustError
 	if err := check(); !errors.As(err, &bt) || bt.Changed || !strings.HasPrefix(err.Error(), "the image build's Dockerfile in commit ") || !strings.HasSuffix(err.Error(), " is not trusted yet: review it (git log -p -- Dockerfile), then allow it with litterbox trust") {

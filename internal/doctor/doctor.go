@@ -1,4 +1,9 @@
-package sandbox
+// Package doctor checks that this machine can run sandboxes of a
+// repository: the runtime and its engine, the helper, the image (built,
+// pulled or present) and a probe sandbox of it, git, the repository, its
+// agents' containment, its config and its ports. It never stops at the
+// first failure; create's own preflight is the sandbox package's.
+package doctor
 
 import (
 	"bytes"
@@ -22,6 +27,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -35,32 +41,12 @@ func Failed(checks []box.Check) bool {
 	return false
 }
 
-// PreflightError is the first failed check, which stops a create; Err is the
-// failure under it, for errors.Is.
-type PreflightError struct {
-	Check box.Check
-	Err   error
-}
-
-func (e *PreflightError) Unwrap() error { return e.Err }
-
-func (e *PreflightError) Error() string {
-	msg := e.Check.Name + ": " + e.Check.Detail
-	if e.Check.Fix != "" {
-		msg += " (" + e.Check.Fix + ")"
-	}
-	return msg
-}
-
-// pullTimeout bounds the image pull doctor and create may attempt.
-const pullTimeout = 5 * time.Minute
-
-// Doctor runs every preflight check for the repository at dir on runtime rt
+// Run runs every preflight check for the repository at dir on runtime rt
 // and returns them all; it never stops at the first failure.
-func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.Location) []box.Check {
+func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.Location) []box.Check {
 	cli := rt.Provider(r)
 	checks, engineUp := runtimeChecks(ctx, cli, rt)
-	m, err := OpenRepo(ctx, r, rt, loc)
+	m, err := sandbox.OpenRepo(ctx, r, rt, loc)
 	var cfg config.Config
 	if err == nil {
 		cfg, err = m.CreateConfig()
@@ -90,7 +76,7 @@ func Doctor(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrep
 		}
 		return append(checks, c)
 	}
-	return append(checks, m.repoChecks(ctx, cfg, err, engineUp)...)
+	return append(checks, repoChecks(ctx, m, cfg, err, engineUp)...)
 }
 
 // runtimeChecks find the runtime's CLI and its engine, and run the
@@ -105,7 +91,7 @@ func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (ch
 		}, false
 	}
 	checks = append(checks, box.Check{Name: "runtime", Status: box.CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
-	c := engineCheck(ctx, cli, server, err)
+	c := sandbox.EngineCheck(ctx, cli, server, err)
 	engineUp = c.Status == box.CheckOK
 	checks = append(checks, c)
 	if ch, ok := cli.(box.Checker); ok && engineUp {
@@ -119,7 +105,7 @@ func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (ch
 // with what the config check refuses: then only the image is the config's.
 // m is nil, and cfgErr set, when the repository or its config could not be
 // read: the default image is probed.
-func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *agent.HelperBinary, herr error) []box.Check {
+func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *agent.HelperBinary, herr error) []box.Check {
 	probeCfg := config.Default()
 	if cfgErr == nil {
 		probeCfg = cfg
@@ -131,7 +117,7 @@ func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Ru
 	var c box.Check
 	var platform string
 	if probeCfg.Build != nil {
-		c, platform = m.buildCheck(ctx, probeCfg)
+		c, platform = buildCheck(ctx, m, probeCfg)
 		if c.Status == box.CheckOK {
 			probeCfg.Image = strings.Fields(c.Detail)[0]
 		}
@@ -141,15 +127,15 @@ func imageChecks(ctx context.Context, m *Manager, cli box.Provider, rt engine.Ru
 	checks := []box.Check{c}
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
-		pm := &Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
-		checks = append(checks, pm.sandboxCheck(ctx, probeCfg, platform))
+		pm := &sandbox.Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
+		checks = append(checks, sandboxCheck(ctx, pm, probeCfg, platform))
 	}
 	return checks
 }
 
 // repoChecks are the repository's: its commits, its agents' containment,
 // its config and its ports.
-func (m *Manager) repoChecks(ctx context.Context, cfg config.Config, cfgErr error, engineUp bool) []box.Check {
+func repoChecks(ctx context.Context, m *sandbox.Manager, cfg config.Config, cfgErr error, engineUp bool) []box.Check {
 	checks := []box.Check{repoCheck(ctx, m)}
 	for _, f := range mcpclients.Containment(m.Root) {
 		checks = append(checks, containmentCheck(f))
@@ -157,9 +143,9 @@ func (m *Manager) repoChecks(ctx context.Context, cfg config.Config, cfgErr erro
 	if cfgErr != nil {
 		return append(checks, box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(cfgErr), Fix: "fix the file named above"})
 	}
-	checks = append(checks, m.configCheck(ctx, cfg))
+	checks = append(checks, configCheck(ctx, m, cfg))
 	if len(cfg.Ports) > 0 && engineUp {
-		checks = append(checks, m.portsCheck(ctx, cfg))
+		checks = append(checks, portsCheck(ctx, m, cfg))
 	}
 	return checks
 }
@@ -177,11 +163,11 @@ func containmentCheck(f mcpclients.Finding) box.Check {
 
 // buildCheck is the image check of a project image: its tag as HEAD's
 // build inputs name it, present, or to be built by the next create.
-func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check, string) {
+func buildCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) (box.Check, string) {
 	b := cfg.Build
 	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
 	if err == nil {
-		tag, err = m.images().ProjectTag(ctx, cfg, tag)
+		tag, err = m.Images().ProjectTag(ctx, cfg, tag)
 	}
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
@@ -198,7 +184,7 @@ func (m *Manager) buildCheck(ctx context.Context, cfg config.Config) (box.Check,
 // and asks the helper what it finds: that it runs at all (architecture),
 // that /tmp and /src are writable and /tmp executable, and whether there is
 // a shell.
-func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform string) box.Check {
+func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, platform string) box.Check {
 	h := m.Helper
 	fail := func(detail, fix string) box.Check {
 		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
@@ -216,7 +202,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
-	spec := m.containerSpec(n, "", cfg, nil, h)
+	spec := m.ContainerSpec(n, "", cfg, nil, h)
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
 	spec.Volume, spec.VolumeLabels = "", nil
 	spec.AnonVolumes = append(spec.AnonVolumes, hostrepo.Workdir)
@@ -235,7 +221,7 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.execChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := m.ExecChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
@@ -262,22 +248,6 @@ func (m *Manager) sandboxCheck(ctx context.Context, cfg config.Config, platform 
 	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}
 }
 
-func engineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
-	if errors.Is(err, box.ErrBinaryMissing) {
-		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
-			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
-	}
-	if err != nil || server == "" {
-		where := ""
-		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
-			where = " at " + ep
-		}
-		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
-			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
-	}
-	return box.Check{Name: "engine", Status: box.CheckOK, Detail: "reachable, version " + server}
-}
-
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
 func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.Check, string) {
@@ -285,25 +255,14 @@ func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.C
 	platform := info.Platform
 	switch {
 	case errors.Is(err, box.ErrImageNotFound):
-		return pullCheck(ctx, cli, bin, image), ""
+		return sandbox.PullCheck(ctx, cli, bin, image), ""
 	case err != nil:
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
 	}
 	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " present"}, platform
 }
 
-// pullCheck pulls an image that is not present.
-func pullCheck(ctx context.Context, cli box.Provider, bin, image string) box.Check {
-	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
-	defer cancel()
-	if err := box.Images(cli).Pull(pctx, image); err != nil {
-		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
-			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
-	}
-	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " pulled"}
-}
-
-func repoCheck(ctx context.Context, m *Manager) box.Check {
+func repoCheck(ctx context.Context, m *sandbox.Manager) box.Check {
 	head, err := m.Git.ResolveCommit(ctx, "HEAD")
 	if err != nil {
 		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
@@ -317,7 +276,7 @@ func repoCheck(ctx context.Context, m *Manager) box.Check {
 	return c
 }
 
-func (m *Manager) configCheck(ctx context.Context, cfg config.Config) box.Check {
+func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
 	if len(cfg.Files) == 0 {
 		return box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	}
@@ -334,12 +293,12 @@ func (m *Manager) configCheck(ctx context.Context, cfg config.Config) box.Check 
 }
 
 // portsCheck makes sure a create would find a host port for every entry.
-func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) box.Check {
-	taken, err := m.takenPorts(ctx)
+func portsCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
+	taken, err := m.TakenPorts(ctx)
 	if err != nil {
 		return box.Check{Name: "ports", Status: box.CheckFail, Detail: oneLineErr(err)}
 	}
-	pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, m.portFree)
+	pmap, err := m.AllocatePorts(cfg.Ports, taken)
 	if err != nil {
 		return box.Check{Name: "ports", Status: box.CheckFail, Detail: err.Error(),
 			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", ports.RangeLow, ports.RangeHigh)}
@@ -349,45 +308,6 @@ func (m *Manager) portsCheck(ctx context.Context, cfg config.Config) box.Check {
 		parts = append(parts, fmt.Sprintf("%s (e.g. %d)", p.Name, p.HostPort))
 	}
 	return box.Check{Name: "ports", Status: box.CheckOK, Detail: "free host ports for " + strings.Join(parts, ", ")}
-}
-
-// preflight is what create checks before it makes anything: the engine
-// answers and has the image (pulled if need be). The config, the base commit
-// and the ports are checked by the steps that use them.
-//
-// It returns the image's id, which the setup cache's key needs: one
-// inspect tells both.
-func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
-	cli := m.Provider
-	h, err := m.FindHelper()
-	if err != nil {
-		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
-	}
-	m.Helper = h
-	info, err := box.Images(cli).Image(ctx, cfg.Image)
-	present := err == nil
-	if errors.Is(err, box.ErrImageNotFound) {
-		err = nil
-	}
-	if err != nil {
-		if errors.Is(err, box.ErrEngineUnreachable) || errors.Is(err, box.ErrBinaryMissing) {
-			_, server, verr := cli.Versions(ctx)
-			return "", &PreflightError{Check: engineCheck(ctx, cli, server, verr), Err: err}
-		}
-		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
-	}
-	if !present {
-		if c := pullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == box.CheckFail {
-			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
-		}
-		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {
-			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
-		}
-	}
-	if err := h.CheckPlatform(cfg.Image, info.Platform); err != nil {
-		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
-	}
-	return info.ID, nil
 }
 
 func orUnknown(s string) string {

@@ -1,0 +1,104 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
+)
+
+// PreflightError is the first failed check, which stops a create; Err is the
+// failure under it, for errors.Is.
+type PreflightError struct {
+	Check box.Check
+	Err   error
+}
+
+func (e *PreflightError) Unwrap() error { return e.Err }
+
+func (e *PreflightError) Error() string {
+	msg := e.Check.Name + ": " + e.Check.Detail
+	if e.Check.Fix != "" {
+		msg += " (" + e.Check.Fix + ")"
+	}
+	return msg
+}
+
+// pullTimeout bounds the image pull doctor and create may attempt.
+const pullTimeout = 5 * time.Minute
+
+func EngineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
+	if errors.Is(err, box.ErrBinaryMissing) {
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
+			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
+	}
+	if err != nil || server == "" {
+		where := ""
+		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
+			where = " at " + ep
+		}
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
+			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
+	}
+	return box.Check{Name: "engine", Status: box.CheckOK, Detail: "reachable, version " + server}
+}
+
+// PullCheck pulls an image that is not present.
+func PullCheck(ctx context.Context, cli box.Provider, bin, image string) box.Check {
+	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
+	defer cancel()
+	if err := box.Images(cli).Pull(pctx, image); err != nil {
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
+			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
+	}
+	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " pulled"}
+}
+
+// preflight is what create checks before it makes anything: the engine
+// answers and has the image (pulled if need be). The config, the base commit
+// and the ports are checked by the steps that use them.
+//
+// It returns the image's id, which the setup cache's key needs: one
+// inspect tells both.
+func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
+	cli := m.Provider
+	h, err := m.FindHelper()
+	if err != nil {
+		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
+	}
+	m.Helper = h
+	info, err := box.Images(cli).Image(ctx, cfg.Image)
+	present := err == nil
+	if errors.Is(err, box.ErrImageNotFound) {
+		err = nil
+	}
+	if err != nil {
+		if errors.Is(err, box.ErrEngineUnreachable) || errors.Is(err, box.ErrBinaryMissing) {
+			_, server, verr := cli.Versions(ctx)
+			return "", &PreflightError{Check: EngineCheck(ctx, cli, server, verr), Err: err}
+		}
+		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+	}
+	if !present {
+		if c := PullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == box.CheckFail {
+			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
+		}
+		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {
+			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
+		}
+	}
+	if err := h.CheckPlatform(cfg.Image, info.Platform); err != nil {
+		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
+	}
+	return info.ID, nil
+}
+
+func oneLineErr(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	return agenttext.FirstLine(err.Error())
+}
