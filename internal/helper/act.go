@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -83,7 +84,7 @@ func (s *session) serve() error {
 		// The baseline the setup command's changes are measured against:
 		// the tree as copied in, which nothing else is writing. PID 1's
 		// record of changes starts here too.
-		askWatcher(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
+		watch.Ask(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
 		list, err := walk(root, prune(req.Prune), "")
 		if err != nil {
 			return err

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -157,12 +158,12 @@ func initLoop() {
 	runtime.GOMAXPROCS(1)
 	reserveThreads(initThreads)
 	signal.Ignore(pid1Ignored...)
-	w := newWatcher(root)
-	go w.serve()
+	w := watch.New(root)
+	go w.Serve()
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
 		go forwardEgress(s)
 	}
-	go w.measure(30 * time.Second)
+	go w.Measure(30 * time.Second)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGCHLD)
 	for range sigs {

@@ -426,17 +426,3 @@ func cleanManifests(gen, keep uint64) error {
 	}
 	return nil
 }
-
-// under reports whether p is dir or inside it; "" is the root.
-func under(p, dir string) bool {
-	return dir == "" || p == dir || strings.HasPrefix(p, dir+"/")
-}
-
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if under(p, d) {
-			return true
-		}
-	}
-	return false
-}

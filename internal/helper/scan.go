@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/relpath"
+	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 )
 
 // scan compares /src with the last manifest and sends what changed: first
@@ -21,7 +23,7 @@ func (s *session) scan() error {
 	pruned := prune(req.Prune)
 	// Only the directories PID 1 saw change are read, when it can tell; when
 	// none did, the last manifest is not even read.
-	wd := askWatcher(&protocol.WatchCut{Reset: req.Rescan, Old: req.OldGen, New: req.NewGen, Prune: req.Prune, Measure: req.Measure})
+	wd := watch.Ask(&protocol.WatchCut{Reset: req.Rescan, Old: req.OldGen, New: req.NewGen, Prune: req.Prune, Measure: req.Measure})
 	end := &protocol.End{Pruned: wd.Pruned, PrunedKnown: wd.PrunedKnown}
 	changedDirs, watched := wd.Dirs, wd.Valid
 	if watched && len(changedDirs) == 0 && unchangedSince(req.OldGen) && !req.Rescan {
@@ -96,7 +98,7 @@ func (s *session) scan() error {
 	var skipped uint64
 	if len(pr.Add) > 0 {
 		for _, e := range cur.list {
-			if underAny(e.path, pr.Add) {
+			if relpath.UnderAny(e.path, pr.Add) {
 				e.dropped = true
 				skipped += e.bytes()
 			}
@@ -172,7 +174,7 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 			continue
 		}
 		if e.kept {
-			if underAny(e.path, requery) {
+			if relpath.UnderAny(e.path, requery) {
 				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
 			}
 			continue
@@ -185,7 +187,7 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 			case v.changed:
 				out = append(out, protocol.Change{Op: protocol.Changed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
 				dirty = true
-			case underAny(e.path, requery):
+			case relpath.UnderAny(e.path, requery):
 				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
 			}
 			continue
@@ -221,7 +223,7 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 		switch {
 		case v.changed:
 			out = append(out, protocol.Change{Op: protocol.Changed, Mode: e.mode, Size: uint64(e.size), ID: e.id, Path: e.path})
-		case underAny(e.path, requery):
+		case relpath.UnderAny(e.path, requery):
 			out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
 		}
 	}
@@ -255,7 +257,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 	}
 	w := &walker{root: root, dev: st.Dev, prune: pruned}
 	for _, d := range dirty {
-		if underAny(d, whole) || prunedPath(d, pruned) {
+		if relpath.UnderAny(d, whole) || relpath.Pruned(d, pruned) {
 			continue
 		}
 		if d != "" && !isOldDir(d) && !listed[d] {
@@ -312,7 +314,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 	list = fresh
 	for _, e := range old.list {
 		par := parentDir(e.path)
-		if again[par] || underAny(e.path, whole) || !present(par) {
+		if again[par] || relpath.UnderAny(e.path, whole) || !present(par) {
 			continue
 		}
 		e.kept = true
@@ -326,15 +328,6 @@ func parentDir(p string) string {
 		return p[:i]
 	}
 	return ""
-}
-
-func prunedPath(p string, pruned map[string]bool) bool {
-	for d := range pruned {
-		if under(p, d) && d != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // unchangedSince reports whether manifest gen exists and needs no directory

@@ -1,6 +1,9 @@
 //go:build linux
 
-package helper
+// Package watch is PID 1's inotify watcher of /src: which directories
+// changed since a manifest generation, asked for over a socket by the scan
+// that ends each call, so that it need not stat every file.
+package watch
 
 import (
 	"errors"
@@ -16,9 +19,10 @@ import (
 	"unsafe"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/relpath"
 )
 
-// watcher is PID 1's record of which directories under /src changed, kept
+// Watcher is PID 1's record of which directories under /src changed, kept
 // with inotify so a scan need not stat every file. Events are read only
 // when a scan asks (the kernel queues them meanwhile, in the order they
 // happened); a directory made since the last read is watched when its
@@ -29,7 +33,7 @@ import (
 //
 // Changes are kept per manifest generation: a scan compares with the last
 // manifest the host committed, which need not be the last one made.
-type watcher struct {
+type Watcher struct {
 	mu     sync.Mutex
 	fd     int
 	root   string
@@ -61,8 +65,10 @@ const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | sy
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF |
 	syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
 
-func newWatcher(root string) *watcher {
-	w := &watcher{root: root, wds: map[int32]string{}, prune: map[string]bool{}, cur: map[string]bool{}, reason: "the sandbox just started", sizes: map[string]uint64{}, unsure: map[string]bool{}}
+// New watches the tree at root; a watcher that cannot (no inotify, no
+// watches left) vouches for nothing, and every scan reads the whole tree.
+func New(root string) *Watcher {
+	w := &Watcher{root: root, wds: map[int32]string{}, prune: map[string]bool{}, cur: map[string]bool{}, reason: "the sandbox just started", sizes: map[string]uint64{}, unsure: map[string]bool{}}
 	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
 	if err != nil {
 		w.fd, w.reason = -1, "inotify: "+err.Error()
@@ -73,10 +79,10 @@ func newWatcher(root string) *watcher {
 	return w
 }
 
-func (w *watcher) pruned(rel string) bool { return prunedPath(rel, w.prune) }
+func (w *Watcher) pruned(rel string) bool { return relpath.Pruned(rel, w.prune) }
 
 // addTree watches rel and every directory below it, marking each changed.
-func (w *watcher) addTree(rel string) {
+func (w *Watcher) addTree(rel string) {
 	if w.fd < 0 || w.pruned(rel) {
 		return
 	}
@@ -113,16 +119,16 @@ func join(dir, name string) string {
 
 // forget drops the paths of watches under rel (a directory moved away;
 // its watches follow it and are found again if it reappears here).
-func (w *watcher) forget(rel string) {
+func (w *Watcher) forget(rel string) {
 	for wd, p := range w.wds {
-		if under(p, rel) {
+		if relpath.Under(p, rel) {
 			delete(w.wds, wd)
 		}
 	}
 }
 
 // drain reads every queued event.
-func (w *watcher) drain() {
+func (w *Watcher) drain() {
 	if w.fd < 0 {
 		return
 	}
@@ -145,7 +151,7 @@ func (w *watcher) drain() {
 	}
 }
 
-func (w *watcher) event(wd int32, mask uint32, name string) {
+func (w *Watcher) event(wd int32, mask uint32, name string) {
 	if mask&syscall.IN_Q_OVERFLOW != 0 {
 		w.valid, w.reason = false, "too many changes at once for inotify's queue"
 		return
@@ -171,7 +177,7 @@ func (w *watcher) event(wd int32, mask uint32, name string) {
 }
 
 // cut answers one scan.
-func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
+func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drain()
@@ -219,7 +225,7 @@ func (w *watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 
 // setPrune stops watching what scans skip, and watches again (marked
 // changed) what they no longer skip.
-func (w *watcher) setPrune(dirs []string) {
+func (w *Watcher) setPrune(dirs []string) {
 	next := map[string]bool{}
 	for _, d := range dirs {
 		next[d] = true
@@ -259,10 +265,10 @@ func (w *watcher) setPrune(dirs []string) {
 
 // prunedTotal sums the sizes of the skipped directories, counting one
 // inside another once.
-func (w *watcher) prunedTotal() uint64 {
+func (w *Watcher) prunedTotal() uint64 {
 	var total uint64
 	for d, n := range w.sizes {
-		if parent := path.Dir(d); parent == "." || !prunedPath(parent, w.prune) {
+		if parent := path.Dir(d); parent == "." || !relpath.Pruned(parent, w.prune) {
 			total += n
 		}
 	}
@@ -275,7 +281,7 @@ func (w *watcher) prunedTotal() uint64 {
 const measureBudget = 2 * time.Second
 
 // measureNow measures dirs for a cut, within measureBudget.
-func (w *watcher) measureNow(dirs []string) {
+func (w *Watcher) measureNow(dirs []string) {
 	deadline := time.Now().Add(measureBudget)
 	for _, d := range dirs {
 		n, done := diskUsage(w.root+"/"+d, deadline)
@@ -288,10 +294,10 @@ func (w *watcher) measureNow(dirs []string) {
 	}
 }
 
-// measure measures the skipped directories again every interval, beside
+// Measure measures the skipped directories again every interval, beside
 // the agent's commands, so a call never waits for it: those a cut left
 // unfinished, and all of them when the sandbox was used since.
-func (w *watcher) measure(interval time.Duration) {
+func (w *Watcher) Measure(interval time.Duration) {
 	for {
 		time.Sleep(interval)
 		w.mu.Lock()
@@ -354,8 +360,8 @@ func diskUsage(dir string, deadline time.Time) (total uint64, done bool) {
 
 var errOutOfTime = errors.New("out of time")
 
-// serve answers cuts on the watch socket until the process ends.
-func (w *watcher) serve() {
+// Serve answers cuts on the watch socket until the process ends.
+func (w *Watcher) Serve() {
 	if err := os.MkdirAll(path.Dir(protocol.WatchSocket), 0o700); err != nil {
 		return
 	}
@@ -385,9 +391,9 @@ func (w *watcher) serve() {
 	}
 }
 
-// askWatcher asks PID 1 for the directories changed since manifest old;
+// Ask asks PID 1 for the directories changed since manifest old;
 // Valid is false when the scan must read everything.
-func askWatcher(c *protocol.WatchCut) *protocol.WatchDirty {
+func Ask(c *protocol.WatchCut) *protocol.WatchDirty {
 	conn, err := net.DialTimeout("unix", protocol.WatchSocket, time.Second)
 	if err != nil {
 		return &protocol.WatchDirty{}
