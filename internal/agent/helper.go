@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"debug/elf"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/tarstream"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -245,7 +245,7 @@ func (m *Agent) DeliverHelper(ctx context.Context, container string, h *HelperBi
 		pw.CloseWithError(err)
 	}()
 	err = m.Provider.CopyIn(ctx, container, protocol.Dir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
-	pr.CloseWithError(ErrPipeStopped)
+	pr.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
 		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
 	}
@@ -340,13 +340,4 @@ func (e *LegacyError) Error() string {
 	return fmt.Sprintf("sandbox '%s' was made by an older Litterbox, which had no in-sandbox helper; its work is safe on %s. "+
 		"To go on in a new sandbox from there: git branch %s %s && litterbox delete --force %s && litterbox create %s --base %s",
 		e.Name, e.Branch, keep, e.Branch, e.Name, e.Name, keep)
-}
-
-var ErrPipeStopped = errors.New("stopped because another stage of the copy failed")
-
-func OrStop(err error) error {
-	if err == nil {
-		return ErrPipeStopped
-	}
-	return err
 }

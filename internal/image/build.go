@@ -18,10 +18,10 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/tarstream"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -120,7 +120,7 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) e
 	}()
 	go func() {
 		err := in.filterContext(ctx, im, tarW, archR)
-		archR.CloseWithError(agent.OrStop(err))
+		archR.CloseWithError(tarstream.OrStopped(err))
 		tarW.CloseWithError(err)
 		filterDone <- err
 	}()
@@ -130,12 +130,12 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) e
 	}
 	err := box.Images(im.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
-	tarR.CloseWithError(agent.ErrPipeStopped)
+	tarR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
 		cancel()
 	}
 	<-gitDone
-	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, agent.ErrPipeStopped) {
+	if ferr := <-filterDone; err == nil && ferr != nil && !errors.Is(ferr, tarstream.ErrStopped) {
 		err = fmt.Errorf("streaming the build context of commit %s: %w", hostrepo.ShortID(in.Commit), ferr)
 	}
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
@@ -94,13 +93,13 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	go func() {
 		err := tarstream.Chown(ownW, archR, uid, gid, visit)
 		first.set(err, "rewriting archive owners")
-		archR.CloseWithError(agent.OrStop(err))
+		archR.CloseWithError(tarstream.OrStopped(err))
 		ownW.CloseWithError(err)
 		done <- struct{}{}
 	}()
 	err := m.Provider.CopyIn(ctx, n.Container, dir, ownR)
 	first.set(err, "copying the tree into "+dir)
-	ownR.CloseWithError(agent.ErrPipeStopped)
+	ownR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
 		cancel()
 	}

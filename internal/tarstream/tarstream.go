@@ -121,3 +121,17 @@ func TarPath(w io.Writer, src, top string, uid, gid int) error {
 	}
 	return tw.Close()
 }
+
+// ErrStopped ends one stage of a pipeline of streams (git archive, a
+// rewrite, a copy) because another stage failed or finished: the stage that
+// failed reports the cause.
+var ErrStopped = errors.New("stopped because another stage of the copy failed")
+
+// OrStopped is err, or ErrStopped for a stage that ended without one, to
+// close the pipe to its neighbour with.
+func OrStopped(err error) error {
+	if err == nil {
+		return ErrStopped
+	}
+	return err
+}
