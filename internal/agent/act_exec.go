@@ -39,7 +39,7 @@ func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc,
 			spec.Secrets = c.sec.Env()
 		}
 		spec.Shown = shownAct(c.h, c.a, spec, c.sec)
-		res, err := m.Provider.Exec(execCtx, m.Names(c.slug).Container, spec,
+		res, err := m.Box(c.slug).Exec(execCtx, spec,
 			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = &helperExitError{code: res.ExitCode, stderr: agenttext.FirstLine(engineErr.String())}
@@ -99,7 +99,7 @@ func (v *actExec) end(ctx context.Context) error {
 func (m *Agent) stoppedUnder(ctx context.Context, slug string) bool {
 	ctx = context.WithoutCancel(ctx)
 	for i := 0; ; i++ {
-		in, err := m.Provider.Inspect(ctx, m.Names(slug).Container)
+		in, err := m.Box(slug).Inspect(ctx)
 		if err != nil {
 			return false
 		}
@@ -250,7 +250,7 @@ func (m *Agent) execError(ctx context.Context, slug string, err error) error {
 		return NotRunning(slug, "paused")
 	case errors.Is(err, box.ErrNotRunning):
 		// Podman does not say which: ask.
-		if in, ierr := m.Provider.Inspect(ctx, m.Names(slug).Container); ierr == nil {
+		if in, ierr := m.Box(slug).Inspect(ctx); ierr == nil {
 			return NotRunning(slug, in.State)
 		}
 		return NotRunning(slug, "exited")

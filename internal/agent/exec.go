@@ -42,7 +42,6 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 	if in.State != "running" {
 		return 0, NotRunning(slug, in.State)
 	}
-	container := n.Container
 	// Every process of the session carries a marker, so whatever ends it (its
 	// end, Ctrl-C, SIGTERM, a closed terminal) what it started is killed:
 	// the marked processes and every process below one. A session runs
@@ -52,7 +51,7 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
-	res, err := m.Provider.Exec(ctx, container, box.ExecSpec{
+	res, err := m.BoxOf(n).Exec(ctx, box.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 		Env: map[string]string{"LITTERBOX_SESSION": tok},
 	}, o.Streams)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
@@ -214,7 +215,7 @@ func (h *HelperBinary) CheckPlatform(image, platform string) error {
 // deliver copies the helper into the container's helper volume, with
 // docker cp: it works on a container not yet started, with no shell in the
 // image, over a remote engine, and on podman.
-func (m *Agent) DeliverHelper(ctx context.Context, container string, h *HelperBinary) error {
+func (m *Agent) DeliverHelper(ctx context.Context, b box.Box, h *HelperBinary) error {
 	f, err := os.Open(h.path)
 	if err != nil {
 		return err
@@ -244,10 +245,10 @@ func (m *Agent) DeliverHelper(ctx context.Context, container string, h *HelperBi
 		}
 		pw.CloseWithError(err)
 	}()
-	err = m.Provider.CopyIn(ctx, container, protocol.Dir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
+	err = b.CopyIn(ctx, protocol.Dir, &runner.NamedReader{Reader: pr, Name: protocol.Name + " " + h.id})
 	pr.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
-		return fmt.Errorf("copying the sandbox helper into %s: %w", container, err)
+		return fmt.Errorf("copying the sandbox helper into %s: %w", b.Name, err)
 	}
 	return nil
 }
@@ -276,7 +277,7 @@ func (m *Agent) helperFor(ctx context.Context, slug string) (*HelperBinary, *lay
 	if rec.Helper == want {
 		return h, rec, nil
 	}
-	if err := m.DeliverHelper(ctx, m.Names(slug).Container, h); err != nil {
+	if err := m.DeliverHelper(ctx, m.Box(slug), h); err != nil {
 		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
 			return nil, nil, err // missing, paused, stopped
 		}

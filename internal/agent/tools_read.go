@@ -42,7 +42,7 @@ func (m *Agent) helperTool(ctx context.Context, slug string, stdout io.Writer, c
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Provider.Exec(ctx, m.Names(slug).Container, box.ExecSpec{Cmd: h.Argv(c)},
+	res, err := m.Box(slug).Exec(ctx, box.ExecSpec{Cmd: h.Argv(c)},
 		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)

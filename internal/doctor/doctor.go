@@ -206,26 +206,27 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
 	spec.Volume, spec.VolumeLabels = "", nil
 	spec.AnonVolumes = append(spec.AnonVolumes, hostrepo.Workdir)
+	probe := box.Of(m.Provider, n.Container)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
-		_ = m.Provider.Remove(rctx, n.Container)
+		_ = probe.Remove(rctx)
 	}()
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return fail("a sandbox container cannot be made: "+oneLineErr(err), "")
 	}
-	if err := m.DeliverHelper(ctx, n.Container, h); err != nil {
+	if err := m.DeliverHelper(ctx, probe, h); err != nil {
 		return fail(oneLineErr(err), "")
 	}
-	if err := m.Provider.Start(ctx, n.Container); err != nil {
+	if err := probe.Start(ctx); err != nil {
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := m.ExecChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
-	res, err := m.Provider.Exec(ctx, n.Container, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
+	res, err := probe.Exec(ctx, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
 	var p protocol.Probe
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)

@@ -31,6 +31,9 @@ import (
 // is the proxy's program.
 type Proxies struct{ *agent.Agent }
 
+// proxy is the handle of the egress proxy of the sandbox named in n.
+func (p *Proxies) proxy(n hostrepo.Names) box.Box { return box.Of(p.Provider, n.Egress()) }
+
 // Role is the dev.litterbox.managed label of a sandbox's egress proxy
 // and its volume: a container that serves a sandbox rather than being one,
 // so `docker ps` of managed sandboxes (managed=true) leaves it out.
@@ -110,7 +113,7 @@ func (p *Proxies) EndSetupNetwork(ctx context.Context, n hostrepo.Names, cfg con
 	if cfg.SetupAllow == nil {
 		return nil
 	}
-	if err := p.Provider.Remove(ctx, n.Egress()); err != nil {
+	if err := p.proxy(n).Remove(ctx); err != nil {
 		return &hostrepo.StepError{Step: "ending the setup command's egress proxy", Err: err}
 	}
 	if cfg.Allow == nil {
@@ -150,10 +153,10 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 	if _, err := p.Provider.Create(ctx, spec); err != nil {
 		return &hostrepo.StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
 	}
-	if err := p.DeliverHelper(ctx, n.Egress(), h); err != nil {
+	if err := p.DeliverHelper(ctx, p.proxy(n), h); err != nil {
 		return &hostrepo.StepError{Step: "delivering the helper to the egress proxy", Err: err}
 	}
-	if err := p.Provider.Start(ctx, n.Egress()); err != nil {
+	if err := p.proxy(n).Start(ctx); err != nil {
 		return &hostrepo.StepError{Step: "starting the egress proxy on network " + network, Err: err}
 	}
 	return nil
@@ -184,7 +187,7 @@ func RemoveContainer(ctx context.Context, p box.Provider, name string) (removed,
 // Owns reports whether the sandbox has an egress proxy of this
 // repository's, for a delete that lost the sandbox's record.
 func (p *Proxies) Owns(ctx context.Context, n hostrepo.Names) bool {
-	in, err := p.Provider.Inspect(ctx, n.Egress())
+	in, err := p.proxy(n).Inspect(ctx)
 	return err == nil && in.Labels[hostrepo.LabelManaged] == Role && in.Labels[hostrepo.LabelRepoID] == p.RepoID && p.RepoID != ""
 }
 
@@ -199,16 +202,16 @@ func (p *Proxies) Follow(ctx context.Context, slug, container string, pause bool
 	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
-	name := n.Egress()
+	proxy := p.proxy(n)
 	if pause {
-		if err := p.Provider.Pause(ctx, name); err != nil && !errors.Is(err, box.ErrAlreadyPaused) && !errors.Is(err, box.ErrNotRunning) {
+		if err := proxy.Pause(ctx); err != nil && !errors.Is(err, box.ErrAlreadyPaused) && !errors.Is(err, box.ErrNotRunning) {
 			return fmt.Errorf("pausing the egress proxy of '%s': %w", slug, err)
 		}
 		return nil
 	}
-	err = p.Provider.Unpause(ctx, name)
+	err = proxy.Unpause(ctx)
 	if errors.Is(err, box.ErrNotPaused) {
-		err = p.Provider.Start(ctx, name)
+		err = proxy.Start(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("resuming the egress proxy of '%s' (litterbox delete %s, then create it again): %w", slug, slug, err)

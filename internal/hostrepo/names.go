@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/slug"
 )
 
@@ -86,3 +87,9 @@ func (r *Repo) ScratchName(kind string) string {
 	_, _ = rand.Read(rnd[:])
 	return "litterbox-" + r.RepoSlug + "-" + r.RepoID + "." + kind + "-" + hex.EncodeToString(rnd[:])
 }
+
+// Box is the handle of sandbox slug's container.
+func (r *Repo) Box(slug string) box.Box { return r.BoxOf(r.Names(slug)) }
+
+// BoxOf is the handle of the container named in n.
+func (r *Repo) BoxOf(n Names) box.Box { return box.Of(r.Provider, n.Container) }

@@ -72,7 +72,7 @@ func (r *Repo) EnsureOwn(ctx context.Context, slug string) error {
 // repository's before anything acts on it.
 func (r *Repo) OwnContainer(ctx context.Context, slug string) (Names, box.Inspection, error) {
 	n := r.Names(slug)
-	in, err := r.Provider.Inspect(ctx, n.Container)
+	in, err := r.BoxOf(n).Inspect(ctx)
 	switch {
 	case errors.Is(err, box.ErrNotFound):
 		return n, in, r.MissingOrNotFound(ctx, slug)

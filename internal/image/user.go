@@ -20,6 +20,7 @@ import (
 // started: no process of the image runs, and no shell is needed.
 func (im *Builder) ImageFile(ctx context.Context, image, path string) ([]byte, error) {
 	name := im.ScratchName("look")
+	scratch := box.Of(im.Provider, name)
 	spec := box.Spec{Name: name, Image: image, Labels: im.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
 	if _, err := im.Provider.Create(ctx, spec); err != nil {
 		return nil, err
@@ -27,10 +28,10 @@ func (im *Builder) ImageFile(ctx context.Context, image, path string) ([]byte, e
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = im.Provider.Remove(ctx, name)
+		_ = scratch.Remove(ctx)
 	}()
 	var buf bytes.Buffer
-	if err := im.Provider.CopyOut(ctx, name, path, &buf); err != nil {
+	if err := scratch.CopyOut(ctx, path, &buf); err != nil {
 		return nil, err
 	}
 	tr := tar.NewReader(&buf)

@@ -149,7 +149,7 @@ type Created struct {
 // nameInUse explains a container name that is taken: by a leftover of this
 // repository (which delete removes) or by someone else's container.
 func (m *Manager) nameInUse(ctx context.Context, n hostrepo.Names) error {
-	in, err := m.Provider.Inspect(ctx, n.Container)
+	in, err := m.BoxOf(n).Inspect(ctx)
 	if err == nil && !m.Owns(ctx, n.Container, in.Labels) {
 		return hostrepo.Foreign("container", n.Container, in.Labels)
 	}
@@ -210,7 +210,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 			return nil, err
 		}
 		// The engine made the container before it failed to bind.
-		if rmErr := m.Provider.Remove(ctx, n.Container); rmErr != nil {
+		if rmErr := m.BoxOf(n).Remove(ctx); rmErr != nil {
 			return nil, err
 		}
 		for _, p := range pmap {
@@ -228,7 +228,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 		return &hostrepo.StepError{Step: step, Err: err}
 	}
 	m.Owned(n.Container) // made just now, with our labels
-	if err := m.DeliverHelper(ctx, n.Container, m.Helper); err != nil {
+	if err := m.DeliverHelper(ctx, m.BoxOf(n), m.Helper); err != nil {
 		return &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)
@@ -237,7 +237,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	} else {
 		filled <- nil
 	}
-	err := m.Provider.Start(ctx, n.Container)
+	err := m.BoxOf(n).Start(ctx)
 	if ferr := <-filled; ferr != nil && err == nil {
 		return ferr
 	}
@@ -257,7 +257,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, u
 	// root:root 0755; its owner (root, needing no capability) opens it up.
 	// Podman gives the volume to the container's user already, and root,
 	// without capabilities, may not chmod it: that is fine too.
-	if _, err := m.ExecChecked(ctx, n.Container, box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
+	if _, err := ExecChecked(ctx, m.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
 		return &hostrepo.StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
@@ -281,9 +281,9 @@ func (f *firstError) set(err error, step string) {
 	}
 }
 
-// ExecChecked runs a command that must succeed.
-func (m *Manager) ExecChecked(ctx context.Context, container string, spec box.ExecSpec) (runner.Result, error) {
-	res, err := m.Provider.Exec(ctx, container, spec, box.Streams{})
+// ExecChecked runs a command in b that must succeed.
+func ExecChecked(ctx context.Context, b box.Box, spec box.ExecSpec) (runner.Result, error) {
+	res, err := b.Exec(ctx, spec, box.Streams{})
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
@@ -338,7 +338,7 @@ func (m *Manager) rollback(ctx context.Context, n hostrepo.Names, base string, c
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	var left []string
-	if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
+	if err := m.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
 	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {

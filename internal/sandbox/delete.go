@@ -43,7 +43,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	}
 	n := m.Names(slug)
 	d := &Deleted{Name: slug}
-	in, err := m.Provider.Inspect(ctx, n.Container)
+	in, err := m.BoxOf(n).Inspect(ctx)
 	hasContainer := err == nil
 	if err != nil && !errors.Is(err, box.ErrNotFound) {
 		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
@@ -103,7 +103,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 // is not touched either.
 func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer, foreign bool, rec *layout.Record, d *Deleted) (left []string) {
 	if hasContainer {
-		if err := m.Provider.Remove(ctx, n.Container); err != nil && !errors.Is(err, box.ErrNotFound) {
+		if err := m.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
 		} else {
 			d.Removed = append(d.Removed, "container "+n.Container)

@@ -191,18 +191,18 @@ func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
 	if in.State == "paused" { // the inspect said so: no second call
 		return alreadyPaused(slug), nil
 	}
-	return m.pauseContainer(ctx, slug, n.Container)
+	return m.pauseBox(ctx, slug, m.BoxOf(n))
 }
 
-func (m *Manager) pauseContainer(ctx context.Context, slug, container string) (Outcome, error) {
+func (m *Manager) pauseBox(ctx context.Context, slug string, b box.Box) (Outcome, error) {
 	o := Outcome{Name: slug}
-	err := m.Provider.Pause(ctx, container)
+	err := b.Pause(ctx)
 	switch {
 	case err == nil && !m.Provider.Caps().Freeze:
 		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
-		if err := m.Proxies().Follow(ctx, slug, container, true); err != nil {
+		if err := m.Proxies().Follow(ctx, slug, b.Name, true); err != nil {
 			return o, err
 		}
 	case errors.Is(err, box.ErrAlreadyPaused):
@@ -228,31 +228,31 @@ func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
-	return m.resumeContainer(ctx, slug, n.Container, &in)
+	return m.resumeBox(ctx, slug, m.BoxOf(n), &in)
 }
 
 func alreadyPaused(slug string) Outcome {
 	return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}
 }
 
-// resumeContainer unpauses or starts container. in is its inspection when
+// resumeBox unpauses or starts sandbox slug's box b. in is its inspection when
 // the caller has one, so only the call its state needs is made; nil asks
 // the engine by trying to unpause first.
-func (m *Manager) resumeContainer(ctx context.Context, slug, container string, in *box.Inspection) (Outcome, error) {
+func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box.Inspection) (Outcome, error) {
 	o := Outcome{Name: slug}
 	if in == nil || in.State == "paused" {
-		err := m.Provider.Unpause(ctx, container)
+		err := b.Unpause(ctx)
 		switch {
 		case err == nil:
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
-			return o, m.Proxies().Follow(ctx, slug, container, false)
+			return o, m.Proxies().Follow(ctx, slug, b.Name, false)
 		case errors.Is(err, box.ErrNotFound):
 			return o, m.MissingOrNotFound(ctx, slug)
 		case !errors.Is(err, box.ErrNotPaused):
 			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
 		}
 		// Not paused: either running already or stopped (engine restart).
-		i, err := m.Provider.Inspect(ctx, container)
+		i, err := b.Inspect(ctx)
 		if err != nil {
 			return o, fmt.Errorf("resuming sandbox '%s': %w", slug, err)
 		}
@@ -261,21 +261,21 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	if in.State == "running" {
 		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
 		// Its proxy may have stopped (killed at its memory limit).
-		return o, m.Proxies().Follow(ctx, slug, container, false)
+		return o, m.Proxies().Follow(ctx, slug, b.Name, false)
 	}
-	if err := m.Provider.Start(ctx, container); err != nil {
+	if err := b.Start(ctx); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
 	if !m.Provider.Caps().Freeze {
 		h, err := m.FindHelper()
 		if err == nil {
-			err = m.DeliverHelper(ctx, container, h)
+			err = m.DeliverHelper(ctx, b, h)
 		}
 		if err != nil {
 			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 		}
 	}
-	if err := m.Proxies().Follow(ctx, slug, container, false); err != nil {
+	if err := m.Proxies().Follow(ctx, slug, b.Name, false); err != nil {
 		return o, err
 	}
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
@@ -285,13 +285,13 @@ func (m *Manager) resumeContainer(ctx context.Context, slug, container string, i
 	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}
-	if m.Owns(ctx, container, in.Labels) {
+	if m.Owns(ctx, b.Name, in.Labels) {
 		if rec, _ := m.Store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
 			o.Status = StatusFailedSetup
 			return o, nil
 		}
 	}
-	states, err := m.StartServices(ctx, slug, container, specs)
+	states, err := m.StartServices(ctx, slug, b.Name, specs)
 	if err != nil {
 		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return o, nil
@@ -311,17 +311,17 @@ const (
 
 // PauseAll pauses every active sandbox in scope.
 func (m *Manager) PauseAll(ctx context.Context, scope Scope) ([]Outcome, error) {
-	return m.each(ctx, scope, StatusActive, m.pauseContainer)
+	return m.each(ctx, scope, StatusActive, m.pauseBox)
 }
 
 // ResumeAll resumes every paused or stopped sandbox in scope.
 func (m *Manager) ResumeAll(ctx context.Context, scope Scope) ([]Outcome, error) {
-	return m.each(ctx, scope, "", func(ctx context.Context, slug, container string) (Outcome, error) {
-		return m.resumeContainer(ctx, slug, container, nil)
+	return m.each(ctx, scope, "", func(ctx context.Context, slug string, b box.Box) (Outcome, error) {
+		return m.resumeBox(ctx, slug, b, nil)
 	})
 }
 
-func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(context.Context, string, string) (Outcome, error)) ([]Outcome, error) {
+func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(context.Context, string, box.Box) (Outcome, error)) ([]Outcome, error) {
 	list, err := m.List(ctx, scope == AllRepos)
 	if err != nil {
 		return nil, err
@@ -335,7 +335,7 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 		if only == "" && s.Status == StatusActive {
 			continue
 		}
-		o, err := op(ctx, s.Name, s.Container)
+		o, err := op(ctx, s.Name, box.Of(m.Provider, s.Container))
 		o.Repo = s.Repo
 		if err != nil {
 			errs = append(errs, err)

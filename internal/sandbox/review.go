@@ -80,7 +80,7 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	// The delete needs the engine: without it, stop before applying rather
 	// than apply and then fail half-way.
 	if slug, err := m.Resolve(name); err == nil {
-		if _, err := m.Provider.Inspect(ctx, m.Names(slug).Container); err != nil && !errors.Is(err, box.ErrNotFound) {
+		if _, err := m.Box(slug).Inspect(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
 		}
 	}

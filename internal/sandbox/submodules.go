@@ -97,7 +97,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 		ownW.CloseWithError(err)
 		done <- struct{}{}
 	}()
-	err := m.Provider.CopyIn(ctx, n.Container, dir, ownR)
+	err := m.BoxOf(n).CopyIn(ctx, dir, ownR)
 	first.set(err, "copying the tree into "+dir)
 	ownR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {

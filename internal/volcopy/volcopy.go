@@ -72,7 +72,7 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = m.Provider.Remove(ctx, name)
+		_ = box.Of(m.Provider, name).Remove(ctx)
 	}()
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
 		return Stats{}, err
