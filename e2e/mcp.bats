@@ -106,6 +106,14 @@ r() { jsonget "$@" <<<"$RESULT"; }
   assert_equal "$(lb_ok list)" "No sandboxes."
 }
 
+@test "an argument of the wrong JSON type is named with the type it needs, in the client's words, and nothing runs" {
+  call read '{"sandbox":"x","path":"a","offset":"10"}' bash '{"sandbox":"x","command":"true","timeout":"60"}'
+  assert_equal "$(jsonget .isError <<<"${lines[0]}")" true
+  assert_equal "$(jsonget .text <<<"${lines[0]}")" "invalid arguments: argument 'offset' must be an integer, not a string"
+  assert_equal "$(jsonget .text <<<"${lines[1]}")" "invalid arguments: argument 'timeout' must be a number, not a string"
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
+}
+
 @test "AC1.6: sandbox-create 'My Feature Name!@#' makes my-feature-name" {
   call sandbox-create '{"name":"My Feature Name!@#"}'
   assert_equal "$(r .isError)" false

@@ -283,15 +283,18 @@ func TestArgumentErrors(t *testing.T) {
 	}{
 		{"bash", map[string]any{"command": "true"}, "missing required argument 'sandbox'"},
 		{"bash", map[string]any{"sandbox": "x"}, "missing required argument 'command'"},
-		{"bash", map[string]any{"sandbox": "x", "command": "true", "timeout": "soon"}, "invalid arguments: "},
+		{"bash", map[string]any{"sandbox": "x", "command": "true", "timeout": "soon"}, "invalid arguments: argument 'timeout' must be a number, not a string"},
 		{"bash", map[string]any{"sandbox": "x", "command": "true", "timeout": -1}, "timeout must be a number of seconds, not negative"},
 		{"bash", map[string]any{"sandbox": "x", "command": "true", "name": "web"}, "name is for background commands: set background: true"},
-		{"read", map[string]any{"sandbox": "x", "path": "a", "offset": "ten"}, "invalid arguments: "},
+		{"read", map[string]any{"sandbox": "x", "path": "a", "offset": "ten"}, "invalid arguments: argument 'offset' must be an integer, not a string"},
+		{"read", map[string]any{"sandbox": "x", "path": "a", "limit": 2.5}, "invalid arguments: argument 'limit' must be an integer, not a number"},
+		{"ls", map[string]any{"sandbox": "x", "recursive": "yes"}, "invalid arguments: argument 'recursive' must be true or false, not a string"},
 		{"write", map[string]any{"sandbox": "x", "path": "a"}, "missing required argument 'content'"},
 		{"edit", map[string]any{"sandbox": "x", "path": "a", "new_string": "b"}, "missing required argument 'old_string' (or give edits)"},
 		{"edit", map[string]any{"sandbox": "x", "path": "a", "old_string": "b"}, "missing required argument 'new_string'"},
 		{"edit", map[string]any{"sandbox": "x", "path": "a", "old_string": "b", "new_string": "c", "edits": []any{}}, "give old_string and new_string, or edits, not both"},
-		{"edit", map[string]any{"sandbox": "x", "path": "a", "edits": []any{map[string]any{"old_string": 1}}}, "invalid arguments: "},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "edits": []any{map[string]any{"old_string": 1}}}, "invalid arguments: argument 'edits.old_string' must be a string, not a number"},
+		{"edit", map[string]any{"sandbox": "x", "path": "a", "edits": "s/a/b/"}, "invalid arguments: argument 'edits' must be an array, not a string"},
 		{"patch", map[string]any{"sandbox": "x", "path": "a"}, "missing required argument 'diff'"},
 		{"glob", map[string]any{"sandbox": "x"}, "missing required argument 'pattern'"},
 		{"sandbox-milestone", map[string]any{"sandbox": "x"}, "missing required argument 'message'"},
@@ -301,7 +304,7 @@ func TestArgumentErrors(t *testing.T) {
 		{"sandbox-create", map[string]any{"name": ""}, `invalid sandbox name "": slugified names must be 1-63 characters`},
 	} {
 		res, _ := call(t, c, tc.tool, tc.args)
-		if got := text(res); !res.IsError || !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") > 1 {
+		if got := text(res); !res.IsError || !strings.HasPrefix(got, tc.want) || strings.Count(got, "\n") > 1 || strings.Contains(got, "Go struct") {
 			t.Errorf("%s %v: %q (error %v), want %q", tc.tool, tc.args, got, res.IsError, tc.want)
 		}
 	}

@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
@@ -62,10 +64,51 @@ func typed[In any](h func(context.Context, gomcp.CallToolRequest, In) (*gomcp.Ca
 		}
 		var in In
 		if err := req.BindArguments(&in); err != nil {
-			return gomcp.NewToolResultError("invalid arguments: " + oneLine(err)), nil
+			return gomcp.NewToolResultError("invalid arguments: " + argumentError(err)), nil
 		}
 		return h(ctx, req, in)
 	}
+}
+
+// argumentError names a mistyped argument by its JSON name and the JSON type
+// it needs, not by the Go field and type behind it.
+func argumentError(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" || te.Type == nil {
+		return oneLine(err)
+	}
+	return fmt.Sprintf("argument '%s' must be %s, not %s", te.Field, jsonType(te.Type), jsonValue(te.Value))
+}
+
+// jsonType is what a Go type takes in JSON, with its article.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// jsonValue is the kind of JSON value the decoder found, with its article.
+func jsonValue(v string) string {
+	switch v {
+	case "array", "object", "integer":
+		return "an " + v
+	case "bool":
+		return "true or false"
+	case "":
+		return "that"
+	}
+	return "a " + v
 }
 
 // input and output give a tool the schemas of its Go types.
