@@ -335,15 +335,25 @@ EOF
   assert_equal "$(jsonget .isError <<<"${lines[0]}")" true
   [[ $(jsonget .text <<<"${lines[0]}") == "sandbox 'mine' is not this server's: it acts on the sandboxes it created and those named with litterbox mcp --sandbox NAME (it has: none yet); --all-sandboxes lifts this for an agent that runs several" ]] || fail "${lines[0]}"
   assert_equal "$(jsonget '.structuredContent.sandboxes.#' <<<"${lines[1]}")" 0
+  # Its list says the repository has others, not that it has none.
+  assert_equal "$(jsonget .text <<<"${lines[1]}")" "None that this server may act on: the repository's 1 other sandbox(es) belong to other servers or people; sandbox-create makes one of yours."
   assert_equal "$(jsonget .isError <<<"${lines[2]}")" true
   run in_box mine test -e two.txt
   assert_failure
+  # A name no sandbox has is not found, whatever the scope, naming the
+  # server's own sandboxes only.
+  run --separate-stderr mcpcall --scope own --repo "$REPO" bash '{"sandbox":"mnie","command":"true"}' sandbox-create '{"name":"theirs"}' read '{"sandbox":"mnie","path":"one.txt"}'
+  assert_success
+  assert_equal "$(jsonget .text <<<"${lines[0]}")" "sandbox 'mnie' not found: this server has no sandboxes yet (sandbox-create makes one)"
+  assert_equal "$(jsonget .text <<<"${lines[2]}")" "sandbox 'mnie' not found: this server's sandboxes are theirs"
   # Named with --sandbox (as a restarted server would be), or all of them.
   for scope in mine all; do
     run --separate-stderr mcpcall --scope "$scope" --repo "$REPO" bash '{"sandbox":"mine","command":"cat one.txt"}' sandbox-list '{}'
     assert_success
     assert_equal "$(jsonget .isError <<<"${lines[0]}")" false
-    assert_equal "$(jsonget '.structuredContent.sandboxes.*.name' <<<"${lines[1]}")" mine
+    want=mine
+    [ "$scope" = all ] && want=$'mine\ntheirs'
+    assert_equal "$(jsonget '.structuredContent.sandboxes.*.name' <<<"${lines[1]}")" "$want"
   done
   run --separate-stderr lb mcp --sandbox 'Not a name!' --all-sandboxes </dev/null
   assert_failure 2

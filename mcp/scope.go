@@ -76,13 +76,26 @@ func (s *Scope) refusal(slug string) error {
 	return fmt.Errorf("sandbox '%s' is not this server's: it acts on the sandboxes it created and those named with litterbox mcp --sandbox NAME (it has: %s); --all-sandboxes lifts this for an agent that runs several", slug, mine)
 }
 
+// notFound is the error for a name no sandbox of the repository has, naming
+// only the server's own: the others are not the agent's to reach.
+func (s *Scope) notFound(slug string) error {
+	if l := s.list(); len(l) > 0 {
+		return fmt.Errorf("sandbox '%s' not found: this server's sandboxes are %s", slug, strings.Join(l, ", "))
+	}
+	return fmt.Errorf("sandbox '%s' not found: this server has no sandboxes yet (sandbox-create makes one)", slug)
+}
+
 // scopeMiddleware refuses a call on a sandbox out of scope before the tool
-// sees it.
-func scopeMiddleware(s *Scope) server.ToolHandlerMiddleware {
+// sees it: as not found when the repository has no sandbox of that name
+// (known tells, from its records and branches), so a typo reads as one.
+func scopeMiddleware(s *Scope, known func(context.Context, string) (bool, error)) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
 			if name, ok := req.GetArguments()["sandbox"].(string); ok {
 				if slug, err := hostrepo.ParseName(name); err == nil && !s.allows(slug) {
+					if ok, err := known(ctx, slug); err == nil && !ok {
+						return errResult(s.notFound(slug)), nil
+					}
 					return errResult(s.refusal(slug)), nil
 				}
 			}

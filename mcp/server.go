@@ -31,7 +31,7 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog)),
-		server.WithToolHandlerMiddleware(scopeMiddleware(scope)),
+		server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Known(ctx, slug) })),
 		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
 			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
 			"for a human to review; you cannot delete sandboxes."),
@@ -99,13 +99,17 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 	if err != nil {
 		return errResult(err), nil
 	}
+	all := len(list)
 	list = slices.DeleteFunc(list, func(i sandbox.Info) bool { return !h.scope.allows(i.Name) })
 	if list == nil {
 		list = []sandbox.Info{}
 	}
 	var b strings.Builder
-	if len(list) == 0 {
+	switch others := all - len(list); {
+	case len(list) == 0 && others == 0:
 		b.WriteString("No sandboxes in this repository.\n")
+	case len(list) == 0:
+		fmt.Fprintf(&b, "None that this server may act on: the repository's %d other sandbox(es) belong to other servers or people; sandbox-create makes one of yours.\n", others)
 	}
 	for _, s := range list {
 		fmt.Fprintf(&b, "%s\t%s\t%s", s.Name, s.Status, s.Branch)
