@@ -154,3 +154,15 @@ refused_create() {
   assert_success
   git ls-tree -r --name-only litterbox/box | grep -qx big.bin || fail "a raised bound did not commit big.bin"
 }
+
+@test "write over MCP enforces the limit its description states: over max-file-size it is refused with the way out, and nothing is committed" {
+  lb create box >/dev/null
+  tip=$(git rev-parse litterbox/box)
+  printf '[snapshot]\nmax-file-size = "1k"\n' >.litterbox.local.toml
+  content=$(head -c 2000 /dev/zero | tr '\0' x)
+  run --separate-stderr mcpcall --repo "$REPO" --scope all write "{\"sandbox\":\"box\",\"path\":\"w.txt\",\"content\":\"$content\"}"
+  assert_success
+  assert_equal "$(jsonget .isError <<<"$output")" true
+  assert_equal "$(jsonget .text <<<"$output")" "content is 2.0 KiB, over max-file-size (1k): the file could not be committed; a person may raise [snapshot] max-file-size in .litterbox.local.toml (write takes at most 64.0 MiB), or make the file with bash and add it to .gitignore"
+  assert_equal "$(git rev-parse litterbox/box)" "$tip"
+}

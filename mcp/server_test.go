@@ -134,6 +134,10 @@ func TestEveryToolHasAnOutputSchemaAndProtocolIsNegotiated(t *testing.T) {
 		if schema, _ := json.Marshal(tool.InputSchema); tool.InputSchema.Type != "object" || (tool.Name != "sandbox-list" && !strings.Contains(string(schema), `"required"`)) {
 			t.Errorf("%s: input schema %s", tool.Name, schema)
 		}
+		// The write limit the agent reads is the one write enforces.
+		if tool.Name == "write" && (!strings.Contains(tool.Description, "[snapshot] max-file-size (50.0 MiB unless") || !strings.Contains(tool.Description, "never over 64.0 MiB")) {
+			t.Errorf("write states no limit, or another than it enforces: %q", tool.Description)
+		}
 	}
 	srv := New(nil, "test", io.Discard, nil)
 	msg := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -29,7 +30,7 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.read))
 	s.AddTool(gomcp.NewTool("write", input[writeIn](nil), output[writeOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
-		gomcp.WithDescription("Create or replace a file in the sandbox with content, at most 64 MiB (parent directories are made). The change is committed before this returns."),
+		gomcp.WithDescription(writeDescription),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.write))
 	s.AddTool(gomcp.NewTool("patch", input[patchIn](nil), output[patchOut](), gomcp.WithOpenWorldHintAnnotation(false),
@@ -356,3 +357,9 @@ func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in mil
 }
 
 func oneLine(err error) string { return agenttext.FirstLine(err.Error()) }
+
+// writeDescription states the limits write enforces: the repository's
+// max-file-size, and MaxWriteSize over any config.
+var writeDescription = fmt.Sprintf("Create or replace a file in the sandbox with content (parent directories are made). "+
+	"The content may be as large as the repository's [snapshot] max-file-size (%s unless its config says otherwise), and never over %s. "+
+	"The change is committed before this returns.", agent.HumanSize(config.Default().MaxFileSize), agent.HumanSize(agent.MaxWriteSize))

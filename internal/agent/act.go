@@ -210,7 +210,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 		return nil, &DiskFullError{Name: slug, DiskOver: *over}
 	}
 	if a.Op == protocol.OpWrite && a.Size > c.lim.MaxFileSize {
-		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed", HumanSize(a.Size), config.FormatSize(c.lim.MaxFileSize))
+		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed; a person may raise [snapshot] max-file-size in %s (write takes at most %s), or make the file with bash and add it to .gitignore", HumanSize(a.Size), config.FormatSize(c.lim.MaxFileSize), config.LocalFile, HumanSize(MaxWriteSize))
 	}
 	c.req = &protocol.Request{
 		Version: protocol.Version, Op: a.Op, OldGen: st.Gen, NewGen: st.Gen + 1,

@@ -154,7 +154,7 @@ func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*Act
 		return nil, err
 	}
 	if len(content) > MaxWriteSize {
-		return nil, fmt.Errorf("content is %d bytes; write takes at most %d (use bash to produce large files)", len(content), MaxWriteSize)
+		return nil, fmt.Errorf("content is %s; write takes at most %s (make large files with bash, and add them to .gitignore)", HumanSize(int64(len(content))), HumanSize(MaxWriteSize))
 	}
 	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
