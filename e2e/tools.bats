@@ -527,11 +527,13 @@ failures() {
   assert_equal "$(r .isError)" true
   assert_equal "$(r .text)" $'notes.txt: old_string not found; the closest lines are:\n     1\talpha\n     2\tbeta needle\n     3\tgamma'
   tool edit path notes.txt old_string 'not in the file at all' new_string x
-  refused "notes.txt: old_string not found"
+  assert_equal "$(r .isError)" true
+  assert_equal "$(r .text)" $'notes.txt: old_string not found, and no lines are much like it; the nearest are:\n     4\tdelta needle\n     5\tepsilon: a:b'
   tool edit path notes.txt old_string needle new_string pin
   refused "notes.txt: old_string occurs 2 times (at lines 2, 4); give more context to make it unique, or set replace_all"
   tool edit path notes.txt edits:= '[{"old_string":"alpha","new_string":"ALPHA"},{"old_string":"nowhere","new_string":"x"}]'
-  refused "notes.txt: edit 2 of 2: old_string not found"
+  assert_equal "$(r .isError)" true
+  [[ $(r .text) == "notes.txt: edit 2 of 2: old_string not found, and no lines are much like it; the nearest are:"$'\n'* ]] || fail "$(r .text)"
   tool edit path missing.txt old_string a new_string b
   refused "*missing.txt*"
   assert_equal "$(in_box "$BOX" cat notes.txt)" $'alpha\nbeta needle\ngamma\ndelta needle\nepsilon: a:b'

@@ -100,15 +100,23 @@ func occurrences(s, old string) string {
 func notFound(s, old string) error {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
-	at, ws := closest(lines, want)
-	if at < 0 {
-		return &MissError{}
+	if s == "" {
+		return &MissError{Why: "old_string not found: the file is empty"}
 	}
-	why := "old_string not found; the closest lines are"
-	if ws {
+	at, alike := closest(lines, want)
+	var why string
+	switch alike {
+	case sameButSpace:
 		why = "old_string not found; these lines match it but for whitespace"
+	case similar:
+		why = "old_string not found; the closest lines are"
+	default:
+		why = "old_string not found, and no lines are much like it; the nearest are"
 	}
 	from, to := max(at-1, 0), min(at+len(want)+1, len(lines), at+maxShown)
+	if alike == unlike {
+		to = min(max(to, from+maxUnlike), len(lines)) // a glimpse of the file
+	}
 	var b strings.Builder
 	for i := from; i < to; i++ {
 		line := lines[i]
@@ -128,28 +136,38 @@ type MissError struct {
 }
 
 func (e *MissError) Error() string {
-	if e.Why == "" {
-		return "old_string not found"
+	if e.Lines == "" {
+		return e.Why
 	}
 	return e.Why + ":" + e.Lines
 }
 
-// maxShown bounds the lines a not-found error shows.
-const maxShown = 20
+// maxShown bounds the lines a not-found error shows; maxUnlike is how many
+// it shows at least when no lines are much like old_string.
+const (
+	maxShown  = 20
+	maxUnlike = 5
+)
 
-// maxScored bounds the lines closest compares: beyond it only whitespace
-// differences are looked for.
+// maxScored bounds the lines closest compares with the first three lines
+// of old_string; beyond it only the first is compared.
 const maxScored = 20000
 
+// likeness says how much the lines closest found are like old_string.
+type likeness int
+
+const (
+	unlike likeness = iota
+	similar
+	sameButSpace
+)
+
 // closest returns where in lines the window of len(want) lines most like
-// want starts, and whether it differs only in whitespace; -1 when nothing
-// is alike.
-func closest(lines, want []string) (int, bool) {
+// want starts, and how alike it is. Some window is always found, however
+// unlike, so that a miss always shows the agent lines of the file.
+func closest(lines, want []string) (int, likeness) {
 	if len(want) > len(lines) {
 		want = want[:len(lines)]
-	}
-	if len(want) == 0 {
-		return -1, false
 	}
 	norm := func(l string) string { return strings.Join(strings.Fields(l), " ") }
 	for i := 0; i+len(want) <= len(lines); i++ {
@@ -161,19 +179,19 @@ func closest(lines, want []string) (int, bool) {
 			}
 		}
 		if same {
-			return i, true
+			return i, sameButSpace
 		}
-	}
-	if len(lines) > maxScored {
-		return -1, false
 	}
 	// The first few lines of want decide, by the character pairs they share.
 	probe := want[:min(len(want), 3)]
+	if len(lines) > maxScored {
+		probe = want[:1]
+	}
 	pairs := make([]map[string]int, len(probe))
 	for k, l := range probe {
 		pairs[k] = bigrams(norm(l))
 	}
-	best, bestScore := -1, 0.3 // below this nothing is alike enough to show
+	best, bestScore := 0, 0.0
 	for i := 0; i+len(probe) <= len(lines); i++ {
 		score := 0.0
 		for k := range probe {
@@ -183,7 +201,10 @@ func closest(lines, want []string) (int, bool) {
 			best, bestScore = i, score
 		}
 	}
-	return best, false
+	if bestScore < 0.3 { // below this nothing is alike enough to call close
+		return best, unlike
+	}
+	return best, similar
 }
 
 func bigrams(s string) map[string]int {

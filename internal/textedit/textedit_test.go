@@ -1,6 +1,7 @@
 package textedit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,8 +44,20 @@ func TestNotFoundShowsClosestLines(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "old_string not found; the closest lines are:\n     5\tfunc main() {\n     6\t\tfmt.Println(\"hello\")\n     7") {
 		t.Errorf("typo: %v", err)
 	}
+	// Nothing alike: the nearest lines all the same, never a bare miss.
 	_, _, err = Apply(file, one("zzzz qqqq", "x", false))
-	if err == nil || err.Error() != "old_string not found" {
+	if err == nil || !strings.HasPrefix(err.Error(), "old_string not found, and no lines are much like it; the nearest are:\n     1\tpackage main\n     2\t\n") {
 		t.Errorf("nothing alike: %v", err)
+	}
+	_, _, err = Apply("", one("zzzz", "x", false))
+	if err == nil || err.Error() != "old_string not found: the file is empty" {
+		t.Errorf("empty file: %v", err)
+	}
+	// A file past maxScored lines is still searched, by old_string's first
+	// line.
+	big := strings.Repeat("filler line of text\n", maxScored) + "func handleLogin(w http.ResponseWriter) {\n"
+	_, _, err = Apply(big, one("func handleLogn(w http.ResponseWriter) {\n\tx()", "x", false))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%6d\tfunc handleLogin(w http.ResponseWriter) {", maxScored+1)) {
+		t.Errorf("a long file: %.300v", err)
 	}
 }
