@@ -97,11 +97,18 @@ second_write_changes_nothing() {
 @test "without --write every file is printed, each named, with notes for what a client cannot enforce; nothing is written" {
   run --separate-stderr lb mcp-config cursor
   assert_success
-  heads=$(grep -c '^# ' <<<"$stderr")
+  heads=$(grep -c '^# .*: merge into ' <<<"$stderr")
   notes=$(grep -c '^note: ' <<<"$stderr")
   [ "$heads" -eq 3 ] && [ "$notes" -ge 1 ] || fail "stderr: $stderr"
-  [[ $stderr == *"# Cursor agent CLI project permissions: merge into $REPO/.cursor/cli.json,"* ]] || fail "stderr: $stderr"
-  [[ $output == *'"Shell(*)"'* ]] || fail "stdout: $output"
+  [[ $stderr == *"# Cursor agent CLI project permissions: merge into $REPO/.cursor/cli.json, or run again with --write; on stderr, below"* ]] || fail "stderr: $stderr"
+  [[ $stderr == *'"Shell(*)"'* ]] || fail "stderr: $stderr"
+  # stdout is the server entry's file alone.
+  assert_equal "$(jsonget .mcpServers.litterbox.args.0 <<<"$output")" mcp
+  # So redirecting it writes the file a client reads, one valid document
+  # (jsonget refuses trailing data).
+  lb mcp-config claude >.mcp.json 2>/dev/null
+  assert_equal "$(jsonget .mcpServers.litterbox.type <.mcp.json)" stdio
+  rm .mcp.json
   # One document when the entry and the rules share a file.
   run --separate-stderr lb mcp-config opencode
   assert_success

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -57,8 +58,10 @@ one that contradicts them is kept and reported. What a client cannot be made
 to enforce is said on a "note:" line. --allow-builtin writes the server entry
 only, leaving the client's own tools as they are.
 
-Without --write every file is printed (on stdout, each after a "#" line on
-stderr naming it). A JSON file with comments or trailing commas is edited in
+Without --write every file is printed, each after a "#" line on stderr
+naming it: the server entry's file on stdout, alone, so that
+'mcp-config claude > .mcp.json' writes one valid file, and the others on
+stderr. A JSON file with comments or trailing commas is edited in
 place, comments kept; a file that cannot be read safely is not rewritten,
 nor is any other: what to add is printed for you to add by hand.
 
@@ -158,7 +161,7 @@ func (e *env) writePlan(plan mcpclients.Plan) error {
 	for _, f := range plan.Files {
 		switch {
 		case f.Manual:
-			e.printFile(f)
+			e.printFile(f, e.stdout)
 		case f.Changed():
 			fmt.Fprintf(e.stdout, "Wrote %s to %s.\n", f.What, f.Path)
 		default:
@@ -172,21 +175,31 @@ func (e *env) writePlan(plan mcpclients.Plan) error {
 // printPlan prints every file of the plan, for the user to merge by hand,
 // and its notes.
 func (e *env) printPlan(p mcpclients.Plan) {
-	for _, f := range p.Files {
-		e.printFile(f)
+	for i, f := range p.Files {
+		if i == 0 {
+			e.printFile(f, e.stdout)
+			continue
+		}
+		e.printFile(f, e.stderr)
 	}
 	e.printNotes(p.Notes)
 }
 
-// printFile prints a file's content on stdout, after a line on stderr
-// naming it, so stdout holds only what goes in the files.
-func (e *env) printFile(f mcpclients.FileChange) {
-	if f.Manual {
-		fmt.Fprintf(e.stderr, "# %s: add to %s by hand (mcp-config never writes it)\n", f.Doc, f.Path)
-	} else {
-		fmt.Fprintf(e.stderr, "# %s: merge into %s, or run again with --write\n", f.Doc, f.Path)
+// printFile prints a file's content on w, after a line on stderr naming
+// it. Only the server entry's file goes to stdout, so that
+// `mcp-config claude > .mcp.json` is one valid file; the others follow on
+// stderr, for --write or a hand merge.
+func (e *env) printFile(f mcpclients.FileChange, w io.Writer) {
+	where := ""
+	if w != e.stdout {
+		where = "; on stderr, below"
 	}
-	fmt.Fprint(e.stdout, string(f.New))
+	if f.Manual {
+		fmt.Fprintf(e.stderr, "# %s: add to %s by hand (mcp-config never writes it)%s\n", f.Doc, f.Path, where)
+	} else {
+		fmt.Fprintf(e.stderr, "# %s: merge into %s, or run again with --write%s\n", f.Doc, f.Path, where)
+	}
+	fmt.Fprint(w, string(f.New))
 }
 
 // printNotes says what the client cannot be made to enforce.

@@ -97,18 +97,22 @@ func TestMCPConfigPrintsEveryFile(t *testing.T) {
 	var heads, notes []string
 	for _, l := range strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n") {
 		switch {
-		case strings.HasPrefix(l, "# "):
+		case strings.HasPrefix(l, "# ") && strings.Contains(l, ": merge into "):
 			heads = append(heads, l)
 		case strings.HasPrefix(l, "note: "):
 			notes = append(notes, l)
-		default:
-			t.Errorf("stderr line %q", l)
 		}
 	}
+	// stdout is the server entry's file alone: one valid JSON document.
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(got.stdout), &entry); err != nil || entry["mcpServers"] == nil {
+		t.Errorf("stdout is not the entry's file alone: %v\n%s", err, got.stdout)
+	}
 	if got.code != 0 || len(heads) != 3 || len(notes) == 0 ||
-		!strings.Contains(heads[1], "merge into "+filepath.Join(repo, ".cursor", "cli.json")) ||
-		!strings.Contains(got.stdout, `"Shell(*)"`) || !strings.Contains(got.stdout, "\n.*\n") {
-		t.Fatalf("%+v", got)
+		!strings.HasSuffix(heads[0], "merge into "+filepath.Join(repo, ".cursor", "mcp.json")+", or run again with --write") ||
+		!strings.Contains(heads[1], "merge into "+filepath.Join(repo, ".cursor", "cli.json")+", or run again with --write; on stderr, below") ||
+		!strings.Contains(got.stderr, `"Shell(*)"`) || !strings.Contains(got.stderr, "\n.*\n") {
+		t.Fatalf("%q %+v", heads, got)
 	}
 	for _, f := range []string{".cursor", ".cursorignore"} {
 		if _, err := os.Stat(filepath.Join(repo, f)); !os.IsNotExist(err) {
