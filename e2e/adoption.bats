@@ -117,6 +117,23 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   [[ $(jsonget '.[name=repository].detail' <<<"$output") == *"1 uncommitted change(s)"* ]]
 }
 
+@test "Litterbox's own files (mcp-config's client files, .litterbox.local.toml) are never uncommitted changes to warn about; a file of the project still is" {
+  lb_ok mcp-config claude --write >/dev/null
+  lb_ok mcp-config cursor --write >/dev/null
+  printf '[docker]\nimage = "busybox:latest"\n' >.litterbox.local.toml
+  [ -n "$(git status --porcelain)" ] || fail "the fixture left the work tree clean"
+  run --separate-stderr lb doctor
+  assert_success
+  assert_line --regexp '^ok +repository '
+  run --separate-stderr lb create box
+  assert_success
+  refute_output --partial "uncommitted"
+  [[ $stderr != *uncommitted* ]] || fail "stderr: $stderr"
+  printf 'work\n' >notes.txt
+  run --separate-stderr lb doctor
+  assert_line --regexp '^warn +repository +.*1 uncommitted change\(s\)'
+}
+
 @test "doctor: an image with no shell runs sandboxes, with a warning that bash is unavailable; debian passes" {
   printf '[docker]\nimage = "litterbox-test/noshell:latest"\n' >.litterbox.toml
   run --separate-stderr lb doctor

@@ -227,10 +227,11 @@ EOF
   assert_equal "$(jsonget '.config_files.*' <<<"$json")" "$(printf '.litterbox.toml\n.litterbox.local.toml')"
   assert_equal "$(jsonget .setup.command .setup.exit_code .setup.stdout .setup.stderr <<<"$json")" \
     "$(printf '%s\n' "echo json" 0 json "")"
-  # The config files are not committed: the warning says so.
+  # .litterbox.toml is not committed: the warning says so. The local
+  # config is the person's own, never the sandbox's, and does not count.
   assert_equal "$(jsonget '.warnings.#' <<<"$json")" 1
   [[ $(jsonget .warnings.0 <<<"$json") == *"uncommitted change(s)"* ]] || fail "warnings: $(jsonget .warnings <<<"$json")"
-  assert_stderr --partial "Warning: 2 uncommitted change(s)"
+  assert_stderr --partial "Warning: 1 uncommitted change(s)"
 
   assert_equal "$(jsonget '.ports.#' .ports.0.name .ports.0.container_port '.ports.0.env.*' .ports.1.name .ports.1.container_port '.ports.1.env.*' <<<"$json")" \
     "$(printf '%s\n' 2 web-ui 8080 LITTERBOX_FWD_PORT_WEB_UI PORT_WEB_UI my.api 9000 LITTERBOX_FWD_PORT_MY_API PORT_MY_API)"

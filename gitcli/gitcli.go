@@ -223,17 +223,24 @@ func StatusArgs() []string {
 
 // Dirty returns how many paths have uncommitted changes (untracked included).
 func (c *Client) Dirty(ctx context.Context) (int, error) {
+	paths, err := c.DirtyPaths(ctx)
+	return len(paths), err
+}
+
+// DirtyPaths returns the paths with uncommitted changes (untracked
+// included; an untracked directory as "dir/"), relative to the work tree.
+func (c *Client) DirtyPaths(ctx context.Context) ([]string, error) {
 	res, err := c.run(ctx, runner.Cmd{Args: StatusArgs()})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var paths []string
 	for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
 		// A rename record is followed by its source path in a record of its own,
 		// which has no two-letter status.
 		if len(rec) > 3 && rec[2] == ' ' {
-			n++
+			paths = append(paths, string(rec[3:]))
 		}
 	}
-	return n, nil
+	return paths, nil
 }

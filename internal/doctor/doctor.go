@@ -269,7 +269,7 @@ func repoCheck(ctx context.Context, m *sandbox.Manager) box.Check {
 		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
 	}
 	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, hostrepo.ShortID(head))}
-	if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+	if dirty, err := m.Uncommitted(ctx); err == nil && dirty > 0 {
 		c.Status = box.CheckWarn
 		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)
 		c.Fix = "commit what the agent should see"

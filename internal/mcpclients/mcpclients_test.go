@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/tailscale/hujson"
 )
 
@@ -258,5 +259,32 @@ func TestCodexRefusesInlineServers(t *testing.T) {
 	}
 	if _, err := c.WriteFile(path, srv); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Every file mcp-config writes in a work tree is one of Litterbox's own,
+// which the uncommitted-changes warnings leave out, as is the directory it
+// lies in while git does not track it.
+func TestEveryProjectFileIsLitterboxsOwn(t *testing.T) {
+	root := t.TempDir()
+	checked := 0
+	for _, c := range Clients {
+		for _, f := range c.Snippets(srv, Options{Root: root}).Files {
+			rel, err := filepath.Rel(root, f.Path)
+			if f.Manual || err != nil || strings.HasPrefix(rel, "..") {
+				continue // the user's own settings, outside the work tree
+			}
+			rel = filepath.ToSlash(rel)
+			checked++
+			if !hostrepo.OwnFile(rel) {
+				t.Errorf("%s: %s is not among hostrepo's own files", c.Name, rel)
+			}
+			if dir, _, ok := strings.Cut(rel, "/"); ok && !hostrepo.OwnFile(dir+"/") {
+				t.Errorf("%s: %s/ is not among hostrepo's own files", c.Name, dir)
+			}
+		}
+	}
+	if checked < len(Clients) {
+		t.Fatalf("checked %d files of %d clients", checked, len(Clients))
 	}
 }

@@ -213,7 +213,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 		}
 	}
 	if opts.BaseRef == "" && opts.fork == nil {
-		if dirty, err := m.Git.Dirty(ctx); err == nil && dirty > 0 {
+		if dirty, err := m.Uncommitted(ctx); err == nil && dirty > 0 {
 			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, hostrepo.ShortID(c.base)))
 		}
 	}
