@@ -10,6 +10,8 @@ load helpers
 setup_file() { build_helpers; }
 setup() { common_setup; }
 teardown() {
+  # The terminal test's session, however it ended.
+  tmux kill-session -t "lbdel$$" 2>/dev/null || true
   thaw_foreign
   common_teardown
 }
@@ -564,4 +566,49 @@ thaw_foreign() {
   run volume_exists "$(volume_of box)"
   assert_failure
   assert_equal "$(lb_ok list)" "No sandboxes."
+}
+
+@test "delete --all-envs: refused without --yes off a terminal, nothing deleted; with --yes every sandbox of this repository goes, an active one only with --force" {
+  create one
+  create two
+  lb_ok pause one >/dev/null
+  run --separate-stderr lb delete --all-envs </dev/null
+  assert_failure 1
+  assert_equal "$stderr" "Error: Nothing deleted: --all-envs deletes 2 sandbox(es) (one, two) with their branches; run again with --yes to go ahead."
+  assert_equal "$(git for-each-ref --format='%(refname:short)' refs/heads/litterbox/)" "$(printf 'litterbox/one\nlitterbox/two')"
+  # two is active: without --force it stays, one goes, and the exit says so.
+  run --separate-stderr lb delete --all-envs --yes
+  assert_failure 1
+  assert_line "Deleted sandbox 'one'."
+  [[ $stderr == *"Sandbox 'two' is active"*"1 of 2 sandbox(es) not deleted: two"* ]] || fail "stderr: $stderr"
+  assert_equal "$(git for-each-ref --format='%(refname:short)' refs/heads/litterbox/)" "litterbox/two"
+  lb_ok delete --all-envs --yes --force >/dev/null
+  assert_equal "$(git for-each-ref refs/heads/litterbox/)" ""
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
+  run --separate-stderr lb delete --all-envs --yes
+  assert_success
+  assert_output "No sandboxes to delete."
+}
+
+@test "delete --all-envs asks at a terminal: N keeps everything, y deletes (tmux, 80x24)" {
+  create one
+  create two
+  session="lbdel$$"
+  tmux new-session -d -s "$session" -x 80 -y 24 -c "$REPO" \
+    "env LITTERBOX_HELPER='${LITTERBOX_HELPER:-}' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$LITTERBOX' delete --all-envs --force; echo EXIT=\$?; sleep 60"
+  wait_pane() { for _ in $(seq 100); do tmux capture-pane -p -t "$session" | grep -q "$1" && return 0; sleep 0.1; done; fail "no '$1' in: $(tmux capture-pane -p -t "$session")"; }
+  wait_pane 'Delete 2 sandbox(es) (one, two) with their branches? \[y/N\]'
+  tmux send-keys -t "$session" n Enter
+  wait_pane 'EXIT=1'
+  wait_pane 'Nothing deleted'
+  tmux kill-session -t "$session"
+  assert_equal "$(git for-each-ref refs/heads/litterbox/ | wc -l)" 2
+  tmux new-session -d -s "$session" -x 80 -y 24 -c "$REPO" \
+    "env LITTERBOX_HELPER='${LITTERBOX_HELPER:-}' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' '$LITTERBOX' delete --all-envs --force; echo EXIT=\$?; sleep 60"
+  wait_pane '\[y/N\]'
+  tmux send-keys -t "$session" y Enter
+  wait_pane 'EXIT=0'
+  tmux kill-session -t "$session"
+  assert_equal "$(git for-each-ref refs/heads/litterbox/)" ""
+  assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -18,12 +19,15 @@ import (
 type deleteOptions struct {
 	Name  string
 	Force bool
+	// AllEnvs deletes every sandbox of the repository, once Yes or a
+	// person at the terminal agrees.
+	AllEnvs, Yes bool
 }
 
 func newDeleteCommand(p *program) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete NAME",
+		Use:   "delete NAME | --all-envs",
 		Short: "Remove a sandbox: its container, volume, branch and state",
 		Long: `Remove a sandbox: its container, volume, branch litterbox/NAME, refs and state.
 An active (running) sandbox is refused unless --force is given; pause it first
@@ -32,16 +36,26 @@ still be recovered with git branch.
 
 When --repo names a repository that no longer exists (moved or deleted, as
 list --all-repos shows), delete removes that sandbox's container and volume,
-found by their labels; its branch and state went with the repository.`,
-		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
-		Args:              cobra.ExactArgs(1),
+found by their labels; its branch and state went with the repository.
+
+--all-envs deletes every sandbox of this repository, after asking at a
+terminal; elsewhere it needs --yes. Active sandboxes still need --force.`,
+		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox delete --all-envs --force --yes\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
+		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
+			if (len(args) == 1) == o.AllEnvs {
+				return usageError{errors.New("delete takes exactly one of: a sandbox NAME, --all-envs")}
+			}
+			if len(args) == 1 {
+				o.Name = args[0]
+			}
 			return runDelete(cmd.Context(), p.env, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Force, "force", "f", false, "delete even if the sandbox is active")
+	cmd.Flags().BoolVar(&o.AllEnvs, "all-envs", false, "every sandbox of this repository")
+	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "with --all-envs: do not ask")
 	return cmd
 }
 
@@ -56,7 +70,65 @@ func runDelete(ctx context.Context, e *env, o deleteOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := m.Delete(ctx, o.Name, o.Force)
+	if o.AllEnvs {
+		return e.deleteAll(ctx, m, o)
+	}
+	return e.deleteOne(ctx, m, o.Name, o.Force)
+}
+
+// deleteAll deletes every sandbox of the repository, once agreed; it goes
+// on past a sandbox it cannot delete and fails at the end if there was one.
+func (e *env) deleteAll(ctx context.Context, m *sandbox.Manager, o deleteOptions) error {
+	list, err := m.List(ctx, false)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "No sandboxes to delete.")
+		return nil
+	}
+	names := make([]string, len(list))
+	for i, s := range list {
+		names[i] = s.Name
+	}
+	if err := e.confirmDeleteAll(names, o.Yes); err != nil {
+		return err
+	}
+	var failed []string
+	for _, name := range names {
+		if err := e.deleteOne(ctx, m, name, o.Force); err != nil {
+			fmt.Fprintf(e.stderr, "Error: %s\n", sentence(err.Error()))
+			failed = append(failed, name)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d sandbox(es) not deleted: %s", len(failed), len(names), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// confirmDeleteAll asks at a terminal; elsewhere deleting every sandbox
+// needs --yes.
+func (e *env) confirmDeleteAll(names []string, yes bool) error {
+	if yes {
+		return nil
+	}
+	what := fmt.Sprintf("%d sandbox(es) (%s) with their branches", len(names), strings.Join(names, ", "))
+	refusal := fmt.Errorf("nothing deleted: --all-envs deletes %s; run again with --yes to go ahead", what)
+	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
+		return refusal
+	}
+	fmt.Fprintf(e.stderr, "Delete %s? [y/N] ", what)
+	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return refusal
+	}
+	return nil
+}
+
+// deleteOne deletes sandbox name and says what went.
+func (e *env) deleteOne(ctx context.Context, m *sandbox.Manager, name string, force bool) error {
+	d, err := m.Delete(ctx, name, force)
 	if d != nil {
 		if len(d.Removed) > 0 {
 			fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
