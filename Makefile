@@ -9,7 +9,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest test-engines e2e-docker e2e-cluster e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -34,13 +34,33 @@ check-unit:
 # The integration and e2e tests include the Kubernetes provider's, on a
 # throwaway single-node cluster (scripts/k8s/with-cluster.sh: up, run, down;
 # its components are built from source once and cached). It needs root.
-test: lint unit fuzz image
-	scripts/k8s/with-cluster.sh $(MAKE) integration e2e e2e-k8s bench-smoke
+#
+# With the cluster up, the suites that talk to engines run two at a time,
+# since they spend most of their time waiting on an engine rather than on
+# the 2 cores: the attack table beside the rest of the integration tests,
+# then the bats suites on Docker beside those on the cluster (apart from any
+# Docker sandbox of the integration tests: `pause --all-repos` is among
+# them), then the benchmarks' smoke run. Each suite's output is printed
+# whole when it ends. The binary is built once, before any suite runs it.
+test: lint unit fuzz image build
+	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
+
+test-engines:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
+	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-docker e2e-cluster
+	$(BENCH_SMOKE)
+
+e2e-docker:
+	$(E2E)
+
+e2e-cluster:
+	$(E2E_K8S)
 
 # The agent-tools and review suites again, on the cluster (kubernetes.bats,
 # part of e2e, has the lifecycle there).
+E2E_K8S = LITTERBOX_RUNTIME=kubernetes LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e/tools.bats e2e/review.bats
 e2e-k8s: build image
-	LITTERBOX_RUNTIME=kubernetes LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e/tools.bats e2e/review.bats
+	$(E2E_K8S)
 
 # The cluster alone, left up for a developer: make k8s-up, then
 # export KUBECONFIG=/var/lib/litterbox-k8s/kubeconfig; make k8s-down ends it.
@@ -74,17 +94,19 @@ fuzz:
 # target's output printed whole when it ends. Resource names never collide
 # between processes (each carries its pid).
 ATTACKS := ^TestIntegrationAttackTable$$
+INTEGRATION = $(GO) test -tags integration -count=1 -timeout 45m
 integration: image
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
 
 integration-attacks: image
-	$(GO) test -tags integration -count=1 -timeout 45m -run '$(ATTACKS)' ./internal/sandbox
+	$(INTEGRATION) -run '$(ATTACKS)' ./internal/sandbox
 
 integration-rest: image
-	$(GO) test -tags integration -count=1 -timeout 45m -skip '$(ATTACKS)' ./...
+	$(INTEGRATION) -skip '$(ATTACKS)' ./...
 
+E2E = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
 e2e: build image
-	LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
+	$(E2E)
 
 # Each check is a target of its own so that make -j (make check) runs them
 # side by side; make test runs them one after another.
@@ -134,8 +156,9 @@ bench: image
 	scripts/k8s/with-cluster.sh scripts/bench.sh
 
 # Every benchmark once, to prove they run (make test); no figures written.
+BENCH_SMOKE = scripts/bench.sh --smoke
 bench-smoke: image
-	scripts/bench.sh --smoke
+	$(BENCH_SMOKE)
 
 # Release archives in dist/: static builds for Linux and macOS on amd64 and
 # arm64. A macOS archive carries litterbox-linux-<arch> too: the Linux build
