@@ -28,7 +28,7 @@ func (m *Agent) box(ctx context.Context, slug, container string, specs map[strin
 }
 
 // secretsFor reads the secrets a sandbox of this repository gets now, with
-// the rule of every call (see callConfig).
+// the rule of every call (see CallConfig).
 func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
 	rec, err := m.Store().Load(slug)
 	if err != nil {

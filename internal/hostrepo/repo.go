@@ -42,7 +42,7 @@ type Repo struct {
 	// work tree's root.
 	RepoPath string
 	// RepoID makes this repository's resource names its own (see
-	// repoIdentity); "" when it could not be read or made (IDErr says why).
+	// layout.RepoID); "" when it could not be read or made (IDErr says why).
 	RepoID   string
 	IDErr    error
 	RepoSlug string
@@ -65,7 +65,7 @@ type Repo struct {
 
 	identOnce sync.Once
 	ident     *gitcli.Ident
-	// verified holds the containers ownContainer found to be this
+	// verified holds the containers OwnContainer found to be this
 	// repository's: an agent's calls check once per server, not per call.
 	verified sync.Map
 	// worktrees are the repository's work tree roots (see worktreeRoots).

@@ -58,7 +58,7 @@ func (r *Repo) Resolve(name string) (string, error) {
 	return slug, nil
 }
 
-// EnsureOwn is ownContainer once per Repo and container: an agent's
+// EnsureOwn is OwnContainer once per Repo and container: an agent's
 // calls into its sandbox pay for the check once per server, not per call.
 func (r *Repo) EnsureOwn(ctx context.Context, slug string) error {
 	if _, ok := r.verified.Load(r.Names(slug).Container); ok {

@@ -166,7 +166,7 @@ func (r *Repo) CheckWeakenings(ctx context.Context, cfg config.Config) ([]string
 	return r.AllowWeakenings(ctx, cfg.Weakenings())
 }
 
-// AllowWeakenings is checkWeakenings for some of a config's weakenings.
+// AllowWeakenings is CheckWeakenings for some of a config's weakenings.
 func (r *Repo) AllowWeakenings(ctx context.Context, ws []config.Weakening) ([]string, error) {
 	// Each asked once, and only when a setting of that file needs it.
 	trust := sync.OnceValues(r.TrustState)
