@@ -279,6 +279,7 @@ func (m *Agent) backgroundName(ctx context.Context, box *services.Box, specs map
 	}
 }
 
+// BackgroundOf names the background commands a sandbox's record holds.
 func BackgroundOf(rec *layout.Record) []string {
 	if rec == nil {
 		return nil

@@ -180,6 +180,7 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
+// Store is the repository's store of sandbox records.
 func (r *Repo) Store() layout.Store { return r.Layout().Store() }
 
 // Layout is where this repository keeps its Litterbox state.
@@ -196,6 +197,7 @@ func (r *Repo) Names(slug string) Names {
 	return n
 }
 
+// ShortID is a commit or image id cut to 12 characters, for messages.
 func ShortID(id string) string {
 	if len(id) > 12 {
 		return id[:12]
@@ -219,6 +221,8 @@ func (r *Repo) CreateConfig() (config.Config, error) {
 	return config.Load(r.Root)
 }
 
+// Step tells Progress, when set, that the create step name, begun at
+// start, is done.
 func (r *Repo) Step(name string, start time.Time) {
 	if r.Progress != nil {
 		r.Progress(name, time.Since(start))

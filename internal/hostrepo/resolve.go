@@ -50,6 +50,8 @@ func (r *Repo) NotFound(ctx context.Context, slug string) error {
 	return &NotFoundError{Name: slug, Existing: slices.Sorted(maps.Keys(names))}
 }
 
+// Resolve turns a name as a person or an agent gave it into its slug, or
+// says why it cannot be one.
 func (r *Repo) Resolve(name string) (string, error) {
 	slug, err := ParseName(name)
 	if err != nil {
@@ -124,6 +126,8 @@ func (r *Repo) BaseAndTip(ctx context.Context, name string) (slug, base, tip str
 	return slug, out, tip, nil
 }
 
+// MissingBranch is the error for sandbox slug whose branch is gone: not
+// found when nothing else of it is left either.
 func (r *Repo) MissingBranch(ctx context.Context, slug string) error {
 	if ok, _ := r.Known(ctx, slug); !ok {
 		return r.NotFound(ctx, slug)

@@ -22,6 +22,8 @@ import (
 // OutputCap is how much of each output stream of a command is kept.
 const OutputCap = 256 << 10
 
+// LoadSnap reads sandbox slug's snapshot state: the manifest generation
+// and what the last call left withheld.
 func (r *Repo) LoadSnap(slug string) (snapshot.State, error) {
 	var st snapshot.State
 	data, err := os.ReadFile(r.Layout().Snapshot(slug))
@@ -34,6 +36,7 @@ func (r *Repo) LoadSnap(slug string) (snapshot.State, error) {
 	return st, json.Unmarshal(data, &st)
 }
 
+// SaveSnap writes sandbox slug's snapshot state.
 func (r *Repo) SaveSnap(slug string, st snapshot.State) error {
 	return layout.WriteFileAtomic(r.Layout().Snapshot(slug), layout.JSON(st))
 }
@@ -42,9 +45,9 @@ func (r *Repo) index(slug string) gitcli.Index {
 	return gitcli.Index(r.Layout().Index(slug))
 }
 
-// mirror is the sandbox's rules work tree: its .gitignore and
-// .gitattributes files, as they are in the container.
-
+// SnapStore is where sandbox slug's calls commit, within lim: its branch,
+// private index and rules mirror (its .gitignore and .gitattributes files,
+// as they are in the container).
 func (r *Repo) SnapStore(slug string, lim layout.Limits) *snapshot.Store {
 	n := r.Names(slug)
 	return &snapshot.Store{
@@ -55,6 +58,7 @@ func (r *Repo) SnapStore(slug string, lim layout.Limits) *snapshot.Store {
 	}
 }
 
+// AgentIdent is the author of sandbox slug's snapshot commits.
 func (r *Repo) AgentIdent(slug string) gitcli.Ident {
 	return gitcli.Ident{Name: slug + " (litterbox)", Email: "litterbox@localhost"}
 }
@@ -104,6 +108,7 @@ func CommitMessage(kind, detail string) string {
 	return subject + "\n\n" + full + "\n"
 }
 
+// EnsureDir makes directory d if it is missing, and returns it.
 func EnsureDir(d string) string {
 	_ = os.MkdirAll(d, 0o755)
 	return d

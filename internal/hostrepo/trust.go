@@ -28,12 +28,14 @@ import (
 // the one place "host" is taken from.
 const FlagNetwork = "--network"
 
+// TrustPath is the file of the repository's trust records.
 func (r *Repo) TrustPath() string { return r.Layout().Trust() }
 
 // TrustRecords maps a work tree's root to the digest of the committed
 // config its user allowed.
 type TrustRecords map[string]string
 
+// LoadTrust reads the trust records; none when the file is missing.
 func (r *Repo) LoadTrust() (TrustRecords, error) {
 	recs := TrustRecords{}
 	data, err := os.ReadFile(r.TrustPath())
@@ -97,6 +99,8 @@ const (
 	Changed
 )
 
+// TrustState says whether this work tree's committed config is trusted as
+// it is now.
 func (r *Repo) TrustState() (TrustState, error) {
 	digest, _, err := r.CommittedDigest()
 	if err != nil {

@@ -30,6 +30,8 @@ func (e *PreflightError) Error() string {
 // pullTimeout bounds the image pull doctor and create may attempt.
 const pullTimeout = 5 * time.Minute
 
+// EngineCheck is the check of the engine behind cli, from what its
+// versions call answered.
 func EngineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
 	if errors.Is(err, box.ErrBinaryMissing) {
 		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
