@@ -102,6 +102,18 @@ no_sleeper() { ! in_box box ps -o args | grep -q '^[s]leep 300'; }
   refute_output --partial '"progress"'
 }
 
+@test "exec that waits for an agent's call says which call and for how long, then runs" {
+  mcpcall bash '{"sandbox":"box","command":"sleep 3; echo agent > agent.txt"}' >/dev/null &
+  pid=$!
+  eventually in_box box sh -c 'ps -o args | grep -q "^[s]leep 3"'
+  run --separate-stderr lb exec box -- cat agent.txt
+  wait "$pid"
+  assert_success
+  assert_output agent
+  assert_equal "$(grep -c 'waiting for' <<<"$stderr")" 1
+  [[ $stderr =~ "litterbox: waiting for bash: sleep 3; echo agent > agent.txt (running "[0-9]+"s)" ]] || fail "no wait notice: $stderr"
+}
+
 @test "SIGTERM on shell stops every process the session started, commits what it changed, and exits 130" {
   fifo=$BATS_TEST_TMPDIR/in
   mkfifo "$fifo"

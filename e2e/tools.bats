@@ -672,27 +672,34 @@ timeouts() {
 }
 
 output_cap() {
-  tool bash command "head -c 300000 /dev/zero | tr '\\0' x; echo done >&2"
+  tool bash command "seq 1 100000; echo done >&2"
   assert_equal "$(r .isError)" false
   assert_equal "$(r .structuredContent.truncated)" true
   assert_equal "$(r .structuredContent.exit_code)" 0
-  assert_equal "$(r .structuredContent.stdout.#)" $((256 * 1024))
   assert_equal "$(r .structuredContent.stderr)" "done"
-  [[ $(r .text) == *"stdout truncated"* ]] || fail "no truncation note in the text"
-  tool bash command "head -c 300000 /dev/zero | tr '\\0' y >&2"
+  local out log
+  out=$(r .structuredContent.stdout)
+  log=$(r .structuredContent.stdout_log)
+  [[ $out == "1"$'\n'"2"$'\n'* ]] || fail "the head is gone: ${out:0:40}"
+  [[ $out == *$'\n'"100000" ]] || fail "the tail is gone: ${out: -40}"
+  [[ $out == *"[... 556,127 bytes elided; all of stdout is in $log ...]"* ]] || fail "no elision marker naming $log"
+  (( ${#out} < 33 * 1024 )) || fail "kept ${#out} bytes"
+  [[ $(r .text) == *"bytes elided; all of stdout is in /tmp/litterbox/out/"* ]] || fail "the text has no marker"
+  tool bash command "wc -c < $log; tail -n 1 $log"
+  assert_equal "$(r .structuredContent.stdout)" "588895"$'\n'"100000"
+  tool bash command "head -c 300000 /dev/zero | tr '\\0' y >&2" output_limit:= 4096
   assert_equal "$(r .structuredContent.truncated)" true
-  assert_equal "$(r .structuredContent.stderr.#)" $((256 * 1024))
-  [[ $(r .text) == *"stderr truncated"* ]] || fail "no truncation note in the text"
+  [[ $(r .structuredContent.stderr) == *"[... 295,904 bytes elided; all of stderr is in /tmp/litterbox/out/"*".stderr ...]"* ]] || fail "no stderr marker"
   tool bash command 'echo small'
   assert_equal "$(r .structuredContent.truncated)" false
   no_commit
 }
 
-@test "mcp-go: bash output beyond the cap (300000 bytes) is truncated with a note" {
+@test "mcp-go: bash output beyond the cap keeps its head and tail and names the file holding all of it" {
   CLIENT=mcp-go output_cap
 }
 
-@test "go-sdk: bash output beyond the cap (300000 bytes) is truncated with a note" {
+@test "go-sdk: bash output beyond the cap keeps its head and tail and names the file holding all of it" {
   CLIENT=sdk output_cap
 }
 

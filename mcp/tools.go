@@ -134,14 +134,14 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 		return errResult(errors.New("name is for background commands: set background: true")), nil
 	}
 	out, stop := progress(ctx, req)
-	res, err := h.mgr.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out})
+	res, err := h.mgr.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out, OutputLimit: in.OutputLimit})
 	stop()
 	if res == nil {
 		return errResult(err), nil
 	}
 	result := bashOut{
 		ExitCode: &res.ExitCode, Stdout: &res.Stdout, Stderr: &res.Stderr, TimedOut: &res.TimedOut, Cancelled: &res.Cancelled,
-		Truncated: ptr(res.Truncated()), Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds,
+		Truncated: ptr(res.Truncated()), StdoutLog: res.StdoutLog, StderrLog: res.StderrLog, Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code: %d\n", res.ExitCode)
@@ -151,8 +151,8 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 	if res.Cancelled {
 		b.WriteString("cancelled: the command and every process it started were killed\n")
 	}
-	section(&b, "stdout", res.Stdout, res.StdoutCut)
-	section(&b, "stderr", res.Stderr, res.StderrCut)
+	section(&b, "stdout", res.Stdout)
+	section(&b, "stderr", res.Stderr)
 	b.WriteString(snapshotText(res.Snapshot) + "\n")
 	notes(&b, res.Bounds)
 	r := structured(result, b.String())
@@ -180,14 +180,13 @@ func (h handlers) background(ctx context.Context, in bashIn) (*gomcp.CallToolRes
 	return r, nil
 }
 
-func section(b *strings.Builder, name, text string, cut int64) {
-	if text == "" && cut == 0 {
+// section shows a stream as the result keeps it (a long one's elided
+// middle named inside it).
+func section(b *strings.Builder, name, text string) {
+	if text == "" {
 		return
 	}
 	fmt.Fprintf(b, "%s:\n%s", name, ensureNL(text))
-	if cut > 0 {
-		fmt.Fprintf(b, "[%s truncated: %d more bytes not shown]\n", name, cut)
-	}
 }
 
 func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) (*gomcp.CallToolResult, error) {

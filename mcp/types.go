@@ -143,12 +143,13 @@ type sandboxIn struct {
 }
 
 type bashIn struct {
-	Sandbox    string  `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
-	Command    string  `json:"command" jsonschema:"The shell command."`
-	Workdir    string  `json:"workdir,omitempty" jsonschema:"Directory to run in; default /src."`
-	Timeout    float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed; default 120. Not with background."`
-	Background bool    `json:"background,omitempty" jsonschema:"Run it as a service of its own and return at once; default false."`
-	Name       string  `json:"name,omitempty" jsonschema:"With background: the service's name; default the command's program (httpd, npm-2). Starting a stopped one's name again replaces it."`
+	Sandbox     string  `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
+	Command     string  `json:"command" jsonschema:"The shell command."`
+	Workdir     string  `json:"workdir,omitempty" jsonschema:"Directory to run in; default /src."`
+	Timeout     float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed; default 120. Not with background."`
+	OutputLimit int64   `json:"output_limit,omitempty" jsonschema:"Bytes of each of stdout and stderr to return (1024-1048576): the first half and the last half, the middle elided and the whole stream saved in a file the result names. Default the project's [agent] output-limit (32768 unless set)."`
+	Background  bool    `json:"background,omitempty" jsonschema:"Run it as a service of its own and return at once; default false."`
+	Name        string  `json:"name,omitempty" jsonschema:"With background: the service's name; default the command's program (httpd, npm-2). Starting a stopped one's name again replaces it."`
 }
 
 // bashOut is a command's result, or with background the service started.
@@ -159,6 +160,10 @@ type bashOut struct {
 	TimedOut  *bool   `json:"timed_out,omitempty"`
 	Cancelled *bool   `json:"cancelled,omitempty"`
 	Truncated *bool   `json:"truncated,omitempty"`
+	// StdoutLog and StderrLog name the files in the sandbox holding a
+	// stream the result shows only the head and tail of.
+	StdoutLog string `json:"stdout_log,omitempty"`
+	StderrLog string `json:"stderr_log,omitempty"`
 	// Snapshot is the commit the call made, null when nothing changed
 	// (always, with background).
 	Snapshot *string `json:"snapshot"`

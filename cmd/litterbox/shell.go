@@ -45,7 +45,7 @@ func runShell(ctx context.Context, e *env, o shellOptions) error {
 		return err
 	}
 	// Interrupted or not, what the session changed is committed.
-	res, err := m.Scan(context.WithoutCancel(ctx), o.Name, "shell", "interactive session")
+	res, err := m.Scan(e.sayWaiting(context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
 	if err != nil {
 		return err
 	}

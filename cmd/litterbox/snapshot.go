@@ -1,7 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -19,4 +24,21 @@ func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *agent.ActResu
 	for _, n := range res.Notes() {
 		fmt.Fprintf(e.stderr, "litterbox: %s\n", n)
 	}
+}
+
+// sayWaiting has a call on ctx say, on stderr, what it waits for when the
+// sandbox is busy with another call for more than a moment: a person
+// running exec or shell would otherwise see nothing happen.
+func (e *env) sayWaiting(ctx context.Context) context.Context {
+	return layout.OnWait(ctx, func(h layout.Holder) {
+		what := "another call"
+		if h.Call != "" {
+			what = agenttext.Inert(agenttext.Elide(agenttext.FirstLine(h.Call), 100))
+		}
+		running := ""
+		if !h.Since.IsZero() {
+			running = fmt.Sprintf(" (running %s)", time.Since(h.Since).Round(time.Second))
+		}
+		fmt.Fprintf(e.stderr, "litterbox: waiting for %s%s\n", what, running)
+	})
 }

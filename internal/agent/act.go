@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -32,8 +33,11 @@ type Action struct {
 	// no piece of one survives the cut.
 	Kind, Detail string
 	// Output, when set, gets the command's output as it comes, uncapped;
-	// the result keeps the first OutputCap bytes of each stream all the same.
+	// the result keeps the head and tail of each stream all the same.
 	Output *Output
+	// OutputLimit, when set, is how many bytes of each stream the result
+	// keeps instead of the config's output-limit.
+	OutputLimit int64
 }
 
 // Output receives a command's streams as they come.
@@ -47,9 +51,13 @@ type ActResult struct {
 	TimedOut bool   `json:"timed_out"`
 	Stdout   string `json:"stdout"`
 	Stderr   string `json:"stderr"`
-	// StdoutCut and StderrCut count the bytes dropped beyond OutputCap.
-	StdoutCut int64 `json:"stdout_cut,omitempty"`
-	StderrCut int64 `json:"stderr_cut,omitempty"`
+	// StdoutCut and StderrCut count the bytes elided between the head and
+	// the tail of a stream longer than the output limit, StdoutLog and
+	// StderrLog the file in the sandbox that holds such a stream whole.
+	StdoutCut int64  `json:"stdout_cut,omitempty"`
+	StderrCut int64  `json:"stderr_cut,omitempty"`
+	StdoutLog string `json:"stdout_log,omitempty"`
+	StderrLog string `json:"stderr_log,omitempty"`
 	// Cancelled: the caller gave up (Ctrl-C, an MCP cancel); every process
 	// of the command was killed and what it had changed was committed.
 	Cancelled bool `json:"cancelled,omitempty"`
@@ -70,12 +78,21 @@ func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0
 // act runs one action in the sandbox and commits what it changed, holding the
 // sandbox lock for the whole call.
 func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, error) {
-	unlock, err := m.Lock(ctx, slug)
+	unlock, err := m.Lock(layout.WithCall(ctx, a.callName()), slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	return m.ActLocked(ctx, slug, a)
+}
+
+// callName is how a waiter is told of a: its kind and command, or its
+// message's subject.
+func (a Action) callName() string {
+	if a.Kind != "" {
+		return a.Kind + ": " + agenttext.FirstLine(agenttext.Cap(a.Detail, 200))
+	}
+	return agenttext.FirstLine(a.Message)
 }
 
 // maxShownInput bounds the content a logged write line carries.
@@ -154,7 +171,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	}
 	// A helper that does not answer in time (one the agent replaced, say)
 	// must not hold the call, nor the sandbox's lock, for ever.
-	res, err := m.awaitResult(ctx, r, w, a.Output, c.sec, answerBound{timeout: a.Timeout, abort: v.abort})
+	res, err := m.awaitResult(ctx, r, w, a.Output, c.outputLimit(), c.sec, answerBound{timeout: a.Timeout, abort: v.abort})
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
@@ -188,6 +205,15 @@ type call struct {
 	req     *protocol.Request
 }
 
+// outputLimit is how many bytes of each output stream the call's result
+// keeps: the call's own limit, else the config's.
+func (c *call) outputLimit() int64 {
+	if c.a.OutputLimit > 0 {
+		return c.a.OutputLimit
+	}
+	return c.lim.Output
+}
+
 // prepareCall reads what the call needs and refuses, before anything runs,
 // a write the disk guard or max-file-size would not let through.
 func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, error) {
@@ -214,7 +240,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	}
 	c.req = &protocol.Request{
 		Version: protocol.Version, Op: a.Op, OldGen: st.Gen, NewGen: st.Gen + 1,
-		Cap: hostrepo.OutputCap, Stream: a.Output != nil, TimeoutMS: timeoutMS(a.Timeout),
+		Cap: uint64(c.outputLimit()), Stream: a.Output != nil, TimeoutMS: timeoutMS(a.Timeout),
 		ContentLen: uint64(a.Size), Prune: st.Skipped(), MaxFile: uint64(c.lim.MaxFileSize), Measure: over != nil && st.PID1Sizes,
 		Rescan: st.Rescan,
 	}

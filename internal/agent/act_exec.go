@@ -149,7 +149,7 @@ func watchCancel(ctx context.Context, w *protocol.Writer, b answerBound, stop <-
 // awaitResult reads the command's output until its result. If ctx ends
 // first, or the command's timeout is well past, the helper is told to kill
 // the command; the result still comes, or b.abort ends the wait.
-func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, sec *secrets.Values, b answerBound) (*ActResult, error) {
+func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, limit int64, sec *secrets.Values, b answerBound) (*ActResult, error) {
 	stop := make(chan struct{})
 	var watch sync.WaitGroup
 	watch.Add(1)
@@ -160,8 +160,8 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 	defer watch.Wait()
 	defer close(stop)
 	// Output passes the secrets' mask before anything keeps or shows it.
-	var stdout, stderr outputBuf
-	keepOut, keepErr := sec.NewWriter(&stdout), sec.NewWriter(&stderr)
+	stdout, stderr := newKept(limit), newKept(limit)
+	keepOut, keepErr := sec.NewWriter(stdout), sec.NewWriter(stderr)
 	showOut, showErr := sec.NewWriter(out.writer(protocol.TStdout)), sec.NewWriter(out.writer(protocol.TStderr))
 	for {
 		t, p, err := r.Next()
@@ -179,6 +179,21 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 			if showErr != nil {
 				_, _ = showErr.Write(p)
 			}
+		case protocol.TCut:
+			c, err := protocol.DecodeCut(p)
+			if err != nil {
+				return nil, err
+			}
+			// The stream's mask starts afresh past the gap: no value spans it.
+			if c.Stream == protocol.TStdout {
+				_ = secrets.CloseWriter(keepOut, true)
+				stdout.mark(c.N)
+				keepOut = sec.NewWriter(stdout)
+			} else {
+				_ = secrets.CloseWriter(keepErr, true)
+				stderr.mark(c.N)
+				keepErr = sec.NewWriter(stderr)
+			}
 		case protocol.TResult:
 			pr, err := protocol.DecodeResult(p)
 			if err != nil {
@@ -191,10 +206,11 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 			if pr.Err != "" {
 				_, _ = stderr.Write([]byte(sec.Redact(pr.Err)))
 			}
+			outLog, errLog := savedPath(pr.OutLog), savedPath(pr.ErrLog)
 			return &ActResult{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
-				Stdout: stdout.String(), Stderr: stderr.String(),
-				StdoutCut: int64(pr.OutCut) + stdout.cut, StderrCut: int64(pr.ErrCut) + stderr.cut, NoShell: pr.NoShell,
+				Stdout: stdout.text("stdout", outLog, pr.OutLogPart), Stderr: stderr.text("stderr", errLog, pr.ErrLogPart),
+				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell,
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}
@@ -204,18 +220,88 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 	}
 }
 
-// outputBuf keeps the first OutputCap bytes written to it and counts the rest.
-type outputBuf struct {
-	strings.Builder
-	cut int64
+// keptOutput is what a result keeps of one output stream: the first half
+// of its limit and the last half, and the count of bytes between them,
+// elided here (a stream that came whole) or by the helper (marked by a
+// TCut). What the helper sends is bounded here all the same.
+type keptOutput struct {
+	half   int
+	head   []byte
+	tail   []byte // the bytes past the head; the last half of them count
+	cut    int64
+	marked bool
 }
 
-func (c *outputBuf) Write(p []byte) (int, error) {
-	n := min(len(p), max(hostrepo.OutputCap-c.Len(), 0))
-	c.Builder.Write(p[:n])
-	c.cut += int64(len(p) - n)
-	return len(p), nil
+func newKept(limit int64) *keptOutput { return &keptOutput{half: int(limit / 2)} }
+
+func (k *keptOutput) Write(p []byte) (int, error) {
+	n := len(p)
+	if !k.marked {
+		take := min(k.half-len(k.head), len(p))
+		k.head = append(k.head, p[:max(take, 0)]...)
+		p = p[max(take, 0):]
+	}
+	k.tail = append(k.tail, p...)
+	if len(k.tail) > 2*k.half {
+		k.trim()
+	}
+	return n, nil
 }
+
+// mark records n bytes the helper left out at this point of the stream.
+func (k *keptOutput) mark(n uint64) {
+	if !k.marked {
+		// What came before the helper's cut is head, however long the
+		// masking made it.
+		k.trim()
+		k.head, k.tail, k.marked = append(k.head, k.tail...), nil, true
+	}
+	k.cut += int64(min(n, 1<<62))
+}
+
+func (k *keptOutput) trim() {
+	if drop := len(k.tail) - k.half; drop > 0 {
+		k.cut += int64(drop)
+		k.tail = append(k.tail[:0], k.tail[drop:]...)
+	}
+}
+
+// text is the stream as kept, the elided middle named by its size and,
+// when the helper saved the stream, where the whole of it is.
+func (k *keptOutput) text(stream, saved string, part bool) string {
+	k.trim()
+	if k.cut == 0 {
+		return string(k.head) + string(k.tail)
+	}
+	where := ""
+	switch {
+	case saved != "" && part:
+		where = fmt.Sprintf("; its first %d MiB are in %s", maxSavedOutput>>20, saved)
+	case saved != "":
+		where = fmt.Sprintf("; all of %s is in %s", stream, saved)
+	}
+	head := string(k.head)
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	return fmt.Sprintf("%s[... %s bytes elided%s ...]\n%s", head, agenttext.Thousands(k.cut), where, k.tail)
+}
+
+// maxSavedOutput is how much of a stream the helper saves (its maxSaved).
+const maxSavedOutput = 32 << 20
+
+// savedPath is the helper's name for a saved stream, "" unless it is one
+// (the helper is the agent's to replace: its words reach a person only
+// when they look like what it should say).
+func savedPath(p string) string {
+	if !strings.HasPrefix(p, OutputDir+"/") || agenttext.Shown(p) != p || len(p) > 200 {
+		return ""
+	}
+	return p
+}
+
+// OutputDir is where the helper saves a stream longer than its limit.
+const OutputDir = "/tmp/litterbox/out"
 
 func (o *Output) writer(t byte) io.Writer {
 	switch {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // DiffFile is one file an agent's diff changes, as git diff --numstat
@@ -61,7 +63,7 @@ func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, 
 		return nil, err
 	}
 	d.Files = parseNumstat(numstat)
-	var out outputBuf
+	var out headBuf
 	if err := m.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
 		return nil, err
 	}
@@ -110,4 +112,17 @@ func (d *AgentDiff) Stat() string {
 	}
 	fmt.Fprintf(&b, " %d file(s) changed, %d insertion(s)(+), %d deletion(s)(-)\n", len(d.Files), added, deleted)
 	return b.String()
+}
+
+// headBuf keeps the first OutputCap bytes written to it and counts the rest.
+type headBuf struct {
+	strings.Builder
+	cut int64
+}
+
+func (c *headBuf) Write(p []byte) (int, error) {
+	n := min(len(p), max(hostrepo.OutputCap-c.Len(), 0))
+	c.Builder.Write(p[:n])
+	c.cut += int64(len(p) - n)
+	return len(p), nil
 }

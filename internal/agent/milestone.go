@@ -8,6 +8,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // MilestoneResult says what a milestone squashed.
@@ -31,7 +32,7 @@ func (m *Agent) Milestone(ctx context.Context, name, message string) (*Milestone
 	if len(message) > agenttext.MaxMessage {
 		return nil, fmt.Errorf("message is %d bytes, over the %d a milestone message may hold: shorten it to a summary", len(message), agenttext.MaxMessage)
 	}
-	unlock, err := m.Lock(ctx, slug)
+	unlock, err := m.Lock(layout.WithCall(ctx, "milestone: "+agenttext.FirstLine(message)), slug)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/internal/unidiff"
 )
@@ -85,8 +87,11 @@ type BashOptions struct {
 	// CLI); default "bash".
 	Kind string
 	// Output, when set, receives the output as it comes, uncapped; the
-	// result keeps the first OutputCap bytes of each stream all the same.
+	// result keeps the head and tail of each stream all the same.
 	Output *Output
+	// OutputLimit, when set, is how many bytes of each stream the result
+	// keeps instead of the config's [agent] output-limit.
+	OutputLimit int64
 }
 
 // ErrNoShell is Bash's error in a sandbox whose image has no /bin/sh.
@@ -117,7 +122,7 @@ func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResul
 	// the one that kills the command's processes.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout+60*time.Second)
 	defer cancel()
-	res, err := m.act(ctx, slug, Action{Op: protocol.OpRun, Arg: wd, Cmd: o.Command, Timeout: o.Timeout, Output: o.Output, Kind: kind, Detail: o.Command})
+	res, err := m.act(ctx, slug, Action{Op: protocol.OpRun, Arg: wd, Cmd: o.Command, Timeout: o.Timeout, Output: o.Output, OutputLimit: o.OutputLimit, Kind: kind, Detail: o.Command})
 	if err == nil && res.NoShell {
 		return nil, fmt.Errorf("sandbox '%s': %w", slug, ErrNoShell)
 	}
@@ -135,6 +140,11 @@ func (o BashOptions) check() error {
 	if o.Workdir != "" {
 		if err := checkPath(o.Workdir); err != nil {
 			return fmt.Errorf("workdir: %w", err)
+		}
+	}
+	if o.OutputLimit != 0 {
+		if err := config.CheckOutputLimit(o.OutputLimit); err != nil {
+			return fmt.Errorf("output_limit: %d bytes is outside %d-%d", o.OutputLimit, config.MinOutputLimit, config.MaxOutputLimit)
 		}
 	}
 	return nil
@@ -218,7 +228,7 @@ func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (
 	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(ctx, slug)
+	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +277,7 @@ func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, 
 	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(ctx, slug)
+	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
 	if err != nil {
 		return nil, err
 	}

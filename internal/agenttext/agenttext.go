@@ -98,3 +98,21 @@ func Elide(s string, n int) string {
 	}
 	return head + "..." + tail
 }
+
+// Thousands is n in decimal with its thousands separated by commas, as a
+// person reads a byte count: 1,726,771.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	if n < 0 {
+		b.WriteByte('-')
+		s = s[1:]
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,6 +1,7 @@
 package agenttext
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,13 @@ func TestCap(t *testing.T) {
 	}
 	if got := Elide("abcdefghij", 4); got != "ab...ij" {
 		t.Errorf("Elide = %q", got)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1726771: "1,726,771", -1234567: "-1,234,567", math.MinInt64: "-9,223,372,036,854,775,808"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

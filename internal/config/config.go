@@ -62,6 +62,10 @@ type Config struct {
 	// Disk is the size /src may reach before writes are refused: a guard
 	// Litterbox keeps, not a quota the engine enforces.
 	Disk int64
+	// OutputLimit is how many bytes of each output stream of a command an
+	// agent's result keeps: the first half and the last, the middle elided
+	// (the whole stream is saved in the sandbox).
+	OutputLimit int64
 	// Files are the config files this was read from, relative to the root
 	// (the user's own config by its absolute path).
 	Files []string
@@ -141,6 +145,15 @@ const (
 	defaultMaxFileSize = 50 << 20
 	defaultMaxCallSize = 500 << 20
 	defaultDisk        = 10 << 30
+	defaultOutputLimit = 32 << 10
+)
+
+// Bounds on an output limit, in the config or a call's: below MinOutputLimit
+// a result shows too little to act on; past MaxOutputLimit more than an
+// agent's context should take from one command.
+const (
+	MinOutputLimit = 1 << 10
+	MaxOutputLimit = 1 << 20
 )
 
 // Default is what a repository without configuration gets.
@@ -162,6 +175,7 @@ func Default() Config {
 		MaxFileSize:  defaultMaxFileSize,
 		MaxCallSize:  defaultMaxCallSize,
 		Disk:         defaultDisk,
+		OutputLimit:  defaultOutputLimit,
 	}
 }
 

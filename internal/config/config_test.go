@@ -217,7 +217,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown in a port", "[[ports]]\nname = \"www\"\nport = 80\n", "", File, 3, "", "unknown key port in [ports]"},
 		{"unknown in a service", "[container.services.web]\ncommand = [\"x\"]\nstop-timout = 3\n", "", File, 3, "", "unknown key stop-timout in [container.services.web]; did you mean stop-timeout?"},
 		{"unknown in a secret", "[secrets]\nTOKEN = { cmd = \"pass show x\" }\n", "", File, 2, "", "unknown key cmd in [secrets.TOKEN]; known: command, env"},
-		{"unknown top key", "imag = \"x\"\n", "", File, 1, "", "unknown key imag; known: container, docker"},
+		{"unknown top key", "imag = \"x\"\n", "", File, 1, "", "unknown key imag; known: agent, container, docker"},
 		{"call below file", "[snapshot]\nmax-file-size = \"1g\"\n", "", File, 0, "snapshot.max-call-size", "500m is below max-file-size (1g)"},
 	}
 	for _, c := range cases {

@@ -250,6 +250,7 @@ func (fc *fileConfig) applyLimits(cfg *Config) {
 	setSize(&cfg.Disk, d.Disk)
 	setSize(&cfg.MaxFileSize, fc.Snapshot.MaxFileSize)
 	setSize(&cfg.MaxCallSize, fc.Snapshot.MaxCallSize)
+	setSize(&cfg.OutputLimit, fc.Agent.OutputLimit)
 	if len(d.Env) > 0 {
 		if cfg.Env == nil {
 			cfg.Env = map[string]string{}

@@ -30,6 +30,9 @@ type fileConfig struct {
 		MaxFileSize *byteSize `toml:"max-file-size"`
 		MaxCallSize *byteSize `toml:"max-call-size"`
 	} `toml:"snapshot"`
+	Agent struct {
+		OutputLimit *byteSize `toml:"output-limit"`
+	} `toml:"agent"`
 	Network struct {
 		Mode   *string   `toml:"mode"`
 		Allow  []string  `toml:"allow"`

@@ -42,6 +42,9 @@ func (c Config) validate() error {
 	if c.MaxCallSize < c.MaxFileSize {
 		return &Error{File: file, Key: "snapshot.max-call-size", Msg: fmt.Sprintf("%s is below max-file-size (%s): a file between the two could never be committed", FormatSize(c.MaxCallSize), FormatSize(c.MaxFileSize))}
 	}
+	if err := CheckOutputLimit(c.OutputLimit); err != nil {
+		return &Error{File: file, Key: "agent.output-limit", Msg: err.Error()}
+	}
 	byEnv := map[string]string{}
 	for _, p := range c.Ports {
 		if other, ok := byEnv[p.EnvSuffix()]; ok {
@@ -230,4 +233,12 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// CheckOutputLimit refuses an output limit outside its bounds.
+func CheckOutputLimit(n int64) error {
+	if n < MinOutputLimit || n > MaxOutputLimit {
+		return fmt.Errorf("%s is outside %s-%s", FormatSize(n), FormatSize(MinOutputLimit), FormatSize(MaxOutputLimit))
+	}
+	return nil
 }

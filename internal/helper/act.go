@@ -204,10 +204,13 @@ func (s *session) run(res *protocol.Result) (hostGone bool) {
 		res.ExitCode = 126
 		return false
 	}
+	// The saved streams' names start with the time, so they sort by age.
+	tag := time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(tok[:3])
+	outC, errC := newCapture(req.Cap, tag+".stdout"), newCapture(req.Cap, tag+".stderr")
 	var fwd sync.WaitGroup
 	fwd.Add(2)
-	go func() { defer fwd.Done(); res.OutCut = s.forward(outR, protocol.TStdout) }()
-	go func() { defer fwd.Done(); res.ErrCut = s.forward(errR, protocol.TStderr) }()
+	go func() { defer fwd.Done(); res.OutCut = s.forward(outR, protocol.TStdout, outC) }()
+	go func() { defer fwd.Done(); res.ErrCut = s.forward(errR, protocol.TStderr, errC) }()
 	exited := make(chan int, 1)
 	go func() { exited <- c.Wait() }()
 	var timeout <-chan time.Time
@@ -238,6 +241,8 @@ func (s *session) run(res *protocol.Result) (hostGone bool) {
 	// Nothing the command started outlives it (servers are services).
 	c.Kill()
 	drain(&fwd, drainGrace, outR, errR)
+	res.OutLog, res.OutLogPart = outC.savedAs()
+	res.ErrLog, res.ErrLogPart = errC.savedAs()
 	return hostGone
 }
 
@@ -262,29 +267,42 @@ func drain(fwd *sync.WaitGroup, grace time.Duration, readers ...*os.File) {
 	<-done
 }
 
-// forward sends what r yields as frames of type t: the first Cap bytes, or
-// all of them when streaming. It returns how many bytes it dropped.
-func (s *session) forward(r *os.File, t byte) (cut uint64) {
+// forward sends what r yields as frames of type t. A stream longer than
+// the request's Cap is sent as its first half, a TCut counting what is
+// left out, and its last half once the command is over; with Stream every
+// byte is sent as it comes instead. Either way such a stream is saved
+// whole in the sandbox (see capture). It returns the count left out.
+func (s *session) forward(r *os.File, t byte, c *capture) (cut uint64) {
 	defer r.Close()
 	buf := make([]byte, 32<<10)
-	var sent uint64
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			keep := uint64(n)
-			if !s.req.Stream && sent+keep > s.req.Cap {
-				keep = s.req.Cap - min(sent, s.req.Cap)
+			head := c.add(buf[:n])
+			switch {
+			case s.req.Stream:
+				s.send(t, buf[:n])
+			case len(head) > 0:
+				s.send(t, head)
 			}
-			if keep > 0 {
-				s.send(t, buf[:keep])
-				sent += keep
-			}
-			cut += uint64(n) - keep
 		}
 		if err != nil {
-			return cut
+			break
 		}
 	}
+	tail, cut := c.end()
+	if s.req.Stream {
+		return 0
+	}
+	if cut > 0 {
+		s.send(protocol.TCut, (&protocol.Cut{Stream: t, N: cut}).Encode())
+	}
+	for len(tail) > 0 {
+		n := min(len(tail), 32<<10)
+		s.send(t, tail[:n])
+		tail = tail[n:]
+	}
+	return cut
 }
 
 // writeFile replaces the file at p with content, making its directory.

@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -70,6 +71,12 @@ func call(t *testing.T, req *protocol.Request, content string) called {
 		switch typ {
 		case protocol.TStdout:
 			got.stdout += string(p)
+		case protocol.TCut:
+			c, err := protocol.DecodeCut(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.stdout += fmt.Sprintf("<%c cut %d>", c.Stream, c.N)
 		case protocol.TResult:
 			if got.res, err = protocol.DecodeResult(p); err != nil {
 				t.Fatal(err)
@@ -208,5 +215,92 @@ func TestActDrainIsBounded(t *testing.T) {
 	}
 	if took < drainGrace || took > drainGrace+2*time.Second {
 		t.Errorf("the call took %v, want about %v (the drain's bound)", took, drainGrace)
+	}
+}
+
+// Output past the cap: the first half is sent, then a cut counting what is
+// left out, then the last half, where test runners print their summary;
+// the whole stream is saved in the sandbox. Output within the cap is sent
+// whole and saved nowhere.
+func TestActKeepsHeadAndTail(t *testing.T) {
+	sandboxDir(t, map[string]string{"a": ""})
+	old := outDir
+	outDir = filepath.Join(t.TempDir(), "out")
+	t.Cleanup(func() { outDir = old })
+	var want strings.Builder
+	for i := 1; i <= 100000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	got := call(t, &protocol.Request{Op: protocol.OpRun, Dir: root, Cmd: "seq 1 100000", Cap: 1000}, "")
+	total := uint64(want.Len())
+	if got.res.OutCut != total-1000 {
+		t.Errorf("cut %d bytes, want %d", got.res.OutCut, total-1000)
+	}
+	head, tail := want.String()[:500], want.String()[want.Len()-500:]
+	if w := head + fmt.Sprintf("<o cut %d>", total-1000) + tail; got.stdout != w {
+		t.Errorf("sent %q...%q, want %q...%q", got.stdout[:40], got.stdout[len(got.stdout)-40:], w[:40], w[len(w)-40:])
+	}
+	saved, err := os.ReadFile(got.res.OutLog)
+	if err != nil || string(saved) != want.String() || got.res.OutLogPart {
+		t.Errorf("saved %q (%d bytes, part %v), %v; want the whole stream", got.res.OutLog, len(saved), got.res.OutLogPart, err)
+	}
+	if !strings.HasSuffix(got.res.OutLog, ".stdout") || got.res.ErrLog != "" {
+		t.Errorf("logs %q and %q", got.res.OutLog, got.res.ErrLog)
+	}
+
+	small := call(t, &protocol.Request{Op: protocol.OpRun, Dir: root, Cmd: "seq 1 300", Cap: 2000}, "")
+	if small.res.OutCut != 0 || small.res.OutLog != "" || small.stdout != want.String()[:len(small.stdout)] || !strings.HasSuffix(small.stdout, "\n300\n") {
+		t.Errorf("within the cap: cut %d, log %q, sent %q", small.res.OutCut, small.res.OutLog, small.stdout)
+	}
+}
+
+// With Stream every byte is sent as it comes, and a long stream is still
+// saved for the agent.
+func TestActStreamSendsAllAndSaves(t *testing.T) {
+	sandboxDir(t, map[string]string{"a": ""})
+	old := outDir
+	outDir = filepath.Join(t.TempDir(), "out")
+	t.Cleanup(func() { outDir = old })
+	got := call(t, &protocol.Request{Op: protocol.OpRun, Dir: root, Cmd: "seq 1 20000", Cap: 1000, Stream: true}, "")
+	if got.res.OutCut != 0 || !strings.HasPrefix(got.stdout, "1\n2\n") || !strings.HasSuffix(got.stdout, "\n19999\n20000\n") || strings.Contains(got.stdout, "cut") {
+		t.Errorf("streamed %d bytes, cut %d", len(got.stdout), got.res.OutCut)
+	}
+	if saved, err := os.ReadFile(got.res.OutLog); err != nil || string(saved) != got.stdout {
+		t.Errorf("saved %d bytes in %q: %v", len(saved), got.res.OutLog, err)
+	}
+}
+
+// The saved streams do not pile up in the sandbox's tmpfs: the oldest go,
+// and a planted name is not written through.
+func TestSavedOutputIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 30 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2026%04d.stdout", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pruneSaved(dir, 19)
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 20 || entries[0].Name() != "20260011.stdout" {
+		t.Errorf("left %d entries, first %s", len(entries), entries[0].Name())
+	}
+	old := outDir
+	outDir = dir
+	t.Cleanup(func() { outDir = old })
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.Symlink(target, filepath.Join(dir, "x.stdout")); err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(10, "x.stdout")
+	c.add([]byte("more than ten bytes of output"))
+	c.end()
+	if p, _ := c.savedAs(); p != "" {
+		t.Errorf("saved through a planted link as %q", p)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the link's target was written")
 	}
 }

@@ -2,12 +2,41 @@ package layout
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 )
+
+// Holder is what holds a sandbox's lock, as its holder wrote it in the
+// lock file for those waiting: the call and since when.
+type Holder struct {
+	Call  string    `json:"call"`
+	Since time.Time `json:"since"`
+	PID   int       `json:"pid"`
+}
+
+type callKey struct{}
+type waitKey struct{}
+
+// WithCall names the call that ctx's lock is taken for ("bash: make
+// test"), which a waiter is shown.
+func WithCall(ctx context.Context, call string) context.Context {
+	return context.WithValue(ctx, callKey{}, call)
+}
+
+// OnWait has LockSandbox call f, once, when ctx's lock is not free within
+// WaitNotice, with the holder's description (zero when it wrote none).
+func OnWait(ctx context.Context, f func(Holder)) context.Context {
+	return context.WithValue(ctx, waitKey{}, f)
+}
+
+// WaitNotice is how long a wait for a lock goes unmentioned: the usual
+// wait, for another call's commit, is shorter.
+const WaitNotice = 300 * time.Millisecond
 
 // LockSandbox holds the lock file at path for sandbox slug until the
 // returned function is called: flock, so it serializes across goroutines
@@ -18,9 +47,13 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
+	notify, _ := ctx.Value(waitKey{}).(func(Holder))
+	start := time.Now()
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
+			call, _ := ctx.Value(callKey{}).(string)
+			writeHolder(f, Holder{Call: call, Since: time.Now(), PID: os.Getpid()})
 			return release(f), nil
 		}
 		if err != syscall.EWOULDBLOCK {
@@ -33,7 +66,29 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 			return nil, fmt.Errorf("waiting for another call on sandbox '%s': %w", slug, ctx.Err())
 		case <-time.After(5 * time.Millisecond):
 		}
+		if notify != nil && time.Since(start) >= WaitNotice {
+			notify(readHolder(f))
+			notify = nil
+		}
 	}
+}
+
+// writeHolder records h in the held lock file, for waiters to read.
+func writeHolder(f *os.File, h Holder) {
+	data, _ := json.Marshal(h)
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt(data, 0)
+	}
+}
+
+// readHolder is what the lock file's holder wrote, zero if nothing.
+func readHolder(f *os.File) Holder {
+	var h Holder
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 4<<10))
+	if err == nil {
+		_ = json.Unmarshal(data, &h)
+	}
+	return h
 }
 
 // LockFile holds an exclusive lock on path until the returned function is
@@ -60,6 +115,7 @@ func openLock(path string) (*os.File, error) {
 
 func release(f *os.File) func() {
 	return func() {
+		_ = f.Truncate(0)
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}

@@ -57,11 +57,13 @@ type Limits struct {
 	MaxFileSize int64 `json:"max_file_size,omitempty"`
 	MaxCallSize int64 `json:"max_call_size,omitempty"`
 	Disk        int64 `json:"disk,omitempty"`
+	// Output is how many bytes of each output stream a result keeps.
+	Output int64 `json:"output,omitempty"`
 }
 
 // LimitsOf takes the bounds from cfg.
 func LimitsOf(cfg config.Config) Limits {
-	return Limits{MaxFileSize: cfg.MaxFileSize, MaxCallSize: cfg.MaxCallSize, Disk: cfg.Disk}
+	return Limits{MaxFileSize: cfg.MaxFileSize, MaxCallSize: cfg.MaxCallSize, Disk: cfg.Disk, Output: cfg.OutputLimit}
 }
 
 // OrDefaults fills what an older record lacks.
@@ -75,6 +77,9 @@ func (l Limits) OrDefaults() Limits {
 	}
 	if l.Disk <= 0 {
 		l.Disk = d.Disk
+	}
+	if l.Output <= 0 {
+		l.Output = d.Output
 	}
 	return l
 }

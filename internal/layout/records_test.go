@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -53,4 +54,38 @@ func TestLockSandboxWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	again()
+}
+
+// A taker that waits past WaitNotice is told, once, what holds the lock
+// and since when; a short wait says nothing, and a released lock file
+// names no holder.
+func TestLockSandboxSaysWhatHoldsIt(t *testing.T) {
+	p := New(t.TempDir()).Lock("x")
+	unlock, err := LockSandbox(WithCall(context.Background(), "bash: make test"), p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []Holder
+	var mu sync.Mutex
+	ctx := OnWait(context.Background(), func(h Holder) { mu.Lock(); told = append(told, h); mu.Unlock() })
+	time.AfterFunc(WaitNotice+200*time.Millisecond, unlock)
+	second, err := LockSandbox(ctx, p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(told) != 1 || told[0].Call != "bash: make test" || told[0].PID != os.Getpid() || time.Since(told[0].Since) > 5*time.Second {
+		t.Errorf("told %+v", told)
+	}
+	mu.Unlock()
+	second()
+	if data, err := os.ReadFile(p); err != nil || len(data) != 0 {
+		t.Errorf("released lock file holds %q, %v", data, err)
+	}
+	told = nil
+	third, err := LockSandbox(ctx, p, "x")
+	if err != nil || len(told) != 0 {
+		t.Errorf("a free lock: told %+v, %v", told, err)
+	}
+	third()
 }

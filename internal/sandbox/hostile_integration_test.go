@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
-	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -135,8 +135,13 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stdout) != hostrepo.OutputCap || res.StdoutCut != (1<<30)-hostrepo.OutputCap || res.Stderr != "done\n" {
+	limit := config.Default().OutputLimit
+	if res.StdoutCut != (1<<30)-limit || res.Stderr != "done\n" || !strings.Contains(res.Stdout, "its first 32 MiB are in "+res.StdoutLog) {
 		t.Fatalf("1 GiB: kept %d, cut %d, stderr %q", len(res.Stdout), res.StdoutCut, res.Stderr)
+	}
+	// The saved stream stops at 32 MiB: /tmp is memory.
+	if got := exec(t, m, c.Name, "wc -c < "+res.StdoutLog); strings.TrimSpace(got) != strconv.Itoa(32<<20) {
+		t.Errorf("saved %s bytes of 1 GiB", strings.TrimSpace(got))
 	}
 	t.Logf("1 GiB of output took %v", time.Since(start))
 	if out := exec(t, m, c.Name, "echo alive"); out != "alive\n" {

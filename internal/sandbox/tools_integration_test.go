@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -220,13 +222,38 @@ func TestIntegrationBashTimeoutKillsEverything(t *testing.T) {
 	}
 }
 
-func TestIntegrationBashOutputIsCappedWithANote(t *testing.T) {
+// A long output keeps its head and its tail, where test runners print
+// their summary, with the middle's size named and the whole stream saved
+// in the sandbox for the agent to grep; a call may ask for more or less.
+func TestIntegrationBashOutputKeepsHeadAndTail(t *testing.T) {
 	m := toolSandbox(t)
-	res := bash(t, m, "head -c 300000 /dev/zero | tr '\\0' a; echo err >&2; exit 3")
-	if res.ExitCode != 3 || len(res.Stdout) != hostrepo.OutputCap || res.StdoutCut != 300000-hostrepo.OutputCap || res.Stderr != "err\n" || !res.Truncated() {
+	limit := config.Default().OutputLimit
+	res := bash(t, m, "seq 1 100000; echo err >&2; exit 3")
+	full := 0
+	for i := 1; i <= 100000; i++ {
+		full += len(strconv.Itoa(i)) + 1
+	}
+	if res.ExitCode != 3 || res.StdoutCut != int64(full)-limit || res.Stderr != "err\n" || !res.Truncated() {
 		t.Errorf("exit %d stdout %d bytes cut %d stderr %q", res.ExitCode, len(res.Stdout), res.StdoutCut, res.Stderr)
 	}
-	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "docs"})
+	marker := fmt.Sprintf("[... %s bytes elided; all of stdout is in %s ...]\n", agenttext.Thousands(int64(full)-limit), res.StdoutLog)
+	if !strings.HasPrefix(res.Stdout, "1\n2\n3\n") || !strings.HasSuffix(res.Stdout, "\n99999\n100000\n") || !strings.Contains(res.Stdout, marker) {
+		t.Errorf("stdout %q...%q, want the marker %q", res.Stdout[:20], res.Stdout[len(res.Stdout)-40:], marker)
+	}
+	if len(res.Stdout) > int(limit)+len(marker)+1 || !strings.HasPrefix(res.StdoutLog, agent.OutputDir+"/") {
+		t.Errorf("kept %d bytes for a limit of %d; log %q", len(res.Stdout), limit, res.StdoutLog)
+	}
+	if got := bash(t, m, "wc -c < "+res.StdoutLog+"; tail -n 1 "+res.StdoutLog).Stdout; strings.Fields(got)[0] != strconv.Itoa(full) || !strings.HasSuffix(got, "\n100000\n") {
+		t.Errorf("the saved stream: %q", got)
+	}
+	small, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "seq 1 2000", OutputLimit: 2048})
+	if err != nil || small.StdoutCut == 0 || len(small.Stdout) > 2048+200 || !strings.HasSuffix(small.Stdout, "\n2000\n") {
+		t.Errorf("output_limit 2048: %d bytes kept, cut %d, %v", len(small.Stdout), small.StdoutCut, err)
+	}
+	if _, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "true", OutputLimit: 10}); err == nil || !strings.Contains(err.Error(), "output_limit: 10 bytes is outside 1024-1048576") {
+		t.Errorf("output_limit 10: %v", err)
+	}
+	res, err = m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "docs"})
 	if err != nil || res.Stdout != "/src/docs\n" {
 		t.Errorf("workdir: %+v %v", res, err)
 	}

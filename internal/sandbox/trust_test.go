@@ -127,13 +127,13 @@ func TestCallBoundsNeedTrustToo(t *testing.T) {
 	m := mustOpen(t, root)
 	rec := &layout.Record{Limits: layout.Limits{MaxFileSize: 10 << 20}}
 	lim, _, note := m.CallConfig(context.Background(), rec)
-	if want := (layout.Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30}); lim != want || !strings.Contains(note, "not trusted") {
+	if want := (layout.Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30, Output: 32 << 10}); lim != want || !strings.Contains(note, "not trusted") {
 		t.Fatalf("untrusted: %+v %q, want %+v and why", lim, note, want)
 	}
 	if _, err := m.Trust(); err != nil {
 		t.Fatal(err)
 	}
-	if lim, _, note = m.CallConfig(context.Background(), rec); lim != (layout.Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30}) || note != "" {
+	if lim, _, note = m.CallConfig(context.Background(), rec); lim != (layout.Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30, Output: 32 << 10}) || note != "" {
 		t.Fatalf("trusted: %+v %q", lim, note)
 	}
 	writeFile(t, filepath.Join(root, config.File), "[snapshot]\nmax-file-size = \"1m\"\n")

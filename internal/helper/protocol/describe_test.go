@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestDescribe(t *testing.T) {
 	_ = w.Flush()
 	lines := strings.Split(Describe(b.Bytes()), "\n")
 	want := []string{
-		`Q {"Version":2,"Op":"write","OldGen":0,"NewGen":2,`,
+		`Q {"Version":` + strconv.Itoa(Version) + `,"Op":"write","OldGen":0,"NewGen":2,`,
 		"content: 3 bytes, sha256 98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4",
 		`P {"Add":["node_modules"],"Expand":[],"Requery":[]}`,
 		`S {"Paths":["a.txt"]}`,

@@ -21,7 +21,7 @@ import (
 
 // Version is the protocol version. A helper that does not speak the host's
 // version answers with ExitWrongVersion, and the host delivers its own.
-const Version = 2
+const Version = 3
 
 // ExitWrongVersion is the helper's exit code for a request of another version.
 const ExitWrongVersion = 99
@@ -37,6 +37,7 @@ const (
 	// helper -> host
 	TStdout  = 'o' // a chunk of the command's stdout
 	TStderr  = 'e' // a chunk of the command's stderr
+	TCut     = 'x' // a Cut: output left out here; the stream's tail follows
 	TResult  = 'R' // a Result, once the action is over
 	TDirs    = 'D' // a Dirs: new directories and changed rule files
 	TChanges = 'C' // a Changes: what differs from the last manifest

@@ -19,8 +19,10 @@ type Request struct {
 	// OldGen is the manifest the host last committed against, NewGen the
 	// one this call saves.
 	OldGen, NewGen uint64
-	// Cap is how many bytes of each output stream are kept and sent; with
-	// Stream every byte is sent as it comes and Cap only bounds nothing.
+	// Cap is how many bytes of each output stream are sent: past it, the
+	// first half as it comes, a Cut, then the last half once the command is
+	// over. With Stream every byte is sent as it comes instead. Either way,
+	// a stream longer than Cap is saved whole in the sandbox (Result.OutLog).
 	Cap       uint64
 	Stream    bool
 	TimeoutMS uint64
@@ -94,8 +96,13 @@ type Result struct {
 	ExitCode  int
 	TimedOut  bool
 	Cancelled bool
-	// OutCut and ErrCut count the bytes beyond Cap that were not sent.
+	// OutCut and ErrCut count the bytes left out between head and tail.
 	OutCut, ErrCut uint64
+	// OutLog and ErrLog name the files in the sandbox that hold a stream
+	// longer than Cap ("" when it was not, or could not be saved); with
+	// OutLogPart or ErrLogPart they hold only its first MaxSaved bytes.
+	OutLog, ErrLog         string
+	OutLogPart, ErrLogPart bool
 	// NoShell: the image has no /bin/sh, so nothing ran.
 	NoShell bool
 	// Err is why a write, rm or upload failed ("" when it did not).
@@ -112,6 +119,10 @@ func (r *Result) Encode() []byte {
 	e.uint(r.ErrCut)
 	e.bool(r.NoShell)
 	e.str(r.Err)
+	e.str(r.OutLog)
+	e.str(r.ErrLog)
+	e.bool(r.OutLogPart)
+	e.bool(r.ErrLogPart)
 	return e.b
 }
 
@@ -119,7 +130,37 @@ func (r *Result) Encode() []byte {
 func DecodeResult(p []byte) (*Result, error) {
 	d := dec{b: p}
 	r := &Result{ExitCode: int(d.int()), TimedOut: d.bool(), Cancelled: d.bool(), OutCut: d.uint(), ErrCut: d.uint(), NoShell: d.bool(), Err: d.str()}
+	r.OutLog, r.ErrLog = d.str(), d.str()
+	r.OutLogPart, r.ErrLogPart = d.bool(), d.bool()
 	return r, d.done()
+}
+
+// Cut stands where a stream's output was left out: N bytes of the stream
+// (TStdout or TStderr) between what came before and what follows.
+type Cut struct {
+	Stream byte
+	N      uint64
+}
+
+// Encode returns the payload of a TCut frame.
+func (c *Cut) Encode() []byte {
+	var e enc
+	e.uint(uint64(c.Stream))
+	e.uint(c.N)
+	return e.b
+}
+
+// DecodeCut parses a TCut payload.
+func DecodeCut(p []byte) (*Cut, error) {
+	d := dec{b: p}
+	c := &Cut{Stream: byte(min(d.uint(), 255)), N: d.uint()}
+	if err := d.done(); err != nil {
+		return nil, err
+	}
+	if c.Stream != TStdout && c.Stream != TStderr {
+		return nil, fmt.Errorf("cut of an unknown stream %q", c.Stream)
+	}
+	return c, nil
 }
 
 // RuleFile is a .gitignore or .gitattributes that is new, changed or gone.

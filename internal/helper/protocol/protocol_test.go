@@ -18,9 +18,17 @@ func TestRoundTrips(t *testing.T) {
 	if got, err := DecodeRequest(req.Encode()); err != nil || !reflect.DeepEqual(got, req) {
 		t.Errorf("request: %+v %v", got, err)
 	}
-	res := &Result{ExitCode: -1, TimedOut: true, Cancelled: true, OutCut: 9, ErrCut: 1 << 40, NoShell: true, Err: "no\x00pe"}
+	res := &Result{ExitCode: -1, TimedOut: true, Cancelled: true, OutCut: 9, ErrCut: 1 << 40, NoShell: true, Err: "no\x00pe",
+		OutLog: "/tmp/litterbox/out/a.stdout", ErrLog: "", OutLogPart: true}
 	if got, err := DecodeResult(res.Encode()); err != nil || !reflect.DeepEqual(got, res) {
 		t.Errorf("result: %+v %v", got, err)
+	}
+	cut := &Cut{Stream: TStderr, N: 1 << 33}
+	if got, err := DecodeCut(cut.Encode()); err != nil || !reflect.DeepEqual(got, cut) {
+		t.Errorf("cut: %+v %v", got, err)
+	}
+	if _, err := DecodeCut((&Cut{Stream: TResult, N: 1}).Encode()); err == nil {
+		t.Error("a cut of a frame type that is no stream decoded")
 	}
 	dirs := &Dirs{Full: true, New: oddNames, Rules: []RuleFile{{Path: ".gitignore", Data: []byte("*\n")}, {Path: "a\nb/.gitignore", Deleted: true, Data: []byte{}}}}
 	if got, err := DecodeDirs(dirs.Encode()); err != nil || !reflect.DeepEqual(got, dirs) {
@@ -163,6 +171,7 @@ func FuzzDecoders(f *testing.F) {
 	f.Add((&Dirs{New: []string{"x"}, Rules: []RuleFile{{Path: ".gitignore", Data: []byte("*")}}}).Encode())
 	f.Add((&FileHeader{Path: "f", Size: 3}).Encode())
 	f.Add((&Result{ExitCode: 3}).Encode())
+	f.Add((&Cut{Stream: TStdout, N: 5}).Encode())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, p []byte) {
 		if m, err := DecodeChanges(p); err == nil {
@@ -178,6 +187,11 @@ func FuzzDecoders(f *testing.F) {
 		if m, err := DecodeFileHeader(p); err == nil {
 			if again, err := DecodeFileHeader(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
 				t.Errorf("file header does not round-trip: %x", p)
+			}
+		}
+		if m, err := DecodeCut(p); err == nil {
+			if again, err := DecodeCut(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("cut does not round-trip: %x", p)
 			}
 		}
 		_, _ = DecodeResult(p)
