@@ -103,6 +103,15 @@ func snapshotText(id string) string {
 	return "snapshot: " + id
 }
 
+// betweenText is the line naming the snapshot a call made first, of what
+// changed since the last call, "" when it made none.
+func betweenText(b agent.Between) string {
+	if b.Commit == "" {
+		return ""
+	}
+	return fmt.Sprintf("changes made since the last call (%d path(s), by a background command or from outside) were committed first: %s\n", b.Paths, b.Commit)
+}
+
 // maxTimeout bounds a bash call's timeout, far above any real use and
 // below what a time.Duration holds.
 const maxTimeout = 7 * 24 * time.Hour
@@ -141,7 +150,7 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 	}
 	result := bashOut{
 		ExitCode: &res.ExitCode, Stdout: &res.Stdout, Stderr: &res.Stderr, TimedOut: &res.TimedOut, Cancelled: &res.Cancelled,
-		Truncated: ptr(res.Truncated()), StdoutLog: res.StdoutLog, StderrLog: res.StderrLog, Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds,
+		Truncated: ptr(res.Truncated()), StdoutLog: res.StdoutLog, StderrLog: res.StderrLog, Snapshot: snapshotValue(res.Snapshot), Between: res.Between, Bounds: res.Bounds,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "exit code: %d\n", res.ExitCode)
@@ -153,7 +162,7 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 	}
 	section(&b, "stdout", res.Stdout)
 	section(&b, "stderr", res.Stderr)
-	b.WriteString(snapshotText(res.Snapshot) + "\n")
+	b.WriteString(betweenText(res.Between) + snapshotText(res.Snapshot) + "\n")
 	notes(&b, res.Bounds)
 	r := structured(result, b.String())
 	if err != nil {
@@ -223,9 +232,9 @@ func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn
 		return errResult(fmt.Errorf("writing %s: %s", in.Path, strings.TrimSpace(res.Stderr))), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrote %d bytes to %s\n%s\n", len(content), in.Path, snapshotText(res.Snapshot))
+	fmt.Fprintf(&b, "wrote %d bytes to %s\n%s%s\n", len(content), in.Path, betweenText(res.Between), snapshotText(res.Snapshot))
 	notes(&b, res.Bounds)
-	return structured(writeOut{Bytes: len(content), Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds}, b.String()), nil
+	return structured(writeOut{Bytes: len(content), Snapshot: snapshotValue(res.Snapshot), Between: res.Between, Bounds: res.Bounds}, b.String()), nil
 }
 
 // notes adds to a result's text what its snapshot left out, and the disk
@@ -249,9 +258,9 @@ func (h handlers) patch(ctx context.Context, _ gomcp.CallToolRequest, in patchIn
 		what = "deleted"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s\n%s\n", what, in.Path, snapshotText(res.Snapshot))
+	fmt.Fprintf(&b, "%s %s\n%s%s\n", what, in.Path, betweenText(res.Between), snapshotText(res.Snapshot))
 	notes(&b, res.Bounds)
-	return structured(patchOut{Snapshot: snapshotValue(res.Snapshot), Created: res.Created, Deleted: res.Deleted, Bounds: res.Bounds}, b.String()), nil
+	return structured(patchOut{Snapshot: snapshotValue(res.Snapshot), Created: res.Created, Deleted: res.Deleted, Between: res.Between, Bounds: res.Bounds}, b.String()), nil
 }
 
 func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) (*gomcp.CallToolResult, error) {
@@ -264,9 +273,9 @@ func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) 
 		return errResult(err), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d replacement(s) in %s\n%s\n", res.Replacements, in.Path, snapshotText(res.Snapshot))
+	fmt.Fprintf(&b, "%d replacement(s) in %s\n%s%s\n", res.Replacements, in.Path, betweenText(res.Between), snapshotText(res.Snapshot))
 	notes(&b, res.Bounds)
-	return structured(editOut{Replacements: res.Replacements, Edits: res.Edits, Snapshot: snapshotValue(res.Snapshot), Bounds: res.Bounds}, b.String()), nil
+	return structured(editOut{Replacements: res.Replacements, Edits: res.Edits, Snapshot: snapshotValue(res.Snapshot), Between: res.Between, Bounds: res.Bounds}, b.String()), nil
 }
 
 // ops are an edit call's replacements: old_string and new_string, or

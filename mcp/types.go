@@ -167,6 +167,7 @@ type bashOut struct {
 	// Snapshot is the commit the call made, null when nothing changed
 	// (always, with background).
 	Snapshot *string `json:"snapshot"`
+	agent.Between
 	agent.Bounds
 	// With background.
 	Service string `json:"service,omitempty"`
@@ -191,6 +192,7 @@ type writeIn struct {
 type writeOut struct {
 	Bytes    int     `json:"bytes"`
 	Snapshot *string `json:"snapshot"`
+	agent.Between
 	agent.Bounds
 }
 
@@ -204,6 +206,7 @@ type patchOut struct {
 	Snapshot *string `json:"snapshot"`
 	Created  bool    `json:"created"`
 	Deleted  bool    `json:"deleted"`
+	agent.Between
 	agent.Bounds
 }
 
@@ -220,6 +223,7 @@ type editOut struct {
 	Replacements int     `json:"replacements"`
 	Edits        int     `json:"edits"`
 	Snapshot     *string `json:"snapshot"`
+	agent.Between
 	agent.Bounds
 }
 

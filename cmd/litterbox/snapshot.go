@@ -17,8 +17,11 @@ func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *agent.ActResu
 	if res == nil {
 		return
 	}
+	slug, _ := hostrepo.ParseName(name)
+	if c := res.Between.Commit; c != "" {
+		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s first: %d path(s) changed since the last call\n", c[:12], m.Names(slug).Branch, res.Between.Paths)
+	}
 	if res.Snapshot != "" {
-		slug, _ := hostrepo.ParseName(name)
 		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Names(slug).Branch)
 	}
 	for _, n := range res.Notes() {

@@ -64,6 +64,7 @@ type ActResult struct {
 	// Snapshot is the commit made for the call's changes, "" when nothing
 	// git would track changed.
 	Snapshot string `json:"snapshot"`
+	Between
 	Bounds
 	// NoShell: the image has no /bin/sh, so no command ran.
 	NoShell bool `json:"-"`
@@ -164,6 +165,10 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
 		return nil, v.stop(ctx, err)
 	}
+	between, err := m.takeBetween(execCtx, c, v, snapshot.Conversation{R: r, W: w})
+	if err != nil {
+		return nil, v.stop(ctx, err)
+	}
 	if a.Content != nil {
 		if err := w.Raw(a.Content, a.Size); err != nil {
 			return nil, v.stop(ctx, fmt.Errorf("sending the content: %w", err))
@@ -189,7 +194,65 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	if err := v.end(ctx); err != nil {
 		return res, err
 	}
+	res.Between = between
 	return res, m.settle(c, res, taken)
+}
+
+// beginBound is how long the helper may take to say whether files changed
+// between calls (PID 1 answers from memory).
+var beginBound = 30 * time.Second
+
+// Between is the snapshot a call made, before its own, of what changed in
+// the sandbox since the last call: "" when nothing did.
+type Between struct {
+	Commit string `json:"between,omitempty"`
+	Paths  int    `json:"between_paths,omitempty"`
+}
+
+// takeBetween reads the helper's Begin and, when files changed since the
+// last call (a background command, a person's docker exec, a call cut
+// short), commits them as their own snapshot, "between calls: N paths",
+// before the call's action runs.
+func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (Between, error) {
+	late := time.AfterFunc(beginBound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", beginBound)) })
+	p, err := conv.R.Expect(protocol.TBegin)
+	late.Stop()
+	if err != nil {
+		return Between{}, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
+	}
+	b, err := protocol.DecodeBegin(p)
+	if err != nil || !b.Between {
+		return Between{}, err
+	}
+	store := m.SnapStore(c.slug, c.lim)
+	store.Secrets = c.sec
+	var n int
+	taken, err := store.TakeCounted(ctx, conv, &c.st, func(paths int) string {
+		n = paths
+		return hostrepo.CommitMessage(BetweenKind, fmt.Sprintf("%d %s", paths, plural(paths, "path")))
+	})
+	if err != nil {
+		store.Forget(&c.st)
+		return Between{}, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
+	}
+	c.st.Gen++
+	if err := m.SaveSnap(c.slug, c.st); err != nil {
+		return Between{}, err
+	}
+	if taken.Commit == "" {
+		n = 0
+	}
+	return Between{Commit: taken.Commit, Paths: n}, nil
+}
+
+// BetweenKind names the snapshots of changes made between calls.
+const BetweenKind = "between calls"
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // call is one agent action made ready: the sandbox's snapshot state, its

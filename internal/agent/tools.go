@@ -206,6 +206,7 @@ type EditResult struct {
 	Replacements int    `json:"replacements"`
 	Edits        int    `json:"edits"`
 	Snapshot     string `json:"snapshot"`
+	Between
 	Bounds
 }
 
@@ -248,7 +249,7 @@ func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
 	}
-	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Bounds: res.Bounds}, nil
+	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Between: res.Between, Bounds: res.Bounds}, nil
 }
 
 // PatchResult says what Patch did.
@@ -256,6 +257,7 @@ type PatchResult struct {
 	Snapshot string `json:"snapshot"`
 	Created  bool   `json:"created,omitempty"`
 	Deleted  bool   `json:"deleted,omitempty"`
+	Between
 	Bounds
 }
 
@@ -304,7 +306,7 @@ func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, 
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
 	}
-	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Bounds: res.Bounds}, nil
+	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Between: res.Between, Bounds: res.Bounds}, nil
 }
 
 // Scan commits whatever changed in the sandbox outside the agent tools (an

@@ -98,6 +98,9 @@ func (s *session) serve() error {
 		// The last manifest loads while the action runs.
 		go func() { s.old <- loadManifest(req.OldGen) }()
 	}
+	if err := s.between(); err != nil {
+		return err
+	}
 	res := &protocol.Result{}
 	content := s.in.Raw(int64(req.ContentLen))
 	switch req.Op {
@@ -133,6 +136,34 @@ func (s *session) serve() error {
 	return s.scan()
 }
 
+// between answers the request with a Begin, and when files in /src
+// changed since the last call's scan, scans them at once, before the
+// action and its content: the host commits them as a snapshot of their
+// own, so that the call's snapshot holds the call's changes only. PID 1's
+// watcher tells without a scan whether anything changed; one that cannot
+// tell (just restarted) counts as a change, one that does not answer (no
+// watcher, an older PID 1) as none, as before.
+func (s *session) between() error {
+	req := s.req
+	changed := false
+	if req.Op != protocol.OpSetup && req.Op != protocol.OpScan && !req.Rescan {
+		d := watch.Ask(&protocol.WatchCut{Peek: true})
+		changed = d.Valid && len(d.Dirs) > 0 || !d.Valid && d.Reason != ""
+	}
+	if err := s.send(protocol.TBegin, (&protocol.Begin{Between: changed}).Encode()); err != nil || !changed {
+		return err
+	}
+	if err := s.scan(); err != nil {
+		return err
+	}
+	// The action's scan starts from the manifest this one saved.
+	req.OldGen, req.NewGen = req.NewGen, req.NewGen+1
+	next := req.OldGen
+	s.old = make(chan *manifest, 1)
+	go func() { s.old <- loadManifest(next) }()
+	return nil
+}
+
 func errText(err error) string {
 	if err == nil {
 		return ""
@@ -152,8 +183,24 @@ func (s *session) pump() {
 	}
 }
 
-// expect waits for the host's next frame, which must be of type t.
+// expect waits for the host's next frame, which must be of type t. Before
+// the content is read (a scan between calls) frames come straight from
+// stdin; after, through pump.
 func (s *session) expect(t byte) ([]byte, error) {
+	if s.frames == nil {
+		for {
+			ft, p, err := s.in.Next()
+			switch {
+			case err != nil:
+				return nil, err
+			case ft == protocol.TCancel:
+				continue
+			case ft != t:
+				return nil, fmt.Errorf("expected frame %q from the host, got %q", t, ft)
+			}
+			return p, nil
+		}
+	}
 	for f := range s.frames {
 		if f.t == protocol.TCancel {
 			continue // the command is over already

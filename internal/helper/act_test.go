@@ -57,6 +57,11 @@ func call(t *testing.T, req *protocol.Request, content string) called {
 	if err := w.Frame(protocol.TRequest, req.Encode()); err != nil {
 		t.Fatal(err)
 	}
+	if p, err := r.Expect(protocol.TBegin); err != nil {
+		t.Fatal(err)
+	} else if b, err := protocol.DecodeBegin(p); err != nil || b.Between {
+		t.Fatalf("begin: %+v %v (no watcher here: nothing between calls)", b, err)
+	}
 	if content != "" {
 		if err := w.Raw(strings.NewReader(content), int64(len(content))); err != nil {
 			t.Fatal(err)

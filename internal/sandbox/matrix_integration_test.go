@@ -367,3 +367,67 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 		})
 	}
 }
+
+// Changes made between calls (a person's docker exec, a background
+// command) are committed first, as their own snapshot, and the call's
+// snapshot holds the call's changes only; a call after nothing happened
+// makes no such snapshot and reads no directory.
+func TestMatrixChangesBetweenCallsGetTheirOwnSnapshot(t *testing.T) {
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) {
+			ctx := context.Background()
+			m := matrixSandbox(t, image, testenv.SmallFiles)
+			exec(t, m, "work", "echo outside > outside.txt && mkdir -p d && echo x > d/y")
+			res, err := m.Write(ctx, "work", "docs/agent_note.txt", []byte("note\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Between.Commit == "" || res.Between.Paths != 2 {
+				t.Fatalf("between: %+v", res.Between)
+			}
+			if got := changedIn(t, m, res.Between.Commit); got != "d/y outside.txt" {
+				t.Errorf("the between-calls snapshot holds %q", got)
+			}
+			if got := testenv.Git(t, m.Root, "log", "-1", "--format=%s", res.Between.Commit); got != "between calls: 2 paths" {
+				t.Errorf("its subject: %q", got)
+			}
+			if got := changedIn(t, m, res.Snapshot); got != "docs/agent_note.txt" {
+				t.Errorf("the write's snapshot holds %q", got)
+			}
+			if parent := testenv.Git(t, m.Root, "rev-parse", res.Snapshot+"^"); parent != res.Between.Commit {
+				t.Errorf("the write's parent is %s, not the between-calls snapshot %s", parent, res.Between.Commit)
+			}
+
+			if _, err := m.Background(ctx, "work", "bg", agent.BashOptions{Command: "echo bg > bg.txt; sleep 60"}); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); exec(t, m, "work", "cat bg.txt 2>/dev/null || true") != "bg\n"; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the background command did not write bg.txt")
+				}
+			}
+			res = bash(t, m, "echo call > call.txt")
+			if got := changedIn(t, m, res.Between.Commit); got != "bg.txt" {
+				t.Errorf("the background command's file: between %+v holds %q", res.Between, got)
+			}
+			if got := changedIn(t, m, res.Snapshot); got != "call.txt" {
+				t.Errorf("the call's snapshot holds %q", got)
+			}
+
+			res = bash(t, m, "true")
+			if res.Between.Commit != "" || res.Snapshot != "" || res.DirsRead != 0 {
+				t.Errorf("a no-op after a quiet time: between %+v, snapshot %q, %d directories read", res.Between, res.Snapshot, res.DirsRead)
+			}
+		})
+	}
+}
+
+// changedIn lists the paths commit changed, sorted, space-separated.
+func changedIn(t *testing.T, m *Manager, commit string) string {
+	t.Helper()
+	if commit == "" {
+		return ""
+	}
+	out := testenv.Git(t, m.Root, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
+	return strings.Join(strings.Fields(out), " ")
+}

@@ -147,6 +147,12 @@ const (
 // Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
 func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
+	return s.TakeCounted(ctx, c, st, func(int) string { return message })
+}
+
+// TakeCounted is Take with the message made from the count of paths the
+// commit changes.
+func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, message func(paths int) string) (*Taken, error) {
 	dirs, err := readDirs(c.R)
 	if err != nil {
 		return nil, err
@@ -183,7 +189,8 @@ func (s *Store) Take(ctx context.Context, c Conversation, st *State, message str
 	t.Withheld = plan.withheld[:min(len(plan.withheld), MaxReported)]
 	t.WithheldMore = len(plan.withheld) - len(t.Withheld)
 	plan.record(st)
-	if t.Commit, err = s.commit(ctx, st, append(entries, plan.remove...), message); err != nil {
+	changed := append(entries, plan.remove...)
+	if t.Commit, err = s.commit(ctx, st, changed, message(len(changed))); err != nil {
 		return nil, err
 	}
 	return t, nil

@@ -35,6 +35,7 @@ const (
 	TSelect  = 'S' // a Select, the files the host wants
 
 	// helper -> host
+	TBegin   = 'B' // a Begin, the helper's first answer to a Request
 	TStdout  = 'o' // a chunk of the command's stdout
 	TStderr  = 'e' // a chunk of the command's stderr
 	TCut     = 'x' // a Cut: output left out here; the stream's tail follows

@@ -135,6 +135,30 @@ func DecodeResult(p []byte) (*Result, error) {
 	return r, d.done()
 }
 
+// Begin is the helper's first answer to a Request, before the host sends
+// the request's content. With Between, files in /src changed since the
+// last call's scan (a background command, a person's docker exec, a call
+// cut short): a scan of them follows at once, from OldGen to OldGen+1,
+// which the host commits as a snapshot of its own; the action then runs
+// and is scanned from OldGen+1 to NewGen+1.
+type Begin struct {
+	Between bool
+}
+
+// Encode returns the payload of a TBegin frame.
+func (b *Begin) Encode() []byte {
+	var e enc
+	e.bool(b.Between)
+	return e.b
+}
+
+// DecodeBegin parses a TBegin payload.
+func DecodeBegin(p []byte) (*Begin, error) {
+	d := dec{b: p}
+	b := &Begin{Between: d.bool()}
+	return b, d.done()
+}
+
 // Cut stands where a stream's output was left out: N bytes of the stream
 // (TStdout or TStderr) between what came before and what follows.
 type Cut struct {
@@ -490,6 +514,10 @@ type WatchCut struct {
 	// Measure asks for the skipped directories to be measured now. It is
 	// sent only when set, which a PID 1 of an older helper cannot read.
 	Measure bool
+	// Peek asks only which directories changed since the last cut, cutting
+	// nothing. Sent only when set, like Measure: an older PID 1 does not
+	// answer it, which tells nothing changed.
+	Peek bool
 }
 
 // Encode returns the payload of a TRequest frame on the watch socket.
@@ -499,7 +527,10 @@ func (m *WatchCut) Encode() []byte {
 	e.uint(m.Old)
 	e.uint(m.New)
 	e.strs(m.Prune)
-	if m.Measure {
+	if m.Measure || m.Peek {
+		e.bool(m.Measure)
+	}
+	if m.Peek {
 		e.bool(true)
 	}
 	return e.b
@@ -511,6 +542,9 @@ func DecodeWatchCut(p []byte) (*WatchCut, error) {
 	m := &WatchCut{Reset: d.bool(), Old: d.uint(), New: d.uint(), Prune: d.strs()}
 	if d.err == nil && len(d.b) > 0 {
 		m.Measure = d.bool()
+	}
+	if d.err == nil && len(d.b) > 0 {
+		m.Peek = d.bool()
 	}
 	return m, d.done()
 }

@@ -23,6 +23,11 @@ func TestRoundTrips(t *testing.T) {
 	if got, err := DecodeResult(res.Encode()); err != nil || !reflect.DeepEqual(got, res) {
 		t.Errorf("result: %+v %v", got, err)
 	}
+	for _, b := range []*Begin{{}, {Between: true}} {
+		if got, err := DecodeBegin(b.Encode()); err != nil || !reflect.DeepEqual(got, b) {
+			t.Errorf("begin: %+v %v", got, err)
+		}
+	}
 	cut := &Cut{Stream: TStderr, N: 1 << 33}
 	if got, err := DecodeCut(cut.Encode()); err != nil || !reflect.DeepEqual(got, cut) {
 		t.Errorf("cut: %+v %v", got, err)
@@ -68,6 +73,15 @@ func TestWatchMessagesAcrossHelperVersions(t *testing.T) {
 	cut.Measure = true
 	if got, err := DecodeWatchCut(cut.Encode()); err != nil || !reflect.DeepEqual(got, cut) {
 		t.Errorf("cut: %+v %v", got, err)
+	}
+	peek := &WatchCut{Prune: []string{}, Peek: true}
+	if got, err := DecodeWatchCut(peek.Encode()); err != nil || !reflect.DeepEqual(got, peek) {
+		t.Errorf("peek: %+v %v", got, err)
+	}
+	// An older PID 1 reads the Measure and stops at the Peek: an error,
+	// so it does not answer a question it would take for a cut.
+	if d := (dec{b: peek.Encode()}); d.bool() || d.uint() != 0 || d.uint() != 0 || len(d.strs()) != 0 || d.bool() || d.done() == nil {
+		t.Errorf("an older PID 1 would take a peek for a cut: %x", peek.Encode())
 	}
 	oldDirty := (&enc{})
 	oldDirty.bool(true)
@@ -195,6 +209,7 @@ func FuzzDecoders(f *testing.F) {
 			}
 		}
 		_, _ = DecodeResult(p)
+		_, _ = DecodeBegin(p)
 		_, _ = DecodeEnd(p)
 		_, _ = DecodeWatchCut(p)
 		_, _ = DecodeWatchDirty(p)

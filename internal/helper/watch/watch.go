@@ -223,6 +223,18 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	return out
 }
 
+// peek answers which directories changed since the last cut, cutting
+// nothing: Valid false (with the reason) when the watcher cannot tell.
+func (w *Watcher) peek(*protocol.WatchCut) *protocol.WatchDirty {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.drain()
+	if !w.valid {
+		return &protocol.WatchDirty{Reason: w.reason}
+	}
+	return &protocol.WatchDirty{Valid: true, Dirs: keys(w.cur)}
+}
+
 // setPrune stops watching what scans skip, and watches again (marked
 // changed) what they no longer skip.
 func (w *Watcher) setPrune(dirs []string) {
@@ -386,7 +398,11 @@ func (w *Watcher) Serve() {
 			if err != nil {
 				return
 			}
-			protocol.NewWriter(conn).Frame(protocol.TResult, w.cut(c).Encode())
+			answer := w.peek
+			if !c.Peek {
+				answer = w.cut
+			}
+			protocol.NewWriter(conn).Frame(protocol.TResult, answer(c).Encode())
 		}()
 	}
 }
