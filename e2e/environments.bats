@@ -97,6 +97,39 @@ teardown() { common_teardown; }
   done
 }
 
+@test "cache --all-repos: ls finds every repository's entries, list --all-repos totals them, prune --all-repos removes those of a removed repository only" {
+  printf '[docker]\nsetup-command = "mkdir -p ignored && echo mine > ignored/f"\n' >.litterbox.local.toml
+  create mine
+  make_repo
+  other=$MADE_REPO
+  (cd "$other" && printf '[docker]\nsetup-command = "mkdir -p ignored && echo theirs > ignored/f"\n' >.litterbox.local.toml && create theirs && lb_ok delete --force theirs >/dev/null)
+  vol=$(cd "$other" && lb_ok cache ls --json | jsonget '.0.volume')
+  run lb cache ls --all-repos
+  assert_success
+  assert_line --regexp '^REPO +KEY +SIZE +FILES +HITS +AGE$'
+  assert_line --regexp "^$REPO +[0-9a-f]{12} +[0-9]+ B +1 +0 +[0-9]+s$"
+  assert_line --regexp "^$other +[0-9a-f]{12} +[0-9]+ B +1 +0 +[0-9]+s$"
+
+  rm -rf "$other"
+  run lb cache ls --all-repos
+  assert_line --regexp "^$other \(gone\) +[0-9a-f]{12} +- +- +- +-$"
+  json=$(lb_ok cache ls --all-repos --json)
+  i=$(jsonget '.*.volume' <<<"$json" | grep -nxF "$vol" | cut -d: -f1)
+  assert_equal "$(jsonget ".$((i - 1)).repo_gone" ".$((i - 1)).known" <<<"$json")" "$(printf 'true\nfalse')"
+  run lb list --all-repos
+  assert_success
+  assert_line --regexp '^Setup cache: [0-9]+ entr(y|ies), [0-9.]+ [KMG]?i?B and [0-9]+ of unknown size; [0-9]+ of repositories that are gone \(litterbox cache prune --all-repos removes them\)\.$'
+  run lb cache prune --all-repos
+  assert_success
+  assert_line "Removed setup cache $vol of $other (gone)."
+  run "$RUNTIME" volume inspect "$vol"
+  assert_failure
+  # This repository's entry stays.
+  assert_equal "$(lb cache ls --json | jsonget '.#')" 1
+  run --separate-stderr lb cache rm abcd --all-repos
+  assert_failure 2
+}
+
 @test "fork: NEW starts at SRC's tip with SRC's files, ignored ones included; SRC keeps running; bad usage exits 2" {
   create src
   lb_ok exec src -- sh -c 'echo work > work.txt && mkdir -p ignored && echo built > ignored/out' >/dev/null

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
 
@@ -16,6 +17,8 @@ import (
 type cacheOptions struct {
 	Action, Key string
 	JSON        bool
+	// AllRepos: ls and prune the entries of every repository on the engine.
+	AllRepos bool
 }
 
 func newCacheCommand(p *program) *cobra.Command {
@@ -32,10 +35,16 @@ engine; no sandbox depends on one, so removing one never harms a sandbox.
 
   ls      list the entries, newest first, with their sizes
   rm KEY  remove the entry whose key starts with KEY
-  prune   remove every entry a create from HEAD would not use now`,
+  prune   remove every entry a create from HEAD would not use now
+
+With --all-repos, ls lists the entries of every repository on the engine
+(volumes labelled dev.litterbox.managed=cache), and prune removes those of
+repositories that are gone, which nothing can use again.`,
 		Example: `  litterbox cache ls
   litterbox cache rm 3f2a9c
-  litterbox cache prune`,
+  litterbox cache prune
+  litterbox cache ls --all-repos
+  litterbox cache prune --all-repos`,
 		Args: cobra.RangeArgs(1, 2),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
@@ -52,6 +61,7 @@ engine; no sandbox depends on one, so removing one never harms a sandbox.
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the entries as JSON")
+	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "ls: the entries of every repository; prune: those of repositories that are gone")
 	return cmd
 }
 
@@ -63,6 +73,10 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 		return usagef("cache %s takes no KEY", o.Action)
 	case o.Action != "ls" && o.Action != "rm" && o.Action != "prune":
 		return usagef("cache: unknown action %q: use ls, rm KEY or prune", o.Action)
+	case o.AllRepos && o.Action == "rm":
+		return usagef("cache rm takes no --all-repos: run it in the entry's repository (litterbox cache ls --all-repos names it), or prune --all-repos for those of repositories that are gone")
+	case o.AllRepos:
+		return runCacheAllRepos(ctx, e, o)
 	}
 	m, err := e.manager(ctx)
 	if err != nil {
@@ -106,4 +120,86 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, since(time.Since(entry.Created)), entry.From, entry.Setup)
 	}
 	return tw.Flush()
+}
+
+// runCacheAllRepos lists the entries of every repository, or removes
+// those whose repository is gone.
+func runCacheAllRepos(ctx context.Context, e *env, o cacheOptions) error {
+	p := e.engine().Provider(e.runner(false))
+	var entries []setupcache.RepoEntry
+	var err error
+	if o.Action == "prune" {
+		entries, err = setupcache.PruneGone(ctx, p)
+	} else {
+		entries, err = setupcache.ListAll(ctx, p)
+	}
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(e.stdout, orNone(entries))
+	}
+	if o.Action == "prune" {
+		for _, entry := range entries {
+			fmt.Fprintf(e.stdout, "Removed setup cache %s of %s (gone).\n", entry.Volume, agenttext.Shown(entry.Repo))
+		}
+		if len(entries) == 0 {
+			fmt.Fprintln(e.stdout, "No setup cache entry of a repository that is gone.")
+		}
+		return nil
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(e.stdout, "No setup cache entries.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPO\tKEY\tSIZE\tFILES\tHITS\tAGE")
+	for _, entry := range entries {
+		repo, size, files, hits, created := agenttext.Shown(entry.Repo), "-", "-", "-", "-"
+		if entry.RepoGone {
+			repo += " (gone)"
+		}
+		if entry.Known {
+			size, files, hits, created = agent.HumanSize(entry.Bytes), fmt.Sprint(entry.Files), fmt.Sprint(entry.Hits), since(time.Since(entry.Created))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", repo, shortKey(entry.Key), size, files, hits, created)
+	}
+	return tw.Flush()
+}
+
+// shortKey is the 12 characters of a key ls shows.
+func shortKey(key string) string { return key[:min(len(key), 12)] }
+
+// cacheSummary is list --all-repos's line on the setup cache, "" when
+// there is none.
+func cacheSummary(entries []setupcache.RepoEntry) string {
+	n, bytes, gone := setupcache.Totals(entries)
+	if n == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("Setup cache: %d %s, %s", n, plural(n, "entry", "entries"), agent.HumanSize(bytes))
+	if unknown := n - known(entries); unknown > 0 {
+		line += fmt.Sprintf(" and %d of unknown size", unknown)
+	}
+	if gone > 0 {
+		line += fmt.Sprintf("; %d of repositories that are gone (litterbox cache prune --all-repos removes them)", gone)
+	}
+	return line + "."
+}
+
+func known(entries []setupcache.RepoEntry) int {
+	n := 0
+	for _, e := range entries {
+		if e.Known {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
 
 // listOptions are what list was asked.
@@ -57,7 +58,7 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "No sandboxes.")
-		return nil
+		return e.cacheTotals(ctx, m, o)
 	}
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
@@ -91,6 +92,22 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 		if len(s.Background) > 0 {
 			fmt.Fprintf(e.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
 		}
+	}
+	return e.cacheTotals(ctx, m, o)
+}
+
+// cacheTotals ends list --all-repos with the setup cache's size, where
+// volumes of removed repositories otherwise pile up unseen.
+func (e *env) cacheTotals(ctx context.Context, m *sandbox.Manager, o listOptions) error {
+	if !o.AllRepos {
+		return nil
+	}
+	entries, err := setupcache.ListAll(ctx, m.Provider)
+	if err != nil {
+		return err
+	}
+	if line := cacheSummary(entries); line != "" {
+		fmt.Fprintln(e.stdout, line)
 	}
 	return nil
 }
