@@ -48,6 +48,27 @@ r() { jsonget "$@" <<<"$RESULT"; }
   assert_equal "$(in_box my-new-feature cat README.md)" "# demo"
 }
 
+@test "sandbox-create with a devcontainer.json whose setup fails returns the usable sandbox, not an error, and a retry says to use it" {
+  mkdir -p .devcontainer
+  printf '{"image": "litterbox-test/debian:bookworm", "onCreateCommand": "npm install && pip install -r requirements.txt"}\n' >.devcontainer/devcontainer.json
+  git add .devcontainer && git commit -qm devcontainer
+  call sandbox-create '{"name":"dev"}' sandbox-create '{"name":"dev"}'
+  first=${lines[0]} again=${lines[1]}
+  assert_equal "$(jsonget .isError .structuredContent.status .structuredContent.setup.exit_code .structuredContent.setup_from <<<"$first")" \
+    "$(printf 'false\nfailed-setup\n127\n.devcontainer/devcontainer.json')"
+  text=$(jsonget .text <<<"$first")
+  [[ $text == "Sandbox 'dev' was created and is usable, but its setup command failed: the setup command from .devcontainer/devcontainer.json (npm install && pip install -r requirements.txt) exited with code 127; it had no network."* ]] || fail "text: $text"
+  [[ $text == *'setup-command = "" under [docker] in .litterbox.local.toml'* ]] || fail "no way to turn it off: $text"
+  assert_equal "$(jsonget .isError <<<"$again")" true
+  [[ $(jsonget .text <<<"$again") == *"already exists"*"its setup command failed; it is usable as it is: use it by this name"* ]] || fail "retry: $again"
+  call bash '{"sandbox":"dev","command":"echo still-usable"}'
+  assert_equal "$(r .structuredContent.stdout)" still-usable
+  # The CLI says the same, and fails.
+  run --separate-stderr lb create dev2
+  assert_failure 1
+  assert_stderr --partial "Error: Sandbox 'dev2': the setup command from .devcontainer/devcontainer.json (npm install && pip install -r requirements.txt) exited with code 127; it had no network."
+}
+
 @test "AC1.5: sandbox-create of an existing name returns isError 'already exists' and creates nothing" {
   call sandbox-create '{"name":"my-new-feature"}' sandbox-create '{"name":"my-new-feature"}' sandbox-create '{"name":"My New Feature"}'
   assert_equal "$(jsonget .isError <<<"${lines[0]}")" false

@@ -78,11 +78,10 @@ func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in create
 		return errResult(err), nil
 	}
 	h.scope.add(res.Name)
-	r := structured(res, present.CreatedForAgent(res))
-	// The sandbox exists either way; a failed setup is still the caller's
-	// problem to see.
-	r.IsError = res.Status == sandbox.StatusFailedSetup
-	return r, nil
+	// A failed setup is no error: the sandbox exists and is usable, and
+	// an error would invite a retry of the create. The text says what
+	// failed and how to go on.
+	return structured(res, present.CreatedForAgent(res)), nil
 }
 
 func (h handlers) fork(ctx context.Context, _ gomcp.CallToolRequest, in forkIn) (*gomcp.CallToolResult, error) {

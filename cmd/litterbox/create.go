@@ -89,7 +89,7 @@ func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 		fmt.Fprintln(e.stderr, "Warning: "+w)
 	}
 	if c.Status == sandbox.StatusFailedSetup {
-		return fmt.Errorf("the setup command of sandbox '%s' exited with code %d; the sandbox is kept, marked failed-setup (litterbox delete %s removes it)", c.Name, c.Setup.ExitCode, c.Name)
+		return fmt.Errorf("sandbox '%s': %s litterbox shell %s opens it; litterbox delete %s removes it", c.Name, present.SetupFailure(c), c.Name, c.Name)
 	}
 	return nil
 }

@@ -433,3 +433,41 @@ func TestSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A devcontainer.json is a suggestion: a .litterbox.toml or local file that
+// chooses the image wins as a whole (the devcontainer's setup command is
+// for its own image), and says so; one that sets only some keys wins key
+// by key.
+func TestDevcontainerGivesWayToAChosenImage(t *testing.T) {
+	dc := `{"image": "node:20", "onCreateCommand": "npm install && pip install -r r.txt", "forwardPorts": [3000], "remoteUser": "root"}`
+	write := func(dir, name, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := writeConfigs(t, "", "[docker]\nimage = \"litterbox-test/debian:bookworm\"\n")
+	write(dir, ".devcontainer/devcontainer.json", dc)
+	cfg, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Image != "litterbox-test/debian:bookworm" || cfg.SetupCommand != DefaultSetup || len(cfg.Ports) != 0 || cfg.User != defaultUser || cfg.Devcontainer() != nil {
+		t.Errorf("the devcontainer took part: image %q setup %q ports %v user %q", cfg.Image, cfg.SetupCommand, cfg.Ports, cfg.User)
+	}
+	if strings.Join(cfg.Files, ",") != LocalFile || len(cfg.Notes) != 1 || cfg.Notes[0] != ".devcontainer/devcontainer.json: not used, because .litterbox.local.toml chooses the image; its setup command and settings are for its own" {
+		t.Errorf("files %q, notes %q", cfg.Files, cfg.Notes)
+	}
+
+	dir = writeConfigs(t, "[docker]\nsetup-command = \"true\"\n", "")
+	write(dir, ".devcontainer/devcontainer.json", dc)
+	if cfg, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Image != "node:20" || cfg.SetupCommand != "true" || cfg.From["docker.setup-command"] != File || len(cfg.Ports) != 1 {
+		t.Errorf("key by key: image %q setup %q from %q ports %v", cfg.Image, cfg.SetupCommand, cfg.From["docker.setup-command"], cfg.Ports)
+	}
+}

@@ -2,12 +2,14 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -85,6 +87,7 @@ func Load(root string) (Config, error) {
 		names = append(names, name)
 		cfg.Files = append(cfg.Files, name)
 	}
+	files, names = cfg.dropDevcontainer(files, names)
 	networkSet := false
 	for i, fc := range files {
 		networkSet = fc.apply(&cfg, names[i]) || networkSet
@@ -96,6 +99,36 @@ func Load(root string) (Config, error) {
 		cfg.From["docker.network"] = cfg.From["ports."+cfg.Ports[0].Name]
 	}
 	return cfg, cfg.validate()
+}
+
+// dropDevcontainer leaves out the devcontainer.json when a Litterbox
+// config file of the repository chooses the image itself: the
+// devcontainer's setup command, user and ports belong to its own image,
+// so the file that chose another wins as a whole, not key by key.
+func (cfg *Config) dropDevcontainer(files []*fileConfig, names []string) ([]*fileConfig, []string) {
+	dc := slices.Index(names, cfg.devcontainerFileName())
+	if dc < 0 {
+		return files, names
+	}
+	for i, fc := range files {
+		if (names[i] == File || names[i] == LocalFile) && (fc.Docker.Image != nil || fc.Docker.Build != nil) {
+			cfg.Notes = slices.DeleteFunc(cfg.Notes, func(n string) bool { return strings.HasPrefix(n, names[dc]+": ") })
+			cfg.Notes = append(cfg.Notes, fmt.Sprintf("%s: not used, because %s chooses the image; its setup command and settings are for its own", names[dc], names[i]))
+			cfg.Files = slices.DeleteFunc(cfg.Files, func(f string) bool { return f == names[dc] })
+			cfg.devcontainer = nil
+			return slices.Delete(files, dc, dc+1), slices.Delete(names, dc, dc+1)
+		}
+	}
+	return files, names
+}
+
+// devcontainerFileName is the name the devcontainer.json was read as, ""
+// when there is none.
+func (cfg *Config) devcontainerFileName() string {
+	if cfg.devcontainer == nil {
+		return ""
+	}
+	return cfg.devcontainer.Name
 }
 
 // devcontainerName stands for the devcontainer.json, wherever it is, in

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
@@ -85,7 +86,7 @@ func setup(c *sandbox.Created, line func(label, value string)) {
 func CreatedForAgent(c *sandbox.Created) string {
 	var b strings.Builder
 	if c.Status == sandbox.StatusFailedSetup {
-		fmt.Fprintf(&b, "Sandbox '%s' was created but its setup command failed (exit code %d); it is marked failed-setup.\n", c.Name, c.Setup.ExitCode)
+		fmt.Fprintf(&b, "Sandbox '%s' was created and is usable, but its setup command failed: %s Do not create it again: work in it as it is (bash can run the steps you need), and tell the person what failed.\n", c.Name, SetupFailure(c))
 	} else {
 		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
 	}
@@ -153,4 +154,30 @@ func indent(s, prefix string) string {
 		out += prefix + line + "\n"
 	}
 	return out
+}
+
+// SetupFailure explains a failed setup command: which file it came from,
+// what network it had, and how a person turns it off, so that nobody
+// takes it for a failed create.
+func SetupFailure(c *sandbox.Created) string {
+	from := "the default setup command"
+	if c.SetupFrom != "" {
+		from = "the setup command from " + c.SetupFrom
+	}
+	net := c.SetupNetwork
+	switch {
+	case net != "":
+	case c.Network == "none":
+		net = "no network"
+	case c.Network == "allow":
+		net = "only the allowlist (" + strings.Join(c.Allow, ", ") + ")"
+	default:
+		net = "the network " + c.Network
+	}
+	way := ""
+	if c.SetupNetwork == "" && (c.Network == "none" || c.Network == "allow") {
+		way = `, or give the setup a network with [network] setup = "open"`
+	}
+	return fmt.Sprintf("%s (%s) exited with code %d; it had %s. The sandbox is kept, marked failed-setup. A person can turn the setup off with setup-command = \"\" under [docker] in %s%s.",
+		from, agenttext.Shown(c.Setup.Command), c.Setup.ExitCode, net, config.LocalFile, way)
 }

@@ -2,6 +2,7 @@ package present
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
+var update = flag.Bool("update", false, "write the renderings to testdata")
+
 // Each reader's rendering of a new sandbox, line for line, as
 // testdata/CASE.person.txt and CASE.agent.txt hold it (captured from the
 // CLI and the MCP server before the two moved here).
@@ -21,6 +24,11 @@ func TestCreated(t *testing.T) {
 		var person bytes.Buffer
 		Created(&person, c)
 		for file, got := range map[string]string{name + ".person.txt": person.String(), name + ".agent.txt": CreatedForAgent(c)} {
+			if *update {
+				if err := os.WriteFile(filepath.Join("testdata", file), []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			want, err := os.ReadFile(filepath.Join("testdata", file))
 			if err != nil {
 				t.Fatal(err)
@@ -66,6 +74,11 @@ func createdCases() map[string]*sandbox.Created {
 			Name: "bad", Branch: "litterbox/bad", Container: "litterbox-c11e0001-bad", Base: "222222222222", Status: sandbox.StatusFailedSetup,
 			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"},
 			SetupCache: &sandbox.CacheReport{Key: "0000000000000000"},
+		},
+		"failed-devcontainer-setup": {
+			Name: "dev", Branch: "litterbox/dev", Container: "litterbox-c11e0001-dev", Base: "444444444444", Status: sandbox.StatusFailedSetup,
+			Workdir: "/src", Network: "none", ConfigFiles: []string{".devcontainer/devcontainer.json"}, SetupFrom: ".devcontainer/devcontainer.json",
+			Setup: layout.SetupResult{Command: "npm install && pip install -r requirements.txt", ExitCode: 127, Stderr: "sh: 1: npm: not found\n"},
 		},
 		"forked": {
 			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,

@@ -127,7 +127,10 @@ type Created struct {
 	// SetupNetwork, for people, is the network the setup command alone
 	// had: the whole network, or its own allowlist.
 	SetupNetwork string `json:"setup_network,omitempty"`
-	Workdir      string `json:"workdir"`
+	// SetupFrom is the config file that set the setup command, "" for
+	// the default.
+	SetupFrom string `json:"setup_from,omitempty"`
+	Workdir   string `json:"workdir"`
 	// ConfigFiles are the config files the sandbox was made from.
 	ConfigFiles []string `json:"config_files"`
 	// Weakened are the settings that loosen the sandbox's defaults, each

@@ -177,6 +177,9 @@ func (c *creation) checkFree(ctx context.Context) error {
 	}
 	// A live sandbox, or the state of one whose branch was deleted.
 	if refs, err := m.Git.ListRefs(ctx, c.n.Ref); err != nil || len(refs) > 0 {
+		if rec.Status == layout.FailedSetup {
+			return &ExistsError{Name: c.slug, Detail: "made before, its setup command failed; it is usable as it is: use it by this name"}
+		}
 		return &ExistsError{Name: c.slug}
 	}
 	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.Layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
@@ -457,7 +460,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
-		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg),
+		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg), SetupFrom: cfg.From["docker.setup-command"],
 		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
 }

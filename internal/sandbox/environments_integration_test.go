@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
@@ -399,6 +400,46 @@ func TestIntegrationDevcontainerImage(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
+	}
+}
+
+// A devcontainer.json setup command that fails (npm, in an image without
+// it, with no network) leaves a usable sandbox, and the explanation names
+// the file, the network and the way to turn it off; a retry says the
+// sandbox is there to use. A local file choosing the image makes the
+// devcontainer.json a suggestion not taken: its setup does not run.
+func TestIntegrationDevcontainerSetupFailure(t *testing.T) {
+	ctx := context.Background()
+	files := testenv.Files{
+		"README.md":                       "hi\n",
+		".devcontainer/devcontainer.json": `{"image": "litterbox-test/debian:bookworm", "onCreateCommand": "npm install && pip install -r requirements.txt"}`,
+	}
+	m := repoManager(t, files, "")
+	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != StatusFailedSetup || c.Setup.ExitCode != 127 || c.SetupFrom != ".devcontainer/devcontainer.json" {
+		t.Fatalf("created %+v", c)
+	}
+	// What the explanation is made of (present's tests check its words).
+	if c.Network != "none" || c.SetupNetwork != "" || c.Setup.Command != "npm install && pip install -r requirements.txt" {
+		t.Errorf("network %q, setup network %q, command %q", c.Network, c.SetupNetwork, c.Setup.Command)
+	}
+	if got := exec(t, m, "dev", "echo usable"); got != "usable\n" {
+		t.Errorf("the sandbox: %q", got)
+	}
+	if _, err := m.Create(ctx, CreateOptions{Name: "dev"}); err == nil || !strings.Contains(err.Error(), "sandbox 'dev' already exists; please choose a different name (made before, its setup command failed; it is usable as it is: use it by this name)") {
+		t.Errorf("a retry: %v", err)
+	}
+
+	m = repoManager(t, files, "[docker]\nimage = \"litterbox-test/debian:bookworm\"\n")
+	if c, err = m.Create(ctx, CreateOptions{Name: "chosen"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != StatusActive || c.Setup.Command != config.DefaultSetup || strings.Join(c.ConfigFiles, ",") != config.LocalFile ||
+		!slices.Contains(c.Notes, ".devcontainer/devcontainer.json: not used, because .litterbox.local.toml chooses the image; its setup command and settings are for its own") {
+		t.Errorf("with the image chosen: status %s setup %q files %q notes %q", c.Status, c.Setup.Command, c.ConfigFiles, c.Notes)
 	}
 }
 
