@@ -165,7 +165,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
 		return nil, v.stop(ctx, err)
 	}
-	between, err := m.takeBetween(execCtx, c, v, snapshot.Conversation{R: r, W: w})
+	between, before, err := m.takeBetween(execCtx, c, v, snapshot.Conversation{R: r, W: w})
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
@@ -195,7 +195,21 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 		return res, err
 	}
 	res.Between = between
-	return res, m.settle(c, res, taken)
+	err = m.settle(c, res, taken)
+	res.addBefore(before)
+	return res, err
+}
+
+// addBefore counts in the scan that committed what changed between calls:
+// what it withheld, and how it read.
+func (r *ActResult) addBefore(t *snapshot.Taken) {
+	if t == nil {
+		return
+	}
+	r.Withheld = append(t.Withheld, r.Withheld...)
+	r.WithheldMore += t.WithheldMore
+	r.DirsRead += t.DirsRead
+	r.FullScan = r.FullScan || t.Full
 }
 
 // beginBound is how long the helper may take to say whether files changed
@@ -213,16 +227,16 @@ type Between struct {
 // last call (a background command, a person's docker exec, a call cut
 // short), commits them as their own snapshot, "between calls: N paths",
 // before the call's action runs.
-func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (Between, error) {
+func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (Between, *snapshot.Taken, error) {
 	late := time.AfterFunc(beginBound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", beginBound)) })
 	p, err := conv.R.Expect(protocol.TBegin)
 	late.Stop()
 	if err != nil {
-		return Between{}, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
+		return Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 	}
 	b, err := protocol.DecodeBegin(p)
 	if err != nil || !b.Between {
-		return Between{}, err
+		return Between{}, nil, err
 	}
 	store := m.SnapStore(c.slug, c.lim)
 	store.Secrets = c.sec
@@ -233,16 +247,16 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	})
 	if err != nil {
 		store.Forget(&c.st)
-		return Between{}, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
+		return Between{}, nil, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
 	}
 	c.st.Gen++
 	if err := m.SaveSnap(c.slug, c.st); err != nil {
-		return Between{}, err
+		return Between{}, nil, err
 	}
 	if taken.Commit == "" {
 		n = 0
 	}
-	return Between{Commit: taken.Commit, Paths: n}, nil
+	return Between{Commit: taken.Commit, Paths: n}, taken, nil
 }
 
 // BetweenKind names the snapshots of changes made between calls.

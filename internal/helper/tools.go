@@ -15,6 +15,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -143,9 +144,9 @@ func glob(root, pattern string, max int) ([]protocol.LsEntry, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, &toolError{exitUsage, "bad glob pattern: " + pattern}
 	}
+	match := globMatcher(pattern)
 	return list(root, true, max, func(rel string, d fs.DirEntry) bool {
-		ok, _ := doublestar.Match(pattern, rel)
-		return ok && isFile(d)
+		return isFile(d) && match(rel, d.Name())
 	})
 }
 
@@ -191,27 +192,12 @@ var errStop = errors.New("stop")
 // visit calls fn for every entry under root not hidden, skipping hidden
 // directories whole.
 func visit(root string, recursive bool, fn func(rel string, d fs.DirEntry) error) error {
-	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
-		if p == "." {
-			return err
-		}
-		if err != nil {
-			return nil // unreadable: skipped, as find would print and go on
-		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if err := fn(p, d); err != nil {
-			return err
-		}
-		if d.IsDir() && !recursive {
-			return fs.SkipDir
-		}
-		return nil
-	})
+	fd, err := openAt(atFDCWD, root, syscall.O_DIRECTORY)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: root, Err: err}
+	}
+	defer rawClose(fd)
+	err = walkTree(fd, root, "", recursive, fn)
 	if errors.Is(err, errStop) {
 		return nil
 	}
@@ -235,46 +221,20 @@ func grep(root, pattern, include string, max int) ([]protocol.Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []protocol.Match{}
-	search := func(abs, shown string) error {
-		f, err := os.Open(abs)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 4<<20)
-		for n := 1; sc.Scan(); n++ {
-			line := sc.Bytes()
-			if n == 1 && bytes.IndexByte(line, 0) >= 0 {
-				return nil
-			}
-			if re.Match(line) {
-				out = append(out, protocol.Match{Path: shown, Line: n, Text: string(line)})
-				if len(out) >= max {
-					return errStop
-				}
-			}
-		}
-		return nil
-	}
+	m := newLineMatcher(re)
 	if !fi.IsDir() {
-		err := search(root, root)
-		if errors.Is(err, errStop) {
-			err = nil
-		}
-		return out, err
+		out, _ := m.searchFile(atFDCWD, root, root, []protocol.Match{}, max, make([]byte, 64<<10))
+		return out, nil
 	}
-	err = visit(root, true, func(rel string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if ok, _ := doublestar.Match(include, d.Name()); !ok {
-			return nil
-		}
-		return search(root+"/"+rel, rel)
-	})
-	return out, err
+	fd, err := openAt(atFDCWD, root, syscall.O_DIRECTORY)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
+	}
+	defer rawClose(fd)
+	return m.grepTree(fd, root, func(name string) bool {
+		ok, _ := doublestar.Match(include, name)
+		return ok
+	}, max)
 }
 
 // writeTar writes p (a file, symlink or tree) as a tar whose top entry is

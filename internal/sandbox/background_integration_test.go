@@ -86,12 +86,13 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("restart by name: %+v %v", st, err)
 	}
 
-	// What a background command writes is committed by the next call.
+	// What a background command writes is committed by the next call,
+	// first, as a snapshot of its own.
 	if _, err := m.Background(ctx, "work", "writer", agent.BashOptions{Command: "sleep 1; echo later > later.txt; sleep 600", Workdir: "/src"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if res := bash(t, m, "true"); res.Snapshot == "" || !strings.Contains(tree(t, m), "later.txt") {
+	if res := bash(t, m, "true"); res.Between.Commit == "" || res.Snapshot != "" || !strings.Contains(tree(t, m), "later.txt") {
 		t.Errorf("the background command's file is not committed: %+v", res)
 	}
 	var logs strings.Builder

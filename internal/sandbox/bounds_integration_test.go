@@ -115,3 +115,25 @@ func TestIntegrationBigTrackedFileAfterRestart(t *testing.T) {
 		t.Errorf("a changed tracked file over the bound: %+v", res.Withheld)
 	}
 }
+
+// Changes made between calls past max-call-size: their snapshot commits
+// what fits and the result says the rest waits; the call after commits the
+// rest (a rescan), though no file changed meanwhile.
+func TestIntegrationBetweenCallsOverTheCallBudget(t *testing.T) {
+	m := matrixSandbox(t, "busybox:latest", testenv.Files{"README.md": "hi\n"})
+	localConfig(t, m, "[snapshot]\nmax-file-size = \"1m\"\nmax-call-size = \"2m\"\n")
+	exec(t, m, "work", "mkdir -p d && for i in 1 2 3 4 5 6; do head -c 900000 /dev/urandom > d/f$i; done")
+	res := bash(t, m, "echo call > call.txt")
+	if res.Between.Commit == "" || res.Between.Paths == 0 || res.Between.Paths >= 6 || changedIn(t, m, res.Snapshot) != "call.txt" {
+		t.Fatalf("between %+v, call's snapshot holds %q", res.Between, changedIn(t, m, res.Snapshot))
+	}
+	if notes := strings.Join(res.Notes(), "\n"); !strings.Contains(notes, "max-call-size") {
+		t.Errorf("no note of the files that wait: %q", notes)
+	}
+	for i := 0; i < 6 && strings.Count(tree(t, m), "d/f") < 6; i++ {
+		bash(t, m, "true")
+	}
+	if n := strings.Count(tree(t, m), "d/f"); n != 6 {
+		t.Errorf("after later calls the branch holds %d of the 6 files", n)
+	}
+}

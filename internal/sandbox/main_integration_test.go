@@ -20,5 +20,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	removeGoSrc()
+	removeSearch()
 	os.Exit(code)
 }

@@ -32,6 +32,9 @@ type planResult struct {
 	// rulesLeft asks the next scan for every file and rule again.
 	waiting   []string
 	rulesLeft bool
+	// full: the scan reported every file, so what an earlier scan held
+	// back for a rescan was reported again.
+	full bool
 }
 
 // withhold leaves p out of the commit.
@@ -58,7 +61,9 @@ func (p *planResult) record(st *State) {
 	for _, q := range p.settled {
 		delete(st.Withheld, q)
 	}
-	st.Rescan = p.rulesLeft
+	// A scan of changes only leaves a rescan that an earlier scan asked
+	// for (the one of changes made between calls, say) still to do.
+	st.Rescan = p.rulesLeft || st.Rescan && !p.full
 	for _, w := range p.withheld {
 		if w.InName {
 			continue
@@ -86,7 +91,7 @@ func (p *planResult) record(st *State) {
 // entries to drop.
 func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change, waiting []string) (*planResult, error) {
 	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall,
-		waiting: waiting, rulesLeft: len(waiting) > 0}
+		waiting: waiting, rulesLeft: len(waiting) > 0, full: full}
 	if p.budget <= 0 {
 		p.budget = 1 << 62 // no bound, with room for overBound's refunds
 	}
