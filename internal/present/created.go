@@ -74,8 +74,11 @@ func setup(c *sandbox.Created, line func(label, value string)) {
 		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, agent.HumanSize(sc.Bytes), sc.From))
 	default:
 		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
-		if sc != nil && sc.Saved {
+		switch {
+		case sc != nil && sc.Saved:
 			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, agent.HumanSize(sc.Bytes)))
+		case sc != nil && sc.NotKept != "":
+			line("cache", "not kept: "+sc.NotKept)
 		}
 	}
 }
@@ -101,6 +104,9 @@ func CreatedForAgent(c *sandbox.Created) string {
 		line("setup", c.Setup.Command+" (its result came from the setup cache; it did not run)")
 	default:
 		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
+		if sc := c.SetupCache; sc != nil && sc.NotKept != "" {
+			line("setup cache", "not kept: "+sc.NotKept)
+		}
 	}
 	for _, out := range []struct{ name, text string }{{"stdout", c.Setup.Stdout}, {"stderr", c.Setup.Stderr}} {
 		if out.text != "" {

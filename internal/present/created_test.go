@@ -80,6 +80,11 @@ func createdCases() map[string]*sandbox.Created {
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".devcontainer/devcontainer.json"}, SetupFrom: ".devcontainer/devcontainer.json",
 			Setup: layout.SetupResult{Command: "npm install && pip install -r requirements.txt", ExitCode: 127, Stderr: "sh: 1: npm: not found\n"},
 		},
+		"cache-not-kept": {
+			Name: "home", Branch: "litterbox/home", Container: "litterbox-c11e0001-home", Base: "555555555555", Status: sandbox.StatusActive,
+			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"}, Setup: layout.SetupResult{Command: "go mod download"},
+			SetupCache: &sandbox.CacheReport{Key: "aaaaaaaaaaaa", NotKept: "the setup command left no ignored file in /src"},
+		},
 		"forked": {
 			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "bridge", ForkedFrom: "web", Image: "busybox:latest",

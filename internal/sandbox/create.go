@@ -385,6 +385,8 @@ type CacheReport struct {
 	From  string `json:"from,omitempty"`
 	Files int    `json:"files"`
 	Bytes int64  `json:"bytes"`
+	// NotKept says why this create's setup result was not kept.
+	NotKept string `json:"not_kept,omitempty"`
 }
 
 func forkedFrom(f *forkSource) string {

@@ -416,6 +416,8 @@ func (c *creation) keepCache(ctx context.Context) {
 	t := time.Now()
 	e, err := c.m.SetupCache().Save(ctx, c.n, c.cfg, c.cacheKey, c.imageID, c.base)
 	switch {
+	case errors.Is(err, setupcache.ErrNothingKept):
+		c.cache = &CacheReport{Key: c.cacheKey[:12], NotKept: err.Error()}
 	case err != nil:
 		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))
 	case e != nil:

@@ -244,6 +244,36 @@ func TestIntegrationSetupCache(t *testing.T) {
 	}
 }
 
+// A setup that keeps nothing in /src (its work went to $HOME, as a
+// default go mod download's or a pip install --user's does) is not cached,
+// and create says so: an empty entry would make the next create skip the
+// setup and leave the sandbox without its dependencies.
+func TestIntegrationSetupCacheKeepsNoEmptyEntry(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":       "hi\n",
+		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p $HOME/deps && echo made > $HOME/deps/lib\"\n",
+	}, "")
+	for _, name := range []string{"one", "two"} {
+		c, err := m.Create(ctx, CreateOptions{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc := c.SetupCache; sc == nil || sc.Hit || sc.Saved || !strings.Contains(sc.NotKept, "left no ignored file in /src") {
+			t.Fatalf("%s: cache %+v", name, c.SetupCache)
+		}
+		if got := exec(t, m, name, "cat $HOME/deps/lib"); got != "made\n" {
+			t.Errorf("%s: the setup's work is missing: %q", name, got)
+		}
+	}
+	if entries, err := m.SetupCache().List(ctx); err != nil || len(entries) != 0 {
+		t.Errorf("entries %+v %v", entries, err)
+	}
+	if vols, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed=cache", "--filter", "label=dev.litterbox.repo="+m.Root); vols != "" {
+		t.Errorf("cache volumes left: %s", vols)
+	}
+}
+
 // A setup that changes tracked files is not cached: a later sandbox would
 // hold those changes without the commit that explains them.
 func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {

@@ -203,12 +203,23 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 	if err != nil {
 		return fail(err)
 	}
+	if st.Files == 0 {
+		// Kept, an empty entry would make the next create skip a setup
+		// whose work went elsewhere ($HOME is /tmp, say), leaving it
+		// without what the setup made.
+		_, _ = fail(nil)
+		return nil, ErrNothingKept
+	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
 	if err := layout.WriteFileAtomic(c.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil
 }
+
+// ErrNothingKept is Save's answer for a setup that left no file the cache
+// keeps (ignored files under /src).
+var ErrNothingKept = errors.New("the setup command left no ignored file in /src, which is what the cache keeps; what it wrote elsewhere (under $HOME, which is /tmp) is not kept, so the next create runs it again")
 
 // List returns this repository's setup cache entries, newest first,
 // each checked against the engine: an entry whose volume is gone is
