@@ -79,7 +79,9 @@ func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0
 // act runs one action in the sandbox and commits what it changed, holding the
 // sandbox lock for the whole call.
 func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, error) {
-	unlock, err := m.Lock(layout.WithCall(ctx, a.callName()), slug)
+	// Others see the call's name (waiting for it): the secrets known so
+	// far are masked in it.
+	unlock, err := m.Lock(layout.WithCall(ctx, m.Secrets.Seen().Redact(a.callName())), slug)
 	if err != nil {
 		return nil, err
 	}

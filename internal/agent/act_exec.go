@@ -160,7 +160,7 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 	defer watch.Wait()
 	defer close(stop)
 	// Output passes the secrets' mask before anything keeps or shows it.
-	stdout, stderr := newKept(limit), newKept(limit)
+	stdout, stderr := newKept(limit, sec), newKept(limit, sec)
 	keepOut, keepErr := sec.NewWriter(stdout), sec.NewWriter(stderr)
 	showOut, showErr := sec.NewWriter(out.writer(protocol.TStdout)), sec.NewWriter(out.writer(protocol.TStderr))
 	for {
@@ -184,7 +184,8 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 			if err != nil {
 				return nil, err
 			}
-			// The stream's mask starts afresh past the gap: no value spans it.
+			// The mask starts afresh past the gap; text() masks what the
+			// tail begins with of a value cut in two.
 			if c.Stream == protocol.TStdout {
 				_ = secrets.CloseWriter(keepOut, true)
 				stdout.mark(c.N)
@@ -225,14 +226,19 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 // elided here (a stream that came whole) or by the helper (marked by a
 // TCut). What the helper sends is bounded here all the same.
 type keptOutput struct {
-	half   int
-	head   []byte
-	tail   []byte // the bytes past the head; the last half of them count
-	cut    int64
-	marked bool
+	half, tailMax int
+	head          []byte
+	tail          []byte // the bytes past the head; the last tailMax of them count
+	cut           int64
+	marked        bool
+	// sec masks what the tail may begin with after the helper's cut: the
+	// end of a value whose start was left out.
+	sec *secrets.Values
 }
 
-func newKept(limit int64) *keptOutput { return &keptOutput{half: int(limit / 2)} }
+func newKept(limit int64, sec *secrets.Values) *keptOutput {
+	return &keptOutput{half: int(limit / 2), tailMax: int(limit - limit/2), sec: sec}
+}
 
 func (k *keptOutput) Write(p []byte) (int, error) {
 	n := len(p)
@@ -242,7 +248,7 @@ func (k *keptOutput) Write(p []byte) (int, error) {
 		p = p[max(take, 0):]
 	}
 	k.tail = append(k.tail, p...)
-	if len(k.tail) > 2*k.half {
+	if len(k.tail) > 2*k.tailMax {
 		k.trim()
 	}
 	return n, nil
@@ -260,7 +266,7 @@ func (k *keptOutput) mark(n uint64) {
 }
 
 func (k *keptOutput) trim() {
-	if drop := len(k.tail) - k.half; drop > 0 {
+	if drop := len(k.tail) - k.tailMax; drop > 0 {
 		k.cut += int64(drop)
 		k.tail = append(k.tail[:0], k.tail[drop:]...)
 	}
@@ -284,7 +290,9 @@ func (k *keptOutput) text(stream, saved string, part bool) string {
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		head += "\n"
 	}
-	return fmt.Sprintf("%s[... %s bytes elided%s ...]\n%s", head, agenttext.Thousands(k.cut), where, k.tail)
+	// The tail starts wherever the cut fell, maybe inside a value.
+	tail := k.sec.RedactPart(string(k.tail))
+	return fmt.Sprintf("%s[... %s bytes elided%s ...]\n%s", head, agenttext.Thousands(k.cut), where, tail)
 }
 
 // maxSavedOutput is how much of a stream the helper saves (its maxSaved).

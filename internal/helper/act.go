@@ -79,6 +79,13 @@ func act(stdin io.Reader, stdout io.Writer) int {
 
 func (s *session) serve() error {
 	req := s.req
+	if req.Op == protocol.OpSetup {
+		// The host waits a bounded time for the Begin: a setup's baseline,
+		// which reads the whole tree, comes after it.
+		if err := s.send(protocol.TBegin, (&protocol.Begin{}).Encode()); err != nil {
+			return err
+		}
+	}
 	s.old = make(chan *manifest, 1)
 	if req.Op == protocol.OpSetup {
 		// The baseline the setup command's changes are measured against:
@@ -97,9 +104,9 @@ func (s *session) serve() error {
 	} else {
 		// The last manifest loads while the action runs.
 		go func() { s.old <- loadManifest(req.OldGen) }()
-	}
-	if err := s.between(); err != nil {
-		return err
+		if err := s.between(); err != nil {
+			return err
+		}
 	}
 	res := &protocol.Result{}
 	content := s.in.Raw(int64(req.ContentLen))
@@ -141,13 +148,14 @@ func (s *session) serve() error {
 // action and its content: the host commits them as a snapshot of their
 // own, so that the call's snapshot holds the call's changes only. PID 1's
 // watcher tells without a scan whether anything changed; one that cannot
-// tell (just restarted) counts as a change, one that does not answer (no
-// watcher, an older PID 1) as none, as before.
+// tell for now (just restarted) counts as a change, one that never can
+// (no inotify) or does not answer (an older PID 1) as none, as before: the
+// call's own scan reads everything then anyway.
 func (s *session) between() error {
 	req := s.req
 	changed := false
-	if req.Op != protocol.OpSetup && req.Op != protocol.OpScan && !req.Rescan {
-		d := watch.Ask(&protocol.WatchCut{Peek: true})
+	if req.Op != protocol.OpScan && !req.Rescan {
+		d := watch.Ask(&protocol.WatchCut{Peek: true, Old: req.OldGen})
 		changed = d.Valid && len(d.Dirs) > 0 || !d.Valid && d.Reason != ""
 	}
 	if err := s.send(protocol.TBegin, (&protocol.Begin{Between: changed}).Encode()); err != nil || !changed {

@@ -31,18 +31,20 @@ const (
 // the saved file, the tail (the last half) is kept until the end, and once
 // the stream outgrows the cap all of it goes to a file in outDir.
 type capture struct {
-	half   int
-	head   []byte
-	tail   []byte // the bytes past the head; the last half of them count
-	total  uint64
-	name   string // the file's name, given when the stream needs one
-	file   *os.File
-	saved  uint64
-	failed bool // the file could not be made or written
+	half    int // the head's size
+	tailMax int // the tail's: what the cap leaves
+	head    []byte
+	tail    []byte // the bytes past the head; the last tailMax of them count
+	total   uint64
+	name    string // the file's name, given when the stream needs one
+	file    *os.File
+	saved   uint64
+	failed  bool // the file could not be made or written
 }
 
 func newCapture(capBytes uint64, name string) *capture {
-	return &capture{half: int(min(capBytes, 1<<30) / 2), name: name}
+	c := int(min(capBytes, 1<<30))
+	return &capture{half: c / 2, tailMax: c - c/2, name: name}
 }
 
 // add takes the next chunk of the stream and returns the part of it that
@@ -57,7 +59,7 @@ func (c *capture) add(p []byte) (head []byte) {
 		return head
 	}
 	c.tail = append(c.tail, p...)
-	if len(c.tail) <= c.half {
+	if len(c.tail) <= c.tailMax {
 		return head
 	}
 	if c.file == nil && !c.failed {
@@ -67,8 +69,8 @@ func (c *capture) add(p []byte) (head []byte) {
 	} else {
 		c.save(p)
 	}
-	if len(c.tail) > 2*c.half {
-		c.tail = append(c.tail[:0], c.tail[len(c.tail)-c.half:]...)
+	if len(c.tail) > 2*c.tailMax {
+		c.tail = append(c.tail[:0], c.tail[len(c.tail)-c.tailMax:]...)
 	}
 	return head
 }
@@ -81,7 +83,7 @@ func (c *capture) end() (tail []byte, cut uint64) {
 			c.failed = true
 		}
 	}
-	tail = c.tail[max(len(c.tail)-c.half, 0):]
+	tail = c.tail[max(len(c.tail)-c.tailMax, 0):]
 	return tail, c.total - uint64(len(c.head)) - uint64(len(tail))
 }
 

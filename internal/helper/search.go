@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"slices"
 	"strings"
@@ -215,8 +216,8 @@ func globMatcher(pattern string) func(rel, name string) bool {
 type lineMatcher struct {
 	re      *regexp.Regexp
 	literal []byte
-	// multi is re in multi-line mode, nil when that cannot stand for it:
-	// \A, \z and a (?-m) mean the same on a line and a file only per line.
+	// multi is re in multi-line mode, nil when that cannot stand for it
+	// (see lineAnchored).
 	multi *regexp.Regexp
 }
 
@@ -226,11 +227,32 @@ func newLineMatcher(re *regexp.Regexp) *lineMatcher {
 		m.literal = []byte(lit)
 		return m
 	}
-	p := re.String()
-	if !strings.Contains(p, `\A`) && !strings.Contains(p, `\z`) && !strings.Contains(p, "-m") {
-		m.multi, _ = regexp.Compile("(?m)" + p)
+	if multi, err := regexp.Compile("(?m)" + re.String()); err == nil && lineAnchored(multi.String()) {
+		m.multi = multi
 	}
 	return m
+}
+
+// lineAnchored reports whether the pattern p's anchors are all line
+// anchors: \A, \z, or ^ and $ under (?-m), mean the same on a line and a
+// file only when matched line by line.
+func lineAnchored(p string) bool {
+	t, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	ok := true
+	var walk func(*syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		if r.Op == syntax.OpBeginText || r.Op == syntax.OpEndText {
+			ok = false
+		}
+		for _, sub := range r.Sub {
+			walk(sub)
+		}
+	}
+	walk(t)
+	return ok
 }
 
 // binaryPeek is how much of a file's start is looked at for a NUL byte,
@@ -331,6 +353,11 @@ func (m *lineMatcher) searchFile(dirfd int, name, shown string, out []protocol.M
 	n := 0
 	for {
 		if n == len(buf) {
+			// A binary file is not read on.
+			if bytes.IndexByte(buf[:min(n, binaryPeek)], 0) >= 0 {
+				rawClose(fd)
+				return out, buf
+			}
 			if len(buf) >= maxWholeFile {
 				// Too large to hold: line by line, from the start.
 				f := os.NewFile(uintptr(fd), shown)
@@ -354,8 +381,15 @@ func (m *lineMatcher) searchFile(dirfd int, name, shown string, out []protocol.M
 		n += k
 	}
 	rawClose(fd)
-	return m.search(buf[:n], shown, out, max), buf
+	out = m.search(buf[:n], shown, out, max)
+	if len(buf) > keptBuffer {
+		buf = make([]byte, 64<<10) // one large file does not hold memory for the rest
+	}
+	return out, buf
 }
+
+// keptBuffer is the largest read buffer a worker keeps between files.
+const keptBuffer = 4 << 20
 
 // openAt, rawRead and rawClose are the system calls without the Go
 // scheduler's bookkeeping around them, which on a tree of small files in
@@ -389,8 +423,9 @@ func rawRead(fd int, p []byte) (int, error) {
 
 func rawClose(fd int) { syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(fd), 0, 0) }
 
-// dirJob is the files of one directory grep searches: the directory open
-// as fd (the worker closes it), its path relative to the root, the names.
+// dirJob is a run of one directory's files grep searches: the directory
+// open as fd (the worker closes it), its path relative to the root, the
+// names.
 type dirJob struct {
 	seq   int
 	fd    int
@@ -403,10 +438,11 @@ type dirJob struct {
 const jobsAhead = 64
 
 // grepTree searches the files under the open directory fd (at abs) whose
-// names include matches, on every CPU, directory by directory, and returns
-// the matches in the order of a walk, up to max. Once the directories
-// searched in the walk's order hold max matches the rest are not read, so
-// which matches a cut keeps does not depend on the workers' timing.
+// names include matches, on every CPU, a run of a directory's files at a
+// time, and returns the matches in the order of a walk, up to max: the
+// runs are counted in the walk's order, and once they hold max matches
+// the rest are not read, so a cut keeps the walk's first max matches
+// whatever the workers' timing.
 func (m *lineMatcher) grepTree(fd int, abs string, include func(string) bool, max int) ([]protocol.Match, error) {
 	jobs := make(chan dirJob, jobsAhead)
 	var stop atomic.Bool
@@ -420,22 +456,31 @@ func (m *lineMatcher) grepTree(fd int, abs string, include func(string) bool, ma
 			if err != nil {
 				return err
 			}
-			job := dirJob{fd: -1, rel: rel}
+			// A job is a run of files between two subdirectories, so
+			// that the jobs come in the walk's order, files and all.
+			var names []string
+			flush := func() {
+				if len(names) == 0 {
+					return
+				}
+				if dup, err := syscall.Dup(fd); err == nil {
+					jobs <- dirJob{seq: seq, fd: dup, rel: rel, names: names}
+					seq++
+				}
+				names = nil
+			}
 			for _, d := range entries {
+				if stop.Load() {
+					break
+				}
 				if d.typ.IsRegular() && include(d.name) {
-					job.names = append(job.names, d.name)
-				}
-			}
-			if len(job.names) > 0 {
-				if job.fd, err = syscall.Dup(fd); err == nil {
-					job.seq, seq = seq, seq+1
-					jobs <- job
-				}
-			}
-			for _, d := range entries {
-				if !d.IsDir() || stop.Load() {
+					names = append(names, d.name)
 					continue
 				}
+				if !d.IsDir() {
+					continue
+				}
+				flush()
 				sub, err := openAt(fd, d.name, syscall.O_DIRECTORY|syscall.O_NOFOLLOW)
 				if err != nil {
 					continue
@@ -443,6 +488,7 @@ func (m *lineMatcher) grepTree(fd int, abs string, include func(string) bool, ma
 				_ = dir(sub, abs+"/"+d.name, joinRel(rel, d.name))
 				rawClose(sub)
 			}
+			flush()
 			return nil
 		}
 		if err := dir(fd, abs, ""); err != nil {
@@ -494,9 +540,6 @@ func (m *lineMatcher) grepTree(fd int, abs string, include func(string) bool, ma
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	// A directory's files come together in its job, before those of its
-	// subdirectories: the walk's order is the paths' component by component.
-	slices.SortStableFunc(kept, func(a, b protocol.Match) int { return comparePaths(a.Path, b.Path) })
 	return kept[:min(len(kept), max)], nil
 }
 
@@ -505,25 +548,4 @@ func joinRel(dir, name string) string {
 		return name
 	}
 	return dir + "/" + name
-}
-
-// comparePaths orders paths as a walk in lexical order meets them: by
-// their components, so that a/b comes before a-c.
-func comparePaths(a, b string) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		ca, cb := a[i], b[i]
-		if ca == cb {
-			continue
-		}
-		switch {
-		case ca == '/':
-			return -1
-		case cb == '/':
-			return 1
-		case ca < cb:
-			return -1
-		}
-		return 1
-	}
-	return len(a) - len(b)
 }

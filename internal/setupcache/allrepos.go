@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,9 @@ func ListAll(ctx context.Context, p box.Provider) ([]RepoEntry, error) {
 func entryOf(v string, labels map[string]string) RepoEntry {
 	repo, key := labels[hostrepo.LabelRepo], labels[LabelKey]
 	e := RepoEntry{Entry: Entry{Key: key, Volume: v, State: cacheReady}, Repo: repo}
-	if fi, err := os.Stat(repo); err != nil || !fi.IsDir() {
+	// Gone only when nothing is there: a repository this user cannot
+	// reach now (another's home, an unmounted disk) may still be.
+	if _, err := os.Stat(repo); errors.Is(err, fs.ErrNotExist) {
 		e.RepoGone = true
 		return e
 	}

@@ -8,6 +8,7 @@ package watch
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"net"
 	"os"
 	"path"
@@ -61,6 +62,9 @@ type segment struct {
 	dirty map[string]bool
 }
 
+// noWatchesLeft is the reason a watcher stops for good.
+const noWatchesLeft = "no inotify watches left (fs.inotify.max_user_watches)"
+
 const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_ATTRIB |
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF |
 	syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
@@ -93,7 +97,7 @@ func (w *Watcher) addTree(rel string) {
 	wd, err := syscall.InotifyAddWatch(w.fd, abs, watchMask)
 	if err != nil {
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.ENOMEM) {
-			w.valid, w.reason = false, "no inotify watches left (fs.inotify.max_user_watches)"
+			w.valid, w.reason = false, noWatchesLeft
 		}
 		return // gone, or not a directory any more
 	}
@@ -194,7 +198,7 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 		if w.valid && !c.Reset {
 			reason = "no record of the changes since that scan"
 		}
-		if w.fd >= 0 && w.reason != "no inotify watches left (fs.inotify.max_user_watches)" {
+		if w.fd >= 0 && w.reason != noWatchesLeft {
 			w.valid = true
 		}
 		// The full scan that follows covers everything up to now.
@@ -223,16 +227,31 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	return out
 }
 
-// peek answers which directories changed since the last cut, cutting
-// nothing: Valid false (with the reason) when the watcher cannot tell.
-func (w *Watcher) peek(*protocol.WatchCut) *protocol.WatchDirty {
+// peek answers which directories changed since manifest c.Old, cutting
+// nothing: what changed since the last cut, and in the records of cuts the
+// host has not committed past (a call whose commit failed). Valid false
+// with a reason when the watcher cannot tell for now (restarted, or no
+// record back to c.Old), and with none when it never can (no inotify, no
+// watches left): every scan reads the whole tree then anyway.
+func (w *Watcher) peek(c *protocol.WatchCut) *protocol.WatchDirty {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drain()
-	if !w.valid {
+	switch {
+	case w.fd < 0 || w.reason == noWatchesLeft:
+		return &protocol.WatchDirty{}
+	case !w.valid:
 		return &protocol.WatchDirty{Reason: w.reason}
+	case c.Old < w.base:
+		return &protocol.WatchDirty{Reason: "no record of the changes since that scan"}
 	}
-	return &protocol.WatchDirty{Valid: true, Dirs: keys(w.cur)}
+	dirty := maps.Clone(w.cur)
+	for _, s := range w.segs {
+		if s.gen > c.Old {
+			maps.Copy(dirty, s.dirty)
+		}
+	}
+	return &protocol.WatchDirty{Valid: true, Dirs: keys(dirty)}
 }
 
 // setPrune stops watching what scans skip, and watches again (marked
