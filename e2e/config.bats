@@ -276,6 +276,7 @@ EOF
   assert_line "  container: $c"
   assert_line "  network:   bridge"
   assert_line "    rust-era"
+  assert_line --partial "  cache:     not kept: the setup command left no ignored file in /src"
   pb=$(host_port old 0)
   pf=$(host_port old 1)
   assert_line "  port:      backend http://127.0.0.1:$pb -> 3000 (LITTERBOX_FWD_PORT_BACKEND, PORT_BACKEND)"
@@ -294,8 +295,9 @@ EOF
   container_exists "$c" && fail "container $c is left"
   volume_exists "$(volume_of old "$PROJECT_SLUG")" && fail "volume $(volume_of old "$PROJECT_SLUG") is left"
   assert_nothing_created old "$PROJECT_SLUG"
-  # The setup's cache entry outlives the sandbox, under the project slug.
-  assert_equal "$(lb_ok cache ls --json | jsonget '.0.volume' | grep -c "^litterbox-$PROJECT_SLUG-")" 1
+  # Its setup leaves nothing the cache keeps, so none is made (and create
+  # said so).
+  assert_equal "$(lb_ok cache ls --json | jsonget '.#')" 0
 }
 
 # ---------------------------------------------------------------------------

@@ -214,10 +214,6 @@ func (r *ActResult) addBefore(t *snapshot.Taken) {
 	r.FullScan = r.FullScan || t.Full
 }
 
-// beginBound is how long the helper may take to say whether files changed
-// between calls (PID 1 answers from memory).
-var beginBound = 30 * time.Second
-
 // Between is the snapshot a call made, before its own, of what changed in
 // the sandbox since the last call: "" when nothing did.
 type Between struct {
@@ -230,9 +226,16 @@ type Between struct {
 // short), commits them as their own snapshot, "between calls: N paths",
 // before the call's action runs.
 func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (Between, *snapshot.Taken, error) {
-	late := time.AfterFunc(beginBound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", beginBound)) })
+	// The Begin comes before the command runs, so the caller's cancel
+	// waits for it (then the helper is told to kill the command); only a
+	// helper that does not answer within the command's own bound is cut
+	// off, as awaitResult does, for the exec's start under load counts.
+	if c.a.Timeout > 0 {
+		bound := c.a.Timeout + resultSlack
+		late := time.AfterFunc(bound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", bound)) })
+		defer late.Stop()
+	}
 	p, err := conv.R.Expect(protocol.TBegin)
-	late.Stop()
 	if err != nil {
 		return Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 	}
