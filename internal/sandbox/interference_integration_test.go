@@ -121,7 +121,8 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 
 // The user deletes a sandbox's branch: the next change is refused with a
 // clear error and the branch is not made again behind their back; restoring
-// the branch lets the next call commit the change, which was never lost.
+// the branch lets the next call commit the change, which was never lost,
+// first, as a change made between calls.
 func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
@@ -143,7 +144,7 @@ func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
 	}
 	testenv.Git(t, m.Root, "branch", c.Branch, tip)
 	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"})
-	if err != nil || res.Snapshot == "" {
+	if err != nil || res.Between.Commit == "" || res.Snapshot != "" {
 		t.Fatalf("after restoring the branch: %+v %v", res, err)
 	}
 	if got := testenv.Git(t, m.Root, "show", c.Branch+":second.txt"); got != "2" {
