@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
@@ -34,14 +33,6 @@ func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *agent.ActResu
 // running exec or shell would otherwise see nothing happen.
 func (e *env) sayWaiting(ctx context.Context) context.Context {
 	return layout.OnWait(ctx, func(h layout.Holder) {
-		what := "another call"
-		if h.Call != "" {
-			what = agenttext.Inert(agenttext.Elide(agenttext.FirstLine(h.Call), 100))
-		}
-		running := ""
-		if !h.Since.IsZero() {
-			running = fmt.Sprintf(" (running %s)", time.Since(h.Since).Round(time.Second))
-		}
-		fmt.Fprintf(e.stderr, "litterbox: waiting for %s%s\n", what, running)
+		fmt.Fprintf(e.stderr, "litterbox: %s\n", h.Waiting(time.Now()))
 	})
 }

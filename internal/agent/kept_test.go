@@ -39,3 +39,19 @@ func TestKeptOutput(t *testing.T) {
 		t.Errorf("cut here: %q", got)
 	}
 }
+
+// The helper is the agent's to replace: a saved stream's name reaches a
+// result only when it is one the helper would give.
+func TestSavedPathFromAHostileHelper(t *testing.T) {
+	for p, want := range map[string]string{
+		"/tmp/litterbox/out/20261127-181502-1f2e3d.stdout": "/tmp/litterbox/out/20261127-181502-1f2e3d.stdout",
+		"/tmp/litterbox/out/x\x1b]52;c;aGk=\x07.stdout":    "",
+		"/etc/passwd": "",
+		"/tmp/litterbox/out/" + strings.Repeat("a", 300): "",
+		"": "",
+	} {
+		if got := savedPath(p); got != want {
+			t.Errorf("savedPath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 )
 
 // Holder is what holds a sandbox's lock, as its holder wrote it in the
@@ -17,6 +19,19 @@ type Holder struct {
 	Call  string    `json:"call"`
 	Since time.Time `json:"since"`
 	PID   int       `json:"pid"`
+}
+
+// Waiting is the line a waiter shows for h: the call (chosen by an agent,
+// so made inert for a terminal and cut short) and how long it has run.
+func (h Holder) Waiting(now time.Time) string {
+	what := "another call"
+	if h.Call != "" {
+		what = agenttext.Inert(agenttext.Elide(agenttext.FirstLine(h.Call), 100))
+	}
+	if h.Since.IsZero() {
+		return "waiting for " + what
+	}
+	return fmt.Sprintf("waiting for %s (running %s)", what, now.Sub(h.Since).Round(time.Second))
 }
 
 type callKey struct{}

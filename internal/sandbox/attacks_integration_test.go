@@ -19,6 +19,8 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -176,6 +178,53 @@ var attacks = []attack{
 					t.Errorf("committed %q", line)
 				}
 			}
+		}
+	}},
+	{name: ".git paths and a hook made between calls by a background command", side: "agent", expect: "the next call commits them as a between-calls snapshot with nothing under a .git component", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		if _, err := e.m.Background(ctx, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); exec(t, e.m, "work", "cat between-ok.txt 2>/dev/null || true") != "ok\n"; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the background command did not run")
+			}
+		}
+		if _, err := e.m.Service(ctx, "work", services.Stop, "sneak"); err != nil {
+			t.Fatal(err)
+		}
+		res := bash(t, e.m, "true")
+		tr := tree(t, e.m)
+		if res.Between.Commit == "" || !strings.Contains(tr, "between-ok.txt") {
+			t.Fatalf("the background command's file was not committed between calls: %+v\n%s", res, tr)
+		}
+		for _, line := range strings.Split(tr, "\n") {
+			for _, c := range strings.Split(strings.ToLower(line[strings.IndexByte(line, ' ')+1:]), "/") {
+				if c == ".git" {
+					t.Errorf("committed %q", line)
+				}
+			}
+		}
+		if msg := testenv.Git(t, e.m.Root, "log", "-1", "--format=%B", res.Between.Commit); msg != "between calls: 1 path" {
+			t.Errorf("the between-calls message is %q", msg)
+		}
+	}},
+	{name: "terminal escapes in the call a waiting exec names", side: "agent", expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "sleep 2 # \033]52;c;aGk=\007\033[2J"})
+		}()
+		time.Sleep(500 * time.Millisecond)
+		var line string
+		unlock, err := e.m.Lock(layout.OnWait(context.Background(), func(h layout.Holder) { line = h.Waiting(time.Now()) }), "work")
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+		<-done
+		if !strings.Contains(line, "waiting for bash: sleep 2") || !strings.Contains(line, "52;c;aGk=") || strings.ContainsAny(line, "\x1b\x07") {
+			t.Errorf("the waiting line: %q", line)
 		}
 	}},
 	{name: "symlinks out of /src, followed by every file tool and download", side: "agent", expect: "each resolves in the container; download copies the link itself", run: func(t *testing.T, e *attackEnv) {
