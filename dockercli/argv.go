@@ -63,8 +63,8 @@ func containerArgs(a []string, s box.Spec, f Flavor) []string {
 		}
 		a = append(a, "--tmpfs", v)
 	}
-	if s.Volume != "" {
-		m := "type=volume,source=" + s.Volume + ",target=" + s.VolumeTarget
+	for _, v := range s.Volumes {
+		m := "type=volume,source=" + v.Volume + ",target=" + v.Target
 		if f != Podman {
 			for _, k := range slices.Sorted(maps.Keys(s.VolumeLabels)) {
 				m += "," + mountField("volume-label="+k+"="+s.VolumeLabels[k])

@@ -12,11 +12,11 @@ import (
 func TestRunArgsIsStableAndComplete(t *testing.T) {
 	spec := box.Spec{
 		Name: "litterbox-r-x", Hostname: "x", Image: "busybox:latest",
-		Labels:   map[string]string{"b": "2", "a": "1"},
-		User:     "1000:1000",
-		ReadOnly: true,
-		Tmpfs:    map[string]string{"/tmp": "rw,mode=1777"},
-		Volume:   "litterbox-r-x-src", VolumeTarget: "/src",
+		Labels:       map[string]string{"b": "2", "a": "1"},
+		User:         "1000:1000",
+		ReadOnly:     true,
+		Tmpfs:        map[string]string{"/tmp": "rw,mode=1777"},
+		Volumes:      []box.Mount{{Volume: "litterbox-r-x-src", Target: "/src"}},
 		VolumeLabels: map[string]string{"dev.litterbox.managed": "true"},
 		Workdir:      "/src",
 		Env:          map[string]string{"HOME": "/tmp"},
@@ -147,7 +147,7 @@ func TestBuildArgs(t *testing.T) {
 // A volume label holding a comma or a quote (a repository path) is one
 // quoted CSV field of --mount, as docker reads it.
 func TestMountFieldQuotesCommas(t *testing.T) {
-	spec := box.Spec{Name: "c", Image: "i", Volume: "v", VolumeTarget: "/src", VolumeLabels: map[string]string{"dev.litterbox.repo": `/tmp/a,b "c"`}}
+	spec := box.Spec{Name: "c", Image: "i", Volumes: []box.Mount{{Volume: "v", Target: "/src"}}, VolumeLabels: map[string]string{"dev.litterbox.repo": `/tmp/a,b "c"`}}
 	want := `type=volume,source=v,target=/src,"volume-label=dev.litterbox.repo=/tmp/a,b ""c"""`
 	if got := RunArgs(spec, Docker); !slices.Contains(got, want) {
 		t.Errorf("RunArgs: %q, want --mount %s", got, want)

@@ -92,15 +92,19 @@ func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 	}
 	mounts := []map[string]any{}
 	volumes := []map[string]any{}
-	if spec.Volume != "" {
-		v := map[string]any{"name": "src"}
+	for i, sv := range spec.Volumes {
+		n := "vol" + strconv.Itoa(i)
+		if i == 0 {
+			n = "src" // the name of a pod made when /src was the only one
+		}
+		v := map[string]any{"name": n}
 		if claim {
-			v["persistentVolumeClaim"] = map[string]string{"claimName": spec.Volume}
+			v["persistentVolumeClaim"] = map[string]string{"claimName": sv.Volume}
 		} else {
 			v["emptyDir"] = map[string]string{}
 		}
 		volumes = append(volumes, v)
-		mounts = append(mounts, map[string]any{"name": "src", "mountPath": spec.VolumeTarget})
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": sv.Target})
 	}
 	for i, p := range spec.AnonVolumes {
 		n := "anon" + strconv.Itoa(i)
@@ -242,7 +246,7 @@ func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	claim := class != "" && spec.Volume != ""
+	claim := class != "" && len(spec.Volumes) > 0
 	var allow []allowed
 	if len(spec.Allow) > 0 {
 		if allow, err = resolveAllow(ctx, spec.Allow); err != nil {
@@ -260,8 +264,8 @@ func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	if err := c.create(ctx, rec); err != nil {
 		return "", err
 	}
-	if claim {
-		if err := c.ensureClaim(ctx, spec.Volume, spec.VolumeLabels); err != nil {
+	for i := 0; claim && i < len(spec.Volumes); i++ {
+		if err := c.ensureClaim(ctx, spec.Volumes[i].Volume, spec.VolumeLabels); err != nil {
 			return "", err
 		}
 	}

@@ -14,9 +14,9 @@ import (
 func TestPodManifestHardening(t *testing.T) {
 	spec := box.Spec{
 		Name: "litterbox-repo-abc-box", Hostname: "box", Image: "busybox:latest", User: "1000:1000", ReadOnly: true,
-		Labels: map[string]string{"dev.litterbox.managed": "true", "dev.litterbox.repo": "/home/me/my repo"},
-		Tmpfs:  map[string]string{"/tmp": "rw,exec"},
-		Volume: "litterbox-repo-abc-box-src", VolumeTarget: "/src", AnonVolumes: []string{"/.litterbox"},
+		Labels:  map[string]string{"dev.litterbox.managed": "true", "dev.litterbox.repo": "/home/me/my repo"},
+		Tmpfs:   map[string]string{"/tmp": "rw,exec"},
+		Volumes: []box.Mount{{Volume: "litterbox-repo-abc-box-src", Target: "/src"}}, AnonVolumes: []string{"/.litterbox"},
 		Workdir: "/src", Env: map[string]string{"HOME": "/tmp"}, Memory: "2g", CPUs: "2", Network: "none",
 		Publish:    []box.PortBinding{{HostIP: "127.0.0.1", HostPort: 3000, ContainerPort: 8080}},
 		Entrypoint: "/.litterbox/id/litterbox-helper", Cmd: []string{"init"},

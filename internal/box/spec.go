@@ -14,16 +14,16 @@ type Spec struct {
 	ReadOnly bool
 	// Tmpfs mounts, path -> options.
 	Tmpfs map[string]string
-	// Volume is a named volume mounted at VolumeTarget; VolumeLabels label it
-	// when the engine creates it.
-	Volume       string
-	VolumeTarget string
+	// Volumes are the box's own named volumes (/src, the home): the engine
+	// makes each on first use, labelled with VolumeLabels, and they outlive
+	// the container until removed by name.
+	Volumes      []Mount
 	VolumeLabels map[string]string
 	// AnonVolumes are paths that get a volume of their own, removed with
 	// the container (rm -v).
 	AnonVolumes []string
-	// Shared are existing named volumes mounted besides Volume.
-	Shared []SharedVolume
+	// Shared are existing named volumes mounted besides Volumes.
+	Shared []Mount
 	// VolumesFrom mounts every volume of these containers where they
 	// have them ("NAME" or "NAME:ro").
 	VolumesFrom []string
@@ -53,8 +53,8 @@ type Spec struct {
 	OpenStdin bool
 }
 
-// SharedVolume mounts an existing named volume at Target.
-type SharedVolume struct {
+// Mount mounts a named volume at Target.
+type Mount struct {
 	Volume   string
 	Target   string
 	ReadOnly bool

@@ -204,8 +204,10 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
 	spec := m.ContainerSpec(n, "", cfg, nil, h)
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
-	spec.Volume, spec.VolumeLabels = "", nil
-	spec.AnonVolumes = append(spec.AnonVolumes, hostrepo.Workdir)
+	for _, v := range spec.Volumes {
+		spec.AnonVolumes = append(spec.AnonVolumes, v.Target)
+	}
+	spec.Volumes, spec.VolumeLabels = nil, nil
 	probe := box.Of(m.Provider, n.Container)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)

@@ -138,7 +138,7 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 		User:        cfg.User,
 		ReadOnly:    true,
 		AnonVolumes: []string{protocol.Dir},
-		Shared:      []box.SharedVolume{{Volume: n.Egress(), Target: protocol.EgressDir}},
+		Shared:      []box.Mount{{Volume: n.Egress(), Target: protocol.EgressDir}},
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},
 		PidsLimit:   64,

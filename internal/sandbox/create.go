@@ -34,11 +34,11 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
-	var shared []box.SharedVolume
+	var shared []box.Mount
 	var allow []string
 	if m.Proxies().Proxied(c) {
 		maps.Copy(env, egressproxy.Env())
-		shared = append(shared, box.SharedVolume{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
+		shared = append(shared, box.Mount{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
 	} else if egressproxy.Used(c) {
 		allow = c.Allow // the pod's NetworkPolicy
 	}
@@ -58,8 +58,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		User:         c.User,
 		ReadOnly:     c.ReadOnly,
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
-		Volume:       n.Volume,
-		VolumeTarget: hostrepo.Workdir,
+		Volumes:      []box.Mount{{Volume: n.Volume, Target: hostrepo.Workdir}},
 		VolumeLabels: m.Labels(n.Slug, "true"),
 		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,

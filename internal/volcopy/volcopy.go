@@ -47,7 +47,7 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	h := m.Helper
 	from, to := "/other", hostrepo.Workdir
 	borrow := j.Sandbox
-	other := box.SharedVolume{Volume: j.Volume, Target: "/other", ReadOnly: true}
+	other := box.Mount{Volume: j.Volume, Target: "/other", ReadOnly: true}
 	if !j.IntoSandbox {
 		from, to = hostrepo.Workdir, "/other"
 		borrow += ":ro"
@@ -60,7 +60,7 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 		User:        "0:0",
 		ReadOnly:    true,
 		VolumesFrom: []string{borrow},
-		Shared:      []box.SharedVolume{other},
+		Shared:      []box.Mount{other},
 		CapDrop:     []string{"ALL"},
 		CapAdd:      []string{"CHOWN", "FOWNER", "DAC_OVERRIDE"},
 		SecurityOpt: []string{"no-new-privileges"},
