@@ -457,7 +457,7 @@ EOF
   eventually sh -c "\"\$LITTERBOX\" service envy logs envy | grep -q debug"
   run lb service envy logs envy -n 1
   assert_success
-  assert_output "$port $port debug envy /tmp /src 1000:1000"
+  assert_output "$port $port debug envy /home/litterbox /src 1000:1000"
 }
 
 @test "service: stop sends SIGKILL to a service that ignores the stop signal after stop-timeout" {

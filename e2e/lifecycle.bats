@@ -168,6 +168,7 @@ done'
   assert_equal "$(inspect "$c" '{{index .Config.Labels "dev.litterbox.sandbox"}}')" my-feature
   assert_equal "$(inspect "$c" '{{index .Config.Labels "dev.litterbox.base"}}')" "$(git rev-parse HEAD)"
   volume_exists "$c-src"
+  volume_exists "$c-home"
   assert_equal "$(lb_ok list --json | jsonget .0.container)" "$c"
 }
 
@@ -477,6 +478,8 @@ thaw_foreign() {
   run container_exists "$c"
   assert_failure
   run volume_exists "$(volume_of box)"
+  assert_failure
+  run volume_exists "$c-home"
   assert_failure
   run branch_exists litterbox/box
   assert_failure

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the local images of the integration and e2e "image matrix", where no
 # registry answers: Debian bookworm minbase, the same with python3 and pytest
-# (a toolchain image), and an image with no shell at all. The Debian ones come
+# (a toolchain image), the same with this machine's Go, and an image with no
+# shell at all. The Debian ones come
 # from debootstrap against the Debian mirror, in parallel; downloaded packages
 # are kept under ${XDG_CACHE_HOME:-~/.cache}/litterbox-debootstrap for rebuilds.
 # Never replaces an image that is already there.
@@ -53,8 +54,34 @@ fi
 # name, then debootstrap --include packages (none for plain minbase).
 debian=()
 present litterbox-test/debian:$suite || debian+=("litterbox-test/debian:$suite|")
-present litterbox-test/python:$suite || debian+=("litterbox-test/python:$suite|python3,python3-pytest,curl,wget")  # as the official python images have
-[ ${#debian[@]} -gt 0 ] || exit 0
+present litterbox-test/python:$suite || debian+=("litterbox-test/python:$suite|python3,python3-pytest,python3-pip,curl,wget")  # as the official python images have
+
+# go_image: the Debian image with this machine's Go toolchain in /usr/local/go,
+# as the official golang images have it (no registry serves those here).
+go_image() {
+  local image=litterbox-test/go:$suite goroot ctx
+  present "$image" && return 0
+  if [ "$runtime" != docker ]; then
+    echo "skipping $image: it is built with docker build only" >&2
+    return 0
+  fi
+  goroot=$(go env GOROOT)
+  ctx=$work/go-image
+  mkdir -p "$ctx"
+  printf '%s\n' "FROM litterbox-test/debian:$suite" 'COPY go /usr/local/go' \
+    'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    'ENV GOTOOLCHAIN=local' >"$ctx/Dockerfile"
+  # The toolchain without its tests and docs: what go build and go mod need.
+  tar -c -C "$ctx" Dockerfile -C "$(dirname "$goroot")" --exclude="$(basename "$goroot")/test" \
+    --exclude="$(basename "$goroot")/doc" --transform="s,^$(basename "$goroot"),go," "$(basename "$goroot")" |
+    docker build -q -t "$image" - >/dev/null
+  echo "built local $image ($(go env GOVERSION))"
+}
+
+if [ ${#debian[@]} -eq 0 ]; then
+  go_image
+  exit 0
+fi
 
 if ! command -v debootstrap >/dev/null && [ ! -x /usr/sbin/debootstrap ]; then
   echo "debootstrap not found: install Debian's debootstrap (apt-get install debootstrap)" >&2
@@ -120,3 +147,4 @@ done
 pids=()
 [ "$failed" = 0 ] || exit 1
 echo "debootstrap images done in $((SECONDS - start))s"
+go_image

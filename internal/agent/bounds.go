@@ -39,7 +39,7 @@ type DiskFullError struct {
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("sandbox '%s' holds %s in /src, over its limit of %s ([docker] disk): writes are refused until files are removed (bash: rm ...) or the limit is raised in .litterbox.local.toml", e.Name, HumanSize(e.Used), HumanSize(e.Limit))
+	return fmt.Sprintf("sandbox '%s' holds %s in /src and its home, over its limit of %s ([docker] disk): writes are refused until files are removed (bash: rm ...) or the limit is raised in .litterbox.local.toml", e.Name, HumanSize(e.Used), HumanSize(e.Limit))
 }
 
 // CallConfig is what a call honours of the config as it is now: its bounds,
@@ -126,7 +126,7 @@ func (b Bounds) Notes() []string {
 			later, strings.Join(laterNames, ", "), config.FormatSize(b.maxCall)))
 	}
 	if d := b.DiskOver; d != nil {
-		out = append(out, fmt.Sprintf("/src holds %s, over its limit of %s ([docker] disk): write, edit, patch and upload are refused until files are removed", HumanSize(d.Used), HumanSize(d.Limit)))
+		out = append(out, fmt.Sprintf("/src and the home hold %s, over the limit of %s ([docker] disk): write, edit, patch and upload are refused until files are removed", HumanSize(d.Used), HumanSize(d.Limit)))
 	}
 	if b.ConfigNote != "" && len(out) > 0 {
 		out = append(out, b.ConfigNote)

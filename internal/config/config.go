@@ -27,6 +27,10 @@ type Config struct {
 	SetupInputs []string
 	// SetupCache: a setup's result is kept and reused (default true).
 	SetupCache bool
+	// SetupKeep are paths outside /src and the home that live on volumes
+	// of the sandbox, as the home does: written on a read-only root, kept
+	// through pause, copied by fork and kept by the setup cache.
+	SetupKeep []string
 	// User is "uid:gid", numeric: the tree copied into /src is given to it.
 	User string
 	// Network is "none", "bridge" or the name of a docker network.

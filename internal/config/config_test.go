@@ -218,6 +218,15 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"unknown in a service", "[container.services.web]\ncommand = [\"x\"]\nstop-timout = 3\n", "", File, 3, "", "unknown key stop-timout in [container.services.web]; did you mean stop-timeout?"},
 		{"unknown in a secret", "[secrets]\nTOKEN = { cmd = \"pass show x\" }\n", "", File, 2, "", "unknown key cmd in [secrets.TOKEN]; known: command, env"},
 		{"unknown top key", "imag = \"x\"\n", "", File, 1, "", "unknown key imag; known: agent, container, docker"},
+		{"keep relative", "[setup]\nkeep = [\"venv\"]\n", "", File, 0, "setup.keep", `"venv": want an absolute path`},
+		{"keep unclean", "[setup]\nkeep = [\"/opt/../etc\"]\n", "", File, 0, "setup.keep", `"/opt/../etc": want an absolute path`},
+		{"keep root", "[setup]\nkeep = [\"/\"]\n", "", File, 0, "setup.keep", "would hide the image's files"},
+		{"keep src", "[setup]\nkeep = [\"/src/node_modules\"]\n", "", File, 0, "setup.keep", `overlaps /src`},
+		{"keep home", "[setup]\nkeep = [\"/home\"]\n", "", File, 0, "setup.keep", `overlaps /home/litterbox`},
+		{"keep helper", "[setup]\nkeep = [\"/.litterbox\"]\n", "", File, 0, "setup.keep", `overlaps /.litterbox`},
+		{"keep proc", "[setup]\nkeep = [\"/proc/self\"]\n", "", File, 0, "setup.keep", `overlaps /proc`},
+		{"keep nested", "[setup]\nkeep = [\"/opt\", \"/opt/venv\"]\n", "", File, 0, "setup.keep", `"/opt" and "/opt/venv": one holds the other`},
+		{"keep many", "[setup]\nkeep = [\"/a\", \"/b\", \"/c\", \"/d\", \"/e\", \"/f\", \"/g\", \"/h\", \"/i\"]\n", "", File, 0, "setup.keep", "9 paths: at most 8"},
 		{"call below file", "[snapshot]\nmax-file-size = \"1g\"\n", "", File, 0, "snapshot.max-call-size", "500m is below max-file-size (1g)"},
 	}
 	for _, c := range cases {

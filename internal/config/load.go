@@ -218,6 +218,9 @@ func (fc *fileConfig) applyImage(cfg *Config) {
 	if fc.Setup.Inputs != nil {
 		cfg.SetupInputs = slices.Clone(fc.Setup.Inputs)
 	}
+	if fc.Setup.Keep != nil {
+		cfg.SetupKeep = slices.Clone(fc.Setup.Keep)
+	}
 	set(&cfg.SetupCache, fc.Setup.Cache)
 	set(&cfg.SetupCommand, d.SetupCommand)
 }

@@ -25,6 +25,7 @@ type fileConfig struct {
 	Setup struct {
 		Inputs []string `toml:"inputs"`
 		Cache  *bool    `toml:"cache"`
+		Keep   []string `toml:"keep"`
 	} `toml:"setup"`
 	Snapshot struct {
 		MaxFileSize *byteSize `toml:"max-file-size"`

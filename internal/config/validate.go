@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/shlex"
 
 	"github.com/litterbox-dev/litterbox/internal/egress"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/slug"
 )
 
@@ -196,6 +198,9 @@ func (fc *fileConfig) check(name string) error {
 			return &Error{File: name, Msg: fmt.Sprintf("path %q: want a path inside the repository, relative to its root", p)}
 		}
 	}
+	if err := checkKeep(fc.Setup.Keep); err != "" {
+		return &Error{File: name, Key: "setup.keep", Msg: err}
+	}
 	if fc.Docker.Network != nil && fc.Network.Mode != nil {
 		return &Error{File: name, Key: "docker.network", Msg: "set [network] mode or the older [docker] network, not both"}
 	}
@@ -241,4 +246,47 @@ func CheckOutputLimit(n int64) error {
 		return fmt.Errorf("%s is outside %s-%s", FormatSize(n), FormatSize(MinOutputLimit), FormatSize(MaxOutputLimit))
 	}
 	return nil
+}
+
+// Home is the sandbox user's home: a volume of the sandbox's own, which
+// the setup cache keeps along with /src's ignored files.
+const Home = "/home/litterbox"
+
+// maxKeep bounds [setup] keep: each path is a volume of every sandbox.
+const maxKeep = 8
+
+// keepReserved are the paths a kept volume may not cover or sit under:
+// the kernel's, and Litterbox's own (/src, the home, the helper's, the
+// egress proxy's socket).
+var keepReserved = []string{"/proc", "/sys", "/dev", "/src", Home, protocol.Dir, protocol.EgressDir}
+
+// checkKeep says what is wrong with a [setup] keep list, "" if nothing.
+func checkKeep(keep []string) string {
+	if len(keep) > maxKeep {
+		return fmt.Sprintf("%d paths: at most %d (each is a volume of every sandbox)", len(keep), maxKeep)
+	}
+	for i, p := range keep {
+		switch {
+		case !path.IsAbs(p) || path.Clean(p) != p:
+			return fmt.Sprintf("%q: want an absolute path inside the sandbox, such as \"/opt/venv\"", p)
+		case p == "/" || p == "/tmp":
+			return fmt.Sprintf("%q: a volume there would hide the image's files; name a directory below it", p)
+		}
+		for _, r := range keepReserved {
+			if within(p, r) || within(r, p) {
+				return fmt.Sprintf("%q overlaps %s, which no kept volume may cover (/src's ignored files and the home, %s, are kept already)", p, r, Home)
+			}
+		}
+		for _, q := range keep[:i] {
+			if within(p, q) || within(q, p) {
+				return fmt.Sprintf("%q and %q: one holds the other; keep the outer one", q, p)
+			}
+		}
+	}
+	return ""
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }

@@ -204,9 +204,11 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
 	spec := m.ContainerSpec(n, "", cfg, nil, h)
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
+	var own []string // /src and the home, as anonymous volumes here
 	for _, v := range spec.Volumes {
-		spec.AnonVolumes = append(spec.AnonVolumes, v.Target)
+		own = append(own, v.Target)
 	}
+	spec.AnonVolumes = append(spec.AnonVolumes, own...)
 	spec.Volumes, spec.VolumeLabels = nil, nil
 	probe := box.Of(m.Provider, n.Container)
 	defer func() {
@@ -224,8 +226,8 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
-		return fail("/src cannot be given to the sandbox user: "+oneLineErr(err), "")
+	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {
+		return fail("/src and the home cannot be given to the sandbox user: "+oneLineErr(err), "")
 	}
 	var out bytes.Buffer
 	res, err := probe.Exec(ctx, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})

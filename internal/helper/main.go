@@ -70,7 +70,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		return withEnv(c, f)
 	case protocol.CmdInit:
-		initLoop()
+		initLoop(c.Volumes)
 	case protocol.CmdAct:
 		if code := act(stdin, stdout); code != 0 {
 			return exitCode(code)
@@ -100,7 +100,12 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdRm:
 		return os.Remove(c.Path)
 	case protocol.CmdPrepare:
-		return prepare(c.Dir, c.UID)
+		for _, d := range c.Dirs {
+			if err := prepare(d, c.UID); err != nil {
+				return err
+			}
+		}
+		return nil
 	case protocol.CmdKill:
 		procgroup.KillMarked(c.Mark)
 	case protocol.CmdProbe:
@@ -121,7 +126,8 @@ func printResult(stdout io.Writer, v any, err error) error {
 	return printJSON(stdout, v)
 }
 
-// copyCmd copies a tree but the paths stdin lists.
+// copyCmd copies trees but the paths stdin lists, which are the first
+// tree's (the tracked files of /src), and prints the totals.
 func copyCmd(c protocol.CmdCopy, stdin io.Reader, stdout io.Writer) error {
 	list, err := io.ReadAll(stdin)
 	if err != nil {
@@ -133,11 +139,22 @@ func copyCmd(c protocol.CmdCopy, stdin io.Reader, stdout io.Writer) error {
 			skip[p] = true
 		}
 	}
-	st, err := copyTree(c.From, c.To, skip)
-	if err != nil {
-		return err
+	var all CopyStats
+	for i, p := range c.Pairs {
+		if i > 0 {
+			skip = nil
+		}
+		// A cache entry's trees are directories of its volume.
+		if err := os.MkdirAll(p.To, 0o755); err != nil {
+			return err
+		}
+		st, err := copyTree(p.From, p.To, skip)
+		if err != nil {
+			return err
+		}
+		all.Files, all.Bytes = all.Files+st.Files, all.Bytes+st.Bytes
 	}
-	return printJSON(stdout, st)
+	return printJSON(stdout, all)
 }
 
 // initThreads and actThreads are the idle threads PID 1 and an agent call
@@ -152,13 +169,14 @@ const (
 // It ignores every signal the sandbox user could send it (see pid1Ignored):
 // the container stops by SIGKILL from outside (docker rm -f, kubectl delete
 // with a grace period of 1 s).
-func initLoop() {
+func initLoop(volumes []string) {
 	// PID 1 does little work; one P and a reserve of threads keep it alive
 	// when the sandbox's pids run out (see reserveThreads).
 	runtime.GOMAXPROCS(1)
 	reserveThreads(initThreads)
 	signal.Ignore(pid1Ignored...)
 	w := watch.New(root)
+	w.CountVolumes(volumes)
 	go w.Serve()
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
 		go forwardEgress(s)

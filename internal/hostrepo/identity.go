@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
@@ -97,7 +98,10 @@ func commonDirOf(root string) string {
 // the container or volume name.
 func recordNames(gitDir, slug, name string) bool {
 	rec, err := layout.New(gitDir).Store().Load(slug)
-	return err == nil && rec != nil && (rec.Container == name || rec.Volume == name)
+	if err != nil || rec == nil {
+		return false
+	}
+	return rec.Container == name || rec.Volume == name || slices.ContainsFunc(rec.Volumes, func(v box.Mount) bool { return v.Volume == name })
 }
 
 // worktreeRoots are the roots of this repository's work trees, asked once.

@@ -2,6 +2,7 @@ package hostrepo
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -93,3 +94,10 @@ func (r *Repo) Box(slug string) box.Box { return r.BoxOf(r.Names(slug)) }
 
 // BoxOf is the handle of the container named in n.
 func (r *Repo) BoxOf(n Names) box.Box { return box.Of(r.Provider, n.Container) }
+
+// KeepID names a [setup] keep path in volume names and setup cache
+// entries, where its slashes may not go.
+func KeepID(p string) string {
+	sum := sha256.Sum256([]byte(p))
+	return hex.EncodeToString(sum[:4])
+}

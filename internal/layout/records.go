@@ -1,6 +1,8 @@
 package layout
 
 import (
+	"github.com/litterbox-dev/litterbox/internal/box"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,15 +19,18 @@ import (
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's
 // git dir (never in tracked files, never in the index).
 type Record struct {
-	Name      string       `json:"name"`
-	Branch    string       `json:"branch"`
-	Container string       `json:"container"`
-	Volume    string       `json:"volume"`
-	Base      string       `json:"base"`
-	Image     string       `json:"image"`
-	Created   time.Time    `json:"created"`
-	Status    string       `json:"status"`
-	Setup     *SetupResult `json:"setup,omitempty"`
+	Name      string `json:"name"`
+	Branch    string `json:"branch"`
+	Container string `json:"container"`
+	Volume    string `json:"volume"`
+	// Volumes are its volumes besides /src: its home, then one per kept
+	// path; none for a sandbox of an older release, whose home was /tmp.
+	Volumes []box.Mount  `json:"volumes,omitempty"`
+	Base    string       `json:"base"`
+	Image   string       `json:"image"`
+	Created time.Time    `json:"created"`
+	Status  string       `json:"status"`
+	Setup   *SetupResult `json:"setup,omitempty"`
 	// User, Ports and Services are fixed at create from the config of that
 	// moment; later edits of the config apply to new sandboxes only.
 	User     string                        `json:"user,omitempty"`

@@ -405,6 +405,26 @@ var attacks = []attack{
 			t.Errorf("still over after freeing: %+v", res.DiskOver)
 		}
 	}},
+	{name: "filling the home", side: "agent", expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
+		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
+		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		res := bash(t, e.m, "head -c 8000000 /dev/zero > $HOME/fill")
+		// PID 1 measures the home beside the calls, every 30 s of use.
+		for deadline := time.Now().Add(45 * time.Second); res.DiskOver == nil && time.Now().Before(deadline); {
+			time.Sleep(time.Second)
+			res = bash(t, e.m, "true")
+		}
+		if res.DiskOver == nil {
+			t.Fatalf("8 MB in the home against a 4m guard, 45 s on: %+v", res)
+		}
+		var full *agent.DiskFullError
+		if _, err := e.m.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) || !strings.Contains(err.Error(), "in /src and its home") {
+			t.Errorf("write while over: %v", err)
+		}
+		if res := bash(t, e.m, "rm $HOME/fill"); res.DiskOver != nil {
+			t.Errorf("still over after freeing: %+v", res.DiskOver)
+		}
+	}},
 }
 
 // freshRepo is a repository of its own, for the rows that commit to it,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,7 +32,8 @@ import (
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
 func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *agent.HelperBinary) box.Spec {
-	env := map[string]string{"HOME": "/tmp", "LITTERBOX_SANDBOX": n.Slug}
+	// GOMODCACHE: the golang images set GOPATH=/go, on the read-only root.
+	env := map[string]string{"HOME": config.Home, "GOMODCACHE": config.Home + "/go/pkg/mod", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
 	maps.Copy(env, ports.Env(pmap))
 	var shared []box.Mount
@@ -58,7 +60,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		User:         c.User,
 		ReadOnly:     c.ReadOnly,
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
-		Volumes:      []box.Mount{{Volume: n.Volume, Target: hostrepo.Workdir}},
+		Volumes:      ownVolumes(n, c.SetupKeep),
 		VolumeLabels: m.Labels(n.Slug, "true"),
 		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,
@@ -73,7 +75,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		Allow:        allow,
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.Argv(protocol.CmdInit{})[0],
-		Cmd:          h.Argv(protocol.CmdInit{})[1:],
+		Cmd:          h.Argv(protocol.CmdInit{Volumes: targets(ownVolumes(n, c.SetupKeep)[1:])})[1:],
 	}
 }
 
@@ -95,6 +97,8 @@ type CreateOptions struct {
 // copy of its volume), its image, its branch tip and its base.
 type forkSource struct {
 	slug, volume, image, tip, base string
+	// volumes are the source's besides /src (its home, its kept paths).
+	volumes []box.Mount
 	// snap is where the source's snapshots start from: its submodules
 	// and the ignored directories it does not scan.
 	snap snapshot.State
@@ -254,15 +258,23 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so
 // the sandbox user owns /src and no archive is held in memory or on disk.
-func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, uid, gid int) error {
-	// docker cp never applies the tar's root entry, so the volume root stays
-	// root:root 0755; its owner (root, needing no capability) opens it up.
-	// Podman gives the volume to the container's user already, and root,
-	// without capabilities, may not chmod it: that is fine too.
-	if _, err := ExecChecked(ctx, m.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{Dir: hostrepo.Workdir, UID: strconv.Itoa(uid)})}); err != nil {
-		return &hostrepo.StepError{Step: "preparing " + hostrepo.Workdir, Err: err}
+func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int) error {
+	if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
+		return err
 	}
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
+}
+
+// prepareVolumes gives the roots of vols to the sandbox user. A new
+// volume's root is root:root 0755; its owner (root, needing no capability)
+// opens it up. Podman gives the volume to the container's user already, and
+// root, without capabilities, may not chmod it: that is fine too.
+func (m *Manager) prepareVolumes(ctx context.Context, n hostrepo.Names, vols []box.Mount, uid int) error {
+	dirs := targets(vols)
+	if _, err := ExecChecked(ctx, m.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: dirs})}); err != nil {
+		return &hostrepo.StepError{Step: "preparing " + strings.Join(dirs, ", "), Err: err}
+	}
+	return nil
 }
 
 // firstError keeps the first error reported to it.
@@ -343,8 +355,11 @@ func (m *Manager) rollback(ctx context.Context, n hostrepo.Names, base string, c
 	if err := m.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
-	if err := m.Provider.RemoveVolume(ctx, n.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
-		left = append(left, "volume "+n.Volume)
+	rec, _ := m.Store().Load(n.Slug)
+	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
+		if err := m.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			left = append(left, "volume "+v)
+		}
 	}
 	return m.finishRollback(ctx, n, base, cause, left)
 }

@@ -242,7 +242,7 @@ func (c *creation) claim(ctx context.Context) error {
 	m.Step("branch "+n.Branch, t)
 	cfg := c.cfg
 	c.rec = &layout.Record{
-		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume,
+		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume, Volumes: ownVolumes(n, cfg.SetupKeep)[1:],
 		Base: c.base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
 		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets,
@@ -328,7 +328,7 @@ func (c *creation) prefill() func(context.Context) error {
 		f := c.opts.fork
 		return func(ctx context.Context) error {
 			t := time.Now()
-			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Volume: f.volume, IntoSandbox: true}); err != nil {
+			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: f.trees(c.cfg.SetupKeep), IntoSandbox: true}); err != nil {
 				return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
 			m.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
@@ -356,10 +356,14 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 		if err := os.CopyFS(m.Layout().Ignore(c.slug), os.DirFS(m.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
 		}
+		// A volume the source had not (an older sandbox's home) is new.
+		if err := m.prepareVolumes(ctx, n, ownVolumes(n, c.cfg.SetupKeep)[1:], c.uid); err != nil {
+			return m.rollback(ctx, n, c.tip, err)
+		}
 		return nil
 	}
 	t := time.Now()
-	if err := m.copyTree(ctx, n, c.base, c.uid, c.gid); err != nil {
+	if err := m.copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {

@@ -115,13 +115,15 @@ func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer,
 	switch {
 	case foreign:
 	case len(left) == 0:
-		left = append(left, m.removeVolume(ctx, n.Volume, hasContainer, d)...)
+		for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
+			left = append(left, m.removeVolume(ctx, v, hasContainer, d)...)
+		}
 		if rec != nil && rec.Egress || rec == nil && m.Proxies().Owns(ctx, n) {
 			removed, l := m.Proxies().Remove(ctx, n)
 			d.Removed, left = append(d.Removed, removed...), append(left, l...)
 		}
 	default:
-		left = append(left, "volume "+n.Volume+" (in use by the container)")
+		left = append(left, "volume "+n.Volume+" (in use by the container)") // and its other volumes
 	}
 	return left
 }

@@ -244,25 +244,24 @@ func TestIntegrationSetupCache(t *testing.T) {
 	}
 }
 
-// A setup that keeps nothing in /src (its work went to $HOME, as a
-// default go mod download's or a pip install --user's does) is not cached,
-// and create says so: an empty entry would make the next create skip the
-// setup and leave the sandbox without its dependencies.
+// A setup that keeps nothing where the cache looks (its work went to
+// /tmp) is not cached, and create says so: an empty entry would make the
+// next create skip the setup and leave the sandbox without its work.
 func TestIntegrationSetupCacheKeepsNoEmptyEntry(t *testing.T) {
 	ctx := context.Background()
 	m := repoManager(t, testenv.Files{
 		"README.md":       "hi\n",
-		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p $HOME/deps && echo made > $HOME/deps/lib\"\n",
+		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p /tmp/deps && echo made > /tmp/deps/lib\"\n",
 	}, "")
 	for _, name := range []string{"one", "two"} {
 		c, err := m.Create(ctx, CreateOptions{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sc := c.SetupCache; sc == nil || sc.Hit || sc.Saved || !strings.Contains(sc.NotKept, "left no ignored file in /src") {
+		if sc := c.SetupCache; sc == nil || sc.Hit || sc.Saved || !strings.Contains(sc.NotKept, "left no file where the cache keeps them") {
 			t.Fatalf("%s: cache %+v", name, c.SetupCache)
 		}
-		if got := exec(t, m, name, "cat $HOME/deps/lib"); got != "made\n" {
+		if got := exec(t, m, name, "cat /tmp/deps/lib"); got != "made\n" {
 			t.Errorf("%s: the setup's work is missing: %q", name, got)
 		}
 	}

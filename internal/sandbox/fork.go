@@ -3,13 +3,16 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
+	"github.com/litterbox-dev/litterbox/internal/volcopy"
 )
 
 // ForkOptions are the inputs of Fork.
@@ -74,7 +77,19 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 		return nil, err
 	}
 	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, fork: &forkSource{
-		slug: src, volume: n.Volume, image: rec.Image, tip: tip, base: rec.Base,
+		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
 	}})
+}
+
+// trees are what a fork copies: the source's /src, and those of its other
+// volumes the fork has too (the home; the paths both keep).
+func (f *forkSource) trees(keep []string) []volcopy.Tree {
+	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: f.volume}}
+	for _, v := range f.volumes {
+		if v.Target == config.Home || slices.Contains(keep, v.Target) {
+			t = append(t, volcopy.Tree{Dir: v.Target, Volume: v.Volume})
+		}
+	}
+	return t
 }

@@ -63,7 +63,7 @@ func leftovers(t *testing.T, m *Manager, slug string) []string {
 	if out, _ := testenv.Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+m.Root); out != "" {
 		left = append(left, "container "+out)
 	}
-	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+n.Volume+"$"); out != "" {
+	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+n.Container+"-"); out != "" {
 		left = append(left, "volume "+out)
 	}
 	if out := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); out != "" {

@@ -59,8 +59,8 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if c.Status != StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
 				t.Fatalf("create: %+v", c)
 			}
-			res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME"})
-			if err != nil || res.ExitCode != 0 || res.Stdout != "1000\n/tmp\n" || res.Snapshot == "" {
+			res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME; echo home > $HOME/h"})
+			if err != nil || res.ExitCode != 0 || res.Stdout != "1000\n/home/litterbox\n" || res.Snapshot == "" {
 				t.Fatalf("bash: %+v %v", res, err)
 			}
 			if got := testenv.Git(t, m.Root, "show", "litterbox/work:made.txt"); got != "x" {
@@ -78,8 +78,9 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if _, err := m.Resume(ctx, "work"); err != nil {
 				t.Fatal(err)
 			}
-			res, err = m.Bash(ctx, "work", agent.BashOptions{Command: "cat made.txt w.txt node_modules/d"})
-			if err != nil || res.Stdout != "xwritten\ndep\n" {
+			// The home is a claim of its own, which outlives the pod too.
+			res, err = m.Bash(ctx, "work", agent.BashOptions{Command: "cat made.txt w.txt node_modules/d $HOME/h"})
+			if err != nil || res.Stdout != "xwritten\ndep\nhome\n" {
 				t.Fatalf("after resume: %+v %v", res, err)
 			}
 			if _, err := m.Delete(ctx, "work", true); err != nil {

@@ -28,8 +28,9 @@ const role = "cache"
 const LabelKey = "dev.litterbox.cache-key"
 
 // Entry is one kept setup result: a volume holding what the setup
-// command added to /src (the base's tracked files left out), and the
-// record of how it was made. Entries live in the repository's git dir and
+// command added to /src (the base's tracked files left out) in src/, the
+// home in home/ and each [setup] keep path in keep/ID/, and the record of
+// how it was made. Entries live in the repository's git dir and
 // its own engine volumes: no other repository ever sees one.
 type Entry struct {
 	Key     string    `json:"key"`
@@ -37,9 +38,10 @@ type Entry struct {
 	Image   string    `json:"image"`
 	ImageID string    `json:"image_id"`
 	Setup   string    `json:"setup"`
-	Inputs  []string  `json:"inputs"` // the [setup] inputs, or empty: the whole tree
-	Base    string    `json:"base"`   // the commit of the sandbox it was made in
-	From    string    `json:"from"`   // that sandbox
+	Inputs  []string  `json:"inputs"`         // the [setup] inputs, or empty: the whole tree
+	Keep    []string  `json:"keep,omitempty"` // the [setup] keep paths it holds besides /src and the home
+	Base    string    `json:"base"`           // the commit of the sandbox it was made in
+	From    string    `json:"from"`           // that sandbox
 	Created time.Time `json:"created"`
 	Used    time.Time `json:"used,omitempty"`
 	Hits    int       `json:"hits"`
@@ -72,8 +74,9 @@ func Cacheable(cfg config.Config) bool {
 // [setup] inputs' blobs at base, or base's whole tree).
 func (c *Cache) Key(ctx context.Context, cfg config.Config, imageID, base string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "litterbox setup cache v1\x00repo %s\x00image %s\x00setup %s\x00user %s\x00network %s %v %v\x00",
-		c.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow)
+	// v2: entries hold the home and kept paths beside /src.
+	fmt.Fprintf(h, "litterbox setup cache v2\x00repo %s\x00image %s\x00setup %s\x00user %s\x00network %s %v %v\x00keep %q\x00",
+		c.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow, cfg.SetupKeep)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		fmt.Fprintf(h, "env %s=%s\x00", k, cfg.Env[k])
 	}
@@ -134,9 +137,19 @@ func (c *Cache) load(key string) (*Entry, error) {
 	return &e, nil
 }
 
-// Restore fills the new sandbox's /src from entry e.
+// trees are the directories of a sandbox an entry holds, each with its
+// place in the entry's volume.
+func trees(volume string, keep []string) []volcopy.Tree {
+	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: volume, Sub: "src"}, {Dir: config.Home, Volume: volume, Sub: "home"}}
+	for _, p := range keep {
+		t = append(t, volcopy.Tree{Dir: p, Volume: volume, Sub: "keep/" + hostrepo.KeepID(p)})
+	}
+	return t
+}
+
+// Restore fills the new sandbox's /src, home and kept paths from entry e.
 func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *Entry) error {
-	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Volume: e.Volume, IntoSandbox: true}); err != nil {
+	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: trees(e.Volume, e.Keep), IntoSandbox: true}); err != nil {
 		return err
 	}
 	e.Used, e.Hits = c.Now().UTC(), e.Hits+1
@@ -158,7 +171,7 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 	}
 	e := &Entry{
 		Key: key, Volume: c.volume(key), Image: cfg.Image, ImageID: imageID, Setup: c.Secrets.Seen().Redact(cfg.SetupCommand),
-		Inputs: inputs, Base: base, From: n.Slug, Created: c.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
+		Inputs: inputs, Keep: cfg.SetupKeep, Base: base, From: n.Slug, Created: c.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
 	f, err := os.OpenFile(c.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
@@ -199,14 +212,14 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 	if err := c.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
 		return fail(err)
 	}
-	st, err := volcopy.Copy(ctx, c.Agent, cfg.Image, volcopy.Job{Sandbox: n.Container, Volume: e.Volume, Skip: strings.NewReader(tracked)})
+	st, err := volcopy.Copy(ctx, c.Agent, cfg.Image, volcopy.Job{Sandbox: n.Container, Trees: trees(e.Volume, e.Keep), Skip: strings.NewReader(tracked)})
 	if err != nil {
 		return fail(err)
 	}
 	if st.Files == 0 {
 		// Kept, an empty entry would make the next create skip a setup
-		// whose work went elsewhere ($HOME is /tmp, say), leaving it
-		// without what the setup made.
+		// whose work went elsewhere (/tmp, say), leaving it without what
+		// the setup made.
 		_, _ = fail(nil)
 		return nil, ErrNothingKept
 	}
@@ -219,7 +232,7 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 
 // ErrNothingKept is Save's answer for a setup that left no file the cache
 // keeps (ignored files under /src).
-var ErrNothingKept = errors.New("the setup command left no ignored file in /src, which is what the cache keeps; what it wrote elsewhere (under $HOME, which is /tmp) is not kept, so the next create runs it again")
+var ErrNothingKept = errors.New("the setup command left no file where the cache keeps them (ignored files in /src, $HOME, [setup] keep paths); what it wrote elsewhere (/tmp) is not kept, so the next create runs it again")
 
 // List returns this repository's setup cache entries, newest first,
 // each checked against the engine: an entry whose volume is gone is

@@ -32,13 +32,38 @@ print("ready", flush=True)
 srv.serve_forever()
 `
 
+// serveHTTP is a plain HTTP file server of /srv/www.
+const serveHTTP = `import http.server, functools
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="/srv/www")
+handler.log_message = lambda *a: None
+srv = http.server.ThreadingHTTPServer(("", 80), handler)
+print("ready", flush=True)
+srv.serve_forever()
+`
+
 // TLSServer starts an HTTPS server for name on port 443 of network, serving
 // files (by path under /), with a certificate made for the test. It returns
 // the certificate, for clients to trust; the server goes when t ends.
 func TLSServer(t testing.TB, network, name string, files map[string][]byte) (certPEM []byte) {
 	t.Helper()
-	dir := t.TempDir()
 	certPEM, keyPEM := selfSigned(t, name)
+	serve(t, network, name, serveTLS, map[string][]byte{"cert.pem": certPEM, "key.pem": keyPEM}, files)
+	return certPEM
+}
+
+// HTTPServer starts an HTTP server for name on port 80 of network, serving
+// files (by path under /; a directory's index.html for the directory), as
+// a module proxy or a package index does; it goes when t ends.
+func HTTPServer(t testing.TB, network, name string, files map[string][]byte) {
+	t.Helper()
+	serve(t, network, name, serveHTTP, nil, files)
+}
+
+// serve runs script in a python container on network under the alias name,
+// with extra in /srv and files in /srv/www, until it prints "ready".
+func serve(t testing.TB, network, name, script string, extra, files map[string][]byte) {
+	t.Helper()
+	dir := t.TempDir()
 	write := func(p string, data []byte) {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -48,9 +73,10 @@ func TLSServer(t testing.TB, network, name string, files map[string][]byte) (cer
 			t.Fatal(err)
 		}
 	}
-	write("cert.pem", certPEM)
-	write("key.pem", keyPEM)
-	write("serve.py", []byte(serveTLS))
+	for p, data := range extra {
+		write(p, data)
+	}
+	write("serve.py", []byte(script))
 	for p, data := range files {
 		write("www/"+p, data)
 	}
@@ -62,11 +88,11 @@ func TLSServer(t testing.TB, network, name string, files map[string][]byte) (cer
 	t.Cleanup(func() { Docker("rm", "-f", c) })
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if out, _ := Docker("logs", c); strings.Contains(out, "ready") {
-			return certPEM
+			return
 		}
 		if time.Now().After(deadline) {
 			out, _ := Docker("logs", c)
-			t.Fatalf("the HTTPS server %s did not start: %s", name, out)
+			t.Fatalf("the web server %s did not start: %s", name, out)
 		}
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,17 +27,26 @@ type Stats struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Job is one copy between a sandbox's /src and another volume.
+// Job is one copy between a sandbox's volumes (/src, its home, its kept
+// paths) and other volumes.
 type Job struct {
-	// Sandbox is the container whose volumes the copy borrows: its /src,
-	// and its helper, which so need not be delivered again.
+	// Sandbox is the container whose volumes the copy borrows, and its
+	// helper, which so need not be delivered again.
 	Sandbox string
-	// Volume is the other side; IntoSandbox says which way the files go.
-	Volume      string
+	// Trees are what is copied; IntoSandbox says which way the files go.
+	Trees       []Tree
 	IntoSandbox bool
-	// Skip, when set, holds NUL-separated paths (relative to the copied
-	// root) left out, with everything under them.
+	// Skip, when set, holds NUL-separated paths (relative to the first
+	// tree's root) left out, with everything under them.
 	Skip io.Reader
+}
+
+// Tree pairs a directory of the sandbox with a directory of another
+// volume: Sub of Volume ("" for its root).
+type Tree struct {
+	Dir    string
+	Volume string
+	Sub    string
 }
 
 // Copy runs a copy inside the engine: a container that mounts both
@@ -45,13 +57,23 @@ type Job struct {
 func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, error) {
 	name := m.ScratchName("copy")
 	h := m.Helper
-	from, to := "/other", hostrepo.Workdir
 	borrow := j.Sandbox
-	other := box.Mount{Volume: j.Volume, Target: "/other", ReadOnly: true}
 	if !j.IntoSandbox {
-		from, to = hostrepo.Workdir, "/other"
 		borrow += ":ro"
-		other.ReadOnly = false
+	}
+	var others []box.Mount
+	at := map[string]string{} // volume -> where the copy mounts it
+	var cmd protocol.CmdCopy
+	for _, t := range j.Trees {
+		if at[t.Volume] == "" {
+			at[t.Volume] = "/other/" + strconv.Itoa(len(others))
+			others = append(others, box.Mount{Volume: t.Volume, Target: at[t.Volume], ReadOnly: j.IntoSandbox})
+		}
+		p := protocol.CopyPair{From: path.Join(at[t.Volume], t.Sub), To: t.Dir}
+		if !j.IntoSandbox {
+			p.From, p.To = p.To, p.From
+		}
+		cmd.Pairs = append(cmd.Pairs, p)
 	}
 	spec := box.Spec{
 		Name:        name,
@@ -60,14 +82,14 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 		User:        "0:0",
 		ReadOnly:    true,
 		VolumesFrom: []string{borrow},
-		Shared:      []box.Mount{other},
+		Shared:      others,
 		CapDrop:     []string{"ALL"},
 		CapAdd:      []string{"CHOWN", "FOWNER", "DAC_OVERRIDE"},
 		SecurityOpt: []string{"no-new-privileges"},
 		Network:     "none",
 		OpenStdin:   true,
-		Entrypoint:  h.Argv(protocol.CmdCopy{From: from, To: to})[0],
-		Cmd:         h.Argv(protocol.CmdCopy{From: from, To: to})[1:],
+		Entrypoint:  h.Argv(cmd)[0],
+		Cmd:         h.Argv(cmd)[1:],
 	}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -93,8 +115,14 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 }
 
 func (j Job) describe() string {
-	if j.IntoSandbox {
-		return "volume " + j.Volume + " into " + j.Sandbox
+	var vols []string
+	for _, t := range j.Trees {
+		if !slices.Contains(vols, t.Volume) {
+			vols = append(vols, t.Volume)
+		}
 	}
-	return j.Sandbox + " into volume " + j.Volume
+	if j.IntoSandbox {
+		return "volume " + strings.Join(vols, ", ") + " into " + j.Sandbox
+	}
+	return j.Sandbox + " into volume " + strings.Join(vols, ", ")
 }

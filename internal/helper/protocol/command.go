@@ -40,7 +40,8 @@ type command struct {
 
 // commands are the helper's subcommands, in the order its usage lists them.
 var commands = []command{
-	{name: "init", help: "PID 1 of a sandbox", parse: func([]string) (Command, error) { return CmdInit{}, nil }},
+	{name: "init", args: "[/DIR...]", variadic: true, help: "PID 1 of a sandbox, counting DIRs (its other volumes)\nwith /src for the disk guard",
+		parse: parseInit},
 	{name: "act", help: "one agent call (protocol on stdin/stdout)", parse: func([]string) (Command, error) { return CmdAct{}, nil }},
 	{name: "cat", args: "PATH MAX", help: "print a file of at most MAX bytes", parse: parseCat},
 	{name: "read", args: "PATH OFFSET LIMIT MAXBYTES", help: "lines of a file, as JSON", parse: parseRead},
@@ -48,11 +49,11 @@ var commands = []command{
 	{name: "glob", args: "PATH PATTERN MAX", help: "files matching a ** glob, as JSON", parse: parseGlob},
 	{name: "grep", args: "PATH REGEXP INCLUDE MAX", help: "matching lines, as JSON", parse: parseGrep},
 	{name: "tar", args: "PATH", help: "a tar of PATH on stdout", parse: func(a []string) (Command, error) { return CmdTar{a[0]}, nil }},
-	{name: "copy", args: "FROM TO", help: "copy the tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin",
-		parse: func(a []string) (Command, error) { return CmdCopy{a[0], a[1]}, nil }},
+	{name: "copy", args: "FROM TO [FROM TO...]", variadic: true, parse: parseCopy,
+		help: "copy each tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin (relative to\nthe first FROM)"},
 	{name: "put", args: "PATH", help: "write stdin to PATH (an agent's write, as logged)", parse: func(a []string) (Command, error) { return CmdPut{a[0]}, nil }},
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
-	{name: "prepare", args: "DIR UID", help: "give DIR to UID (run as root)", parse: parsePrepare},
+	{name: "prepare", args: "UID DIR...", variadic: true, help: "give each DIR to UID (run as root)", parse: parsePrepare},
 	{name: "kill", args: "NAME=VALUE", help: "kill every process with that variable, and those below", parse: parseKill},
 	{name: "probe", help: "what the sandbox offers, as JSON", parse: func([]string) (Command, error) { return CmdProbe{}, nil }},
 	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
@@ -143,10 +144,24 @@ func flag(b bool) string {
 	return "0"
 }
 
-// CmdInit makes the helper PID 1 of a sandbox.
-type CmdInit struct{}
+// CmdInit makes the helper PID 1 of a sandbox; Volumes are the sandbox's
+// volumes besides /src (its home, its kept paths), which the disk guard
+// counts with /src.
+type CmdInit struct{ Volumes []string }
 
-func (CmdInit) Argv() []string { return []string{"init"} }
+func (c CmdInit) Argv() []string { return append([]string{"init"}, c.Volumes...) }
+
+func parseInit(a []string) (Command, error) {
+	if len(a) == 0 {
+		return CmdInit{}, nil
+	}
+	for _, d := range a {
+		if !strings.HasPrefix(d, "/") {
+			return nil, errSynopsis
+		}
+	}
+	return CmdInit{Volumes: a}, nil
+}
 
 // CmdAct is one agent call, speaking the framed protocol on stdin and stdout.
 type CmdAct struct{}
@@ -244,11 +259,32 @@ type CmdTar struct{ Path string }
 
 func (c CmdTar) Argv() []string { return []string{"tar", c.Path} }
 
-// CmdCopy copies the tree From into the directory To, but the NUL-separated
-// paths on stdin, and prints what it copied.
-type CmdCopy struct{ From, To string }
+// CmdCopy copies each tree From into the directory To, but the
+// NUL-separated paths on stdin (relative to the first From), and prints
+// what it copied: a sandbox's volumes in one container.
+type CmdCopy struct{ Pairs []CopyPair }
 
-func (c CmdCopy) Argv() []string { return []string{"copy", c.From, c.To} }
+// CopyPair is one tree of a copy.
+type CopyPair struct{ From, To string }
+
+func (c CmdCopy) Argv() []string {
+	a := []string{"copy"}
+	for _, p := range c.Pairs {
+		a = append(a, p.From, p.To)
+	}
+	return a
+}
+
+func parseCopy(a []string) (Command, error) {
+	if len(a) == 0 || len(a)%2 != 0 {
+		return nil, errSynopsis
+	}
+	var c CmdCopy
+	for i := 0; i < len(a); i += 2 {
+		c.Pairs = append(c.Pairs, CopyPair{a[i], a[i+1]})
+	}
+	return c, nil
+}
 
 // CmdPut writes stdin to Path.
 type CmdPut struct{ Path string }
@@ -271,15 +307,21 @@ type CmdProxy struct{ Addr, Allow string }
 
 func (c CmdProxy) Argv() []string { return []string{"proxy", c.Addr, c.Allow} }
 
-// CmdPrepare gives Dir to the user UID (run as root).
+// CmdPrepare gives each of Dirs (a sandbox's volumes) to the user UID
+// (run as root).
 type CmdPrepare struct {
-	Dir string
-	UID string
+	UID  string
+	Dirs []string
 }
 
-func (c CmdPrepare) Argv() []string { return []string{"prepare", c.Dir, c.UID} }
+func (c CmdPrepare) Argv() []string { return append([]string{"prepare", c.UID}, c.Dirs...) }
 
-func parsePrepare(a []string) (Command, error) { return CmdPrepare{a[0], a[1]}, nil }
+func parsePrepare(a []string) (Command, error) {
+	if len(a) < 2 {
+		return nil, errSynopsis
+	}
+	return CmdPrepare{a[0], a[1:]}, nil
+}
 
 // CmdKill kills every process whose environment holds Mark (NAME=VALUE),
 // and the processes below them.

@@ -16,6 +16,7 @@ func TestCommandArgv(t *testing.T) {
 		argv string // space-separated
 	}{
 		{CmdInit{}, "init"},
+		{CmdInit{[]string{"/home/litterbox", "/opt/venv"}}, "init /home/litterbox /opt/venv"},
 		{CmdAct{}, "act"},
 		{CmdCat{"/src/a", 1 << 20}, "cat /src/a 1048576"},
 		{CmdRead{"/src/a", 0, 2000, 262144}, "read /src/a 0 2000 262144"},
@@ -24,10 +25,11 @@ func TestCommandArgv(t *testing.T) {
 		{CmdGlob{"/src", "**/*.go", 501}, "glob /src **/*.go 501"},
 		{CmdGrep{"/src", "func", "*.go", 501}, "grep /src func *.go 501"},
 		{CmdTar{"/src/d"}, "tar /src/d"},
-		{CmdCopy{"/from", "/to"}, "copy /from /to"},
+		{CmdCopy{[]CopyPair{{"/from", "/to"}}}, "copy /from /to"},
 		{CmdPut{"/src/a"}, "put /src/a"},
 		{CmdRm{"/src/a"}, "rm /src/a"},
-		{CmdPrepare{"/src", "1000"}, "prepare /src 1000"},
+		{CmdPrepare{"1000", []string{"/src", "/home/litterbox"}}, "prepare 1000 /src /home/litterbox"},
+		{CmdCopy{[]CopyPair{{"/src", "/other/src"}, {"/home/litterbox", "/other/home"}}}, "copy /src /other/src /home/litterbox /other/home"},
 		{CmdKill{"LITTERBOX_SESSION=x"}, "kill LITTERBOX_SESSION=x"},
 		{CmdProbe{}, "probe"},
 		{CmdProxy{"unix:/run/litterbox/egress.sock", "a.com,*.b:443"}, "proxy unix:/run/litterbox/egress.sock a.com,*.b:443"},
@@ -76,7 +78,9 @@ func TestCommandRefusals(t *testing.T) {
 	for _, tc := range []struct{ argv, err string }{
 		{"", Usage},
 		{"nope", "unknown command \"nope\"\n" + Usage},
-		{"init x", "init takes 0 arguments\n" + Usage},
+		{"init x", "init takes [/DIR...]\n" + Usage},
+		{"copy /a /b /c", "copy takes FROM TO [FROM TO...]\n" + Usage},
+		{"prepare 1000", "prepare takes UID DIR...\n" + Usage},
 		{"cat /a", "cat takes 2 arguments\n" + Usage},
 		{"read /a 1 2", "read takes 4 arguments\n" + Usage},
 		{"ls /a 1 2 3", "ls takes 3 arguments\n" + Usage},
@@ -130,8 +134,8 @@ func validCommands(s []string, n int) []Command {
 		CmdInit{}, CmdAct{}, CmdProbe{}, CmdVersion{},
 		CmdCat{at(0), n}, CmdRead{at(0), n, n / 2, n / 3}, CmdLs{at(0), n%2 == 1, n},
 		CmdGlob{at(0), at(1), n}, CmdGrep{at(0), at(1), at(2), n},
-		CmdTar{at(0)}, CmdCopy{at(0), at(1)}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},
-		CmdProxy{at(0), at(1)}, CmdPrepare{at(0), at(1)}, CmdKill{at(0) + "=" + at(1)},
+		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},
+		CmdProxy{at(0), at(1)}, CmdPrepare{at(0), []string{at(1)}}, CmdKill{at(0) + "=" + at(1)},
 		CmdWithEnv{n%2 == 1, dir, n%4 >= 2, env, slices.Clone(s)},
 	}
 }

@@ -55,6 +55,10 @@ type Watcher struct {
 	// counts the scans since the background measured last.
 	unsure map[string]bool
 	cuts   int
+	// volumes are the sandbox's other volumes (its home, its kept paths)
+	// by absolute path, with their sizes as the background last measured
+	// them: the disk guard counts them with /src.
+	volumes map[string]uint64
 }
 
 type segment struct {
@@ -189,6 +193,13 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	w.cuts++
 	if c.Measure {
 		w.measureNow(keys(w.sizes))
+		// Freed space in the home lifts the guard at once too.
+		deadline := time.Now().Add(measureBudget)
+		for d := range w.volumes {
+			if n, done := diskUsage(d, deadline); done {
+				w.volumes[d] = n
+			}
+		}
 	}
 	sizes := protocol.WatchDirty{Pruned: w.prunedTotal(), PrunedKnown: w.pruneSet}
 	closed := segment{gen: c.New, dirty: w.cur}
@@ -294,10 +305,22 @@ func (w *Watcher) setPrune(dirs []string) {
 	}
 }
 
+// CountVolumes has the disk guard count dirs, the sandbox's other
+// volumes, with /src; call it before Measure.
+func (w *Watcher) CountVolumes(dirs []string) {
+	w.volumes = map[string]uint64{}
+	for _, d := range dirs {
+		w.volumes[d] = 0
+	}
+}
+
 // prunedTotal sums the sizes of the skipped directories, counting one
-// inside another once.
+// inside another once, and of the other volumes.
 func (w *Watcher) prunedTotal() uint64 {
 	var total uint64
+	for _, n := range w.volumes {
+		total += n
+	}
 	for d, n := range w.sizes {
 		if parent := path.Dir(d); parent == "." || !relpath.Pruned(parent, w.prune) {
 			total += n
@@ -327,17 +350,23 @@ func (w *Watcher) measureNow(dirs []string) {
 
 // Measure measures the skipped directories again every interval, beside
 // the agent's commands, so a call never waits for it: those a cut left
-// unfinished, and all of them when the sandbox was used since.
+// unfinished, and all of them when the sandbox was used since. The other
+// volumes are measured at once, and with the directories after use.
 func (w *Watcher) Measure(interval time.Duration) {
+	w.measureVolumes()
 	for {
 		time.Sleep(interval)
 		w.mu.Lock()
 		dirs := keys(w.unsure)
-		if w.cuts > 0 {
+		used := w.cuts > 0
+		if used {
 			dirs = keys(w.sizes)
 		}
 		w.cuts = 0
 		w.mu.Unlock()
+		if used {
+			w.measureVolumes()
+		}
 		for _, d := range dirs {
 			n, _ := diskUsage(w.root+"/"+d, time.Time{})
 			w.mu.Lock()
@@ -347,6 +376,20 @@ func (w *Watcher) Measure(interval time.Duration) {
 			}
 			w.mu.Unlock()
 		}
+	}
+}
+
+// measureVolumes measures the other volumes (none is skipped by a scan:
+// they are beside /src, not in it).
+func (w *Watcher) measureVolumes() {
+	w.mu.Lock()
+	dirs := keys(w.volumes)
+	w.mu.Unlock()
+	for _, d := range dirs {
+		n, _ := diskUsage(d, time.Time{})
+		w.mu.Lock()
+		w.volumes[d] = n
+		w.mu.Unlock()
 	}
 }
 

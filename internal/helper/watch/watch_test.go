@@ -50,3 +50,21 @@ func TestPeek(t *testing.T) {
 		t.Errorf("committed: %+v", d)
 	}
 }
+
+// The other volumes count toward what a cut reports, as measured, even
+// with no skipped directory in /src.
+func TestVolumesCount(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "big"), make([]byte, 5000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := New(root)
+	w.CountVolumes([]string{home})
+	if got := w.prunedTotal(); got != 0 {
+		t.Fatalf("before measuring: %d", got)
+	}
+	w.measureVolumes()
+	if got := w.cut(&protocol.WatchCut{Reset: true, New: 1}).Pruned; got != 5000 {
+		t.Fatalf("a cut reports %d bytes, want the home's 5000", got)
+	}
+}
