@@ -276,7 +276,7 @@ EOF
   assert_line "  container: $c"
   assert_line "  network:   bridge"
   assert_line "    rust-era"
-  assert_line --partial "  cache:     not kept: the setup command left no ignored file in /src"
+  assert_line --partial "  cache:     not kept: the setup command left no file where the cache keeps them"
   pb=$(host_port old 0)
   pf=$(host_port old 1)
   assert_line "  port:      backend http://127.0.0.1:$pb -> 3000 (LITTERBOX_FWD_PORT_BACKEND, PORT_BACKEND)"

@@ -27,9 +27,12 @@ teardown() { common_teardown; }
   run lb exec box -- find / -path /proc -prune -o -path /sys -prune -o -name "$canary" -print </dev/null
   assert_output ""
 
-  # docker inspect: two volumes and nothing else: the named source volume at
-  # /src, and the container's own helper volume at /.litterbox.
-  assert_equal "$(inspect "$C" '{{len .Mounts}}')" 2
+  # docker inspect: three volumes and nothing else: the named source volume
+  # at /src, the named home volume, and the container's own helper volume at
+  # /.litterbox.
+  assert_equal "$(inspect "$C" '{{len .Mounts}}')" 3
+  assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Destination "/home/litterbox"}}{{.Type}} {{.Name}} {{.RW}}{{end}}{{end}}')" \
+    "volume $C-home true"
   assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Destination "/src"}}{{.Type}} {{.Name}} {{.RW}}{{end}}{{end}}')" \
     "volume $(volume_of box) true"
   assert_equal "$(inspect "$C" '{{range .Mounts}}{{if eq .Destination "/.litterbox"}}{{.Type}}{{end}}{{end}}')" volume

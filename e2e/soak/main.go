@@ -313,7 +313,7 @@ func verify(ctx context.Context, repo string, names []string, expect []*expectat
 		var left string
 		for try := 0; try < 30; try++ {
 			left, err = out("docker", "exec", containerOf(repo, sb), "sh", "-c",
-				"ps -o args | grep -v -e '^COMMAND' -e '^/.litterbox/[0-9a-f]*/litterbox-helper init$' -e 'ps -o args' -e 'grep -v'")
+				"ps -o args | grep -v -e '^COMMAND' -e '^/.litterbox/[0-9a-f]*/litterbox-helper init' -e 'ps -o args' -e 'grep -v'")
 			if left == "" {
 				break
 			}
