@@ -9,7 +9,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest test-engines e2e-docker e2e-cluster e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker e2e-cluster e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -46,7 +46,7 @@ test: lint unit fuzz image build
 	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
 
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest integration-gvisor
 	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-docker e2e-cluster
 	$(BENCH_SMOKE)
 
@@ -103,6 +103,11 @@ integration-attacks: image
 
 integration-rest: image
 	$(INTEGRATION) -skip '$(ATTACKS)' ./...
+
+# The image matrix again, every sandbox under gVisor (runsc registered with
+# docker: scripts/gvisor.sh, which .ci/run calls).
+integration-gvisor: image
+	LITTERBOX_TEST_ISOLATION=gvisor $(INTEGRATION) -run '^TestMatrix' ./internal/sandbox
 
 E2E = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
 e2e: build image

@@ -44,6 +44,9 @@ func CreateArgs(s box.Spec, f Flavor) []string {
 
 func containerArgs(a []string, s box.Spec, f Flavor) []string {
 	a = append(a, "--name", s.Name)
+	if s.Isolation != nil {
+		a = append(a, "--runtime", s.Isolation.Runtime)
+	}
 	if s.Hostname != "" {
 		a = append(a, "--hostname", s.Hostname)
 	}

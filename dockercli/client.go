@@ -13,7 +13,9 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -31,7 +33,15 @@ type Client struct {
 	// `--host URL` choose a non-default engine, visibly in every logged line.
 	Global []string
 	Runner runner.Runner
+	// flags are the --runtime-flag options Podman's starts of a container
+	// need (gVisor's, see box.Isolation), by name, for the containers this
+	// client made; the others' come from their LabelRuntimeFlags.
+	flags sync.Map
 }
+
+// LabelRuntimeFlags keeps, as JSON, the runtime flags every Podman start
+// of a container needs: Podman keeps the runtime, not its flags.
+const LabelRuntimeFlags = "dev.litterbox.runtime-flags"
 
 // New returns a client for bin ("docker", "podman").
 func New(bin string, r runner.Runner) *Client {
@@ -66,7 +76,8 @@ func (c *Client) Run(ctx context.Context, spec box.Spec) (string, error) {
 	if c.Flavor == Podman {
 		spec.Ulimits = podmanUlimits(spec.Ulimits)
 	}
-	res, err := c.args(ctx, RunArgs(spec, c.Flavor)...)
+	spec, flags := c.withFlags(spec)
+	res, err := c.args(ctx, append(flags, RunArgs(spec, c.Flavor)...)...)
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 
@@ -159,8 +170,48 @@ func (c *Client) Unpause(ctx context.Context, container string) error {
 
 // Start starts a stopped container.
 func (c *Client) Start(ctx context.Context, container string) error {
-	_, err := c.args(ctx, "start", container)
+	_, err := c.args(ctx, append(c.startFlags(ctx, container), "start", container)...)
 	return err
+}
+
+// withFlags labels a Podman container with the runtime flags its starts
+// need, and says them for the first start.
+func (c *Client) withFlags(spec box.Spec) (box.Spec, []string) {
+	if c.Flavor != Podman || spec.Isolation == nil || len(spec.Isolation.Flags) == 0 {
+		return spec, nil
+	}
+	spec.Labels = maps.Clone(spec.Labels)
+	if spec.Labels == nil {
+		spec.Labels = map[string]string{}
+	}
+	data, _ := json.Marshal(spec.Isolation.Flags)
+	spec.Labels[LabelRuntimeFlags] = string(data)
+	c.flags.Store(spec.Name, spec.Isolation.Flags)
+	return spec, runtimeFlags(spec.Isolation.Flags)
+}
+
+// startFlags are the global options a Podman start of container needs.
+func (c *Client) startFlags(ctx context.Context, container string) []string {
+	if c.Flavor != Podman {
+		return nil
+	}
+	if f, ok := c.flags.Load(container); ok {
+		return runtimeFlags(f.([]string))
+	}
+	res, err := c.args(ctx, "inspect", "--format", `{{index .Config.Labels "`+LabelRuntimeFlags+`"}}`, container)
+	var flags []string
+	if err != nil || json.Unmarshal(bytes.TrimSpace(res.Stdout), &flags) != nil {
+		return nil // a container of the default runtime, or none: start says
+	}
+	return runtimeFlags(flags)
+}
+
+func runtimeFlags(flags []string) []string {
+	var a []string
+	for _, f := range flags {
+		a = append(a, "--runtime-flag", f)
+	}
+	return a
 }
 
 // Remove force-removes a container, running or not, with its anonymous
@@ -261,7 +312,7 @@ func (c *Client) VolumeLabels(ctx context.Context, volume string) (map[string]st
 
 // Inspect returns the state and labels of one container.
 func (c *Client) Inspect(ctx context.Context, container string) (box.Inspection, error) {
-	res, err := c.args(ctx, "inspect", "--type", "container", "--format", `{"state":{{json .State.Status}},"labels":{{json .Config.Labels}}}`, container)
+	res, err := c.args(ctx, "inspect", "--type", "container", "--format", `{"state":{{json .State.Status}},"exit":{{.State.ExitCode}},"labels":{{json .Config.Labels}}}`, container)
 	if err != nil {
 		return box.Inspection{}, err
 	}
@@ -423,6 +474,75 @@ func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	if c.Flavor == Podman {
 		spec.Ulimits = podmanUlimits(spec.Ulimits)
 	}
+	spec, _ = c.withFlags(spec)
 	res, err := c.args(ctx, CreateArgs(spec, c.Flavor)...)
 	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// CheckIsolation refuses, before anything is made, a gVisor runtime the
+// engine does not know: Docker lists its registered runtimes. Podman takes
+// a runtime by path or by its containers.conf name and says at the start.
+func (c *Client) CheckIsolation(ctx context.Context, iso *box.Isolation) error {
+	if c.Flavor == Podman {
+		if iso.HostSockets && !box.AllowsHostSockets(iso.Flags) {
+			return errHostSockets(`add "host-uds=open" to [docker] gvisor-flags`)
+		}
+		if iso.Network && box.NoNetwork(iso.Flags) {
+			return errNoNetwork(`[docker] gvisor-flags has "network=none"`)
+		}
+		return nil
+	}
+	if len(iso.Flags) > 0 {
+		return fmt.Errorf(`isolation "gvisor": Docker takes runsc's flags from its daemon.json (runtimes.%s.runtimeArgs), not from gvisor-flags; remove gvisor-flags from the config`, iso.Runtime)
+	}
+	res, err := c.args(ctx, "info", "--format", "{{json .Runtimes}}")
+	if err != nil {
+		return err
+	}
+	var runtimes map[string]struct {
+		Args []string `json:"runtimeArgs"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &runtimes); err != nil {
+		return fmt.Errorf("docker info: unexpected runtimes %q", res.Stdout)
+	}
+	rt, ok := runtimes[iso.Runtime]
+	if !ok {
+		return fmt.Errorf(`isolation "gvisor": this Docker engine has no runtime %q (it has %s); register gVisor in /etc/docker/daemon.json ({"runtimes": {%q: {"path": "/usr/bin/runsc"}}}) and reload the engine (kill -HUP $(pidof dockerd)), or name its runtime in [docker] gvisor-runtime`,
+			iso.Runtime, strings.Join(slices.Sorted(maps.Keys(runtimes)), ", "), iso.Runtime)
+	}
+	if iso.HostSockets && !box.AllowsHostSockets(rt.Args) {
+		return errHostSockets(fmt.Sprintf(`add "--host-uds=open" to runtimes.%s.runtimeArgs in /etc/docker/daemon.json and reload the engine`, iso.Runtime))
+	}
+	if iso.Network && box.NoNetwork(rt.Args) {
+		return errNoNetwork(fmt.Sprintf(`this engine runs %s with --network=none (runtimes.%s.runtimeArgs in /etc/docker/daemon.json)`, iso.Runtime, iso.Runtime))
+	}
+	return nil
+}
+
+// errNoNetwork refuses a network under a runsc whose own is off.
+func errNoNetwork(why string) error {
+	return fmt.Errorf(`a network (or published ports) under isolation "gvisor": %s, so the sandbox would have its loopback only; use network "none" or mode "allow", or isolation "container"`, why)
+}
+
+// errHostSockets refuses network mode "allow" under a runsc that may not
+// reach the egress proxy's socket, with fix.
+func errHostSockets(fix string) error {
+	return fmt.Errorf(`network mode "allow" under isolation "gvisor": the sandbox reaches its egress proxy through a unix socket, which runsc allows only with --host-uds=open; %s, or use network "none"`, fix)
+}
+
+// HostMemory is the memory of the engine's host, in bytes.
+func (c *Client) HostMemory(ctx context.Context) (int64, error) {
+	format := "{{.MemTotal}}"
+	if c.Flavor == Podman {
+		format = "{{.Host.MemTotal}}"
+	}
+	res, err := c.args(ctx, "info", "--format", format)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(res.Stdout)), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s info: unexpected memory %q", c.Bin, res.Stdout)
+	}
+	return n, nil
 }

@@ -180,6 +180,9 @@ func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 	if spec.Hostname != "" {
 		podSpec["hostname"] = spec.Hostname
 	}
+	if spec.Isolation != nil {
+		podSpec["runtimeClassName"] = spec.Isolation.RuntimeClass
+	}
 	if aliases := hostAliases(allow); len(aliases) > 0 {
 		podSpec["hostAliases"] = aliases
 	}

@@ -205,3 +205,16 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 	}
 	return out, nil
 }
+
+// CheckIsolation refuses, before anything is made, a RuntimeClass the
+// cluster does not have.
+func (c *Client) CheckIsolation(ctx context.Context, iso *box.Isolation) error {
+	var o struct {
+		Handler string `json:"handler"`
+	}
+	err := c.get(ctx, "runtimeclass", iso.RuntimeClass, &o)
+	if errors.Is(err, errNotFound) {
+		return fmt.Errorf(`isolation "gvisor": the cluster has no RuntimeClass %q; install gVisor on its nodes and create the RuntimeClass (handler runsc), or name the cluster's in [kubernetes] runtime-class`, iso.RuntimeClass)
+	}
+	return err
+}

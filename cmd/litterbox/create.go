@@ -13,8 +13,8 @@ import (
 
 // createOptions are what create was asked.
 type createOptions struct {
-	Name, Base, Network string
-	JSON, Quiet         bool
+	Name, Base, Network, Isolation string
+	JSON, Quiet, OverLimit         bool
 }
 
 func newCreateCommand(p *program) *cobra.Command {
@@ -44,6 +44,8 @@ other revision syntax are refused.`,
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
 	cmd.Flags().StringVar(&o.Network, "network", "", `network for this sandbox, over the config's: "none", "bridge", a docker network, or "host" (taken only from here)`)
+	cmd.Flags().StringVar(&o.Isolation, "isolation", "", `isolation for this sandbox, over the config's: "container" (the engine's runtime) or "gvisor" (a kernel of its own)`)
+	cmd.Flags().BoolVar(&o.OverLimit, "over-limit", false, "create it even when the repository has [limits] sandboxes already (agents cannot)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", false, "do not show progress")
 	return cmd
@@ -56,7 +58,7 @@ func runCreate(ctx context.Context, e *env, o createOptions) error {
 		return err
 	}
 	e.showProgress(m, o.Quiet || o.JSON)
-	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network})
+	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit})
 	if err != nil {
 		return err
 	}

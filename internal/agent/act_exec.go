@@ -365,11 +365,21 @@ func (e *helperExitError) Error() string {
 
 // NotRunning says a sandbox in state cannot take commands until resumed.
 func NotRunning(slug string, state box.State) error {
+	return &NotRunningError{Slug: slug, State: state}
+}
+
+// NotRunningError is a call to a sandbox that is not running.
+type NotRunningError struct {
+	Slug  string
+	State box.State
+}
+
+func (e *NotRunningError) Error() string {
 	word := "stopped"
-	if state == "paused" {
+	if e.State == "paused" {
 		word = "paused"
 	}
-	return fmt.Errorf("sandbox '%s' is %s; it must be resumed first (litterbox resume %s)", slug, word, slug)
+	return fmt.Sprintf("sandbox '%s' is %s; it must be resumed first (litterbox resume %s)", e.Slug, word, e.Slug)
 }
 
 // Bounds on the wait for the helper's result: resultSlack past the

@@ -6,6 +6,7 @@
 package agent
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -23,4 +24,7 @@ type Agent struct {
 	helperSource func() (*HelperBinary, error)
 	// startSeq tells service starts apart (see StartServices).
 	startSeq atomic.Int64
+	// Wake starts again a sandbox its PID 1 ended for being idle, with
+	// its services, as resume does; nil: a call to it fails.
+	Wake func(ctx context.Context, slug string) error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"time"
 
@@ -40,7 +41,12 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 		return 0, err
 	}
 	if in.State != "running" {
-		return 0, NotRunning(slug, in.State)
+		if in.ExitCode != protocol.IdleExit || in.State == "paused" || m.Wake == nil {
+			return 0, NotRunning(slug, in.State)
+		}
+		if err := m.Wake(ctx, slug); err != nil {
+			return 0, fmt.Errorf("sandbox '%s' stopped after being idle, and starting it again failed: %w", slug, err)
+		}
 	}
 	// Every process of the session carries a marker, so whatever ends it (its
 	// end, Ctrl-C, SIGTERM, a closed terminal) what it started is killed:

@@ -33,6 +33,19 @@ type VolumeCopier interface {
 	StartAttached(ctx context.Context, box string, stdin io.Reader) (runner.Result, error)
 }
 
+// IsolationChecker is a provider that can tell, before a box is made,
+// whether it runs boxes under an Isolation; one without says so when the
+// box fails to start.
+type IsolationChecker interface {
+	CheckIsolation(ctx context.Context, iso *Isolation) error
+}
+
+// HostInfo is a provider whose engine tells its host's memory, the base
+// of the sandboxes' memory budget; a cluster's scheduler keeps its own.
+type HostInfo interface {
+	HostMemory(ctx context.Context) (int64, error)
+}
+
 // Images is p's image store. A runtime without one (a cluster, whose
 // nodes pull an image when a pod starts, and fail the start when it is
 // missing) finds every image, pulls nothing itself, and can neither read

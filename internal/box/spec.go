@@ -1,6 +1,9 @@
 package box
 
-import "io"
+import (
+	"io"
+	"strings"
+)
 
 // Spec is everything a provider needs to make a sandbox's box: a
 // container, or a pod.
@@ -51,6 +54,51 @@ type Spec struct {
 	Cmd        []string
 	// OpenStdin keeps the container's stdin open for `start --interactive`.
 	OpenStdin bool
+	// Isolation, when set, runs the box under gVisor instead of the
+	// engine's default runtime.
+	Isolation *Isolation
+}
+
+// Isolation names gVisor to each kind of provider: an engine's runtime
+// (docker and podman --runtime), the flags Podman passes it on every start
+// (--runtime-flag; Docker keeps them with the runtime, in daemon.json), a
+// cluster's RuntimeClass.
+type Isolation struct {
+	Runtime      string
+	Flags        []string
+	RuntimeClass string
+	// HostSockets: the box connects to a unix socket another box made on
+	// a shared volume (the egress proxy's), which runsc allows only with
+	// --host-uds=open.
+	HostSockets bool
+	// Network: the box needs a network beyond its loopback (a network
+	// other than "none", published ports), which runsc --network=none
+	// takes away.
+	Network bool
+}
+
+// NoNetwork reports whether runsc flags turn gVisor's network off.
+func NoNetwork(flags []string) bool {
+	for i, f := range flags {
+		f = strings.TrimLeft(f, "-")
+		if f == "network=none" || f == "network" && i+1 < len(flags) && flags[i+1] == "none" {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsHostSockets reports whether runsc flags (as written in
+// daemon.json or passed with --runtime-flag, dashes or not) let a box
+// connect to a host's unix socket.
+func AllowsHostSockets(flags []string) bool {
+	for i, f := range flags {
+		f = strings.TrimLeft(f, "-")
+		if f == "host-uds=open" || f == "host-uds=all" || f == "host-uds" && i+1 < len(flags) && (flags[i+1] == "open" || flags[i+1] == "all") {
+			return true
+		}
+	}
+	return false
 }
 
 // Mount mounts a named volume at Target.

@@ -8,6 +8,8 @@ type State string
 type Inspection struct {
 	State  State             `json:"state"`
 	Labels map[string]string `json:"labels"`
+	// ExitCode is PID 1's of an exited box.
+	ExitCode int `json:"exit"`
 }
 
 // Summary is one box as a provider lists it (a row of `docker ps`).

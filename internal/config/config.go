@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/devcontainer"
 )
@@ -66,6 +67,23 @@ type Config struct {
 	// Disk is the size /src may reach before writes are refused: a guard
 	// Litterbox keeps, not a quota the engine enforces.
 	Disk int64
+	// MaxSandboxes bounds the live sandboxes of this repository an agent
+	// may create (a person may pass it); MemoryBudget bounds the memory
+	// limits of all of the engine's running sandboxes together, as a share
+	// of its host's memory ("50%") or a size; Idle, when set, stops a
+	// sandbox that had no call and used no CPU for that long.
+	MaxSandboxes int
+	MemoryBudget string
+	Idle         time.Duration
+	// Isolation is what separates a sandbox from the host's kernel:
+	// IsolationContainer (the engine's runc) or IsolationGVisor, gVisor's
+	// kernel in user space, run as the engine runtime GVisorRuntime
+	// (Podman given GVisorFlags as --runtime-flag) or as the Kubernetes
+	// RuntimeClass.
+	Isolation     string
+	GVisorRuntime string
+	GVisorFlags   []string
+	RuntimeClass  string
 	// OutputLimit is how many bytes of each output stream of a command an
 	// agent's result keeps: the first half and the last, the middle elided
 	// (the whole stream is saved in the sandbox).
@@ -136,20 +154,30 @@ type ServiceSpec struct {
 	Background bool `json:"background,omitempty"`
 }
 
+// Isolation levels.
+const (
+	IsolationContainer = "container"
+	IsolationGVisor    = "gvisor"
+)
+
 // Defaults of settings a config file may leave out.
 const (
-	defaultImage       = "busybox:latest"
-	DefaultSetup       = "echo hello world"
-	defaultUser        = "1000:1000"
-	defaultNetwork     = "none"
-	defaultMemory      = "2g"
-	defaultPids        = 512
-	DefaultStopSignal  = "TERM"
-	defaultStopTimeout = 10
-	defaultMaxFileSize = 50 << 20
-	defaultMaxCallSize = 500 << 20
-	defaultDisk        = 10 << 30
-	defaultOutputLimit = 32 << 10
+	DefaultMaxSandboxes  = 8
+	DefaultMemoryBudget  = "75%"
+	DefaultGVisorRuntime = "runsc"
+	DefaultRuntimeClass  = "gvisor"
+	defaultImage         = "busybox:latest"
+	DefaultSetup         = "echo hello world"
+	defaultUser          = "1000:1000"
+	defaultNetwork       = "none"
+	defaultMemory        = "2g"
+	defaultPids          = 512
+	DefaultStopSignal    = "TERM"
+	defaultStopTimeout   = 10
+	defaultMaxFileSize   = 50 << 20
+	defaultMaxCallSize   = 500 << 20
+	defaultDisk          = 10 << 30
+	defaultOutputLimit   = 32 << 10
 )
 
 // Bounds on an output limit, in the config or a call's: below MinOutputLimit
@@ -162,24 +190,27 @@ const (
 
 // Default is what a repository without configuration gets.
 func Default() Config {
-	cpus := 2
-	if n := runtime.NumCPU(); n < cpus {
-		cpus = n
-	}
+	// Two CPUs, leaving the host at least half of one: 1.5 on two cores.
+	cpus := min(2, max(0.5, float64(runtime.NumCPU())-0.5))
 	return Config{
-		Image:        defaultImage,
-		SetupCommand: DefaultSetup,
-		User:         defaultUser,
-		Network:      defaultNetwork,
-		ReadOnly:     true,
-		Memory:       defaultMemory,
-		CPUs:         strconv.Itoa(cpus),
-		PidsLimit:    defaultPids,
-		SetupCache:   true,
-		MaxFileSize:  defaultMaxFileSize,
-		MaxCallSize:  defaultMaxCallSize,
-		Disk:         defaultDisk,
-		OutputLimit:  defaultOutputLimit,
+		Image:         defaultImage,
+		SetupCommand:  DefaultSetup,
+		User:          defaultUser,
+		Network:       defaultNetwork,
+		ReadOnly:      true,
+		Memory:        defaultMemory,
+		CPUs:          strconv.FormatFloat(cpus, 'f', -1, 64),
+		PidsLimit:     defaultPids,
+		SetupCache:    true,
+		MaxFileSize:   defaultMaxFileSize,
+		MaxCallSize:   defaultMaxCallSize,
+		Disk:          defaultDisk,
+		OutputLimit:   defaultOutputLimit,
+		MaxSandboxes:  DefaultMaxSandboxes,
+		MemoryBudget:  DefaultMemoryBudget,
+		Isolation:     IsolationContainer,
+		GVisorRuntime: DefaultGVisorRuntime,
+		RuntimeClass:  DefaultRuntimeClass,
 	}
 }
 

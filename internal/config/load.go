@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -196,6 +197,11 @@ func (fc *fileConfig) recordFrom(cfg *Config, name string) {
 	from("docker.cpus", d.CPUs != nil)
 	from("docker.pids", d.Pids != nil)
 	from("docker.disk", d.Disk != nil)
+	from("docker.gvisor-runtime", d.GVisor != nil)
+	from("docker.gvisor-flags", d.GVisorFlags != nil)
+	from("kubernetes.runtime-class", fc.Kubernetes.RuntimeClass != nil)
+	from("limits.sandboxes", fc.Limits.Sandboxes != nil)
+	from("limits.memory-budget", fc.Limits.MemoryBudget != nil)
 	from("snapshot.max-file-size", fc.Snapshot.MaxFileSize != nil)
 	from("snapshot.max-call-size", fc.Snapshot.MaxCallSize != nil)
 	for _, p := range fc.Ports {
@@ -284,6 +290,21 @@ func (fc *fileConfig) applyLimits(cfg *Config) {
 		cfg.PidsLimit = int(*d.Pids)
 	}
 	setSize(&cfg.Disk, d.Disk)
+	set(&cfg.Isolation, d.Isolation)
+	set(&cfg.GVisorRuntime, d.GVisor)
+	if d.GVisorFlags != nil {
+		cfg.GVisorFlags = slices.Clone(d.GVisorFlags)
+	}
+	set(&cfg.RuntimeClass, fc.Kubernetes.RuntimeClass)
+	if l := fc.Limits.Sandboxes; l != nil {
+		cfg.MaxSandboxes = int(*l)
+	}
+	if l := fc.Limits.MemoryBudget; l != nil {
+		cfg.MemoryBudget = string(*l)
+	}
+	if l := fc.Limits.Idle; l != nil {
+		cfg.Idle = time.Duration(*l)
+	}
 	setSize(&cfg.MaxFileSize, fc.Snapshot.MaxFileSize)
 	setSize(&cfg.MaxCallSize, fc.Snapshot.MaxCallSize)
 	setSize(&cfg.OutputLimit, fc.Agent.OutputLimit)

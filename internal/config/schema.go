@@ -21,7 +21,18 @@ type fileConfig struct {
 		Pids         *pidsLimit        `toml:"pids"`
 		Env          map[string]string `toml:"env"`
 		Disk         *byteSize         `toml:"disk"`
+		Isolation    *string           `toml:"isolation"`
+		GVisor       *string           `toml:"gvisor-runtime"`
+		GVisorFlags  []string          `toml:"gvisor-flags"`
 	} `toml:"docker"`
+	Kubernetes struct {
+		RuntimeClass *string `toml:"runtime-class"`
+	} `toml:"kubernetes"`
+	Limits struct {
+		Sandboxes    *sandboxCount `toml:"sandboxes"`
+		MemoryBudget *memoryBudget `toml:"memory-budget"`
+		Idle         *idleTime     `toml:"idle"`
+	} `toml:"limits"`
 	Setup struct {
 		Inputs []string `toml:"inputs"`
 		Cache  *bool    `toml:"cache"`

@@ -18,6 +18,20 @@ import (
 
 func (c Config) validate() error {
 	file := strings.Join(c.Files, " + ")
+	if c.Isolation != IsolationContainer && c.Isolation != IsolationGVisor {
+		return &Error{File: file, Key: "docker.isolation", Msg: fmt.Sprintf(`%q: use "container" or "gvisor"`, c.Isolation)}
+	}
+	if c.GVisorRuntime == "" || strings.ContainsAny(c.GVisorRuntime, " \t\n") {
+		return &Error{File: file, Key: "docker.gvisor-runtime", Msg: fmt.Sprintf(`%q: the engine's name for runsc, or its path ("runsc", "/usr/bin/runsc")`, c.GVisorRuntime)}
+	}
+	for _, f := range c.GVisorFlags {
+		if f == "" || strings.HasPrefix(f, "-") || strings.ContainsAny(f, " \t\n") {
+			return &Error{File: file, Key: "docker.gvisor-flags", Msg: fmt.Sprintf(`%q: a runsc flag without its dashes, such as "network=none"`, f)}
+		}
+	}
+	if !slug.Valid(c.RuntimeClass) && !runtimeClassRE.MatchString(c.RuntimeClass) {
+		return &Error{File: file, Key: "kubernetes.runtime-class", Msg: fmt.Sprintf(`%q: the name of a RuntimeClass of the cluster`, c.RuntimeClass)}
+	}
 	if c.ProjectSlug != "" && !slug.Valid(c.ProjectSlug) {
 		return &Error{File: file, Key: "project.slug", Msg: fmt.Sprintf("%q: use lowercase letters, digits and '-' (1-63 characters)", c.ProjectSlug)}
 	}
@@ -247,6 +261,9 @@ func CheckOutputLimit(n int64) error {
 	}
 	return nil
 }
+
+// runtimeClassRE is a Kubernetes object name (DNS subdomain).
+var runtimeClassRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 
 // Home is the sandbox user's home: a volume of the sandbox's own, which
 // the setup cache keeps along with /src's ignored files.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The types below check a value where it is decoded, so the parser's error
@@ -57,6 +58,10 @@ func (m *memorySize) UnmarshalTOML(v any) error {
 
 // memBytes is a size as docker reads it ("512m", "2g", bytes), -1 if it
 // is not one.
+// MemBytes reads a memory size as docker --memory takes it; -1 if it is
+// none.
+func MemBytes(s string) float64 { return memBytes(s) }
+
 func memBytes(s string) float64 {
 	sub := memoryRE.FindStringSubmatch(s)
 	if sub == nil {
@@ -261,4 +266,71 @@ func tomlType(v any) string {
 		return "a table"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+type sandboxCount int
+
+func (n *sandboxCount) UnmarshalTOML(v any) error {
+	x, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("want a number of sandboxes such as 8, got %s", tomlType(v))
+	}
+	if x < 1 || x > 1000 {
+		return fmt.Errorf("sandboxes %d: want from 1 to 1000", x)
+	}
+	*n = sandboxCount(x)
+	return nil
+}
+
+// memoryBudget is a share of the engine host's memory ("50%") or a size.
+type memoryBudget string
+
+func (b *memoryBudget) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf(`want a share of the host's memory such as "50%%" or a size such as "12g", got %s`, tomlType(v))
+	}
+	if _, _, err := ParseBudget(s); err != nil {
+		return err
+	}
+	*b = memoryBudget(strings.TrimSpace(s))
+	return nil
+}
+
+// ParseBudget reads a memory budget: a percentage of the host's memory
+// (pct > 0) or a size in bytes.
+func ParseBudget(s string) (pct float64, size int64, err error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || f <= 0 || f > 100 {
+			return 0, 0, fmt.Errorf("memory budget %q: want a share from 1%% to 100%% of the host's memory, or a size such as \"12g\"", s)
+		}
+		return f, 0, nil
+	}
+	n, ok := ParseSize(s)
+	if !ok || n < 4<<20 {
+		return 0, 0, fmt.Errorf("memory budget %q: want a share of the host's memory such as \"50%%\", or a size such as \"12g\"", s)
+	}
+	return 0, n, nil
+}
+
+// idleTime is a duration, or "off" (0).
+type idleTime time.Duration
+
+func (d *idleTime) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf(`want a duration such as "30m", or "off", got %s`, tomlType(v))
+	}
+	if s == "off" || s == "0" {
+		*d = 0
+		return nil
+	}
+	x, err := time.ParseDuration(s)
+	if err != nil || x < 10*time.Second || x > 30*24*time.Hour {
+		return fmt.Errorf(`idle %q: want a duration from "10s" to "720h" such as "30m", or "off"`, s)
+	}
+	*d = idleTime(x)
+	return nil
 }

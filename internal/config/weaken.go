@@ -49,6 +49,23 @@ func (c Config) Weakenings() []Weakening {
 	if defCPUs, _ := strconv.ParseFloat(d.CPUs, 64); cpus > defCPUs {
 		add("docker.cpus", c.CPUs)
 	}
+	// Which runtime is gVisor is this machine's to say: a repository
+	// naming another could have runc pass for it.
+	if c.GVisorRuntime != d.GVisorRuntime {
+		add("docker.gvisor-runtime", strconv.Quote(c.GVisorRuntime))
+	}
+	if c.GVisorFlags != nil {
+		add("docker.gvisor-flags", tomlList(c.GVisorFlags))
+	}
+	if c.RuntimeClass != d.RuntimeClass {
+		add("kubernetes.runtime-class", strconv.Quote(c.RuntimeClass))
+	}
+	if c.MaxSandboxes > d.MaxSandboxes {
+		add("limits.sandboxes", strconv.Itoa(c.MaxSandboxes))
+	}
+	if pct, _, err := ParseBudget(c.MemoryBudget); err == nil && (pct == 0 || pct > 75) {
+		add("limits.memory-budget", strconv.Quote(c.MemoryBudget))
+	}
 	if c.PidsLimit > d.PidsLimit {
 		add("docker.pids", strconv.Itoa(c.PidsLimit))
 	}

@@ -128,7 +128,11 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
 		pm := &sandbox.Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
-		checks = append(checks, sandboxCheck(ctx, pm, probeCfg, platform))
+		sc := sandboxCheck(ctx, pm, probeCfg, platform)
+		checks = append(checks, sc)
+		if sc.Status != box.CheckFail {
+			checks = append(checks, isolationCheck(ctx, pm, probeCfg))
+		}
 	}
 	return checks
 }
@@ -199,6 +203,28 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	if err := h.CheckPlatform(cfg.Image, platform); err != nil {
 		return fail(err.Error(), "")
 	}
+	p, detail, fix := runProbe(ctx, m, cfg)
+	switch {
+	case detail != "":
+		return fail(detail, fix)
+	case !p.TmpWrite:
+		return fail("/tmp is not writable by the sandbox user", "the engine must honour --tmpfs /tmp (podman and docker do)")
+	case !p.TmpExec:
+		return fail("/tmp is not executable: "+p.TmpDetail, "the engine must honour --tmpfs /tmp:exec")
+	case !p.SrcWrite:
+		return fail(hostrepo.Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
+	case !p.Shell:
+		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
+			Fix: "use an image with a shell if agents need to run commands"}
+	}
+	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}
+}
+
+// runProbe starts a throwaway sandbox container of cfg the way a sandbox
+// is started and asks its helper what it finds; detail (and fix) say why
+// it could not.
+func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p protocol.Probe, detail, fix string) {
+	h := m.Helper
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
@@ -217,40 +243,62 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 		_ = probe.Remove(rctx)
 	}()
 	if _, err := m.Provider.Create(ctx, spec); err != nil {
-		return fail("a sandbox container cannot be made: "+oneLineErr(err), "")
+		return p, "a sandbox container cannot be made: " + oneLineErr(err), ""
 	}
 	if err := m.DeliverHelper(ctx, probe, h); err != nil {
-		return fail(oneLineErr(err), "")
+		return p, oneLineErr(err), ""
 	}
 	if err := probe.Start(ctx); err != nil {
-		return fail("the sandbox helper does not start: "+oneLineErr(err), "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
+		return p, "the sandbox helper does not start: " + oneLineErr(err), "use an image for linux/" + h.Arch + ", or a helper for the image's architecture (" + agent.HelperEnv + ")"
 	}
 	uid, _, _ := cfg.IDs()
 	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {
-		return fail("/src and the home cannot be given to the sandbox user: "+oneLineErr(err), "")
+		return p, "/src and the home cannot be given to the sandbox user: " + oneLineErr(err), ""
 	}
 	var out bytes.Buffer
 	res, err := probe.Exec(ctx, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
-	var p protocol.Probe
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)
 	} else if err == nil {
 		err = fmt.Errorf("exit code %d: %s", res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
-	switch {
-	case err != nil:
-		return fail("the sandbox helper does not answer: "+oneLineErr(err), "")
-	case !p.TmpWrite:
-		return fail("/tmp is not writable by the sandbox user", "the engine must honour --tmpfs /tmp (podman and docker do)")
-	case !p.TmpExec:
-		return fail("/tmp is not executable: "+p.TmpDetail, "the engine must honour --tmpfs /tmp:exec")
-	case !p.SrcWrite:
-		return fail(hostrepo.Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
-	case !p.Shell:
-		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
-			Fix: "use an image with a shell if agents need to run commands"}
+	if err != nil {
+		return p, "the sandbox helper does not answer: " + oneLineErr(err), ""
 	}
-	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}
+	return p, "", ""
+}
+
+// isolationCheck says which isolation levels this engine offers: the
+// engine's own runtime always (the sandbox check proved it), gVisor when
+// its runtime is known to the engine and a probe sandbox runs under it,
+// on gVisor's kernel.
+func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
+	cfg.Isolation, cfg.Network, cfg.Allow, cfg.SetupOpen, cfg.SetupAllow, cfg.Ports = config.IsolationGVisor, "none", nil, false, nil, nil
+	c := box.Check{Name: "isolation", Status: box.CheckOK}
+	if cfg.Build != nil || cfg.Image == "" {
+		cfg.Image = config.Default().Image
+	}
+	fix := "install gVisor (apt-get install runsc) and register it with the engine (docs/security.md#isolation-levels)"
+	if ch, ok := m.Provider.(box.IsolationChecker); ok {
+		if err := ch.CheckIsolation(ctx, sandbox.IsolationOf(cfg)); err != nil {
+			c.Status, c.Detail, c.Fix = box.CheckWarn, "container; not gvisor: "+oneLineErr(err), fix
+			return c
+		}
+	}
+	p, detail, _ := runProbe(ctx, m, cfg)
+	if strings.Contains(detail, "root network namespace") {
+		// Rootful Podman on a host like these (NOTES-docker.md).
+		fix = `pass runsc its flags: gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config (` + config.UserFile() + `)`
+	}
+	switch {
+	case detail != "":
+		c.Status, c.Detail, c.Fix = box.CheckWarn, "container; not gvisor: "+detail, fix
+	case p.Kernel != "4.4.0":
+		c.Status, c.Detail, c.Fix = box.CheckWarn, fmt.Sprintf("container; not gvisor: runtime %q ran the probe on kernel %s, not gVisor's", cfg.GVisorRuntime, p.Kernel), "name gVisor's runtime in [docker] gvisor-runtime"
+	default:
+		c.Detail = fmt.Sprintf("container, gvisor (runtime %s: a probe ran on its kernel %s)", cfg.GVisorRuntime, p.Kernel)
+	}
+	return c
 }
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails

@@ -70,7 +70,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		return withEnv(c, f)
 	case protocol.CmdInit:
-		initLoop(c.Volumes)
+		initLoop(c)
 	case protocol.CmdAct:
 		if code := act(stdin, stdout); code != 0 {
 			return exitCode(code)
@@ -169,15 +169,18 @@ const (
 // It ignores every signal the sandbox user could send it (see pid1Ignored):
 // the container stops by SIGKILL from outside (docker rm -f, kubectl delete
 // with a grace period of 1 s).
-func initLoop(volumes []string) {
+func initLoop(c protocol.CmdInit) {
 	// PID 1 does little work; one P and a reserve of threads keep it alive
 	// when the sandbox's pids run out (see reserveThreads).
 	runtime.GOMAXPROCS(1)
 	reserveThreads(initThreads)
 	signal.Ignore(pid1Ignored...)
 	w := watch.New(root)
-	w.CountVolumes(volumes)
+	w.CountVolumes(c.Volumes)
 	go w.Serve()
+	if c.Idle > 0 {
+		go idleStop(w, c.Idle)
+	}
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
 		go forwardEgress(s)
 	}
@@ -237,7 +240,7 @@ func prepare(dir, uid string) error {
 }
 
 func probe() *protocol.Probe {
-	p := &protocol.Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid()}
+	p := &protocol.Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid(), Kernel: kernelRelease()}
 	_, err := os.Stat("/bin/sh")
 	p.Shell = err == nil
 	p.TmpWrite = writable("/tmp")
@@ -262,4 +265,20 @@ func writable(dir string) bool {
 	f.Close()
 	os.Remove(f.Name())
 	return true
+}
+
+// kernelRelease is uname -r.
+func kernelRelease() string {
+	var u syscall.Utsname
+	if syscall.Uname(&u) != nil {
+		return ""
+	}
+	var b []byte
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
 }

@@ -51,6 +51,9 @@ type Record struct {
 	// Helper is the path of the sandbox helper delivered into the
 	// container (the helper's directory); "" for a sandbox made before the helper.
 	Helper string `json:"helper,omitempty"`
+	// Isolation is "gvisor" for a sandbox that runs under gVisor; ""
+	// (an older record) or "container" for the engine's default runtime.
+	Isolation string `json:"isolation,omitempty"`
 	// CreatorPID is the process running the create while Status is
 	// "creating"; if it is gone, the create died half-way.
 	CreatorPID int `json:"creator_pid,omitempty"`

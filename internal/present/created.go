@@ -32,6 +32,12 @@ func Created(w io.Writer, c *sandbox.Created) {
 		network += "; the setup command had " + c.SetupNetwork + ", taken away after it"
 	}
 	line("network", network)
+	if c.Isolation == config.IsolationGVisor {
+		line("isolation", "gvisor (its own kernel in user space, not the host's)")
+	}
+	if c.Limits.CPUs != "" {
+		line("limits", limits(c.Limits))
+	}
 	if c.Storage != "" {
 		line("storage", c.Storage)
 	}
@@ -63,6 +69,25 @@ func Created(w io.Writer, c *sandbox.Created) {
 	for _, s := range c.Services {
 		line("service", s.String())
 	}
+}
+
+// limits says a sandbox's bounds, and where it stands in the budgets.
+func limits(l sandbox.Limits) string {
+	s := fmt.Sprintf("%s CPUs, %s memory, %d processes", l.CPUs, l.Memory, l.Pids)
+	if l.Idle != "" {
+		s += ", stops after " + l.Idle + " idle"
+	}
+	var of []string
+	if l.MemoryBudget > 0 {
+		of = append(of, fmt.Sprintf("running sandboxes' memory %s of a %s budget", agent.HumanSize(l.MemoryInUse), agent.HumanSize(l.MemoryBudget)))
+	}
+	if l.MaxSandboxes > 0 {
+		of = append(of, fmt.Sprintf("sandbox %d of %d here", l.Sandboxes, l.MaxSandboxes))
+	}
+	if len(of) > 0 {
+		s += " (" + strings.Join(of, "; ") + ")"
+	}
+	return s
 }
 
 // setup says, for a person, whether the setup command ran, or where its
@@ -97,6 +122,12 @@ func CreatedForAgent(c *sandbox.Created) string {
 	where(c, line)
 	line("config", configFiles(c, "defaults (no config file)"))
 	line("network", c.Network)
+	if c.Isolation == config.IsolationGVisor {
+		line("isolation", "gvisor")
+	}
+	if c.Limits.CPUs != "" {
+		line("limits", limits(c.Limits))
+	}
 	switch {
 	case c.ForkedFrom != "":
 		line("forked from", c.ForkedFrom+" (its files, ignored ones included; no setup ran)")

@@ -48,10 +48,12 @@ func createdCases() map[string]*sandbox.Created {
 		"defaults": {
 			Name: "box", Branch: "litterbox/box", Container: "litterbox-c11e0001-box", Base: "0123456789ab", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "true"},
+			Limits: sandbox.Limits{CPUs: "1.5", Memory: "2g", Pids: 512, MemoryBudget: 18 << 30, MemoryInUse: 6 << 30, Sandboxes: 3, MaxSandboxes: 8},
 		},
 		"everything": {
 			Name: "web", Branch: "litterbox/web", Container: "litterbox-c11e0001-web", Base: "fedcba987654", Status: sandbox.StatusActive,
 			Workdir: "/src/app", Network: "bridge", Allow: []string{"proxy.golang.org", "*.npmjs.org"}, SetupNetwork: "the whole network",
+			Isolation: "gvisor", Limits: sandbox.Limits{CPUs: "0.5", Memory: "512m", Pids: 256, Idle: "30m", Sandboxes: 9, MaxSandboxes: 8},
 			ConfigFiles: []string{".litterbox.toml", ".litterbox.local.toml"}, Storage: "a claim of the default storage class",
 			Weakened: []string{"network = \"bridge\" (.litterbox.local.toml)", "uid = 0 (.litterbox.local.toml)"},
 			Notes:    []string{"devcontainer.json features", "devcontainer.json mounts"},

@@ -84,6 +84,7 @@ func attackTable(t *testing.T, image string) {
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hello\n", ".gitignore": ".litterbox.local.toml\nnode_modules/\n"})
 	cfg := config.Default()
 	cfg.Image, cfg.Memory, cfg.PidsLimit = image, "256m", 128
+	isolate(&cfg)
 	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func BenchmarkRawFork(b *testing.B) {
 		copyVolumeRaw(b, src, n.Volume)
 		b.StopTimer()
 		docker(b, "rm", "-f", "-v", n.Container)
-		docker(b, "volume", "rm", n.Volume)
+		docker(b, "volume", "rm", "-f", n.Volume, n.Container+"-home") // the home too
 		settle()
 		b.StartTimer()
 	}
@@ -154,7 +154,7 @@ func benchRaw(b *testing.B, m *Manager, more func(context.Context, *dockercli.Cl
 		more(ctx, cli, n)
 		b.StopTimer()
 		docker(b, "rm", "-f", "-v", n.Container)
-		docker(b, "volume", "rm", n.Volume)
+		docker(b, "volume", "rm", "-f", n.Volume, n.Container+"-home") // the home too
 		settle()
 		b.StartTimer()
 	}

@@ -26,10 +26,15 @@ import (
 func benchManager(b *testing.B) *Manager { return benchManagerOf(b, testenv.SmallFiles) }
 
 func benchManagerOf(b *testing.B, files testenv.Files) *Manager {
+	return benchManagerCfg(b, files, config.Default())
+}
+
+// benchManagerCfg is a Manager of a new repository of files, with cfg.
+func benchManagerCfg(b *testing.B, files testenv.Files, cfg config.Config) *Manager {
 	b.Helper()
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +89,11 @@ func benchMakes(b *testing.B, m *Manager, makeOne func(ctx context.Context, name
 func settle() { syscall.Sync() }
 
 func benchRawCreate(b *testing.B, files testenv.Files) {
-	m := benchManagerOf(b, files)
+	benchRawCreateWith(b, benchManagerOf(b, files))
+}
+
+// benchRawCreateWith times raw creates of m's repository and config.
+func benchRawCreateWith(b *testing.B, m *Manager) {
 	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
@@ -94,7 +103,7 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 		rawCreate(b, m, cli, n, base)
 		b.StopTimer()
 		docker(b, "rm", "-f", "-v", n.Container)
-		docker(b, "volume", "rm", n.Volume)
+		docker(b, "volume", "rm", "-f", n.Volume, n.Container+"-home") // the home too
 		settle()
 		b.StartTimer()
 	}
@@ -197,7 +206,7 @@ func BenchmarkRawDelete(b *testing.B) {
 	benchDeletes(b, m, func(_ context.Context, name string) {
 		n := m.Names(name)
 		docker(b, "rm", "-f", "-v", n.Container)
-		docker(b, "volume", "rm", n.Volume)
+		docker(b, "volume", "rm", "-f", n.Volume, n.Container+"-home") // the home too
 	})
 }
 
@@ -227,14 +236,12 @@ func bigFiles(n int) testenv.Files {
 }
 
 func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, hostrepo.Names) {
+	return benchSandboxIn(b, benchManagerOf(b, files))
+}
+
+// benchSandboxIn makes sandbox "bench" with m.
+func benchSandboxIn(b *testing.B, m *Manager) (*Manager, hostrepo.Names) {
 	b.Helper()
-	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
-	testenv.NewRepo(b, dir, files)
-	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
@@ -243,6 +250,10 @@ func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, hostrepo.Nam
 
 func benchBashNoop(b *testing.B, files testenv.Files) {
 	m, _ := benchToolSandbox(b, files)
+	benchBashNoopIn(b, m)
+}
+
+func benchBashNoopIn(b *testing.B, m *Manager) {
 	ctx := context.Background()
 	for b.Loop() {
 		res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"})
@@ -254,6 +265,10 @@ func benchBashNoop(b *testing.B, files testenv.Files) {
 
 func benchRawExec(b *testing.B, files testenv.Files) {
 	_, n := benchToolSandbox(b, files)
+	benchRawExecIn(b, n)
+}
+
+func benchRawExecIn(b *testing.B, n hostrepo.Names) {
 	for b.Loop() {
 		docker(b, "exec", "--user", "1000:1000", n.Container, "sh", "-c", "true")
 	}
@@ -261,6 +276,10 @@ func benchRawExec(b *testing.B, files testenv.Files) {
 
 func benchWrite(b *testing.B, files testenv.Files) {
 	m, _ := benchToolSandbox(b, files)
+	benchWriteIn(b, m)
+}
+
+func benchWriteIn(b *testing.B, m *Manager) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {

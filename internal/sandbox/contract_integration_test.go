@@ -37,6 +37,9 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
 	m.Config.Services = map[string]config.ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
+	if p.GVisor {
+		m.Config.Isolation, m.Config.GVisorFlags = config.IsolationGVisor, p.GVisorFlags
+	}
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -59,6 +62,12 @@ func contract(t *testing.T, p testenv.Provider) {
 	must(err)
 	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\n" || res.Stderr != "err\n" || res.Snapshot != "" {
 		t.Fatalf("bash: %+v", res)
+	}
+	// The kernel is gVisor's (it says 4.4.0), or the host's.
+	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "uname -r"})
+	must(err)
+	if gv := strings.TrimSpace(res.Stdout) == "4.4.0"; gv != p.GVisor || (c.Isolation == config.IsolationGVisor) != p.GVisor {
+		t.Fatalf("kernel %q, isolation %q, want gVisor's: %v", res.Stdout, c.Isolation, p.GVisor)
 	}
 
 	// files and snapshots: every change is a commit on the branch

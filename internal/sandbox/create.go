@@ -52,6 +52,10 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 	if len(c.Services) > 0 {
 		labels[LabelServices] = string(layout.JSON(c.Services))
 	}
+	if c.Isolation != config.IsolationContainer {
+		labels[LabelIsolation] = c.Isolation
+	}
+	labels[LabelLimits] = limitsOf(c).label()
 	return box.Spec{
 		Name:         n.Container,
 		Hostname:     n.Slug,
@@ -75,9 +79,13 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		Allow:        allow,
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.Argv(protocol.CmdInit{})[0],
-		Cmd:          h.Argv(protocol.CmdInit{Volumes: targets(ownVolumes(n, c.SetupKeep)[1:])})[1:],
+		Cmd:          h.Argv(protocol.CmdInit{Idle: c.Idle, Volumes: targets(ownVolumes(n, c.SetupKeep)[1:])})[1:],
+		Isolation:    IsolationOf(c),
 	}
 }
+
+// LabelIsolation labels a sandbox that runs under gVisor.
+const LabelIsolation = "dev.litterbox.isolation"
 
 // CreateOptions are the inputs of Create.
 type CreateOptions struct {
@@ -89,6 +97,11 @@ type CreateOptions struct {
 	// Network, when set, replaces the config's: the user's word on the
 	// command line, and the only way to get "host".
 	Network string
+	// Isolation, when set, replaces the config's (the command line's
+	// --isolation).
+	Isolation string
+	// OverLimit lets a person create past [limits] sandboxes.
+	OverLimit bool
 	// fork, set by Fork, makes the sandbox from another's files.
 	fork *forkSource
 }
@@ -97,6 +110,8 @@ type CreateOptions struct {
 // copy of its volume), its image, its branch tip and its base.
 type forkSource struct {
 	slug, volume, image, tip, base string
+	// isolation is the source's: a fork is never less isolated.
+	isolation string
 	// volumes are the source's besides /src (its home, its kept paths).
 	volumes []box.Mount
 	// snap is where the source's snapshots start from: its submodules
@@ -116,6 +131,11 @@ type Created struct {
 	// Services are the configured services as they were after start.
 	Services []services.State `json:"services"`
 	Network  string           `json:"network"`
+	// Isolation is "container" or "gvisor".
+	Isolation string `json:"isolation"`
+	// Limits are the sandbox's bounds and where it stands in its
+	// repository's and the engine's.
+	Limits Limits `json:"limits"`
 	// Image is the image the sandbox runs; Build says how it was made
 	// when the project builds it.
 	Image string            `json:"image"`

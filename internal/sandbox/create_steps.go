@@ -53,13 +53,14 @@ type creation struct {
 	subs       []Submodule
 	setup      layout.SetupResult
 	svcs       []services.State
+	limits     Limits
 }
 
 // Create makes a sandbox: a branch, a record and a container holding the
 // base commit's files, set up by the config's setup command.
 func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
 	c := &creation{m: m, opts: opts}
-	for _, look := range []func(context.Context) error{c.configure, c.resolveImage, c.checkFree, c.plan} {
+	for _, look := range []func(context.Context) error{c.configure, c.resolveImage, c.checkFree, c.checkLimits, c.plan} {
 		if err := look(ctx); err != nil {
 			return nil, err
 		}
@@ -105,6 +106,15 @@ func (c *creation) configure(ctx context.Context) (err error) {
 			c.cfg.From = map[string]string{}
 		}
 		c.cfg.From["docker.network"] = hostrepo.FlagNetwork
+	}
+	if iso := c.opts.Isolation; iso != "" {
+		if iso != config.IsolationContainer && iso != config.IsolationGVisor {
+			return fmt.Errorf(`--isolation %q: use "container" or "gvisor"`, iso)
+		}
+		c.cfg.Isolation = iso
+	}
+	if f := c.opts.fork; f != nil && f.isolation == config.IsolationGVisor {
+		c.cfg.Isolation = f.isolation
 	}
 	if c.weakened, err = m.CheckWeakenings(ctx, c.cfg); err != nil {
 		return err
@@ -245,7 +255,7 @@ func (c *creation) claim(ctx context.Context) error {
 		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume, Volumes: ownVolumes(n, cfg.SetupKeep)[1:],
 		Base: c.base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
 		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
-		Allow: cfg.Allow, Secrets: cfg.Secrets,
+		Allow: cfg.Allow, Secrets: cfg.Secrets, Isolation: cfg.Isolation,
 	}
 	if err := m.Store().Save(c.rec); err != nil {
 		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
@@ -466,7 +476,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork),
-		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg), SetupFrom: cfg.From["docker.setup-command"],
+		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Isolation: cfg.Isolation, Limits: c.limits, Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg), SetupFrom: cfg.From["docker.setup-command"],
 		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
 }

@@ -77,7 +77,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 		return nil, err
 	}
 	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, fork: &forkSource{
-		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
+		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base, isolation: rec.Isolation,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
 	}})
 }

@@ -18,7 +18,7 @@ import (
 
 // homeSetup writes into the home and a [setup] keep path, and nothing the
 // cache kept before this release would have held.
-const homeSetup = `mkdir -p $HOME/deps /opt/deps && cat /proc/sys/kernel/random/uuid > $HOME/deps/lib && ` +
+const homeSetup = `mkdir -p $HOME/deps /opt/deps && od -An -N8 -tx8 /dev/urandom > $HOME/deps/lib && ` +
 	`cp $HOME/deps/lib /opt/deps/lib`
 
 // A setup's work in the home and in a kept path persists: the setup cache

@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
@@ -21,9 +22,12 @@ import (
 
 // Statuses shown by list.
 const (
-	StatusActive      = "active"
-	StatusPaused      = "paused"
-	StatusStopped     = "stopped"
+	StatusActive  = "active"
+	StatusPaused  = "paused"
+	StatusStopped = "stopped"
+	// StatusIdle is a sandbox its PID 1 stopped for being idle; the next
+	// call starts it again.
+	StatusIdle        = "stopped (idle)"
 	StatusFailedSetup = layout.FailedSetup
 	StatusMissing     = "missing"
 	StatusError       = "error"
@@ -55,12 +59,18 @@ type Info struct {
 	// Background names the commands the agent started with bash's
 	// background (services of its own; sandbox-service tells their state).
 	Background []string `json:"background,omitempty"`
+	// Limits are the sandbox's CPUs, memory, processes and idle stop, as
+	// its container's label keeps them (none for an older sandbox's).
+	Limits *Limits `json:"limits,omitempty"`
+	// Isolation is "gvisor" for a sandbox under gVisor, else "container"
+	// (or empty, for a sandbox of another repository or an older record).
+	Isolation string `json:"isolation,omitempty"`
 	// ours: the sandbox is this repository's (another repository may
 	// have had the same path).
 	ours bool
 }
 
-var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts}
+var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts, LabelLimits}
 
 func statusOf(state box.State, rec *layout.Record) string {
 	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
@@ -78,6 +88,16 @@ func statusOf(state box.State, rec *layout.Record) string {
 		return StatusStopped
 	}
 	return StatusError
+}
+
+// idleOr is StatusIdle for a stopped sandbox whose PID 1 ended it for
+// being idle, as the engine's status line says ("Exited (75) 2 minutes
+// ago"), else status.
+func idleOr(status, detail string) string {
+	if status == StatusStopped && strings.HasPrefix(detail, fmt.Sprintf("Exited (%d)", protocol.IdleExit)) {
+		return StatusIdle
+	}
+	return status
 }
 
 // List returns the sandboxes of this repository (of every repository with
@@ -110,9 +130,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		}
 		out = append(out, Info{
 			ours: ours, RepoGone: !ours && !isDir(repo),
-			Name: slug, Status: statusOf(c.State, rec), Branch: "litterbox/" + slug,
+			Name: slug, Status: idleOr(statusOf(c.State, rec), c.Status), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
-			Background: agent.BackgroundOf(rec),
+			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -145,6 +165,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		if rec := recs[s.Name]; rec != nil && rec.Allow != nil {
 			s.Allow = rec.Allow
 			s.Refused, _ = m.Proxies().Refusals(ctx, s.Name, time.Time{})
+		}
+		if rec := recs[s.Name]; rec != nil && rec.Isolation != "" {
+			s.Isolation = rec.Isolation
 		}
 		if n, err := m.CommitsAhead(ctx, s.Name, s.Base, tip); err == nil {
 			s.CommitsAhead = &n

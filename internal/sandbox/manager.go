@@ -37,7 +37,7 @@ func OpenRepo(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostr
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
+	return newManager(repo), nil
 }
 
 // Open finds the repository at or above dir and returns its Manager, using the
@@ -47,7 +47,18 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 	if err != nil {
 		return nil, err
 	}
-	return &Manager{Agent: &agent.Agent{Repo: repo}}, nil
+	return newManager(repo), nil
+}
+
+// newManager is the Manager of repo, whose calls start again a sandbox
+// that stopped for being idle.
+func newManager(repo *hostrepo.Repo) *Manager {
+	m := &Manager{Agent: &agent.Agent{Repo: repo}}
+	m.Wake = func(ctx context.Context, slug string) error {
+		_, err := m.Resume(ctx, slug)
+		return err
+	}
+	return m
 }
 
 // Images builds and reads this repository's images, its build log going

@@ -35,6 +35,7 @@ func imageManager(t testing.TB, dir, image string) *Manager {
 	}
 	cfg := config.Default()
 	cfg.Image = image
+	isolate(&cfg)
 	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,15 @@ func matrixSandbox(t *testing.T, image string, files testenv.Files) *Manager {
 		t.Fatalf("create on %s: %+v", image, c)
 	}
 	return m
+}
+
+// isolate sets the isolation the run asks for: LITTERBOX_TEST_ISOLATION=gvisor
+// runs the image matrix and the attack table again under gVisor (make
+// integration-gvisor).
+func isolate(cfg *config.Config) {
+	if iso := os.Getenv("LITTERBOX_TEST_ISOLATION"); iso != "" {
+		cfg.Isolation = iso
+	}
 }
 
 func imageName(image string) string { return strings.NewReplacer("/", "-", ":", "-").Replace(image) }

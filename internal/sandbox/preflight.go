@@ -8,6 +8,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 )
 
 // PreflightError is the first failed check, which stops a create; Err is the
@@ -95,6 +96,13 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 	if err := h.CheckPlatform(cfg.Image, info.Platform); err != nil {
 		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
+	if iso := IsolationOf(cfg); iso != nil {
+		if ch, ok := cli.(box.IsolationChecker); ok {
+			if err := ch.CheckIsolation(ctx, iso); err != nil {
+				return "", &PreflightError{Check: box.Check{Name: "isolation", Status: box.CheckFail, Detail: err.Error()}, Err: err}
+			}
+		}
+	}
 	return info.ID, nil
 }
 
@@ -103,4 +111,14 @@ func oneLineErr(err error) string {
 		return "no answer"
 	}
 	return agenttext.FirstLine(err.Error())
+}
+
+// IsolationOf is what runs a sandbox of cfg under gVisor; nil for the
+// engine's default runtime.
+func IsolationOf(cfg config.Config) *box.Isolation {
+	if cfg.Isolation != config.IsolationGVisor {
+		return nil
+	}
+	return &box.Isolation{Runtime: cfg.GVisorRuntime, Flags: cfg.GVisorFlags, RuntimeClass: cfg.RuntimeClass, HostSockets: egressproxy.Used(cfg),
+		Network: cfg.Network != "none" || cfg.SetupOpensNetwork() || len(cfg.Ports) > 0}
 }

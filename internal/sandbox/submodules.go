@@ -9,8 +9,13 @@ import (
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Submodule is what create did with one submodule of the base commit.
@@ -97,7 +102,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 		ownW.CloseWithError(err)
 		done <- struct{}{}
 	}()
-	err := m.BoxOf(n).CopyIn(ctx, dir, ownR)
+	err := m.copyIn(ctx, n, dir, ownR)
 	first.set(err, "copying the tree into "+dir)
 	ownR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
@@ -112,4 +117,20 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 		return &hostrepo.StepError{Step: first.step, Err: first.err}
 	}
 	return nil
+}
+
+// copyIn extracts the tar stream r into dir of sandbox n: with the
+// engine's copy, or under gVisor through the helper inside, where the
+// sandbox's kernel sees the files arrive (Podman's cp cannot reach a
+// gVisor container's volumes at all).
+func (m *Manager) copyIn(ctx context.Context, n hostrepo.Names, dir string, r io.Reader) error {
+	if rec, _ := m.Store().Load(n.Slug); rec == nil || rec.Isolation != config.IsolationGVisor {
+		return m.BoxOf(n).CopyIn(ctx, dir, r)
+	}
+	spec := box.ExecSpec{Interactive: true, Cmd: m.Helper.Argv(protocol.CmdUntar{Dir: dir})}
+	res, err := m.BoxOf(n).Exec(ctx, spec, box.Streams{Stdin: r})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
+	}
+	return err
 }

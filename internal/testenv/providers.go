@@ -22,11 +22,14 @@ type Provider struct {
 	// Kubernetes is a cluster driven with kubectl (scripts/k8s/up.sh makes
 	// the test cluster; KUBECONFIG points at it).
 	Kubernetes bool
+	// GVisor runs the sandboxes under gVisor (runsc), given GVisorFlags.
+	GVisor      bool
+	GVisorFlags []string
 }
 
 // ProviderNames are the engines the contract suite covers unless
 // LITTERBOX_PROVIDERS names fewer (comma-separated).
-var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes"}
+var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor"}
 
 // Providers returns the engines to test, each ready: docker on its local
 // socket, docker over TCP (a loopback port forwarded to that socket for the
@@ -50,6 +53,14 @@ func Providers(t *testing.T) []Provider {
 			out = append(out, Provider{Name: n, Bin: "podman"})
 		case "kubernetes":
 			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true})
+		case "docker-gvisor":
+			// .ci/run registers runsc with the engine (scripts/gvisor.sh).
+			out = append(out, Provider{Name: n, Bin: "docker", GVisor: true})
+		case "podman-gvisor":
+			// Rootful Podman on these machines needs runsc's own network
+			// off (NOTES-docker.md); a sandbox of network "none" has only
+			// loopback either way.
+			out = append(out, Provider{Name: n, Bin: "podman", GVisor: true, GVisorFlags: []string{"network=none", "host-uds=open"}})
 		default:
 			t.Fatalf("LITTERBOX_PROVIDERS: unknown provider %q (want %s)", n, strings.Join(ProviderNames, ", "))
 		}

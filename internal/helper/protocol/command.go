@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The helper's command lines: every subcommand but act's conversation takes
@@ -40,7 +41,7 @@ type command struct {
 
 // commands are the helper's subcommands, in the order its usage lists them.
 var commands = []command{
-	{name: "init", args: "[/DIR...]", variadic: true, help: "PID 1 of a sandbox, counting DIRs (its other volumes)\nwith /src for the disk guard",
+	{name: "init", args: "[--idle=DURATION] [/DIR...]", variadic: true, help: "PID 1 of a sandbox, counting DIRs (its other volumes)\nwith /src for the disk guard; with --idle, it ends the\nsandbox (exit 75) after DURATION of no call and no CPU use",
 		parse: parseInit},
 	{name: "act", help: "one agent call (protocol on stdin/stdout)", parse: func([]string) (Command, error) { return CmdAct{}, nil }},
 	{name: "cat", args: "PATH MAX", help: "print a file of at most MAX bytes", parse: parseCat},
@@ -146,21 +147,44 @@ func flag(b bool) string {
 
 // CmdInit makes the helper PID 1 of a sandbox; Volumes are the sandbox's
 // volumes besides /src (its home, its kept paths), which the disk guard
-// counts with /src.
-type CmdInit struct{ Volumes []string }
+// counts with /src; Idle, when set, is how long the sandbox may go without
+// a call or CPU use before PID 1 ends it with IdleExit.
+type CmdInit struct {
+	Idle    time.Duration
+	Volumes []string
+}
 
-func (c CmdInit) Argv() []string { return append([]string{"init"}, c.Volumes...) }
+// IdleExit is PID 1's exit status when it ended an idle sandbox: the
+// engine keeps it, and the next call starts the sandbox again.
+const IdleExit = 75
+
+func (c CmdInit) Argv() []string {
+	a := []string{"init"}
+	if c.Idle > 0 {
+		a = append(a, "--idle="+c.Idle.String())
+	}
+	return append(a, c.Volumes...)
+}
 
 func parseInit(a []string) (Command, error) {
+	var c CmdInit
+	if len(a) > 0 && strings.HasPrefix(a[0], "--idle=") {
+		d, err := time.ParseDuration(strings.TrimPrefix(a[0], "--idle="))
+		if err != nil || d <= 0 {
+			return nil, errSynopsis
+		}
+		c.Idle, a = d, a[1:]
+	}
 	if len(a) == 0 {
-		return CmdInit{}, nil
+		return c, nil
 	}
 	for _, d := range a {
 		if !strings.HasPrefix(d, "/") {
 			return nil, errSynopsis
 		}
 	}
-	return CmdInit{Volumes: a}, nil
+	c.Volumes = a
+	return c, nil
 }
 
 // CmdAct is one agent call, speaking the framed protocol on stdin and stdout.

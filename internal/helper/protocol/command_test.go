@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCommandArgv pins each command's argv, as the host has always sent it,
@@ -16,7 +17,8 @@ func TestCommandArgv(t *testing.T) {
 		argv string // space-separated
 	}{
 		{CmdInit{}, "init"},
-		{CmdInit{[]string{"/home/litterbox", "/opt/venv"}}, "init /home/litterbox /opt/venv"},
+		{CmdInit{Volumes: []string{"/home/litterbox", "/opt/venv"}}, "init /home/litterbox /opt/venv"},
+		{CmdInit{Idle: 30 * time.Minute, Volumes: []string{"/home/litterbox"}}, "init --idle=30m0s /home/litterbox"},
 		{CmdAct{}, "act"},
 		{CmdCat{"/src/a", 1 << 20}, "cat /src/a 1048576"},
 		{CmdRead{"/src/a", 0, 2000, 262144}, "read /src/a 0 2000 262144"},
@@ -78,7 +80,8 @@ func TestCommandRefusals(t *testing.T) {
 	for _, tc := range []struct{ argv, err string }{
 		{"", Usage},
 		{"nope", "unknown command \"nope\"\n" + Usage},
-		{"init x", "init takes [/DIR...]\n" + Usage},
+		{"init x", "init takes [--idle=DURATION] [/DIR...]\n" + Usage},
+		{"init --idle=soon", "init takes [--idle=DURATION] [/DIR...]\n" + Usage},
 		{"copy /a /b /c", "copy takes FROM TO [FROM TO...]\n" + Usage},
 		{"prepare 1000", "prepare takes UID DIR...\n" + Usage},
 		{"cat /a", "cat takes 2 arguments\n" + Usage},

@@ -40,4 +40,7 @@ type Probe struct {
 	SrcWrite  bool   `json:"src_writable"`
 	User      int    `json:"uid"`
 	TmpDetail string `json:"tmp_detail,omitempty"`
+	// Kernel is the release the sandbox sees (uname -r): gVisor's says
+	// 4.4.0.
+	Kernel string `json:"kernel,omitempty"`
 }

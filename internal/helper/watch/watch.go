@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -55,6 +56,9 @@ type Watcher struct {
 	// counts the scans since the background measured last.
 	unsure map[string]bool
 	cuts   int
+	// asked counts the calls' questions (a peek, a cut): the idle stop's
+	// sign of use.
+	asked atomic.Int64
 	// volumes are the sandbox's other volumes (its home, its kept paths)
 	// by absolute path, with their sizes as the background last measured
 	// them: the disk guard counts them with /src.
@@ -190,6 +194,12 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	defer w.mu.Unlock()
 	w.drain()
 	w.setPrune(c.Prune)
+	if c.Reset {
+		// Files may have come from outside the kernel that watches: under
+		// gVisor, docker cp and a copy container write /src unseen. The
+		// full scan that follows reads every directory anyway.
+		w.addTree("")
+	}
 	w.cuts++
 	if c.Measure {
 		w.measureNow(keys(w.sizes))
@@ -304,6 +314,9 @@ func (w *Watcher) setPrune(dirs []string) {
 		w.addTree(d)
 	}
 }
+
+// Asked is how many questions the calls have asked so far.
+func (w *Watcher) Asked() int64 { return w.asked.Load() }
 
 // CountVolumes has the disk guard count dirs, the sandbox's other
 // volumes, with /src; call it before Measure.
@@ -460,6 +473,7 @@ func (w *Watcher) Serve() {
 			if err != nil {
 				return
 			}
+			w.asked.Add(1)
 			answer := w.peek
 			if !c.Peek {
 				answer = w.cut

@@ -1,0 +1,75 @@
+//go:build linux
+
+package helper
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/watch"
+)
+
+// idleStop ends the sandbox (PID 1 exits with IdleExit, so the engine
+// stops the container) once idle has passed with no call asked, no call
+// running and no CPU used by any of its processes. A service that computes
+// keeps it up; one that only waits for connections does not. The files
+// stay on the volumes, and the next call starts the sandbox again.
+func idleStop(w *watch.Watcher, idle time.Duration) {
+	tick := min(idle/4, 30*time.Second)
+	last, asked := time.Now(), w.Asked()
+	cpu, _ := sandboxCPU()
+	for {
+		time.Sleep(tick)
+		nowCPU, calling := sandboxCPU()
+		if a := w.Asked(); a != asked || calling || nowCPU != cpu {
+			last, asked = time.Now(), a
+		}
+		cpu = nowCPU
+		if time.Since(last) >= idle {
+			os.Exit(protocol.IdleExit)
+		}
+	}
+}
+
+// sandboxCPU sums the CPU time (clock ticks) of the sandbox's processes but
+// PID 1, and says whether a call's helper is running.
+func sandboxCPU() (ticks uint64, calling bool) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == 1 {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			ticks += statTicks(stat)
+		}
+		if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil {
+			if args := bytes.Split(cmd, []byte{0}); len(args) > 1 && string(args[1]) == "act" {
+				calling = true
+			}
+		}
+	}
+	return ticks, calling
+}
+
+// statTicks reads utime + stime from a /proc/PID/stat line: the 14th and
+// 15th fields, counted after the command name, which may hold spaces.
+func statTicks(stat []byte) uint64 {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseUint(string(f[11]), 10, 64)
+	s, _ := strconv.ParseUint(string(f[12]), 10, 64)
+	return u + s
+}

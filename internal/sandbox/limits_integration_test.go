@@ -1,0 +1,100 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// The host's protection by default: a sandbox leaves the host half a CPU
+// (docker inspect shows it), an agent's ninth sandbox of a repository is
+// refused while a person may pass the limit, and a sandbox whose memory
+// would take the engine's sandboxes past their budget is refused; each
+// refusal is one line and makes nothing.
+func TestIntegrationHostLimits(t *testing.T) {
+	ctx := context.Background()
+	// Small sandboxes: other tests' beside them count against the budget.
+	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "[docker]\nmemory = \"64m\"\n")
+	for i := 1; i <= 8; i++ {
+		c, err := m.Create(ctx, CreateOptions{Name: fmt.Sprintf("s%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Limits.Sandboxes != i || c.Limits.MaxSandboxes != 8 || c.Limits.MemoryBudget == 0 || c.Limits.MemoryInUse < int64(i)*64<<20 {
+			t.Fatalf("create %d: limits %+v", i, c.Limits)
+		}
+	}
+	want := strconv.FormatFloat(min(2, max(0.5, float64(runtime.NumCPU())-0.5))*1e9, 'f', 0, 64)
+	if got, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NanoCpus}}", m.Names("s1").Container); got != want {
+		t.Errorf("NanoCpus %s, want %s: the host keeps half a CPU", got, want)
+	}
+	_, err := m.Create(ctx, CreateOptions{Name: "ninth"})
+	var le *LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "this repository has 8 sandboxes (s1, s2,") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a ninth sandbox: %v", err)
+	}
+	refusedCleanly(t, m, "ninth")
+	if c, err := m.Create(ctx, CreateOptions{Name: "ninth", OverLimit: true}); err != nil || c.Limits.Sandboxes != 9 {
+		t.Fatalf("a person's ninth sandbox: %+v %v", c, err)
+	}
+
+	writeFile(t, m.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n")
+	_, err = m.Create(ctx, CreateOptions{Name: "big", OverLimit: true})
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "memory budget: this sandbox's 64.0 GiB would bring") || !strings.Contains(err.Error(), `memory-budget = "75%"`) {
+		t.Fatalf("past the memory budget: %v", err)
+	}
+	refusedCleanly(t, m, "big")
+	list, err := m.List(ctx, false)
+	if err != nil || len(list) != 9 || list[0].Limits == nil || list[0].Limits.Memory != "64m" {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+}
+
+// [limits] idle: PID 1 stops a sandbox that had no call and used no CPU for
+// that long; list says so, and the next call starts it again with its
+// files, as does a person's exec.
+func TestIntegrationIdleStop(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{"README.md": "hi\n", ".litterbox.toml": "[limits]\nidle = \"10s\"\n"}, "")
+	c, err := m.Create(ctx, CreateOptions{Name: "nap"})
+	if err != nil || c.Limits.Idle != "10s" {
+		t.Fatalf("create: %+v %v", c, err)
+	}
+	if _, err := m.Write(ctx, "nap", "kept.txt", []byte("kept\n")); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle := func() {
+		t.Helper()
+		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(time.Second) {
+			list, err := m.List(ctx, false)
+			if err == nil && len(list) == 1 && list[0].Status == StatusIdle {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not stopped for being idle 40 s on: %+v %v", list, err)
+			}
+		}
+	}
+	waitIdle()
+	res, err := m.Bash(ctx, "nap", agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
+	if err != nil || res.Stdout != "kept\n" || res.Snapshot == "" {
+		t.Fatalf("the call after the idle stop: %+v %v", res, err)
+	}
+	if list, _ := m.List(ctx, false); list[0].Status != StatusActive {
+		t.Fatalf("after the call: %s", list[0].Status)
+	}
+	waitIdle()
+	if out := exec(t, m, "nap", "cat again.txt"); out != "again\n" {
+		t.Fatalf("a person's exec after the idle stop: %q", out)
+	}
+}
