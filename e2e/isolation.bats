@@ -113,3 +113,22 @@ teardown() { common_teardown; }
   assert_output 0
   assert_equal "$(inspect "$(container_of other)" '{{range .Mounts}}{{if eq .Destination "/src"}}{{.Name}}{{end}}{{end}}')" "$(volume_of other)"
 }
+
+@test "isolation gvisor: create --isolation gvisor runs the sandbox on gVisor's kernel, says so, and a bad level is one line" {
+  run --separate-stderr lb create --isolation gvisor gv
+  assert_success
+  assert_line "  isolation: gvisor (its own kernel in user space, not the host's)"
+  assert_equal "$(inspect "$(container_of gv)" '{{.HostConfig.Runtime}}')" runsc
+  run lb exec gv -- uname -r </dev/null
+  assert_success
+  assert_output "4.4.0"
+  run lb exec box -- uname -r </dev/null
+  refute_output "4.4.0"
+  assert_equal "$(lb_ok list --json | jsonget '.[name=gv].isolation')" gvisor
+
+  run --separate-stderr lb create --isolation vm other
+  assert_failure
+  assert_stderr 'Error: --isolation "vm": use "container" or "gvisor".'
+  run branch_exists litterbox/other
+  assert_failure
+}
