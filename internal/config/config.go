@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -207,11 +208,25 @@ func Default() Config {
 		Disk:          defaultDisk,
 		OutputLimit:   defaultOutputLimit,
 		MaxSandboxes:  DefaultMaxSandboxes,
-		MemoryBudget:  DefaultMemoryBudget,
+		MemoryBudget:  defaultBudget(),
 		Isolation:     IsolationContainer,
 		GVisorRuntime: DefaultGVisorRuntime,
 		RuntimeClass:  DefaultRuntimeClass,
 	}
+}
+
+// BudgetEnv, when it holds a valid budget, replaces DefaultMemoryBudget:
+// for a machine that runs more sandboxes at once than the default allows
+// on purpose (a CI host running test suites side by side).
+const BudgetEnv = "LITTERBOX_MEMORY_BUDGET"
+
+func defaultBudget() string {
+	if b := os.Getenv(BudgetEnv); b != "" {
+		if _, _, err := ParseBudget(b); err == nil {
+			return b
+		}
+	}
+	return DefaultMemoryBudget
 }
 
 // IDs parses User into numeric ids.

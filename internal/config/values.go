@@ -303,8 +303,8 @@ func ParseBudget(s string) (pct float64, size int64, err error) {
 	s = strings.TrimSpace(s)
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || f <= 0 || f > 100 {
-			return 0, 0, fmt.Errorf("memory budget %q: want a share from 1%% to 100%% of the host's memory, or a size such as \"12g\"", s)
+		if err != nil || f <= 0 || f > 1000 {
+			return 0, 0, fmt.Errorf("memory budget %q: want a share of the host's memory from 1%% to 1000%% (limits are caps, not use), or a size such as \"12g\"", s)
 		}
 		return f, 0, nil
 	}

@@ -98,7 +98,8 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			name: "apply",
 			prepare: func(t *testing.T, m *Manager, step int) string {
 				sb := fmt.Sprintf("a%d", step)
-				if _, err := m.Create(context.Background(), CreateOptions{Name: sb}); err != nil {
+				// A sandbox a step, more than an agent may have: a person's.
+				if _, err := m.Create(context.Background(), CreateOptions{Name: sb, OverLimit: true}); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := m.Write(context.Background(), sb, fmt.Sprintf("applied%d.txt", step), []byte("from the sandbox\n")); err != nil {

@@ -111,7 +111,7 @@ func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 	exec(t, m, "copy", "touch /src/new-file && mkdir /src/new-dir")
 }
 
-func TestIntegrationCreateMakesSevenDockerCalls(t *testing.T) {
+func TestIntegrationCreateDockerCalls(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	m := realManager(t)
 	useRunner(m, counter)
@@ -124,11 +124,12 @@ func TestIntegrationCreateMakesSevenDockerCalls(t *testing.T) {
 			docker = append(docker, c[1])
 		}
 	}
-	// the preflight image inspect, create, cp of the helper (PID 1 runs
-	// from it), start, the volume root given to the user, cp of the tree,
+	// the preflight image inspect, the memory budget (the host's memory,
+	// the running sandboxes' limits), create, cp of the helper (PID 1 runs
+	// from it), start, the volume roots given to the user, cp of the tree,
 	// setup.
-	if strings.Join(docker, ",") != "image,create,cp,start,exec,cp,exec" {
-		t.Errorf("create ran docker %v, want image, create, cp, start, exec, cp, exec", docker)
+	if strings.Join(docker, ",") != "image,info,ps,create,cp,start,exec,cp,exec" {
+		t.Errorf("create ran docker %v, want image, info, ps, create, cp, start, exec, cp, exec", docker)
 	}
 	counter.Reset()
 	if _, err := m.List(context.Background(), false); err != nil {

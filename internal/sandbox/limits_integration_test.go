@@ -24,7 +24,7 @@ import (
 func TestIntegrationHostLimits(t *testing.T) {
 	ctx := context.Background()
 	// Small sandboxes: other tests' beside them count against the budget.
-	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "[docker]\nmemory = \"64m\"\n")
+	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "[docker]\nmemory = \"64m\"\n[limits]\nmemory-budget = \"75%\"\n")
 	for i := 1; i <= 8; i++ {
 		c, err := m.Create(ctx, CreateOptions{Name: fmt.Sprintf("s%d", i)})
 		if err != nil {
@@ -48,7 +48,7 @@ func TestIntegrationHostLimits(t *testing.T) {
 		t.Fatalf("a person's ninth sandbox: %+v %v", c, err)
 	}
 
-	writeFile(t, m.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n")
+	writeFile(t, m.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n[limits]\nmemory-budget = \"75%\"\n")
 	_, err = m.Create(ctx, CreateOptions{Name: "big", OverLimit: true})
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "memory budget: this sandbox's 64.0 GiB would bring") || !strings.Contains(err.Error(), `memory-budget = "75%"`) {
 		t.Fatalf("past the memory budget: %v", err)
