@@ -65,10 +65,12 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   run --separate-stderr lb doctor
   assert_success
   assert_equal "$stderr" ""
-  for check in runtime engine helper image sandbox git repository config; do
+  for check in runtime engine helper image sandbox isolation git repository config; do
     assert_line --regexp "^ok +$check +[^ ]"
   done
-  assert_equal "${#lines[@]}" 8
+  assert_equal "${#lines[@]}" 9
+  # The engine offers gVisor (scripts/gvisor.sh registered it): a probe ran on it.
+  assert_line --regexp '^ok +isolation +container, gvisor \(runtime runsc: a probe ran on its kernel 4\.4\.0\)$'
   assert_line --regexp '^ok +sandbox +busybox:latest runs sandboxes: helper on linux/[a-z0-9]+ as uid 1000'
   # The throwaway container doctor started is gone.
   assert_equal "$("$RUNTIME" ps -aq --filter label=dev.litterbox.probe)" ""
@@ -78,10 +80,10 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   run --separate-stderr lb doctor --json
   assert_success
   json=$output
-  assert_equal "$(jsonget '.@type' '.#' <<<"$json")" "$(printf 'array\n8')"
-  assert_equal "$(jsonget '.*.name' <<<"$json" | tr '\n' ' ')" "runtime engine helper image sandbox git repository config "
+  assert_equal "$(jsonget '.@type' '.#' <<<"$json")" "$(printf 'array\n9')"
+  assert_equal "$(jsonget '.*.name' <<<"$json" | tr '\n' ' ')" "runtime engine helper image sandbox isolation git repository config "
   assert_equal "$(jsonget '.*.status' <<<"$json" | sort -u)" ok
-  for i in 0 1 2 3 4 5 6 7; do
+  for i in 0 1 2 3 4 5 6 7 8; do
     assert_equal "$(jsonget ".$i.@keys" <<<"$json")" "detail name status"
   done
 
@@ -97,8 +99,8 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   lb_ok trust >/dev/null
   run --separate-stderr lb doctor
   assert_success
-  assert_equal "${#lines[@]}" 9
-  assert_line --index 8 --regexp '^ok +ports +.*www'
+  assert_equal "${#lines[@]}" 10
+  assert_line --index 9 --regexp '^ok +ports +.*www'
   assert_line --regexp '^ok +config +\.litterbox\.toml'
 
   # Uncommitted changes are a warning, with a fix, and doctor still passes.
