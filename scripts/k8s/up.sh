@@ -28,7 +28,7 @@
 #   LITTERBOX_K8S_STATE    state directory (default /var/lib/litterbox-k8s):
 #                          certs, etcd data, containerd, kubelet, logs/, pids/
 #   LITTERBOX_K8S_IMAGES   extra Docker images to import (space-separated)
-#   LITTERBOX_K8S_PVS      number of PersistentVolumes in the pool (default 60)
+#   LITTERBOX_K8S_PVS      number of PersistentVolumes in the pool (default 160: a sandbox claims two, /src and its home)
 #   LITTERBOX_K8S_PV_SIZE  capacity of each (default 20Gi: hostPath enforces no size, and a sandbox claims 10Gi)
 #   K8S_VERSION, LITTERBOX_K8S_CACHE: passed on to build.sh
 set -euo pipefail
@@ -39,7 +39,7 @@ repo=$(cd "$here/../.." && pwd)
 STATE=${LITTERBOX_K8S_STATE:-/var/lib/litterbox-k8s}
 export LITTERBOX_K8S_STATE=$STATE
 pv_root=/tmp/litterbox-k8s-pv
-pv_count=${LITTERBOX_K8S_PVS:-60}
+pv_count=${LITTERBOX_K8S_PVS:-160}
 pv_size=${LITTERBOX_K8S_PV_SIZE:-20Gi}
 pause_image=litterbox.local/pause:1
 sock=$STATE/run/containerd.sock
