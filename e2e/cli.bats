@@ -89,9 +89,12 @@ teardown() { common_teardown; }
   assert_success
   mine=$(grep -F "\"name\":\"$c\"" <<<"$output")
   assert_equal "$(jsonget -l .name .state <<<"$mine")" "$(printf '%s\nrunning' "$c")"
-  # Labels, sorted by key: base, ports (none), repo, repo-id, repo-slug, sandbox.
+  # Labels, sorted by key: base, limits, ports (none), repo, repo-id,
+  # repo-slug, sandbox.
+  limits=$(inspect "$c" '{{index .Config.Labels "dev.litterbox.limits"}}')
+  [[ $limits == '{"cpus":"'*'","memory":"2g","pids":512}' ]] || fail "limits label: $limits"
   assert_equal "$(jsonget -l '.labels.*' <<<"$mine")" \
-    "$(printf '%s\n' "$(git rev-parse HEAD)" "" "$REPO" "$(repo_id)" "$REPO_SLUG" box)"
+    "$(printf '%s\n' "$(git rev-parse HEAD)" "$limits" "" "$REPO" "$(repo_id)" "$REPO_SLUG" box)"
 
   # The pasted git line prints what git itself prints, from any directory.
   expected=$(git -C "$REPO" for-each-ref '--format=%(objectname) %(refname)' refs/heads/litterbox/)

@@ -15,8 +15,9 @@
 # etcd 12379/12380, apiserver 16443, kubelet 10250 (healthz 10248),
 # controller-manager 10257, scheduler 10259. Node name: localhost.
 # Storage: default StorageClass litterbox-local backed by a pool of hostPath
-# PersistentVolumes under /tmp/litterbox-k8s-pv (reclaim policy Recycle, so a
-# deleted claim's volume is scrubbed and becomes Available again).
+# PersistentVolumes under /tmp/litterbox-k8s-pv, each used once (reclaim
+# policy Retain): Recycle, under the churn of two claims a sandbox, was seen
+# to mark a volume Available with an earlier claim's files still in it.
 # Images imported into the cluster: the pause image (internal/k8spause),
 # busybox:latest, litterbox-test/{debian,python}:bookworm,
 # litterbox-test/noshell:latest when Docker has them, and LITTERBOX_K8S_IMAGES.
@@ -28,7 +29,8 @@
 #   LITTERBOX_K8S_STATE    state directory (default /var/lib/litterbox-k8s):
 #                          certs, etcd data, containerd, kubelet, logs/, pids/
 #   LITTERBOX_K8S_IMAGES   extra Docker images to import (space-separated)
-#   LITTERBOX_K8S_PVS      number of PersistentVolumes in the pool (default 160: a sandbox claims two, /src and its home)
+#   LITTERBOX_K8S_PVS      number of PersistentVolumes in the pool (default 400: each
+#                          is used once, and a sandbox claims two, /src and its home)
 #   LITTERBOX_K8S_PV_SIZE  capacity of each (default 20Gi: hostPath enforces no size, and a sandbox claims 10Gi)
 #   K8S_VERSION, LITTERBOX_K8S_CACHE: passed on to build.sh
 set -euo pipefail
@@ -39,7 +41,7 @@ repo=$(cd "$here/../.." && pwd)
 STATE=${LITTERBOX_K8S_STATE:-/var/lib/litterbox-k8s}
 export LITTERBOX_K8S_STATE=$STATE
 pv_root=/tmp/litterbox-k8s-pv
-pv_count=${LITTERBOX_K8S_PVS:-160}
+pv_count=${LITTERBOX_K8S_PVS:-400}
 pv_size=${LITTERBOX_K8S_PV_SIZE:-20Gi}
 pause_image=litterbox.local/pause:1
 sock=$STATE/run/containerd.sock
@@ -396,7 +398,7 @@ start kubelet "$bin/kubelet" \
   --root-dir="$STATE/kubelet" \
   --hostname-override=localhost
 
-# --- Storage: a default class and a pool of recyclable hostPath volumes. -------
+# --- Storage: a default class and a pool of hostPath volumes, each used once. --
 rm -rf "$pv_root"
 mkdir -p "$pv_root"
 {
@@ -427,14 +429,14 @@ spec:
   capacity:
     storage: $pv_size
   accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Recycle
+  persistentVolumeReclaimPolicy: Retain
   hostPath:
     path: $pv_root/$n
     type: Directory
 EOF
   done
 } >"$STATE/storage.yaml"
-# The API warns about each Recycle volume (deprecated); keep that in a log.
+# Keep what the API says of the objects in a log.
 "$kubectl" --kubeconfig "$admin_kc" create -f "$STATE/storage.yaml" >"$STATE/logs/storage.log" 2>&1 ||
   { tail -n 20 "$STATE/logs/storage.log" >&2; die "creating the storage objects failed"; }
 
