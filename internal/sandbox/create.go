@@ -317,7 +317,12 @@ func (f *firstError) set(err error, step string) {
 
 // ExecChecked runs a command in b that must succeed.
 func ExecChecked(ctx context.Context, b box.Box, spec box.ExecSpec) (runner.Result, error) {
-	res, err := b.Exec(ctx, spec, box.Streams{})
+	return execChecked(ctx, b, spec, box.Streams{})
+}
+
+// execChecked is ExecChecked with the command's streams.
+func execChecked(ctx context.Context, b box.Box, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
+	res, err := b.Exec(ctx, spec, s)
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}

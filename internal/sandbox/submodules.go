@@ -9,13 +9,11 @@ import (
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
-	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Submodule is what create did with one submodule of the base commit.
@@ -127,10 +125,6 @@ func (m *Manager) copyIn(ctx context.Context, n hostrepo.Names, dir string, r io
 	if rec, _ := m.Store().Load(n.Slug); rec == nil || rec.Isolation != config.IsolationGVisor {
 		return m.BoxOf(n).CopyIn(ctx, dir, r)
 	}
-	spec := box.ExecSpec{Interactive: true, Cmd: m.Helper.Argv(protocol.CmdUntar{Dir: dir})}
-	res, err := m.BoxOf(n).Exec(ctx, spec, box.Streams{Stdin: r})
-	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("`%s` exited with code %d: %s", runner.Join(spec.Cmd), res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
-	}
+	_, err := execChecked(ctx, m.BoxOf(n), box.ExecSpec{Interactive: true, Cmd: m.Helper.Argv(protocol.CmdUntar{Dir: dir})}, box.Streams{Stdin: r})
 	return err
 }
