@@ -406,6 +406,24 @@ var attacks = []attack{
 			t.Errorf("still over after freeing: %+v", res.DiskOver)
 		}
 	}},
+	{name: "a hostile home copied by fork: links to /, to a host path and to the copy's own mounts, a fifo, a setuid file", side: "agent", expect: "the fork holds the links as links (nothing followed), the setuid file still the sandbox user's (no-new-privileges makes the bit inert), the fifo left out; the host is untouched", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		// The copy container runs as root with CHOWN, FOWNER and
+		// DAC_OVERRIDE, the source's volumes at /other/N.
+		exec(t, e.m, "work", "cd $HOME && ln -sfn / root && ln -sfn "+e.sentinel+" host && ln -sfn /other/0 other && ln -sfn /src/../../etc up && "+
+			"mkfifo fifo && echo x > suid && chmod 4755 suid")
+		if _, err := e.m.Fork(ctx, ForkOptions{Source: "work", Name: "hcopy"}); err != nil {
+			t.Fatal(err)
+		}
+		defer e.m.Delete(context.WithoutCancel(ctx), "hcopy", true)
+		want := "root -> /\nhost -> " + e.sentinel + "\nother -> /other/0\nup -> /src/../../etc\nno fifo\n-rwsr-xr-x 1000\n"
+		got := exec(t, e.m, "hcopy", "cd $HOME && for l in root host other up; do echo \"$l -> $(readlink $l)\"; done; "+
+			"test -e fifo && echo fifo || echo no fifo; echo \"$(ls -l suid | cut -c1-10) $(stat -c %u suid)\"")
+		if got != want {
+			t.Errorf("the fork's home holds\n%s\nwant\n%s", got, want)
+		}
+		exec(t, e.m, "work", "cd $HOME && rm -f root host other up fifo suid")
+	}},
 	{name: "filling the home", side: "agent", expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
 		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
