@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,13 +70,7 @@ func (c *creation) checkLimits(ctx context.Context) error {
 	delete(recs, c.slug)
 	c.limits.Sandboxes = len(recs) + 1
 	if len(recs) >= cfg.MaxSandboxes && !c.opts.OverLimit {
-		names := slices.Sorted(func(yield func(string) bool) {
-			for n := range recs {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		names := slices.Sorted(maps.Keys(recs))
 		return &LimitError{Msg: fmt.Sprintf("sandbox limit: this repository has %d sandboxes (%s), as many as [limits] sandboxes = %d allows; delete one (litterbox delete NAME), or raise the limit in %s; a person may pass it with create --over-limit",
 			len(recs), shortList(names, 8), cfg.MaxSandboxes, config.LocalFile)}
 	}
