@@ -10,6 +10,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/watch"
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
 // idleStop ends the sandbox (PID 1 exits with IdleExit, so the engine
@@ -47,7 +48,8 @@ func sandboxCPU() (ticks uint64, calling bool) {
 			continue
 		}
 		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			ticks += statTicks(stat)
+			p, _ := procgroup.ParseStat(stat)
+			ticks += p.CPU
 		}
 		if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil {
 			if args := bytes.Split(cmd, []byte{0}); len(args) > 1 && string(args[1]) == "act" {
@@ -56,20 +58,4 @@ func sandboxCPU() (ticks uint64, calling bool) {
 		}
 	}
 	return ticks, calling
-}
-
-// statTicks reads utime + stime from a /proc/PID/stat line: the 14th and
-// 15th fields, counted after the command name, which may hold spaces.
-func statTicks(stat []byte) uint64 {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(stat[i+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseUint(string(f[11]), 10, 64)
-	s, _ := strconv.ParseUint(string(f[12]), 10, 64)
-	return u + s
 }

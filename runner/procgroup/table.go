@@ -15,6 +15,9 @@ type Proc struct {
 	// Zombie: the process is dead and waits to be reaped; no signal can
 	// touch it.
 	Zombie bool
+	// CPU is the time it ran, user and system (fields 14 and 15, clock
+	// ticks).
+	CPU uint64
 }
 
 // Table is a sandbox's process table, by pid.
@@ -40,10 +43,12 @@ func ParseStat(data []byte) (Proc, bool) {
 	}
 	ppid, err1 := strconv.Atoi(string(f[1]))
 	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
-	if err1 != nil || err2 != nil {
+	utime, err3 := strconv.ParseUint(string(f[11]), 10, 64)
+	stime, err4 := strconv.ParseUint(string(f[12]), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Start: start, Zombie: string(f[0]) == "Z"}, true
+	return Proc{PID: pid, PPID: ppid, Start: start, Zombie: string(f[0]) == "Z", CPU: utime + stime}, true
 }
 
 // Strays returns the processes of now that belong to the call whose own
