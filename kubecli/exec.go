@@ -129,7 +129,8 @@ func execError(name string, err error) error {
 	if errors.Is(err, errNotFound) {
 		return &box.Error{Kind: box.ErrNotFound, Err: err}
 	}
-	if strings.Contains(err.Error(), "container not found") || strings.Contains(err.Error(), "not running") {
+	// A pod whose PID 1 ended (the idle stop) is "completed".
+	if msg := err.Error(); strings.Contains(msg, "container not found") || strings.Contains(msg, "not running") || strings.Contains(msg, "in a completed pod") {
 		return &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
 	}
 	return err

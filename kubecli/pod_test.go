@@ -144,6 +144,13 @@ func TestStateOf(t *testing.T) {
 			t.Errorf("stateOf = %s, want %s", got, want)
 		}
 	}
+	idle := pod(`{"status":{"phase":"Failed","containerStatuses":[{"state":{"terminated":{"reason":"Error","exitCode":75}}}]}}`)
+	if code, ok := exitCode(idle); stateOf(idle) != "exited" || !ok || code != 75 || statusLine(idle) != "Exited (75)" {
+		t.Errorf("a pod whose PID 1 exited 75: %s %d %v %q", stateOf(idle), code, ok, statusLine(idle))
+	}
+	if statusLine(nil) != "exited" {
+		t.Errorf("no pod: %q", statusLine(nil))
+	}
 	noShell := pod(`{"status":{"phase":"Failed","containerStatuses":[{"state":{"terminated":{"reason":"StartError","message":"exec: \"/bin/sh\": stat /bin/sh: no such file or directory","exitCode":128}}}]}}`)
 	if why := podFailure(noShell); !strings.Contains(why, "has no /bin/sh") {
 		t.Errorf("no shell: %q", why)
@@ -230,4 +237,18 @@ func TestClassify(t *testing.T) {
 
 func exitErr(stderr string) error {
 	return &runner.ExitError{Cmd: runner.Cmd{Name: "kubectl"}, Result: runner.Result{ExitCode: 1, Stderr: []byte(stderr)}}
+}
+
+// kubectl's refusals of an exec into a pod that is not running are
+// docker's "not running", so a stopped sandbox is told as one (and an idle
+// one woken).
+func TestExecErrorNotRunning(t *testing.T) {
+	for _, msg := range []string{
+		`error: cannot exec into a container in a completed pod; current phase is Failed`,
+		`error: unable to upgrade connection: container not found ("sandbox")`,
+	} {
+		if err := execError("p", classify(exitErr(msg))); !errors.Is(err, box.ErrNotRunning) {
+			t.Errorf("%q: %v", msg, err)
+		}
+	}
 }

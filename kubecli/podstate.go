@@ -99,13 +99,38 @@ func stateOf(p *podObject) box.State {
 	return "exited"
 }
 
+// exitCode is the exit status of a pod's ended first process, as docker
+// keeps a stopped container's: the idle stop is told by it.
+func exitCode(p *podObject) (int, bool) {
+	if p == nil {
+		return 0, false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if t, ok := cs.State["terminated"]; ok && t.ExitCode != nil {
+			return *t.ExitCode, true
+		}
+	}
+	return 0, false
+}
+
+// statusLine is a pod's state as docker ps words it for an exited
+// container ("Exited (75)"), else its state.
+func statusLine(p *podObject) string {
+	st := stateOf(p)
+	if code, ok := exitCode(p); ok && st == "exited" {
+		return fmt.Sprintf("Exited (%d)", code)
+	}
+	return string(st)
+}
+
 // Inspect returns the state and labels of one container.
 func (c *Client) Inspect(ctx context.Context, name string) (box.Inspection, error) {
 	st, err := c.state(ctx, name)
 	if err != nil {
 		return box.Inspection{}, err
 	}
-	return box.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations}, nil
+	code, _ := exitCode(st.pod)
+	return box.Inspection{State: st.state, Labels: st.rec.Metadata.Annotations, ExitCode: code}, nil
 }
 
 // waitRunning watches the pod (one kubectl get --watch, so a transcript

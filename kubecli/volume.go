@@ -196,12 +196,12 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 	var out []box.Summary
 	for _, name := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[name]
-		st := stateOf(pods[name])
+		st, line := stateOf(pods[name]), statusLine(pods[name])
 		created := r.CreationTimestamp
 		if t, err := time.Parse(time.RFC3339, created); err == nil {
 			created = t.Format("2006-01-02 15:04:05 -0700 MST") // as docker ps prints it
 		}
-		out = append(out, box.Summary{ID: r.UID, Name: name, State: st, Status: string(st), Created: created, Labels: r.Annotations})
+		out = append(out, box.Summary{ID: r.UID, Name: name, State: st, Status: line, Created: created, Labels: r.Annotations})
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -56,6 +57,15 @@ func contract(t *testing.T, p testenv.Provider) {
 	if tip := testenv.Git(t, dir, "rev-parse", c.Branch); tip != c.Base {
 		t.Fatalf("branch at %s, want the base %s", tip, c.Base)
 	}
+	// A second sandbox that stops itself after 10 s idle: it naps while
+	// the first goes through the contract, and the last call wakes it.
+	svcs := m.Config.Services
+	m.Config.Idle, m.Config.Services = 10*time.Second, nil
+	nap, err := m.Create(ctx, CreateOptions{Name: "nap"})
+	must(err)
+	m.Config.Idle, m.Config.Services = 0, svcs
+	_, err = m.Write(ctx, nap.Name, "kept.txt", []byte("kept\n"))
+	must(err)
 
 	// exec: output, exit code, the sandbox user, the copied tree
 	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo err >&2; exit 3"})
@@ -144,6 +154,21 @@ func contract(t *testing.T, p testenv.Provider) {
 	if stopped[0].State != services.Stopped {
 		t.Fatalf("stop: %+v", stopped)
 	}
+
+	// The idle sandbox stopped itself, and a call starts it again with
+	// its files.
+	for deadline := time.Now().Add(60 * time.Second); listed(t, m, nap.Name) != StatusIdle; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sandbox %s with idle 10s is %q after a minute", nap.Name, listed(t, m, nap.Name))
+		}
+	}
+	res, err = m.Bash(ctx, nap.Name, agent.BashOptions{Command: "cat kept.txt"})
+	must(err)
+	if res.Stdout != "kept\n" || listed(t, m, nap.Name) != StatusActive {
+		t.Fatalf("the call after the idle stop: %+v, status %s", res, listed(t, m, nap.Name))
+	}
+	_, err = m.Delete(ctx, nap.Name, true)
+	must(err)
 
 	// delete: nothing of the sandbox is left
 	_, err = m.Delete(ctx, c.Name, true)
