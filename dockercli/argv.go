@@ -103,11 +103,15 @@ func containerArgs(a []string, s box.Spec, f Flavor) []string {
 	for _, o := range s.SecurityOpt {
 		a = append(a, "--security-opt", o)
 	}
-	if s.PidsLimit > 0 {
-		a = append(a, "--pids-limit", strconv.Itoa(s.PidsLimit))
+	pids, ulimits := s.PidsLimit, s.Ulimits
+	if s.Isolation != nil && pids > 0 {
+		pids, ulimits = gvisorPids(pids, ulimits)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Ulimits)) {
-		a = append(a, "--ulimit", k+"="+s.Ulimits[k])
+	if pids > 0 {
+		a = append(a, "--pids-limit", strconv.Itoa(pids))
+	}
+	for _, k := range slices.Sorted(maps.Keys(ulimits)) {
+		a = append(a, "--ulimit", k+"="+ulimits[k])
 	}
 	if s.Memory != "" {
 		a = append(a, "--memory", s.Memory)

@@ -42,6 +42,24 @@ func TestRunArgsIsStableAndComplete(t *testing.T) {
 	}
 }
 
+// Under gVisor the sandbox's processes are bounded by RLIMIT_NPROC, which
+// gVisor's kernel enforces, and the engine's pids limit leaves room for
+// gVisor's own threads.
+func TestRunArgsPidsUnderGVisor(t *testing.T) {
+	spec := box.Spec{Name: "c", Image: "i", PidsLimit: 128, Ulimits: map[string]string{"nofile": "1024:1024", "nproc": "9:9"}, Isolation: &box.Isolation{Runtime: "runsc"}}
+	want := []string{"run", "-d", "--name", "c", "--runtime", "runsc", "--pids-limit", "2176", "--ulimit", "nofile=1024:1024", "--ulimit", "nproc=128:128", "i"}
+	if got := RunArgs(spec, Podman); !slices.Equal(got, want) {
+		t.Errorf("RunArgs:\n got %q\nwant %q", got, want)
+	}
+	if spec.Ulimits["nproc"] != "9:9" {
+		t.Errorf("the spec's ulimits changed: %v", spec.Ulimits)
+	}
+	spec.PidsLimit = 0
+	if got := RunArgs(spec, Docker); slices.Contains(got, "--pids-limit") || !slices.Contains(got, "nproc=9:9") {
+		t.Errorf("no pids limit: %q", got)
+	}
+}
+
 func TestExecArgs(t *testing.T) {
 	got := ExecArgs("c", box.ExecSpec{User: "1000:1000", Workdir: "/src", Interactive: true, TTY: true, Env: map[string]string{"Z": "1", "A": "2"}, Cmd: []string{"sh", "-c", "echo hi"}})
 	want := []string{"exec", "-i", "-t", "--user", "1000:1000", "--workdir", "/src", "--env", "A=2", "--env", "Z=1", "c", "sh", "-c", "echo hi"}

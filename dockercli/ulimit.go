@@ -32,3 +32,37 @@ func podmanUlimits(set map[string]string) map[string]string {
 	}
 	return out
 }
+
+// gVisor's kernel runs as host threads in the container's cgroup, so the
+// engine's pids limit counts them rather than the sandbox's processes:
+// measured here on runsc's ptrace platform, about 80 in a sandbox at rest
+// and 12-13 more for each process it runs. When that limit refuses gVisor
+// one of its own threads the whole sandbox ends (gvisor#2490: a service
+// starting under --pids-limit 128 did, and so did a fork bomb). gVisor's
+// kernel does enforce RLIMIT_NPROC for the sandbox's own user, failing a
+// fork with EAGAIN as Linux does, and under gVisor that count is the
+// sandbox's alone (under runc it is shared with every container of the
+// same uid). So under gVisor the sandbox's processes are bounded by
+// RLIMIT_NPROC, and the engine's limit bounds gVisor's threads with room
+// for that many processes.
+const (
+	gvisorThreadsPerProcess = 16
+	gvisorThreadsAtRest     = 128
+)
+
+// gvisorPids is a spec's pids limit and ulimits under gVisor: pids
+// processes as RLIMIT_NPROC, and the cgroup's limit sized for gVisor's
+// threads.
+func gvisorPids(pids int, ulimits map[string]string) (int, map[string]string) {
+	out := map[string]string{}
+	maps.Copy(out, ulimits)
+	n := strconv.Itoa(pids)
+	out["nproc"] = n + ":" + n
+	return GVisorHostPids(pids), out
+}
+
+// GVisorHostPids is the engine's pids limit of a gVisor sandbox allowed
+// pids processes.
+func GVisorHostPids(pids int) int {
+	return pids*gvisorThreadsPerProcess + gvisorThreadsAtRest
+}
