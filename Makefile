@@ -9,7 +9,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker e2e-cluster e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -37,24 +37,30 @@ check-unit:
 #
 # With the cluster up, the suites that talk to engines run two at a time,
 # since they spend most of their time waiting on an engine rather than on
-# the 2 cores: the attack table beside the rest of the integration tests,
-# then the bats suites on Docker beside those on the cluster (apart from any
-# Docker sandbox of the integration tests: `pause --all-repos` is among
-# them), then the benchmarks' smoke run. Each suite's output is printed
+# the 2 cores: the gVisor runs (the longest) beside the attack table and
+# then the rest of the integration tests, then the bats suites on Docker beside those on the
+# cluster (apart from any other Docker sandbox: `pause --all-repos` is among
+# them), then the tools suite under gVisor beside the benchmarks' smoke run. Each suite's output is printed
 # whole when it ends. The binary is built once, before any suite runs it.
 test: lint unit fuzz image build
 	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
 
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest integration-gvisor
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-gvisor integration-attacks integration-rest
 	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-docker e2e-cluster
-	$(BENCH_SMOKE)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-gvisor bench-smoke
 
 e2e-docker:
 	$(E2E)
 
 e2e-cluster:
 	$(E2E_K8S)
+
+# The agent-tools suite again, every sandbox under gVisor, through one of
+# its two MCP clients (the other is about the client, not the sandbox).
+E2E_GVISOR = LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox)' e2e/tools.bats
+e2e-gvisor: build image
+	$(E2E_GVISOR)
 
 # The agent-tools and review suites again, on the cluster (kubernetes.bats,
 # part of e2e, has the lifecycle there).
@@ -104,10 +110,10 @@ integration-attacks: image
 integration-rest: image
 	$(INTEGRATION) -skip '$(ATTACKS)' ./...
 
-# The image matrix again, every sandbox under gVisor (runsc registered with
-# docker: scripts/gvisor.sh, which .ci/run calls).
+# The image matrix and the attack table again, every sandbox under gVisor
+# (runsc registered with docker: scripts/gvisor.sh, which .ci/run calls).
 integration-gvisor: image
-	LITTERBOX_TEST_ISOLATION=gvisor $(INTEGRATION) -run '^TestMatrix' ./internal/sandbox
+	LITTERBOX_TEST_ISOLATION=gvisor $(INTEGRATION) -run '^TestMatrix|$(ATTACKS)' ./internal/sandbox
 
 E2E = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
 e2e: build image

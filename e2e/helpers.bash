@@ -15,6 +15,9 @@ load '/usr/lib/bats/bats-file/load'
 
 LITTERBOX=${LITTERBOX:-"$BATS_TEST_DIRNAME/../bin/litterbox"}
 RUNTIME=${LITTERBOX_RUNTIME:-docker}
+# LITTERBOX_E2E_ISOLATION=gvisor runs every sandbox of the suite under gVisor
+# (make e2e-gvisor): the user's config asks for it, as a user's would.
+ISOLATION=${LITTERBOX_E2E_ISOLATION:-}
 export LITTERBOX
 
 # Repositories made by this test; teardown cleans up after each.
@@ -40,6 +43,14 @@ common_setup() {
   git config --global user.email "e2e@litterbox.invalid"
   git config --global init.defaultBranch main
   git config --global advice.detachedHead false
+  if [ -n "$ISOLATION" ]; then
+    mkdir -p "$XDG_CONFIG_HOME/litterbox"
+    printf '[docker]\nisolation = "%s"\n' "$ISOLATION" >"$XDG_CONFIG_HOME/litterbox/config.toml"
+    # Podman passes runsc its flags itself (docs/security.md).
+    if [ "$RUNTIME" = podman ]; then
+      printf 'gvisor-flags = ["network=none", "host-uds=open"]\n' >>"$XDG_CONFIG_HOME/litterbox/config.toml"
+    fi
+  fi
   # shellcheck disable=SC2119 # no arguments: the default basename
   make_repo
   REPO=$MADE_REPO

@@ -205,6 +205,9 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 		defer cancelExec()
 	}
 	v := m.startAct(execCtx, cancelExec, c)
+	if c.watchEnd {
+		defer m.watchEnd(execCtx, slug, v.abort)()
+	}
 	w, r := protocol.NewWriter(v.inW), protocol.NewReader(v.outR)
 	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
 		return nil, v.stop(ctx, err)
@@ -327,6 +330,9 @@ type call struct {
 	limNote string
 	sec     *secrets.Values
 	req     *protocol.Request
+	// watchEnd: the sandbox runs under gVisor, where an exec does not
+	// end with the sandbox (watchesEnd).
+	watchEnd bool
 }
 
 // outputLimit is how many bytes of each output stream the call's result
@@ -349,7 +355,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	if err != nil {
 		return nil, err
 	}
-	c := &call{slug: slug, a: a, st: st, h: h}
+	c := &call{slug: slug, a: a, st: st, h: h, watchEnd: watchesEnd(rec)}
 	var specs map[string]config.SecretSpec
 	c.lim, specs, c.limNote = m.CallConfig(ctx, rec)
 	if c.sec, err = m.Secrets.Resolve(ctx, specs); err != nil {

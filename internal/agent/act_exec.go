@@ -25,6 +25,12 @@ type actExec struct {
 	outR       *io.PipeReader
 	done       chan error
 	cancelExec context.CancelFunc
+
+	mu sync.Mutex
+	// ended is why the conversation was cut when the sandbox ended under
+	// it (watchEnd): the reads and writes then fail only as its
+	// consequence.
+	ended *EndedError
 }
 
 // startAct starts the helper's act for c in the sandbox.
@@ -60,7 +66,12 @@ func (v *actExec) stop(ctx context.Context, err error) error {
 	var engine *box.Error
 	var exited *helperExitError
 	execErr := <-v.done
+	v.mu.Lock()
+	ended := v.ended
+	v.mu.Unlock()
 	switch {
+	case ended != nil:
+		return ended
 	case errors.As(execErr, &engine):
 		return v.m.execError(ctx, v.slug, execErr)
 	case errors.As(execErr, &exited):
@@ -75,6 +86,11 @@ func (v *actExec) stop(ctx context.Context, err error) error {
 
 // abort cuts a conversation whose helper does not answer in time.
 func (v *actExec) abort(err error) {
+	v.mu.Lock()
+	if e, ok := err.(*EndedError); ok && v.ended == nil {
+		v.ended = e
+	}
+	v.mu.Unlock()
 	v.inW.CloseWithError(err)
 	v.outR.CloseWithError(err)
 	v.cancelExec()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -57,13 +58,22 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
-	res, err := m.BoxOf(n).Exec(ctx, box.ExecSpec{
+	ectx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	if rec, _ := m.Store().Load(slug); watchesEnd(rec) {
+		defer m.watchEnd(ectx, slug, cut)()
+	}
+	res, err := m.BoxOf(n).Exec(ectx, box.ExecSpec{
 		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
 		Env: map[string]string{"LITTERBOX_SESSION": tok},
 	}, o.Streams)
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	_, _ = m.helperTool(kctx, slug, io.Discard, protocol.CmdKill{Mark: "LITTERBOX_SESSION=" + tok})
+	var ended *EndedError
+	if errors.As(context.Cause(ectx), &ended) {
+		return 0, ended
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return 130, nil // interrupted: the session is over
