@@ -38,20 +38,12 @@ func idleStop(w *watch.Watcher, idle time.Duration) {
 // sandboxCPU sums the CPU time (clock ticks) of the sandbox's processes but
 // PID 1, and says whether a call's helper is running.
 func sandboxCPU() (ticks uint64, calling bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, false
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == 1 {
+	for pid, p := range procgroup.ReadTable() {
+		if pid == 1 {
 			continue
 		}
-		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			p, _ := procgroup.ParseStat(stat)
-			ticks += p.CPU
-		}
-		if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil {
+		ticks += p.CPU
+		if cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
 			if args := bytes.Split(cmd, []byte{0}); len(args) > 1 && string(args[1]) == "act" {
 				calling = true
 			}

@@ -16,7 +16,17 @@ func TestParseStat(t *testing.T) {
 	if !ok || !z.Zombie || z.PPID != 1 || z.Start != 55 {
 		t.Fatalf("zombie: %+v, %v", z, ok)
 	}
-	for _, bad := range []string{"", "12 sh S 1", "x (sh) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0", "7 (sh) S 1 2 3"} {
+	// The CPU time is utime + stime, fields 14 and 15, counted after the
+	// command name (what the idle stop sums).
+	for stat, want := range map[string]uint64{
+		"42 (sh) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 9 9 9 9":      10,
+		"7 (a (b) c) R 1 7 7 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 9 9 9 9": 300,
+	} {
+		if c, ok := ParseStat([]byte(stat)); !ok || c.CPU != want {
+			t.Errorf("the CPU of %q is %d (%v), want %d", stat, c.CPU, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "12 sh S 1", "1 (x) S 1", "garbage", "x (sh) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0", "7 (sh) S 1 2 3"} {
 		if _, ok := ParseStat([]byte(bad)); ok {
 			t.Errorf("ParseStat(%q) accepted", bad)
 		}
