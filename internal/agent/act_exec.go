@@ -27,10 +27,10 @@ type actExec struct {
 	cancelExec context.CancelFunc
 
 	mu sync.Mutex
-	// ended is why the conversation was cut when the sandbox ended under
-	// it (watchEnd): the reads and writes then fail only as its
-	// consequence.
-	ended *EndedError
+	// cut is why abort ended the conversation (a helper that did not
+	// answer in time, a sandbox that ended under it): the reads and writes
+	// then fail only as its consequence ("read/write on closed pipe").
+	cut error
 }
 
 // startAct starts the helper's act for c in the sandbox.
@@ -58,8 +58,9 @@ func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc,
 }
 
 // stop ends the conversation after err and returns the failure to report:
-// the engine's refusal of the exec (no such container, paused) when there
-// was one, since err is then only its consequence; else err.
+// why abort cut it, or the engine's refusal of the exec (no such
+// container, paused) when there was one, since err is then only their
+// consequence; else err.
 func (v *actExec) stop(ctx context.Context, err error) error {
 	v.inW.CloseWithError(err)
 	v.outR.CloseWithError(err)
@@ -67,11 +68,11 @@ func (v *actExec) stop(ctx context.Context, err error) error {
 	var exited *helperExitError
 	execErr := <-v.done
 	v.mu.Lock()
-	ended := v.ended
+	cut := v.cut
 	v.mu.Unlock()
 	switch {
-	case ended != nil:
-		return ended
+	case cut != nil:
+		return cut
 	case errors.As(execErr, &engine):
 		return v.m.execError(ctx, v.slug, execErr)
 	case errors.As(execErr, &exited):
@@ -84,11 +85,12 @@ func (v *actExec) stop(ctx context.Context, err error) error {
 	return err
 }
 
-// abort cuts a conversation whose helper does not answer in time.
+// abort cuts a conversation whose helper does not answer in time, or
+// whose sandbox ended under it; the first cause is the one stop reports.
 func (v *actExec) abort(err error) {
 	v.mu.Lock()
-	if e, ok := err.(*EndedError); ok && v.ended == nil {
-		v.ended = e
+	if v.cut == nil {
+		v.cut = err
 	}
 	v.mu.Unlock()
 	v.inW.CloseWithError(err)

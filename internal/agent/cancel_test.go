@@ -3,6 +3,9 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -57,5 +60,29 @@ func TestWatchCancelBounds(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Second):
 		t.Fatal("watchCancel did not return when the result came")
+	}
+}
+
+// A conversation abort cut fails with abort's cause, the first one, not
+// with the closed pipe its reads and writes then meet.
+func TestAbortCauseIsReported(t *testing.T) {
+	late := errors.New("the sandbox did not end the command within 10s of the cancel")
+	ended := &EndedError{Slug: "work", Container: "c", ExitCode: 137}
+	for _, causes := range [][]error{{ended, late}, {late, ended}} {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		v := &actExec{inW: inW, outR: outR, done: make(chan error, 1), cancelExec: func() {}}
+		for _, c := range causes {
+			v.abort(c)
+		}
+		_, _, rerr := protocol.NewReader(outR).Next()
+		if _, werr := outW.Write([]byte("x")); !errors.Is(werr, causes[0]) || rerr == nil {
+			t.Fatalf("after abort: read %v, write %v", rerr, werr)
+		}
+		inR.Close()
+		v.done <- context.Canceled
+		if err := v.stop(context.Background(), fmt.Errorf("reading the sandbox's answer: %w", rerr)); err != causes[0] {
+			t.Errorf("stop = %v, want %v", err, causes[0])
+		}
 	}
 }
