@@ -58,11 +58,5 @@ func gvisorPids(pids int, ulimits map[string]string) (int, map[string]string) {
 	maps.Copy(out, ulimits)
 	n := strconv.Itoa(pids)
 	out["nproc"] = n + ":" + n
-	return GVisorHostPids(pids), out
-}
-
-// GVisorHostPids is the engine's pids limit of a gVisor sandbox allowed
-// pids processes.
-func GVisorHostPids(pids int) int {
-	return pids*gvisorThreadsPerProcess + gvisorThreadsAtRest
+	return pids*gvisorThreadsPerProcess + gvisorThreadsAtRest, out
 }
