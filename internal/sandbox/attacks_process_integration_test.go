@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/services"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
 // processAttacks are the attack table's rows for a call's processes and PID 1 (issue 27, items 7 and 9).
@@ -112,6 +113,43 @@ var processAttacks = []attack{
 			if n := loopers(t, e, tag); n == 0 {
 				t.Errorf("background %s was killed by the end of an unrelated call", tag)
 			}
+		}
+	}},
+	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		e.m.Config.Idle = 10 * time.Second
+		_, err := e.m.Create(ctx, CreateOptions{Name: "nap"})
+		e.m.Config.Idle = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.m.Delete(context.WithoutCancel(ctx), "nap", true)
+		// A script's process is named after its file (15 bytes at most):
+		// fields after a ')' that a parser reading up to the first ')'
+		// would take for the state, the parent and CPU times.
+		forged := "/tmp/) R 0 0 0 99 99"
+		script := fmt.Sprintf(`printf '#!/bin/sh\nsleep 600\n' > %q && chmod +x %[1]q && exec %[1]q`, forged)
+		if _, err := e.m.Background(ctx, "nap", "forged", agent.BashOptions{Command: script}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.m.Bash(ctx, "nap", agent.BashOptions{Command: "sleep 1; grep -c '^) R 0 0 0 99 99$' /proc/[0-9]*/comm | grep -c ':1$'"})
+		if err != nil || res.Stdout != "1\n" {
+			t.Fatalf("the forged process is not running: %+v %v", res, err)
+		}
+		for deadline := time.Now().Add(60 * time.Second); status(t, e, "nap") != StatusIdle; time.Sleep(time.Second) {
+			if time.Now().After(deadline) {
+				t.Fatalf("a sandbox of idle 10s with a forged process asleep is %s after a minute", status(t, e, "nap"))
+			}
+		}
+		res, err = e.m.Bash(ctx, "nap", agent.BashOptions{Command: "echo woke > woke.txt"})
+		if err != nil || res.Snapshot == "" {
+			t.Fatalf("the call after the idle stop: %+v %v", res, err)
+		}
+		if files := testenv.Git(t, e.m.Root, "show", "--name-only", "--format=", res.Snapshot); files != "woke.txt" {
+			t.Errorf("the waking call's commit holds %q, want woke.txt alone", files)
+		}
+		if st := status(t, e, "nap"); st != StatusActive {
+			t.Errorf("after the call the sandbox is %s", st)
 		}
 	}},
 }
