@@ -108,6 +108,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		return nil
 	case protocol.CmdKill:
 		procgroup.KillMarked(c.Mark)
+	case protocol.CmdAwake:
+		watch.Ask(&protocol.WatchCut{Peek: true})
 	case protocol.CmdProbe:
 		return printJSON(stdout, probe())
 	case protocol.CmdProxy:

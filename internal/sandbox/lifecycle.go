@@ -301,6 +301,9 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	if err := m.Proxies().Follow(ctx, slug, b.Name, false); err != nil {
 		return o, err
 	}
+	if err := m.awake(ctx, b, in.Labels); err != nil {
+		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
+	}
 	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
 	// A started container has lost its processes: start the services again,
 	// as create did, unless its setup failed (then create started none).
@@ -321,6 +324,17 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	}
 	o.Message += fmt.Sprintf(" Started %d service(s).", len(states))
 	return o, nil
+}
+
+// awake starts the idle clock of a sandbox that stops itself when idle: its
+// PID 1 counts from the first question, and resume is a start no call may
+// follow.
+func (m *Manager) awake(ctx context.Context, b box.Box, labels map[string]string) error {
+	if l := labelLimits(labels); l == nil || l.Idle == "" {
+		return nil
+	}
+	_, err := ExecChecked(ctx, b, box.ExecSpec{Cmd: m.Helper.Argv(protocol.CmdAwake{})})
+	return err
 }
 
 // Scope selects sandboxes for the bulk forms of pause and resume.

@@ -62,7 +62,8 @@ func TestIntegrationHostLimits(t *testing.T) {
 
 // [limits] idle: PID 1 stops a sandbox that had no call and used no CPU for
 // that long; list says so, and the next call starts it again with its
-// files, as does a person's exec.
+// files, as does a person's exec, and a resume that no call follows stops
+// again.
 func TestIntegrationIdleStop(t *testing.T) {
 	ctx := context.Background()
 	m := repoManager(t, testenv.Files{"README.md": "hi\n", ".litterbox.toml": "[limits]\nidle = \"10s\"\n"}, "")
@@ -97,4 +98,11 @@ func TestIntegrationIdleStop(t *testing.T) {
 	if out := exec(t, m, "nap", "cat again.txt"); out != "again\n" {
 		t.Fatalf("a person's exec after the idle stop: %q", out)
 	}
+	// A resume that no call follows starts the idle clock itself (PID 1
+	// counts from the first question it is asked).
+	waitIdle()
+	if o, err := m.Resume(ctx, "nap"); err != nil || o.Status != StatusActive {
+		t.Fatalf("resume after the idle stop: %+v %v", o, err)
+	}
+	waitIdle()
 }

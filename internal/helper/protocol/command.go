@@ -56,6 +56,7 @@ var commands = []command{
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
 	{name: "prepare", args: "UID DIR...", variadic: true, help: "give each DIR to UID (run as root)", parse: parsePrepare},
 	{name: "kill", args: "NAME=VALUE", help: "kill every process with that variable, and those below", parse: parseKill},
+	{name: "awake", help: "start PID 1's idle clock now (resume asks it; a call\ndoes it by asking PID 1 what changed)", parse: func([]string) (Command, error) { return CmdAwake{}, nil }},
 	{name: "probe", help: "what the sandbox offers, as JSON", parse: func([]string) (Command, error) { return CmdProbe{}, nil }},
 	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
 		parse: func(a []string) (Command, error) { return CmdProxy{a[0], a[1]}, nil }},
@@ -191,6 +192,11 @@ func parseInit(a []string) (Command, error) {
 type CmdAct struct{}
 
 func (CmdAct) Argv() []string { return []string{"act"} }
+
+// CmdAwake starts PID 1's idle clock, as a call's first question does.
+type CmdAwake struct{}
+
+func (CmdAwake) Argv() []string { return []string{"awake"} }
 
 // CmdProbe reports what the sandbox offers, as a Probe.
 type CmdProbe struct{}
