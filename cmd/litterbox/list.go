@@ -86,6 +86,9 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 		return err
 	}
 	for _, s := range list {
+		if s.Agent != nil {
+			fmt.Fprintf(e.stdout, "%s: an agent runs: %s (since %s, litterbox run process %d)\n", s.Name, agenttext.Inert(agenttext.Elide(s.Agent.Command, 100)), s.Agent.Since.Local().Format(time.DateTime), s.Agent.PID)
+		}
 		if len(s.Refused) > 0 {
 			fmt.Fprintf(e.stdout, "%s: its egress proxy refused %s\n", s.Name, egressproxy.RefusedSummary(s.Refused))
 		}

@@ -103,6 +103,9 @@ func (e *env) printAudit(ctx context.Context, name string, asJSON bool) error {
 		if entry.Error != "" {
 			fmt.Fprintf(e.stdout, "    error: %s\n", agenttext.Inert(entry.Error))
 		}
+		if entry.ExitCode != nil {
+			fmt.Fprintf(e.stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), plural(len(entry.Commits), "commit", "commits"), shortIDs(entry.Commits))
+		}
 		for _, host := range slices.Sorted(maps.Keys(entry.Refused)) {
 			fmt.Fprintf(e.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), entry.Refused[host])
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -33,6 +34,9 @@ type Action struct {
 	// secrets are known: a value is masked before the detail is cut, so
 	// no piece of one survives the cut.
 	Kind, Detail string
+	// Counted: the message is Kind, Detail's first line and the count of
+	// paths the commit holds ("run: claude (3 files)").
+	Counted bool
 	// Output, when set, gets the command's output as it comes, uncapped;
 	// the result keeps the head and tail of each stream all the same.
 	Output *Output
@@ -169,8 +173,19 @@ func shownAct(h *HelperBinary, a Action, spec box.ExecSpec, sec *secrets.Values)
 	return nil
 }
 
-// commitMessage is the snapshot message of a, its secrets masked.
-func (a Action) commitMessage(sec *secrets.Values) string {
+// commitMessage is the snapshot message of a committing paths, its
+// secrets masked.
+func (a Action) commitMessage(sec *secrets.Values, paths int) string {
+	if a.Counted {
+		// The subject keeps the count, the body the whole command.
+		full := agenttext.Cap(sec.Redact(a.Detail), agenttext.MaxMessage)
+		short := agenttext.Elide(agenttext.FirstLine(full), 50)
+		msg := hostrepo.CommitMessage(a.Kind, fmt.Sprintf("%s (%d %s)", short, paths, plural(paths, "file")))
+		if short != strings.TrimSpace(full) {
+			msg += "\n" + agenttext.Inert(full) + "\n"
+		}
+		return msg
+	}
 	if a.Kind != "" {
 		return hostrepo.CommitMessage(a.Kind, sec.Redact(a.Detail))
 	}
@@ -229,7 +244,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	}
 	store := m.SnapStore(slug, c.lim)
 	store.Secrets = c.sec
-	taken, snapErr := store.Take(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, a.commitMessage(c.sec))
+	taken, snapErr := store.TakeCounted(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, func(paths int) string { return a.commitMessage(c.sec, paths) })
 	if snapErr != nil {
 		// The index may hold changes no commit has: rebuild it next time.
 		store.Forget(&c.st)

@@ -21,33 +21,68 @@ type ExecOptions struct {
 	Interactive bool
 	TTY         bool
 	Streams     box.Streams
+	// Secrets: the command's environment holds the sandbox's secrets, as
+	// an agent's bash call's does.
+	Secrets bool
 }
 
 // Exec runs a command in the sandbox as the sandbox user, streaming its
 // output, and returns its exit code.
 func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, error) {
-	slug, err := m.Resolve(name)
+	slug, n, err := m.running(ctx, name)
 	if err != nil {
 		return 0, err
 	}
-	wd := o.Workdir
-	if wd == "" {
-		wd = hostrepo.Workdir
+	return m.session(ctx, slug, n, o, nil)
+}
+
+// running resolves name to a sandbox that runs, starting it again when
+// it stopped for being idle, and returns its slug and container.
+func (m *Agent) running(ctx context.Context, name string) (slug string, n hostrepo.Names, err error) {
+	slug, err = m.Resolve(name)
+	if err != nil {
+		return "", n, err
 	}
 	// The exec's stderr is the user's terminal: ask the engine first, so a
 	// missing, paused or unreachable sandbox is one clear line, not docker's
 	// message followed by ours.
 	n, in, err := m.OwnContainer(ctx, slug)
 	if err != nil {
-		return 0, err
+		return "", n, err
 	}
 	if in.State != "running" {
 		if in.ExitCode != protocol.IdleExit || in.State == "paused" || m.Wake == nil {
-			return 0, NotRunning(slug, in.State)
+			return "", n, NotRunning(slug, in.State)
 		}
 		if err := m.Wake(ctx, slug); err != nil {
-			return 0, fmt.Errorf("sandbox '%s' stopped after being idle, and starting it again failed: %w", slug, err)
+			return "", n, fmt.Errorf("sandbox '%s' stopped after being idle, and starting it again failed: %w", slug, err)
 		}
+	}
+	return slug, n, nil
+}
+
+// session runs o's command in sandbox slug (named n) until it ends, alongside (when
+// set) running beside it with env, the session's marker, and then kills every
+// process the session started. It returns the command's exit code, 130
+// when ctx ended it.
+func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o ExecOptions, alongside func(ctx context.Context, env map[string]string)) (int, error) {
+	wd := o.Workdir
+	if wd == "" {
+		wd = hostrepo.Workdir
+	}
+	// Through the helper: on a terminal the command starts once it has
+	// the person's size, and a command not in the image is told plainly.
+	h, _, err := m.helperFor(ctx, slug)
+	if err != nil {
+		return 0, err
+	}
+	spec := box.ExecSpec{Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: h.Argv(protocol.CmdSized{Cmd: o.Cmd})}
+	if o.Secrets {
+		sec, err := m.secretsFor(ctx, slug)
+		if err != nil {
+			return 0, err
+		}
+		spec.Secrets = sec.Env()
 	}
 	// Every process of the session carries a marker, so whatever ends it (its
 	// end, Ctrl-C, SIGTERM, a closed terminal) what it started is killed:
@@ -58,15 +93,22 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
+	spec.Env = map[string]string{"LITTERBOX_SESSION": tok}
 	ectx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	if rec, _ := m.Store().Load(slug); watchesEnd(rec) {
 		defer m.watchEnd(ectx, slug, cut)()
 	}
-	res, err := m.BoxOf(n).Exec(ectx, box.ExecSpec{
-		Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: o.Cmd,
-		Env: map[string]string{"LITTERBOX_SESSION": tok},
-	}, o.Streams)
+	beside := make(chan struct{})
+	actx, stopBeside := context.WithCancel(ectx)
+	if alongside != nil {
+		go func() { defer close(beside); alongside(actx, map[string]string{"LITTERBOX_SESSION": tok}) }()
+	} else {
+		close(beside)
+	}
+	res, err := m.BoxOf(n).Exec(ectx, spec, o.Streams)
+	stopBeside()
+	<-beside
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	_, _ = m.helperTool(kctx, slug, io.Discard, protocol.CmdKill{Mark: "LITTERBOX_SESSION=" + tok})

@@ -77,9 +77,18 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := strings.Repeat("x", agenttext.MaxMessage-5) + "hunter2-long-value and more"
-	got := Action{Kind: "bash", Detail: cmd}.commitMessage(sec)
+	got := Action{Kind: "bash", Detail: cmd}.commitMessage(sec, 1)
 	if strings.Contains(got, "hunt") || !strings.Contains(got, "***") {
 		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
+	}
+	// A run's message holds the command's first line and the count.
+	got = Action{Kind: RunKind, Detail: "claude --token hunter2-long-value\nmore", Counted: true}.commitMessage(sec, 3)
+	if got != "run: claude --token *** (3 files)\n\nclaude --token ***\nmore\n" {
+		t.Errorf("a run's message: %q", got)
+	}
+	got = Action{Kind: RunKind, Detail: "claude", Counted: true}.commitMessage(sec, 1)
+	if got != "run: claude (1 file)\n" {
+		t.Errorf("a run's message: %q", got)
 	}
 }
 

@@ -37,7 +37,19 @@ type Entry struct {
 	// Refused counts, by host:port, the connections the sandbox's egress
 	// proxy refused during the call.
 	Refused map[string]int `json:"refused,omitempty"`
+	// ExitCode and Commits end a `litterbox run` session's entry: its
+	// command's exit status and the commits it made (its start has status
+	// "started" and neither).
+	ExitCode *int     `json:"exit_code,omitempty"`
+	Commits  []string `json:"commits,omitempty"`
 }
+
+// Statuses of an entry.
+const (
+	StatusOK      = "ok"
+	StatusError   = "error"
+	StatusStarted = "started" // a run session began; its end is another entry
+)
 
 // elidedArguments are the tool arguments that carry file contents: the log
 // keeps their size and digest, not the text.

@@ -89,6 +89,9 @@ type Config struct {
 	// agent's result keeps: the first half and the last, the middle elided
 	// (the whole stream is saved in the sandbox).
 	OutputLimit int64
+	// AgentCommand is what `litterbox run NAME` runs when no command is
+	// given: the project's agent, as an argv.
+	AgentCommand []string
 	// Files are the config files this was read from, relative to the root
 	// (the user's own config by its absolute path).
 	Files []string

@@ -308,6 +308,9 @@ func (fc *fileConfig) applyLimits(cfg *Config) {
 	setSize(&cfg.MaxFileSize, fc.Snapshot.MaxFileSize)
 	setSize(&cfg.MaxCallSize, fc.Snapshot.MaxCallSize)
 	setSize(&cfg.OutputLimit, fc.Agent.OutputLimit)
+	if fc.Agent.Command != nil {
+		cfg.AgentCommand = fc.Agent.Command
+	}
 	if len(d.Env) > 0 {
 		if cfg.Env == nil {
 			cfg.Env = map[string]string{}

@@ -44,6 +44,7 @@ type fileConfig struct {
 	} `toml:"snapshot"`
 	Agent struct {
 		OutputLimit *byteSize `toml:"output-limit"`
+		Command     []string  `toml:"command"`
 	} `toml:"agent"`
 	Network struct {
 		Mode   *string   `toml:"mode"`

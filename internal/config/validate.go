@@ -61,6 +61,9 @@ func (c Config) validate() error {
 	if err := CheckOutputLimit(c.OutputLimit); err != nil {
 		return &Error{File: file, Key: "agent.output-limit", Msg: err.Error()}
 	}
+	if c.AgentCommand != nil && (len(c.AgentCommand) == 0 || c.AgentCommand[0] == "") {
+		return &Error{File: file, Key: "agent.command", Msg: `want the agent's command line as a list, its program first, such as ["claude"]`}
+	}
 	byEnv := map[string]string{}
 	for _, p := range c.Ports {
 		if other, ok := byEnv[p.EnvSuffix()]; ok {

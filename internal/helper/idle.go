@@ -56,7 +56,8 @@ func (c *idleClock) idleAt(now time.Time, asked int64, cpu uint64, calling bool)
 }
 
 // sandboxCPU sums the CPU time (clock ticks) of the sandbox's processes but
-// PID 1, and says whether a call's helper is running.
+// PID 1, and says whether a call's helper is running, or a `litterbox run`
+// session's (whose agent may wait at a prompt for its person, using no CPU).
 func sandboxCPU() (ticks uint64, calling bool) {
 	for pid, p := range procgroup.ReadTable() {
 		if pid == 1 {
@@ -64,7 +65,7 @@ func sandboxCPU() (ticks uint64, calling bool) {
 		}
 		ticks += p.CPU
 		if cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
-			if args := bytes.Split(cmd, []byte{0}); len(args) > 1 && string(args[1]) == "act" {
+			if args := bytes.Split(cmd, []byte{0}); len(args) > 1 && (string(args[1]) == "act" || string(args[1]) == "settle") {
 				calling = true
 			}
 		}

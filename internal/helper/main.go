@@ -108,6 +108,10 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		return nil
 	case protocol.CmdKill:
 		procgroup.KillMarked(c.Mark)
+	case protocol.CmdSettle:
+		return settle(c, stdin, stdout)
+	case protocol.CmdSized:
+		return sized(c.Cmd)
 	case protocol.CmdAwake:
 		watch.Ask(&protocol.WatchCut{Peek: true})
 	case protocol.CmdProbe:

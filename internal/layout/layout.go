@@ -54,6 +54,10 @@ func (l Layout) CacheEntry(key string) string { return filepath.Join(l.Cache(), 
 // Trust records which committed configurations a human trusted.
 func (l Layout) Trust() string { return filepath.Join(l.dir, "trust.json") }
 
+// Session marks a sandbox's running `litterbox run` session (see
+// HoldSession).
+func (l Layout) Session(slug string) string { return filepath.Join(l.dir, "sessions", slug) }
+
 // Audit is the log of every agent call.
 func (l Layout) Audit() string { return filepath.Join(l.dir, "audit.jsonl") }
 
@@ -62,7 +66,7 @@ func (l Layout) Audit() string { return filepath.Join(l.dir, "audit.jsonl") }
 // one open locks a file nobody uses any more, which is harmless once the
 // sandbox is gone.
 func (l Layout) PerSandbox(slug string) []string {
-	return []string{l.Snapshot(slug), l.Index(slug), l.Ignore(slug), l.TmpOf(slug), l.Lock(slug), l.Lock(slug + ".services"), l.Ahead(slug)}
+	return []string{l.Snapshot(slug), l.Index(slug), l.Ignore(slug), l.TmpOf(slug), l.Lock(slug), l.Lock(slug + ".services"), l.Ahead(slug), l.Session(slug)}
 }
 
 // Identity is the repository's identity file, in the git dir common to

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every per-sandbox path is under the state directory and names the
@@ -21,5 +22,28 @@ func TestPerSandbox(t *testing.T) {
 	}
 	if got := Identity("/r/.git"); got != "/r/.git/litterbox/repo-id.json" {
 		t.Errorf("identity at %s", got)
+	}
+}
+
+// A held session is seen, and refuses a second, until released.
+func TestHoldSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions", "work")
+	if h := Session(path); h != nil {
+		t.Fatalf("no session yet, but %+v", h)
+	}
+	since := time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
+	release, other, err := HoldSession(path, Holder{Call: "run: claude", Since: since, PID: 42})
+	if err != nil || other != nil {
+		t.Fatalf("hold: %v %+v", err, other)
+	}
+	if h := Session(path); h == nil || h.Call != "run: claude" || h.PID != 42 || !h.Since.Equal(since) {
+		t.Fatalf("the held session reads %+v", h)
+	}
+	if r2, other, err := HoldSession(path, Holder{Call: "run: codex"}); err != nil || r2 != nil || other == nil || other.Call != "run: claude" {
+		t.Fatalf("a second hold: %v %+v", err, other)
+	}
+	release()
+	if h := Session(path); h != nil {
+		t.Fatalf("released, but %+v", h)
 	}
 }

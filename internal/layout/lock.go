@@ -135,3 +135,39 @@ func release(f *os.File) func() {
 		f.Close()
 	}
 }
+
+// HoldSession marks a `litterbox run` session of a sandbox, at path, as
+// running for as long as this process holds it: until end is called,
+// or the process dies (the kernel drops the lock). When another process
+// holds it, it returns that session's holder and no end.
+func HoldSession(path string, h Holder) (end func(), other *Holder, err error) {
+	f, err := openLock(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if err != syscall.EWOULDBLOCK {
+			return nil, nil, err
+		}
+		o := readHolder(f)
+		return nil, &o, nil
+	}
+	writeHolder(f, h)
+	return release(f), nil, nil
+}
+
+// Session is the running session held at path, nil when none is.
+func Session(path string) *Holder {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return nil
+	}
+	h := readHolder(f)
+	return &h
+}

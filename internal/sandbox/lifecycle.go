@@ -65,9 +65,28 @@ type Info struct {
 	// Isolation is "gvisor" for a sandbox under gVisor, else "container"
 	// (or empty, for a sandbox of another repository or an older record).
 	Isolation string `json:"isolation,omitempty"`
+	// Agent is the `litterbox run` session running in the sandbox, if one
+	// is: its command, since when, and the host process that holds it.
+	Agent *RunSession `json:"agent,omitempty"`
 	// ours: the sandbox is this repository's (another repository may
 	// have had the same path).
 	ours bool
+}
+
+// RunSession is a `litterbox run` session as list shows it.
+type RunSession struct {
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+	PID     int       `json:"pid"`
+}
+
+// sessionOf is the run session live in sandbox slug, nil when none is.
+func (m *Manager) sessionOf(slug string) *RunSession {
+	h := layout.Session(m.Layout().Session(slug))
+	if h == nil {
+		return nil
+	}
+	return &RunSession{Command: strings.TrimPrefix(h.Call, agent.RunKind+": "), Since: h.Since, PID: h.PID}
 }
 
 var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts, LabelLimits}
@@ -134,6 +153,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
 		})
+		if ours {
+			out[len(out)-1].Agent = m.sessionOf(slug)
+		}
 	}
 	// Branches and records with no container: the container was removed
 	// behind our back.

@@ -151,6 +151,9 @@ func Replace(argv []string, dir string, env []string) error {
 	return syscall.Exec(path, argv, env)
 }
 
+// NotFound reports whether Replace failed for want of the command.
+func NotFound(err error) bool { return errors.Is(err, exec.ErrNotFound) }
+
 // Spawn starts argv in a session of its own, stdio on /dev/null, and does
 // not wait for it: a detached exec (docker exec -d) where the engine has
 // none. PID 1 reaps it.

@@ -56,6 +56,8 @@ var commands = []command{
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
 	{name: "prepare", args: "UID DIR...", variadic: true, help: "give each DIR to UID (run as root)", parse: parsePrepare},
 	{name: "kill", args: "NAME=VALUE", help: "kill every process with that variable, and those below", parse: parseKill},
+	{name: "settle", args: "QUIET MOST", help: "print a line each time /src changed and then stayed\nstill for QUIET ms (or kept changing for MOST ms);\nwait for a line on stdin after each (litterbox run)", parse: parseSettle},
+	{name: "sized", args: "CMD...", variadic: true, help: "run CMD once the terminal on stdin has a size (docker\nexec -t sets it just after the start)", parse: parseSized},
 	{name: "awake", help: "start PID 1's idle clock now (resume asks it; a call\ndoes it by asking PID 1 what changed)", parse: func([]string) (Command, error) { return CmdAwake{}, nil }},
 	{name: "probe", help: "what the sandbox offers, as JSON", parse: func([]string) (Command, error) { return CmdProbe{}, nil }},
 	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
@@ -192,6 +194,34 @@ func parseInit(a []string) (Command, error) {
 type CmdAct struct{}
 
 func (CmdAct) Argv() []string { return []string{"act"} }
+
+// CmdSettle tells, a line at a time, when the changes under /src have
+// settled: still for Quiet, or changing for Most.
+type CmdSettle struct{ Quiet, Most time.Duration }
+
+func (c CmdSettle) Argv() []string {
+	return []string{"settle", strconv.FormatInt(c.Quiet.Milliseconds(), 10), strconv.FormatInt(c.Most.Milliseconds(), 10)}
+}
+
+func parseSettle(a []string) (Command, error) {
+	n, err := counts(a...)
+	if err != nil {
+		return nil, err
+	}
+	return CmdSettle{Quiet: time.Duration(n[0]) * time.Millisecond, Most: time.Duration(n[1]) * time.Millisecond}, nil
+}
+
+// CmdSized runs Cmd once the terminal on stdin has a size.
+type CmdSized struct{ Cmd []string }
+
+func (c CmdSized) Argv() []string { return append([]string{"sized"}, c.Cmd...) }
+
+func parseSized(a []string) (Command, error) {
+	if len(a) == 0 {
+		return nil, errSynopsis
+	}
+	return CmdSized{Cmd: slices.Clone(a)}, nil
+}
 
 // CmdAwake starts PID 1's idle clock, as a call's first question does.
 type CmdAwake struct{}

@@ -33,6 +33,9 @@ func TestCommandArgv(t *testing.T) {
 		{CmdPrepare{"1000", []string{"/src", "/home/litterbox"}}, "prepare 1000 /src /home/litterbox"},
 		{CmdCopy{[]CopyPair{{"/src", "/other/src"}, {"/home/litterbox", "/other/home"}}}, "copy /src /other/src /home/litterbox /other/home"},
 		{CmdKill{"LITTERBOX_SESSION=x"}, "kill LITTERBOX_SESSION=x"},
+		{CmdSettle{1500 * time.Millisecond, 30 * time.Second}, "settle 1500 30000"},
+		{CmdAwake{}, "awake"},
+		{CmdSized{[]string{"claude", "--resume"}}, "sized claude --resume"},
 		{CmdProbe{}, "probe"},
 		{CmdProxy{"unix:/run/litterbox/egress.sock", "a.com,*.b:443"}, "proxy unix:/run/litterbox/egress.sock a.com,*.b:443"},
 		{CmdVersion{}, "version"},
@@ -134,7 +137,7 @@ func validCommands(s []string, n int) []Command {
 		env = append(env, e)
 	}
 	return []Command{
-		CmdInit{}, CmdAct{}, CmdAwake{}, CmdProbe{}, CmdVersion{},
+		CmdInit{}, CmdAct{}, CmdAwake{}, CmdSized{slices.Clone(s)}, CmdSettle{Quiet: 1500 * time.Millisecond, Most: 30 * time.Second}, CmdProbe{}, CmdVersion{},
 		CmdCat{at(0), n}, CmdRead{at(0), n, n / 2, n / 3}, CmdLs{at(0), n%2 == 1, n},
 		CmdGlob{at(0), at(1), n}, CmdGrep{at(0), at(1), at(2), n},
 		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},

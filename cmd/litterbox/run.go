@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/audit"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// runOptions are what run was asked.
+type runOptions struct {
+	Name string
+	Cmd  []string // empty: [agent] command
+}
+
+func newRunCommand(p *program) *cobra.Command {
+	return &cobra.Command{
+		Use:   "run NAME [-- CMD [ARG...]]",
+		Short: "Run an agent (or any command) inside a sandbox, committing what it changes as it works",
+		Long: `Run CMD inside the sandbox, as the sandbox user, in /src, with the sandbox's
+environment and secrets, on your terminal (Ctrl-C and the window size pass
+through), until it exits; litterbox exits with its status. Without CMD, run
+starts the project's agent, [agent] command in the config.
+
+While it runs, what it changed is committed to the sandbox's branch each time
+the files have been still for a moment (and at least every 30 s while they
+keep changing), as "run: CMD (N files)", and once more when it exits. When it
+exits (or litterbox is interrupted), every process it started is stopped. If
+litterbox itself is killed, nothing is lost: the sandbox's next call commits
+what is left. The agent never runs on your machine: review and take its work
+with diff, log and apply, as for an agent that works through MCP.`,
+		Example: `  litterbox run fix-login -- claude
+  litterbox run fix-login                 # [agent] command = ["claude"]
+  litterbox run fix-login -- sh -c 'make test'`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: p.nameArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 && cmd.ArgsLenAtDash() != 1 {
+				return usagef("run: put -- between the sandbox name and the command (litterbox run NAME -- CMD...)")
+			}
+			return runRun(cmd.Context(), p.env, runOptions{Name: args[0], Cmd: args[1:]})
+		},
+	}
+}
+
+// runRun runs the session and reports it: in the audit log (its start and
+// its end), and on stderr once it is over.
+func runRun(ctx context.Context, e *env, o runOptions) error {
+	m, err := e.manager(ctx)
+	if err != nil {
+		return err
+	}
+	cmd := o.Cmd
+	if len(cmd) == 0 {
+		if m.ConfigErr != nil {
+			return m.ConfigErr
+		}
+		if cmd = m.Config.AgentCommand; len(cmd) == 0 {
+			return usagef("run: no command: give one after -- (litterbox run %s -- claude), or name the project's agent with [agent] command in %s", o.Name, config.LocalFile)
+		}
+	}
+	slug, err := hostrepo.ParseName(o.Name)
+	if err != nil {
+		return err
+	}
+	line := runner.Join(cmd)
+	start := time.Now()
+	entry := audit.Entry{Time: start.UTC(), Tool: "run", Sandbox: slug, Arguments: map[string]any{"command": line}, Status: audit.StatusStarted, PID: os.Getpid()}
+	e.audit(m, entry)
+	trail := &runner.Trail{}
+	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
+	res, err := m.Run(e.sayWaiting(runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
+		Cmd: cmd, Interactive: true, TTY: tty, Secrets: true,
+		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
+	}})
+	entry.Status, entry.DurationMS, entry.Commands = audit.StatusOK, time.Since(start).Milliseconds(), trail.Commands()
+	if res != nil {
+		entry.ExitCode, entry.Commits = &res.ExitCode, res.Commits
+	}
+	if err != nil {
+		entry.Status, entry.Error = audit.StatusError, err.Error()
+	}
+	e.audit(m, entry)
+	if res != nil {
+		e.reportRun(m, slug, line, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return exitCode(res.ExitCode)
+	}
+	return nil
+}
+
+// audit appends a session's entry; a log that cannot be written is said,
+// and the session goes on.
+func (e *env) audit(m *sandbox.Manager, entry audit.Entry) {
+	if err := m.AppendAudit(entry); err != nil {
+		fmt.Fprintf(e.stderr, "litterbox: audit log: %v\n", err)
+	}
+}
+
+// reportRun says what a session committed.
+func (e *env) reportRun(m *sandbox.Manager, slug, line string, res *agent.RunResult) {
+	branch := m.Names(slug).Branch
+	switch len(res.Commits) {
+	case 0:
+		fmt.Fprintf(e.stderr, "litterbox: run: %s changed nothing git would track; %s is as it was\n", line, branch)
+	default:
+		fmt.Fprintf(e.stderr, "litterbox: run: %d %s on %s (%s); litterbox diff %s shows them\n", len(res.Commits), plural(len(res.Commits), "commit", "commits"), branch, shortIDs(res.Commits), slug)
+	}
+}
+
+// shortIDs lists commit ids shortened, the first and last of a long list.
+func shortIDs(ids []string) string {
+	short := make([]string, len(ids))
+	for i, id := range ids {
+		short[i] = hostrepo.ShortID(id)
+	}
+	if len(short) > 4 {
+		return short[0] + " ... " + short[len(short)-1]
+	}
+	return strings.Join(short, " ")
+}
