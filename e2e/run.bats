@@ -107,6 +107,11 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   assert_equal "$status" 7
   assert_equal "$(git show litterbox/w:from-stdin.txt)" piped
   assert_equal "$stderr" "litterbox: run: 1 commit on litterbox/w ($(git rev-parse --short=12 litterbox/w)); litterbox diff w shows them"
+  # create --run: made, then run, in one step.
+  run --separate-stderr lb create made -q --run -- sh -c 'echo made > made.txt; exit 4' </dev/null
+  assert_equal "$status" 4
+  assert_output --partial "Created sandbox 'made'"
+  assert_equal "$(git show litterbox/made:made.txt)" made
 }
 
 @test "run: [agent] command is the default; without one, one line says what to do" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,12 +16,15 @@ import (
 type createOptions struct {
 	Name, Base, Network, Isolation string
 	JSON, Quiet, OverLimit         bool
+	// Run starts RunCmd (default [agent] command) in it once made.
+	Run    bool
+	RunCmd []string
 }
 
 func newCreateCommand(p *program) *cobra.Command {
 	var o createOptions
 	cmd := &cobra.Command{
-		Use:   "create NAME",
+		Use:   "create NAME [--run [-- CMD [ARG...]]]",
 		Short: "Create a sandbox from HEAD (or --base) with its own branch",
 		Long: `Create a sandbox: a branch litterbox/NAME at HEAD (or --base), and a container
 holding that commit's tree at /src, made from devcontainer.json,
@@ -33,12 +37,26 @@ cache), then the configured services start; each [[ports]] entry gets a free
 host port on 127.0.0.1. --base takes a branch (a sandbox's litterbox/NAME
 included), a tag, a remote-tracking branch or a commit id reachable from
 one, optionally with ~N or ^N; the stash, reflog entries (@{...}) and
-other revision syntax are refused.`,
+other revision syntax are refused. With --run, the agent ([agent] command,
+or CMD) then runs in it as litterbox run does.`,
 		Example: `  litterbox create fix-login
-  litterbox create "Try the new parser" --base v1.2.0`,
-		Args: cobra.ExactArgs(1),
+  litterbox create "Try the new parser" --base v1.2.0
+  litterbox create fix-login --run -- claude`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 || len(args) > 1 && o.Run && cmd.ArgsLenAtDash() == 1 {
+				return nil
+			}
+			msg := fmt.Sprintf("accepts 1 arg(s), received %d", len(args))
+			if len(args) > 1 {
+				msg += "; a command to run goes after --run and -- (litterbox create NAME --run -- CMD...)"
+			}
+			return errors.New(msg)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
+			o.Name, o.RunCmd = args[0], args[1:]
+			if o.Run && o.JSON {
+				return usagef("create: --run takes the terminal for the agent, so --json cannot go with it")
+			}
 			return runCreate(cmd.Context(), p.env, o)
 		},
 	}
@@ -48,6 +66,7 @@ other revision syntax are refused.`,
 	cmd.Flags().BoolVar(&o.OverLimit, "over-limit", false, "create it even when the repository has [limits] sandboxes already (agents cannot)")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	cmd.Flags().BoolVarP(&o.Quiet, "quiet", "q", false, "do not show progress")
+	cmd.Flags().BoolVar(&o.Run, "run", false, "then run the agent in it (litterbox run): [agent] command, or the command after --")
 	return cmd
 }
 
@@ -62,7 +81,10 @@ func runCreate(ctx context.Context, e *env, o createOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.reportCreated(c, o.JSON)
+	if err := e.reportCreated(c, o.JSON); err != nil || !o.Run {
+		return err
+	}
+	return runRun(ctx, e, runOptions{Name: c.Name, Cmd: o.RunCmd})
 }
 
 // showProgress shows create's steps, and a project image's build log, on
