@@ -25,6 +25,9 @@ type Proxy struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Refused, when set, is told of each refused host and port.
 	Refused func(host string, port int)
+	// Inject, when set, gives hosts the secrets they may receive (see
+	// Injector).
+	Inject *Injector
 
 	once      sync.Once
 	transport *http.Transport
@@ -96,6 +99,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.allowed(w, host, port) {
 		return
 	}
+	// A secret goes over TLS to its hosts only: its placeholder is
+	// refused here, whatever the host.
+	if secret := p.Inject.Holds(r.Header); secret != "" {
+		p.Inject.leaked(w, secret, host)
+		return
+	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port)) // the name that was checked
 	// Not the request's context: a client that half-closes after its
 	// request (nc, HTTP/1.0 tools) would cancel it. Writing the answer to a
@@ -132,6 +141,12 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	if !p.allowed(w, host, port) {
 		return
 	}
+	if p.Inject.Terminates(host) {
+		if down := hijack(w); down != nil {
+			p.Inject.serve(down, host, port, p.dial)
+		}
+		return
+	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	// As for plain requests: a client that half-closes must not cancel
 	// the dial.
@@ -140,33 +155,53 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "litterbox egress proxy: "+addr+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
+	down := hijack(w)
+	if down == nil {
+		up.Close()
+		return
+	}
+	Splice(up, down)
+}
+
+// hijack answers a CONNECT and takes its connection, with what the
+// client sent after it; nil when it cannot.
+func hijack(w http.ResponseWriter) net.Conn {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
-		up.Close()
 		http.Error(w, "litterbox egress proxy: cannot tunnel on this connection", http.StatusInternalServerError)
-		return
+		return nil
 	}
 	down, buf, err := hj.Hijack()
 	if err != nil {
-		up.Close()
-		return
+		return nil
 	}
 	if _, err := down.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
-		up.Close()
 		down.Close()
-		return
+		return nil
 	}
 	// What the client sent after its CONNECT (a TLS hello, pipelined)
 	// is already buffered.
-	if n := buf.Reader.Buffered(); n > 0 {
-		pending, _ := buf.Reader.Peek(n)
-		if _, err := up.Write(pending); err != nil {
-			up.Close()
-			down.Close()
-			return
-		}
+	if buf.Reader.Buffered() == 0 {
+		return down
 	}
-	Splice(up, down)
+	pending, _ := buf.Reader.Peek(buf.Reader.Buffered())
+	return &prefixed{Conn: down, r: io.MultiReader(bytes.NewReader(bytes.Clone(pending)), down)}
+}
+
+// prefixed is a connection whose first bytes were read already.
+type prefixed struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c *prefixed) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// CloseWrite ends the writing half, as Splice passes a side's end on.
+func (c *prefixed) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Conn.Close()
 }
 
 // Splice copies both ways, passing on each side's end of writing, until

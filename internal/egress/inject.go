@@ -1,0 +1,338 @@
+package egress
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A secret that names hosts to receive it never enters the sandbox: the
+// sandbox's variable holds a placeholder, and the egress proxy, which
+// alone holds the value, puts the value in place of the placeholder in
+// the headers of requests to those hosts. To read those headers it ends
+// the sandbox's TLS itself, for those hosts only, with certificates of a
+// CA made for the sandbox (which the sandbox trusts, and which may sign
+// for those hosts only), and talks TLS to the real host, verified as any
+// client would. Every other host's TLS stays end to end, unread.
+
+// Injection is one secret that hosts receive in place of its placeholder.
+type Injection struct {
+	Name        string   // the secret's name, for the log
+	Placeholder string   // what the sandbox holds instead
+	Value       string   // the secret
+	Hosts       []string // who may receive it: host names, lower case
+}
+
+// Injector ends TLS for the hosts of its injections and puts each secret
+// in place of its placeholder in their requests' headers.
+type Injector struct {
+	CA         *CA
+	Injections []Injection
+	// RootCAs verify the hosts; nil is the system's roots.
+	RootCAs *x509.CertPool
+	// Used, when set, is told of each request that received a secret, and
+	// Leaked of each request refused for holding a placeholder its host
+	// may not receive.
+	Used, Leaked func(secret, host string)
+
+	mu     sync.Mutex
+	leaves map[string]*tls.Certificate
+	once   sync.Once
+	client *http.Transport
+}
+
+// Terminates reports whether the proxy ends TLS for host: a host that
+// receives a secret.
+func (in *Injector) Terminates(host string) bool {
+	if in == nil {
+		return false
+	}
+	for _, j := range in.Injections {
+		if slices.Contains(j.Hosts, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// Hosts are the hosts of every injection, sorted, without repeats.
+func (in *Injector) Hosts() []string {
+	var hs []string
+	for _, j := range in.Injections {
+		hs = append(hs, j.Hosts...)
+	}
+	slices.Sort(hs)
+	return slices.Compact(hs)
+}
+
+// rewrite puts, in h, each secret that host may receive in place of its
+// placeholder; a placeholder host may not receive is refused: it names the
+// secret.
+func (in *Injector) rewrite(h http.Header, host string) (refused string) {
+	for _, j := range in.Injections {
+		if !headerHolds(h, j.Placeholder) {
+			continue
+		}
+		if !slices.Contains(j.Hosts, host) {
+			return j.Name
+		}
+		for k, vs := range h {
+			for i, v := range vs {
+				h[k][i] = strings.ReplaceAll(v, j.Placeholder, j.Value)
+			}
+		}
+		if in.Used != nil {
+			in.Used(j.Name, host)
+		}
+	}
+	return ""
+}
+
+// Holds names the first secret whose placeholder is in h, "" when none is.
+func (in *Injector) Holds(h http.Header) string {
+	if in == nil {
+		return ""
+	}
+	for _, j := range in.Injections {
+		if headerHolds(h, j.Placeholder) {
+			return j.Name
+		}
+	}
+	return ""
+}
+
+func headerHolds(h http.Header, s string) bool {
+	for _, vs := range h {
+		for _, v := range vs {
+			if strings.Contains(v, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leaked refuses a plain request holding a secret's placeholder.
+func (in *Injector) leaked(w http.ResponseWriter, secret, host string) {
+	if in.Leaked != nil {
+		in.Leaked(secret, host)
+	}
+	w.Header().Set("X-Litterbox-Refused", host)
+	http.Error(w, leakText(secret, host), http.StatusForbidden)
+}
+
+// leakedTLS refuses, on the sandbox's TLS connection, a request holding
+// the placeholder of a secret its host may not receive.
+func (in *Injector) leakedTLS(conn io.Writer, secret, host string) {
+	if in.Leaked != nil {
+		in.Leaked(secret, host)
+	}
+	msg := leakText(secret, host) + "\n"
+	fmt.Fprintf(conn, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Litterbox-Refused: %s\r\n\r\n%s", len(msg), host, msg)
+}
+
+// leakText is what a client sending a placeholder where it may not go
+// reads.
+func leakText(secret, host string) string {
+	return fmt.Sprintf("litterbox: refused: the request holds the placeholder of secret %s, which %s may not receive (and plain http receives none)", secret, host)
+}
+
+// serve speaks TLS as host to the sandbox on down, whose CONNECT was to
+// host:port, and relays each request to the real host with the secrets it
+// may receive, until either side ends.
+func (in *Injector) serve(down net.Conn, host string, port int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) {
+	defer down.Close()
+	conn := tls.Server(down, &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		NextProtos: []string{"http/1.1"}, // requests are read one by one
+		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+			return in.leaf(host)
+		},
+	})
+	if err := conn.Handshake(); err != nil {
+		return // the client did not trust the CA, or gave up
+	}
+	in.once.Do(func() {
+		in.client = &http.Transport{
+			Proxy:                 nil,
+			DialContext:           dial,
+			TLSClientConfig:       &tls.Config{RootCAs: in.RootCAs, MinVersion: tls.VersionTLS12},
+			ForceAttemptHTTP2:     false,
+			MaxIdleConns:          16,
+			IdleConnTimeout:       30 * time.Second,
+			ResponseHeaderTimeout: 5 * time.Minute,
+		}
+	})
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	r := bufio.NewReader(conn)
+	for {
+		req, err := http.ReadRequest(r)
+		if err != nil {
+			return
+		}
+		if secret := in.rewrite(req.Header, host); secret != "" {
+			in.leakedTLS(conn, secret, host)
+			return
+		}
+		if !in.relay(conn, req, addr) {
+			return
+		}
+	}
+}
+
+// relay sends req to addr over TLS and writes the answer to the sandbox;
+// false when the connection cannot go on.
+func (in *Injector) relay(conn net.Conn, req *http.Request, addr string) bool {
+	defer req.Body.Close()
+	out := req.Clone(context.Background())
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host = "https", addr
+	out.Host = req.Host
+	removeHopHeaders(out.Header)
+	resp, err := in.client.RoundTrip(out)
+	if err != nil {
+		msg := "litterbox egress proxy: " + addr + ": " + err.Error() + "\n"
+		fmt.Fprintf(conn, "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(msg), msg)
+		return false
+	}
+	defer resp.Body.Close()
+	removeHopHeaders(resp.Header)
+	resp.Close = req.Close
+	if err := resp.Write(conn); err != nil {
+		return false
+	}
+	return !req.Close
+}
+
+// leaf is host's certificate, signed by the CA, made once.
+func (in *Injector) leaf(host string) (*tls.Certificate, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if c := in.leaves[host]; c != nil {
+		return c, nil
+	}
+	c, err := in.CA.Sign(host)
+	if err != nil {
+		return nil, err
+	}
+	if in.leaves == nil {
+		in.leaves = map[string]*tls.Certificate{}
+	}
+	in.leaves[host] = c
+	return c, nil
+}
+
+// CA is a sandbox's own certificate authority: it may sign for its hosts
+// only (a name constraint every TLS client checks), so that its key,
+// were it ever taken, would vouch for nothing else.
+type CA struct {
+	Cert *x509.Certificate
+	Key  *ecdsa.PrivateKey
+}
+
+// NewCA makes a CA named for a sandbox that may sign for hosts.
+func NewCA(name string, hosts []string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:                serial(),
+		Subject:                     pkix.Name{CommonName: "Litterbox egress CA for " + name, Organization: []string{"Litterbox"}},
+		NotBefore:                   now.Add(-time.Hour),
+		NotAfter:                    now.AddDate(10, 0, 0),
+		KeyUsage:                    x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid:       true,
+		IsCA:                        true,
+		MaxPathLenZero:              true,
+		PermittedDNSDomainsCritical: true,
+		PermittedDNSDomains:         hosts,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, Key: key}, nil
+}
+
+// Sign makes host's certificate.
+func (ca *CA) Sign(host string) (*tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: host},
+		DNSNames:     []string{host},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     ca.Cert.NotAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Certificate{Certificate: [][]byte{der, ca.Cert.Raw}, PrivateKey: key}, nil
+}
+
+// CertPEM is the CA's certificate, for the sandbox to trust.
+func (ca *CA) CertPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})
+}
+
+// KeyPEM is the CA's key, for the proxy alone.
+func (ca *CA) KeyPEM() ([]byte, error) {
+	der, err := x509.MarshalECPrivateKey(ca.Key)
+	if err != nil {
+		return nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+}
+
+// ParseCA reads a CA from its certificate and key in PEM.
+func ParseCA(certPEM, keyPEM []byte) (*CA, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, errors.New("the CA's certificate or key is not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, Key: key}, nil
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	return n
+}
