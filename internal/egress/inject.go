@@ -249,24 +249,16 @@ type CA struct {
 
 // NewCA makes a CA named for a sandbox that may sign for hosts.
 func NewCA(name string, hosts []string) (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:                serial(),
+	der, key, err := issue(&x509.Certificate{
 		Subject:                     pkix.Name{CommonName: "Litterbox egress CA for " + name, Organization: []string{"Litterbox"}},
-		NotBefore:                   now.Add(-time.Hour),
-		NotAfter:                    now.AddDate(10, 0, 0),
+		NotAfter:                    time.Now().AddDate(10, 0, 0),
 		KeyUsage:                    x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
 		BasicConstraintsValid:       true,
 		IsCA:                        true,
 		MaxPathLenZero:              true,
 		PermittedDNSDomainsCritical: true,
 		PermittedDNSDomains:         hosts,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -279,25 +271,33 @@ func NewCA(name string, hosts []string) (*CA, error) {
 
 // Sign makes host's certificate.
 func (ca *CA) Sign(host string) (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: host},
-		DNSNames:     []string{host},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     ca.Cert.NotAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
+	der, key, err := issue(&x509.Certificate{
+		Subject:     pkix.Name{CommonName: host},
+		DNSNames:    []string{host},
+		NotAfter:    ca.Cert.NotAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}, ca)
 	if err != nil {
 		return nil, err
 	}
 	return &tls.Certificate{Certificate: [][]byte{der, ca.Cert.Raw}, PrivateKey: key}, nil
+}
+
+// issue makes a key and a certificate of tmpl for it, signed by ca (by
+// itself when nil), valid from an hour ago (a clock a little behind).
+func issue(tmpl *x509.Certificate, ca *CA) ([]byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.SerialNumber, tmpl.NotBefore = serial(), time.Now().Add(-time.Hour)
+	parent, signer := tmpl, key
+	if ca != nil {
+		parent, signer = ca.Cert, ca.Key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
+	return der, key, err
 }
 
 // CertPEM is the CA's certificate, for the sandbox to trust.
