@@ -114,7 +114,7 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   assert_equal "$(git show litterbox/made:made.txt)" made
 }
 
-@test "run: [agent] command is the default; without one, one line says what to do" {
+@test "run: [agent] command is the default, and doctor finds it in the image; without one, one line says what to do" {
   create w
   run --separate-stderr lb run w
   assert_equal "$status" 2
@@ -125,6 +125,13 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   assert_equal "$(git show litterbox/w:agent.txt)" "from the config"
   run -127 --separate-stderr lb run w -- no-such-agent </dev/null
   assert_equal "${stderr_lines[0]}" "litterbox: no-such-agent is not in the sandbox (not found in its PATH, /usr/local/bin:/usr/bin:/bin): install it in the sandbox's image"
+  # doctor looks for the agent in the image.
+  run lb doctor
+  assert_line --regexp "^ok +agent +sh \(\[agent\] command\) is /bin/sh in $STANDIN_IMAGE\$"
+  printf '[agent]\ncommand = ["claude"]\n' >.litterbox.local.toml
+  run lb doctor
+  assert_failure
+  assert_line --regexp "^fail +agent +claude \(\[agent\] command\) is not in $STANDIN_IMAGE \(not found in its PATH, /usr/local/bin:/usr/bin:/bin\): litterbox run would fail\$"
   run --separate-stderr lb run w extra
   assert_equal "$status" 2
   assert_equal "$stderr" "Error: run: put -- between the sandbox name and the command (litterbox run NAME -- CMD...)"

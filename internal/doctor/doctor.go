@@ -128,9 +128,12 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
 		pm := &sandbox.Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
-		sc := sandboxCheck(ctx, pm, probeCfg, platform)
+		sc, p := sandboxCheck(ctx, pm, probeCfg, platform)
 		checks = append(checks, sc)
 		if sc.Status != box.CheckFail {
+			if len(probeCfg.AgentCommand) > 0 {
+				checks = append(checks, agentCheck(probeCfg, p))
+			}
 			checks = append(checks, isolationCheck(ctx, pm, probeCfg))
 		}
 	}
@@ -188,10 +191,22 @@ func buildCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) (box
 // and asks the helper what it finds: that it runs at all (architecture),
 // that /tmp and /src are writable and /tmp executable, and whether there is
 // a shell.
-func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, platform string) box.Check {
+// agentCheck says whether the project's agent ([agent] command) is in the
+// image, as the probe found it.
+func agentCheck(cfg config.Config, p protocol.Probe) box.Check {
+	program := cfg.AgentCommand[0]
+	if p.Program == "" {
+		return box.Check{Name: "agent", Status: box.CheckFail,
+			Detail: fmt.Sprintf("%s ([agent] command) is not in %s (not found in its PATH, %s): litterbox run would fail", program, cfg.Image, p.Path),
+			Fix:    "install it in the image (see docs/run.md), or change [agent] command"}
+	}
+	return box.Check{Name: "agent", Status: box.CheckOK, Detail: fmt.Sprintf("%s ([agent] command) is %s in %s", program, p.Program, cfg.Image)}
+}
+
+func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, platform string) (box.Check, protocol.Probe) {
 	h := m.Helper
-	fail := func(detail, fix string) box.Check {
-		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}
+	fail := func(detail, fix string) (box.Check, protocol.Probe) {
+		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}, protocol.Probe{}
 	}
 	if platform == "" { // just pulled
 		info, err := box.Images(m.Provider).Image(ctx, cfg.Image)
@@ -204,6 +219,9 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 		return fail(err.Error(), "")
 	}
 	p, detail, fix := runProbe(ctx, m, cfg)
+	warn := func(detail, fix string) (box.Check, protocol.Probe) {
+		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: detail, Fix: fix}, p
+	}
 	switch {
 	case detail != "":
 		return fail(detail, fix)
@@ -214,10 +232,10 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	case !p.SrcWrite:
 		return fail(hostrepo.Workdir+" is not writable by the sandbox user", "set [docker] user in "+config.File+" to a numeric uid:gid the image allows")
 	case !p.Shell:
-		return box.Check{Name: "sandbox", Status: box.CheckWarn, Detail: fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
-			Fix: "use an image with a shell if agents need to run commands"}
+		return warn(fmt.Sprintf("%s runs sandboxes (linux/%s) but has no /bin/sh: bash, exec, shell, services and the setup command are unavailable; read, write, edit, patch, ls, glob and grep work", cfg.Image, p.Arch),
+			"use an image with a shell if agents need to run commands")
 	}
-	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}
+	return box.Check{Name: "sandbox", Status: box.CheckOK, Detail: fmt.Sprintf("%s runs sandboxes: helper on linux/%s as uid %d, /tmp and %s writable, /bin/sh present", cfg.Image, p.Arch, p.User, hostrepo.Workdir)}, p
 }
 
 // runProbe starts a throwaway sandbox container of cfg the way a sandbox
@@ -256,7 +274,11 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 		return p, "/src and the home cannot be given to the sandbox user: " + oneLineErr(err), ""
 	}
 	var out bytes.Buffer
-	res, err := probe.Exec(ctx, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{})}, box.Streams{Stdout: &out})
+	var program string
+	if len(cfg.AgentCommand) > 0 {
+		program = cfg.AgentCommand[0]
+	}
+	res, err := probe.Exec(ctx, box.ExecSpec{Cmd: h.Argv(protocol.CmdProbe{Program: program})}, box.Streams{Stdout: &out})
 	if err == nil && res.ExitCode == 0 {
 		err = json.Unmarshal(out.Bytes(), &p)
 	} else if err == nil {

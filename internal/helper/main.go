@@ -115,7 +115,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdAwake:
 		watch.Ask(&protocol.WatchCut{Peek: true})
 	case protocol.CmdProbe:
-		return printJSON(stdout, probe())
+		return printJSON(stdout, probe(c.Program))
 	case protocol.CmdProxy:
 		return proxy(c.Addr, c.Allow, stdout)
 	case protocol.CmdVersion:
@@ -245,8 +245,11 @@ func prepare(dir, uid string) error {
 	return fmt.Errorf("%s belongs to uid %d and cannot be given to uid %s", dir, st.Uid, uid)
 }
 
-func probe() *protocol.Probe {
+func probe(program string) *protocol.Probe {
 	p := &protocol.Probe{Version: protocol.Version, Arch: runtime.GOARCH, User: os.Getuid(), Kernel: kernelRelease()}
+	if program != "" {
+		p.Program, p.Path = procgroup.Find(program), os.Getenv("PATH")
+	}
 	_, err := os.Stat("/bin/sh")
 	p.Shell = err == nil
 	p.TmpWrite = writable("/tmp")

@@ -151,6 +151,15 @@ func Replace(argv []string, dir string, env []string) error {
 	return syscall.Exec(path, argv, env)
 }
 
+// Find is where program is in this process's PATH, "" when it is not.
+func Find(program string) string {
+	path, err := exec.LookPath(program)
+	if err != nil {
+		return ""
+	}
+	return path
+}
+
 // NotFound reports whether Replace failed for want of the command.
 func NotFound(err error) bool { return errors.Is(err, exec.ErrNotFound) }
 

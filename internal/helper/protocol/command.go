@@ -59,7 +59,7 @@ var commands = []command{
 	{name: "settle", args: "QUIET MOST", help: "print a line each time /src changed and then stayed\nstill for QUIET ms (or kept changing for MOST ms);\nwait for a line on stdin after each (litterbox run)", parse: parseSettle},
 	{name: "sized", args: "CMD...", variadic: true, help: "run CMD once the terminal on stdin has a size (docker\nexec -t sets it just after the start)", parse: parseSized},
 	{name: "awake", help: "start PID 1's idle clock now (resume asks it; a call\ndoes it by asking PID 1 what changed)", parse: func([]string) (Command, error) { return CmdAwake{}, nil }},
-	{name: "probe", help: "what the sandbox offers, as JSON", parse: func([]string) (Command, error) { return CmdProbe{}, nil }},
+	{name: "probe", args: "[PROGRAM]", variadic: true, help: "what the sandbox offers, as JSON (with where PROGRAM is)", parse: parseProbe},
 	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
 		parse: func(a []string) (Command, error) { return CmdProxy{a[0], a[1]}, nil }},
 	{name: "version", help: "the protocol version", parse: func([]string) (Command, error) { return CmdVersion{}, nil }},
@@ -228,10 +228,28 @@ type CmdAwake struct{}
 
 func (CmdAwake) Argv() []string { return []string{"awake"} }
 
-// CmdProbe reports what the sandbox offers, as a Probe.
-type CmdProbe struct{}
+// CmdProbe reports what the sandbox offers, as a Probe, and where Program
+// (an agent's) is found in its PATH when set.
+type CmdProbe struct{ Program string }
 
-func (CmdProbe) Argv() []string { return []string{"probe"} }
+func (c CmdProbe) Argv() []string {
+	if c.Program == "" {
+		return []string{"probe"}
+	}
+	return []string{"probe", c.Program}
+}
+
+func parseProbe(a []string) (Command, error) {
+	switch len(a) {
+	case 0:
+		return CmdProbe{}, nil
+	case 1:
+		if a[0] != "" {
+			return CmdProbe{Program: a[0]}, nil
+		}
+	}
+	return nil, errSynopsis
+}
 
 // CmdVersion prints the protocol version.
 type CmdVersion struct{}

@@ -43,4 +43,8 @@ type Probe struct {
 	// Kernel is the release the sandbox sees (uname -r): gVisor's says
 	// 4.4.0.
 	Kernel string `json:"kernel,omitempty"`
+	// Program is where the program asked about is in the sandbox's PATH,
+	// "" when it is not there (see Path).
+	Program string `json:"program,omitempty"`
+	Path    string `json:"path,omitempty"`
 }
