@@ -34,10 +34,10 @@ import (
 
 // Injection is one secret that hosts receive in place of its placeholder.
 type Injection struct {
-	Name        string   // the secret's name, for the log
-	Placeholder string   // what the sandbox holds instead
-	Value       string   // the secret
-	Hosts       []string // who may receive it: host names, lower case
+	Name        string   `json:"name"`        // the secret's name, for the log
+	Placeholder string   `json:"placeholder"` // what the sandbox holds instead
+	Value       string   `json:"value"`       // the secret
+	Hosts       []string `json:"hosts"`       // who may receive it: host names, lower case
 }
 
 // Injector ends TLS for the hosts of its injections and puts each secret

@@ -62,16 +62,16 @@ func newInjectEnv(t *testing.T, trustUpstream bool) *injectEnv {
 		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, upstream)
 		},
-		Inject: &Injector{
-			CA: ca, RootCAs: roots,
-			Injections: []Injection{
-				{Name: "KEY", Placeholder: "litterbox-secret-KEY-0123456789abcdef", Value: "sk-real-value", Hosts: []string{"api.test"}},
-				{Name: "MORE", Placeholder: "litterbox-secret-MORE-fedcba9876543210", Value: "more-real", Hosts: []string{"more.test"}},
-			},
-			Used:   func(s, h string) { e.mu.Lock(); e.used = append(e.used, s+"@"+h); e.mu.Unlock() },
-			Leaked: func(s, h string) { e.mu.Lock(); e.leaked = append(e.leaked, s+"@"+h); e.mu.Unlock() },
-		},
 	}
+	p.Load(&Injector{
+		CA: ca, RootCAs: roots,
+		Injections: []Injection{
+			{Name: "KEY", Placeholder: "litterbox-secret-KEY-0123456789abcdef", Value: "sk-real-value", Hosts: []string{"api.test"}},
+			{Name: "MORE", Placeholder: "litterbox-secret-MORE-fedcba9876543210", Value: "more-real", Hosts: []string{"more.test"}},
+		},
+		Used:   func(s, h string) { e.mu.Lock(); e.used = append(e.used, s+"@"+h); e.mu.Unlock() },
+		Leaked: func(s, h string) { e.mu.Lock(); e.leaked = append(e.leaked, s+"@"+h); e.mu.Unlock() },
+	})
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	proxyURL, _ := url.Parse(srv.URL)

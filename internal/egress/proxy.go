@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -25,9 +26,9 @@ type Proxy struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Refused, when set, is told of each refused host and port.
 	Refused func(host string, port int)
-	// Inject, when set, gives hosts the secrets they may receive (see
-	// Injector).
-	Inject *Injector
+	// inject, once loaded, gives hosts the secrets they may receive (see
+	// Injector): the host sends them after the proxy starts.
+	inject atomic.Pointer[Injector]
 
 	once      sync.Once
 	transport *http.Transport
@@ -68,6 +69,12 @@ func (p *Proxy) checkAddress(host, address string) error {
 	return fmt.Errorf("%s resolves to %s, which is not listed itself", host, ip)
 }
 
+// Load has the proxy give hosts the secrets of in from now on.
+func (p *Proxy) Load(in *Injector) { p.inject.Store(in) }
+
+// Loaded is the injector the proxy uses, nil before a Load.
+func (p *Proxy) Loaded() *Injector { return p.inject.Load() }
+
 func (p *Proxy) init() {
 	p.once.Do(func() {
 		p.transport = &http.Transport{
@@ -101,8 +108,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A secret goes over TLS to its hosts only: its placeholder is
 	// refused here, whatever the host.
-	if secret := p.Inject.Holds(r.Header); secret != "" {
-		p.Inject.leaked(w, secret, host)
+	in := p.inject.Load()
+	if secret := in.Holds(r.Header); secret != "" {
+		in.leaked(w, secret, host)
 		return
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port)) // the name that was checked
@@ -141,9 +149,9 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	if !p.allowed(w, host, port) {
 		return
 	}
-	if p.Inject.Terminates(host) {
+	if in := p.inject.Load(); in.Terminates(host) {
 		if down := hijack(w); down != nil {
-			p.Inject.serve(down, host, port, p.dial)
+			in.serve(down, host, port, p.dial)
 		}
 		return
 	}

@@ -117,7 +117,9 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdProbe:
 		return printJSON(stdout, probe(c.Program))
 	case protocol.CmdProxy:
-		return proxy(c.Addr, c.Allow, stdout)
+		return proxy(c, stdout)
+	case protocol.CmdInject:
+		return inject(c.Control, stdin, stdout)
 	case protocol.CmdVersion:
 		fmt.Fprintln(stdout, protocol.Version)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,9 +19,11 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
-// proxy serves the egress proxy on addr (host:port, or unix:PATH) for the
-// allowlist entries in allow (comma-separated) until the process ends.
-func proxy(addr, allow string, stdout io.Writer) error {
+// proxy serves the egress proxy on c.Addr (host:port, or unix:PATH) for
+// the allowlist entries in c.Allow (comma-separated) until the process
+// ends, taking the secrets it injects on c.Control when set.
+func proxy(c protocol.CmdProxy, stdout io.Writer) error {
+	addr, allow := c.Addr, c.Allow
 	var entries []string
 	if allow != "" {
 		entries = strings.Split(allow, ",")
@@ -36,6 +39,17 @@ func proxy(addr, allow string, stdout io.Writer) error {
 		defer mu.Unlock()
 		_ = enc.Encode(egress.Refusal{Time: time.Now().UTC(), Refused: net.JoinHostPort(host, strconv.Itoa(port))})
 	}}
+	if c.Control != "" {
+		ctl, err := net.Listen("unix", c.Control)
+		if err != nil {
+			return err
+		}
+		trust := ""
+		if path, ok := strings.CutPrefix(addr, "unix:"); ok {
+			trust = filepath.Dir(path)
+		}
+		go serveControl(ctl, p, trust)
+	}
 	var l net.Listener
 	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
 		os.Remove(path)
@@ -78,4 +92,68 @@ func forwardEgress(socket string) {
 			egress.Splice(c, up)
 		}()
 	}
+}
+
+// serveControl takes, on l, the secrets the proxy injects (an
+// egress.Secrets message, then the end of the writer's half): from then on
+// the proxy gives them to their hosts, and the sandbox's trust files in
+// trustDir (the socket's directory, which the sandbox mounts) hold its CA.
+// Each message replaces the last (the host sends them again after a
+// restart). The answer is "ok", or the reason.
+func serveControl(l net.Listener, p *egress.Proxy, trustDir string) {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			return
+		}
+		err = loadSecrets(conn, p, trustDir)
+		answer := "ok\n"
+		if err != nil {
+			answer = err.Error() + "\n"
+		}
+		_, _ = io.WriteString(conn, answer)
+		conn.Close()
+	}
+}
+
+func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string) error {
+	s, err := egress.ReadSecrets(r)
+	if err != nil {
+		return err
+	}
+	in, err := s.Injector()
+	if err != nil {
+		return err
+	}
+	if trustDir != "" {
+		if err := egress.WriteTrust(trustDir, []byte(s.CACert)); err != nil {
+			return fmt.Errorf("writing the sandbox's trust files: %w", err)
+		}
+	}
+	p.Load(in)
+	return nil
+}
+
+// inject sends the secrets on stdin to the egress proxy's control socket
+// and reports its answer.
+func inject(control string, stdin io.Reader, stdout io.Writer) error {
+	conn, err := net.DialTimeout("unix", control, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("the egress proxy does not take secrets: %w", err)
+	}
+	defer conn.Close()
+	if _, err := io.Copy(conn, io.LimitReader(stdin, egress.MaxSecrets+1)); err != nil {
+		return err
+	}
+	if err := conn.(*net.UnixConn).CloseWrite(); err != nil {
+		return err
+	}
+	answer, err := io.ReadAll(io.LimitReader(conn, 4<<10))
+	if err != nil {
+		return err
+	}
+	if a := strings.TrimSpace(string(answer)); a != "ok" {
+		return fmt.Errorf("the egress proxy refused the secrets: %s", a)
+	}
+	return nil
 }

@@ -60,8 +60,9 @@ var commands = []command{
 	{name: "sized", args: "CMD...", variadic: true, help: "run CMD once the terminal on stdin has a size (docker\nexec -t sets it just after the start)", parse: parseSized},
 	{name: "awake", help: "start PID 1's idle clock now (resume asks it; a call\ndoes it by asking PID 1 what changed)", parse: func([]string) (Command, error) { return CmdAwake{}, nil }},
 	{name: "probe", args: "[PROGRAM]", variadic: true, help: "what the sandbox offers, as JSON (with where PROGRAM is)", parse: parseProbe},
-	{name: "proxy", args: "ADDR ALLOW", help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443)",
-		parse: func(a []string) (Command, error) { return CmdProxy{a[0], a[1]}, nil }},
+	{name: "proxy", args: "ADDR ALLOW [CONTROL]", variadic: true, parse: parseProxy,
+		help: "the egress proxy on ADDR for ALLOW (a,b,*.c:443), taking\nthe secrets it injects on the socket CONTROL"},
+	{name: "inject", args: "CONTROL", help: "give the egress proxy on CONTROL the secrets on stdin", parse: func(a []string) (Command, error) { return CmdInject{a[0]}, nil }},
 	{name: "version", help: "the protocol version", parse: func([]string) (Command, error) { return CmdVersion{}, nil }},
 	{name: "untar", args: "DIR", help: "extract the tar on stdin into DIR (docker cp -)", parse: func(a []string) (Command, error) { return CmdUntar{a[0]}, nil }},
 	{name: "with-env", args: "DETACH DIR SECRETS [NAME=VALUE...] -- CMD...", variadic: true, parse: parseWithEnv,
@@ -380,10 +381,33 @@ type CmdUntar struct{ Dir string }
 func (c CmdUntar) Argv() []string { return []string{"untar", c.Dir} }
 
 // CmdProxy serves the egress proxy on Addr for Allow (a,b,*.c:443), kept as
-// the one argument it is: the proxy reads the list itself.
-type CmdProxy struct{ Addr, Allow string }
+// the one argument it is: the proxy reads the list itself. With Control,
+// it takes the secrets it injects on that socket (see CmdInject).
+type CmdProxy struct{ Addr, Allow, Control string }
 
-func (c CmdProxy) Argv() []string { return []string{"proxy", c.Addr, c.Allow} }
+func (c CmdProxy) Argv() []string {
+	if c.Control == "" {
+		return []string{"proxy", c.Addr, c.Allow}
+	}
+	return []string{"proxy", c.Addr, c.Allow, c.Control}
+}
+
+func parseProxy(a []string) (Command, error) {
+	switch {
+	case len(a) == 2:
+		return CmdProxy{Addr: a[0], Allow: a[1]}, nil
+	case len(a) == 3 && a[2] != "":
+		return CmdProxy{Addr: a[0], Allow: a[1], Control: a[2]}, nil
+	}
+	return nil, errSynopsis
+}
+
+// CmdInject gives the egress proxy listening on Control the secrets on
+// stdin (an egress.Secrets message): run in the proxy's container, whose
+// network namespace alone reaches Control, an abstract socket.
+type CmdInject struct{ Control string }
+
+func (c CmdInject) Argv() []string { return []string{"inject", c.Control} }
 
 // CmdPrepare gives each of Dirs (a sandbox's volumes) to the user UID
 // (run as root).

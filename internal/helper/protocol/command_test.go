@@ -38,7 +38,9 @@ func TestCommandArgv(t *testing.T) {
 		{CmdSized{[]string{"claude", "--resume"}}, "sized claude --resume"},
 		{CmdProbe{}, "probe"},
 		{CmdProbe{"claude"}, "probe claude"},
-		{CmdProxy{"unix:/run/litterbox/egress.sock", "a.com,*.b:443"}, "proxy unix:/run/litterbox/egress.sock a.com,*.b:443"},
+		{CmdProxy{"unix:/run/litterbox/egress.sock", "a.com,*.b:443", ""}, "proxy unix:/run/litterbox/egress.sock a.com,*.b:443"},
+		{CmdProxy{"unix:/run/litterbox/egress.sock", "a.com", "@litterbox-egress-control"}, "proxy unix:/run/litterbox/egress.sock a.com @litterbox-egress-control"},
+		{CmdInject{"@litterbox-egress-control"}, "inject @litterbox-egress-control"},
 		{CmdVersion{}, "version"},
 		{CmdUntar{"/src"}, "untar /src"},
 		{CmdWithEnv{Dir: "/src", Cmd: []string{"sh"}}, "with-env 0 /src 0 -- sh"},
@@ -142,7 +144,7 @@ func validCommands(s []string, n int) []Command {
 		CmdCat{at(0), n}, CmdRead{at(0), n, n / 2, n / 3}, CmdLs{at(0), n%2 == 1, n},
 		CmdGlob{at(0), at(1), n}, CmdGrep{at(0), at(1), at(2), n},
 		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},
-		CmdProxy{at(0), at(1)}, CmdPrepare{at(0), []string{at(1)}}, CmdKill{at(0) + "=" + at(1)},
+		CmdProxy{at(0), at(1), ""}, CmdInject{at(0)}, CmdPrepare{at(0), []string{at(1)}}, CmdKill{at(0) + "=" + at(1)},
 		CmdWithEnv{n%2 == 1, dir, n%4 >= 2, env, slices.Clone(s)},
 	}
 }

@@ -496,6 +496,10 @@ const (
 	EgressDir    = "/run/litterbox"
 	EgressSocket = EgressDir + "/egress.sock"
 	EgressPort   = "3128"
+	// EgressControl is where the egress proxy takes its secrets: an
+	// abstract socket, in the proxy container's network namespace, which
+	// the sandbox does not share.
+	EgressControl = "@litterbox-egress-control"
 )
 
 // WatchSocket is where a sandbox's PID 1 answers WatchCut requests: it
