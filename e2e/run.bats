@@ -127,7 +127,7 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   assert_equal "${stderr_lines[0]}" "litterbox: no-such-agent is not in the sandbox (not found in its PATH, /usr/local/bin:/usr/bin:/bin): install it in the sandbox's image"
   # doctor looks for the agent in the image.
   run lb doctor
-  assert_line --regexp "^ok +agent +sh \(\[agent\] command\) is /bin/sh in $STANDIN_IMAGE\$"
+  assert_line --regexp "^warn +agent +sh \(\[agent\] command\) is /bin/sh in $STANDIN_IMAGE, in a sandbox that reaches no host: an agent that calls its API cannot\$"
   printf '[agent]\ncommand = ["claude"]\n' >.litterbox.local.toml
   run lb doctor
   assert_failure

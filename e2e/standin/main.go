@@ -4,7 +4,12 @@
 // seconds with pauses between, leaves a process of its own running in the
 // background, says what it did and exits.
 //
-//	standin [-steps N] [-pause D] [-exit CODE]
+//	standin [-steps N] [-pause D] [-exit CODE] [-api URL -key-env NAME]
+//
+// With -api it also calls its "API" as agents do: a POST to URL with the
+// key from the variable NAME in its Authorization header, and the key in
+// the body too (as an agent might paste it), through HTTPS_PROXY and
+// trusting SSL_CERT_FILE, and prints the answer.
 //
 // It works in the current directory. Interrupted (SIGINT, SIGTERM) it
 // says so and exits 130, leaving what it wrote.
@@ -14,10 +19,13 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -26,6 +34,8 @@ func main() {
 	steps := flag.Int("steps", 4, "files to write, one per step")
 	pause := flag.Duration("pause", 2500*time.Millisecond, "pause after each step")
 	exitCode := flag.Int("exit", 0, "status to exit with")
+	api := flag.String("api", "", "URL of the API to call")
+	keyEnv := flag.String("key-env", "API_KEY", "variable holding the API key")
 	flag.Parse()
 
 	sigs := make(chan os.Signal, 1)
@@ -59,8 +69,29 @@ func main() {
 		fmt.Printf("standin: wrote %s\n", p)
 		time.Sleep(*pause)
 	}
+	if *api != "" {
+		callAPI(*api, os.Getenv(*keyEnv))
+	}
 	fmt.Println("standin: done")
 	os.Exit(*exitCode)
+}
+
+// callAPI posts to url with key, and prints the status and the answer.
+func callAPI(url, key string) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"prompt":"hello","pasted_key":"`+key+`"}`))
+	if err != nil {
+		fail(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println("standin: api error:", err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Printf("standin: api %d: %s\n", resp.StatusCode, strings.TrimSpace(string(body)))
 }
 
 func fail(err error) {

@@ -376,6 +376,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	if c.sec, err = m.Secrets.Resolve(ctx, specs); err != nil {
 		return nil, fmt.Errorf("%w (the call did not run)", err)
 	}
+	c.sec = c.sec.InSandbox(specs, placeholders(rec))
 	over := diskOver(&c.st, c.lim)
 	if over != nil && (a.Op == protocol.OpWrite || a.Op == protocol.OpUpload) {
 		return nil, &DiskFullError{Name: slug, DiskOver: *over}

@@ -38,7 +38,16 @@ func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, e
 		rec = &layout.Record{}
 	}
 	_, specs, _ := m.CallConfig(ctx, rec)
-	return m.Secrets.Resolve(ctx, specs)
+	sec, err := m.Secrets.Resolve(ctx, specs)
+	return sec.InSandbox(specs, placeholders(rec)), err
+}
+
+// placeholders are the placeholders of a sandbox's injected secrets.
+func placeholders(rec *layout.Record) map[string]string {
+	if rec == nil || rec.Injection == nil {
+		return nil
+	}
+	return rec.Injection.Placeholders
 }
 
 // serviceToken tells one start apart from every other.

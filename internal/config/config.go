@@ -125,13 +125,39 @@ type BuildSpec struct {
 type SecretSpec struct {
 	Env     string `json:"env,omitempty"`
 	Command string `json:"command,omitempty"`
+	// Inject names the hosts that receive the value; the sandbox holds a
+	// placeholder instead, which the egress proxy replaces in requests to
+	// them.
+	Inject []string `json:"inject,omitempty"`
 }
 
 func (s SecretSpec) String() string {
+	src := "command = " + strconv.Quote(s.Command)
 	if s.Env != "" {
-		return "{ env = " + strconv.Quote(s.Env) + " }"
+		src = "env = " + strconv.Quote(s.Env)
 	}
-	return "{ command = " + strconv.Quote(s.Command) + " }"
+	if len(s.Inject) > 0 {
+		q := make([]string, len(s.Inject))
+		for i, h := range s.Inject {
+			q[i] = strconv.Quote(h)
+		}
+		src += ", inject = [" + strings.Join(q, ", ") + "]"
+	}
+	return "{ " + src + " }"
+}
+
+// Injected are the secrets of c that the egress proxy gives its hosts.
+func (c Config) Injected() map[string]SecretSpec {
+	var out map[string]SecretSpec
+	for name, s := range c.Secrets {
+		if len(s.Inject) > 0 {
+			if out == nil {
+				out = map[string]SecretSpec{}
+			}
+			out[name] = s
+		}
+	}
+	return out
 }
 
 // PortSpec is one [[ports]] entry: a container port published on a host port

@@ -429,6 +429,11 @@ func TestSecrets(t *testing.T) {
 	if len(w) != 2 || w[0].String() != `secrets.GH_TOKEN = { command = "secret-tool lookup gh token" }` || w[0].File != LocalFile || w[1].File != File {
 		t.Errorf("secrets weaken %v", w)
 	}
+	// A secret for hosts: kept with its hosts, and shown with them.
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"*.anthropic.com\"]\n[secrets]\nK = { env = \"K\", inject = [\"api.anthropic.com\"] }\nP = { env = \"P\" }\n", ""))
+	if err != nil || len(cfg.Injected()) != 1 || cfg.Secrets["K"].String() != `{ env = "K", inject = ["api.anthropic.com"] }` {
+		t.Errorf("inject: %v %v", cfg.Injected(), err)
+	}
 	for _, bad := range []struct{ file, want string }{
 		{"[secrets]\n\"A-B\" = { env = \"X\" }\n", `"A-B" is not a valid environment variable name`},
 		{"[secrets]\nHTTPS_PROXY = { env = \"X\" }\n", "HTTPS_PROXY is set by Litterbox itself"},
@@ -436,6 +441,11 @@ func TestSecrets(t *testing.T) {
 		{"[secrets]\nT = {}\n", "exactly one of"},
 		{"[secrets]\nT = { command = \"a 'b\" }\n", "secrets.T.command"},
 		{"[secrets]\nT = { env = \"X\" }\n[docker]\nenv = { T = \"v\" }\n", "also in [docker] env"},
+		{"[secrets]\nT = { env = \"X\", inject = [\"api.test\"] }\n", `secrets.T.inject: the egress proxy puts T's value in requests to its hosts, and a sandbox has one only with [network] mode = "allow"`},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [] }\n", "name the hosts that receive the value"},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test:443\"] }\n", `"api.test:443" is not a host name`},
+		{"[network]\nmode = \"allow\"\nallow = [\"*.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"API.test\"] }\n", `"API.test" is not a host name`},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test:80\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test\"] }\n", "api.test is not in [network] allow on port 443"},
 	} {
 		if _, err := Load(writeConfigs(t, bad.file, "")); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: got %v, want %q", bad.file, err, bad.want)

@@ -268,6 +268,7 @@ func (fc *fileConfig) applySecrets(cfg *Config) {
 		var spec SecretSpec
 		set(&spec.Env, sec.Env)
 		set(&spec.Command, sec.Command)
+		spec.Inject = slices.Clone(sec.Inject)
 		cfg.Secrets[name] = spec
 	}
 }

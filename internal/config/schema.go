@@ -60,8 +60,9 @@ type fileConfig struct {
 }
 
 type fileSecret struct {
-	Env     *string `toml:"env"`
-	Command *string `toml:"command"`
+	Env     *string  `toml:"env"`
+	Command *string  `toml:"command"`
+	Inject  []string `toml:"inject"`
 }
 
 type filePort struct {

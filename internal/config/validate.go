@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -172,6 +173,33 @@ func (c Config) validateSecrets(file string) error {
 		}
 		if _, dup := c.Env[name]; dup {
 			return &Error{File: file, Key: key, Msg: fmt.Sprintf("%s is also in [docker] env, which would put its value in docker inspect; keep it in [secrets] only", name)}
+		}
+		if err := c.validateInject(name, s.Inject); err != nil {
+			return &Error{File: file, Key: key + ".inject", Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// validateInject checks a secret's inject: host names the sandbox's
+// allowlist lets it reach on 443, the only way a value reaches them.
+func (c Config) validateInject(name string, hosts []string) error {
+	if hosts == nil {
+		return nil
+	}
+	if len(hosts) == 0 {
+		return errors.New(`name the hosts that receive the value, such as inject = ["api.anthropic.com"], or leave inject out`)
+	}
+	allow, err := egress.Parse(c.Allow)
+	if err != nil || c.Allow == nil {
+		return fmt.Errorf(`the egress proxy puts %s's value in requests to its hosts, and a sandbox has one only with [network] mode = "allow": set it, with %s in [network] allow`, name, hosts[0])
+	}
+	for _, h := range hosts {
+		if !egress.HostName(h) {
+			return fmt.Errorf("%q is not a host name (lower case, no port, no wildcard)", h)
+		}
+		if !allow.Allows(h, 443) {
+			return fmt.Errorf("%s is not in [network] allow on port 443: add it, or the value could never reach it", h)
 		}
 	}
 	return nil

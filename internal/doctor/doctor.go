@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -200,7 +202,19 @@ func agentCheck(cfg config.Config, p protocol.Probe) box.Check {
 			Detail: fmt.Sprintf("%s ([agent] command) is not in %s (not found in its PATH, %s): litterbox run would fail", program, cfg.Image, p.Path),
 			Fix:    "install it in the image (see docs/run.md), or change [agent] command"}
 	}
-	return box.Check{Name: "agent", Status: box.CheckOK, Detail: fmt.Sprintf("%s ([agent] command) is %s in %s", program, p.Program, cfg.Image)}
+	detail := fmt.Sprintf("%s ([agent] command) is %s in %s", program, p.Program, cfg.Image)
+	if cfg.Allow == nil {
+		return box.Check{Name: "agent", Status: box.CheckWarn, Detail: detail + ", in a sandbox that reaches no host: an agent that calls its API cannot",
+			Fix: `set [network] mode = "allow" with the API's host, and its key with inject (see docs/run.md)`}
+	}
+	var keys []string
+	for _, name := range slices.Sorted(maps.Keys(cfg.Injected())) {
+		keys = append(keys, name+" for "+strings.Join(cfg.Secrets[name].Inject, ", "))
+	}
+	if len(keys) > 0 {
+		detail += "; injected: " + strings.Join(keys, "; ")
+	}
+	return box.Check{Name: "agent", Status: box.CheckOK, Detail: detail}
 }
 
 func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, platform string) (box.Check, protocol.Probe) {

@@ -101,6 +101,13 @@ func canonical(h string) (host string, isIP bool) {
 
 // validName reports whether h is a DNS name: labels of letters, digits,
 // '-' and '_', none empty, at most 253 characters in all.
+// HostName reports whether h is a host name as the proxy checks it: a
+// valid DNS name, lower case, without a trailing dot, port or wildcard.
+func HostName(h string) bool {
+	c, isIP := canonical(h)
+	return c == h && !isIP && validName(h)
+}
+
 func validName(h string) bool {
 	if h == "" || len(h) > 253 {
 		return false

@@ -251,6 +251,17 @@ func (p *Proxy) allowed(w http.ResponseWriter, host string, port int) bool {
 type Refusal struct {
 	Time    time.Time `json:"time"`
 	Refused string    `json:"refused"`
+	// Secret names the secret whose placeholder the refused request held
+	// (see Injector).
+	Secret string `json:"secret,omitempty"`
+}
+
+// Injected is the line the proxy prints for each request that received a
+// secret: which secret, which host (the value never).
+type Injected struct {
+	Time     time.Time `json:"time"`
+	Injected string    `json:"injected"`
+	Host     string    `json:"host"`
 }
 
 // CountRefusals counts the refusals in a proxy's log by host:port; lines

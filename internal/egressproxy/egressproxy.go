@@ -4,20 +4,27 @@
 package egressproxy
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
 // A sandbox with network mode "allow" has no network of its own. Its PID 1
@@ -62,10 +69,92 @@ func (p *Proxies) Proxied(cfg config.Config) bool {
 
 // PolicyNetwork refuses, on a runtime that enforces the allowlist itself
 // (a pod's NetworkPolicy) rather than through the egress proxy, a setup
-// command with a network of its own: the policy is the box's for its life.
+// command with a network of its own (the policy is the box's for its
+// life), and a secret the proxy would inject.
 func PolicyNetwork(cfg config.Config) error {
 	if cfg.SetupAllow != nil || cfg.SetupOpensNetwork() {
 		return fmt.Errorf("the setup command's own network ([network] setup): %w", box.ErrUnsupported)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Injected())) {
+		return fmt.Errorf("secret %s's inject (the egress proxy gives it its hosts; here a NetworkPolicy stands for the proxy): %w", name, box.ErrUnsupported)
+	}
+	return nil
+}
+
+// NewInjection makes a sandbox's side of its injected secrets: a
+// placeholder for each, unique to the sandbox, and a CA that may sign for
+// their hosts only; nil when cfg injects none.
+func NewInjection(slug string, cfg config.Config) (*layout.Injection, error) {
+	injected := cfg.Injected()
+	if len(injected) == 0 {
+		return nil, nil
+	}
+	inj := &layout.Injection{Placeholders: map[string]string{}}
+	var hosts []string
+	for name, s := range injected {
+		var rnd [16]byte
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return nil, err
+		}
+		inj.Placeholders[name] = "litterbox-placeholder-" + name + "-" + hex.EncodeToString(rnd[:])
+		hosts = append(hosts, s.Inject...)
+	}
+	slices.Sort(hosts)
+	ca, err := egress.NewCA(slug, slices.Compact(hosts))
+	if err != nil {
+		return nil, fmt.Errorf("making the sandbox's CA: %w", err)
+	}
+	key, err := ca.KeyPEM()
+	if err != nil {
+		return nil, err
+	}
+	inj.CACert, inj.CAKey = string(ca.CertPEM()), string(key)
+	return inj, nil
+}
+
+// TestRootsEnv names a PEM file of roots the egress proxy trusts besides
+// the system's, for the tests' stand-in API servers only.
+const TestRootsEnv = "LITTERBOX_TEST_EGRESS_ROOTS"
+
+// Inject gives the running egress proxy of sandbox n the secrets it
+// injects: their values, read now on this host, with rec's placeholders
+// and CA, on the stdin of an exec in the proxy's container (see
+// protocol.CmdInject). Nothing for a sandbox without injection.
+func (p *Proxies) Inject(ctx context.Context, n hostrepo.Names, rec *layout.Record) error {
+	if rec == nil || rec.Injection == nil {
+		return nil
+	}
+	specs := map[string]config.SecretSpec{}
+	for name := range rec.Injection.Placeholders {
+		specs[name] = rec.Secrets[name]
+	}
+	vals, err := p.Secrets.Resolve(ctx, specs)
+	if err != nil {
+		return &hostrepo.StepError{Step: "reading the secrets the egress proxy injects", Err: err}
+	}
+	msg := egress.Secrets{CACert: rec.Injection.CACert, CAKey: rec.Injection.CAKey}
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
+		msg.Injections = append(msg.Injections, egress.Injection{Name: name, Placeholder: rec.Injection.Placeholders[name], Value: vals.Env()[name], Hosts: specs[name].Inject})
+	}
+	if f := os.Getenv(TestRootsEnv); f != "" {
+		roots, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", TestRootsEnv, err)
+		}
+		msg.Roots = string(roots)
+	}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	spec := box.ExecSpec{Interactive: true, Cmd: p.Helper.Argv(protocol.CmdInject{Control: protocol.EgressControl}),
+		StdinKey: func([]byte) string { return "the secrets the egress proxy injects" }}
+	res, err := p.proxy(n).Exec(ctx, spec, box.Streams{Stdin: bytes.NewReader(data)})
+	if err == nil && res.ExitCode != 0 {
+		err = errors.New(agenttext.FirstLine(string(res.Stderr)))
+	}
+	if err != nil {
+		return &hostrepo.StepError{Step: "giving the egress proxy " + n.Egress() + " its secrets", Err: err}
 	}
 	return nil
 }
@@ -130,6 +219,9 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 	network := cfg.OutboundNetwork()
 	h := p.Helper
 	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
+	if len(cfg.Injected()) > 0 {
+		proxy.Control = protocol.EgressControl
+	}
 	spec := box.Spec{
 		Name:        n.Egress(),
 		Hostname:    n.Slug + "-egress",
@@ -159,7 +251,14 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 	if err := p.proxy(n).Start(ctx); err != nil {
 		return &hostrepo.StepError{Step: "starting the egress proxy on network " + network, Err: err}
 	}
-	return nil
+	if proxy.Control == "" {
+		return nil
+	}
+	rec, err := p.Store().Load(n.Slug)
+	if err != nil {
+		return err
+	}
+	return p.Inject(ctx, n, rec)
 }
 
 // Remove removes the egress proxy and its volume, returning what is
@@ -210,13 +309,17 @@ func (p *Proxies) Follow(ctx context.Context, slug, container string, pause bool
 		return nil
 	}
 	err = proxy.Unpause(ctx)
-	if errors.Is(err, box.ErrNotPaused) {
-		err = proxy.Start(ctx)
+	if !errors.Is(err, box.ErrNotPaused) {
+		if err != nil {
+			return fmt.Errorf("resuming the egress proxy of '%s' (litterbox delete %s, then create it again): %w", slug, slug, err)
+		}
+		return nil
 	}
-	if err != nil {
+	if err := proxy.Start(ctx); err != nil {
 		return fmt.Errorf("resuming the egress proxy of '%s' (litterbox delete %s, then create it again): %w", slug, slug, err)
 	}
-	return nil
+	// A started proxy has lost what it held in memory.
+	return p.Inject(ctx, n, rec)
 }
 
 // Refused counts the connections the egress proxy of sandbox name refused,

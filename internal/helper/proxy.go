@@ -48,7 +48,19 @@ func proxy(c protocol.CmdProxy, stdout io.Writer) error {
 		if path, ok := strings.CutPrefix(addr, "unix:"); ok {
 			trust = filepath.Dir(path)
 		}
-		go serveControl(ctl, p, trust)
+		logLine := func(v any) {
+			mu.Lock()
+			defer mu.Unlock()
+			_ = enc.Encode(v)
+		}
+		go serveControl(ctl, p, trust, func(in *egress.Injector) {
+			in.Used = func(secret, host string) {
+				logLine(egress.Injected{Time: time.Now().UTC(), Injected: secret, Host: host})
+			}
+			in.Leaked = func(secret, host string) {
+				logLine(egress.Refusal{Time: time.Now().UTC(), Refused: host, Secret: secret})
+			}
+		})
 	}
 	var l net.Listener
 	if path, ok := strings.CutPrefix(addr, "unix:"); ok {
@@ -100,13 +112,13 @@ func forwardEgress(socket string) {
 // trustDir (the socket's directory, which the sandbox mounts) hold its CA.
 // Each message replaces the last (the host sends them again after a
 // restart). The answer is "ok", or the reason.
-func serveControl(l net.Listener, p *egress.Proxy, trustDir string) {
+func serveControl(l net.Listener, p *egress.Proxy, trustDir string, logs func(*egress.Injector)) {
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			return
 		}
-		err = loadSecrets(conn, p, trustDir)
+		err = loadSecrets(conn, p, trustDir, logs)
 		answer := "ok\n"
 		if err != nil {
 			answer = err.Error() + "\n"
@@ -116,7 +128,7 @@ func serveControl(l net.Listener, p *egress.Proxy, trustDir string) {
 	}
 }
 
-func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string) error {
+func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string, logs func(*egress.Injector)) error {
 	s, err := egress.ReadSecrets(r)
 	if err != nil {
 		return err
@@ -130,14 +142,27 @@ func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string) error {
 			return fmt.Errorf("writing the sandbox's trust files: %w", err)
 		}
 	}
+	if logs != nil {
+		logs(in)
+	}
 	p.Load(in)
 	return nil
 }
 
+// injectWait bounds inject's wait for the proxy to listen.
+var injectWait = 10 * time.Second
+
 // inject sends the secrets on stdin to the egress proxy's control socket
 // and reports its answer.
 func inject(control string, stdin io.Reader, stdout io.Writer) error {
-	conn, err := net.DialTimeout("unix", control, 5*time.Second)
+	// The proxy may be starting still: it listens within moments.
+	var conn net.Conn
+	var err error
+	for deadline := time.Now().Add(injectWait); ; time.Sleep(20 * time.Millisecond) {
+		if conn, err = net.DialTimeout("unix", control, time.Second); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("the egress proxy does not take secrets: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/egress"
 )
@@ -32,7 +33,7 @@ func TestInjectIntoProxy(t *testing.T) {
 	defer l.Close()
 	p := &egress.Proxy{}
 	trust := t.TempDir()
-	go serveControl(l, p, trust)
+	go serveControl(l, p, trust, nil)
 
 	ca, _ := egress.NewCA("w", []string{"api.test"})
 	key, _ := ca.KeyPEM()
@@ -54,6 +55,7 @@ func TestInjectIntoProxy(t *testing.T) {
 	if in := p.Loaded(); in == nil || !in.Terminates("api.test") {
 		t.Errorf("after a bad message the proxy holds %+v", in)
 	}
+	injectWait = 100 * time.Millisecond
 	if err := inject("@litterbox-test-nobody-"+hex.EncodeToString(rnd[:]), bytes.NewReader(msg), io.Discard); err == nil || !strings.HasPrefix(err.Error(), "the egress proxy does not take secrets: ") {
 		t.Errorf("no proxy: %v", err)
 	}

@@ -45,6 +45,9 @@ type Record struct {
 	// Secrets say where each secret's value is read, as create found them
 	// allowed; never the values.
 	Secrets map[string]config.SecretSpec `json:"secrets,omitempty"`
+	// Injection is what the egress proxy needs, besides the values, for
+	// the secrets it gives their hosts; nil when there are none.
+	Injection *Injection `json:"injection,omitempty"`
 	// Egress: the sandbox has an egress volume (and, with Allow, a proxy),
 	// which delete removes.
 	Egress bool `json:"egress,omitempty"`
@@ -118,6 +121,16 @@ type Store struct{ l Layout }
 func (l Layout) Store() Store { return Store{l: l} }
 
 func (s Store) path(slug string) string { return s.l.Record(slug) }
+
+// Injection is a sandbox's side of its injected secrets, kept on the host
+// only (records are the user's alone, 0600): the placeholder the sandbox
+// holds for each, and the sandbox's CA (see egress.CA), which the proxy
+// is given again each time it starts.
+type Injection struct {
+	Placeholders map[string]string `json:"placeholders"`
+	CACert       string            `json:"ca_cert"`
+	CAKey        string            `json:"ca_key"`
+}
 
 // Save writes r.
 func (s Store) Save(r *Record) error { return WriteFileAtomic(s.path(r.Name), JSON(r)) }

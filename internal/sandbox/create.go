@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -40,6 +41,10 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 	var allow []string
 	if m.Proxies().Proxied(c) {
 		maps.Copy(env, egressproxy.Env())
+		if len(c.Injected()) > 0 {
+			// The proxy's CA, for the hosts of the secrets it injects.
+			maps.Copy(env, egress.TrustEnv(protocol.EgressDir))
+		}
 		shared = append(shared, box.Mount{Volume: n.Egress(), Target: protocol.EgressDir, ReadOnly: true})
 	} else if egressproxy.Used(c) {
 		allow = c.Allow // the pod's NetworkPolicy

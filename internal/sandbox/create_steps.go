@@ -257,6 +257,10 @@ func (c *creation) claim(ctx context.Context) error {
 		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets, Isolation: cfg.Isolation,
 	}
+	var err error
+	if c.rec.Injection, err = egressproxy.NewInjection(c.slug, cfg); err != nil {
+		return m.rollbackRefs(ctx, n, c.tip, err)
+	}
 	if err := m.Store().Save(c.rec); err != nil {
 		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
 	}

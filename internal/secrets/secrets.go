@@ -158,6 +158,29 @@ func (v *Values) Env() map[string]string {
 	return v.env
 }
 
+// InSandbox is v as a sandbox's processes get it: each secret the egress
+// proxy gives its hosts as its placeholder (placeholders, by name), and a
+// secret specs now say to inject but placeholders lack (the sandbox was
+// made before: its proxy has no way to give it) not at all. Masking still
+// masks the values.
+func (v *Values) InSandbox(specs map[string]config.SecretSpec, placeholders map[string]string) *Values {
+	if v == nil {
+		return nil
+	}
+	env := maps.Clone(v.env)
+	for name := range env {
+		switch p, ok := placeholders[name]; {
+		case ok:
+			env[name] = p
+		case len(specs[name].Inject) > 0:
+			delete(env, name)
+		}
+	}
+	out := *v
+	out.env = env
+	return &out
+}
+
 // Names are the secrets' names, for messages.
 func (v *Values) Names() []string {
 	if v == nil {

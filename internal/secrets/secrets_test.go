@@ -164,3 +164,27 @@ func TestRedactPartMasksTheEdges(t *testing.T) {
 		}
 	}
 }
+
+// A sandbox gets an injected secret's placeholder, never its value, and
+// none at all for a secret the config injects now but the sandbox was
+// made without; masking still masks every value.
+func TestInSandbox(t *testing.T) {
+	r := &Resolver{LookupEnv: func(k string) (string, bool) {
+		return map[string]string{"A": "value-of-a-1234", "B": "value-of-b-1234", "C": "value-of-c-1234"}[k], true
+	}}
+	specs := map[string]config.SecretSpec{"A": {Env: "A", Inject: []string{"api.test"}}, "B": {Env: "B"}, "C": {Env: "C", Inject: []string{"api.test"}}}
+	v, err := r.Resolve(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v.InSandbox(specs, map[string]string{"A": "litterbox-placeholder-A"}).Env()
+	if len(got) != 2 || got["A"] != "litterbox-placeholder-A" || got["B"] != "value-of-b-1234" {
+		t.Errorf("in the sandbox: %v", got)
+	}
+	if v.Env()["A"] != "value-of-a-1234" {
+		t.Errorf("the host's values changed: %v", v.Env())
+	}
+	if out := v.InSandbox(specs, nil).Redact("value-of-a-1234 value-of-c-1234"); out != Mask+" "+Mask {
+		t.Errorf("masking in the sandbox's values: %q", out)
+	}
+}

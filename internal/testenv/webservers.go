@@ -25,7 +25,11 @@ const serveTLS = `import http.server, ssl, functools
 handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="/srv/www")
 handler.log_message = lambda *a: None
 srv = http.server.ThreadingHTTPServer(("", 443), handler)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+` + tlsServe
+
+// tlsServe ends a server script: TLS with the certificate in /srv, then
+// "ready" and serving.
+const tlsServe = `ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain("/srv/cert.pem", "/srv/key.pem")
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 print("ready", flush=True)
@@ -123,4 +127,34 @@ func selfSigned(t testing.TB, name string) (certPEM, keyPEM []byte) {
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}
+
+// serveAPI is a stand-in for an agent's API: each POST answers whether its
+// Authorization header was "Bearer " and the key in /srv/key, and the body
+// it received; it prints the same to its log (never the key).
+const serveAPI = `import http.server, ssl, json
+key = open("/srv/key").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
+        ok = self.headers.get("Authorization") == "Bearer " + key
+        out = json.dumps({"authorized": ok, "body": body})
+        print("request", out, flush=True)
+        self.send_response(200 if ok else 401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out.encode())
+    def log_message(self, *a): pass
+srv = http.server.ThreadingHTTPServer(("", 443), H)
+` + tlsServe
+
+// APIServer starts a stand-in API for name on port 443 of network that
+// takes key, with a certificate made for the test, which it returns; its
+// container's name is the second result (its log holds each request).
+func APIServer(t testing.TB, network, name, key string) (certPEM []byte, container string) {
+	t.Helper()
+	certPEM, keyPEM := selfSigned(t, name)
+	serve(t, network, name, serveAPI, map[string][]byte{"cert.pem": certPEM, "key.pem": keyPEM, "key": []byte(key)}, nil)
+	return certPEM, network + "-" + strings.ReplaceAll(name, ".", "-")
 }
