@@ -42,8 +42,8 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 				}
 			}
 			if e.Sandbox != "" {
-				if r, rerr := mgr.Proxies().Refused(ctx, e.Sandbox, start); rerr == nil && len(r) > 0 {
-					e.Refused = r
+				if a, aerr := mgr.Proxies().ActivityOf(ctx, e.Sandbox, start); aerr == nil {
+					e.Refused, e.Injected = audit.Counts(a.Refused), audit.Counts(a.Injected)
 				}
 			}
 			switch {

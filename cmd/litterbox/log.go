@@ -106,6 +106,9 @@ func (e *env) printAudit(ctx context.Context, name string, asJSON bool) error {
 		if entry.ExitCode != nil {
 			fmt.Fprintf(e.stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), plural(len(entry.Commits), "commit", "commits"), shortIDs(entry.Commits))
 		}
+		for _, use := range slices.Sorted(maps.Keys(entry.Injected)) {
+			fmt.Fprintf(e.stdout, "    injected by the egress proxy: %s (%dx)\n", agenttext.Inert(use), entry.Injected[use])
+		}
 		for _, host := range slices.Sorted(maps.Keys(entry.Refused)) {
 			fmt.Fprintf(e.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), entry.Refused[host])
 		}

@@ -91,6 +91,9 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	if err != nil {
 		entry.Status, entry.Error = audit.StatusError, err.Error()
 	}
+	if a, aerr := m.Proxies().ActivityOf(context.WithoutCancel(ctx), slug, start); aerr == nil {
+		entry.Refused, entry.Injected = audit.Counts(a.Refused), audit.Counts(a.Injected)
+	}
 	e.audit(m, entry)
 	if res != nil {
 		e.reportRun(m, slug, line, res)

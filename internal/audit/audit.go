@@ -37,11 +37,22 @@ type Entry struct {
 	// Refused counts, by host:port, the connections the sandbox's egress
 	// proxy refused during the call.
 	Refused map[string]int `json:"refused,omitempty"`
+	// Injected counts, by "SECRET@host", the requests to which the egress
+	// proxy gave a secret during the call (the value never).
+	Injected map[string]int `json:"injected,omitempty"`
 	// ExitCode and Commits end a `litterbox run` session's entry: its
 	// command's exit status and the commits it made (its start has status
 	// "started" and neither).
 	ExitCode *int     `json:"exit_code,omitempty"`
 	Commits  []string `json:"commits,omitempty"`
+}
+
+// Counts is m for an entry: nil when empty, so the entry leaves it out.
+func Counts(m map[string]int) map[string]int {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // Statuses of an entry.

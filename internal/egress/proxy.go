@@ -277,6 +277,19 @@ func CountRefusals(log []byte) map[string]int {
 	return counts
 }
 
+// CountInjected counts the injections in a proxy's log by
+// "SECRET@host"; lines that are not injections are skipped.
+func CountInjected(log []byte) map[string]int {
+	counts := map[string]int{}
+	for _, line := range bytes.Split(log, []byte("\n")) {
+		var in Injected
+		if json.Unmarshal(line, &in) == nil && in.Injected != "" {
+			counts[in.Injected+"@"+in.Host]++
+		}
+	}
+	return counts
+}
+
 // RefusalText is what a refused client reads.
 func RefusalText(host string, port int) string {
 	return fmt.Sprintf("litterbox: %s is not in this sandbox's network allowlist ([network] allow in .litterbox.toml)", net.JoinHostPort(host, strconv.Itoa(port)))

@@ -179,4 +179,15 @@ litterbox-helper: egress: something else
 	if len(got) != 2 || got["denied.test:80"] != 2 || got["10.0.0.1:443"] != 1 {
 		t.Errorf("counts %v", got)
 	}
+	// Injections, and a placeholder refused (counted with the refusals).
+	log = append(log, `{"time":"2026-11-24T05:00:03Z","injected":"KEY","host":"api.test"}
+{"time":"2026-11-24T05:00:04Z","injected":"KEY","host":"api.test"}
+{"time":"2026-11-24T05:00:05Z","refused":"other.test","secret":"KEY"}
+`...)
+	if got := CountInjected(log); len(got) != 1 || got["KEY@api.test"] != 2 {
+		t.Errorf("injections %v", got)
+	}
+	if got := CountRefusals(log); got["other.test"] != 1 || len(got) != 3 {
+		t.Errorf("refusals with a placeholder's %v", got)
+	}
 }

@@ -322,29 +322,56 @@ func (p *Proxies) Follow(ctx context.Context, slug, container string, pause bool
 	return p.Inject(ctx, n, rec)
 }
 
+// Activity is what the egress proxy of a sandbox did since a time: the
+// connections it refused, by host:port, and the secrets it injected, by
+// "SECRET@host".
+type Activity struct {
+	Refused, Injected map[string]int
+}
+
+// ActivityOf reads the egress proxy of sandbox name for what it did since
+// since (all it logged when zero); nothing for a sandbox without one.
+func (p *Proxies) ActivityOf(ctx context.Context, name string, since time.Time) (Activity, error) {
+	slug, err := hostrepo.ParseName(name)
+	if err != nil {
+		return Activity{}, err
+	}
+	rec, err := p.Store().Load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
+		return Activity{}, err // no proxy to ask
+	}
+	log, err := p.log(ctx, slug, since)
+	if err != nil {
+		return Activity{}, err
+	}
+	return Activity{Refused: egress.CountRefusals(log), Injected: egress.CountInjected(log)}, nil
+}
+
 // Refused counts the connections the egress proxy of sandbox name refused,
 // by host:port, since since (all it logged when zero); nil for a sandbox
 // without one.
 func (p *Proxies) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
-	slug, err := hostrepo.ParseName(name)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := p.Store().Load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
-		return nil, err // no proxy to ask
-	}
-	return p.Refusals(ctx, slug, since)
+	a, err := p.ActivityOf(ctx, name, since)
+	return a.Refused, err
 }
 
 // Refusals reads the Refusals of the egress proxy of sandbox slug, which
 // has one.
 func (p *Proxies) Refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
+	log, err := p.log(ctx, slug, since)
+	if err != nil {
+		return nil, err
+	}
+	return egress.CountRefusals(log), nil
+}
+
+// log is what the egress proxy of sandbox slug printed since since.
+func (p *Proxies) log(ctx context.Context, slug string, since time.Time) ([]byte, error) {
 	log, err := box.Egress(p.Provider).Logs(ctx, p.Names(slug).Egress(), since)
 	if err != nil {
 		return nil, fmt.Errorf("reading the egress proxy's log of '%s': %w", slug, err)
 	}
-	return egress.CountRefusals(log), nil
+	return log, nil
 }
 
 // RefusedSummary writes refusal counts for people, most refused first:

@@ -77,8 +77,8 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 			if !strings.Contains(said, "standin: api 403: litterbox: refused: the request holds the placeholder of secret API_KEY, which other.test may not receive") {
 				t.Errorf("the placeholder to another host: %s", said)
 			}
-			if refused, err := m.Proxies().Refused(ctx, "w", time.Time{}); err != nil || refused["other.test"] != 1 {
-				t.Errorf("refusals counted: %v %v", refused, err)
+			if a, err := m.Proxies().ActivityOf(ctx, "w", time.Time{}); err != nil || a.Refused["other.test"] != 1 || a.Injected["API_KEY@api.test"] != 1 {
+				t.Errorf("the proxy's refusals and injections, counted: %+v %v", a, err)
 			}
 			// The value is nowhere the sandbox reaches, nor in what the
 			// engine shows of either container.
