@@ -6,8 +6,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -51,6 +54,57 @@ func benchDownload(b *testing.B, viaProxy bool) {
 		out, err := testenv.Docker("exec", container, "curl", "-sS", "--cacert", "/tmp/ca.pem", "-o", "/dev/null", "-w", "%{size_download}", "https://files.test/10mb.bin")
 		if err != nil || out != fmt.Sprint(len(payload)) {
 			b.Fatalf("download: %q %v", out, err)
+		}
+	}
+}
+
+// One HTTPS request with curl through the egress proxy to a host that
+// receives an injected secret (the proxy ends TLS, puts the value in the
+// header and makes its own TLS connection upstream), and (Raw) the same
+// request to a host the proxy only tunnels to (CONNECT, TLS end to end):
+// what injection costs a request.
+func BenchmarkInjectedHTTPS(b *testing.B)    { benchInjected(b, "api.test") }
+func BenchmarkRawInjectedHTTPS(b *testing.B) { benchInjected(b, "tunnel.test") }
+
+func benchInjected(b *testing.B, host string) {
+	network := testenv.UniqueName("lbbinj")
+	docker(b, "network", "create", network)
+	b.Cleanup(func() { testenv.Docker("network", "rm", network) })
+	key := "sk-bench-" + testenv.UniqueName("key")
+	apiCert, _ := testenv.APIServer(b, network, "api.test", key)
+	tunnelCert, _ := testenv.APIServer(b, network, "tunnel.test", key)
+	roots := b.TempDir() + "/roots.pem"
+	if err := os.WriteFile(roots, apiCert, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv(egressproxy.TestRootsEnv, roots)
+	b.Setenv("LB_BENCH_API_KEY", key)
+	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
+	testenv.NewRepo(b, dir, testenv.SmallFiles)
+	m := imageManager(b, dir, testenv.PythonImage)
+	m.Config.Allow, m.Config.EgressNetwork = []string{"api.test:443", "tunnel.test:443"}, network
+	m.Config.Secrets = map[string]config.SecretSpec{"API_KEY": {Env: "LB_BENCH_API_KEY", Inject: []string{"api.test"}}}
+	ctx := context.Background()
+	if _, err := m.Create(ctx, CreateOptions{Name: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := m.Write(ctx, "bench", "/tmp/tunnel.pem", tunnelCert); err != nil {
+		b.Fatal(err)
+	}
+	rec, err := m.Store().Load("bench")
+	if err != nil || rec.Injection == nil {
+		b.Fatalf("no injection: %v", err)
+	}
+	args := []string{"exec", m.Names("bench").Container, "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
+		"-H", "Authorization: Bearer " + rec.Injection.Placeholders["API_KEY"]}
+	want := "200" // the tunnelled host gets the placeholder: 401
+	if host == "tunnel.test" {
+		args, want = append(args, "--cacert", "/tmp/tunnel.pem"), "401"
+	}
+	args = append(args, "-X", "POST", "https://"+host+"/v1/messages")
+	for b.Loop() {
+		if out, err := testenv.Docker(args...); err != nil || out != want {
+			b.Fatalf("request to %s: %q %v", host, out, err)
 		}
 	}
 }
