@@ -115,6 +115,9 @@ var processAttacks = []attack{
 			}
 		}
 	}},
+	{name: "an agent reaches for its injected API key: its value, the proxy's control socket, another host", side: "agent", expect: "the API gets the key, the body goes as written, the placeholder to another host is refused and counted; the value is in no environment, file or inspect the sandbox or the proxy shows, the control socket is out of reach, and a resume gives the proxy the key again", run: func(t *testing.T, e *attackEnv) {
+		injectAttack(t, e.image)
+	}},
 	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		e.m.Config.Idle = 10 * time.Second
