@@ -347,14 +347,6 @@ func (p *Proxies) ActivityOf(ctx context.Context, name string, since time.Time) 
 	return Activity{Refused: egress.CountRefusals(log), Injected: egress.CountInjected(log)}, nil
 }
 
-// Refused counts the connections the egress proxy of sandbox name refused,
-// by host:port, since since (all it logged when zero); nil for a sandbox
-// without one.
-func (p *Proxies) Refused(ctx context.Context, name string, since time.Time) (map[string]int, error) {
-	a, err := p.ActivityOf(ctx, name, since)
-	return a.Refused, err
-}
-
 // Refusals reads the Refusals of the egress proxy of sandbox slug, which
 // has one.
 func (p *Proxies) Refusals(ctx context.Context, slug string, since time.Time) (map[string]int, error) {
