@@ -36,35 +36,44 @@ check-unit:
 # its components are built from source once and cached). It needs root.
 #
 # With the cluster up, the suites that talk to engines run two at a time,
-# since they spend most of their time waiting on an engine rather than on
-# the 2 cores: the gVisor runs (the longest) beside the attack table and
-# then the rest of the integration tests, then the bats suites on Docker beside those on the
-# cluster (apart from any other Docker sandbox: `pause --all-repos` is among
-# them), then the tools suite under gVisor beside the benchmarks' smoke run. Each suite's output is printed
-# whole when it ends. The binary is built once, before any suite runs it.
+# since they spend much of their time waiting on an engine rather than on
+# the 2 cores. First every suite but the Docker bats suites, longest first
+# (make -j2 starts the next as soon as one ends): the attack table, the
+# gVisor runs, the rest of the integration tests, the benchmarks' smoke run.
+# Then the bats suites on Docker beside those on the cluster, apart from any
+# other Docker sandbox (`pause --all-repos` is among them). Each suite's
+# output is printed whole when it ends, with how long it took. The binary is
+# built once, before any suite runs it.
 test: lint unit fuzz image build
 	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
 
+# The suites' sandboxes together pass the default memory budget (75% of the
+# host's memory), which only TestIntegrationHostLimits tests, with its own.
+test-engines: export LITTERBOX_MEMORY_BUDGET = 1000%
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-gvisor integration-attacks integration-rest
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-gvisor integration-rest e2e-gvisor bench-smoke
 	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-docker e2e-cluster
-	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-gvisor bench-smoke
 
 e2e-docker:
-	$(E2E)
+	scripts/timed.sh $@ env $(E2E)
 
 e2e-cluster:
-	$(E2E_K8S)
+	scripts/timed.sh $@ env $(E2E_K8S)
 
 # The agent-tools suite again, every sandbox under gVisor, through one of
-# its two MCP clients (the other is about the client, not the sandbox).
-E2E_GVISOR = LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox)' e2e/tools.bats
+# its two MCP clients (the other is about the client, not the sandbox), and
+# litterbox run.
+E2E_GVISOR = LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox|run)' e2e/tools.bats e2e/run.bats
 e2e-gvisor: build image
-	$(E2E_GVISOR)
+	scripts/timed.sh $@ env $(E2E_GVISOR)
 
-# The agent-tools and review suites again, on the cluster (kubernetes.bats,
-# part of e2e, has the lifecycle there).
-E2E_K8S = LITTERBOX_RUNTIME=kubernetes LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e/tools.bats e2e/review.bats
+# The agent-tools suite again, on the cluster, through one of its MCP
+# clients, litterbox run, and the review tests that reach the provider
+# (diff, the deletion at merge, upload and download); the rest of review is
+# the host's git, whatever the provider. kubernetes.bats, part of e2e, has
+# the lifecycle.
+E2E_K8S = LITTERBOX_RUNTIME=kubernetes LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing \
+	--filter '^(mcp-go|litterbox|run|diff shows|merge applies|upload and download|download|a second download)' e2e/tools.bats e2e/run.bats e2e/review.bats
 e2e-k8s: build image
 	$(E2E_K8S)
 
@@ -100,20 +109,20 @@ fuzz:
 # target's output printed whole when it ends. Resource names never collide
 # between processes (each carries its pid).
 ATTACKS := ^TestIntegrationAttackTable$$
-INTEGRATION = $(GO) test -tags integration -count=1 -timeout 45m
+INTEGRATION = scripts/gotest.sh -tags integration -count=1 -timeout 45m
 integration: image
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
 
 integration-attacks: image
-	$(INTEGRATION) -run '$(ATTACKS)' ./internal/sandbox
+	scripts/timed.sh $@ $(INTEGRATION) -run '$(ATTACKS)' ./internal/sandbox
 
 integration-rest: image
-	$(INTEGRATION) -skip '$(ATTACKS)' ./...
+	scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)' ./...
 
 # The image matrix and the attack table again, every sandbox under gVisor
 # (runsc registered with docker: scripts/gvisor.sh, which .ci/run calls).
 integration-gvisor: image
-	LITTERBOX_TEST_ISOLATION=gvisor $(INTEGRATION) -run '^TestMatrix|$(ATTACKS)' ./internal/sandbox
+	LITTERBOX_TEST_ISOLATION=gvisor scripts/timed.sh $@ $(INTEGRATION) -run '^TestMatrix|$(ATTACKS)' ./internal/sandbox
 
 E2E = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
 e2e: build image
@@ -169,7 +178,7 @@ bench: image
 # Every benchmark once, to prove they run (make test); no figures written.
 BENCH_SMOKE = scripts/bench.sh --smoke
 bench-smoke: image
-	$(BENCH_SMOKE)
+	scripts/timed.sh $@ $(BENCH_SMOKE)
 
 # Release archives in dist/: static builds for Linux and macOS on amd64 and
 # arm64. A macOS archive carries litterbox-linux-<arch> too: the Linux build

@@ -39,6 +39,10 @@ type attackEnv struct {
 type attack struct {
 	name string
 	side string // "agent", "repo" or "engine" (another user of the engine)
+	// host marks a row whose defence is wholly the host's (review, build,
+	// rendering, labels): the sandbox's kernel takes no part, so the run
+	// under gVisor, which changes only that kernel, leaves it out.
+	host bool
 	// expect is the outcome run asserts, besides the invariants.
 	expect string
 	run    func(t *testing.T, e *attackEnv)
@@ -74,18 +78,20 @@ func untouched(t *testing.T, e *attackEnv) string {
 // branch changed, on the busybox fixture and on a Debian userland.
 func TestIntegrationAttackTable(t *testing.T) {
 	images := []string{"busybox:latest", "litterbox-test/debian:bookworm"}
-	if os.Getenv("LITTERBOX_TEST_ISOLATION") == config.IsolationGVisor {
-		// Under gVisor on busybox alone: what gVisor changes is the
-		// kernel, which both images share, and the table takes about
-		// three times as long there (25 min an image on a busy machine).
+	gvisor := os.Getenv("LITTERBOX_TEST_ISOLATION") == config.IsolationGVisor
+	if gvisor {
+		// Under gVisor on busybox alone, and only the rows the sandbox's
+		// kernel takes part in: what gVisor changes is that kernel, which
+		// both images share, and the whole table took three times as long
+		// there (25 min an image on a busy machine).
 		images = images[:1]
 	}
 	for _, image := range images {
-		t.Run(imageName(image), func(t *testing.T) { attackTable(t, image) })
+		t.Run(imageName(image), func(t *testing.T) { attackTable(t, image, !gvisor) })
 	}
 }
 
-func attackTable(t *testing.T, image string) {
+func attackTable(t *testing.T, image string, hostRows bool) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbat"))
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hello\n", ".gitignore": ".litterbox.local.toml\nnode_modules/\n"})
@@ -107,6 +113,9 @@ func attackTable(t *testing.T, image string) {
 		t.Fatal(err)
 	}
 	for _, a := range allAttacks() {
+		if a.host && !hostRows {
+			continue
+		}
 		t.Run(a.side+"/"+a.name, func(t *testing.T) {
 			before := untouched(t, e)
 			t.Log("expect: " + a.expect)
@@ -173,7 +182,7 @@ func allAttacks() []attack {
 }
 
 var attacks = []attack{
-	{name: "committed config that loosens the sandbox", side: "repo", expect: "create refuses, naming the key and file; nothing is made", run: func(t *testing.T, e *attackEnv) {
+	{name: "committed config that loosens the sandbox", side: "repo", host: true, expect: "create refuses, naming the key and file; nothing is made", run: func(t *testing.T, e *attackEnv) {
 		// Someone else's repository: its own sandbox would run as root on a
 		// network, with a writable root.
 		r := freshRepo(t, e, "[docker]\nuser = \"0:0\"\nread-only = false\nnetwork = \"bridge\"\n")
@@ -185,7 +194,7 @@ var attacks = []attack{
 			t.Errorf("a refused create left %s", refs)
 		}
 	}},
-	{name: "config written by the agent and merged", side: "agent", expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
+	{name: "config written by the agent and merged", side: "agent", host: true, expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
 		r := freshRepo(t, e, "")
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
@@ -257,7 +266,7 @@ var attacks = []attack{
 			t.Errorf("the between-calls message is %q", msg)
 		}
 	}},
-	{name: "terminal escapes in the call a waiting exec names", side: "agent", expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in the call a waiting exec names", side: "agent", host: true, expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -325,7 +334,7 @@ var attacks = []attack{
 			t.Errorf("bash read the host file: %q", res.Stdout)
 		}
 	}},
-	{name: "terminal escapes in file names and commands", side: "agent", expect: "log, diff --stat, review warnings and a call's notes on a withheld file print no control character", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in file names and commands", side: "agent", host: true, expect: "log, diff --stat, review warnings and a call's notes on a withheld file print no control character", run: func(t *testing.T, e *attackEnv) {
 		res := bash(t, e.m, "printf 'x' > \"$(printf 'esc\\033]0;owned\\007.txt')\" && mkdir -p \"$(printf 'd\\033[2J')\" && echo 'echo' > \"$(printf 'd\\033[2J')/.envrc\" # \033[31m red")
 		if res.Snapshot == "" {
 			t.Fatalf("%+v", res)
@@ -358,7 +367,7 @@ var attacks = []attack{
 		}
 		bash(t, e.m, "rm -f w*.bin")
 	}},
-	{name: "forged dev.litterbox labels on a foreign container", side: "agent", expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
+	{name: "forged dev.litterbox labels on a foreign container", side: "agent", host: true, expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
 		m := e.m
 		name := "litterbox-" + m.RepoSlug + "-0badc0de-forged"
 		t.Cleanup(func() { testenv.Docker("rm", "-f", name) })

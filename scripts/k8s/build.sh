@@ -12,9 +12,17 @@ version=${K8S_VERSION:-v1.31.4}
 cache=${LITTERBOX_K8S_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/litterbox/k8s}/$version
 bins=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
 
-have=1
-for b in "${bins[@]}"; do [ -x "$cache/bin/$b" ] || have=0; done
-if [ $have = 1 ]; then echo "$cache/bin"; exit 0; fi
+built() {
+  local b
+  for b in "${bins[@]}"; do [ -x "$cache/bin/$b" ] || return 1; done
+}
+if built; then echo "$cache/bin"; exit 0; fi
+# One build at a time: .ci/run starts one early, in the background, and the
+# cluster's start waits here for it rather than building again.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if built; then echo "$cache/bin"; exit 0; fi
 
 staging=v0.${version#v1.}
 work=$(mktemp -d)
