@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -118,6 +119,9 @@ var processAttacks = []attack{
 	{name: "an agent reaches for its injected API key: its value, the proxy's control socket, another host", side: "agent", expect: "the API gets the key, the body goes as written, the placeholder to another host is refused and counted; the value is in no environment, file or inspect the sandbox or the proxy shows, the control socket is out of reach, and a resume gives the proxy the key again", run: func(t *testing.T, e *attackEnv) {
 		injectAttack(t, e.image)
 	}},
+	{name: "an agent in a run session: floods and kills settle, writes .git, leaves processes behind", side: "agent", expect: "the session ends with the agent's exit status; the final commit takes what /src holds, no .git path; no process of the session outlives it; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
+		runAttack(t, e)
+	}},
 	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		e.m.Config.Idle = 10 * time.Second
@@ -196,4 +200,50 @@ func status(t *testing.T, e *attackEnv, name string) string {
 	}
 	t.Fatalf("sandbox %s is not listed", name)
 	return ""
+}
+
+// runAttack is an agent run by `litterbox run` that turns on what watches
+// it: it writes a 100 kB line and garbage into settle's output (the pipe
+// the host reads), kills settle, writes .git paths and leaves two
+// processes behind (one in a session of its own), then exits 7.
+func runAttack(t *testing.T, e *attackEnv) {
+	// settle's command line is "HELPER settle 300 2000"; the pattern is
+	// split so that the agent's own (this script) does not match it.
+	script := `settle() { for p in /proc/[0-9]*; do case "$(tr '\0' ' ' < $p/cmdline 2>/dev/null)" in *" sett""le 300 2000"*) echo ${p#/proc/};; esac; done; }
+mkdir -p runrow && cd runrow && echo one > one.txt
+i=0; until [ -n "$(settle)" ] || [ $i = 100 ]; do sleep 0.2; i=$((i+1)); done
+sleep 1
+for pid in $(settle); do
+  head -c 100000 /dev/zero | tr '\0' x > /proc/$pid/fd/1; printf '\n\033]52;c;cHdu\007\n' > /proc/$pid/fd/1
+  kill -9 $pid && echo killed settle
+done
+mkdir -p .git/hooks sub/.git && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.git/config
+sleep 3 # past any commit settle's last line started: two.txt is the final commit's alone
+echo two > two.txt
+setsid sleep 611 </dev/null >/dev/null 2>&1 &
+nohup sleep 612 </dev/null >/dev/null 2>&1 &
+exit 7`
+	var out strings.Builder
+	res, err := e.m.Run(context.Background(), "work", agent.RunOptions{
+		ExecOptions: agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Interactive: true,
+			Streams: box.Streams{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}},
+		Quiet: 300 * time.Millisecond, Most: 2 * time.Second,
+	})
+	if err != nil || res.ExitCode != 7 || len(res.Commits) == 0 {
+		t.Fatalf("the session: %+v %v\n%s", res, err, out.String())
+	}
+	if !strings.Contains(out.String(), "killed settle") {
+		t.Fatalf("the agent did not find settle: %s", out.String())
+	}
+	tip := res.Commits[len(res.Commits)-1]
+	if got := testenv.Git(t, e.m.Root, "ls-tree", "-r", "--name-only", tip, "runrow"); got != "runrow/one.txt\nrunrow/two.txt" {
+		t.Errorf("the session's last commit holds %q under runrow/, want one.txt and two.txt alone", got)
+	}
+	if got := testenv.Git(t, e.m.Root, "rev-parse", "litterbox/work"); got != tip {
+		t.Errorf("the branch is at %s, the session's last commit %s", got, tip)
+	}
+	if n := exec(t, e.m, "work", "grep -l 'sleep.61[12]' /proc/[0-9]*/cmdline 2>/dev/null | grep -v self | wc -l"); strings.TrimSpace(n) != "0" {
+		t.Errorf("%s process(es) the agent left outlived its session", strings.TrimSpace(n))
+	}
+	bash(t, e.m, "rm -rf runrow")
 }
