@@ -18,9 +18,22 @@ setup_file() {
   printf 'FROM busybox:latest\nCOPY standin /usr/local/bin/standin\nENV PATH=/usr/local/bin:/usr/bin:/bin\n' >"$ctx/Dockerfile"
   STANDIN_IMAGE="litterbox-test/standin-$(rand_hex):latest"
   export STANDIN_IMAGE
-  "$RUNTIME" build -q -t "$STANDIN_IMAGE" "$ctx" >/dev/null
+  if [ "$RUNTIME" = kubernetes ]; then
+    # The cluster has no registry: the image goes into its containerd.
+    docker build -q -t "$STANDIN_IMAGE" "$ctx" >/dev/null
+    "$root/scripts/k8s/load-image.sh" "$STANDIN_IMAGE" >/dev/null
+  else
+    "$RUNTIME" build -q -t "$STANDIN_IMAGE" "$ctx" >/dev/null
+  fi
 }
-teardown_file() { "$RUNTIME" rmi -f "$STANDIN_IMAGE" >/dev/null 2>&1 || true; }
+teardown_file() {
+  if [ "$RUNTIME" = kubernetes ]; then
+    ctr -a "${LITTERBOX_K8S_STATE:-/var/lib/litterbox-k8s}/run/containerd.sock" -n k8s.io images rm "docker.io/$STANDIN_IMAGE" >/dev/null 2>&1 || true
+    docker rmi -f "$STANDIN_IMAGE" >/dev/null 2>&1 || true
+  else
+    "$RUNTIME" rmi -f "$STANDIN_IMAGE" >/dev/null 2>&1 || true
+  fi
+}
 
 setup() {
   common_setup
@@ -61,7 +74,8 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   pane | grep -q 'standin: done' && fail "step 2 was committed only once the agent was done: $(pane)"
   wait_pane 'EXIT=3'
   pane | grep -q "litterbox: run: [0-9]* commits on litterbox/w" || fail "no summary in: $(pane)"
-  [ "$(run_commits w)" -ge 3 ] || fail "run: commits: $(git log --format=%s litterbox/w)"
+  # At least one while it worked (step 2, above) and the final one.
+  [ "$(run_commits w)" -ge 2 ] || fail "run: commits: $(git log --format=%s litterbox/w)"
   assert_equal "$(git show litterbox/w:standin/step-4.txt)" "step 4 of 4: tidy the notes"
   git log -1 --format=%s litterbox/w | grep -q '^run: standin -exit 3 ([0-9] files\?)$' || fail "subject: $(git log -1 --format=%s litterbox/w)"
   # The agent's background process ended with it; list no longer says it runs.
