@@ -11,7 +11,11 @@ load helpers
 
 setup_file() { build_helpers mcpcall; }
 setup() { common_setup; }
-teardown() { common_teardown; }
+teardown() {
+  # A test that failed while log --follow ran leaves it running.
+  [ -z "${FOLLOW_PID:-}" ] || kill "$FOLLOW_PID" 2>/dev/null || true
+  common_teardown
+}
 
 # An engine that is not there: the docker CLI fails at once.
 BAD_HOST=unix:///nonexistent.sock
@@ -597,27 +601,33 @@ want_entry() {
     assert_output "$(git rev-parse litterbox/aud)"
   fi
 
-  # The text form: one line per call, then its commands.
+  # The text form: a header, then one line per call.
   run --separate-stderr lb log --audit
   assert_success
-  text=$output
-  mapfile -t entries < <(grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} ' <<<"$text")
-  assert_equal "${#entries[@]}" 6
+  assert_line --index 0 --regexp '^TIME +SANDBOX +TOOL +TOOK +RESULT +COMMIT +CALL$'
+  assert_equal "${#lines[@]}" 7
   tools=(sandbox-create write bash read read edit)
-  statuses=(ok ok ok ok error ok)
+  results=(ok ok "exit 0" ok error ok)
   for i in 0 1 2 3 4 5; do
-    [[ ${entries[$i]} =~ ^[-0-9]+\ [0-9:]+\ +${tools[$i]}\ +${statuses[$i]}\ +[0-9]+ms\ +\{.*\}$ ]] ||
-      fail "audit line $i: ${entries[$i]}"
+    line=${lines[$((i + 1))]}
+    [[ $line =~ ^[0-9]{2}-[0-9]{2}\ [0-9:]{8}\ +aud\ +${tools[$i]}\ +[0-9.]+m?s\ ${results[$i]}\ + ]] ||
+      fail "audit line $i: $line"
   done
-  [[ ${entries[1]} == *"\"content\":{\"bytes\":11,\"sha256\":\"$sha\"}"* ]] || fail "write line: ${entries[1]}"
+  # The write's commit, and what each call was about; the failed read's error.
+  snap=$(jsonget .snapshot <<<"$write")
+  [[ ${lines[2]} =~ \ ${snap:0:8}\ +notes\.txt$ ]] || fail "write line (commit $snap): ${lines[2]}"
+  [[ ${lines[5]} == *"error: "*"no such file"* ]] || fail "failed read line: ${lines[5]}"
+  run grep -E "secret text|other words" <<<"$output"
+  assert_failure 1
+
+  # -v: each call's arguments (file contents as size and digest), then its
+  # commands, as pasteable lines.
+  run --separate-stderr lb log --audit -v
+  assert_success
+  text=$output
+  assert_equal "$(grep -cF "    arguments: {\"content\":{\"bytes\":11,\"sha256\":\"$sha\"}" <<<"$text")" 1
   assert_equal "$(grep -c '^    \$ ' <<<"$text")" "$total"
   assert_equal "$(grep -cE '  # exit -?[0-9]+, [0-9]+ ms(; .*)?$' <<<"$text")" "$total"
-  # Each entry line is followed by its commands (or the failed call's error).
-  for i in 0 1 2 3 4 5; do
-    after=$(grep -A1 -F -x -- "${entries[$i]}" <<<"$text" | sed -n 2p)
-    [[ $after == "    \$ "* || ($i -eq 4 && $after == "    error: "*"no such file"*) ]] ||
-      fail "after audit line $i: $after"
-  done
   grep -qE '^    \$ docker create --name '"$c"' ' <<<"$text" || fail "no docker create line in: $text"
   run grep -E "secret text|other words" <<<"$text"
   assert_failure 1
@@ -635,7 +645,7 @@ want_entry() {
   assert_equal "$(jsonget -l .tool .sandbox .status <<<"$output" | tr '\n' ' ')" "read ghost error "
   run --separate-stderr lb log --audit ghost
   assert_success
-  assert_equal "$(grep -cE '^[0-9]{4}-' <<<"$output")" 1
+  assert_equal "$(grep -cE '^[0-9]{2}-[0-9]{2} ' <<<"$output")" 1
 }
 
 # wait_for FILE PATTERN waits (up to 30 s) until FILE has a line matching PATTERN.
@@ -647,6 +657,36 @@ wait_for() {
   done
   echo "timed out waiting for $2 in $1" >&2
   return 1
+}
+
+@test "audit: log --audit --follow shows the calls of two MCP servers as they start and as they end, one line each" {
+  run --separate-stderr mcpcall --repo "$REPO" sandbox-create '{"name":"fa"}' sandbox-create '{"name":"fb"}'
+  assert_success
+  follow=$BATS_TEST_TMPDIR/follow
+  # Not through lb: timeout would take the Ctrl-C (SIGINT) meant for it.
+  "$LITTERBOX" log --audit --follow >"$follow" 2>&1 &
+  FOLLOW_PID=$!
+  wait_for "$follow" ' fb  *sandbox-create '
+  # Two servers, a call each, at once.
+  mcpcall --repo "$REPO" bash '{"sandbox":"fa","command":"sleep 3; echo a > a.txt"}' >/dev/null 2>&1 &
+  p1=$!
+  mcpcall --repo "$REPO" bash '{"sandbox":"fb","command":"sleep 3; echo b > b.txt"}' >/dev/null 2>&1 &
+  p2=$!
+  wait_for "$follow" ' fa  *bash  *running .* sleep 3; echo a > a\.txt$'
+  wait_for "$follow" ' fb  *bash  *running .* sleep 3; echo b > b\.txt$'
+  # Running, not ended, while the calls sleep.
+  run grep -c ' exit 0 ' "$follow"
+  assert_output 0
+  wait "$p1" "$p2"
+  wait_for "$follow" " fa  *bash  *[0-9.]*s exit 0   $(git rev-parse --short=8 litterbox/fa) sleep 3; echo a > a\\.txt$"
+  wait_for "$follow" " fb  *bash  *[0-9.]*s exit 0   $(git rev-parse --short=8 litterbox/fb) sleep 3; echo b > b\\.txt$"
+  kill -INT "$FOLLOW_PID"
+  wait "$FOLLOW_PID" || fail "log --audit --follow ended badly: $(cat "$follow")"
+  FOLLOW_PID=
+  # A header, then one line per call start and per call end.
+  run cat "$follow"
+  assert_line --index 0 --regexp '^TIME +SANDBOX +TOOL +TOOK +RESULT +COMMIT +CALL$'
+  assert_equal "${#lines[@]}" 7
 }
 
 @test "audit: litterbox mcp writes only JSON-RPC on stdout and nothing on stderr; entries of concurrent calls and servers never mix" {

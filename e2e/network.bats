@@ -75,5 +75,8 @@ teardown() { common_teardown; }
   assert_line "box: its egress proxy refused denied.test:80 (1x)"
   run --separate-stderr lb log --audit box
   assert_success
+  assert_line --regexp ' 1 refused by the egress proxy \(denied\.test:80\)$'
+  run --separate-stderr lb log --audit -v box
+  assert_success
   assert_line "    refused by the egress proxy: denied.test:80 (1x)"
 }

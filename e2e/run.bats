@@ -85,7 +85,9 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   # The audit log: the session's start, and its end with the exit status
   # and the commits.
   run lb_ok log --audit w
-  assert_line --regexp '^[0-9-]+ [0-9:]+  run +started +0ms  \{"command":"standin -exit 3"\}$'
+  assert_line --regexp '^[0-9-]+ [0-9:]+ +w +run +0ms started +- +standin -exit 3$'
+  assert_line --regexp '^[0-9-]+ [0-9:]+ +w +run +[0-9.]+m?s exit 3 +[0-9a-f]{8} +standin -exit 3$'
+  run lb_ok log --audit -v w
   assert_line --regexp '^    exit status 3, [0-9]+ commits: '
 }
 

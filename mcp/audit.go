@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +47,9 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 					e.Refused, e.Injected = audit.Counts(a.Refused), audit.Counts(a.Injected)
 				}
 			}
+			if res != nil {
+				e.ExitCode, e.Snapshot = outcome(res.StructuredContent)
+			}
 			switch {
 			case err != nil:
 				e.Status, e.Error = "error", err.Error()
@@ -58,6 +62,33 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 			return res, err
 		}
 	}
+}
+
+// outcome is the exit status and the commit a tool's structured result
+// reports, where it has them (bash has both, the file tools a snapshot).
+func outcome(structured any) (exit *int, snapshot string) {
+	if structured == nil {
+		return nil, ""
+	}
+	data, err := json.Marshal(structured)
+	if err != nil {
+		return nil, ""
+	}
+	var o struct {
+		ExitCode *int    `json:"exit_code"`
+		Snapshot *string `json:"snapshot"`
+		Commit   string  `json:"commit"`
+	}
+	if json.Unmarshal(data, &o) != nil {
+		return nil, ""
+	}
+	if o.Snapshot != nil {
+		snapshot = *o.Snapshot
+	}
+	if snapshot == "" {
+		snapshot = o.Commit
+	}
+	return o.ExitCode, snapshot
 }
 
 func resultText(r *gomcp.CallToolResult) string {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,11 +41,13 @@ type Entry struct {
 	// Injected counts, by "SECRET@host", the requests to which the egress
 	// proxy gave a secret during the call (the value never).
 	Injected map[string]int `json:"injected,omitempty"`
-	// ExitCode and Commits end a `litterbox run` session's entry: its
-	// command's exit status and the commits it made (its start has status
-	// "started" and neither).
-	ExitCode *int     `json:"exit_code,omitempty"`
-	Commits  []string `json:"commits,omitempty"`
+	// ExitCode is the exit status of the call's command (bash, a run
+	// session). Snapshot is the commit a call made, if any.
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Snapshot string `json:"snapshot,omitempty"`
+	// Commits end a `litterbox run` session's entry: the commits it made
+	// (its start has status "started", no exit status and no commits).
+	Commits []string `json:"commits,omitempty"`
 }
 
 // Counts is m for an entry: nil when empty, so the entry leaves it out.
@@ -144,25 +147,47 @@ func (l Log) Append(e Entry, sec *secrets.Values) error {
 // Read returns the log's entries, only those of sandbox slug when slug is
 // set. A damaged line is reported, not skipped silently.
 func (l Log) Read(slug string) ([]Entry, error) {
+	out, _, err := l.ReadFrom(0, slug)
+	return out, err
+}
+
+// ReadFrom returns the entries of the whole lines from byte off on (of
+// sandbox slug when set), and the offset after the last of them: the
+// offset to read from next, when following the log as it grows. A line
+// still being written is left for the next read.
+func (l Log) ReadFrom(off int64, slug string) ([]Entry, int64, error) {
 	f, err := os.Open(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, off, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, off, err
 	}
 	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, off, err
+	}
 	var out []Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return out, fmt.Errorf("%s line %d: %w", l.Path, n, err)
+	r := bufio.NewReaderSize(f, 64<<10)
+	start := off
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			return out, off, nil
 		}
+		if err != nil {
+			return out, off, err
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			if start == 0 {
+				return out, off, fmt.Errorf("%s line %d: %w", l.Path, n, err)
+			}
+			return out, off, fmt.Errorf("%s at byte %d: %w", l.Path, off, err)
+		}
+		off += int64(len(line))
 		if slug == "" || e.Sandbox == slug {
 			out = append(out, e)
 		}
 	}
-	return out, sc.Err()
 }
