@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs go test -v with the given arguments and prints what a CI log needs:
-# on success, each test and direct subtest with its time (so the log says
+# on success, each test and two levels of subtests with their times (so the log says
 # where the minutes went); on failure, everything, then the failed tests
 # again at the end, where a log's tail shows them.
 # Usage: scripts/gotest.sh GO-TEST-ARG...
@@ -10,7 +10,7 @@ trap 'rm -f "$out"' EXIT
 go test -v "$@" >"$out" 2>&1
 rc=$?
 if [ $rc = 0 ]; then
-  grep -E '^( {0,4}--- |ok |FAIL|PASS$)' "$out"
+  grep -E '^( {0,8}--- |ok |FAIL|PASS$)' "$out"
 else
   cat "$out"
   echo "== failed:"
