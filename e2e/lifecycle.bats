@@ -328,6 +328,9 @@ thaw_foreign() {
   FOREIGN=()
 }
 
+# It pauses every sandbox on the engine: make test runs it alone, after the
+# suites that run side by side (--filter-tags engine-wide).
+# bats test_tags=engine-wide
 @test "AC2.3: pause --all-repos pauses the sandboxes of every repository and list --all-repos shows them paused" {
   create box-a
   make_repo

@@ -59,7 +59,7 @@ var boundsAttacks = []attack{
 			t.Errorf("the ignore mirror grew by %d bytes", grew)
 		}
 	}},
-	{name: "a 30 MB milestone message and a 1 MB command", side: "agent", host: true, expect: "the milestone is refused in one line; a command's commit and audit entry keep 4 KiB of it with size and digest", run: func(t *testing.T, e *attackEnv) {
+	{name: "a 30 MB milestone message and a 1 MB command", side: "agent", expect: "the milestone is refused in one line; a command's commit and audit entry keep 4 KiB of it with size and digest", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := boundsRepo(t, e, "")
 		auditBefore := fileSize(r.AuditPath())
@@ -98,7 +98,7 @@ var boundsAttacks = []attack{
 			t.Errorf("a short milestone after: %+v %v", ok, err)
 		}
 	}},
-	{name: "a secret's value in a milestone message, file and directory names, and read back", side: "agent", host: true, expect: "commits hold it masked and no path holds it; read, grep, ls and glob show it masked; the other changes commit", run: func(t *testing.T, e *attackEnv) {
+	{name: "a secret's value in a milestone message, file and directory names, and read back", side: "agent", expect: "commits hold it masked and no path holds it; read, grep, ls and glob show it masked; the other changes commit", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_ATK"), "-", "_"))
 		value := "s3cr3t-" + testenv.UniqueName("v")
@@ -150,7 +150,7 @@ var boundsAttacks = []attack{
 			t.Errorf("what read, grep, ls and glob return holds the value or lacks the masked names:\n%s", seen.String())
 		}
 	}},
-	{name: "a secret of several lines read in parts", side: "agent", host: true, expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {
+	{name: "a secret of several lines read in parts", side: "agent", expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_KEY"), "-", "_"))
 		lines := []string{"-----BEGIN TEST KEY-----", "QUJDREVGR0hJSktMTU5PUA" + strings.ReplaceAll(testenv.UniqueName("k"), "-", ""), "UVJTVFVWV1hZWjAxMjM0NTY3", "-----END TEST KEY-----"}
@@ -179,7 +179,7 @@ var boundsAttacks = []attack{
 			t.Errorf("the lines around the key are missing:\n%s", seen.String())
 		}
 	}},
-	{name: "terminal escapes in a service's log", side: "agent", host: true, expect: "service logs prints OSC 52 and a screen clear as escapes, --raw as they are", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in a service's log", side: "agent", expect: "service logs prints OSC 52 and a screen clear as escapes, --raw as they are", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		r.Config.Services = map[string]config.ServiceSpec{"noisy": {Command: []string{"sh", "-c", `printf '\033]52;c;aGk=\007\033[2J\302\233done\n'; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}

@@ -21,7 +21,7 @@ import (
 
 // buildAttacks are the attack table's rows for the image build: trust and inputs (issue 27, item 4).
 var buildAttacks = []attack{
-	{name: "Dockerfile rewritten by the agent and merged", side: "agent", host: true, expect: "review names the Dockerfile as steering; after a merge the next create refuses until litterbox trust, then builds", run: func(t *testing.T, e *attackEnv) {
+	{name: "Dockerfile rewritten by the agent and merged", side: "agent", expect: "review names the Dockerfile as steering; after a merge the next create refuses until litterbox trust, then builds", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := buildRepo(t, testenv.Files{
 			"Dockerfile":      "FROM " + e.image + "\n",
@@ -65,10 +65,10 @@ var buildAttacks = []attack{
 			t.Fatalf("the trusted build did not run: %q", got)
 		}
 	}},
-	{name: "build context from the host's work tree", side: "repo", host: true, expect: "the image holds the committed Dockerfile's build of committed files only: no untracked .env, no .git with its remote URL's credential, no uncommitted Dockerfile", run: func(t *testing.T, e *attackEnv) {
+	{name: "build context from the host's work tree", side: "repo", expect: "the image holds the committed Dockerfile's build of committed files only: no untracked .env, no .git with its remote URL's credential, no uncommitted Dockerfile", run: func(t *testing.T, e *attackEnv) {
 		buildReadsOnlyTheCommit(t, e.image)
 	}},
-	{name: "build reaches the host's bridge", side: "repo", host: true, expect: "a RUN step cannot reach a listener on the default bridge (reachable from an ordinary container) unless [network] setup is open", run: func(t *testing.T, e *attackEnv) {
+	{name: "build reaches the host's bridge", side: "repo", expect: "a RUN step cannot reach a listener on the default bridge (reachable from an ordinary container) unless [network] setup is open", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		ip := bridgeListener(t)
 		// A token of this run's own keeps the engine's layer cache of
@@ -95,7 +95,7 @@ var buildAttacks = []attack{
 			t.Fatalf("the build with the setup network open: %q", got)
 		}
 	}},
-	{name: "steering files written by the agent", side: "agent", host: true, expect: "review names each: agent instructions, hook managers, Dockerfiles, and what the host repository's core.hooksPath points at; not an ordinary file", run: func(t *testing.T, e *attackEnv) {
+	{name: "steering files written by the agent", side: "agent", expect: "review names each: agent instructions, hook managers, Dockerfiles, and what the host repository's core.hooksPath points at; not an ordinary file", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		testenv.Git(t, r.Root, "config", "core.hooksPath", "ci/hooks")

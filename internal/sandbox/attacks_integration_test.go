@@ -39,10 +39,12 @@ type attackEnv struct {
 type attack struct {
 	name string
 	side string // "agent", "repo" or "engine" (another user of the engine)
-	// host marks a row whose defence is wholly the host's (review, build,
-	// rendering, labels): the sandbox's kernel takes no part, so the run
-	// under gVisor, which changes only that kernel, leaves it out.
-	host bool
+	// gvisor marks a row whose defence is the sandbox's kernel (its
+	// processes, limits, mounts and path resolution): the run under gVisor,
+	// which changes only that kernel, has these rows alone. The others'
+	// defences are the host's (review, build, rendering, labels) or the
+	// helper's and git's (snapshot bounds), which gVisor does not change.
+	gvisor bool
 	// expect is the outcome run asserts, besides the invariants.
 	expect string
 	run    func(t *testing.T, e *attackEnv)
@@ -80,18 +82,18 @@ func TestIntegrationAttackTable(t *testing.T) {
 	images := []string{"busybox:latest", "litterbox-test/debian:bookworm"}
 	gvisor := os.Getenv("LITTERBOX_TEST_ISOLATION") == config.IsolationGVisor
 	if gvisor {
-		// Under gVisor on busybox alone, and only the rows the sandbox's
-		// kernel takes part in: what gVisor changes is that kernel, which
+		// Under gVisor on busybox alone, and only the rows whose defence is
+		// the sandbox's kernel: what gVisor changes is that kernel, which
 		// both images share, and the whole table took three times as long
 		// there (25 min an image on a busy machine).
 		images = images[:1]
 	}
 	for _, image := range images {
-		t.Run(imageName(image), func(t *testing.T) { attackTable(t, image, !gvisor) })
+		t.Run(imageName(image), func(t *testing.T) { attackTable(t, image, gvisor) })
 	}
 }
 
-func attackTable(t *testing.T, image string, hostRows bool) {
+func attackTable(t *testing.T, image string, kernelRowsOnly bool) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbat"))
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hello\n", ".gitignore": ".litterbox.local.toml\nnode_modules/\n"})
@@ -113,7 +115,7 @@ func attackTable(t *testing.T, image string, hostRows bool) {
 		t.Fatal(err)
 	}
 	for _, a := range allAttacks() {
-		if a.host && !hostRows {
+		if kernelRowsOnly && !a.gvisor {
 			continue
 		}
 		t.Run(a.side+"/"+a.name, func(t *testing.T) {
@@ -182,7 +184,7 @@ func allAttacks() []attack {
 }
 
 var attacks = []attack{
-	{name: "committed config that loosens the sandbox", side: "repo", host: true, expect: "create refuses, naming the key and file; nothing is made", run: func(t *testing.T, e *attackEnv) {
+	{name: "committed config that loosens the sandbox", side: "repo", expect: "create refuses, naming the key and file; nothing is made", run: func(t *testing.T, e *attackEnv) {
 		// Someone else's repository: its own sandbox would run as root on a
 		// network, with a writable root.
 		r := freshRepo(t, e, "[docker]\nuser = \"0:0\"\nread-only = false\nnetwork = \"bridge\"\n")
@@ -194,7 +196,7 @@ var attacks = []attack{
 			t.Errorf("a refused create left %s", refs)
 		}
 	}},
-	{name: "config written by the agent and merged", side: "agent", host: true, expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
+	{name: "config written by the agent and merged", side: "agent", expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
 		r := freshRepo(t, e, "")
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
@@ -266,7 +268,7 @@ var attacks = []attack{
 			t.Errorf("the between-calls message is %q", msg)
 		}
 	}},
-	{name: "terminal escapes in the call a waiting exec names", side: "agent", host: true, expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in the call a waiting exec names", side: "agent", expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -284,7 +286,7 @@ var attacks = []attack{
 			t.Errorf("the waiting line: %q", line)
 		}
 	}},
-	{name: "symlinks out of /src, followed by every file tool and download", side: "agent", expect: "each resolves in the container; download copies the link itself", run: func(t *testing.T, e *attackEnv) {
+	{name: "symlinks out of /src, followed by every file tool and download", side: "agent", gvisor: true, expect: "each resolves in the container; download copies the link itself", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		bash(t, e.m, "ln -sf / root && ln -sf "+e.sentinel+" secret && ln -sf ../../.. up")
 		// Each resolves in the container, whose files are its own.
@@ -310,7 +312,7 @@ var attacks = []attack{
 			t.Errorf("download of a symlink to / made %v (%v), want the symlink itself", fi.Mode(), err)
 		}
 	}},
-	{name: ".. in every path parameter", side: "agent", expect: "every path resolves in the container's file system", run: func(t *testing.T, e *attackEnv) {
+	{name: ".. in every path parameter", side: "agent", gvisor: true, expect: "every path resolves in the container's file system", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		up := "../../../../.." + e.sentinel
 		if r, err := e.m.Read(ctx, "work", up, 0, 0); err == nil {
@@ -334,7 +336,7 @@ var attacks = []attack{
 			t.Errorf("bash read the host file: %q", res.Stdout)
 		}
 	}},
-	{name: "terminal escapes in file names and commands", side: "agent", host: true, expect: "log, diff --stat, review warnings and a call's notes on a withheld file print no control character", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in file names and commands", side: "agent", expect: "log, diff --stat, review warnings and a call's notes on a withheld file print no control character", run: func(t *testing.T, e *attackEnv) {
 		res := bash(t, e.m, "printf 'x' > \"$(printf 'esc\\033]0;owned\\007.txt')\" && mkdir -p \"$(printf 'd\\033[2J')\" && echo 'echo' > \"$(printf 'd\\033[2J')/.envrc\" # \033[31m red")
 		if res.Snapshot == "" {
 			t.Fatalf("%+v", res)
@@ -367,7 +369,7 @@ var attacks = []attack{
 		}
 		bash(t, e.m, "rm -f w*.bin")
 	}},
-	{name: "forged dev.litterbox labels on a foreign container", side: "agent", host: true, expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
+	{name: "forged dev.litterbox labels on a foreign container", side: "agent", expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
 		m := e.m
 		name := "litterbox-" + m.RepoSlug + "-0badc0de-forged"
 		t.Cleanup(func() { testenv.Docker("rm", "-f", name) })
@@ -437,7 +439,7 @@ var attacks = []attack{
 		}
 		bash(t, e.m, "rm -rf many")
 	}},
-	{name: "a fork bomb", side: "agent", expect: "the pids limit stops it; the sandbox answers. Under gVisor RLIMIT_NPROC stops it, but its kernel may end then or moments later (on the ptrace platform its threads outgrow the engine's limit or the memory): a call says so, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
+	{name: "a fork bomb", side: "agent", gvisor: true, expect: "the pids limit stops it; the sandbox answers. Under gVisor RLIMIT_NPROC stops it, but its kernel may end then or moments later (on the ptrace platform its threads outgrow the engine's limit or the memory): a call says so, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
 		start := time.Now()
 		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
 		if e.m.Config.Isolation == config.IsolationGVisor {
@@ -455,7 +457,7 @@ var attacks = []attack{
 		}
 		t.Logf("fork bomb: exit %d, timed out %v", res.ExitCode, res.TimedOut)
 	}},
-	{name: "a memory bomb", side: "agent", expect: "the OOM killer ends the command (exit 137); the sandbox answers. Under gVisor it ends the sandbox (its kernel holds all the memory): the call says so within 20 s, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
+	{name: "a memory bomb", side: "agent", gvisor: true, expect: "the OOM killer ends the command (exit 137); the sandbox answers. Under gVisor it ends the sandbox (its kernel holds all the memory): the call says so within 20 s, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
 		start := time.Now()
 		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
 		if e.m.Config.Isolation == config.IsolationGVisor {
@@ -472,7 +474,7 @@ var attacks = []attack{
 		}
 		t.Logf("memory bomb: exit %d, timed out %v", res.ExitCode, res.TimedOut)
 	}},
-	{name: "filling /src", side: "agent", expect: "the disk guard trips, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
+	{name: "filling /src", side: "agent", gvisor: true, expect: "the disk guard trips, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
 		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
 		res := bash(t, e.m, "mkdir -p node_modules && head -c 8000000 /dev/zero > node_modules/fill")
@@ -487,7 +489,7 @@ var attacks = []attack{
 			t.Errorf("still over after freeing: %+v", res.DiskOver)
 		}
 	}},
-	{name: "a hostile home copied by fork: links to /, to a host path and to the copy's own mounts, a fifo, a setuid file", side: "agent", expect: "the fork holds the links as links (nothing followed), the setuid file still the sandbox user's (no-new-privileges makes the bit inert), the fifo left out; the host is untouched", run: func(t *testing.T, e *attackEnv) {
+	{name: "a hostile home copied by fork: links to /, to a host path and to the copy's own mounts, a fifo, a setuid file", side: "agent", gvisor: true, expect: "the fork holds the links as links (nothing followed), the setuid file still the sandbox user's (no-new-privileges makes the bit inert), the fifo left out; the host is untouched", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		// The copy container runs as root with CHOWN, FOWNER and
 		// DAC_OVERRIDE, the source's volumes at /other/N.
@@ -505,7 +507,7 @@ var attacks = []attack{
 		}
 		exec(t, e.m, "work", "cd $HOME && rm -f root host other up fifo suid")
 	}},
-	{name: "filling the home", side: "agent", expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
+	{name: "filling the home", side: "agent", gvisor: true, expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
 		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
 		res := bash(t, e.m, "head -c 8000000 /dev/zero > $HOME/fill")

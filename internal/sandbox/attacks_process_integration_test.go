@@ -18,18 +18,18 @@ import (
 
 // processAttacks are the attack table's rows for a call's processes and PID 1 (issue 27, items 7 and 9).
 var processAttacks = []attack{
-	{name: "setsid env -i escapes the call", side: "agent", expect: "the escapee is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
+	{name: "setsid env -i escapes the call", side: "agent", gvisor: true, expect: "the escapee is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
 		res := bash(t, e.m, looper("esc")+"setsid env -i /bin/sh /tmp/lbx-esc.sh >/dev/null 2>&1 </dev/null & echo started")
 		if res.ExitCode != 0 || res.Stdout != "started\n" {
 			t.Fatalf("the call: %+v", res)
 		}
 		noLooper(t, e, "esc")
 	}},
-	{name: "double fork", side: "agent", expect: "the grandchild, adopted by PID 1, is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
+	{name: "double fork", side: "agent", gvisor: true, expect: "the grandchild, adopted by PID 1, is dead when the call returns", run: func(t *testing.T, e *attackEnv) {
 		bash(t, e.m, looper("dbl")+"( ( /bin/sh /tmp/lbx-dbl.sh >/dev/null 2>&1 </dev/null & ) & ); sleep 0.2")
 		noLooper(t, e, "dbl")
 	}},
-	{name: "escapee holding the output open past the timeout", side: "agent", expect: "the call returns within 10 s, timed out; a write waiting for the lock meanwhile is done within 10 s; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
+	{name: "escapee holding the output open past the timeout", side: "agent", gvisor: true, expect: "the call returns within 10 s, timed out; a write waiting for the lock meanwhile is done within 10 s; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		var wrote time.Duration
 		var werr error
@@ -59,7 +59,7 @@ var processAttacks = []attack{
 		}
 		noLooper(t, e, "hold")
 	}},
-	{name: "cancel while an escapee runs", side: "agent", expect: "the call returns within 5 s of the cancel, cancelled; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
+	{name: "cancel while an escapee runs", side: "agent", gvisor: true, expect: "the call returns within 5 s of the cancel, cancelled; the escapee is dead", run: func(t *testing.T, e *attackEnv) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(2*time.Second, cancel)
 		t0 := time.Now()
@@ -74,7 +74,7 @@ var processAttacks = []attack{
 		}
 		noLooper(t, e, "cxl")
 	}},
-	{name: "signals to PID 1", side: "agent", expect: "TERM, INT, HUP, QUIT, USR1, USR2, ABRT, SEGV, BUS, FPE, SYS, TRAP, PIPE, ALRM, STOP: the sandbox still answers and stays active", run: func(t *testing.T, e *attackEnv) {
+	{name: "signals to PID 1", side: "agent", gvisor: true, expect: "TERM, INT, HUP, QUIT, USR1, USR2, ABRT, SEGV, BUS, FPE, SYS, TRAP, PIPE, ALRM, STOP: the sandbox still answers and stays active", run: func(t *testing.T, e *attackEnv) {
 		for _, sig := range []string{"TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "ABRT", "SEGV", "BUS", "FPE", "SYS", "TRAP", "PIPE", "ALRM", "STOP"} {
 			res := bash(t, e.m, "kill -"+sig+" 1; echo sent")
 			if res.Stdout != "sent\n" {
@@ -89,7 +89,7 @@ var processAttacks = []attack{
 			}
 		}
 	}},
-	{name: "background command and a call", side: "agent", expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
+	{name: "background command and a call", side: "agent", gvisor: true, expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		bash(t, e.m, looper("bg1")+looper("bg2")+"true")
 		if _, err := e.m.Background(ctx, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
@@ -119,10 +119,10 @@ var processAttacks = []attack{
 	{name: "an agent reaches for its injected API key: its value, the proxy's control socket, another host", side: "agent", expect: "the API gets the key, the body goes as written, the placeholder to another host is refused and counted; the value is in no environment, file or inspect the sandbox or the proxy shows, the control socket is out of reach, and a resume gives the proxy the key again", run: func(t *testing.T, e *attackEnv) {
 		injectAttack(t, e.image)
 	}},
-	{name: "an agent in a run session: floods and kills settle, writes .git, leaves processes behind", side: "agent", expect: "the session ends with the agent's exit status; the final commit takes what /src holds, no .git path; no process of the session outlives it; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
+	{name: "an agent in a run session: floods and kills settle, writes .git, leaves processes behind", side: "agent", gvisor: true, expect: "the session ends with the agent's exit status; the final commit takes what /src holds, no .git path; no process of the session outlives it; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		runAttack(t, e)
 	}},
-	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
+	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", gvisor: true, expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		e.m.Config.Idle = 10 * time.Second
 		_, err := e.m.Create(ctx, CreateOptions{Name: "nap"})

@@ -17,7 +17,7 @@ import (
 
 // reviewAttacks are the attack table's rows for apply and merge: the review boundary (issue 27, items 1-3).
 var reviewAttacks = []attack{
-	{name: "milestone message carrying a patch", side: "agent", host: true, expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
+	{name: "milestone message carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo 'print(2)' > app.py")
 		if _, err := r.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
@@ -29,7 +29,7 @@ var reviewAttacks = []attack{
 			t.Errorf("the message was not kept as text: %q", body)
 		}
 	}},
-	{name: "bash command text carrying a patch", side: "agent", host: true, expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc", run: func(t *testing.T, e *attackEnv) {
+	{name: "bash command text carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		res := reviewBash(t, r, "echo 'print(2)' > app.py; cat > /dev/null <<'EOF'\n"+smuggledPatch+"EOF")
 		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", res.Snapshot); !strings.Contains(body, "diff --git a/innocent.txt") {
@@ -38,7 +38,7 @@ var reviewAttacks = []attack{
 		applyIn(t, r, false)
 		assertReviewed(t, r, base)
 	}},
-	{name: "hooks in a core.hooksPath inside the work tree", side: "agent", host: true, expect: "merge succeeds and runs none of the branch's hooks (no marker file); a commit by the user afterwards does run them", run: func(t *testing.T, e *attackEnv) {
+	{name: "hooks in a core.hooksPath inside the work tree", side: "agent", expect: "merge succeeds and runs none of the branch's hooks (no marker file); a commit by the user afterwards does run them", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		testenv.Git(t, r.Root, "config", "core.hooksPath", ".githooks")
 		markers := t.TempDir()
@@ -70,7 +70,7 @@ var reviewAttacks = []attack{
 			t.Errorf("%s commits on the host, want the 2 merged and the probe", got)
 		}
 	}},
-	{name: "apply then more work on the same file then merge", side: "agent", host: true, expect: "merge is clean, each snapshot lands once, the host ends with the branch's tree", run: func(t *testing.T, e *attackEnv) {
+	{name: "apply then more work on the same file then merge", side: "agent", expect: "merge is clean, each snapshot lands once, the host ends with the branch's tree", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo one > n.txt")
 		reviewBash(t, r, "echo two >> n.txt")
@@ -90,7 +90,7 @@ var reviewAttacks = []attack{
 			t.Errorf("not clean after merge: %s", st)
 		}
 	}},
-	{name: "an apply whose outcome differs from the review", side: "agent", host: true, expect: "the check fails closed: branch and index back where they were, the extra file gone, the user's unrelated edit kept", run: func(t *testing.T, e *attackEnv) {
+	{name: "an apply whose outcome differs from the review", side: "agent", expect: "the check fails closed: branch and index back where they were, the extra file gone, the user's unrelated edit kept", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo 'print(2)' > app.py")

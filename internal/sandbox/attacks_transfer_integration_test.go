@@ -16,13 +16,13 @@ import (
 
 // transferAttacks are the attack table's rows for host-side writes and base refs (issue 27, items 5-6).
 var transferAttacks = []attack{
-	{name: "download leaves a link, then the sandbox makes it a directory of mode 777", side: "agent", host: true, expect: "the second download is refused naming DEST/d; the link's target keeps its mode and files", run: func(t *testing.T, e *attackEnv) {
+	{name: "download leaves a link, then the sandbox makes it a directory of mode 777", side: "agent", expect: "the second download is refused naming DEST/d; the link's target keeps its mode and files", run: func(t *testing.T, e *attackEnv) {
 		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir dl/d && chmod 777 dl/d && echo theirs > dl/d/secret && chmod 777 dl/d/secret")
 	}},
-	{name: "download leaves a link, then the sandbox writes under it", side: "agent", host: true, expect: "the second download is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
+	{name: "download leaves a link, then the sandbox writes under it", side: "agent", expect: "the second download is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
 		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d")
 	}},
-	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", host: true, expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
+	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
 		baseRefAttack(t, e)
 	}},
 	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
