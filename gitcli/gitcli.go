@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -203,6 +205,23 @@ func (c *Client) ListRefs(ctx context.Context, prefixes ...string) ([]Ref, error
 		}
 	}
 	return refs, nil
+}
+
+// RefDates is when the last commit of each ref under prefix was made
+// (its committer date), by ref name.
+func (c *Client) RefDates(ctx context.Context, prefix string) (map[string]time.Time, error) {
+	out, err := c.out(ctx, "for-each-ref", "--format=%(committerdate:unix) %(refname)", prefix)
+	if err != nil {
+		return nil, err
+	}
+	dates := map[string]time.Time{}
+	for _, line := range strings.Split(out, "\n") {
+		at, name, ok := strings.Cut(line, " ")
+		if sec, err := strconv.ParseInt(at, 10, 64); ok && err == nil {
+			dates[name] = time.Unix(sec, 0)
+		}
+	}
+	return dates, nil
 }
 
 // ArchiveArgs writes the tree of commit as a tar stream.

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -27,7 +28,11 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 		return func(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
 			trail := &runner.Trail{}
 			start := time.Now()
-			res, err := next(runner.WithTrail(ctx, trail), req)
+			client := ""
+			if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+				client = agenttext.Cap(s.GetClientInfo().Name, 100)
+			}
+			res, err := next(layout.WithClient(runner.WithTrail(ctx, trail), client), req)
 			args := req.GetArguments()
 			e := audit.Entry{
 				Time: start.UTC(), Tool: req.Params.Name, Arguments: audit.ElideArguments(args),
@@ -50,6 +55,7 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerM
 			if res != nil {
 				e.ExitCode, e.Snapshot = outcome(res.StructuredContent)
 			}
+			e.Client = client
 			switch {
 			case err != nil:
 				e.Status, e.Error = "error", err.Error()

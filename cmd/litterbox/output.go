@@ -21,6 +21,16 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// terminalWidth is w's width in columns when it is a terminal, else 80.
+func terminalWidth(w any) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
+}
+
 func orNone[T any](s []T) []T {
 	if s == nil {
 		return []T{}

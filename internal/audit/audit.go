@@ -26,15 +26,17 @@ import (
 // Entry is one MCP tool call in the audit log: what was asked, how it
 // ended, and every docker and git command it caused.
 type Entry struct {
-	Time       time.Time               `json:"time"`
-	Tool       string                  `json:"tool"`
-	Sandbox    string                  `json:"sandbox,omitempty"`
-	Arguments  map[string]any          `json:"arguments"`
-	Status     string                  `json:"status"` // ok or error
-	Error      string                  `json:"error,omitempty"`
-	DurationMS int64                   `json:"duration_ms"`
-	PID        int                     `json:"pid"`
-	Commands   []runner.AuditedCommand `json:"commands"`
+	Time       time.Time      `json:"time"`
+	Tool       string         `json:"tool"`
+	Sandbox    string         `json:"sandbox,omitempty"`
+	Arguments  map[string]any `json:"arguments"`
+	Status     string         `json:"status"` // ok or error
+	Error      string         `json:"error,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+	PID        int            `json:"pid"`
+	// Client is the MCP client's name, as it told the server.
+	Client   string                  `json:"client,omitempty"`
+	Commands []runner.AuditedCommand `json:"commands"`
 	// Refused counts, by host:port, the connections the sandbox's egress
 	// proxy refused during the call.
 	Refused map[string]int `json:"refused,omitempty"`

@@ -102,3 +102,17 @@ type noCopy struct{}
 func (noCopy) StartAttached(context.Context, string, io.Reader) (runner.Result, error) {
 	return runner.Result{}, Unsupported("copying between sandboxes (the setup cache, fork)")
 }
+
+// Usage is what a running box takes of its host, as the engine's stats
+// report it: CPU as a share of one core (150% is one and a half), memory
+// in use.
+type Usage struct {
+	CPU    string // "12.5%"
+	Memory string // "52.1MiB"
+}
+
+// StatsReader is a provider whose engine reports, in one call, what each
+// running box uses; a cluster without a metrics server has none.
+type StatsReader interface {
+	Stats(ctx context.Context) (map[string]Usage, error)
+}

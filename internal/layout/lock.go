@@ -19,6 +19,8 @@ type Holder struct {
 	Call  string    `json:"call"`
 	Since time.Time `json:"since"`
 	PID   int       `json:"pid"`
+	// Client is the MCP client whose call it is, when an MCP server holds it.
+	Client string `json:"client,omitempty"`
 }
 
 // Waiting is the line a waiter shows for h: the call (chosen by an agent,
@@ -36,6 +38,13 @@ func (h Holder) Waiting(now time.Time) string {
 
 type callKey struct{}
 type waitKey struct{}
+type clientKey struct{}
+
+// WithClient names the MCP client whose call ctx carries, which the lock
+// holder records for those watching.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
+}
 
 // WithCall names the call that ctx's lock is taken for ("bash: make
 // test"), which a waiter is shown.
@@ -68,7 +77,8 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			call, _ := ctx.Value(callKey{}).(string)
-			writeHolder(f, Holder{Call: call, Since: time.Now(), PID: os.Getpid()})
+			client, _ := ctx.Value(clientKey{}).(string)
+			writeHolder(f, Holder{Call: call, Since: time.Now(), PID: os.Getpid(), Client: client})
 			return release(f), nil
 		}
 		if err != syscall.EWOULDBLOCK {

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/audit"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/present"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/watch"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+type watchOptions struct {
+	AllRepos bool
+	Once     bool
+	Every    time.Duration
+}
+
+func newWatchCommand(p *program) *cobra.Command {
+	var o watchOptions
+	cmd := &cobra.Command{
+		Use:   "watch [--all-repos] [--once]",
+		Short: "A live view of the sandboxes: who drives each, what runs, what it takes",
+		Long: `Show this repository's sandboxes (every repository's with --all-repos), one row
+each, refreshed live: status, who drives it (an MCP client and its server's
+process, or a litterbox run session), the call running now and for how long,
+the age of its last commit, commits ahead, CPU and memory (the engine's stats,
+one call per refresh for all), and the connections its egress proxy refused.
+
+Keys: up and down select; enter shows the selected sandbox's recent calls and
+diff; p pauses, r resumes and a applies it (each asks y first); d opens its
+diff in your pager and s a shell in it; q quits. Nothing changes without a key.
+
+When stdout is not a terminal, the table is printed again every refresh;
+--once prints it once.`,
+		Example: "  litterbox watch\n  litterbox watch --all-repos\n  litterbox watch --once",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Every < 500*time.Millisecond {
+				return usagef("watch: --every %s is too often: give 500ms or more", o.Every)
+			}
+			return runWatch(cmd.Context(), p.env, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "every repository's sandboxes")
+	cmd.Flags().BoolVar(&o.Once, "once", false, "print the table once and exit")
+	cmd.Flags().DurationVar(&o.Every, "every", 2*time.Second, "how often to refresh")
+	return cmd
+}
+
+func runWatch(ctx context.Context, e *env, o watchOptions) error {
+	m, err := e.manager(ctx)
+	if err != nil {
+		return err
+	}
+	src := &watchSource{m: m, all: o.AllRepos}
+	title := "litterbox watch " + m.Root
+	if o.AllRepos {
+		title = "litterbox watch, every repository"
+	}
+	width := terminalWidth(e.stdout)
+	if o.Once || !isTerminal(e.stdout) {
+		src.wait = true
+		for {
+			rows, err := src.Rows(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(e.stdout, watch.Frame(title, rows, width, time.Now()))
+			if o.Once {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(o.Every):
+				fmt.Fprintln(e.stdout)
+			}
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	act := &watchActions{run: e.run, self: self, repo: m.Root, rows: src}
+	model := watch.New(title, src, act, o.Every, time.Now)
+	in, _ := e.stdin.(*os.File)
+	out, _ := e.stdout.(*os.File)
+	_, err = tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
+	if ctx.Err() != nil {
+		return nil // Ctrl-C or SIGTERM: the view ends.
+	}
+	return err
+}
+
+// watchSource reads the rows from what Litterbox writes: list (records,
+// the engine's containers, the branches), the sandboxes' locks (the call
+// running), the audit log (the MCP server driving each), the branches'
+// dates, and the engine's stats.
+type watchSource struct {
+	m   *sandbox.Manager
+	all bool
+	// repoOf remembers each row's repository, for the actions.
+	repoOf map[string]string
+
+	// stats is the engine's last stats, read apart from the rows: a
+	// `docker stats` samples for a second or two, which would hold back
+	// every refresh of the rest. A plain frame (wait) reads them with it.
+	wait     bool
+	mu       sync.Mutex
+	stats    map[string]box.Usage
+	sampling bool
+}
+
+// usage is the last stats read, and starts the next read if none runs.
+// Without stats (a cluster) the columns say "-".
+func (s *watchSource) usage(ctx context.Context) map[string]box.Usage {
+	st, ok := s.m.Provider.(box.StatsReader)
+	if !ok {
+		return nil
+	}
+	if s.wait {
+		u, _ := st.Stats(ctx)
+		return u
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sampling {
+		s.sampling = true
+		go func() {
+			u, err := st.Stats(ctx)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if err == nil {
+				s.stats = u
+			}
+			s.sampling = false
+		}()
+	}
+	return s.stats
+}
+
+func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
+	infos, err := s.m.List(ctx, s.all)
+	if err != nil {
+		return nil, err
+	}
+	usage := s.usage(ctx)
+	dates, _ := s.m.Git.RefDates(ctx, "refs/heads/litterbox/")
+	drivers := s.drivers()
+	s.repoOf = map[string]string{}
+	rows := make([]watch.Row, 0, len(infos))
+	for _, in := range infos {
+		r := watch.Row{Name: in.Name, Repo: in.Repo, Status: in.Status, Ahead: in.CommitsAhead}
+		for _, n := range in.Refused {
+			r.Refused += n
+		}
+		if u, ok := usage[in.Container]; ok {
+			r.CPU, r.Memory = u.CPU, u.Memory
+		}
+		if in.Repo == s.m.Root {
+			r.LastCommit = dates["refs/heads/"+in.Branch]
+			r.Driver = drivers[in.Name]
+			if h := layout.Session(s.m.Layout().Lock(in.Name)); h != nil {
+				r.Call, r.CallSince = agenttext.FirstLine(h.Call), h.Since
+				r.Driver = driver(h.Client, h.PID)
+			}
+		}
+		if in.Agent != nil {
+			r.Driver = "run: " + in.Agent.Command
+		}
+		s.repoOf[in.Name] = in.Repo
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// drivers names, for each sandbox of this repository, the MCP server that
+// called it last if that server still runs: its client and process.
+func (s *watchSource) drivers() map[string]string {
+	entries, err := audit.Log{Path: s.m.AuditPath()}.Read("")
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.Sandbox == "" || e.Tool == "run" {
+			continue
+		}
+		if syscall.Kill(e.PID, 0) != nil {
+			delete(out, e.Sandbox)
+			continue
+		}
+		out[e.Sandbox] = driver(e.Client, e.PID)
+	}
+	return out
+}
+
+// driver names a process that drives a sandbox: its MCP client, if it is
+// an MCP server, and its process id.
+func driver(client string, pid int) string {
+	if client == "" {
+		return fmt.Sprintf("pid %d", pid)
+	}
+	return fmt.Sprintf("%s (%d)", client, pid)
+}
+
+// Activity is the sandbox's last calls from the audit log and its diff's
+// summary.
+func (s *watchSource) Activity(ctx context.Context, name string) (watch.Activity, error) {
+	var a watch.Activity
+	entries, err := audit.Log{Path: s.m.AuditPath()}.Read(name)
+	if err != nil {
+		return a, err
+	}
+	for _, e := range entries[max(len(entries)-50, 0):] {
+		a.Calls = append(a.Calls, present.AuditLine(e))
+	}
+	var diff strings.Builder
+	if err := s.m.Diff(ctx, name, []string{"--stat=72"}, &diff, io.Discard); err != nil {
+		return a, err
+	}
+	a.DiffStat = diff.String()
+	return a, nil
+}
+
+// watchActions does what the view's keys ask by running this program's
+// own commands (litterbox pause NAME, ...), through the runner like every
+// other process, so each behaves and logs exactly as typed.
+type watchActions struct {
+	run  runner.Runner
+	self string
+	repo string
+	rows *watchSource
+}
+
+func (a *watchActions) cmd(verb, name string, extra ...string) runner.Cmd {
+	repo := a.repo
+	if r := a.rows.repoOf[name]; r != "" {
+		repo = r
+	}
+	return runner.Cmd{Name: a.self, Args: slices.Concat([]string{"--repo", repo, verb, name}, extra)}
+}
+
+func (a *watchActions) quiet(ctx context.Context, verb, name string, extra ...string) (string, error) {
+	res, err := a.run.Run(ctx, a.cmd(verb, name, extra...))
+	if err != nil {
+		if x, ok := runner.AsExit(err); ok && len(x.Result.Stderr) > 0 {
+			return "", fmt.Errorf("%s", strings.TrimPrefix(agenttext.FirstLine(x.Stderr()), "Error: "))
+		}
+		return "", err
+	}
+	return agenttext.FirstLine(string(res.Stdout) + string(res.Stderr)), nil
+}
+
+func (a *watchActions) Pause(ctx context.Context, name string) error {
+	_, err := a.quiet(ctx, "pause", name)
+	return err
+}
+
+func (a *watchActions) Resume(ctx context.Context, name string) error {
+	_, err := a.quiet(ctx, "resume", name)
+	return err
+}
+
+func (a *watchActions) Apply(ctx context.Context, name string) (string, error) {
+	return a.quiet(ctx, "apply", name)
+}
+
+func (a *watchActions) Diff(name string) tea.ExecCommand {
+	return &terminalCmd{run: a.run, cmd: a.cmd("diff", name)}
+}
+
+func (a *watchActions) Shell(name string) tea.ExecCommand {
+	return &terminalCmd{run: a.run, cmd: a.cmd("shell", name)}
+}
+
+// terminalCmd is a command the view hands the terminal to (bubbletea's
+// ExecCommand), run by the runner.
+type terminalCmd struct {
+	run runner.Runner
+	cmd runner.Cmd
+}
+
+func (c *terminalCmd) SetStdin(r io.Reader)  { c.cmd.Stdin = r }
+func (c *terminalCmd) SetStdout(w io.Writer) { c.cmd.Stdout = w }
+func (c *terminalCmd) SetStderr(w io.Writer) { c.cmd.Stderr = w }
+func (c *terminalCmd) Run() error {
+	_, err := c.run.Run(context.Background(), c.cmd)
+	return err
+}
