@@ -9,7 +9,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
+.PHONY: release all build install check check-unit checks images test k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke clean
 
 all: build
 
@@ -46,8 +46,22 @@ check-unit:
 # sandbox on the engine (tagged engine-wide). Each suite's output is printed
 # whole when it ends, with how long it took. The binary is built once,
 # before any suite runs it.
-test: lint unit fuzz image build
+#
+# Before them, the checks (lint, unit tests, fuzzing: compiling, on the
+# cores) run beside the test images' build (debootstrap: downloads and disk),
+# and .ci/run has the cluster's components building in the background.
+test:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target checks images
+	@$(MAKE) --no-print-directory build
 	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
+
+images:
+	@scripts/timed.sh image $(MAKE) --no-print-directory image
+
+checks:
+	@scripts/timed.sh lint $(MAKE) --no-print-directory lint
+	@scripts/timed.sh unit $(MAKE) --no-print-directory unit
+	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 
 # The suites' sandboxes together pass the default memory budget (75% of the
 # host's memory), which only TestIntegrationHostLimits tests, with its own.
@@ -151,13 +165,13 @@ lint: lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell
 lint-fmt:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt wants to rewrite: $$unformatted"; exit 1; fi
 
+# With -tags integration: every file, the integration tests' too (none is
+# built only without the tag).
 lint-vet:
-	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	GOOS=darwin $(GO) build ./... # the CLI runs on macOS hosts too
 
 lint-staticcheck:
-	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags integration ./...
 
 # Only runner/ starts processes in the binary (both GOOS it ships for).
