@@ -35,17 +35,15 @@ check-unit:
 # throwaway single-node cluster (scripts/k8s/with-cluster.sh: up, run, down;
 # its components are built from source once and cached). It needs root.
 #
-# With the cluster up, the suites that talk to engines run side by side,
-# since they spend much of their time waiting on an engine rather than on
-# the 2 cores. First the integration suites, two at a time, longest first
-# (the attack table beside the gVisor runs, then the rest): the gVisor runs
-# keep both cores busy, so more at once only slows each. Then the bats
-# suites, which mostly wait (on sandboxes, terminals, timers), three at a
-# time: Docker's in two halves, the cluster's, the gVisor tools suite and
-# the benchmarks' smoke run. Last, alone, the one test that pauses every
-# sandbox on the engine (tagged engine-wide). Each suite's output is printed
-# whole when it ends, with how long it took. The binary is built once,
-# before any suite runs it.
+# With the cluster up, the suites that talk to engines run two at a time,
+# longest first, make -j2 starting the next as soon as one ends: the
+# integration tests, the attack table, the Docker bats suites in two halves,
+# the gVisor runs, the cluster's bats suites, the benchmarks' smoke run.
+# They spend part of their time waiting on an engine, but the gVisor runs
+# and the attack table keep both cores busy, so more at once only slows
+# each. Last, alone, the one test that pauses every sandbox on the engine
+# (tagged engine-wide). Each suite's output is printed whole when it ends,
+# with how long it took. The binary is built once, before any suite runs it.
 #
 # Before them, the checks (lint, unit tests, fuzzing: compiling, on the
 # cores) run beside the test images' build (debootstrap: downloads and disk),
@@ -63,19 +61,22 @@ checks:
 	@scripts/timed.sh unit $(MAKE) --no-print-directory unit
 	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 
-# The suites' sandboxes together pass the default memory budget (75% of the
-# host's memory), which only TestIntegrationHostLimits tests, with its own.
-test-engines: export LITTERBOX_MEMORY_BUDGET = 1000%
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-gvisor integration-rest
-	@$(MAKE) --no-print-directory -j3 --output-sync=target e2e-docker-a e2e-docker-b e2e-cluster e2e-gvisor bench-smoke
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b \
+	  integration-gvisor e2e-cluster e2e-gvisor bench-smoke
 	@$(MAKE) --no-print-directory e2e-engine-wide
+
+# The bats suites' sandboxes, side by side with the other suites', pass the
+# default memory budget (75% of the host's memory), which only
+# TestIntegrationHostLimits tests, with its own (and the integration tests'
+# TestMain lifts it too).
+SIDE_BY_SIDE := LITTERBOX_MEMORY_BUDGET=1000%
 
 # The Docker bats suites in two halves of about equal time, without the
 # engine-wide test (make e2e runs them all, one after another).
 E2E_A := lifecycle review tools kubernetes soak failures identity network stress
 E2E_B := $(filter-out $(E2E_A),$(patsubst e2e/%.bats,%,$(wildcard e2e/*.bats)))
-E2E_SOME = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide'
+E2E_SOME = $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide'
 e2e-docker-a:
 	scripts/timed.sh $@ env $(E2E_SOME) $(patsubst %,e2e/%.bats,$(E2E_A))
 e2e-docker-b:
@@ -89,7 +90,7 @@ e2e-cluster:
 # The agent-tools suite again, every sandbox under gVisor, through one of
 # its two MCP clients (the other is about the client, not the sandbox), and
 # litterbox run.
-E2E_GVISOR = LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox|run)' e2e/tools.bats e2e/run.bats
+E2E_GVISOR = $(SIDE_BY_SIDE) LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox|run)' e2e/tools.bats e2e/run.bats
 e2e-gvisor: build image
 	scripts/timed.sh $@ env $(E2E_GVISOR)
 
@@ -145,12 +146,12 @@ integration-attacks: image
 integration-rest: image
 	scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)' ./...
 
-# The image matrix's change loop, the no-shell image and the tree check, and
-# the attack table's rows whose defence is the sandbox's kernel, again with
-# every sandbox under gVisor (runsc registered with docker: scripts/gvisor.sh,
-# which .ci/run calls). The contract suite runs under gVisor in
-# integration-rest (docker-gvisor, podman-gvisor).
-GVISOR_MATRIX := ^TestMatrix(ChangeLoop|NoShell|TreeMatchesSandboxAfterEveryCall)$$
+# The attack table's rows whose defence is the sandbox's kernel, and the
+# image with no shell, again with every sandbox under gVisor (runsc
+# registered with docker: scripts/gvisor.sh, which .ci/run calls). The
+# contract suite runs under gVisor in integration-rest (docker-gvisor,
+# podman-gvisor), the tools suite in e2e-gvisor.
+GVISOR_MATRIX := ^TestMatrixNoShell$$
 integration-gvisor: image
 	LITTERBOX_TEST_ISOLATION=gvisor scripts/timed.sh $@ $(INTEGRATION) -run '$(GVISOR_MATRIX)|$(ATTACKS)' ./internal/sandbox
 
@@ -205,8 +206,10 @@ test-images:
 bench: image
 	scripts/k8s/with-cluster.sh scripts/bench.sh
 
-# Every benchmark once, to prove they run (make test); no figures written.
-BENCH_SMOKE = scripts/bench.sh --smoke
+# The benchmarks of the everyday calls once each, beside their raw floors,
+# to prove they run (make test); no figures written. make bench runs them
+# all, the large trees' too, and measures.
+BENCH_SMOKE = $(SIDE_BY_SIDE) scripts/bench.sh --smoke
 bench-smoke: image
 	scripts/timed.sh $@ $(BENCH_SMOKE)
 
