@@ -22,6 +22,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/internal/watch"
 )
 
 // attackEnv is what an attack row acts on: a repository with an attacker's
@@ -268,13 +269,23 @@ var attacks = []attack{
 			t.Errorf("the between-calls message is %q", msg)
 		}
 	}},
-	{name: "terminal escapes in the call a waiting exec names", side: "agent", expect: "the waiting line shows the escapes as text", run: func(t *testing.T, e *attackEnv) {
+	{name: "terminal escapes in the call a waiting exec names", side: "agent", expect: "the waiting line, and the running call's row in litterbox watch, show the escapes as text", run: func(t *testing.T, e *attackEnv) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			_, _ = e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "sleep 2 # \033]52;c;aGk=\007\033[2J"})
 		}()
 		time.Sleep(500 * time.Millisecond)
+		// The view reads the running call from the lock's holder, as
+		// litterbox watch and log --audit --follow do.
+		h := layout.Session(e.m.Layout().Lock("work"))
+		if h == nil {
+			t.Fatal("no holder in the lock while the call runs")
+		}
+		_, rows := watch.Lines([]watch.Row{{Name: "work", Status: "active", Call: h.Call, CallSince: h.Since}}, 200, time.Now())
+		if !strings.Contains(rows[0], "bash: sleep 2") || !strings.Contains(rows[0], "52;c;aGk=") || strings.ContainsAny(rows[0], "\x1b\x07") {
+			t.Errorf("the running call's row: %q", rows[0])
+		}
 		var line string
 		unlock, err := e.m.Lock(layout.OnWait(context.Background(), func(h layout.Holder) { line = h.Waiting(time.Now()) }), "work")
 		if err != nil {
