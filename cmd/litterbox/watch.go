@@ -114,12 +114,18 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 type watchSource struct {
 	m   *sandbox.Manager
 	all bool
-	// repoOf remembers each row's repository, for the actions.
+	// repoOf remembers each row's repository, for the actions, which run
+	// beside the next refresh (under mu).
 	repoOf map[string]string
+	// auditOff is how far drivers has read the audit log, and lastCaller
+	// the last MCP server (client, pid) to call each sandbox.
+	auditOff   int64
+	lastCaller map[string]audit.Entry
 
 	// stats is the engine's last stats, read apart from the rows: a
 	// `docker stats` samples for a second or two, which would hold back
 	// every refresh of the rest. A plain frame (wait) reads them with it.
+	// mu guards stats, sampling and repoOf.
 	wait     bool
 	mu       sync.Mutex
 	stats    map[string]box.Usage
@@ -162,7 +168,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	usage := s.usage(ctx)
 	dates, _ := s.m.Git.RefDates(ctx, "refs/heads/litterbox/")
 	drivers := s.drivers()
-	s.repoOf = map[string]string{}
+	repoOf := map[string]string{}
 	rows := make([]watch.Row, 0, len(infos))
 	for _, in := range infos {
 		r := watch.Row{Name: in.Name, Repo: in.Repo, Status: in.Status, Ahead: in.CommitsAhead}
@@ -183,29 +189,38 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		if in.Agent != nil {
 			r.Driver = "run: " + in.Agent.Command
 		}
-		s.repoOf[in.Name] = in.Repo
+		repoOf[in.Name] = in.Repo
 		rows = append(rows, r)
 	}
+	s.mu.Lock()
+	s.repoOf = repoOf
+	s.mu.Unlock()
 	return rows, nil
 }
 
 // drivers names, for each sandbox of this repository, the MCP server that
-// called it last if that server still runs: its client and process.
+// called it last if that server still runs: its client and process. The
+// audit log is read from where the last refresh stopped, not whole: it
+// grows with every call.
 func (s *watchSource) drivers() map[string]string {
-	entries, err := audit.Log{Path: s.m.AuditPath()}.Read("")
+	entries, off, err := audit.Log{Path: s.m.AuditPath()}.ReadFrom(s.auditOff, "")
 	if err != nil {
 		return nil
 	}
-	out := map[string]string{}
+	s.auditOff = off
+	if s.lastCaller == nil {
+		s.lastCaller = map[string]audit.Entry{}
+	}
 	for _, e := range entries {
-		if e.Sandbox == "" || e.Tool == "run" {
-			continue
+		if e.Sandbox != "" && e.Tool != "run" {
+			s.lastCaller[e.Sandbox] = audit.Entry{Client: e.Client, PID: e.PID}
 		}
-		if syscall.Kill(e.PID, 0) != nil {
-			delete(out, e.Sandbox)
-			continue
+	}
+	out := map[string]string{}
+	for name, e := range s.lastCaller {
+		if syscall.Kill(e.PID, 0) == nil {
+			out[name] = driver(e.Client, e.PID)
 		}
-		out[e.Sandbox] = driver(e.Client, e.PID)
 	}
 	return out
 }
@@ -250,9 +265,11 @@ type watchActions struct {
 
 func (a *watchActions) cmd(verb, name string, extra ...string) runner.Cmd {
 	repo := a.repo
+	a.rows.mu.Lock()
 	if r := a.rows.repoOf[name]; r != "" {
 		repo = r
 	}
+	a.rows.mu.Unlock()
 	return runner.Cmd{Name: a.self, Args: slices.Concat([]string{"--repo", repo, verb, name}, extra)}
 }
 
