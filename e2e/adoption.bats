@@ -771,7 +771,7 @@ wait_for() {
   NO_COLOR=1 run on_tty "$LITTERBOX" list
   assert_success
   [[ $output != *"${ESC}["* ]] || fail "NO_COLOR list on a terminal has escapes: $output"
-  assert_line --index 1 --regexp '^box +active +[0-9]+[smhd] +litterbox/box +0 +-$'
+  assert_line --index 1 --regexp '^box +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box +0 +-$'
   NO_COLOR=1 run on_tty "$LITTERBOX" doctor
   [[ $output != *"${ESC}["* ]] || fail "NO_COLOR doctor on a terminal has escapes: $output"
 
@@ -877,12 +877,12 @@ wait_for() {
   create box
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS$'
-  assert_line --index 1 --regexp '^box +active +[0-9]+s +litterbox/box +0 +-$'
+  assert_line --index 0 --regexp '^NAME +STATUS +OWNER +AGE +IDLE +BRANCH +AHEAD +PORTS$'
+  assert_line --index 1 --regexp '^box +active +- +[0-9]+s +[0-9]+s +litterbox/box +0 +-$'
   lb_ok exec box -- sh -c 'echo x > f' </dev/null >/dev/null
   lb_ok exec box -- sh -c 'echo y > f' </dev/null >/dev/null
   run lb list
-  assert_line --index 1 --regexp '^box +active +[0-9]+s +litterbox/box +2 +-$'
+  assert_line --index 1 --regexp '^box +active +- +[0-9]+s +[0-9]+s +litterbox/box +2 +-$'
   assert_equal "$(lb_ok list --json | jsonget .0.commits_ahead)" 2
   # A host commit does not count: AHEAD is over the sandbox's base.
   commit_file host.txt "host"
@@ -891,6 +891,6 @@ wait_for() {
   git branch -D -q litterbox/box
   run lb list
   assert_success
-  assert_line --index 1 --regexp '^box +[a-z-]+ +[0-9]+s +litterbox/box +- +-$'
+  assert_line --index 1 --regexp '^box +[a-z-]+ +- +[0-9]+s +[0-9]+s +litterbox/box +- +-$'
   assert_equal "$(lb_ok list --json | jsonget .0.commits_ahead)" null
 }

@@ -39,9 +39,9 @@ teardown() { common_teardown; }
 
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS$'
-  assert_line --index 1 --regexp '^alpha +active +[0-9]+[smhd] +litterbox/alpha +0 +-$'
-  assert_line --index 2 --regexp '^beta +active +[0-9]+[smhd] +litterbox/beta +0 +-$'
+  assert_line --index 0 --regexp '^NAME +STATUS +OWNER +AGE +IDLE +BRANCH +AHEAD +PORTS$'
+  assert_line --index 1 --regexp '^alpha +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/alpha +0 +-$'
+  assert_line --index 2 --regexp '^beta +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/beta +0 +-$'
   assert_equal "${#lines[@]}" 3
 }
 

@@ -158,8 +158,8 @@ EOF
     "$(printf '%s\n' 1 www 8080 "$port" LITTERBOX_FWD_PORT_WWW PORT_WWW "127.0.0.1:$port")"
   run lb list
   assert_success
-  assert_line --index 0 --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS$'
-  assert_line --index 1 --regexp "^web +active +[0-9]+[smhd] +litterbox/web +0 +www=$port\$"
+  assert_line --index 0 --regexp '^NAME +STATUS +OWNER +AGE +IDLE +BRANCH +AHEAD +PORTS$'
+  assert_line --index 1 --regexp "^web +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/web +0 +www=$port\$"
   run lb list --json
   assert_success
   assert_equal "$(jsonget .0.container <<<"$output")" "$c"
@@ -195,8 +195,8 @@ EOF
   assert_equal "$(lb_ok exec beta -- sh -c 'echo $PORT_WWW' </dev/null)" "$pb"
   run lb list
   assert_success
-  assert_line --regexp "^alpha +active +[0-9]+[smhd] +litterbox/alpha +1 +www=$pa\$"
-  assert_line --regexp "^beta +active +[0-9]+[smhd] +litterbox/beta +1 +www=$pb\$"
+  assert_line --regexp "^alpha +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/alpha +1 +www=$pa\$"
+  assert_line --regexp "^beta +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/beta +1 +www=$pb\$"
 }
 
 @test "create --json: setup, ports (env names from port names), services, network, workdir, config files, warnings" {
@@ -287,7 +287,7 @@ EOF
   volume_exists "$(volume_of old "$PROJECT_SLUG")" || fail "no volume $(volume_of old "$PROJECT_SLUG")"
   run lb list
   assert_success
-  assert_line --regexp "^old +active +[0-9]+[smhd] +litterbox/old +0 +backend=$pb,frontend=$pf\$"
+  assert_line --regexp "^old +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/old +0 +backend=$pb,frontend=$pf\$"
   assert_equal "$(lb_ok list --json | jsonget '.[name=old].container')" "$c"
   assert_equal "$(lb_ok exec old -- sh -c 'echo $PORT_BACKEND $PORT_FRONTEND' </dev/null)" "$pb $pf"
 
@@ -575,7 +575,7 @@ EOF
   "$RUNTIME" stop -t 1 "$(container_of box)" >/dev/null
   assert_equal "$(list_status box)" stopped
   run lb list
-  assert_line --regexp "^box +stopped +[0-9]+[smhd] +litterbox/box +0 +www=$port\$"
+  assert_line --regexp "^box +stopped +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box +0 +www=$port\$"
   # An edit made since does not change the sandbox: it keeps its services.
   config <<'EOF'
 [container.services.other]
@@ -617,7 +617,7 @@ EOF
   assert_stderr --partial "failed-setup"
   assert_equal "$(list_status broken)" failed-setup
   run lb list
-  assert_line --regexp '^broken +failed-setup +[0-9]+[smhd] +litterbox/broken '
+  assert_line --regexp '^broken +failed-setup +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/broken '
   run lb service broken status
   assert_success
   assert_output "ticker: not-started"
@@ -845,7 +845,7 @@ EOF
   printf '[docker\n' | config
   run --separate-stderr lb list
   assert_success
-  assert_line --regexp '^box +active +[0-9]+[smhd] +litterbox/box +0 +-$'
+  assert_line --regexp '^box +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box +0 +-$'
   assert_stderr --regexp "ignoring the config files: \\.litterbox\\.toml, line [0-9]+"
   run --separate-stderr lb list --json
   assert_success
@@ -873,7 +873,7 @@ EOF
 
   run --separate-stderr lb list
   assert_success
-  assert_line --regexp '^box +active +[0-9]+[smhd] +litterbox/box +0 +-$'
+  assert_line --regexp '^box +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box +0 +-$'
   run --separate-stderr lb list --json
   assert_success
   assert_equal "$(jsonget .0.container <<<"$output")" "$(container_of box "$PROJECT_SLUG")"

@@ -265,7 +265,7 @@ assert_invalid_name() {
   assert_equal "$(state_of "$c")" paused
   assert_equal "$(list_status my-sandbox)" paused
   run lb list
-  assert_line --regexp '^my-sandbox +paused +[0-9]+[smhd] +litterbox/my-sandbox +1 +-$'
+  assert_line --regexp '^my-sandbox +paused +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/my-sandbox +1 +-$'
   assert_equal "$(lb_ok list --json | jsonget '.[name=my-sandbox].container')" "$c"
 
   run lb resume my-sandbox
@@ -355,10 +355,10 @@ thaw_foreign() {
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b" "$repo_b")].status" <<<"$json")" paused
   assert_equal "$(jsonget ".[container=$(container_of box-b "$slug_b" "$repo_b")].repo" <<<"$json")" "$repo_b"
   run lb list --all-repos
-  assert_line --regexp '^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS +REPO$'
+  assert_line --regexp '^NAME +STATUS +OWNER +AGE +IDLE +BRANCH +AHEAD +PORTS +REPO$'
   # AHEAD is known for this repository's sandboxes only.
-  assert_line --regexp "^box-a +paused +[0-9]+[smhd] +litterbox/box-a +0 +- +$REPO\$"
-  assert_line --regexp "^box-b +paused +[0-9]+[smhd] +litterbox/box-b +- +- +$repo_b\$"
+  assert_line --regexp "^box-a +paused +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box-a +0 +- +$REPO\$"
+  assert_line --regexp "^box-b +paused +- +[0-9]+[smhd] +- +litterbox/box-b +- +- +$repo_b\$"
   # Plain list stays scoped to this repository.
   assert_equal "$(litterbox_names)" box-a
 }
@@ -557,7 +557,7 @@ thaw_foreign() {
   "$RUNTIME" rm -f -v "$c" >/dev/null
   assert_equal "$(list_status box)" missing
   run lb list
-  assert_line --regexp '^box +missing +[0-9]+[smhd] +litterbox/box +0 +-$'
+  assert_line --regexp '^box +missing +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/box +0 +-$'
   assert_equal "$(lb_ok list --json | jsonget '.[name=box].container')" "$c"
 
   run --separate-stderr lb pause box

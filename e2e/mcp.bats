@@ -40,7 +40,7 @@ r() { jsonget "$@" <<<"$RESULT"; }
 
   run lb list
   assert_success
-  assert_line --regexp '^my-new-feature +active +[0-9]+[smhd] +litterbox/my-new-feature +0 +-$'
+  assert_line --regexp '^my-new-feature +active +- +[0-9]+[smhd] +[0-9]+[smhd] +litterbox/my-new-feature +0 +-$'
   assert_equal "$(lb_ok list --json | jsonget .0.container)" "$(container_of my-new-feature)"
   assert_equal "$(state_of "$(container_of my-new-feature)")" running
   # AC1.2 through MCP: the branch is at HEAD.

@@ -31,7 +31,7 @@ wait_pane() {
   run --separate-stderr lb watch --once
   assert_success
   assert_line --index 0 "litterbox watch $REPO"
-  assert_line --index 1 --regexp '^NAME +STATUS +DRIVER +CALL +LAST +AHEAD +CPU +MEM +NET$'
+  assert_line --index 1 --regexp '^NAME +STATUS +OWNER +CALL +LAST +AHEAD +CPU +MEM +NET$'
   # --once reads the engine's stats before it prints.
   assert_line --regexp '^busy +active +- +- +[0-9]+s +1 +[0-9.]+% +[0-9.]+[KMG]i?B +-$'
   assert_line --regexp '^idle +paused +- +- +[0-9]+[smh] +0 +[0-9.]+% +[0-9.]+[KMG]i?B +-$'
@@ -51,7 +51,22 @@ wait_pane() {
   call=$!
   # Its client and server, the call and how long it has run.
   wait_pane '^w +active +litterbo[^ ]* +[0-9]+s bash: sleep 10'
+  # list tells the same: the MCP client and its server's process own it,
+  # busy with the call.
+  run --separate-stderr lb list
+  assert_line --index 1 --regexp '^w +active +litterbox-e2e \([0-9]+\) +[0-9]+s +busy +litterbox/w +0 +-$'
+  json=$(lb_ok list --json)
+  assert_equal "$(jsonget .0.owner.kind <<<"$json")" mcp
+  assert_equal "$(jsonget .0.owner.client <<<"$json")" litterbox-e2e
+  assert_equal "$(jsonget .0.call.call <<<"$json")" "bash: sleep 10; echo x > x.txt"
   wait "$call"
+  # After it, nobody owns it (the server has exited) and it has been idle
+  # since the call ended.
+  run --separate-stderr lb list
+  assert_line --index 1 --regexp '^w +active +- +[0-9]+s +[0-9]+s +litterbox/w +1 +-$'
+  json=$(lb_ok list --json)
+  [[ " $(jsonget .0.@keys <<<"$json") " != *" owner "* ]] || fail "an owner after the server's end: $json"
+  [[ $(jsonget .0.last_activity <<<"$json") =~ ^20[0-9-]+T[0-9:.]+ ]] || fail "last_activity: $json"
   # Ended: no call, the commit a moment ago, one commit ahead; the server
   # has exited, so nobody drives it.
   wait_pane '^w +active +- +- +[0-9]+s +1 '
@@ -60,7 +75,7 @@ wait_pane() {
   mapfile -t screen < <(pane)
   assert_equal "${#screen[@]}" 24
   [[ ${screen[0]} =~ ^[0-9:]{8}\ \ 1\ sandbox\(es\)\ \ litterbox\ watch\ / ]] || fail "title: ${screen[0]}"
-  [[ ${screen[1]} =~ ^NAME\ +STATUS\ +DRIVER\ +CALL\ +LAST\ +AHEAD\ +CPU\ +MEM\ +NET$ ]] || fail "heading: ${screen[1]}"
+  [[ ${screen[1]} =~ ^NAME\ +STATUS\ +OWNER\ +CALL\ +LAST\ +AHEAD\ +CPU\ +MEM\ +NET$ ]] || fail "heading: ${screen[1]}"
   [[ ${screen[2]} =~ ^w\ +active\  ]] || fail "row: ${screen[2]}"
   assert_equal "${screen[23]}" "↑↓ select  enter details  p pause  r resume  a apply  d diff  s shell  q quit"
   tmux send-keys -t "$SESSION" p

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
@@ -28,7 +29,7 @@ func newListCommand(p *program) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
-		Short:   "List sandboxes: status, age, branch, commits ahead of the base, ports",
+		Short:   "List sandboxes: status, owner, age, idle time, branch, commits ahead of the base, ports",
 		Example: `  litterbox list
   litterbox list --all-repos --json`,
 		Args: cobra.NoArgs,
@@ -62,14 +63,18 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 	}
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	header := "NAME\tSTATUS\tAGE\tBRANCH\tAHEAD\tPORTS"
+	header := "NAME\tSTATUS\tOWNER\tAGE\tIDLE\tBRANCH\tAHEAD\tPORTS"
 	if o.AllRepos {
 		header += "\tREPO"
 	}
 	fmt.Fprintln(tw, header)
 	now := time.Now()
 	for _, s := range list {
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, age(s.Created, now), s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
+		owner, idle := "-", "-"
+		if s.Repo == m.RepoPath {
+			owner, idle = present.Owner(s.Owner), idleFor(s, now)
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, owner, age(s.Created, now), idle, s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
 		if o.AllRepos {
 			row += "\t" + s.Repo
 			if s.RepoGone {
@@ -132,6 +137,19 @@ func age(created string, now time.Time) string {
 		return "-"
 	}
 	return since(now.Sub(t))
+}
+
+// idleFor is how long sandbox s has had no call: "busy" while one (or a
+// run session) runs, else since its last call ended or, if none has run,
+// since it was made.
+func idleFor(s sandbox.Info, now time.Time) string {
+	switch {
+	case s.Call != nil || s.Agent != nil:
+		return "busy"
+	case !s.LastActivity.IsZero():
+		return since(now.Sub(s.LastActivity))
+	}
+	return age(s.Created, now)
 }
 
 // since renders a duration as age does.

@@ -60,7 +60,7 @@ func TestReplayCLILifecycle(t *testing.T) {
 		t.Errorf("create: %+v", created)
 	}
 	table := run(0, "list")
-	if !regexp.MustCompile(`^NAME +STATUS +AGE +BRANCH +AHEAD +PORTS\nbox +active +\S+ +litterbox/box +0 +-\n$`).MatchString(table.stdout) {
+	if !regexp.MustCompile(`^NAME +STATUS +OWNER +AGE +IDLE +BRANCH +AHEAD +PORTS\nbox +active +cli \(\d+\) +\S+ +\d+s +litterbox/box +0 +-\n$`).MatchString(table.stdout) {
 		t.Errorf("list table:\n%s", table.stdout)
 	}
 	if strings.Contains(table.stdout, "\x1b[") {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,7 +16,6 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/box"
-	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/watch"
@@ -108,20 +106,15 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 }
 
 // watchSource reads the rows from what Litterbox writes: list (records,
-// the engine's containers, the branches), the sandboxes' locks (the call
-// running), the audit log (the MCP server driving each), the branches'
-// dates, and the engine's stats.
+// the engine's containers, the branches, the sandboxes' locks: the call
+// running and who drives each), the branches' dates, and the engine's
+// stats.
 type watchSource struct {
 	m   *sandbox.Manager
 	all bool
 	// repoOf remembers each row's repository, for the actions, which run
 	// beside the next refresh (under mu).
 	repoOf map[string]string
-	// auditOff is how far drivers has read the audit log, and lastCaller
-	// the last MCP server (client, pid) to call each sandbox.
-	auditOff   int64
-	lastCaller map[string]audit.Entry
-
 	// stats is the engine's last stats, read apart from the rows: a
 	// `docker stats` samples for a second or two, which would hold back
 	// every refresh of the rest. A plain frame (wait) reads them with it.
@@ -167,7 +160,6 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	}
 	usage := s.usage(ctx)
 	dates, _ := s.m.Git.RefDates(ctx, "refs/heads/litterbox/")
-	drivers := s.drivers()
 	repoOf := map[string]string{}
 	rows := make([]watch.Row, 0, len(infos))
 	for _, in := range infos {
@@ -178,16 +170,17 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		if u, ok := usage[in.Container]; ok {
 			r.CPU, r.Memory = u.CPU, u.Memory
 		}
-		if in.Repo == s.m.Root {
+		if in.Repo == s.m.RepoPath {
 			r.LastCommit = dates["refs/heads/"+in.Branch]
-			r.Driver = drivers[in.Name]
-			if h := layout.Session(s.m.Layout().Lock(in.Name)); h != nil {
-				r.Call, r.CallSince = agenttext.FirstLine(h.Call), h.Since
-				r.Driver = driver(h.Client, h.PID)
-			}
+		}
+		if in.Owner != nil {
+			r.Owner = present.Owner(in.Owner)
+		}
+		if in.Call != nil {
+			r.Call, r.CallSince = agenttext.FirstLine(in.Call.Call), in.Call.Since
 		}
 		if in.Agent != nil {
-			r.Driver = "run: " + in.Agent.Command
+			r.Owner = "run: " + in.Agent.Command
 		}
 		repoOf[in.Name] = in.Repo
 		rows = append(rows, r)
@@ -196,42 +189,6 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	s.repoOf = repoOf
 	s.mu.Unlock()
 	return rows, nil
-}
-
-// drivers names, for each sandbox of this repository, the MCP server that
-// called it last if that server still runs: its client and process. The
-// audit log is read from where the last refresh stopped, not whole: it
-// grows with every call.
-func (s *watchSource) drivers() map[string]string {
-	entries, off, err := audit.Log{Path: s.m.AuditPath()}.ReadFrom(s.auditOff, "")
-	if err != nil {
-		return nil
-	}
-	s.auditOff = off
-	if s.lastCaller == nil {
-		s.lastCaller = map[string]audit.Entry{}
-	}
-	for _, e := range entries {
-		if e.Sandbox != "" && e.Tool != "run" {
-			s.lastCaller[e.Sandbox] = audit.Entry{Client: e.Client, PID: e.PID}
-		}
-	}
-	out := map[string]string{}
-	for name, e := range s.lastCaller {
-		if syscall.Kill(e.PID, 0) == nil {
-			out[name] = driver(e.Client, e.PID)
-		}
-	}
-	return out
-}
-
-// driver names a process that drives a sandbox: its MCP client, if it is
-// an MCP server, and its process id.
-func driver(client string, pid int) string {
-	if client == "" {
-		return fmt.Sprintf("pid %d", pid)
-	}
-	return fmt.Sprintf("%s (%d)", client, pid)
 }
 
 // Activity is the sandbox's last calls from the audit log and its diff's

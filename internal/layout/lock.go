@@ -19,8 +19,14 @@ type Holder struct {
 	Call  string    `json:"call"`
 	Since time.Time `json:"since"`
 	PID   int       `json:"pid"`
-	// Client is the MCP client whose call it is, when an MCP server holds it.
+	// MCP is set when an MCP server holds it, and Client is its client's
+	// name, as the client told the server.
+	MCP    bool   `json:"mcp,omitempty"`
 	Client string `json:"client,omitempty"`
+	// Ended is when the holder let go: the lock file keeps its last
+	// holder, which list and watch show as the sandbox's last activity
+	// and, while its process lives, its owner.
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 // Waiting is the line a waiter shows for h: the call (chosen by an agent,
@@ -40,8 +46,9 @@ type callKey struct{}
 type waitKey struct{}
 type clientKey struct{}
 
-// WithClient names the MCP client whose call ctx carries, which the lock
-// holder records for those watching.
+// WithClient marks ctx's call as an MCP server's, for the MCP client
+// named client (empty when it gave no name), which the lock holder
+// records for those watching.
 func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, clientKey{}, client)
 }
@@ -77,9 +84,14 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			call, _ := ctx.Value(callKey{}).(string)
-			client, _ := ctx.Value(clientKey{}).(string)
-			writeHolder(f, Holder{Call: call, Since: time.Now(), PID: os.Getpid(), Client: client})
-			return release(f), nil
+			client, mcp := ctx.Value(clientKey{}).(string)
+			h := Holder{Call: call, Since: time.Now(), PID: os.Getpid(), MCP: mcp, Client: client}
+			writeHolder(f, h)
+			return func() {
+				h.Ended = time.Now()
+				writeHolder(f, h)
+				unlock(f)
+			}, nil
 		}
 		if err != syscall.EWOULDBLOCK {
 			f.Close()
@@ -138,12 +150,17 @@ func openLock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 }
 
+// release empties the lock file and lets it go.
 func release(f *os.File) func() {
 	return func() {
 		_ = f.Truncate(0)
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
+		unlock(f)
 	}
+}
+
+func unlock(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
 }
 
 // HoldSession marks a `litterbox run` session of a sandbox, at path, as
@@ -167,17 +184,35 @@ func HoldSession(path string, h Holder) (end func(), other *Holder, err error) {
 	return release(f), nil, nil
 }
 
-// Session is the running session held at path, nil when none is.
+// Session is the running session (or call) held at path, nil when none is.
 func Session(path string) *Holder {
+	h, held := Last(path)
+	if !held {
+		return nil
+	}
+	return h
+}
+
+// Last is the holder of the lock at path, held says whether it holds it
+// now; otherwise h is the last holder, with Ended set, or nil when none
+// wrote itself there.
+func Last(path string) (h *Holder, held bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return nil
+		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close anyway
+	} else {
+		held = true
 	}
-	h := readHolder(f)
-	return &h
+	last := readHolder(f)
+	if last.PID == 0 {
+		if held {
+			return &last, true
+		}
+		return nil, false
+	}
+	return &last, held
 }

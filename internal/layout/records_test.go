@@ -57,8 +57,7 @@ func TestLockSandboxWaits(t *testing.T) {
 }
 
 // A taker that waits past WaitNotice is told, once, what holds the lock
-// and since when; a short wait says nothing, and a released lock file
-// names no holder.
+// and since when; a short wait says nothing.
 func TestLockSandboxSaysWhatHoldsIt(t *testing.T) {
 	p := New(t.TempDir()).Lock("x")
 	unlock, err := LockSandbox(WithCall(context.Background(), "bash: make test"), p, "x")
@@ -79,13 +78,49 @@ func TestLockSandboxSaysWhatHoldsIt(t *testing.T) {
 	}
 	mu.Unlock()
 	second()
-	if data, err := os.ReadFile(p); err != nil || len(data) != 0 {
-		t.Errorf("released lock file holds %q, %v", data, err)
-	}
 	told = nil
 	third, err := LockSandbox(ctx, p, "x")
 	if err != nil || len(told) != 0 {
 		t.Errorf("a free lock: told %+v, %v", told, err)
 	}
 	third()
+}
+
+// The lock file keeps its last holder: held while it runs, then with
+// the time it ended, for list's owner and idle columns; an MCP server's
+// call says so and names its client.
+func TestLockSandboxLeavesItsLastHolder(t *testing.T) {
+	p := New(t.TempDir()).Lock("x")
+	if h, held := Last(p); h != nil || held {
+		t.Fatalf("never taken: %+v, held %v", h, held)
+	}
+	ctx := WithClient(WithCall(context.Background(), "write: a.go"), "claude-code")
+	unlock, err := LockSandbox(ctx, p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, held := Last(p)
+	if !held || h == nil || h.Call != "write: a.go" || !h.MCP || h.Client != "claude-code" || h.PID != os.Getpid() || !h.Ended.IsZero() {
+		t.Errorf("while held: %+v, held %v", h, held)
+	}
+	if s := Session(p); s == nil || s.Call != "write: a.go" {
+		t.Errorf("Session while held: %+v", s)
+	}
+	before := time.Now()
+	unlock()
+	h, held = Last(p)
+	if held || h == nil || h.Call != "write: a.go" || h.Ended.Before(before) || h.Ended.Before(h.Since) {
+		t.Errorf("after: %+v, held %v", h, held)
+	}
+	if s := Session(p); s != nil {
+		t.Errorf("Session after: %+v", s)
+	}
+	unlock, err = LockSandbox(WithCall(context.Background(), "exec: true"), p, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if h, _ := Last(p); h == nil || h.MCP || h.Client != "" || h.Call != "exec: true" {
+		t.Errorf("a command's call: %+v", h)
+	}
 }

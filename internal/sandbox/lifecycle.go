@@ -68,6 +68,12 @@ type Info struct {
 	// Agent is the `litterbox run` session running in the sandbox, if one
 	// is: its command, since when, and the host process that holds it.
 	Agent *RunSession `json:"agent,omitempty"`
+	// Owner is who drives the sandbox (nil: nobody now), Call the call
+	// running in it, and LastActivity when its last call ended (zero
+	// when none has run). Known for this repository's sandboxes only.
+	Owner        *Owner    `json:"owner,omitempty"`
+	Call         *Call     `json:"call,omitempty"`
+	LastActivity time.Time `json:"last_activity,omitzero"`
 	// ours: the sandbox is this repository's (another repository may
 	// have had the same path).
 	ours bool
@@ -153,9 +159,6 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
 		})
-		if ours {
-			out[len(out)-1].Agent = m.sessionOf(slug)
-		}
 	}
 	// Branches and records with no container: the container was removed
 	// behind our back.
@@ -180,6 +183,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	}
 	for i := range out {
 		s := &out[i]
+		if s.ours {
+			m.readActivity(s)
+		}
 		tip, ok := tips[s.Name]
 		if !s.ours || !ok || s.Base == "" {
 			continue

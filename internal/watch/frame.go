@@ -22,9 +22,9 @@ type Row struct {
 	Repo string // set with --all-repos
 	// Status is list's: active, paused, stopped, stopped (idle), ...
 	Status string
-	// Driver is who drives it: an MCP client and its server's process, a
+	// Owner is who drives it: an MCP client and its server's process, a
 	// run session's command, or nobody ("").
-	Driver string
+	Owner string
 	// Call is the call running now ("bash: make test"), since CallSince.
 	Call      string
 	CallSince time.Time
@@ -50,7 +50,7 @@ type column struct {
 var columns = []column{
 	{head: "NAME", min: 10, grow: 1, cell: func(r Row, _ time.Time) string { return r.Name }},
 	{head: "STATUS", min: 7, cell: func(r Row, _ time.Time) string { return shortStatus(r.Status) }},
-	{head: "DRIVER", min: 10, grow: 1, cell: func(r Row, _ time.Time) string { return orDash(r.Driver) }},
+	{head: "OWNER", min: 10, grow: 1, cell: func(r Row, _ time.Time) string { return orDash(r.Owner) }},
 	{head: "CALL", min: 20, grow: 3, cell: func(r Row, now time.Time) string {
 		if r.Call == "" {
 			return "-"

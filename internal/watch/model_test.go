@@ -18,11 +18,11 @@ func intp(n int) *int { return &n }
 // frames are rows as a source gives them over three refreshes: a call
 // starts, runs, and ends in a commit; a second sandbox is paused.
 var frames = [][]Row{
-	{{Name: "fix-login", Status: "active", Driver: "claude-code (4242)", LastCommit: at.Add(-5 * time.Minute), Ahead: intp(2), CPU: "0.10%", Memory: "1.5MiB"},
+	{{Name: "fix-login", Status: "active", Owner: "claude-code (4242)", LastCommit: at.Add(-5 * time.Minute), Ahead: intp(2), CPU: "0.10%", Memory: "1.5MiB"},
 		{Name: "docs", Status: "paused", Ahead: intp(0)}},
-	{{Name: "fix-login", Status: "active", Driver: "claude-code (4242)", Call: "bash: go test ./...", CallSince: at.Add(-12 * time.Second), LastCommit: at.Add(-5 * time.Minute), Ahead: intp(2), CPU: "98.50%", Memory: "310MiB"},
+	{{Name: "fix-login", Status: "active", Owner: "claude-code (4242)", Call: "bash: go test ./...", CallSince: at.Add(-12 * time.Second), LastCommit: at.Add(-5 * time.Minute), Ahead: intp(2), CPU: "98.50%", Memory: "310MiB"},
 		{Name: "docs", Status: "paused", Ahead: intp(0)}},
-	{{Name: "fix-login", Status: "active", Driver: "claude-code (4242)", LastCommit: at.Add(-time.Second), Ahead: intp(3), CPU: "0.20%", Memory: "12MiB", Refused: 2},
+	{{Name: "fix-login", Status: "active", Owner: "claude-code (4242)", LastCommit: at.Add(-time.Second), Ahead: intp(3), CPU: "0.20%", Memory: "12MiB", Refused: 2},
 		{Name: "docs", Status: "stopped (idle)", Ahead: intp(0)}},
 }
 
@@ -186,7 +186,7 @@ func TestViewFitsTheTerminal(t *testing.T) {
 		t.Errorf("the agent's escape reached the view: %q", v)
 	}
 	head, _ := Lines(nil, 80, at)
-	if head != "NAME       STATUS  DRIVER     CALL                 LAST AHEAD    CPU     MEM NET" {
+	if head != "NAME       STATUS  OWNER      CALL                 LAST AHEAD    CPU     MEM NET" {
 		t.Errorf("heading at 80 columns: %q", head)
 	}
 }
@@ -211,7 +211,7 @@ func stripANSI(s string) string {
 func TestFrameAndAge(t *testing.T) {
 	got := Frame("t", frames[1], 80, at)
 	want := "t\n" +
-		"NAME       STATUS  DRIVER     CALL                 LAST AHEAD    CPU     MEM NET\n" +
+		"NAME       STATUS  OWNER      CALL                 LAST AHEAD    CPU     MEM NET\n" +
 		"fix-login  active  claude-co… 12s bash: go test .…   5m     2 98.50%  310MiB   -\n" +
 		"docs       paused  -          -                       -     0      -       -   -\n"
 	if got != want {
