@@ -763,6 +763,10 @@ wait_for() {
   # On a terminal the statuses are colored...
   run on_tty "$LITTERBOX" list
   assert_success
+  # ...and nothing asks the terminal anything (its answer would be typed
+  # into the person's shell, or the command would wait for it).
+  [[ $output != *"${ESC}]11;"* && $output != *"${ESC}[6n"* ]] || fail "list queries the terminal: $(od -c <<<"$output" | head -3)"
+  assert_line --index 0 --regexp '^NAME '
   assert_line --index 1 --regexp "^box +$ESC\\[[0-9;]+mactive$ESC\\[0m +"
   run on_tty "$LITTERBOX" doctor
   assert_success
@@ -783,7 +787,7 @@ wait_for() {
   header=$(sed -n 1p <<<"$plain")
   row=$(sed -n 2p <<<"$plain")
   pre=${header%%AGE*}
-  [[ $row =~ ^([^\ ]+\ +[^\ ]+\ +)[0-9]+[smhd]\  ]] || fail "list row: $row"
+  [[ $row =~ ^([^\ ]+\ +[^\ ]+\ +-\ +)[0-9]+[smhd]\  ]] || fail "list row: $row"
   [ "${#pre}" -eq "${#BASH_REMATCH[1]}" ] ||
     misaligned+=("list: AGE is at column ${#pre} of the header but at ${#BASH_REMATCH[1]} in the row:"$'\n'"$plain")
   printf 'dirty\n' >>README.md

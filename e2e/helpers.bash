@@ -213,7 +213,9 @@ lb_ok() {
 on_tty() {
   local cmd
   cmd=$(printf '%q ' "$@")
-  timeout -k 5 60 script -qec "$cmd" /dev/null | tr -d '\r'
+  # Without CI, as on a person's terminal: libraries that query the
+  # terminal skip it when CI is set, which would hide their queries here.
+  env -u CI timeout -k 5 60 script -qec "$cmd" /dev/null | tr -d '\r'
   return "${PIPESTATUS[0]}"
 }
 

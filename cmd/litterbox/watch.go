@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -98,7 +98,7 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	model := watch.New(title, src, act, o.Every, time.Now)
 	in, _ := e.stdin.(*os.File)
 	out, _ := e.stdout.(*os.File)
-	_, err = tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
+	_, err = tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
 	if ctx.Err() != nil {
 		return nil // Ctrl-C or SIGTERM: the view ends.
 	}

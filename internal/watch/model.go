@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 )
@@ -147,7 +147,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
 	return m, nil
@@ -155,7 +155,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // key handles a key press: a pending confirmation takes y or anything
 // else; otherwise moving, details, and the actions.
-func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if c := m.confirm; c != nil {
 		m.confirm = nil
 		if k.String() != "y" {
@@ -244,10 +244,18 @@ var (
 	faint    = lipgloss.NewStyle().Faint(true)
 )
 
-// View draws the screen: the title, the table with the selected row
+// View is the frame on the terminal's alternate screen, which the
+// terminal restores when the view ends.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Frame())
+	v.AltScreen = true
+	return v
+}
+
+// Frame draws the screen: the title, the table with the selected row
 // reversed, the selected sandbox's activity when asked for, and the keys
 // (or the question an action waits on).
-func (m *Model) View() string {
+func (m *Model) Frame() string {
 	now := m.now()
 	var b strings.Builder
 	title := fmt.Sprintf("%s  %d sandbox(es)  %s", now.Format("15:04:05"), len(m.rows), m.Title)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 var at = time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
@@ -99,67 +99,67 @@ func run(cmd tea.Cmd) []tea.Msg {
 	}
 }
 
-func key(s string) tea.KeyMsg {
+func key(s string) tea.KeyPressMsg {
 	switch s {
 	case "up":
-		return tea.KeyMsg{Type: tea.KeyUp}
+		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
-		return tea.KeyMsg{Type: tea.KeyDown}
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "enter":
-		return tea.KeyMsg{Type: tea.KeyEnter}
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
 	}
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
 }
 
 func TestModelFollowsTheRowsAndConfirmsActions(t *testing.T) {
 	src, act := &fakeSource{}, &fakeActions{}
 	m := New("litterbox watch /repo", src, act, time.Second, func() time.Time { return at })
 	drive(t, m, m.Init()())
-	view := m.View()
+	view := m.Frame()
 	if !strings.Contains(view, "09:30:00  2 sandbox(es)  litterbox watch /repo") || !strings.Contains(view, "fix-login  active  claude-co…") {
 		t.Fatalf("first frame:\n%s", view)
 	}
 	// The running call shows with how long it has run.
 	drive(t, m, tickMsg{})
-	if !strings.Contains(m.View(), "12s bash: go test") {
-		t.Errorf("second frame lacks the running call:\n%s", m.View())
+	if !strings.Contains(m.Frame(), "12s bash: go test") {
+		t.Errorf("second frame lacks the running call:\n%s", m.Frame())
 	}
 	// A key that asks is not an action until y.
 	drive(t, m, key("p"))
-	if len(act.did) != 0 || !strings.Contains(m.View(), "Pause sandbox 'fix-login'? y to pause") {
-		t.Fatalf("p acted without asking, or did not ask: %v\n%s", act.did, m.View())
+	if len(act.did) != 0 || !strings.Contains(m.Frame(), "Pause sandbox 'fix-login'? y to pause") {
+		t.Fatalf("p acted without asking, or did not ask: %v\n%s", act.did, m.Frame())
 	}
 	drive(t, m, key("n"))
-	if len(act.did) != 0 || !strings.Contains(m.View(), "pause cancelled") {
+	if len(act.did) != 0 || !strings.Contains(m.Frame(), "pause cancelled") {
 		t.Errorf("n did not cancel: %v", act.did)
 	}
 	drive(t, m, key("p"))
 	drive(t, m, key("y"))
-	if strings.Join(act.did, ",") != "pause fix-login" || !strings.Contains(m.View(), "pause fix-login: done") {
-		t.Errorf("after p y: %v\n%s", act.did, m.View())
+	if strings.Join(act.did, ",") != "pause fix-login" || !strings.Contains(m.Frame(), "pause fix-login: done") {
+		t.Errorf("after p y: %v\n%s", act.did, m.Frame())
 	}
 	// The third frame: the call ended, the commit is a second old, the
 	// other sandbox stopped itself.
-	if !strings.Contains(m.View(), "idle") || strings.Contains(m.View(), "go test") {
-		t.Errorf("third frame:\n%s", m.View())
+	if !strings.Contains(m.Frame(), "idle") || strings.Contains(m.Frame(), "go test") {
+		t.Errorf("third frame:\n%s", m.Frame())
 	}
 	// Down selects the second row; an action's error is one line.
 	drive(t, m, key("down"))
 	drive(t, m, key("r"))
 	drive(t, m, key("y"))
-	if !strings.Contains(m.View(), "resume docs: sandbox 'docs' is not paused") || strings.Contains(m.View(), "more") {
-		t.Errorf("resume's error:\n%s", m.View())
+	if !strings.Contains(m.Frame(), "resume docs: sandbox 'docs' is not paused") || strings.Contains(m.Frame(), "more") {
+		t.Errorf("resume's error:\n%s", m.Frame())
 	}
 	// Enter shows the selected sandbox's calls and diff.
 	drive(t, m, key("enter"))
-	if v := m.View(); !strings.Contains(v, "Sandbox docs: recent calls") || !strings.Contains(v, "docs call 2") || !strings.Contains(v, "1 file changed") {
+	if v := m.Frame(); !strings.Contains(v, "Sandbox docs: recent calls") || !strings.Contains(v, "docs call 2") || !strings.Contains(v, "1 file changed") {
 		t.Errorf("details:\n%s", v)
 	}
 	drive(t, m, key("up"))
 	drive(t, m, key("a"))
 	drive(t, m, key("y"))
-	if !strings.Contains(m.View(), "Applied 3 commits of 'fix-login'.") {
-		t.Errorf("apply:\n%s", m.View())
+	if !strings.Contains(m.Frame(), "Applied 3 commits of 'fix-login'.") {
+		t.Errorf("apply:\n%s", m.Frame())
 	}
 }
 
@@ -172,7 +172,7 @@ func TestViewFitsTheTerminal(t *testing.T) {
 	m.rows[0].Call = "bash: printf '\x1b]52;c;cHdu\x07' && " + strings.Repeat("long ", 40)
 	m.rows[0].CallSince = at.Add(-3 * time.Minute)
 	drive(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	v := m.View()
+	v := m.Frame()
 	lines := strings.Split(v, "\n")
 	if len(lines) != 24 {
 		t.Errorf("%d lines, want 24:\n%s", len(lines), v)
