@@ -41,7 +41,7 @@ wait_pane() {
   assert_equal "$stderr" "Error: watch: --every 10ms is too often: give 500ms or more."
 }
 
-@test "watch in a terminal (tmux, 80x24): a call of another process appears while it runs, then its commit; p asks, y pauses; q quits" {
+@test "watch in a terminal (tmux, 80x24): a call of another process appears while it runs, then its commit; d shows the diff; p asks, y pauses; q quits" {
   create w
   tmux new-session -d -s "$SESSION" -x 80 -y 24 -c "$REPO" \
     "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' GIT_CONFIG_GLOBAL='$GIT_CONFIG_GLOBAL' '$LITTERBOX' watch --every 500ms; echo EXIT=\$?; sleep 60"
@@ -78,6 +78,13 @@ wait_pane() {
   [[ ${screen[1]} =~ ^NAME\ +STATUS\ +OWNER\ +CALL\ +LAST\ +AHEAD\ +CPU\ +MEM\ +NET$ ]] || fail "heading: ${screen[1]}"
   [[ ${screen[2]} =~ ^w\ +active\  ]] || fail "row: ${screen[2]}"
   assert_equal "${screen[23]}" "↑↓ select  enter details  p pause  r resume  a apply  d diff  s shell  q quit"
+  # d shows the diff (git's pager quits at once on a short one) and holds
+  # it until Enter.
+  tmux send-keys -t "$SESSION" d
+  wait_pane '^\+x$'
+  wait_pane '^\[Enter: back to litterbox watch\]'
+  tmux send-keys -t "$SESSION" Enter
+  wait_pane '^w +active +- '
   tmux send-keys -t "$SESSION" p
   wait_pane "Pause sandbox 'w'\\? y to pause"
   assert_equal "$(state_of "$(container_of w)")" running

@@ -256,7 +256,7 @@ func (a *watchActions) Apply(ctx context.Context, name string) (string, error) {
 }
 
 func (a *watchActions) Diff(name string) tea.ExecCommand {
-	return &terminalCmd{run: a.run, cmd: a.cmd("diff", name)}
+	return &terminalCmd{run: a.run, cmd: a.cmd("diff", name), hold: true}
 }
 
 func (a *watchActions) Shell(name string) tea.ExecCommand {
@@ -264,10 +264,13 @@ func (a *watchActions) Shell(name string) tea.ExecCommand {
 }
 
 // terminalCmd is a command the view hands the terminal to (bubbletea's
-// ExecCommand), run by the runner.
+// ExecCommand), run by the runner. hold keeps its output on the screen
+// until Enter: git's pager quits at once when a diff fits the screen
+// (less -F), and the view would cover it before it was read.
 type terminalCmd struct {
-	run runner.Runner
-	cmd runner.Cmd
+	run  runner.Runner
+	cmd  runner.Cmd
+	hold bool
 }
 
 func (c *terminalCmd) SetStdin(r io.Reader)  { c.cmd.Stdin = r }
@@ -275,5 +278,20 @@ func (c *terminalCmd) SetStdout(w io.Writer) { c.cmd.Stdout = w }
 func (c *terminalCmd) SetStderr(w io.Writer) { c.cmd.Stderr = w }
 func (c *terminalCmd) Run() error {
 	_, err := c.run.Run(context.Background(), c.cmd)
+	if c.hold && c.cmd.Stdin != nil && c.cmd.Stdout != nil {
+		fmt.Fprint(c.cmd.Stdout, "\n[Enter: back to litterbox watch]")
+		untilEnter(c.cmd.Stdin)
+	}
 	return err
+}
+
+// untilEnter reads r a byte at a time up to a newline (or its end), so
+// nothing typed after it is taken from the view.
+func untilEnter(r io.Reader) {
+	b := make([]byte, 1)
+	for {
+		if n, err := r.Read(b); err != nil || (n == 1 && (b[0] == '\n' || b[0] == '\r')) {
+			return
+		}
+	}
 }
