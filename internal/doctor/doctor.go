@@ -332,9 +332,18 @@ func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) 
 	case p.Kernel != "4.4.0":
 		c.Status, c.Detail, c.Fix = box.CheckWarn, fmt.Sprintf("container; not gvisor: runtime %q ran the probe on kernel %s, not gVisor's", cfg.GVisorRuntime, p.Kernel), "name gVisor's runtime in [docker] gvisor-runtime"
 	default:
-		c.Detail = fmt.Sprintf("container, gvisor (runtime %s: a probe ran on its kernel %s)", cfg.GVisorRuntime, p.Kernel)
+		c.Detail = fmt.Sprintf("container, gvisor (%s: a probe ran on its kernel %s)", gvisorName(m, cfg), p.Kernel)
 	}
 	return c
+}
+
+// gvisorName is what gives this engine gVisor: a runtime of the engine,
+// or the cluster's RuntimeClass.
+func gvisorName(m *sandbox.Manager, cfg config.Config) string {
+	if m.Runtime.Kubernetes {
+		return "RuntimeClass " + cfg.RuntimeClass
+	}
+	return "runtime " + cfg.GVisorRuntime
 }
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails
