@@ -3,7 +3,7 @@
 # cluster make test brings up (scripts/k8s/with-cluster.sh): the lifecycle
 # (create, list, stop by pause, resume, delete), the agent tools over MCP,
 # review (diff, log, apply, merge), the pod's hardening, ports forwarded
-# with kubectl port-forward, and doctor. KUBECONFIG and PATH point at the
+# with kubectl port-forward, doctor, and gVisor through a RuntimeClass. KUBECONFIG and PATH point at the
 # cluster and its kubectl; without them every test fails.
 
 # shellcheck disable=SC2154,SC2016 # bats sets status/output/lines/stderr; JSON in single quotes
@@ -164,6 +164,24 @@ TOML
   assert_output --regexp "storage +.*litterbox-local"
   assert_output --regexp "network policy +.*no network plugin known to enforce"
   assert_output --regexp "sandbox +.*busybox:latest runs sandboxes"
+  # The test cluster's RuntimeClass gvisor (scripts/k8s/up.sh): a probe ran on it.
+  assert_output --regexp "isolation +container, gvisor \(RuntimeClass gvisor: a probe ran on its kernel 4\.4\.0\)"
+}
+
+@test "kubernetes: create --isolation gvisor runs the pod under RuntimeClass gvisor, on gVisor's kernel" {
+  run --separate-stderr lb create --isolation gvisor gv
+  assert_success
+  assert_line "  isolation: gvisor (its own kernel in user space, not the host's)"
+  run kubectl get pod "$(pod_of gv)" --output 'jsonpath={.spec.runtimeClassName}'
+  assert_output gvisor
+  run lb exec gv -- sh -c 'uname -r; echo x > x.txt' </dev/null
+  assert_success
+  assert_line 4.4.0
+  assert_equal "$(git show litterbox/gv:x.txt)" x
+  assert_equal "$(lb_ok list --json | jsonget '.[name=gv].isolation')" gvisor
+  lb_ok delete --force gv >/dev/null
+  run k8s_has "pod/$(pod_of gv)"
+  assert_failure
 }
 
 @test "kubernetes: an image with no shell is refused in one line and leaves nothing" {

@@ -29,7 +29,7 @@ type Provider struct {
 
 // ProviderNames are the engines the contract suite covers unless
 // LITTERBOX_PROVIDERS names fewer (comma-separated).
-var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor"}
+var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor"}
 
 // Providers returns the engines to test, each ready: docker on its local
 // socket, docker over TCP (a loopback port forwarded to that socket for the
@@ -56,6 +56,9 @@ func Providers(t *testing.T) []Provider {
 		case "docker-gvisor":
 			// .ci/run registers runsc with the engine (scripts/gvisor.sh).
 			out = append(out, Provider{Name: n, Bin: "docker", GVisor: true})
+		case "kubernetes-gvisor":
+			// The test cluster's RuntimeClass gvisor (scripts/k8s/up.sh).
+			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, GVisor: true})
 		case "podman-gvisor":
 			// Rootful Podman on these machines needs runsc's own network
 			// off (NOTES-docker.md); a sandbox of network "none" has only

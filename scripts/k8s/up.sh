@@ -18,6 +18,7 @@
 # PersistentVolumes under /tmp/litterbox-k8s-pv, each used once (reclaim
 # policy Retain): Recycle, under the churn of two claims a sandbox, was seen
 # to mark a volume Available with an earlier claim's files still in it.
+# RuntimeClass gvisor runs pods under gVisor (Debian's runsc, through runc's shim).
 # Images imported into the cluster: the pause image (internal/k8spause),
 # busybox:latest, litterbox-test/{debian,python}:bookworm,
 # litterbox-test/noshell:latest when Docker has them, and LITTERBOX_K8S_IMAGES.
@@ -62,6 +63,7 @@ need=()
 command -v etcd >/dev/null || need+=(etcd-server)
 command -v containerd >/dev/null && command -v ctr >/dev/null || need+=(containerd)
 command -v runc >/dev/null || need+=(runc)
+command -v runsc >/dev/null || need+=(runsc)
 [ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 command -v openssl >/dev/null || need+=(openssl)
 command -v ip >/dev/null || need+=(iproute2)
@@ -241,11 +243,44 @@ disabled_plugins = [
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
         Root = "$STATE/containerd/runc"
+    # gVisor, for RuntimeClass gvisor: runc's shim driving runsc, as Docker
+    # runs it (Debian's runsc has no containerd shim of its own), through a
+    # wrapper that gives it Docker's flags (scripts/gvisor.sh).
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gvisor]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.gvisor.options]
+        SystemdCgroup = false
+        BinaryName = "$STATE/bin/runsc"
+        Root = "$STATE/containerd/runsc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$STATE/cni/net.d"
     max_conf_num = 1
 EOF
+
+# Each container of a pod becomes a gVisor sandbox of its own, as on
+# Docker: told a container joins its pod's sandbox (CRI's annotations),
+# runsc runs it in there, where runc's shim cannot see it end, and a pod
+# never stopped. Sandboxes of network "none" need no shared network. And
+# runc's shim takes a kill of an ended container for done only in runc's
+# words: runsc's are put in them.
+cat >"$STATE/bin/runsc" <<EOF
+#!/bin/sh
+prev=
+for a; do
+  if [ "\$prev" = --bundle ] && [ -f "\$a/config.json" ]; then
+    sed -i 's/"io.kubernetes.cri.container-type"/"litterbox.dev\/cri-container-type"/' "\$a/config.json"
+  fi
+  if [ "\$a" = kill ]; then
+    if out=\$($(command -v runsc) --network=none --host-uds=open "\$@" 2>&1); then exit 0; else rc=\$?; fi
+    case \$out in *"is not running"*) echo "container not running" >&2 ;; *) echo "\$out" >&2 ;; esac
+    exit \$rc
+  fi
+  prev=\$a
+done
+exec $(command -v runsc) --network=none --host-uds=open "\$@"
+EOF
+chmod +x "$STATE/bin/runsc"
 
 cat >"$STATE/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
@@ -398,11 +433,19 @@ start kubelet "$bin/kubelet" \
   --root-dir="$STATE/kubelet" \
   --hostname-override=localhost
 
-# --- Storage: a default class and a pool of hostPath volumes, each used once. --
+# --- RuntimeClass gvisor (containerd's handler gvisor: runsc with its network
+# off, as on Docker), and storage: a default class and a pool of hostPath
+# volumes, each used once. --
 rm -rf "$pv_root"
 mkdir -p "$pv_root"
 {
   cat <<EOF
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: gvisor
+handler: gvisor
+---
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata:
