@@ -37,8 +37,9 @@ check-unit:
 #
 # With the cluster up, the suites that talk to engines run two at a time,
 # longest first, make -j2 starting the next as soon as one ends: the
-# integration tests, the attack table, the Docker bats suites in two halves
-# (make test-extended has the gVisor and cluster re-runs).
+# integration tests, the attack table, the Docker bats suites in two halves,
+# the attack table's kernel rows and the tools suite under gVisor (make
+# test-extended has the cluster's bats re-runs and the benchmarks' smoke run).
 # They spend part of their time waiting on an engine, but the gVisor runs
 # and the attack table keep both cores busy, so more at once only slows
 # each. Last, alone, the one test that pauses every sandbox on the engine
@@ -62,18 +63,17 @@ checks:
 	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b integration-gvisor e2e-gvisor
 	@$(MAKE) --no-print-directory e2e-engine-wide
 
-# The suites again under gVisor and on the cluster, and the benchmarks'
-# smoke run: make test (CI) leaves them out, since on 2 cores they take
-# what is left of CI's 90 minutes and more (measured 2026-11-28: the Docker
+# The bats suites again on the cluster, and the benchmarks' smoke run:
+# make test (CI) leaves them out for time (measured 2026-11-28: the Docker
 # bats halves alone keep both cores busy for about 35 minutes each). CI
-# still runs the contract suite under gVisor (docker-gvisor, podman-gvisor)
-# and on the cluster, the cluster's integration tests and kubernetes.bats.
-# Run this before changing a provider, the isolation or a benchmark.
+# still runs the contract suite on the cluster (under gVisor too), the
+# cluster's integration tests and kubernetes.bats. Run this before changing
+# a provider or a benchmark.
 test-extended: lint build image
-	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j2 --output-sync=target integration-gvisor e2e-cluster e2e-gvisor bench-smoke
+	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j2 --output-sync=target e2e-cluster bench-smoke
 
 # The bats suites' sandboxes, side by side with the other suites', pass the
 # default memory budget (75% of the host's memory), which only
