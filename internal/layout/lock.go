@@ -24,8 +24,8 @@ type Holder struct {
 	MCP    bool   `json:"mcp,omitempty"`
 	Client string `json:"client,omitempty"`
 	// Ended is when the holder let go: the lock file keeps its last
-	// holder, which list and watch show as the sandbox's last activity
-	// and, while its process lives, its owner.
+	// holder, without its call, which list and watch show as the
+	// sandbox's last activity and, while its process lives, its owner.
 	Ended time.Time `json:"ended,omitzero"`
 }
 
@@ -88,7 +88,9 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 			h := Holder{Call: call, Since: time.Now(), PID: os.Getpid(), MCP: mcp, Client: client}
 			writeHolder(f, h)
 			return func() {
-				h.Ended = time.Now()
+				// The call's text goes: it may hold a secret's value that
+				// was not known to mask when the call began.
+				h.Call, h.Ended = "", time.Now()
 				writeHolder(f, h)
 				unlock(f)
 			}, nil
@@ -142,12 +144,22 @@ func LockFile(path string) (func(), error) {
 	return release(f), nil
 }
 
-// openLock opens the lock file at path, making it and its directory.
+// openLock opens the lock file at path, making it and its directory. Its
+// holder's call may hold what an agent typed, secrets among it: only its
+// owner reads it (a file an older release made is narrowed too).
 func openLock(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // release empties the lock file and lets it go.
