@@ -41,7 +41,7 @@ wait_pane() {
   assert_equal "$stderr" "Error: watch: --every 10ms is too often: give 500ms or more."
 }
 
-@test "watch in a terminal (tmux, 80x24): a call of another process appears while it runs, then its commit; d shows the diff; p asks, y pauses; q quits" {
+@test "watch in a terminal (tmux, 80x24): a call of another process appears while it runs, then its commit; d shows the diff; s opens a shell; p asks, y pauses; q quits" {
   create w
   tmux new-session -d -s "$SESSION" -x 80 -y 24 -c "$REPO" \
     "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' GIT_CONFIG_GLOBAL='$GIT_CONFIG_GLOBAL' '$LITTERBOX' watch --every 500ms; echo EXIT=\$?; sleep 60"
@@ -84,6 +84,14 @@ wait_pane() {
   wait_pane '^\+x$'
   wait_pane '^\[Enter: back to litterbox watch\]'
   tmux send-keys -t "$SESSION" Enter
+  wait_pane '^w +active +- '
+  # s opens a shell in the sandbox; the view comes back when it exits.
+  tmux send-keys -t "$SESSION" s
+  wait_pane '^/src \$'
+  # shellcheck disable=SC2016 # the sandbox's shell expands it
+  tmux send-keys -t "$SESSION" 'echo inside-$((6*7))' Enter
+  wait_pane '^inside-42$'
+  tmux send-keys -t "$SESSION" exit Enter
   wait_pane '^w +active +- '
   tmux send-keys -t "$SESSION" p
   wait_pane "Pause sandbox 'w'\\? y to pause"
