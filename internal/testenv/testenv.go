@@ -18,6 +18,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -266,6 +267,26 @@ func UseHelper() (cleanup func(), err error) {
 	}
 	os.Setenv("LITTERBOX_HELPER", bin)
 	return func() { os.Unsetenv("LITTERBOX_HELPER"); os.RemoveAll(dir) }, nil
+}
+
+// Main runs an integration test binary's tests (TestMain's work) with a
+// real helper (UseHelper) and the memory budget lifted: the suites run
+// side by side on one engine, with more sandboxes at once than the budget
+// lets a machine have (TestIntegrationHostLimits sets the budget it tests
+// in its config). after runs once the tests have ended.
+func Main(m *testing.M, after ...func()) {
+	os.Setenv(config.BudgetEnv, "1000%")
+	cleanup, err := UseHelper()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	for _, f := range after {
+		f()
+	}
+	os.Exit(code)
 }
 
 // ReplayHelper is the helper file of a replay test: a real static litterbox
