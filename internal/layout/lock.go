@@ -220,10 +220,7 @@ func Last(path string) (h *Holder, held bool) {
 		held = true
 	}
 	last := readHolder(f)
-	if last.PID == 0 {
-		if held {
-			return &last, true
-		}
+	if last.PID == 0 && !held {
 		return nil, false
 	}
 	return &last, held

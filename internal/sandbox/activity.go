@@ -37,11 +37,9 @@ type Call struct {
 func (m *Manager) readActivity(s *Info) {
 	s.Agent = m.sessionOf(s.Name)
 	h, held := layout.Last(m.Layout().Lock(s.Name))
-	switch {
-	case h == nil:
-	case held:
+	if held {
 		s.Call = &Call{Call: h.Call, Since: h.Since}
-	default:
+	} else if h != nil {
 		s.LastActivity = h.Ended
 	}
 	switch {
