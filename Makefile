@@ -100,13 +100,14 @@ e2e-cluster:
 # The agent-tools suite again, every sandbox under gVisor, through one of
 # its two MCP clients (the other is about the client, not the sandbox), and
 # litterbox run.
-E2E_GVISOR = $(SIDE_BY_SIDE) LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox|run)' e2e/tools.bats e2e/run.bats
+BATS_GVISOR = $(SIDE_BY_SIDE) LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing
+E2E_GVISOR = $(BATS_GVISOR) --filter '^(mcp-go|litterbox|run)' e2e/tools.bats e2e/run.bats
 e2e-gvisor: build image
 	scripts/timed.sh $@ env $(E2E_GVISOR)
 # The tools suite the same way on Podman, which takes runsc by name (make
-# test-extended; 7 tests, 2 min 15 s here).
+# test-extended; 7 tests, 131 s here).
 e2e-gvisor-podman: build image
-	scripts/timed.sh $@ env LITTERBOX_RUNTIME=podman $(SIDE_BY_SIDE) LITTERBOX_E2E_ISOLATION=gvisor LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter '^(mcp-go|litterbox)' e2e/tools.bats
+	scripts/timed.sh $@ env LITTERBOX_RUNTIME=podman $(BATS_GVISOR) --filter '^(mcp-go|litterbox)' e2e/tools.bats
 
 # The agent-tools suite again, on the cluster, through one of its MCP
 # clients, litterbox run, and the review tests that reach the provider
