@@ -266,19 +266,23 @@ EOF
 # words: runsc's are put in them.
 cat >"$STATE/bin/runsc" <<EOF
 #!/bin/sh
+runsc=$(command -v runsc)
 prev=
 for a; do
   if [ "\$prev" = --bundle ] && [ -f "\$a/config.json" ]; then
     sed -i 's/"io.kubernetes.cri.container-type"/"litterbox.dev\/cri-container-type"/' "\$a/config.json"
   fi
-  if [ "\$a" = kill ]; then
-    if out=\$($(command -v runsc) --network=none --host-uds=open "\$@" 2>&1); then exit 0; else rc=\$?; fi
-    case \$out in *"is not running"*) echo "container not running" >&2 ;; *) echo "\$out" >&2 ;; esac
-    exit \$rc
-  fi
   prev=\$a
 done
-exec $(command -v runsc) --network=none --host-uds=open "\$@"
+set -- --network=none --host-uds=open "\$@"
+case " \$* " in
+*" kill "*)
+  out=\$("\$runsc" "\$@" 2>&1) && exit 0
+  rc=\$?
+  case \$out in *"is not running"*) echo "container not running" >&2 ;; *) echo "\$out" >&2 ;; esac
+  exit \$rc ;;
+esac
+exec "\$runsc" "\$@"
 EOF
 chmod +x "$STATE/bin/runsc"
 
