@@ -66,9 +66,17 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 }
 
 // Caps: an engine freezes containers, keeps images, runs the egress proxy beside a
-// sandbox, and lets a container borrow another's volumes.
+// sandbox, lets a container borrow another's volumes, and renames one.
 func (c *Client) Caps() box.Caps {
-	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true}
+	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true}
+}
+
+// Claim renames the pooled container to name. The engine renames by the
+// old name under its lock, so a second claim of the same container finds
+// no container of that name.
+func (c *Client) Claim(ctx context.Context, pooled, name string) error {
+	_, err := c.args(ctx, "rename", pooled, name)
+	return err
 }
 
 // Run creates and starts a container, returning its ID.

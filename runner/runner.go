@@ -50,6 +50,11 @@ type Cmd struct {
 	// changes no behaviour keeps recorded transcripts valid. Without it
 	// stdin is matched by its SHA-256.
 	StdinKey func(stdin []byte) string
+	// Detach starts the program in a session of its own, its streams on
+	// /dev/null, and returns at once: work that outlives the call (a warm
+	// pool's refill) without a daemon. Its exit is never waited for by the
+	// caller; Result is empty.
+	Detach bool
 }
 
 // Argv is the full argument vector, program first.
@@ -155,6 +160,9 @@ func NewExec(log *logrus.Logger) *Exec {
 
 // Run executes c. A non-zero exit is an *ExitError; Result is filled either way.
 func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
+	if c.Detach {
+		return e.detach(c)
+	}
 	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
 	cmd.Dir = c.Dir
 	if len(c.Env) > 0 || len(c.Secrets) > 0 {
@@ -248,6 +256,26 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	e.log(c, res, err)
 	return res, err
+}
+
+// detach starts c apart from this process: not bound to a context, since
+// it is meant to outlive the call, and reaped in the background, so a
+// long-lived process (an MCP server) keeps no zombie.
+func (e *Exec) detach(c Cmd) (Result, error) {
+	cmd := exec.Command(c.Name, c.Args...)
+	cmd.Dir = c.Dir
+	if len(c.Env) > 0 || len(c.Secrets) > 0 {
+		cmd.Env = append(append(os.Environ(), c.Env...), c.Secrets...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var err error
+	if err = cmd.Start(); err != nil {
+		err = &StartError{Cmd: c, Err: err}
+	} else {
+		go func() { _ = cmd.Wait() }()
+	}
+	e.log(c, Result{}, err)
+	return Result{}, err
 }
 
 func (e *Exec) log(c Cmd, res Result, err error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +90,49 @@ func TestExecMissingBinaryIsStartError(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("want *StartError, got %T %v", err, err)
 	}
+}
+
+// A detached program outlives the call: Run returns before it ends, and it
+// runs in a session of its own, so a terminal's Ctrl-C or hangup for the
+// caller never reaches it.
+func TestExecDetachReturnsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	done := filepath.Join(dir, "done")
+	start := time.Now()
+	_, err := NewExec(quiet()).Run(context.Background(), Cmd{Name: "sh", Args: []string{"-c", "sleep 1; cut -d' ' -f6 /proc/$$/stat > " + done}, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("a detached run took %v", took)
+	}
+	if _, err := os.Stat(done); err == nil {
+		t.Fatal("the program had ended before Run returned")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		data, err := os.ReadFile(done)
+		if err == nil && len(strings.TrimSpace(string(data))) > 0 {
+			sid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+			if sid == 0 || sid == mySid(t) {
+				t.Fatalf("the program ran in session %d, the caller's", sid)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the detached program never ran to its end")
+		}
+	}
+}
+
+// mySid is this process's session, from /proc (field 6 of stat; the
+// test binary's name has no space).
+func mySid(t *testing.T) int {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, _ := strconv.Atoi(strings.Fields(string(data))[5])
+	return sid
 }
 
 func TestExecCancellationStopsTheProcess(t *testing.T) {

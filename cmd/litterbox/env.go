@@ -97,6 +97,7 @@ func (e *env) open(ctx context.Context, how opening) (*sandbox.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.Refill = e.refiller(context.WithoutCancel(ctx), m.Root)
 	if e.opened != nil {
 		e.opened(m)
 	}

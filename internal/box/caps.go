@@ -22,4 +22,7 @@ type Caps struct {
 	// VolumeCopy: a box can borrow another's volumes to copy them
 	// (StartAttached), and images have ids to key on: the setup cache.
 	VolumeCopy bool
+	// Pool: a box made ahead under a name of its own can take a sandbox's
+	// name when a create claims it, atomically (Claimer).
+	Pool bool
 }

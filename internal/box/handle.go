@@ -3,6 +3,7 @@ package box
 import (
 	"context"
 	"io"
+	"maps"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -13,6 +14,10 @@ import (
 type Box struct {
 	P    Provider
 	Name string
+	// Env is added to every command run in the box (a command's own
+	// wins): what the box's own environment could not hold when it was
+	// made, such as the sandbox name of a box made ahead in a pool.
+	Env map[string]string
 }
 
 // Of is the handle of the box called name.
@@ -20,6 +25,11 @@ func Of(p Provider, name string) Box { return Box{P: p, Name: name} }
 
 // Exec runs spec in the box.
 func (b Box) Exec(ctx context.Context, spec ExecSpec, s Streams) (runner.Result, error) {
+	if len(b.Env) > 0 {
+		env := maps.Clone(b.Env)
+		maps.Copy(env, spec.Env)
+		spec.Env = env
+	}
 	return b.P.Exec(ctx, b.Name, spec, s)
 }
 

@@ -14,12 +14,14 @@ import (
 type named struct {
 	Provider // the calls a handle does not make panic
 	calls    []string
+	env      map[string]string // the last exec's
 }
 
 func (n *named) note(op, box string) { n.calls = append(n.calls, op+" "+box) }
 
-func (n *named) Exec(_ context.Context, box string, _ ExecSpec, _ Streams) (runner.Result, error) {
+func (n *named) Exec(_ context.Context, box string, spec ExecSpec, _ Streams) (runner.Result, error) {
 	n.note("exec", box)
+	n.env = spec.Env
 	return runner.Result{}, nil
 }
 func (n *named) CopyIn(_ context.Context, box, dir string, _ io.Reader) error {
@@ -58,5 +60,24 @@ func TestHandleNamesItsBox(t *testing.T) {
 	}
 	if !reflect.DeepEqual(p.calls, want) {
 		t.Errorf("calls %q, want %q", p.calls, want)
+	}
+}
+
+// A handle's environment reaches every command run in its box, under the
+// command's own, and the caller's map is left as it was.
+func TestHandleEnvJoinsEachExec(t *testing.T) {
+	p := &named{}
+	b := Box{P: p, Name: "litterbox-app-1234-work", Env: map[string]string{"LITTERBOX_SANDBOX": "work", "A": "box"}}
+	own := map[string]string{"A": "command"}
+	_, _ = b.Exec(context.Background(), ExecSpec{Env: own}, Streams{})
+	if want := map[string]string{"LITTERBOX_SANDBOX": "work", "A": "command"}; !reflect.DeepEqual(p.env, want) {
+		t.Errorf("env %v, want %v", p.env, want)
+	}
+	if len(own) != 1 || len(b.Env) != 2 {
+		t.Errorf("maps changed: command's %v, box's %v", own, b.Env)
+	}
+	_, _ = Of(p, "x").Exec(context.Background(), ExecSpec{}, Streams{})
+	if p.env != nil {
+		t.Errorf("a handle without env gave %v", p.env)
 	}
 }

@@ -74,6 +74,28 @@ func Copier(p Provider) VolumeCopier {
 	return noCopy{}
 }
 
+// Claimer is a provider whose boxes can be made ahead of need and
+// renamed when claimed (Caps.Pool). Claim gives box pooled the name
+// name; of two claims of one box exactly one succeeds, the other failing
+// with ErrNotFound, since the box no longer has the name it asked for.
+type Claimer interface {
+	Claim(ctx context.Context, pooled, name string) error
+}
+
+// PoolOf is p's claimer; without one, a claim is not supported.
+func PoolOf(p Provider) Claimer {
+	if c, ok := p.(Claimer); ok && p.Caps().Pool {
+		return c
+	}
+	return noPool{}
+}
+
+type noPool struct{}
+
+func (noPool) Claim(context.Context, string, string) error {
+	return Unsupported("a warm pool ([pool] size)")
+}
+
 type noImages struct{}
 
 func (noImages) Image(context.Context, string) (ImageInfo, error) { return ImageInfo{}, nil }

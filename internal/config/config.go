@@ -76,6 +76,9 @@ type Config struct {
 	MaxSandboxes int
 	MemoryBudget string
 	Idle         time.Duration
+	// PoolSize is how many sandboxes of this config [pool] keeps made,
+	// started and empty, for a create to claim instead of making one.
+	PoolSize int
 	// Isolation is what separates a sandbox from the host's kernel:
 	// IsolationContainer (the engine's runc) or IsolationGVisor, gVisor's
 	// kernel in user space, run as the engine runtime GVisorRuntime
@@ -192,7 +195,9 @@ const (
 
 // Defaults of settings a config file may leave out.
 const (
-	DefaultMaxSandboxes  = 8
+	DefaultMaxSandboxes = 8
+	// MaxPoolSize bounds [pool] size: each entry holds its memory.
+	MaxPoolSize          = 32
 	DefaultMemoryBudget  = "75%"
 	DefaultGVisorRuntime = "runsc"
 	DefaultRuntimeClass  = "gvisor"

@@ -152,6 +152,19 @@ stop-timeout = 3
 	}
 }
 
+func TestLoadConfigPool(t *testing.T) {
+	cfg, err := Load(writeConfigs(t, "[pool]\nsize = 3\n", "[pool]\nsize = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PoolSize != 1 {
+		t.Fatalf("pool size %d, want the local file's 1", cfg.PoolSize)
+	}
+	if cfg, _ := Load(writeConfigs(t, "", "")); cfg.PoolSize != 0 {
+		t.Fatalf("default pool size %d, want 0", cfg.PoolSize)
+	}
+}
+
 func TestLoadConfigLocalOnly(t *testing.T) {
 	cfg, err := Load(writeConfigs(t, "", "[docker]\nsetup-command = \"make\"\nread-only = false\n"))
 	if err != nil {
@@ -227,6 +240,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"keep proc", "[setup]\nkeep = [\"/proc/self\"]\n", "", File, 0, "setup.keep", `overlaps /proc`},
 		{"keep nested", "[setup]\nkeep = [\"/opt\", \"/opt/venv\"]\n", "", File, 0, "setup.keep", `"/opt" and "/opt/venv": one holds the other`},
 		{"keep many", "[setup]\nkeep = [\"/a\", \"/b\", \"/c\", \"/d\", \"/e\", \"/f\", \"/g\", \"/h\", \"/i\"]\n", "", File, 0, "setup.keep", "9 paths: at most 8"},
+		{"pool negative", "[pool]\nsize = -1\n", "", File, 2, "pool.size", "want from 0 to 32"},
+		{"pool string", "[pool]\nsize = \"2\"\n", "", File, 2, "pool.size", "want a number of warm sandboxes such as 2, got a string"},
+		{"pool key", "[pool]\nsise = 2\n", "", File, 2, "", "unknown key sise in [pool]; did you mean size?"},
 		{"call below file", "[snapshot]\nmax-file-size = \"1g\"\n", "", File, 0, "snapshot.max-call-size", "500m is below max-file-size (1g)"},
 	}
 	for _, c := range cases {

@@ -303,6 +303,9 @@ func (fc *fileConfig) applyLimits(cfg *Config) {
 	if l := fc.Limits.MemoryBudget; l != nil {
 		cfg.MemoryBudget = string(*l)
 	}
+	if l := fc.Pool.Size; l != nil {
+		cfg.PoolSize = int(*l)
+	}
 	if l := fc.Limits.Idle; l != nil {
 		cfg.Idle = time.Duration(*l)
 	}

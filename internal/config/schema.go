@@ -33,6 +33,9 @@ type fileConfig struct {
 		MemoryBudget *memoryBudget `toml:"memory-budget"`
 		Idle         *idleTime     `toml:"idle"`
 	} `toml:"limits"`
+	Pool struct {
+		Size *poolSize `toml:"size"`
+	} `toml:"pool"`
 	Setup struct {
 		Inputs []string `toml:"inputs"`
 		Cache  *bool    `toml:"cache"`

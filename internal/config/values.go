@@ -282,6 +282,21 @@ func (n *sandboxCount) UnmarshalTOML(v any) error {
 	return nil
 }
 
+// poolSize is how many warm sandboxes [pool] keeps ready.
+type poolSize int
+
+func (n *poolSize) UnmarshalTOML(v any) error {
+	x, ok := v.(int64)
+	if !ok {
+		return fmt.Errorf("want a number of warm sandboxes such as 2, got %s", tomlType(v))
+	}
+	if x < 0 || x > MaxPoolSize {
+		return fmt.Errorf("size %d: want from 0 to %d", x, MaxPoolSize)
+	}
+	*n = poolSize(x)
+	return nil
+}
+
 // memoryBudget is a share of the engine host's memory ("50%") or a size.
 type memoryBudget string
 

@@ -8,8 +8,8 @@ import (
 )
 
 // Each capability a provider claims comes with the operations behind it,
-// and it claims none it cannot do: box.Images, box.Egress and box.Copier
-// trust the flags.
+// and it claims none it cannot do: box.Images, box.Egress, box.Copier and
+// box.PoolOf trust the flags.
 func TestCapsMatchOperations(t *testing.T) {
 	for _, rt := range []Runtime{Docker, {Bin: "podman"}, Kubectl("", "")} {
 		p := rt.Provider(&runner.Exec{})
@@ -17,11 +17,12 @@ func TestCapsMatchOperations(t *testing.T) {
 		_, images := p.(box.ImageStore)
 		_, egress := p.(box.EgressHost)
 		_, copier := p.(box.VolumeCopier)
-		if caps.Images != images || caps.EgressProxy != egress || caps.VolumeCopy != copier {
-			t.Errorf("%s: caps %+v, but implements images=%v egress=%v copy=%v", rt.Bin, caps, images, egress, copier)
+		_, claimer := p.(box.Claimer)
+		if caps.Images != images || caps.EgressProxy != egress || caps.VolumeCopy != copier || caps.Pool != claimer {
+			t.Errorf("%s: caps %+v, but implements images=%v egress=%v copy=%v claim=%v", rt.Bin, caps, images, egress, copier, claimer)
 		}
 	}
-	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true}) {
+	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true}) {
 		t.Error("an engine can do everything")
 	}
 	if Kubectl("", "").Provider(&runner.Exec{}).Caps() != (box.Caps{}) {

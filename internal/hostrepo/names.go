@@ -41,6 +41,10 @@ type Names struct {
 	Ref       string // refs/heads/litterbox/<slug>
 	Container string
 	Volume    string
+	// Pool is the warm pool entry the container was claimed from, "" for
+	// one made for this sandbox: its volumes kept the entry's names, and
+	// its environment lacks the sandbox's name.
+	Pool string
 }
 
 // NamesFor derives every resource name from the repository's slug and id
@@ -81,19 +85,44 @@ func (n Names) Egress() string { return n.Container + ".egress" }
 // that copies one volume into another.
 const RoleCopy = "copy"
 
+// Prefix starts the name of every engine resource of this repository's.
+func (r *Repo) Prefix() string { return "litterbox-" + r.RepoSlug + "-" + r.RepoID }
+
+// SlugOf is the sandbox a container of a repository is, by its labels:
+// the sandbox label, or for one claimed from a warm pool (made before its
+// name was known) the name it took, NamesFor's. "" for none (a pool entry
+// not claimed yet).
+func SlugOf(name string, labels map[string]string) string {
+	if s := labels[LabelSandbox]; s != "" {
+		return s
+	}
+	s, ok := strings.CutPrefix(name, "litterbox-"+labels[LabelRepoSlug]+"-"+labels[LabelRepoID]+"-")
+	if !ok || labels[LabelRepoID] == "" || !ParseNameExact(s) {
+		return ""
+	}
+	return s
+}
+
 // ScratchName names a short-lived container of this repository's. The
 // '.' keeps it apart from every sandbox's resources, whose names are slugs.
 func (r *Repo) ScratchName(kind string) string {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	return "litterbox-" + r.RepoSlug + "-" + r.RepoID + "." + kind + "-" + hex.EncodeToString(rnd[:])
+	return r.Prefix() + "." + kind + "-" + hex.EncodeToString(rnd[:])
 }
 
 // Box is the handle of sandbox slug's container.
 func (r *Repo) Box(slug string) box.Box { return r.BoxOf(r.Names(slug)) }
 
 // BoxOf is the handle of the container named in n.
-func (r *Repo) BoxOf(n Names) box.Box { return box.Of(r.Provider, n.Container) }
+func (r *Repo) BoxOf(n Names) box.Box {
+	b := box.Of(r.Provider, n.Container)
+	if n.Pool != "" {
+		// Made before its name was known (ContainerSpec's environment).
+		b.Env = map[string]string{"LITTERBOX_SANDBOX": n.Slug}
+	}
+	return b
+}
 
 // KeepID names a [setup] keep path in volume names and setup cache
 // entries, where its slashes may not go.

@@ -64,3 +64,27 @@ func TestRepoSlug(t *testing.T) {
 		}
 	}
 }
+
+// A container says which sandbox it is by its label, or, claimed from a
+// warm pool before its name was known, by the name it took; an entry not
+// yet claimed, or another repository's name, is no sandbox.
+func TestSlugOf(t *testing.T) {
+	labels := map[string]string{LabelRepoSlug: "app", LabelRepoID: "1a2b3c4d"}
+	for name, want := range map[string]string{
+		"litterbox-app-1a2b3c4d-fix-login":     "fix-login",
+		"litterbox-app-1a2b3c4d.pool-0f0f0f0f": "",
+		"litterbox-app-99999999-fix-login":     "",
+		"litterbox-app-1a2b3c4d-Bad_Name":      "",
+		"litterbox-app-1a2b3c4d-":              "",
+	} {
+		if got := SlugOf(name, labels); got != want {
+			t.Errorf("SlugOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := SlugOf("anything", map[string]string{LabelSandbox: "work"}); got != "work" {
+		t.Errorf("the label gave %q", got)
+	}
+	if got := SlugOf("litterbox-app--x", map[string]string{LabelRepoSlug: "app"}); got != "" {
+		t.Errorf("a container without a repository id gave %q", got)
+	}
+}

@@ -192,7 +192,7 @@ func (r *Repo) Layout() layout.Layout { return layout.New(r.GitDir) }
 func (r *Repo) Names(slug string) Names {
 	n := NamesFor(r.RepoSlug, r.RepoID, slug)
 	if rec, err := r.Store().Load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
-		n.Container, n.Volume = rec.Container, rec.Volume
+		n.Container, n.Volume, n.Pool = rec.Container, rec.Volume, rec.Pool
 	}
 	return n
 }

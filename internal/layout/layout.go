@@ -42,6 +42,10 @@ func (l Layout) TmpOf(slug string) string { return filepath.Join(l.Tmp(), slug) 
 // "<slug>.services" for its services).
 func (l Layout) Lock(name string) string { return filepath.Join(l.dir, "locks", name+".lock") }
 
+// PoolLock is the lock the warm pool's claims ("claim") or fills
+// ("fill") take turns on.
+func (l Layout) PoolLock(which string) string { return filepath.Join(l.dir, "pool", which+".lock") }
+
 // Ahead caches how many commits slug's branch is ahead of its base.
 func (l Layout) Ahead(slug string) string { return filepath.Join(l.dir, "ahead", slug) }
 

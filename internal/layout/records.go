@@ -25,7 +25,10 @@ type Record struct {
 	Volume    string `json:"volume"`
 	// Volumes are its volumes besides /src: its home, then one per kept
 	// path; none for a sandbox of an older release, whose home was /tmp.
-	Volumes []box.Mount  `json:"volumes,omitempty"`
+	Volumes []box.Mount `json:"volumes,omitempty"`
+	// Pool is the warm pool entry the container was claimed from; its
+	// volumes keep the entry's names.
+	Pool    string       `json:"pool,omitempty"`
 	Base    string       `json:"base"`
 	Image   string       `json:"image"`
 	Created time.Time    `json:"created"`

@@ -48,9 +48,25 @@ func contract(t *testing.T, p testenv.Provider) {
 		}
 	}
 
-	// create
+	// create (from the warm pool, filled for this config, on docker-pool)
+	m.Config.PoolSize = p.Pool
+	fill := func() {
+		t.Helper()
+		if p.Pool == 0 {
+			return
+		}
+		st, err := m.FillPool(ctx)
+		must(err)
+		if len(st.Ready) != p.Pool {
+			t.Fatalf("pool after fill: %+v", st)
+		}
+	}
+	fill()
 	c, err := m.Create(ctx, CreateOptions{Name: "Contract Box"})
 	must(err)
+	if pooled := m.Names(c.Name).Pool != ""; pooled != (p.Pool > 0) {
+		t.Fatalf("sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
+	}
 	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
 		t.Fatalf("create: %+v", c)
 	}
@@ -61,16 +77,21 @@ func contract(t *testing.T, p testenv.Provider) {
 	// the first goes through the contract, and the last call wakes it.
 	svcs := m.Config.Services
 	m.Config.Idle, m.Config.Services = 10*time.Second, nil
+	fill()
 	nap, err := m.Create(ctx, CreateOptions{Name: "nap"})
 	must(err)
+	if pooled := m.Names(nap.Name).Pool != ""; pooled != (p.Pool > 0) {
+		t.Fatalf("idle sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
+	}
 	m.Config.Idle, m.Config.Services = 0, svcs
 	_, err = m.Write(ctx, nap.Name, "kept.txt", []byte("kept\n"))
 	must(err)
 
-	// exec: output, exit code, the sandbox user, the copied tree
-	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo err >&2; exit 3"})
+	// exec: output, exit code, the sandbox user, the copied tree, the
+	// sandbox's name in its environment
+	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo $LITTERBOX_SANDBOX; echo err >&2; exit 3"})
 	must(err)
-	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\n" || res.Stderr != "err\n" || res.Snapshot != "" {
+	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\ncontract-box\n" || res.Stderr != "err\n" || res.Snapshot != "" {
 		t.Fatalf("bash: %+v", res)
 	}
 	// The kernel is gVisor's (it says 4.4.0), or the host's.
@@ -171,13 +192,14 @@ func contract(t *testing.T, p testenv.Provider) {
 	must(err)
 
 	// delete: nothing of the sandbox is left
+	vol := m.Names(c.Name).Volume
 	_, err = m.Delete(ctx, c.Name, true)
 	must(err)
 	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
 		t.Fatalf("container after delete: %v", err)
 	}
-	if vols := p.Volumes(); strings.Contains(vols, m.Names(c.Name).Volume) {
-		t.Fatalf("volume %s left", m.Names(c.Name).Volume)
+	if vols := p.Volumes(); strings.Contains(vols, vol) {
+		t.Fatalf("volume %s left", vol)
 	}
 	if refs := testenv.Git(t, dir, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); refs != "" {
 		t.Fatalf("refs left: %s", refs)

@@ -287,6 +287,12 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, k
 	if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
 		return err
 	}
+	return m.copyPrepared(ctx, n, base, keep, uid, gid)
+}
+
+// copyPrepared is copyTree into volumes already given to the sandbox
+// user (a pool entry's).
+func (m *Manager) copyPrepared(ctx context.Context, n hostrepo.Names, base string, _ []string, uid, gid int) error {
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 

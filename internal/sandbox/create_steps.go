@@ -47,6 +47,9 @@ type creation struct {
 	cacheHit  *setupcache.Entry
 	cacheKey  string
 	rec       *layout.Record
+	// pooled: the box came from the warm pool, its volumes prepared;
+	// fill: this is no create but a pool entry's making.
+	pooled, fill bool
 	// egressMade: this create made the egress proxy, which goes with it
 	// when it fails (a leftover's, whose name it found taken, stays).
 	egressMade bool
@@ -82,7 +85,16 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	}
 	c.keepCache(ctx)
 	c.startServices(ctx)
+	c.refillPool()
 	return c.report(ctx), nil
+}
+
+// refillPool starts the pool's refill, when this repository keeps one for
+// this config: apart from this create, which it must not slow.
+func (c *creation) refillPool() {
+	if c.cfg.PoolSize > 0 && c.opts.fork == nil && c.m.Refill != nil && c.m.notPooled(c.cfg) == "" {
+		c.m.Refill()
+	}
 }
 
 // configure reads the config once for this create, with the command
@@ -271,17 +283,16 @@ func (c *creation) claim(ctx context.Context) error {
 // starts while the container is made: only the volume both mount comes
 // first.
 func (c *creation) startBox(ctx context.Context) error {
+	if claimed, err := c.claimPooled(ctx); claimed || err != nil {
+		return err
+	}
 	m, n := c.m, c.n
 	proxyDone, err := c.startEgress(ctx)
 	if err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	t := time.Now()
-	run := c.cfg
-	if c.cfg.SetupOpensNetwork() {
-		run.Network = c.cfg.OutboundNetwork()
-	}
-	pmap, err := m.runContainer(ctx, n, c.base, run, c.prefill())
+	pmap, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.prefill())
 	proxyErr := <-proxyDone
 	// A leftover's proxy: not this create's to remove.
 	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
@@ -377,7 +388,11 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 		return nil
 	}
 	t := time.Now()
-	if err := m.copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid); err != nil {
+	copyTree := m.copyTree
+	if c.pooled {
+		copyTree = m.copyPrepared
+	}
+	if err := copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -12,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/pool"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -193,10 +196,13 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoP
 		return nil, err
 	}
 	p := rt.Provider(r)
-	cts, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepo: repoPath, hostrepo.LabelSandbox: slug}, []string{hostrepo.LabelRepoSlug})
+	// By the repository's label, then the sandbox each is: one claimed
+	// from a warm pool has no sandbox label.
+	all, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepo: repoPath}, []string{hostrepo.LabelRepoSlug, hostrepo.LabelRepoID, hostrepo.LabelSandbox, pool.LabelVolumes})
 	if err != nil {
 		return nil, err
 	}
+	cts := slices.DeleteFunc(all, func(c box.Summary) bool { return hostrepo.SlugOf(c.Name, c.Labels) != slug })
 	if len(cts) == 0 {
 		return nil, fmt.Errorf("no sandbox '%s' of repository %s (litterbox list --all-repos shows them all)", slug, repoPath)
 	}
@@ -211,11 +217,16 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoP
 			continue
 		}
 		d.Removed = append(d.Removed, "container "+c.Name)
-		vol := c.Name + "-src"
-		if err := p.RemoveVolume(ctx, vol); err == nil {
-			d.Removed = append(d.Removed, "volume "+vol)
-		} else if !errors.Is(err, box.ErrNoSuchVolume) {
-			left = append(left, "volume "+vol)
+		vols := []string{c.Name + "-src"}
+		if v := c.Labels[pool.LabelVolumes]; v != "" {
+			vols = strings.Split(v, ",")[:1] // the entry's /src
+		}
+		for _, vol := range vols {
+			if err := p.RemoveVolume(ctx, vol); err == nil {
+				d.Removed = append(d.Removed, "volume "+vol)
+			} else if !errors.Is(err, box.ErrNoSuchVolume) {
+				left = append(left, "volume "+vol)
+			}
 		}
 	}
 	// Its egress proxy, by the same labels, and the proxy's volume.

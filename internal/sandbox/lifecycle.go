@@ -97,6 +97,15 @@ func (m *Manager) sessionOf(slug string) *RunSession {
 
 var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts, LabelLimits}
 
+// baseOf is a sandbox's base commit: its container's label, or the
+// record's for one claimed from a warm pool, made before it had a base.
+func baseOf(labels map[string]string, rec *layout.Record) string {
+	if b := labels[hostrepo.LabelBase]; b != "" || rec == nil {
+		return b
+	}
+	return rec.Base
+}
+
 func statusOf(state box.State, rec *layout.Record) string {
 	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
 		return StatusCreating
@@ -143,7 +152,10 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	var out []Info
 	seen := map[string]bool{}
 	for _, c := range cts {
-		slug, repo := c.Labels[hostrepo.LabelSandbox], c.Labels[hostrepo.LabelRepo]
+		slug, repo := hostrepo.SlugOf(c.Name, c.Labels), c.Labels[hostrepo.LabelRepo]
+		if slug == "" {
+			continue // a warm pool's entry, no sandbox yet
+		}
 		var rec *layout.Record
 		ours := m.Owns(ctx, c.Name, c.Labels)
 		switch {
@@ -156,7 +168,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		out = append(out, Info{
 			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name: slug, Status: idleOr(statusOf(c.State, rec), c.Status), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: c.Labels[hostrepo.LabelBase], Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
+			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
 		})
 	}

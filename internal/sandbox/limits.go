@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/pool"
 )
 
 // LabelLimits keeps a sandbox's limits on its container (JSON of Limits),
@@ -111,8 +112,15 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	}
 	own := int64(config.MemBytes(cfg.Memory))
 	used, users := own, []string(nil)
+	// A warm pool's entries hold their memory too; the one a create
+	// would claim is counted once, as its own.
+	claims := cfg.PoolSize > 0 && c.opts.fork == nil && !c.fill
 	for _, s := range list {
 		if s.State != "running" && s.State != "paused" || s.Name == c.n.Container {
+			continue
+		}
+		if claims && pool.IsEntry(s.Name) && strings.HasPrefix(s.Name, m.Prefix()) {
+			claims = false
 			continue
 		}
 		n := memoryOf(s.Labels)

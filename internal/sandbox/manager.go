@@ -28,6 +28,10 @@ type Manager struct {
 	// port search and the host check (tests need the same ports every run).
 	portStart func(span int) int
 	portFree  func(port int) bool
+	// Refill, when set, starts filling the warm pool apart from the
+	// caller (the CLI starts `litterbox pool fill` detached) after a
+	// create that may have taken an entry.
+	Refill func()
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,

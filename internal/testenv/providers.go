@@ -25,11 +25,14 @@ type Provider struct {
 	// GVisor runs the sandboxes under gVisor (runsc), given GVisorFlags.
 	GVisor      bool
 	GVisorFlags []string
+	// Pool makes every sandbox from a warm pool of this size, filled
+	// before each create.
+	Pool int
 }
 
 // ProviderNames are the engines the contract suite covers unless
 // LITTERBOX_PROVIDERS names fewer (comma-separated).
-var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor"}
+var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor", "docker-pool"}
 
 // Providers returns the engines to test, each ready: docker on its local
 // socket, docker over TCP (a loopback port forwarded to that socket for the
@@ -53,6 +56,9 @@ func Providers(t *testing.T) []Provider {
 			out = append(out, Provider{Name: n, Bin: "podman"})
 		case "kubernetes":
 			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true})
+		case "docker-pool":
+			// Sandboxes claimed from a warm pool must pass as made.
+			out = append(out, Provider{Name: n, Bin: "docker", Pool: 1})
 		case "docker-gvisor":
 			// .ci/run registers runsc with the engine (scripts/gvisor.sh).
 			out = append(out, Provider{Name: n, Bin: "docker", GVisor: true})

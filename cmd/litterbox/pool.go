@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// poolOptions are what pool was asked: an action ("" to show it).
+type poolOptions struct {
+	Action string
+	JSON   bool
+	// Quiet prints nothing: the refill a create starts in the background.
+	Quiet bool
+}
+
+func newPoolCommand(p *program) *cobra.Command {
+	var o poolOptions
+	cmd := &cobra.Command{
+		Use:   "pool [fill | drain]",
+		Short: "Show, fill or drain this repository's warm pool of sandboxes",
+		Long: `With [pool] size = N in the config, Litterbox keeps N sandboxes made ahead:
+created with the sandbox's hardening, started, the helper delivered, an
+empty /src. A create claims one and only copies the tree and runs the setup;
+then it starts a refill in the background (litterbox pool fill, which ends
+when the pool is full: there is no daemon). An entry made for another
+config, image or Litterbox is never claimed: a fill removes it.
+
+  (none)  show the size, and the entries ready for the config of now
+  fill    remove stale entries and make the missing ones; waits
+  drain   remove every entry (a claimed sandbox is no entry)
+
+Sandboxes with [[ports]] or network mode "allow", forks, and Kubernetes are
+always made when asked for.`,
+		Example: `  litterbox pool
+  litterbox pool fill
+  litterbox pool drain --json`,
+		Args: cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"fill", "drain"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Action = args[0]
+			}
+			return runPool(cmd.Context(), p.env, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the pool as JSON")
+	cmd.Flags().BoolVar(&o.Quiet, "quiet", false, "print nothing (the background refill)")
+	return cmd
+}
+
+func runPool(ctx context.Context, e *env, o poolOptions) error {
+	if o.Action != "" && o.Action != "fill" && o.Action != "drain" {
+		return usagef("pool: unknown action %q: use fill or drain, or nothing to show the pool", o.Action)
+	}
+	m, err := e.open(ctx, opening{configNeeded: o.Action != "drain"})
+	if err != nil {
+		return err
+	}
+	var st *sandbox.PoolState
+	switch o.Action {
+	case "fill":
+		st, err = m.FillPool(ctx)
+	case "drain":
+		st, err = m.DrainPool(ctx)
+	default:
+		st, err = m.PoolStatus(ctx)
+	}
+	if o.Quiet || st == nil {
+		return err
+	}
+	if o.JSON {
+		if werr := writeJSON(e.stdout, st); werr != nil {
+			return werr
+		}
+		return err
+	}
+	printPool(e, o.Action, st)
+	return err
+}
+
+func printPool(e *env, action string, st *sandbox.PoolState) {
+	for _, n := range st.Removed {
+		fmt.Fprintf(e.stdout, "Removed %s.\n", n)
+	}
+	for _, n := range st.Made {
+		fmt.Fprintf(e.stdout, "Made %s.\n", n)
+	}
+	if action == "drain" {
+		if len(st.Removed) == 0 {
+			fmt.Fprintln(e.stdout, "The pool was empty.")
+		}
+		return
+	}
+	switch {
+	case st.NotPooled != "":
+		fmt.Fprintf(e.stdout, "Pool: size %d, not used for this config: %s.\n", st.Size, st.NotPooled)
+	case st.Size == 0 && len(st.Ready) == 0:
+		fmt.Fprintln(e.stdout, "Pool: off ([pool] size = 0).")
+	default:
+		fmt.Fprintf(e.stdout, "Pool: %d of %d ready (config %s).\n", len(st.Ready), st.Size, st.Digest)
+	}
+	for _, n := range st.Ready {
+		fmt.Fprintf(e.stdout, "  ready  %s\n", n)
+	}
+	for _, n := range st.Stale {
+		fmt.Fprintf(e.stdout, "  stale  %s (litterbox pool fill removes it)\n", n)
+	}
+}
+
+// refiller starts `litterbox pool fill --quiet` for this repository and
+// runtime, detached: the create that took an entry returns at once, and
+// no daemon is left once the pool is full.
+func (e *env) refiller(ctx context.Context, root string) func() {
+	return func() {
+		exe, err := os.Executable()
+		if err != nil {
+			e.log.Warnf("warm pool: not refilled: %v", err)
+			return
+		}
+		args := []string{"--repo", root, "--runtime", e.runtime, "--log-level", "error"}
+		if e.context != "" {
+			args = append(args, "--context", e.context)
+		}
+		if e.namespace != "" {
+			args = append(args, "--namespace", e.namespace)
+		}
+		args = append(args, "pool", "fill", "--quiet")
+		if _, err := e.run.Run(ctx, runner.Cmd{Name: filepath.Clean(exe), Args: args, Detach: true}); err != nil {
+			e.log.Warnf("warm pool: not refilled: %s", strings.TrimSpace(err.Error()))
+		}
+	}
+}

@@ -1,0 +1,161 @@
+// Package pool keeps warm sandboxes: boxes made, hardened, started and
+// given the helper before any create asks for one, each waiting under a
+// name of its own with an empty /src, until a create claims it by giving it
+// the sandbox's name.
+//
+// An entry is made for one configuration: its digest (Digest) is a label,
+// and a create claims only an entry whose digest is the one its own
+// configuration gives, so a changed config, image or helper never gets an
+// entry made for another. What cannot change after a box is made (its
+// labels, hostname and environment) is told apart on a claimed box by the
+// sandbox record, which names the entry (layout.Record.Pool).
+package pool
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
+)
+
+const (
+	// LabelDigest is the digest of the configuration an entry was made
+	// for; a claimed sandbox keeps it.
+	LabelDigest = "dev.litterbox.pool"
+	// LabelVolumes lists an entry's named volumes (comma-separated), so
+	// one made for an older configuration is removed whole.
+	LabelVolumes = "dev.litterbox.pool-volumes"
+	// Hostname is a pooled box's: its sandbox's name is not known yet.
+	Hostname = "litterbox"
+	// marker is in every entry's name and in no sandbox's: a slug has no
+	// '.'; claimed, the box takes a sandbox's name and is an entry no more.
+	marker = ".pool-"
+)
+
+// Entry is one box waiting in the pool.
+type Entry struct {
+	Name    string
+	Digest  string
+	Volumes []string
+	// Running: a box whose PID 1 ended (an engine restart, an idle stop)
+	// is never claimed, only removed.
+	Running bool
+}
+
+// NewName is a new entry's name, prefix being the repository's
+// ("litterbox-<repo-slug>-<repo-id>"): random, so concurrent fills never
+// pick the same.
+func NewName(prefix string) string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	return prefix + marker + hex.EncodeToString(rnd[:])
+}
+
+// IsEntry reports whether a box name is a pool entry's (unclaimed).
+func IsEntry(name string) bool { return strings.Contains(name, marker) }
+
+// Digest is what a configuration makes of a box, spec being the box an
+// entry would be (under a fixed name) and imageID the image it runs: two
+// configurations with one digest make the same box.
+func Digest(spec box.Spec, imageID string) string {
+	data, _ := json.Marshal(struct {
+		Spec  box.Spec
+		Image string
+	}{spec, imageID})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Pool is the warm pool of one repository on one provider.
+type Pool struct {
+	P      box.Provider
+	RepoID string
+	// LabelManaged and LabelRepoID are the ownership labels every box of
+	// the repository carries (hostrepo's; this package sits below it).
+	LabelManaged, LabelRepoID string
+}
+
+// Entries are the repository's pool entries, in the engine's order
+// (newest first).
+func (p Pool) Entries(ctx context.Context) ([]Entry, error) {
+	list, err := p.P.List(ctx, map[string]string{p.LabelManaged: "true", p.LabelRepoID: p.RepoID}, []string{LabelDigest, LabelVolumes})
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, s := range list {
+		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" {
+			continue
+		}
+		var vols []string
+		if v := s.Labels[LabelVolumes]; v != "" {
+			vols = strings.Split(v, ",")
+		}
+		out = append(out, Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: vols, Running: s.State == "running"})
+	}
+	return out, nil
+}
+
+// Claim gives the first running entry of digest the name target, trying
+// the next when another claimer took one first. It returns false when
+// none was left.
+func (p Pool) Claim(ctx context.Context, entries []Entry, digest, target string) (Entry, bool, error) {
+	c := box.PoolOf(p.P)
+	for _, e := range entries {
+		if e.Digest != digest || !e.Running {
+			continue
+		}
+		err := c.Claim(ctx, e.Name, target)
+		if errors.Is(err, box.ErrNotFound) {
+			continue // another create had it
+		}
+		if err != nil {
+			return Entry{}, false, err
+		}
+		return e, true, nil
+	}
+	return Entry{}, false, nil
+}
+
+// Remove removes an entry: its box, then its volumes. It returns what it
+// could not remove.
+func (p Pool) Remove(ctx context.Context, e Entry) []string {
+	var left []string
+	if err := p.P.Remove(ctx, e.Name); err != nil && !errors.Is(err, box.ErrNotFound) {
+		return []string{"container " + e.Name}
+	}
+	for _, v := range e.Volumes {
+		if err := p.P.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			left = append(left, "volume "+v)
+		}
+	}
+	return left
+}
+
+// Split divides entries into those of digest that can be claimed and the
+// rest (another configuration's, or stopped), which are only removed.
+func Split(entries []Entry, digest string) (ready, stale []Entry) {
+	for _, e := range entries {
+		if e.Digest == digest && e.Running {
+			ready = append(ready, e)
+		} else {
+			stale = append(stale, e)
+		}
+	}
+	return ready, stale
+}
+
+// VolumesLabel is the LabelVolumes value for these volumes.
+func VolumesLabel(vols []box.Mount) string {
+	names := make([]string, len(vols))
+	for i, v := range vols {
+		names[i] = v.Volume
+	}
+	return strings.Join(slices.Clip(names), ",")
+}

@@ -1,0 +1,296 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/pool"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// pooledManager is realManager with a warm pool of size, filled.
+func pooledManager(t *testing.T, size int) *Manager {
+	t.Helper()
+	m := realManager(t)
+	m.Config.PoolSize = size
+	fillPool(t, m, size)
+	return m
+}
+
+func fillPool(t *testing.T, m *Manager, want int) *PoolState {
+	t.Helper()
+	st, err := m.FillPool(context.Background())
+	if err != nil || len(st.Ready) != want || len(st.Stale) != 0 {
+		t.Fatalf("fill: %+v %v", st, err)
+	}
+	return st
+}
+
+// inspected is what `docker inspect` says of a container: its HostConfig
+// (every security setting and limit) and Config, without what names it.
+func inspected(t *testing.T, container string) (host, cfg map[string]any) {
+	t.Helper()
+	out, err := testenv.Docker("inspect", "--format", "{{json .HostConfig}}\n{{json .Config}}", container)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, c, _ := strings.Cut(out, "\n")
+	if err := json.Unmarshal([]byte(h), &host); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(c), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	return host, cfg
+}
+
+// A sandbox claimed from the pool is the box a create makes: the same
+// HostConfig (capabilities, no-new-privileges, read-only root, limits,
+// tmpfs, network, runtime), the same image, user, command and environment
+// (its name reaches every command instead of the box's own environment);
+// only what names it differs, which the record says. It lists, runs and
+// deletes as one made for it, and its delete leaves the pool as it was.
+func TestIntegrationPoolClaimIsACreate(t *testing.T) {
+	ctx := context.Background()
+	m := pooledManager(t, 2)
+	warm, err := m.Create(ctx, CreateOptions{Name: "warm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Names("warm").Pool == "" {
+		t.Fatal("create did not claim a pool entry")
+	}
+	m.Config.PoolSize = 0
+	cold, err := m.Create(ctx, CreateOptions{Name: "cold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Config.PoolSize = 2
+	if m.Names("cold").Pool != "" {
+		t.Fatal("a create with no pool claimed an entry")
+	}
+	wh, wc := inspected(t, warm.Container)
+	ch, cc := inspected(t, cold.Container)
+	for _, k := range []string{"Binds", "Mounts"} { // the volumes' names
+		delete(wh, k)
+		delete(ch, k)
+	}
+	if !reflect.DeepEqual(wh, ch) {
+		t.Fatalf("HostConfig differs:\npooled %v\nmade   %v", wh, ch)
+	}
+	wl, cl := wc["Labels"].(map[string]any), cc["Labels"].(map[string]any)
+	if wl[pool.LabelDigest] == nil || wl[hostrepo.LabelSandbox] != nil || cl[hostrepo.LabelSandbox] != "cold" {
+		t.Fatalf("labels: pooled %v, made %v", wl, cl)
+	}
+	for _, l := range []map[string]any{wl, cl} {
+		for _, k := range []string{pool.LabelDigest, pool.LabelVolumes, hostrepo.LabelSandbox, hostrepo.LabelBase} {
+			delete(l, k)
+		}
+	}
+	if !reflect.DeepEqual(wl, cl) {
+		t.Fatalf("labels differ:\npooled %v\nmade   %v", wl, cl)
+	}
+	if wc["Hostname"] != pool.Hostname || cc["Hostname"] != "cold" {
+		t.Fatalf("hostnames %v %v", wc["Hostname"], cc["Hostname"])
+	}
+	env := func(c map[string]any) []string {
+		var out []string
+		for _, e := range c["Env"].([]any) {
+			if e != "LITTERBOX_SANDBOX=cold" {
+				out = append(out, e.(string))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, k := range []string{"Image", "User", "Entrypoint", "Cmd", "WorkingDir", "Volumes"} {
+		if !reflect.DeepEqual(wc[k], cc[k]) {
+			t.Errorf("%s: pooled %v, made %v", k, wc[k], cc[k])
+		}
+	}
+	if !reflect.DeepEqual(env(wc), env(cc)) {
+		t.Errorf("env: pooled %v, made %v", wc["Env"], cc["Env"])
+	}
+
+	// What an agent sees, and what a person lists.
+	script := "echo $LITTERBOX_SANDBOX; hostname >/dev/null; id; stat -c '%u:%g %a' /src $HOME /tmp; cat README.md; touch /src/w $HOME/w /tmp/w && echo writable"
+	w, c := exec(t, m, "warm", script), exec(t, m, "cold", script)
+	if !strings.HasPrefix(w, "warm\n") || strings.Replace(w, "warm", "cold", 1) != c || !strings.HasSuffix(c, "# test repo\nwritable\n") {
+		t.Errorf("pooled sees %q, made %q", w, c)
+	}
+	list, err := m.List(ctx, false)
+	if err != nil || len(list) != 2 {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	for _, s := range list {
+		if s.Status != StatusActive || s.Base != warm.Base || s.Branch != "litterbox/"+s.Name || s.Limits == nil {
+			t.Errorf("listed %+v", s)
+		}
+	}
+
+	st, err := m.PoolStatus(ctx)
+	if err != nil || len(st.Ready) != 1 {
+		t.Fatalf("pool before delete: %+v %v", st, err)
+	}
+	vols := []string{m.Names("warm").Volume}
+	if _, err := m.Delete(ctx, "warm", true); err != nil {
+		t.Fatal(err)
+	}
+	after, err := m.PoolStatus(ctx)
+	if err != nil || !reflect.DeepEqual(after.Ready, st.Ready) || len(after.Stale) != 0 {
+		t.Fatalf("pool after the delete of a pooled sandbox: %+v (before %+v) %v", after, st, err)
+	}
+	out, _ := testenv.Docker("volume", "ls", "-q")
+	for _, v := range append(vols, m.Names("warm").Pool) {
+		if v != "" && strings.Contains(out, v) {
+			t.Errorf("volume %s left after delete", v)
+		}
+	}
+	if out, _ := testenv.Docker("ps", "-aq", "--filter", "name=^"+warm.Container+"$"); out != "" {
+		t.Errorf("container %s left", warm.Container)
+	}
+}
+
+// An entry made for another config, image or helper is never claimed: a
+// create makes its box instead, and the next fill removes the entry with
+// its volumes. An entry whose PID 1 ended is not claimed either.
+func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
+	ctx := context.Background()
+	m := pooledManager(t, 1)
+	old := fillPool(t, m, 1).Ready[0]
+	m.Config.Env = map[string]string{"CHANGED": "yes"}
+	st, err := m.PoolStatus(ctx)
+	if err != nil || len(st.Ready) != 0 || !reflect.DeepEqual(st.Stale, []string{old}) {
+		t.Fatalf("status after a config change: %+v %v", st, err)
+	}
+	c, err := m.Create(ctx, CreateOptions{Name: "after-change"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Names(c.Name).Pool != "" || exec(t, m, c.Name, "echo $CHANGED") != "yes\n" {
+		t.Fatalf("a create of a changed config claimed the stale entry %s", m.Names(c.Name).Pool)
+	}
+	if out, _ := testenv.Docker("ps", "-q", "--filter", "name=^"+old+"$"); out == "" {
+		t.Fatal("the stale entry was used or removed by a create")
+	}
+	st = fillPool(t, m, 1)
+	if !reflect.DeepEqual(st.Removed, []string{old}) || len(st.Made) != 1 {
+		t.Fatalf("fill: %+v", st)
+	}
+	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+old); out != "" {
+		t.Fatalf("stale entry's volumes left: %s", out)
+	}
+
+	// An entry that stopped is stale too.
+	stopped := st.Made[0]
+	if _, err := testenv.Docker("stop", "--time", "0", stopped); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Create(ctx, CreateOptions{Name: "after-stop"})
+	if err != nil || m.Names("after-stop").Pool != "" {
+		t.Fatalf("create after the entry stopped: %v, claimed %q", err, m.Names("after-stop").Pool)
+	}
+	if st := fillPool(t, m, 1); !reflect.DeepEqual(st.Removed, []string{stopped}) || len(st.Made) != 1 {
+		t.Fatalf("fill after stop: %+v", st)
+	}
+}
+
+// Creates racing for a pool of two, each through a Manager of its own (as
+// separate processes are): two claim an entry each, never the same one,
+// the others are made; each sandbox has its own container and files.
+func TestIntegrationPoolConcurrentClaimsNeverShare(t *testing.T) {
+	ctx := context.Background()
+	m := pooledManager(t, 2)
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mi, err := Open(ctx, testenv.Exec(), engine.Docker, m.Root, m.Config)
+			if err == nil {
+				_, err = mi.Create(ctx, CreateOptions{Name: fmt.Sprintf("race-%d", i)})
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	claimed := map[string]string{}
+	containers := map[string]bool{}
+	for i := range n {
+		name := fmt.Sprintf("race-%d", i)
+		if errs[i] != nil {
+			t.Fatalf("%s: %v", name, errs[i])
+		}
+		nm := m.Names(name)
+		if nm.Pool != "" {
+			if other, ok := claimed[nm.Pool]; ok {
+				t.Fatalf("%s and %s both claimed %s", other, name, nm.Pool)
+			}
+			claimed[nm.Pool] = name
+		}
+		containers[nm.Container] = true
+		if _, err := m.Write(ctx, name, "mine.txt", []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(claimed) != 2 || len(containers) != n {
+		t.Fatalf("claimed %v, containers %v", claimed, slices.Collect(maps.Keys(containers)))
+	}
+	for i := range n {
+		name := fmt.Sprintf("race-%d", i)
+		if got := exec(t, m, name, "cat mine.txt; echo; echo $LITTERBOX_SANDBOX"); got != name+"\n"+name+"\n" {
+			t.Errorf("%s sees %q", name, got)
+		}
+	}
+	if st, err := m.PoolStatus(ctx); err != nil || len(st.Ready) != 0 || len(st.Stale) != 0 {
+		t.Fatalf("pool after the race: %+v %v", st, err)
+	}
+}
+
+// A pooled sandbox whose repository is gone is found by list --all-repos
+// elsewhere (by the name it took: it has no sandbox label) and removed by
+// DeleteOrphan with the entry's volume.
+func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
+	ctx := context.Background()
+	m := pooledManager(t, 1)
+	c, err := m.Create(ctx, CreateOptions{Name: "orphan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := m.Names("orphan").Volume
+	if m.Names("orphan").Pool == "" {
+		t.Fatal("not claimed from the pool")
+	}
+	if _, err := m.DrainPool(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gone := m.Root
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	all, err := realManager(t).List(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(all, func(s Info) bool { return s.Repo == gone && s.Name == "orphan" && s.RepoGone }) {
+		t.Fatalf("list --all-repos does not show the pooled orphan: %+v", all)
+	}
+	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", true)
+	if err != nil || !reflect.DeepEqual(d.Removed, []string{"container " + c.Container, "volume " + vol}) {
+		t.Fatalf("DeleteOrphan: %+v %v", d, err)
+	}
+}
