@@ -64,6 +64,11 @@ common_teardown() {
   for i in "${!REPOS[@]}"; do
     repo=${REPOS[$i]}
     slug=${REPO_SLUGS[$i]}
+    # A warm pool's refill a create started ends before its repository's
+    # boxes are removed, or it would make one after.
+    if [ -e "$repo/.git/litterbox/pool/fill.lock" ]; then
+      timeout 60 flock "$repo/.git/litterbox/pool/fill.lock" true || true
+    fi
     remove_containers "$repo" "$slug"
     remove_volumes "$slug" "$repo"
     remove_images "$slug"

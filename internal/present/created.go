@@ -47,6 +47,9 @@ func Created(w io.Writer, c *sandbox.Created) {
 	for _, n := range c.Notes {
 		line("ignored", n)
 	}
+	if c.Pool != "" {
+		line("pool", "made ahead ("+c.Pool+")")
+	}
 	if c.ForkedFrom != "" {
 		line("forked", fmt.Sprintf("from '%s' (its files and image %s; no setup)", c.ForkedFrom, c.Image))
 	}

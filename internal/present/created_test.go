@@ -87,6 +87,10 @@ func createdCases() map[string]*sandbox.Created {
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"}, Setup: layout.SetupResult{Command: "go mod download"},
 			SetupCache: &sandbox.CacheReport{Key: "aaaaaaaaaaaa", NotKept: "the setup command left no ignored file in /src"},
 		},
+		"pooled": {
+			Name: "warm", Branch: "litterbox/warm", Container: "litterbox-c11e0001-warm", Base: "666666666666", Status: sandbox.StatusActive,
+			Workdir: "/src", Network: "none", Pool: "litterbox-app-c11e0001.pool-0a1b2c3d", Setup: layout.SetupResult{Command: "echo hello world", Stdout: "hello world\n"},
+		},
 		"forked": {
 			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "bridge", ForkedFrom: "web", Image: "busybox:latest",

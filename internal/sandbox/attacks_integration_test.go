@@ -174,11 +174,11 @@ func resumeIfEnded(t *testing.T, e *attackEnv, d time.Duration) {
 }
 
 // allAttacks is the whole table: the first rows below, then one slice per
-// boundary (review, build, transfer, processes, bounds), each in a file of
+// boundary (review, build, transfer, processes, bounds, the warm pool), each in a file of
 // its own.
 func allAttacks() []attack {
 	var all []attack
-	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks} {
+	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks, poolAttacks} {
 		all = append(all, rows...)
 	}
 	return all

@@ -150,6 +150,8 @@ type Created struct {
 	SetupCache *CacheReport `json:"setup_cache,omitempty"`
 	// ForkedFrom is the sandbox a fork copied.
 	ForkedFrom string `json:"forked_from,omitempty"`
+	// Pool is the warm pool entry the sandbox was claimed from.
+	Pool string `json:"pool,omitempty"`
 	// Allow is the allowlist of network "allow".
 	Allow []string `json:"allow,omitempty"`
 	// SetupNetwork, for people, is the network the setup command alone

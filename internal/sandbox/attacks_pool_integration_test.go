@@ -1,0 +1,74 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// poolAttacks are the warm pool's rows: a box made ahead must never carry
+// a looser config than the one a create asks for, nor anything of an
+// earlier sandbox.
+var poolAttacks = []attack{
+	{name: "pool entry made before the config was tightened", side: "repo", expect: "the entry (on a network) is stale and never claimed: the create makes a box with no network", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		r.Config.PoolSize, r.Config.Network = 1, "bridge"
+		st, err := r.FillPool(ctx)
+		if err != nil || len(st.Ready) != 1 {
+			t.Fatalf("fill: %+v %v", st, err)
+		}
+		loose := st.Ready[0]
+		r.Config.Network = "none"
+		if _, err := r.Create(ctx, CreateOptions{Name: "tight"}); err != nil {
+			t.Fatal(err)
+		}
+		if p := r.Names("tight").Pool; p != "" {
+			t.Fatalf("the create claimed %s, made for network bridge", p)
+		}
+		if mode, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NetworkMode}}", r.Names("tight").Container); mode != "none" {
+			t.Fatalf("the sandbox's network is %q", mode)
+		}
+		if out, _ := testenv.Docker("ps", "-q", "--filter", "name=^"+loose+"$"); out == "" {
+			t.Fatal("the loose entry is gone: the create should have left it to the next fill")
+		}
+	}},
+	{name: "leftovers in a pooled sandbox for the next one", side: "agent", expect: "nothing of a deleted pooled sandbox (files in /tmp, $HOME, /src, a process left running) is in the next sandbox from the pool: entries are never reused", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		r.Config.PoolSize = 1
+		for _, name := range []string{"first", "second"} {
+			if st, err := r.FillPool(ctx); err != nil || len(st.Ready) != 1 {
+				t.Fatalf("fill: %+v %v", st, err)
+			}
+			if _, err := r.Create(ctx, CreateOptions{Name: name}); err != nil {
+				t.Fatal(err)
+			}
+			if r.Names(name).Pool == "" {
+				t.Fatalf("%s did not come from the pool", name)
+			}
+			if name == "second" {
+				break
+			}
+			res, err := r.Bash(ctx, name, agent.BashOptions{Command: "echo planted > /tmp/planted; echo planted > $HOME/planted; echo planted > /src/.planted; (sleep 600 &) ; echo ok"})
+			if err != nil || res.Stdout != "ok\n" {
+				t.Fatalf("planting: %+v %v", res, err)
+			}
+			if _, err := r.Delete(ctx, name, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := r.Bash(ctx, "second", agent.BashOptions{Command: "cat /tmp/planted $HOME/planted /src/.planted 2>&1; ps -o args 2>/dev/null || ps ax -o args; true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(res.Stdout, "planted\n") || strings.Contains(res.Stdout, "sleep 600") {
+			t.Fatalf("the next pooled sandbox holds the first one's leftovers:\n%s", res.Stdout)
+		}
+	}},
+}
