@@ -1,0 +1,92 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/dockercli"
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// A create that claims a warm pool entry, beside the floor of one: a
+// started container renamed, the tree copied in, the setup run. The pool
+// is filled (and the sandbox deleted) outside the timing, as the
+// background refill does it.
+func BenchmarkCreatePooled(b *testing.B)       { benchCreatePooled(b, testenv.SmallFiles) }
+func BenchmarkRawCreatePooled(b *testing.B)    { benchRawCreatePooled(b, testenv.SmallFiles) }
+func BenchmarkCreatePooled10k(b *testing.B)    { benchCreatePooled(b, bigFiles(10000)) }
+func BenchmarkRawCreatePooled10k(b *testing.B) { benchRawCreatePooled(b, bigFiles(10000)) }
+
+func benchCreatePooled(b *testing.B, files testenv.Files) {
+	m := benchManagerOf(b, files)
+	m.Config.PoolSize = 1
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
+			b.Fatalf("fill: %+v %v", st, err)
+		}
+		settle()
+		b.StartTimer()
+		name := fmt.Sprintf("p%d", i)
+		i++
+		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if m.Names(name).Pool == "" {
+			b.Fatal("the create did not claim the entry")
+		}
+		if _, err := m.Delete(ctx, name, true); err != nil {
+			b.Fatal(err)
+		}
+		settle()
+		b.StartTimer()
+	}
+}
+
+func benchRawCreatePooled(b *testing.B, files testenv.Files) {
+	m := benchManagerOf(b, files)
+	ctx := context.Background()
+	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	cli := dockercli.New("docker", testenv.Exec())
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		n := m.Names(fmt.Sprintf("raw%d", i))
+		i++
+		ahead := n
+		ahead.Container, ahead.Volume = n.Container+".ahead", n.Container+".ahead-src"
+		spec := m.ContainerSpec(ahead, base, m.Config, nil, agent.PinnedHelper("", "raw"))
+		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
+		if _, err := cli.Run(ctx, spec); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cli.Exec(ctx, ahead.Container, box.ExecSpec{User: "0:0", Cmd: []string{"chmod", "0777", "/src"}}, box.Streams{}); err != nil {
+			b.Fatal(err)
+		}
+		settle()
+		b.StartTimer()
+		docker(b, "rename", ahead.Container, n.Container)
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
+		if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Cmd: []string{"sh", "-c", "echo hello world"}}, box.Streams{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		docker(b, "rm", "-f", "-v", n.Container)
+		docker(b, "volume", "rm", "-f", ahead.Volume, ahead.Container+"-home")
+		settle()
+		b.StartTimer()
+	}
+}
