@@ -4,7 +4,7 @@
 GO          ?= go
 BIN         := bin/litterbox
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS     := -X main.version=$(VERSION)
+LDFLAGS     := -s -w -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker

@@ -261,7 +261,7 @@ func UseHelper() (cleanup func(), err error) {
 		return nil, err
 	}
 	bin := filepath.Join(dir, "litterbox")
-	if _, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=0"}}); err != nil {
+	if _, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-ldflags", "-s -w", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=0"}}); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("building the sandbox helper: %w", err)
 	}
