@@ -90,3 +90,35 @@ func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkSetupCachedPooled is BenchmarkSetupCached with a warm pool: the
+// cache's entry is copied into a claimed box instead of a new one.
+func BenchmarkSetupCachedPooled(b *testing.B) {
+	m := benchSetupManager(b, 0)
+	ctx := context.Background()
+	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+		b.Fatalf("%+v %v", c, err)
+	}
+	m.Config.PoolSize = 1
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
+			b.Fatalf("fill: %+v %v", st, err)
+		}
+		settle()
+		b.StartTimer()
+		name := fmt.Sprintf("p%d", i)
+		i++
+		c, err := m.Create(ctx, CreateOptions{Name: name})
+		if err != nil || c.SetupCache == nil || !c.SetupCache.Hit || c.Pool == "" {
+			b.Fatalf("not from the cache and the pool: %+v %v", c, err)
+		}
+		b.StopTimer()
+		if _, err := m.Delete(ctx, name, true); err != nil {
+			b.Fatal(err)
+		}
+		settle()
+		b.StartTimer()
+	}
+}
