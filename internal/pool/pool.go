@@ -84,13 +84,24 @@ type Pool struct {
 // Entries are the repository's pool entries, in the engine's order
 // (newest first).
 func (p Pool) Entries(ctx context.Context) ([]Entry, error) {
-	list, err := p.P.List(ctx, map[string]string{p.LabelManaged: "true", p.LabelRepoID: p.RepoID}, []string{LabelDigest, LabelVolumes})
+	list, err := p.P.List(ctx, map[string]string{p.LabelManaged: "true", p.LabelRepoID: p.RepoID}, Labels(p.LabelRepoID))
 	if err != nil {
 		return nil, err
 	}
+	return p.EntriesOf(list), nil
+}
+
+// Labels are the labels a listing must carry for EntriesOf to read it,
+// labelRepoID being the repository id's.
+func Labels(labelRepoID string) []string { return []string{labelRepoID, LabelDigest, LabelVolumes} }
+
+// EntriesOf are the repository's entries in a listing of the engine's
+// boxes (made with Labels): a create reads them from the listing its
+// memory budget took.
+func (p Pool) EntriesOf(list []box.Summary) []Entry {
 	var out []Entry
 	for _, s := range list {
-		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" {
+		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" || s.Labels[p.LabelRepoID] != p.RepoID {
 			continue
 		}
 		var vols []string
@@ -99,7 +110,7 @@ func (p Pool) Entries(ctx context.Context) ([]Entry, error) {
 		}
 		out = append(out, Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: vols, Running: s.State == "running"})
 	}
-	return out, nil
+	return out
 }
 
 // Claim gives the first running entry of digest the name target, trying

@@ -50,6 +50,9 @@ type creation struct {
 	// pooled: the box came from the warm pool, its volumes prepared;
 	// fill: this is no create but a pool entry's making.
 	pooled, fill bool
+	// boxes is the engine's listing the memory budget read, whose pool
+	// entries a claim tries first.
+	boxes []box.Summary
 	// egressMade: this create made the egress proxy, which goes with it
 	// when it fails (a leftover's, whose name it found taken, stays).
 	egressMade bool

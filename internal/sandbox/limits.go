@@ -106,10 +106,11 @@ func (c *creation) checkMemory(ctx context.Context) error {
 			cfg.Memory, c.limits.Memory = c.cfg.Memory, c.cfg.Memory
 		}
 	}
-	list, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits})
+	list, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits}, pool.Labels(hostrepo.LabelRepoID)...))
 	if err != nil {
 		return err
 	}
+	c.boxes = list
 	own := int64(config.MemBytes(cfg.Memory))
 	used, users := own, []string(nil)
 	// A warm pool's entries hold their memory too; the one a create

@@ -92,7 +92,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	t := time.Now()
-	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container)
+	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes)
 	if err != nil {
 		c.warnings = append(c.warnings, "warm pool not used: "+oneLineErr(err))
 	}
@@ -116,19 +116,24 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// claimEntry renames a ready entry of digest to target. Claims take turns
+// claimEntry renames a ready entry of digest to target, from listed (the
+// engine's boxes) or a listing of its own. Claims take turns
 // on a lock in the git dir: an engine's rename is not atomic against
 // another rename of the same box, and every claimer of this repository's
 // entries runs on this host.
-func (m *Manager) claimEntry(ctx context.Context, digest, target string) (pool.Entry, bool, error) {
+func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed []box.Summary) (pool.Entry, bool, error) {
 	unlock, err := layout.LockFile(m.Layout().PoolLock("claim"))
 	if err != nil {
 		return pool.Entry{}, false, err
 	}
 	defer unlock()
-	entries, err := m.Pool().Entries(ctx)
-	if err != nil {
-		return pool.Entry{}, false, err
+	// The listing the memory budget read, when there was one: an entry
+	// claimed since fails its rename and the next is tried.
+	entries := m.Pool().EntriesOf(listed)
+	if listed == nil {
+		if entries, err = m.Pool().Entries(ctx); err != nil {
+			return pool.Entry{}, false, err
+		}
 	}
 	return m.Pool().Claim(ctx, entries, digest, target)
 }
