@@ -53,6 +53,8 @@ type creation struct {
 	// boxes is the engine's listing the memory budget read, whose pool
 	// entries a claim tries first.
 	boxes []box.Summary
+	// facts, once configure is done, are being read for the memory budget.
+	facts *budgetFacts
 	// egressMade: this create made the egress proxy, which goes with it
 	// when it fails (a leftover's, whose name it found taken, stays).
 	egressMade bool
@@ -66,7 +68,16 @@ type creation struct {
 // base commit's files, set up by the config's setup command.
 func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
 	c := &creation{m: m, opts: opts}
-	for _, look := range []func(context.Context) error{c.configure, c.resolveImage, c.checkFree, c.checkLimits, c.plan} {
+	if err := c.configure(ctx); err != nil {
+		return nil, err
+	}
+	if info, ok := m.Provider.(box.HostInfo); ok {
+		// While the image is checked; waited for whatever happens, so a
+		// create leaves no command of its own running.
+		c.facts = readBudget(ctx, m.Provider, info)
+		defer func() { <-c.facts.done }()
+	}
+	for _, look := range []func(context.Context) error{c.resolveImage, c.checkFree, c.checkLimits, c.plan} {
 		if err := look(ctx); err != nil {
 			return nil, err
 		}

@@ -124,10 +124,13 @@ func TestIntegrationCreateDockerCalls(t *testing.T) {
 			docker = append(docker, c[1])
 		}
 	}
-	// the preflight image inspect, the memory budget (the host's memory,
-	// the running sandboxes' limits), create, cp of the helper (PID 1 runs
-	// from it), start, the volume roots given to the user, cp of the tree,
-	// setup.
+	// the preflight image inspect and, beside it, the memory budget (the
+	// host's memory, the running sandboxes' limits), then create, cp of
+	// the helper (PID 1 runs from it), start, the volume roots given to
+	// the user, cp of the tree, setup.
+	if len(docker) > 3 {
+		sort.Strings(docker[:3])
+	}
 	if strings.Join(docker, ",") != "image,info,ps,create,cp,start,exec,cp,exec" {
 		t.Errorf("create ran docker %v, want image, info, ps, create, cp, start, exec, cp, exec", docker)
 	}

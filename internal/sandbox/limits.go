@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -90,7 +91,12 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	total, err := info.HostMemory(ctx)
+	facts := c.facts
+	if facts == nil {
+		facts = readBudget(ctx, m.Provider, info)
+	}
+	<-facts.done
+	total, err := facts.total, facts.totalErr
 	if err != nil {
 		return fmt.Errorf("reading the engine host's memory for the memory budget: %w", err)
 	}
@@ -106,7 +112,7 @@ func (c *creation) checkMemory(ctx context.Context) error {
 			cfg.Memory, c.limits.Memory = c.cfg.Memory, c.cfg.Memory
 		}
 	}
-	list, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits}, pool.Labels(hostrepo.LabelRepoID)...))
+	list, err := facts.list, facts.listErr
 	if err != nil {
 		return err
 	}
@@ -134,6 +140,34 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	}
 	return &LimitError{Msg: fmt.Sprintf("memory budget: this sandbox's %s would bring the engine's running sandboxes to %s, over their budget of %s ([limits] memory-budget = %q of the host's %s); in use: %s; delete one, lower [docker] memory, or raise the budget in %s",
 		agent.HumanSize(own), agent.HumanSize(used), agent.HumanSize(budget), cfg.MemoryBudget, agent.HumanSize(total), shortList(users, 6), config.LocalFile)}
+}
+
+// budgetFacts are what the memory budget reads of the engine: its host's
+// memory and its sandboxes, read beside the image's checks (they need
+// nothing of them), ready once done is closed.
+type budgetFacts struct {
+	done     chan struct{}
+	total    int64
+	totalErr error
+	list     []box.Summary
+	listErr  error
+}
+
+// readBudget starts reading the budget's facts, both at once.
+func readBudget(ctx context.Context, p box.Provider, info box.HostInfo) *budgetFacts {
+	f := &budgetFacts{done: make(chan struct{})}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		f.total, f.totalErr = info.HostMemory(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		f.list, f.listErr = p.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits}, pool.Labels(hostrepo.LabelRepoID)...))
+	}()
+	go func() { wg.Wait(); close(f.done) }()
+	return f
 }
 
 // memoryOf is a sandbox container's memory limit, by its label; a sandbox
