@@ -25,7 +25,4 @@ type Caps struct {
 	// Pool: a box made ahead under a name of its own can take a sandbox's
 	// name when a create claims it, atomically (Claimer).
 	Pool bool
-	// CopyCreated: CopyIn reaches a box made but not started yet, its
-	// volumes included, so a create copies the tree while the box starts.
-	CopyCreated bool
 }

@@ -22,7 +22,7 @@ func TestCapsMatchOperations(t *testing.T) {
 			t.Errorf("%s: caps %+v, but implements images=%v egress=%v copy=%v claim=%v", rt.Bin, caps, images, egress, copier, claimer)
 		}
 	}
-	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true, CopyCreated: true}) {
+	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true}) {
 		t.Error("an engine can do everything")
 	}
 	if Kubectl("", "").Provider(&runner.Exec{}).Caps() != (box.Caps{}) {

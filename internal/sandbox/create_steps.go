@@ -48,9 +48,8 @@ type creation struct {
 	cacheKey  string
 	rec       *layout.Record
 	// pooled: the box came from the warm pool, its volumes prepared;
-	// fill: this is no create but a pool entry's making; treeCopied: the
-	// base's tree went in with prefill.
-	pooled, fill, treeCopied bool
+	// fill: this is no create but a pool entry's making.
+	pooled, fill bool
 	// boxes is the engine's listing the memory budget read, whose pool
 	// entries a claim tries first.
 	boxes []box.Summary
@@ -383,19 +382,6 @@ func (c *creation) prefill() func(context.Context) error {
 			m.Step("setup cache "+c.cacheKey[:12], t)
 			return nil
 		}
-	case m.Provider.Caps().CopyCreated && c.cfg.Isolation != config.IsolationGVisor:
-		// (gVisor's tree goes in through the helper inside: copyIn.)
-		// The base's tree, while the box starts: copyFiles then only gives
-		// the volumes' roots to the sandbox user.
-		return func(ctx context.Context) error {
-			t := time.Now()
-			if err := m.copyPrepared(ctx, n, c.base, nil, c.uid, c.gid); err != nil {
-				return &hostrepo.StepError{Step: "copying " + hostrepo.ShortID(c.base) + " into " + hostrepo.Workdir, Err: err}
-			}
-			c.treeCopied = true
-			m.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir+" (while the box starts)", t)
-			return nil
-		}
 	}
 	return nil
 }
@@ -416,7 +402,11 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 		return nil
 	}
 	t := time.Now()
-	if err := c.copyTree(ctx); err != nil {
+	copyTree := m.copyTree
+	if c.pooled {
+		copyTree = m.copyPrepared
+	}
+	if err := copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
@@ -424,22 +414,6 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	}
 	m.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
 	return nil
-}
-
-// copyTree puts the base commit's tree into /src, or what is left of it
-// when prefill copied it: the volumes' roots given to the sandbox user
-// (a pool entry's were when it was made).
-func (c *creation) copyTree(ctx context.Context) error {
-	m, n, keep := c.m, c.n, c.cfg.SetupKeep
-	switch {
-	case c.treeCopied && c.pooled:
-		return nil
-	case c.treeCopied:
-		return m.prepareVolumes(ctx, n, ownVolumes(n, keep), c.uid)
-	case c.pooled:
-		return m.copyPrepared(ctx, n, c.base, keep, c.uid, c.gid)
-	}
-	return m.copyTree(ctx, n, c.base, keep, c.uid, c.gid)
 }
 
 // setUp runs the setup command, unless the files came prepared (a fork, a
