@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -147,6 +148,13 @@ func (m *Manager) poolConfig(ctx context.Context) (*creation, string, error) {
 		if err := look(ctx); err != nil {
 			return nil, "", err
 		}
+	}
+	// The memory a create would give (a share of the budget, unless the
+	// config sets it) is part of the box. Past the budget is the fill's
+	// to refuse, entry by entry.
+	var le *LimitError
+	if err := c.checkMemory(ctx); err != nil && !errors.As(err, &le) {
+		return nil, "", err
 	}
 	if why := m.notPooled(c.cfg); why != "" {
 		return c, why, nil

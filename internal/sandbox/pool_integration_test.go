@@ -294,3 +294,25 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 		t.Fatalf("DeleteOrphan: %+v %v", d, err)
 	}
 }
+
+// A create whose memory is a share of the budget (the config sets none)
+// claims an entry the pool made with that share: the fill settles the
+// memory as a create does.
+func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	// A share of 1g (1000g over 1000 sandboxes), below the default 2g; a
+	// budget no concurrent suite comes near.
+	m.Config.PoolSize, m.Config.MemoryBudget, m.Config.MaxSandboxes = 1, "1000g", 1000
+	fillPool(t, m, 1)
+	c, err := m.Create(ctx, CreateOptions{Name: "shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Names("shared").Pool == "" || c.Limits.Memory != "1024m" {
+		t.Fatalf("memory %q, claimed %q: want the share, from the pool", c.Limits.Memory, m.Names("shared").Pool)
+	}
+	if mem, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.Memory}}", c.Container); mem != "1073741824" {
+		t.Fatalf("the container's memory is %s", mem)
+	}
+}
