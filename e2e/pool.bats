@@ -143,3 +143,29 @@ pooled() { [ -n "$(inspect "$(container_of "$1")" '{{index .Config.Labels "dev.l
   assert_stderr --partial 'pool.size'
   assert_stderr --partial 'want from 0 to 32'
 }
+
+@test "pool: entries of a repository that is gone are listed and drained with --all-repos" {
+  here=$REPO
+  make_repo
+  gone=$MADE_REPO
+  printf '[pool]\nsize = 1\n' >"$gone/.litterbox.local.toml"
+  cd "$gone" || fail
+  lb_ok pool fill >/dev/null
+  entry=$(pool_ready)
+  cd "$here" || fail
+  rm -rf "$gone"
+
+  run --separate-stderr lb pool --all-repos
+  assert_success
+  assert_line --regexp "^REPO +ENTRY +STATE\$"
+  assert_line --regexp "^$gone \(gone\) +$entry +running\$"
+  run --separate-stderr lb pool fill --all-repos
+  assert_equal "$status" 2
+  assert_stderr --partial 'ool fill takes no --all-repos: a pool is filled for its repository'
+
+  run --separate-stderr lb pool drain --all-repos
+  assert_success
+  assert_line "Removed $entry of $gone (gone)."
+  refute container_exists "$entry"
+  refute volume_exists "${entry}-src"
+}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -19,6 +21,9 @@ type poolOptions struct {
 	JSON   bool
 	// Quiet prints nothing: the refill a create starts in the background.
 	Quiet bool
+	// AllRepos: show the entries of every repository on the engine, and
+	// drain those of repositories that are gone.
+	AllRepos bool
 }
 
 func newPoolCommand(p *program) *cobra.Command {
@@ -38,10 +43,16 @@ config, image or Litterbox is never claimed: a fill removes it.
   drain   remove every entry (a claimed sandbox is no entry)
 
 Sandboxes with [[ports]] or network mode "allow", forks, and Kubernetes are
-always made when asked for.`,
+always made when asked for.
+
+With --all-repos, pool lists the entries of every repository on the engine,
+and drain removes those of repositories that are gone (moved or deleted with
+entries made), which nothing can claim again.`,
 		Example: `  litterbox pool
   litterbox pool fill
-  litterbox pool drain --json`,
+  litterbox pool drain --json
+  litterbox pool --all-repos
+  litterbox pool drain --all-repos`,
 		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
@@ -58,12 +69,16 @@ always made when asked for.`,
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the pool as JSON")
 	cmd.Flags().BoolVar(&o.Quiet, "quiet", false, "print nothing (the background refill)")
+	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "show the entries of every repository; drain: those of repositories that are gone")
 	return cmd
 }
 
 func runPool(ctx context.Context, e *env, o poolOptions) error {
 	if o.Action != "" && o.Action != "fill" && o.Action != "drain" {
 		return usagef("pool: unknown action %q: use fill or drain, or nothing to show the pool", o.Action)
+	}
+	if o.AllRepos {
+		return runPoolAllRepos(ctx, e, o)
 	}
 	m, err := e.open(ctx, opening{configNeeded: o.Action != "drain"})
 	if err != nil {
@@ -118,6 +133,56 @@ func printPool(e *env, action string, st *sandbox.PoolState) {
 	for _, n := range st.Stale {
 		fmt.Fprintf(e.stdout, "  stale  %s (litterbox pool fill removes it)\n", n)
 	}
+}
+
+func runPoolAllRepos(ctx context.Context, e *env, o poolOptions) error {
+	r := e.runner(false)
+	switch o.Action {
+	case "fill":
+		return usagef("pool fill takes no --all-repos: a pool is filled for its repository's config, in that repository")
+	case "drain":
+		removed, left, err := sandbox.DrainGone(ctx, r, e.engine())
+		if err != nil {
+			return err
+		}
+		if o.JSON {
+			return writeJSON(e.stdout, orNone(removed))
+		}
+		for _, g := range removed {
+			fmt.Fprintf(e.stdout, "Removed %s of %s (gone).\n", g.Name, agenttext.Shown(g.Repo))
+		}
+		if len(removed) == 0 && len(left) == 0 {
+			fmt.Fprintln(e.stdout, "No pool entry of a repository that is gone.")
+		}
+		if len(left) > 0 {
+			return fmt.Errorf("could not remove: %s", strings.Join(left, ", "))
+		}
+		return nil
+	}
+	all, err := sandbox.PoolEntriesAll(ctx, r, e.engine())
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(e.stdout, orNone(all))
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(e.stdout, "No pool entries.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPO\tENTRY\tSTATE")
+	for _, g := range all {
+		repo, state := agenttext.Shown(g.Repo), "running"
+		if g.RepoGone {
+			repo += " (gone)"
+		}
+		if !g.Running {
+			state = "stopped"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", repo, g.Name, state)
+	}
+	return tw.Flush()
 }
 
 // refiller starts `litterbox pool fill --quiet` for this repository and

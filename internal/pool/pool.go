@@ -40,12 +40,15 @@ const (
 
 // Entry is one box waiting in the pool.
 type Entry struct {
-	Name    string
-	Digest  string
-	Volumes []string
+	Name    string   `json:"name"`
+	Digest  string   `json:"digest"`
+	Volumes []string `json:"volumes"`
 	// Running: a box whose PID 1 ended (an engine restart, an idle stop)
 	// is never claimed, only removed.
-	Running bool
+	Running bool `json:"running"`
+	// Repo is the path of the repository it was made for (the
+	// dev.litterbox.repo label), read by All.
+	Repo string `json:"repo,omitempty"`
 }
 
 // NewName is a new entry's name, prefix being the repository's
@@ -104,13 +107,37 @@ func (p Pool) EntriesOf(list []box.Summary) []Entry {
 		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" || s.Labels[p.LabelRepoID] != p.RepoID {
 			continue
 		}
-		var vols []string
-		if v := s.Labels[LabelVolumes]; v != "" {
-			vols = strings.Split(v, ",")
-		}
-		out = append(out, Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: vols, Running: s.State == "running"})
+		out = append(out, entryOf(s))
 	}
 	return out
+}
+
+func entryOf(s box.Summary) Entry {
+	vols := []string{}
+	if v := s.Labels[LabelVolumes]; v != "" {
+		vols = strings.Split(v, ",")
+	}
+	return Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: vols, Running: s.State == "running"}
+}
+
+// All are the entries of every repository on the engine, labelRepo being
+// the label of a repository's path: a repository removed with entries
+// made leaves them behind.
+func All(ctx context.Context, p box.Provider, labelManaged, labelRepo string) ([]Entry, error) {
+	list, err := p.List(ctx, map[string]string{labelManaged: "true"}, []string{labelRepo, LabelDigest, LabelVolumes})
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, s := range list {
+		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" {
+			continue
+		}
+		e := entryOf(s)
+		e.Repo = s.Labels[labelRepo]
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // Claim gives the first running entry of digest the name target, trying
@@ -136,13 +163,16 @@ func (p Pool) Claim(ctx context.Context, entries []Entry, digest, target string)
 
 // Remove removes an entry: its box, then its volumes. It returns what it
 // could not remove.
-func (p Pool) Remove(ctx context.Context, e Entry) []string {
+func (p Pool) Remove(ctx context.Context, e Entry) []string { return Remove(ctx, p.P, e) }
+
+// Remove removes entry e from provider p (of any repository's).
+func Remove(ctx context.Context, p box.Provider, e Entry) []string {
 	var left []string
-	if err := p.P.Remove(ctx, e.Name); err != nil && !errors.Is(err, box.ErrNotFound) {
+	if err := p.Remove(ctx, e.Name); err != nil && !errors.Is(err, box.ErrNotFound) {
 		return []string{"container " + e.Name}
 	}
 	for _, v := range e.Volumes {
-		if err := p.P.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+		if err := p.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 		}
 	}

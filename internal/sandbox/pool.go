@@ -8,9 +8,11 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/pool"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Pool is this repository's warm pool.
@@ -293,4 +295,44 @@ func names(entries []pool.Entry) []string {
 		out = append(out, e.Name)
 	}
 	return out
+}
+
+// PoolEntriesAll are the pool entries of every repository on the engine
+// of rt, each with whether its repository is gone.
+func PoolEntriesAll(ctx context.Context, r runner.Runner, rt engine.Runtime) ([]GoneEntry, error) {
+	all, err := pool.All(ctx, rt.Provider(r), hostrepo.LabelManaged, hostrepo.LabelRepo)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]GoneEntry, 0, len(all))
+	for _, e := range all {
+		out = append(out, GoneEntry{Entry: e, RepoGone: !isDir(e.Repo)})
+	}
+	return out, nil
+}
+
+// GoneEntry is a pool entry with whether its repository is gone.
+type GoneEntry struct {
+	pool.Entry
+	RepoGone bool `json:"repo_gone"`
+}
+
+// DrainGone removes the pool entries whose repository is gone: nothing
+// can claim them again. It returns those it removed, and what it left.
+func DrainGone(ctx context.Context, r runner.Runner, rt engine.Runtime) (removed []GoneEntry, left []string, err error) {
+	all, err := PoolEntriesAll(ctx, r, rt)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range all {
+		if !e.RepoGone {
+			continue
+		}
+		if l := pool.Remove(ctx, rt.Provider(r), e.Entry); len(l) > 0 {
+			left = append(left, l...)
+			continue
+		}
+		removed = append(removed, e)
+	}
+	return removed, left, nil
 }
