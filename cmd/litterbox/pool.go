@@ -130,8 +130,14 @@ func printPool(e *env, action string, st *sandbox.PoolState) {
 	for _, n := range st.Ready {
 		fmt.Fprintf(e.stdout, "  ready  %s\n", n)
 	}
+	for _, n := range st.Making {
+		fmt.Fprintf(e.stdout, "  making %s\n", n)
+	}
 	for _, n := range st.Stale {
 		fmt.Fprintf(e.stdout, "  stale  %s (litterbox pool fill removes it)\n", n)
+	}
+	if st.LastError != "" {
+		fmt.Fprintf(e.stdout, "Last fill failed: %s\n", agenttext.Shown(st.LastError))
 	}
 }
 

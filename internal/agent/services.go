@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
@@ -22,9 +23,30 @@ import (
 // may start sandboxes of other repositories, so it is not always ours).
 func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
 	return &services.Box{
-		Exec: m.Provider, Container: container, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
+		Exec: envExec{m.Provider, m.envOf(slug, container)}, Container: container, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
 		EngineErr: func(err error) error { return m.execError(ctx, slug, err) },
 	}
+}
+
+// envExec runs a service's commands with what the sandbox's environment
+// could not hold (box.Box.Env: the name of a sandbox claimed from a warm
+// pool).
+type envExec struct {
+	p   box.Provider
+	env map[string]string
+}
+
+func (e envExec) Exec(ctx context.Context, container string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
+	return box.Box{P: e.p, Name: container, Env: e.env}.Exec(ctx, spec, s)
+}
+
+// envOf is the handle's environment of sandbox slug, when container is
+// its own.
+func (m *Agent) envOf(slug, container string) map[string]string {
+	if n := m.Names(slug); n.Container == container {
+		return m.BoxOf(n).Env
+	}
+	return nil
 }
 
 // secretsFor reads the secrets a sandbox of this repository gets now, with

@@ -33,9 +33,12 @@ const (
 	LabelVolumes = "dev.litterbox.pool-volumes"
 	// Hostname is a pooled box's: its sandbox's name is not known yet.
 	Hostname = "litterbox"
-	// marker is in every entry's name and in no sandbox's: a slug has no
-	// '.'; claimed, the box takes a sandbox's name and is an entry no more.
+	// marker is in every ready entry's name and in no sandbox's: a slug
+	// has no '.'; claimed, the box takes a sandbox's name and is an entry
+	// no more. making is in an entry's name while it is made: never
+	// claimed, renamed to the marker's once its volumes are prepared.
 	marker = ".pool-"
+	making = ".poolmaking-"
 )
 
 // Entry is one box waiting in the pool.
@@ -48,7 +51,8 @@ type Entry struct {
 	Running bool `json:"running"`
 	// Repo is the path of the repository it was made for (the
 	// dev.litterbox.repo label), read by All.
-	Repo string `json:"repo,omitempty"`
+	Repo   string `json:"repo,omitempty"` // Making: the entry is being made (or its fill died making it).
+	Making bool   `json:"making,omitempty"`
 }
 
 // NewName is a new entry's name, prefix being the repository's
@@ -60,8 +64,14 @@ func NewName(prefix string) string {
 	return prefix + marker + hex.EncodeToString(rnd[:])
 }
 
-// IsEntry reports whether a box name is a pool entry's (unclaimed).
-func IsEntry(name string) bool { return strings.Contains(name, marker) }
+// IsEntry reports whether a box name is a pool entry's (unclaimed, or in
+// the making).
+func IsEntry(name string) bool {
+	return strings.Contains(name, marker) || strings.Contains(name, making)
+}
+
+// MakingName is the name an entry is made under before it is ready.
+func MakingName(name string) string { return strings.Replace(name, marker, making, 1) }
 
 // Digest is what a configuration makes of a box, spec being the box an
 // entry would be (under a fixed name) and imageID the image it runs: two
@@ -113,11 +123,27 @@ func (p Pool) EntriesOf(list []box.Summary) []Entry {
 }
 
 func entryOf(s box.Summary) Entry {
+	return Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: VolumesOf(s.Labels), Running: s.State == "running", Making: strings.Contains(s.Name, making)}
+}
+
+// VolumesOf are the volumes an entry's (or a claimed sandbox's) labels
+// list, those only that are the entry's own: its name and a suffix, the
+// entry's name being that of the first, its /src. A label is anyone's to
+// write on a container of their own, and a removal must not reach another
+// project's volumes through it.
+func VolumesOf(labels map[string]string) []string {
 	vols := []string{}
-	if v := s.Labels[LabelVolumes]; v != "" {
-		vols = strings.Split(v, ",")
+	list := strings.Split(labels[LabelVolumes], ",")
+	entry, ok := strings.CutSuffix(list[0], "-src")
+	if !ok || !strings.Contains(entry, marker) {
+		return vols
 	}
-	return Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: vols, Running: s.State == "running"}
+	for _, v := range list {
+		if strings.HasPrefix(v, entry+"-") && !strings.ContainsAny(v, "/ ") {
+			vols = append(vols, v)
+		}
+	}
+	return vols
 }
 
 // All are the entries of every repository on the engine, labelRepo being
@@ -142,12 +168,18 @@ func All(ctx context.Context, p box.Provider, labelManaged, labelRepo string) ([
 
 // Claim gives the first running entry of digest the name target, trying
 // the next when another claimer took one first. It returns false when
-// none was left.
-func (p Pool) Claim(ctx context.Context, entries []Entry, digest, target string) (Entry, bool, error) {
+// none was left. before, when set, runs before each attempt (the record
+// names the entry's volumes before the box can take the sandbox's name).
+func (p Pool) Claim(ctx context.Context, entries []Entry, digest, target string, before func(Entry) error) (Entry, bool, error) {
 	c := box.PoolOf(p.P)
 	for _, e := range entries {
-		if e.Digest != digest || !e.Running {
+		if e.Digest != digest || !e.Running || e.Making {
 			continue
+		}
+		if before != nil {
+			if err := before(e); err != nil {
+				return Entry{}, false, err
+			}
 		}
 		err := c.Claim(ctx, e.Name, target)
 		if errors.Is(err, box.ErrNotFound) {
@@ -180,10 +212,12 @@ func Remove(ctx context.Context, p box.Provider, e Entry) []string {
 }
 
 // Split divides entries into those of digest that can be claimed and the
-// rest (another configuration's, or stopped), which are only removed.
+// rest (another configuration's, stopped, or still being made), which are
+// only removed, by a fill that holds the fill lock: an entry in the making
+// it finds is a dead fill's.
 func Split(entries []Entry, digest string) (ready, stale []Entry) {
 	for _, e := range entries {
-		if e.Digest == digest && e.Running {
+		if e.Digest == digest && e.Running && !e.Making {
 			ready = append(ready, e)
 		} else {
 			stale = append(stale, e)

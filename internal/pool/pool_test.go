@@ -49,6 +49,33 @@ func TestSplitKeepsOnlyRunningEntriesOfTheDigest(t *testing.T) {
 	}
 }
 
+// Only an entry's own volumes are read from its label: a container of
+// anyone's may list another project's volumes there.
+func TestVolumesOfKeepsTheEntrysOwn(t *testing.T) {
+	for label, want := range map[string][]string{
+		"litterbox-a-1.pool-0f-src,litterbox-a-1.pool-0f-home,litterbox-a-1.pool-0f-keep-opt": {"litterbox-a-1.pool-0f-src", "litterbox-a-1.pool-0f-home", "litterbox-a-1.pool-0f-keep-opt"},
+		"litterbox-a-1.pool-0f-src,postgres-data":                                             {"litterbox-a-1.pool-0f-src"},
+		"postgres-data-src,postgres-data-home":                                                {},
+		"":                                                                                    {},
+	} {
+		if got := VolumesOf(map[string]string{LabelVolumes: label}); !reflect.DeepEqual(got, want) {
+			t.Errorf("VolumesOf(%q) = %q, want %q", label, got, want)
+		}
+	}
+}
+
+func TestEntriesBeingMadeAreNeverClaimed(t *testing.T) {
+	name := NewName("litterbox-a-1")
+	mk := MakingName(name)
+	if !IsEntry(mk) || mk == name || !strings.Contains(mk, ".poolmaking-") {
+		t.Fatalf("making name %q of %q", mk, name)
+	}
+	e := entryOf(box.Summary{Name: mk, State: "running", Labels: map[string]string{LabelDigest: "d"}})
+	if ready, _ := Split([]Entry{e}, "d"); !e.Making || len(ready) != 0 {
+		t.Fatalf("an entry being made is ready: %+v", e)
+	}
+}
+
 func TestVolumesLabel(t *testing.T) {
 	got := VolumesLabel([]box.Mount{{Volume: "x.pool-1-src", Target: "/src"}, {Volume: "x.pool-1-home", Target: "/home/litterbox"}})
 	if got != "x.pool-1-src,x.pool-1-home" {

@@ -145,9 +145,12 @@ func (c *creation) configure(ctx context.Context) (err error) {
 	if c.weakened, err = m.CheckWeakenings(ctx, c.cfg); err != nil {
 		return err
 	}
-	// Every secret must be readable before anything is made.
-	if _, err := m.Secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
-		return err
+	// Every secret must be readable before anything is made (a pool
+	// entry holds none, and its fill may run with nobody to answer).
+	if !c.fill {
+		if _, err := m.Secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
+			return err
+		}
 	}
 	if c.uid, c.gid, err = c.cfg.IDs(); err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -218,8 +217,8 @@ func DeleteOrphan(ctx context.Context, r runner.Runner, rt engine.Runtime, repoP
 		}
 		d.Removed = append(d.Removed, "container "+c.Name)
 		vols := []string{c.Name + "-src"}
-		if v := c.Labels[pool.LabelVolumes]; v != "" {
-			vols = strings.Split(v, ",")[:1] // the entry's /src
+		if v := pool.VolumesOf(c.Labels); len(v) > 0 {
+			vols = v // claimed from a warm pool: the entry's
 		}
 		for _, vol := range vols {
 			if err := p.RemoveVolume(ctx, vol); err == nil {

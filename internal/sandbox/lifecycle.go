@@ -106,6 +106,15 @@ func baseOf(labels map[string]string, rec *layout.Record) string {
 	return rec.Base
 }
 
+// createdOf is when a sandbox was made: its container's creation, or the
+// record's for one claimed from a warm pool, whose container is older.
+func createdOf(container string, rec *layout.Record) string {
+	if rec != nil && rec.Pool != "" {
+		return rec.Created.Format("2006-01-02 15:04:05 -0700 MST")
+	}
+	return container
+}
+
 func statusOf(state box.State, rec *layout.Record) string {
 	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
 		return StatusCreating
@@ -168,7 +177,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		out = append(out, Info{
 			ours: ours, RepoGone: !ours && !isDir(repo),
 			Name: slug, Status: idleOr(statusOf(c.State, rec), c.Status), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: c.Created, Ports: ports.ParseLabel(c.Labels[LabelPorts]),
+			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: createdOf(c.Created, rec), Ports: ports.ParseLabel(c.Labels[LabelPorts]),
 			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
 		})
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -31,6 +34,11 @@ type PoolState struct {
 	// or stopped) a fill removes.
 	Ready []string `json:"ready"`
 	Stale []string `json:"stale"`
+	// Making are entries being made (by a refill under way).
+	Making []string `json:"making"`
+	// LastError is the last fill's failure, with its time; "" after a
+	// fill that succeeded.
+	LastError string `json:"last_error,omitempty"`
 	// Made and Removed are what this fill or drain did; Left what it
 	// could not remove.
 	Made    []string `json:"made,omitempty"`
@@ -87,29 +95,39 @@ func (c *creation) runConfig() config.Config {
 
 // claimPooled makes the sandbox from a pool entry, when the pool has one
 // for its config: the entry takes the sandbox's container name, the record
-// its volumes' names. It reports false when the create must make the box
-// itself.
+// its volumes' names (saved before the rename, so a create that dies in
+// between leaves nothing its rollback or delete cannot find). It reports
+// false when the create must make the box itself.
 func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	m := c.m
 	if c.cfg.PoolSize == 0 || c.opts.fork != nil || m.notPooled(c.cfg) != "" {
 		return false, nil
 	}
 	t := time.Now()
-	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes)
+	cold := *c.rec
+	claimed := func(e pool.Entry) error {
+		vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
+		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
+		c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
+		return m.Store().Save(c.rec)
+	}
+	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
 	if err != nil {
-		c.warnings = append(c.warnings, "warm pool not used: "+oneLineErr(err))
+		// A rename that may have happened (cancelled, the engine gone):
+		// the rollback removes whatever of the entry the record names.
+		return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "claiming a warm pool entry", Err: err})
 	}
 	if !ok {
+		if c.n.Pool != "" { // tried one another create had taken
+			*c.rec, c.n = cold, hostrepo.NamesFor(m.RepoSlug, m.RepoID, c.slug)
+			if err := m.Store().Save(c.rec); err != nil {
+				return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
+			}
+		}
 		return false, nil
 	}
 	m.Owned(c.n.Container)
-	vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
-	c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
-	c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
 	c.pooled = true
-	if err := m.Store().Save(c.rec); err != nil {
-		return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
-	}
 	m.Step("claim pool entry "+e.Name, t)
 	if fill := c.prefill(); fill != nil {
 		if err := fill(ctx); err != nil {
@@ -120,11 +138,12 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 }
 
 // claimEntry renames a ready entry of digest to target, from listed (the
-// engine's boxes) or a listing of its own. Claims take turns
-// on a lock in the git dir: an engine's rename is not atomic against
-// another rename of the same box, and every claimer of this repository's
-// entries runs on this host.
-func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed []box.Summary) (pool.Entry, bool, error) {
+// engine's boxes) or a listing of its own, before running before each
+// attempt. Claims take turns on a lock in the git dir: an engine's rename
+// is not atomic against another rename of the same box, and every claimer
+// of this repository's entries runs on this host. A fill removes entries
+// under the same lock.
+func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed []box.Summary, before func(pool.Entry) error) (pool.Entry, bool, error) {
 	unlock, err := layout.LockFile(m.Layout().PoolLock("claim"))
 	if err != nil {
 		return pool.Entry{}, false, err
@@ -138,12 +157,13 @@ func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed 
 			return pool.Entry{}, false, err
 		}
 	}
-	return m.Pool().Claim(ctx, entries, digest, target)
+	return m.Pool().Claim(ctx, entries, digest, target, before)
 }
 
 // poolConfig is the config a pool entry is made for, read the way create
-// reads it, with its digest: "" with the reason when the pool cannot serve
-// it.
+// reads it (but for the secrets, which no entry holds: a fill in the
+// background never runs a password manager), with the reason the pool
+// cannot serve it, "" when it can.
 func (m *Manager) poolConfig(ctx context.Context) (*creation, string, error) {
 	c := &creation{m: m, opts: CreateOptions{Name: "pool"}, fill: true}
 	for _, look := range []func(context.Context) error{c.configure, c.resolveImage} {
@@ -158,54 +178,75 @@ func (m *Manager) poolConfig(ctx context.Context) (*creation, string, error) {
 	if err := c.checkMemory(ctx); err != nil && !errors.As(err, &le) {
 		return nil, "", err
 	}
-	if why := m.notPooled(c.cfg); why != "" {
-		return c, why, nil
-	}
-	return c, "", nil
+	return c, m.notPooled(c.cfg), nil
 }
 
 // PoolStatus tells the pool: its size, the entries ready for the config
-// of now and the stale ones.
+// of now, those being made, the stale ones, and a fill's last failure.
 func (m *Manager) PoolStatus(ctx context.Context) (*PoolState, error) {
 	c, why, err := m.poolConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st := &PoolState{Size: c.cfg.PoolSize, NotPooled: why, Ready: []string{}, Stale: []string{}}
+	st, _, _, err := m.poolState(ctx, c, why)
+	return st, err
+}
+
+// poolState is the pool for config c, with its ready and stale entries.
+func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *PoolState, ready, stale []pool.Entry, err error) {
+	st = &PoolState{Size: c.cfg.PoolSize, NotPooled: why, Ready: []string{}, Stale: []string{}, Making: []string{}}
 	if why == "" {
 		st.Digest = m.poolDigest(c.runConfig(), c.imageID)
 	}
+	if data, err := os.ReadFile(m.Layout().PoolLock("last-error")); err == nil {
+		st.LastError = strings.TrimSpace(string(data))
+	}
 	entries, err := m.Pool().Entries(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	ready, stale := pool.Split(entries, st.Digest)
-	st.Ready, st.Stale = names(ready), names(stale)
-	return st, nil
+	ready, stale = pool.Split(entries, st.Digest)
+	st.Ready = names(ready)
+	for _, e := range stale {
+		if e.Making {
+			st.Making = append(st.Making, e.Name)
+		} else {
+			st.Stale = append(st.Stale, e.Name)
+		}
+	}
+	return st, ready, stale, nil
 }
 
-// FillPool brings the pool to its size for the config of now: it removes
-// stale entries, then makes the missing ones, each created, hardened,
-// started, given the helper and its volumes prepared, exactly as a create
-// would make it. Fills take turns, so two never overshoot.
-func (m *Manager) FillPool(ctx context.Context) (*PoolState, error) {
+// FillPool brings the pool to its size for the config of now, read once:
+// it removes stale entries (and, holding the fill lock, entries a dead
+// fill left half made) and those past the size, then makes the missing
+// ones, each created, hardened, started, given the helper and its volumes
+// prepared, exactly as a create would make it, under a name no create
+// claims until it is ready. Fills take turns, so two never overshoot; a
+// failure is kept for `litterbox pool` to tell.
+func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
 	unlock, err := layout.LockFile(m.Layout().PoolLock("fill"))
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	st, err := m.PoolStatus(ctx)
+	defer func() { m.keepFillError(err) }()
+	c, why, err := m.poolConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st.Removed, st.Left = m.removeEntries(ctx, st.Stale)
-	st.Stale = []string{}
-	if st.NotPooled != "" {
-		return st, nil
-	}
-	c, _, err := m.poolConfig(ctx)
+	st, ready, stale, err := m.poolState(ctx, c, why)
 	if err != nil {
-		return st, err
+		return nil, err
+	}
+	gone := stale
+	if len(ready) > st.Size {
+		gone, ready = append(gone, ready[st.Size:]...), ready[:st.Size]
+	}
+	st.Removed, st.Left = m.removeEntries(ctx, gone)
+	st.Ready, st.Stale, st.Making = names(ready), []string{}, []string{}
+	if why != "" {
+		return st, nil
 	}
 	for len(st.Ready) < st.Size {
 		if err := c.checkMemory(ctx); err != nil {
@@ -220,44 +261,48 @@ func (m *Manager) FillPool(ctx context.Context) (*PoolState, error) {
 	return st, nil
 }
 
+// keepFillError keeps a fill's failure where PoolStatus reads it (a
+// refill runs detached, with nowhere else to say it), or clears it.
+func (m *Manager) keepFillError(err error) {
+	path := m.Layout().PoolLock("last-error")
+	if err == nil {
+		os.Remove(path)
+		return
+	}
+	line := time.Now().UTC().Format(time.RFC3339) + " " + oneLineErr(err)
+	_ = os.WriteFile(path, []byte(agenttext.Cap(line, 1000)+"\n"), 0o600)
+}
+
 // DrainPool removes every entry of the pool. A create after it refills
 // the pool while [pool] size says so.
 func (m *Manager) DrainPool(ctx context.Context) (*PoolState, error) {
 	// After a fill under way, which would make entries behind it.
-	for _, which := range []string{"fill", "claim"} {
-		unlock, err := layout.LockFile(m.Layout().PoolLock(which))
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
+	unlock, err := layout.LockFile(m.Layout().PoolLock("fill"))
+	if err != nil {
+		return nil, err
 	}
+	defer unlock()
 	entries, err := m.Pool().Entries(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st := &PoolState{Ready: []string{}, Stale: []string{}}
-	st.Removed, st.Left = m.removeEntries(ctx, names(entries))
+	st := &PoolState{Ready: []string{}, Stale: []string{}, Making: []string{}}
+	st.Removed, st.Left = m.removeEntries(ctx, entries)
 	return st, nil
 }
 
-// removeEntries removes the named entries, found again by name so the
-// volumes they list are read from the engine.
-func (m *Manager) removeEntries(ctx context.Context, which []string) (removed, left []string) {
-	if len(which) == 0 {
+// removeEntries removes entries, taking turns with claims: a box a create
+// is renaming is not removed under it.
+func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (removed, left []string) {
+	if len(entries) == 0 {
 		return nil, nil
 	}
-	entries, err := m.Pool().Entries(ctx)
+	unlock, err := layout.LockFile(m.Layout().PoolLock("claim"))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
-	want := map[string]bool{}
-	for _, w := range which {
-		want[w] = true
-	}
+	defer unlock()
 	for _, e := range entries {
-		if !want[e.Name] {
-			continue
-		}
 		if l := m.Pool().Remove(ctx, e); len(l) > 0 {
 			left = append(left, l...)
 			continue
@@ -267,17 +312,25 @@ func (m *Manager) removeEntries(ctx context.Context, which []string) (removed, l
 	return removed, left
 }
 
-// makeEntry makes one entry of c's config; a failure leaves nothing.
+// makeEntry makes one entry of c's config under its making name, and
+// renames it ready once its volumes are prepared; a failure leaves nothing.
 func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (string, error) {
 	name := pool.NewName(m.Prefix())
+	mk := pool.MakingName(name)
+	// The volumes have the entry's name from the start; the box, until it
+	// is ready, the making name.
 	spec := m.poolSpec(name, c.runConfig(), digest)
-	n := hostrepo.Names{Container: name, Volume: name + "-src"}
+	spec.Name = mk
+	n := hostrepo.Names{Container: mk, Volume: name + "-src"}
 	err := m.startContainer(ctx, n, spec, nil)
 	if err == nil {
-		err = m.prepareVolumes(ctx, n, ownVolumes(n, c.cfg.SetupKeep), c.uid)
+		err = m.prepareVolumes(ctx, n, spec.Volumes, c.uid)
+	}
+	if err == nil {
+		err = box.PoolOf(m.Provider).Claim(ctx, mk, name)
 	}
 	if err != nil {
-		e := pool.Entry{Name: name, Volumes: []string{}}
+		e := pool.Entry{Name: mk, Volumes: []string{}}
 		for _, v := range spec.Volumes {
 			e.Volumes = append(e.Volumes, v.Volume)
 		}

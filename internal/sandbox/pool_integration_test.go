@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/pool"
@@ -202,8 +203,15 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	if err != nil || m.Names("after-stop").Pool != "" {
 		t.Fatalf("create after the entry stopped: %v, claimed %q", err, m.Names("after-stop").Pool)
 	}
-	if st := fillPool(t, m, 1); !reflect.DeepEqual(st.Removed, []string{stopped}) || len(st.Made) != 1 {
+	st = fillPool(t, m, 1)
+	if !reflect.DeepEqual(st.Removed, []string{stopped}) || len(st.Made) != 1 {
 		t.Fatalf("fill after stop: %+v", st)
+	}
+
+	// A smaller size gives the entries past it back.
+	m.Config.PoolSize = 0
+	if after := fillPool(t, m, 0); !reflect.DeepEqual(after.Removed, st.Made) {
+		t.Fatalf("fill at size 0: %+v", after)
 	}
 }
 
@@ -263,7 +271,7 @@ func TestIntegrationPoolConcurrentClaimsNeverShare(t *testing.T) {
 
 // A pooled sandbox whose repository is gone is found by list --all-repos
 // elsewhere (by the name it took: it has no sandbox label) and removed by
-// DeleteOrphan with the entry's volume.
+// DeleteOrphan with the entry's volumes, which its label lists.
 func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := pooledManager(t, 1)
@@ -275,6 +283,11 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 	if m.Names("orphan").Pool == "" {
 		t.Fatal("not claimed from the pool")
 	}
+	rec, err := m.Store().Load("orphan")
+	if err != nil || len(rec.Volumes) != 1 {
+		t.Fatalf("record: %+v %v", rec, err)
+	}
+	home := rec.Volumes[0].Volume
 	if _, err := m.DrainPool(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +303,7 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 		t.Fatalf("list --all-repos does not show the pooled orphan: %+v", all)
 	}
 	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", true)
-	if err != nil || !reflect.DeepEqual(d.Removed, []string{"container " + c.Container, "volume " + vol}) {
+	if err != nil || !reflect.DeepEqual(d.Removed, []string{"container " + c.Container, "volume " + vol, "volume " + home}) {
 		t.Fatalf("DeleteOrphan: %+v %v", d, err)
 	}
 }
@@ -314,5 +327,24 @@ func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
 	}
 	if mem, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.Memory}}", c.Container); mem != "1073741824" {
 		t.Fatalf("the container's memory is %s", mem)
+	}
+}
+
+// A service of a pooled sandbox gets the sandbox's name too, as every
+// command does (its box was made before the name was known).
+func TestIntegrationPoolServicesKnowTheirSandbox(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	m.Config.PoolSize = 1
+	m.Config.Services = map[string]config.ServiceSpec{"namer": {Command: []string{"sh", "-c", "echo $LITTERBOX_SANDBOX > /tmp/namer; exec sleep 1000"}, Stop: "TERM", StopTimeout: 2}}
+	fillPool(t, m, 1)
+	if _, err := m.Create(ctx, CreateOptions{Name: "svc"}); err != nil {
+		t.Fatal(err)
+	}
+	if m.Names("svc").Pool == "" {
+		t.Fatal("not claimed from the pool")
+	}
+	if got := exec(t, m, "svc", "cat /tmp/namer"); got != "svc\n" {
+		t.Fatalf("the service saw LITTERBOX_SANDBOX=%q", got)
 	}
 }
