@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 const (
@@ -50,9 +51,11 @@ type Entry struct {
 	// is never claimed, only removed.
 	Running bool `json:"running"`
 	// Repo is the path of the repository it was made for (the
-	// dev.litterbox.repo label), read by All.
-	Repo   string `json:"repo,omitempty"` // Making: the entry is being made (or its fill died making it).
-	Making bool   `json:"making,omitempty"`
+	// dev.litterbox.repo label).
+	Repo string `json:"repo,omitempty"`
+	// Making: the entry is being made (or its fill died making it).
+	Making bool `json:"making,omitempty"`
+	repoID string
 }
 
 // NewName is a new entry's name, prefix being the repository's
@@ -89,41 +92,51 @@ func Digest(spec box.Spec, imageID string) string {
 type Pool struct {
 	P      box.Provider
 	RepoID string
-	// LabelManaged and LabelRepoID are the ownership labels every box of
-	// the repository carries (hostrepo's; this package sits below it).
-	LabelManaged, LabelRepoID string
 }
 
 // Entries are the repository's pool entries, in the engine's order
 // (newest first).
 func (p Pool) Entries(ctx context.Context) ([]Entry, error) {
-	list, err := p.P.List(ctx, map[string]string{p.LabelManaged: "true", p.LabelRepoID: p.RepoID}, Labels(p.LabelRepoID))
+	list, err := p.P.List(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepoID: p.RepoID}, Labels)
 	if err != nil {
 		return nil, err
 	}
 	return p.EntriesOf(list), nil
 }
 
-// Labels are the labels a listing must carry for EntriesOf to read it,
-// labelRepoID being the repository id's.
-func Labels(labelRepoID string) []string { return []string{labelRepoID, LabelDigest, LabelVolumes} }
+// Labels are the labels a listing must carry for EntriesOf to read it.
+var Labels = []string{hostrepo.LabelRepoID, LabelDigest, LabelVolumes}
 
 // EntriesOf are the repository's entries in a listing of the engine's
 // boxes (made with Labels): a create reads them from the listing its
 // memory budget took.
 func (p Pool) EntriesOf(list []box.Summary) []Entry {
-	var out []Entry
-	for _, s := range list {
-		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" || s.Labels[p.LabelRepoID] != p.RepoID {
-			continue
-		}
-		out = append(out, entryOf(s))
-	}
-	return out
+	return slices.DeleteFunc(entriesIn(list), func(e Entry) bool { return e.repoID != p.RepoID })
 }
 
-func entryOf(s box.Summary) Entry {
-	return Entry{Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: VolumesOf(s.Labels), Running: s.State == "running", Making: strings.Contains(s.Name, making)}
+// All are the entries of every repository on the engine: a repository
+// removed with entries made leaves them behind.
+func All(ctx context.Context, p box.Provider) ([]Entry, error) {
+	list, err := p.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelRepo}, Labels...))
+	if err != nil {
+		return nil, err
+	}
+	return entriesIn(list), nil
+}
+
+// entriesIn are the entries among a listing's boxes.
+func entriesIn(list []box.Summary) []Entry {
+	var out []Entry
+	for _, s := range list {
+		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" {
+			continue
+		}
+		out = append(out, Entry{
+			Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: VolumesOf(s.Labels), Running: s.State == "running",
+			Repo: s.Labels[hostrepo.LabelRepo], repoID: s.Labels[hostrepo.LabelRepoID], Making: strings.Contains(s.Name, making),
+		})
+	}
+	return out
 }
 
 // VolumesOf are the volumes an entry's (or a claimed sandbox's) labels
@@ -144,26 +157,6 @@ func VolumesOf(labels map[string]string) []string {
 		}
 	}
 	return vols
-}
-
-// All are the entries of every repository on the engine, labelRepo being
-// the label of a repository's path: a repository removed with entries
-// made leaves them behind.
-func All(ctx context.Context, p box.Provider, labelManaged, labelRepo string) ([]Entry, error) {
-	list, err := p.List(ctx, map[string]string{labelManaged: "true"}, []string{labelRepo, LabelDigest, LabelVolumes})
-	if err != nil {
-		return nil, err
-	}
-	var out []Entry
-	for _, s := range list {
-		if !IsEntry(s.Name) || s.Labels[LabelDigest] == "" {
-			continue
-		}
-		e := entryOf(s)
-		e.Repo = s.Labels[labelRepo]
-		out = append(out, e)
-	}
-	return out, nil
 }
 
 // Claim gives the first running entry of digest the name target, trying
@@ -193,11 +186,8 @@ func (p Pool) Claim(ctx context.Context, entries []Entry, digest, target string,
 	return Entry{}, false, nil
 }
 
-// Remove removes an entry: its box, then its volumes. It returns what it
-// could not remove.
-func (p Pool) Remove(ctx context.Context, e Entry) []string { return Remove(ctx, p.P, e) }
-
-// Remove removes entry e from provider p (of any repository's).
+// Remove removes entry e from provider p: its box, then its volumes. It
+// returns what it could not remove.
 func Remove(ctx context.Context, p box.Provider, e Entry) []string {
 	var left []string
 	if err := p.Remove(ctx, e.Name); err != nil && !errors.Is(err, box.ErrNotFound) {
@@ -232,5 +222,5 @@ func VolumesLabel(vols []box.Mount) string {
 	for i, v := range vols {
 		names[i] = v.Volume
 	}
-	return strings.Join(slices.Clip(names), ",")
+	return strings.Join(names, ",")
 }

@@ -70,7 +70,7 @@ func TestEntriesBeingMadeAreNeverClaimed(t *testing.T) {
 	if !IsEntry(mk) || mk == name || !strings.Contains(mk, ".poolmaking-") {
 		t.Fatalf("making name %q of %q", mk, name)
 	}
-	e := entryOf(box.Summary{Name: mk, State: "running", Labels: map[string]string{LabelDigest: "d"}})
+	e := entriesIn([]box.Summary{{Name: mk, State: "running", Labels: map[string]string{LabelDigest: "d"}}})[0]
 	if ready, _ := Split([]Entry{e}, "d"); !e.Making || len(ready) != 0 {
 		t.Fatalf("an entry being made is ready: %+v", e)
 	}

@@ -164,7 +164,7 @@ func readBudget(ctx context.Context, p box.Provider, info box.HostInfo) *budgetF
 	}()
 	go func() {
 		defer wg.Done()
-		f.list, f.listErr = p.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits}, pool.Labels(hostrepo.LabelRepoID)...))
+		f.list, f.listErr = p.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, append([]string{hostrepo.LabelSandbox, hostrepo.LabelRepoSlug, LabelLimits}, pool.Labels...))
 	}()
 	go func() { wg.Wait(); close(f.done) }()
 	return f

@@ -20,7 +20,7 @@ import (
 
 // Pool is this repository's warm pool.
 func (m *Manager) Pool() pool.Pool {
-	return pool.Pool{P: m.Provider, RepoID: m.RepoID, LabelManaged: hostrepo.LabelManaged, LabelRepoID: hostrepo.LabelRepoID}
+	return pool.Pool{P: m.Provider, RepoID: m.RepoID}
 }
 
 // PoolState is the warm pool as `litterbox pool` tells it.
@@ -303,7 +303,7 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 	}
 	defer unlock()
 	for _, e := range entries {
-		if l := m.Pool().Remove(ctx, e); len(l) > 0 {
+		if l := pool.Remove(ctx, m.Provider, e); len(l) > 0 {
 			left = append(left, l...)
 			continue
 		}
@@ -330,11 +330,8 @@ func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (st
 		err = box.PoolOf(m.Provider).Claim(ctx, mk, name)
 	}
 	if err != nil {
-		e := pool.Entry{Name: mk, Volumes: []string{}}
-		for _, v := range spec.Volumes {
-			e.Volumes = append(e.Volumes, v.Volume)
-		}
-		if left := m.Pool().Remove(context.WithoutCancel(ctx), e); len(left) > 0 {
+		e := pool.Entry{Name: mk, Volumes: pool.VolumesOf(spec.Labels)}
+		if left := pool.Remove(context.WithoutCancel(ctx), m.Provider, e); len(left) > 0 {
 			err = fmt.Errorf("%w (also left: %v)", err, left)
 		}
 		return "", fmt.Errorf("making pool entry %s: %w", name, err)
@@ -353,7 +350,7 @@ func names(entries []pool.Entry) []string {
 // PoolEntriesAll are the pool entries of every repository on the engine
 // of rt, each with whether its repository is gone.
 func PoolEntriesAll(ctx context.Context, r runner.Runner, rt engine.Runtime) ([]GoneEntry, error) {
-	all, err := pool.All(ctx, rt.Provider(r), hostrepo.LabelManaged, hostrepo.LabelRepo)
+	all, err := pool.All(ctx, rt.Provider(r))
 	if err != nil {
 		return nil, err
 	}
@@ -377,11 +374,12 @@ func DrainGone(ctx context.Context, r runner.Runner, rt engine.Runtime) (removed
 	if err != nil {
 		return nil, nil, err
 	}
+	p := rt.Provider(r)
 	for _, e := range all {
 		if !e.RepoGone {
 			continue
 		}
-		if l := pool.Remove(ctx, rt.Provider(r), e.Entry); len(l) > 0 {
+		if l := pool.Remove(ctx, p, e.Entry); len(l) > 0 {
 			left = append(left, l...)
 			continue
 		}
