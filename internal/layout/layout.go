@@ -46,6 +46,9 @@ func (l Layout) Lock(name string) string { return filepath.Join(l.dir, "locks", 
 // ("fill") take turns on.
 func (l Layout) PoolLock(which string) string { return filepath.Join(l.dir, "pool", which+".lock") }
 
+// PoolError keeps the last warm pool fill's failure.
+func (l Layout) PoolError() string { return filepath.Join(l.dir, "pool", "last-error") }
+
 // Ahead caches how many commits slug's branch is ahead of its base.
 func (l Layout) Ahead(slug string) string { return filepath.Join(l.dir, "ahead", slug) }
 

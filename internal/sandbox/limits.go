@@ -116,7 +116,7 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.boxes = list
+	c.boxes = orEmpty(list) // read, though it may be empty
 	own := int64(config.MemBytes(cfg.Memory))
 	used, users := own, []string(nil)
 	// A warm pool's entries hold their memory too; the one a create

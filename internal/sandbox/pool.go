@@ -198,12 +198,15 @@ func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *P
 	if why == "" {
 		st.Digest = m.poolDigest(c.runConfig(), c.imageID)
 	}
-	if data, err := os.ReadFile(m.Layout().PoolLock("last-error")); err == nil {
+	if data, err := os.ReadFile(m.Layout().PoolError()); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
 	}
-	entries, err := m.Pool().Entries(ctx)
-	if err != nil {
-		return nil, nil, nil, err
+	// The listing the memory budget read, when it read one.
+	entries := m.Pool().EntriesOf(c.boxes)
+	if c.boxes == nil {
+		if entries, err = m.Pool().Entries(ctx); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	ready, stale = pool.Split(entries, st.Digest)
 	st.Ready = names(ready)
@@ -264,7 +267,7 @@ func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
 // keepFillError keeps a fill's failure where PoolStatus reads it (a
 // refill runs detached, with nowhere else to say it), or clears it.
 func (m *Manager) keepFillError(err error) {
-	path := m.Layout().PoolLock("last-error")
+	path := m.Layout().PoolError()
 	if err == nil {
 		os.Remove(path)
 		return
