@@ -20,33 +20,17 @@ import (
 )
 
 // box is the services of a sandbox whose container is container (resume
-// may start sandboxes of other repositories, so it is not always ours).
+// may start sandboxes of other repositories, so it is not always ours:
+// ours goes through its own handle, with what the handle adds).
 func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
+	b := box.Of(m.Provider, container)
+	if n := m.Names(slug); n.Container == container {
+		b = m.BoxOf(n)
+	}
 	return &services.Box{
-		Exec: envExec{m.Provider, m.envOf(slug, container)}, Container: container, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
+		Box: b, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
 		EngineErr: func(err error) error { return m.execError(ctx, slug, err) },
 	}
-}
-
-// envExec runs a service's commands with what the sandbox's environment
-// could not hold (box.Box.Env: the name of a sandbox claimed from a warm
-// pool).
-type envExec struct {
-	p   box.Provider
-	env map[string]string
-}
-
-func (e envExec) Exec(ctx context.Context, container string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
-	return box.Box{P: e.p, Name: container, Env: e.env}.Exec(ctx, spec, s)
-}
-
-// envOf is the handle's environment of sandbox slug, when container is
-// its own.
-func (m *Agent) envOf(slug, container string) map[string]string {
-	if n := m.Names(slug); n.Container == container {
-		return m.BoxOf(n).Env
-	}
-	return nil
 }
 
 // secretsFor reads the secrets a sandbox of this repository gets now, with

@@ -21,7 +21,6 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
 //go:embed service.sh
@@ -112,17 +111,13 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// Execer runs a command in a container (sandbox.Provider is one).
-type Execer interface {
-	Exec(ctx context.Context, container string, spec box.ExecSpec, s box.Streams) (runner.Result, error)
-}
-
 // Box is the services of one sandbox.
 type Box struct {
-	Exec      Execer
-	Container string
-	Sandbox   string // its name, for messages
-	Specs     map[string]config.ServiceSpec
+	// Box is the sandbox's container, whose handle gives every command
+	// what its own environment lacks (box.Box.Env).
+	Box     box.Box
+	Sandbox string // its name, for messages
+	Specs   map[string]config.ServiceSpec
 	// Secrets are the services' secret environment, which the argv names
 	// but never holds.
 	Secrets map[string]string
@@ -179,7 +174,7 @@ func (b *Box) Start(ctx context.Context, names []string, token string) ([]State,
 	names = slices.Sorted(slices.Values(names))
 	for _, n := range names {
 		argv := append([]string{"sh", "-c", monitor, "litterbox-service", LogDir, n, token}, b.Specs[n].Command...)
-		if _, err := b.Exec.Exec(ctx, b.Container, box.ExecSpec{Detach: true, Cmd: argv, Secrets: b.Secrets}, box.Streams{}); err != nil {
+		if _, err := b.Box.Exec(ctx, box.ExecSpec{Detach: true, Cmd: argv, Secrets: b.Secrets}, box.Streams{}); err != nil {
 			return nil, b.EngineErr(err)
 		}
 	}
@@ -254,7 +249,7 @@ func (b *Box) run(ctx context.Context, args []string) ([]byte, error) {
 	argv := append([]string{"sh", "-c", loader, "litterbox-service"}, args...)
 	stdin := strings.NewReader(strconv.Itoa(len(script)) + "\n" + script)
 	var stdout, stderr bytes.Buffer
-	res, err := b.Exec.Exec(ctx, b.Container, box.ExecSpec{Interactive: true, Cmd: argv},
+	res, err := b.Box.Exec(ctx, box.ExecSpec{Interactive: true, Cmd: argv},
 		box.Streams{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
 	if err != nil {
 		return nil, b.EngineErr(err)
