@@ -19,6 +19,16 @@ func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 	return args[0], args[1:], nil
 }
 
+// actionArg completes the first argument from actions, and nothing after.
+func actionArg(actions ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return actions, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
 // nameArg completes sandbox names of the current repository.
 func (p *program) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {

@@ -45,13 +45,8 @@ repositories that are gone, which nothing can use again.`,
   litterbox cache prune
   litterbox cache ls --all-repos
   litterbox cache prune --all-repos`,
-		Args: cobra.RangeArgs(1, 2),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				return []string{"ls", "rm", "prune"}, cobra.ShellCompDirectiveNoFileComp
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: actionArg("ls", "rm", "prune"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Action = args[0]
 			if len(args) == 2 {

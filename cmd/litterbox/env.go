@@ -67,6 +67,19 @@ func (e *env) engine() engine.Runtime {
 }
 
 // repoDir is the directory --repo names, or the working directory.
+// engineArgs are the global flags that point another litterbox process
+// at this one's engine: --context and --namespace, when given.
+func (e *env) engineArgs() []string {
+	var args []string
+	if e.context != "" {
+		args = append(args, "--context", e.context)
+	}
+	if e.namespace != "" {
+		args = append(args, "--namespace", e.namespace)
+	}
+	return args
+}
+
 func (e *env) repoDir() string {
 	if e.repo == "" {
 		return "."

@@ -129,12 +129,7 @@ func serverEntry(e *env, o mcpConfigOptions, root string) (mcpclients.Server, er
 	if e.runtime != "docker" {
 		srv.Args = append(srv.Args, "--runtime", e.runtime)
 	}
-	if e.context != "" {
-		srv.Args = append(srv.Args, "--context", e.context)
-	}
-	if e.namespace != "" {
-		srv.Args = append(srv.Args, "--namespace", e.namespace)
-	}
+	srv.Args = append(srv.Args, e.engineArgs()...)
 	if _, err := mcp.NewScope(o.All, o.Sandboxes); err != nil {
 		return mcpclients.Server{}, usageError{err}
 	}

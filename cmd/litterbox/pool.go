@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -53,13 +54,8 @@ entries made), which nothing can claim again.`,
   litterbox pool drain --json
   litterbox pool --all-repos
   litterbox pool drain --all-repos`,
-		Args: cobra.MaximumNArgs(1),
-		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			if len(args) == 0 {
-				return []string{"fill", "drain"}, cobra.ShellCompDirectiveNoFileComp
-			}
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		},
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: actionArg("fill", "drain"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Action = args[0]
@@ -201,14 +197,7 @@ func (e *env) refiller(ctx context.Context, root string) func() {
 			e.log.Warnf("warm pool: not refilled: %v", err)
 			return
 		}
-		args := []string{"--repo", root, "--runtime", e.runtime, "--log-level", "error"}
-		if e.context != "" {
-			args = append(args, "--context", e.context)
-		}
-		if e.namespace != "" {
-			args = append(args, "--namespace", e.namespace)
-		}
-		args = append(args, "pool", "fill", "--quiet")
+		args := slices.Concat([]string{"--repo", root, "--runtime", e.runtime, "--log-level", "error"}, e.engineArgs(), []string{"pool", "fill", "--quiet"})
 		if _, err := e.run.Run(ctx, runner.Cmd{Name: filepath.Clean(exe), Args: args, Detach: true}); err != nil {
 			e.log.Warnf("warm pool: not refilled: %s", strings.TrimSpace(err.Error()))
 		}

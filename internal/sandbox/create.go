@@ -284,17 +284,15 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 }
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so
-// the sandbox user owns /src and no archive is held in memory or on disk.
-func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int) error {
-	if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
-		return err
+// the sandbox user owns /src and no archive is held in memory or on disk;
+// first it gives the volumes to that user, unless they were already (a
+// pool entry's).
+func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int, prepared bool) error {
+	if !prepared {
+		if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
+			return err
+		}
 	}
-	return m.copyPrepared(ctx, n, base, keep, uid, gid)
-}
-
-// copyPrepared is copyTree into volumes already given to the sandbox
-// user (a pool entry's).
-func (m *Manager) copyPrepared(ctx context.Context, n hostrepo.Names, base string, _ []string, uid, gid int) error {
 	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 

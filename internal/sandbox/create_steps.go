@@ -405,11 +405,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 		return nil
 	}
 	t := time.Now()
-	copyTree := m.copyTree
-	if c.pooled {
-		copyTree = m.copyPrepared
-	}
-	if err := copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid); err != nil {
+	if err := m.copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid, c.pooled); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {

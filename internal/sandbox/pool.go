@@ -104,7 +104,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	t := time.Now()
-	cold := *c.rec
+	cold, coldNames := *c.rec, c.n
 	claimed := func(e pool.Entry) error {
 		vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
 		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
@@ -119,7 +119,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	}
 	if !ok {
 		if c.n.Pool != "" { // tried one another create had taken
-			*c.rec, c.n = cold, hostrepo.NamesFor(m.RepoSlug, m.RepoID, c.slug)
+			*c.rec, c.n = cold, coldNames
 			if err := m.Store().Save(c.rec); err != nil {
 				return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
 			}
