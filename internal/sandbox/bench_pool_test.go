@@ -25,31 +25,30 @@ func BenchmarkRawCreatePooled10k(b *testing.B) { benchRawCreatePooled(b, bigFile
 
 func benchCreatePooled(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
+	benchPooledCreates(b, m, func(*Created) error { return nil })
+}
+
+// benchPooledCreates times creates with m from a pool of one, filled
+// before each outside the timing; check says what else each must have
+// done. Each sandbox is deleted untimed (benchMakes).
+func benchPooledCreates(b *testing.B, m *Manager, check func(*Created) error) {
 	m.Config.PoolSize = 1
-	ctx := context.Background()
-	i := 0
-	for b.Loop() {
+	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
 		b.StopTimer()
 		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
 			b.Fatalf("fill: %+v %v", st, err)
 		}
 		settle()
 		b.StartTimer()
-		name := fmt.Sprintf("p%d", i)
-		i++
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
-			b.Fatal(err)
+		c, err := m.Create(ctx, CreateOptions{Name: name})
+		if err == nil && c.Pool == "" {
+			err = fmt.Errorf("the create did not claim the entry")
 		}
-		b.StopTimer()
-		if m.Names(name).Pool == "" {
-			b.Fatal("the create did not claim the entry")
+		if err == nil {
+			err = check(c)
 		}
-		if _, err := m.Delete(ctx, name, true); err != nil {
-			b.Fatal(err)
-		}
-		settle()
-		b.StartTimer()
-	}
+		return c, err
+	})
 }
 
 func benchRawCreatePooled(b *testing.B, files testenv.Files) {
@@ -99,26 +98,10 @@ func BenchmarkSetupCachedPooled(b *testing.B) {
 	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		b.Fatalf("%+v %v", c, err)
 	}
-	m.Config.PoolSize = 1
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
-			b.Fatalf("fill: %+v %v", st, err)
+	benchPooledCreates(b, m, func(c *Created) error {
+		if c.SetupCache == nil || !c.SetupCache.Hit {
+			return fmt.Errorf("not from the cache: %+v", c.SetupCache)
 		}
-		settle()
-		b.StartTimer()
-		name := fmt.Sprintf("p%d", i)
-		i++
-		c, err := m.Create(ctx, CreateOptions{Name: name})
-		if err != nil || c.SetupCache == nil || !c.SetupCache.Hit || c.Pool == "" {
-			b.Fatalf("not from the cache and the pool: %+v %v", c, err)
-		}
-		b.StopTimer()
-		if _, err := m.Delete(ctx, name, true); err != nil {
-			b.Fatal(err)
-		}
-		settle()
-		b.StartTimer()
-	}
+		return nil
+	})
 }
