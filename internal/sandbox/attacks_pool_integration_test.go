@@ -46,29 +46,45 @@ var poolAttacks = []attack{
 			if st, err := r.FillPool(ctx); err != nil || len(st.Ready) != 1 {
 				t.Fatalf("fill: %+v %v", st, err)
 			}
-			if _, err := r.Create(ctx, CreateOptions{Name: name}); err != nil {
-				t.Fatal(err)
-			}
-			if r.Names(name).Pool == "" {
-				t.Fatalf("%s did not come from the pool", name)
-			}
+			createPooled(t, r, name)
 			if name == "second" {
 				break
 			}
-			res, err := r.Bash(ctx, name, agent.BashOptions{Command: "echo planted > /tmp/planted; echo planted > $HOME/planted; echo planted > /src/.planted; (sleep 600 &) ; echo ok"})
+			res, err := r.Bash(ctx, name, agent.BashOptions{Command: "echo planted > /tmp/planted; echo planted > $HOME/planted; echo planted > /src/.planted; echo ok"})
 			if err != nil || res.Stdout != "ok\n" {
 				t.Fatalf("planting: %+v %v", res, err)
+			}
+			// A process that outlives the call: a background command.
+			if _, err := r.Background(ctx, name, "planted", agent.BashOptions{Command: "exec sleep 600"}); err != nil {
+				t.Fatal(err)
+			}
+			if ps := procs(t, r, name); !strings.Contains(ps, "sleep 600") {
+				t.Fatalf("the planted process does not run:\n%s", ps)
 			}
 			if _, err := r.Delete(ctx, name, true); err != nil {
 				t.Fatal(err)
 			}
 		}
-		res, err := r.Bash(ctx, "second", agent.BashOptions{Command: "cat /tmp/planted $HOME/planted /src/.planted 2>&1; ps -o args 2>/dev/null || ps ax -o args; true"})
+		res, err := r.Bash(ctx, "second", agent.BashOptions{Command: "cat /tmp/planted $HOME/planted /src/.planted 2>&1; true"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(res.Stdout, "planted\n") || strings.Contains(res.Stdout, "sleep 600") {
-			t.Fatalf("the next pooled sandbox holds the first one's leftovers:\n%s", res.Stdout)
+		if strings.Contains(res.Stdout, "planted\n") {
+			t.Fatalf("the next pooled sandbox holds the first one's files:\n%s", res.Stdout)
+		}
+		if ps := procs(t, r, "second"); strings.Contains(ps, "sleep 600") {
+			t.Fatalf("the next pooled sandbox runs the first one's process:\n%s", ps)
 		}
 	}},
+}
+
+// procs is every process's command line in sandbox name, from /proc (the
+// Debian image has no ps).
+func procs(t *testing.T, m *Manager, name string) string {
+	t.Helper()
+	res, err := m.Bash(context.Background(), name, agent.BashOptions{Command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null; true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Stdout
 }

@@ -30,6 +30,19 @@ func pooledManager(t *testing.T, size int) *Manager {
 	return m
 }
 
+// createPooled creates sandbox name, which must come from the pool.
+func createPooled(t *testing.T, m *Manager, name string) *Created {
+	t.Helper()
+	c, err := m.Create(context.Background(), CreateOptions{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pool == "" || m.Names(name).Pool != c.Pool {
+		t.Fatalf("%s did not come from the pool (reported %q, recorded %q)", name, c.Pool, m.Names(name).Pool)
+	}
+	return c
+}
+
 func fillPool(t *testing.T, m *Manager, want int) *PoolState {
 	t.Helper()
 	st, err := m.FillPool(context.Background())
@@ -64,15 +77,17 @@ func inspected(t *testing.T, container string) (host, cfg map[string]any) {
 // only what names it differs, which the record says. It lists, runs and
 // deletes as one made for it, and its delete leaves the pool as it was.
 func TestIntegrationPoolClaimIsACreate(t *testing.T) {
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) { claimIsACreate(t, image) })
+	}
+}
+
+func claimIsACreate(t *testing.T, image string) {
 	ctx := context.Background()
-	m := pooledManager(t, 2)
-	warm, err := m.Create(ctx, CreateOptions{Name: "warm"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Names("warm").Pool == "" {
-		t.Fatal("create did not claim a pool entry")
-	}
+	m := realManager(t)
+	m.Config.Image, m.Config.PoolSize = image, 2
+	fillPool(t, m, 2)
+	warm := createPooled(t, m, "warm")
 	m.Config.PoolSize = 0
 	cold, err := m.Create(ctx, CreateOptions{Name: "cold"})
 	if err != nil {
@@ -128,7 +143,7 @@ func TestIntegrationPoolClaimIsACreate(t *testing.T) {
 	// What an agent sees, and what a person lists.
 	script := "echo $LITTERBOX_SANDBOX; hostname >/dev/null; id; stat -c '%u:%g %a' /src $HOME /tmp; cat README.md; touch /src/w $HOME/w /tmp/w && echo writable"
 	w, c := exec(t, m, "warm", script), exec(t, m, "cold", script)
-	if !strings.HasPrefix(w, "warm\n") || strings.Replace(w, "warm", "cold", 1) != c || !strings.HasSuffix(c, "# test repo\nwritable\n") {
+	if !strings.HasPrefix(w, "warm\n") || strings.Replace(w, "warm", "cold", 1) != c || !strings.HasSuffix(c, "# test repo\nwritable\n") || !strings.Contains(c, "uid=1000") {
 		t.Errorf("pooled sees %q, made %q", w, c)
 	}
 	list, err := m.List(ctx, false)
@@ -275,14 +290,8 @@ func TestIntegrationPoolConcurrentClaimsNeverShare(t *testing.T) {
 func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := pooledManager(t, 1)
-	c, err := m.Create(ctx, CreateOptions{Name: "orphan"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := createPooled(t, m, "orphan")
 	vol := m.Names("orphan").Volume
-	if m.Names("orphan").Pool == "" {
-		t.Fatal("not claimed from the pool")
-	}
 	rec, err := m.Store().Load("orphan")
 	if err != nil || len(rec.Volumes) != 1 {
 		t.Fatalf("record: %+v %v", rec, err)
@@ -312,18 +321,14 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 // claims an entry the pool made with that share: the fill settles the
 // memory as a create does.
 func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
-	ctx := context.Background()
 	m := realManager(t)
 	// A share of 1g (1000g over 1000 sandboxes), below the default 2g; a
 	// budget no concurrent suite comes near.
 	m.Config.PoolSize, m.Config.MemoryBudget, m.Config.MaxSandboxes = 1, "1000g", 1000
 	fillPool(t, m, 1)
-	c, err := m.Create(ctx, CreateOptions{Name: "shared"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Names("shared").Pool == "" || c.Limits.Memory != "1024m" {
-		t.Fatalf("memory %q, claimed %q: want the share, from the pool", c.Limits.Memory, m.Names("shared").Pool)
+	c := createPooled(t, m, "shared")
+	if c.Limits.Memory != "1024m" {
+		t.Fatalf("memory %q: want the share", c.Limits.Memory)
 	}
 	if mem, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.Memory}}", c.Container); mem != "1073741824" {
 		t.Fatalf("the container's memory is %s", mem)
@@ -333,17 +338,11 @@ func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
 // A service of a pooled sandbox gets the sandbox's name too, as every
 // command does (its box was made before the name was known).
 func TestIntegrationPoolServicesKnowTheirSandbox(t *testing.T) {
-	ctx := context.Background()
 	m := realManager(t)
 	m.Config.PoolSize = 1
 	m.Config.Services = map[string]config.ServiceSpec{"namer": {Command: []string{"sh", "-c", "echo $LITTERBOX_SANDBOX > /tmp/namer; exec sleep 1000"}, Stop: "TERM", StopTimeout: 2}}
 	fillPool(t, m, 1)
-	if _, err := m.Create(ctx, CreateOptions{Name: "svc"}); err != nil {
-		t.Fatal(err)
-	}
-	if m.Names("svc").Pool == "" {
-		t.Fatal("not claimed from the pool")
-	}
+	createPooled(t, m, "svc")
 	if got := exec(t, m, "svc", "cat /tmp/namer"); got != "svc\n" {
 		t.Fatalf("the service saw LITTERBOX_SANDBOX=%q", got)
 	}
