@@ -199,7 +199,11 @@ func TestIntegrationCreateHangingCopyIsCancelledAndRolledBack(t *testing.T) {
 	fault := &runner.Fault{Inner: testenv.Exec(), Match: "docker cp", N: 1, Hang: true}
 	m := realManager(t)
 	useRunner(m, fault)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	// The deadline must come during the hang, the helper's copy: under a
+	// loaded CI the steps before it took over 2 s, the deadline cut the
+	// docker create short, and the engine made the container after the
+	// rollback had looked for it.
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	_, err := m.Create(ctx, CreateOptions{Name: "hang"})
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
