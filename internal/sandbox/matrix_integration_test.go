@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -440,4 +441,40 @@ func changedIn(t *testing.T, m *Manager, commit string) string {
 	}
 	out := testenv.Git(t, m.Root, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
 	return strings.Join(strings.Fields(out), " ")
+}
+
+// A moved directory is committed as `git add -A` of the same tree commits
+// it, on every image: its files are taken from the index where git would
+// store the same bytes at the new path (plain files), and sent again where
+// it would not: a CR under text=auto there, and ident files (whose copy in
+// /src git expanded, so they hash apart from their blobs).
+func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
+	files := testenv.Files{".gitattributes": "moved/cr/** text=auto\n*.id ident\n"}
+	for i := range 12 {
+		files[fmt.Sprintf("d/%d.txt", i)] = fmt.Sprintf("plain %d\n", i)
+		files[fmt.Sprintf("d/cr/%d.txt", i)] = fmt.Sprintf("crlf %d\r\n", i)
+		files[fmt.Sprintf("d/id/%d.id", i)] = fmt.Sprintf("$Id$ %d\n", i)
+	}
+	for _, image := range shellImages[:2] {
+		t.Run(imageName(image), func(t *testing.T) {
+			m := matrixSandbox(t, image, files)
+			if res := bash(t, m, "mv d moved"); res.Snapshot == "" {
+				t.Fatalf("the move was not committed: %+v", res)
+			}
+			host := filepath.Join(t.TempDir(), "host")
+			testenv.Git(t, m.Root, "worktree", "add", "-q", "--detach", host, "HEAD")
+			t.Cleanup(func() { testenv.Git(t, m.Root, "worktree", "remove", "--force", host) })
+			if err := os.Rename(filepath.Join(host, "d"), filepath.Join(host, "moved")); err != nil {
+				t.Fatal(err)
+			}
+			testenv.Git(t, host, "add", "-A")
+			want := testenv.Git(t, host, "write-tree")
+			if got := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}"); got != want {
+				t.Errorf("the branch's tree is %s, git add's %s:\n%s", got, want, testenv.Git(t, m.Root, "diff", "--stat", want, "litterbox/work"))
+			}
+			if got := show(t, m, "moved/cr/0.txt"); got != "crlf 0" || strings.Contains(show(t, m, "moved/cr/1.txt"), "\r") {
+				t.Errorf("moved/cr not normalized: %q", got)
+			}
+		})
+	}
 }

@@ -35,6 +35,11 @@ type planResult struct {
 	// full: the scan reported every file, so what an earlier scan held
 	// back for a rescan was reported again.
 	full bool
+	// changed are the helper's reports of the new and changed files, by
+	// path: their content ids let a moved or copied file be taken from
+	// the index (reuse) instead of fetched; reused are those taken.
+	changed map[string]protocol.Change
+	reused  []gitcli.Entry
 }
 
 // withhold leaves p out of the commit.
@@ -91,7 +96,7 @@ func (p *planResult) record(st *State) {
 // entries to drop.
 func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change, waiting []string) (*planResult, error) {
 	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall,
-		waiting: waiting, rulesLeft: len(waiting) > 0, full: full}
+		waiting: waiting, rulesLeft: len(waiting) > 0, full: full, changed: map[string]protocol.Change{}}
 	if p.budget <= 0 {
 		p.budget = 1 << 62 // no bound, with room for overBound's refunds
 	}
@@ -104,6 +109,9 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		}
 		seen[c.Path] = true
 		valid = append(valid, c)
+		if c.Op == protocol.Changed {
+			p.changed[c.Path] = c
+		}
 		paths = append(paths, c.Path)
 		p.size[c.Path] = int64(min(c.Size, 1<<62))
 		if _, ok := st.Withheld[c.Path]; ok {
@@ -139,7 +147,8 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	}
 	var staged map[string]gitcli.Entry
 	var err error
-	if full || len(paths) > 200 {
+	all := full || len(paths) > 200
+	if all {
 		staged, err = s.Git.StagedAll(ctx, s.Index)
 	} else {
 		staged, err = s.Git.Staged(ctx, s.Index, paths)
@@ -207,6 +216,12 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	})
 	p.fetch = s.hostable(p, p.fetch)
 	p.bound(s.MaxFile, s.MaxCall)
+	if !all {
+		staged = nil // only the changed paths: reuse reads the whole index
+	}
+	if err := s.reuse(ctx, p, staged); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -5,8 +5,9 @@
 // the user's index, HEAD and work tree are never touched.
 //
 // Everything the helper says is untrusted: paths are checked, ids are only
-// used to skip a transfer (a blob is stored only after git hashed it here),
-// and a lying helper can at worst commit to its own sandbox's branch.
+// used to skip a transfer (a blob is stored only after git hashed it here,
+// or taken from the sandbox's own index: reuse), and a lying helper can at
+// worst commit to its own sandbox's branch.
 package snapshot
 
 import (
@@ -189,7 +190,7 @@ func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, mess
 	t.Withheld = plan.withheld[:min(len(plan.withheld), MaxReported)]
 	t.WithheldMore = len(plan.withheld) - len(t.Withheld)
 	plan.record(st)
-	changed := append(entries, plan.remove...)
+	changed := slices.Concat(entries, plan.reused, plan.remove)
 	if t.Commit, err = s.commit(ctx, st, changed, message(len(changed))); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,119 @@
+package gitcli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// WorkTreeAttrs returns, for each path of workTree, the values git gives
+// the attributes named: "unspecified", "set", "unset" or the value. They
+// are read as HashWorkTreeFiles's hashing reads them, so they say what it
+// would do to a file at that path.
+func (c *Client) WorkTreeAttrs(ctx context.Context, gitDir, workTree string, paths []string, attrs ...string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	args := append([]string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "check-attr", "-z", "--stdin"}, attrs...)
+	in := strings.Join(paths, "\x00") + "\x00"
+	res, err := c.Runner.Run(ctx, runner.Cmd{Name: c.Bin, Args: args, Stdin: strings.NewReader(in)})
+	if err != nil {
+		return nil, err
+	}
+	// -z gives path, attribute and value, each ended by a NUL.
+	f := bytes.Split(res.Stdout, []byte{0})
+	for i := 0; i+2 < len(f); i += 3 {
+		p := string(f[i])
+		if out[p] == nil {
+			out[p] = map[string]string{}
+		}
+		out[p][string(f[i+1])] = string(f[i+2])
+	}
+	return out, nil
+}
+
+// ReadBlobs streams the objects ids name, in order, to each: its type,
+// size and, with content, its content (to be read in full or not at all;
+// what is left is skipped; without content, empty). A missing object is
+// given type "missing".
+func (c *Client) ReadBlobs(ctx context.Context, ids []string, content bool, each func(id, typ string, size int64, content io.Reader) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := readBatch(bufio.NewReaderSize(pr, 64<<10), ids, content, each)
+		// The reader's failure ends git too: it cannot write any more.
+		pr.CloseWithError(fmt.Errorf("reading git cat-file's output: %w", errOr(err, io.ErrClosedPipe)))
+		done <- err
+	}()
+	in := strings.NewReader(strings.Join(ids, "\n") + "\n")
+	batch := "--batch-check"
+	if content {
+		batch = "--batch"
+	}
+	_, err := c.run(ctx, runner.Cmd{Args: []string{"cat-file", batch}, Stdin: in, Stdout: pw})
+	pw.Close()
+	if rerr := <-done; rerr != nil {
+		return rerr
+	}
+	return err
+}
+
+func errOr(err, alt error) error {
+	if err != nil {
+		return err
+	}
+	return alt
+}
+
+// readBatch parses cat-file --batch: "<id> <type> <size>\n<content>\n" an
+// object, "<id> missing\n" for one it lacks; --batch-check (withContent
+// false) is the same without content.
+func readBatch(r *bufio.Reader, ids []string, withContent bool, each func(id, typ string, size int64, content io.Reader) error) error {
+	for _, id := range ids {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("git cat-file ended before %s: %w", id, err)
+		}
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == id && f[1] == "missing":
+			if err := each(id, "missing", 0, strings.NewReader("")); err != nil {
+				return err
+			}
+			continue
+		case len(f) != 3 || f[0] != id:
+			return fmt.Errorf("git cat-file answered %q for %s", strings.TrimSpace(line), id)
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("git cat-file gave %s the size %q", id, f[2])
+		}
+		if !withContent {
+			if err := each(id, f[1], size, strings.NewReader("")); err != nil {
+				return err
+			}
+			continue
+		}
+		content := io.LimitReader(r, size)
+		if err := each(id, f[1], size, content); err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, content); err != nil {
+			return err
+		}
+		if b, err := r.ReadByte(); err != nil || b != '\n' {
+			return fmt.Errorf("git cat-file's content of %s does not end where its size says", id)
+		}
+	}
+	return nil
+}
