@@ -150,6 +150,44 @@ var boundsAttacks = []attack{
 			t.Errorf("what read, grep, ls and glob return holds the value or lacks the masked names:\n%s", seen.String())
 		}
 	}},
+	{name: "copies of branch files a fetched file could not pass: one holding a secret's value, one over max-file-size", side: "agent", expect: "10 copies of each are withheld as each original would be (secret TOKEN; max-file-size), though their content is on the branch; a moved directory beside them commits", run: func(t *testing.T, e *attackEnv) {
+		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_ATK"), "-", "_"))
+		value := "s3cr3t-" + testenv.UniqueName("v")
+		t.Setenv(variable, value)
+		r := freshRepo(t, e, "")
+		// The user committed them; the bounds and the secret came later.
+		writeFile(t, filepath.Join(r.Root, "vault.txt"), "token="+value+"\n")
+		writeFile(t, filepath.Join(r.Root, "big.bin"), strings.Repeat("b", 4<<10))
+		if err := os.Mkdir(filepath.Join(r.Root, "d"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 {
+			writeFile(t, filepath.Join(r.Root, "d", fmt.Sprintf("%d.txt", i)), fmt.Sprintf("plain %d\n", i))
+		}
+		testenv.Git(t, r.Root, "add", "-A")
+		testenv.Git(t, r.Root, "commit", "-q", "-m", "vault, big, d")
+		localConfig(t, r, "[snapshot]\nmax-file-size = \"1k\"\n[secrets]\nTOKEN = { env = \""+variable+"\" }\n")
+		cfg, err := config.Load(r.Root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Config.Secrets, r.Config.MaxFileSize = cfg.Secrets, cfg.MaxFileSize
+		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+			t.Fatal(err)
+		}
+		res := bashIn(t, r, "for i in 0 1 2 3 4 5 6 7 8 9; do cp vault.txt v$i.txt; cp big.bin b$i.bin; done; mv d moved")
+		limits := map[string]int{}
+		for _, w := range res.Withheld {
+			limits[w.Limit+" "+w.Secret]++
+		}
+		if limits["secret TOKEN"] != 10 || limits["max-file-size "] != 10 || len(res.Withheld) != 20 {
+			t.Errorf("withheld %+v; want the 10 copies of each", res.Withheld)
+		}
+		tr := tree(t, r)
+		if strings.Contains(tr, "v0.txt") || strings.Contains(tr, "b0.bin") || !strings.Contains(tr, "moved/9.txt") || strings.Contains(tr, " d/9.txt") {
+			t.Errorf("the branch holds:\n%s", tr)
+		}
+	}},
 	{name: "a secret of several lines read in parts", side: "agent", expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_KEY"), "-", "_"))
