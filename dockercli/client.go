@@ -68,7 +68,7 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 // Caps: an engine freezes containers, keeps images, runs the egress proxy beside a
 // sandbox, lets a container borrow another's volumes, and renames one.
 func (c *Client) Caps() box.Caps {
-	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true}
+	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true, IDs: true}
 }
 
 // Claim renames the pooled container to name. The engine renames by the

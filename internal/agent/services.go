@@ -25,7 +25,7 @@ import (
 func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
 	b := box.Of(m.Provider, container)
 	if n := m.Names(slug); n.Container == container {
-		b = m.BoxOf(n)
+		b = m.CallBox(n)
 	}
 	return &services.Box{
 		Box: b, Sandbox: slug, Specs: specs, Secrets: sec.Env(),

@@ -25,4 +25,9 @@ type Caps struct {
 	// Pool: a box made ahead under a name of its own can take a sandbox's
 	// name when a create claims it, atomically (Claimer).
 	Pool bool
+	// IDs: Create returns the box's id, and List each box's, which the
+	// engine gives no other box and which names the box as its name does
+	// (docker exec ID). A box addressed by the id its making returned is
+	// the one made: no look at its labels is needed to know it is ours.
+	IDs bool
 }

@@ -30,3 +30,17 @@ type ImageInfo struct {
 	// entry was made from, whatever tag names it.
 	ID string
 }
+
+// ValidID reports whether id is an engine's full container id: 64
+// lowercase hex digits, as docker and podman give them.
+func ValidID(id string) bool {
+	if len(id) != 64 {
+		return false
+	}
+	for _, c := range id {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -22,10 +22,10 @@ func TestCapsMatchOperations(t *testing.T) {
 			t.Errorf("%s: caps %+v, but implements images=%v egress=%v copy=%v claim=%v", rt.Bin, caps, images, egress, copier, claimer)
 		}
 	}
-	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true}) {
+	if Docker.Provider(&runner.Exec{}).Caps() != (box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true, IDs: true}) {
 		t.Error("an engine can do everything")
 	}
 	if Kubectl("", "").Provider(&runner.Exec{}).Caps() != (box.Caps{}) {
-		t.Error("a cluster stops rather than freezes, keeps no images, and has no proxy or volume copy")
+		t.Error("a cluster stops rather than freezes, keeps no images, has no proxy or volume copy, and execs by name")
 	}
 }

@@ -45,6 +45,9 @@ type Names struct {
 	// one made for this sandbox: its volumes kept the entry's names, and
 	// its environment lacks the sandbox's name.
 	Pool string
+	// ID is the container's id as its making returned it (the record's),
+	// "" when not known: CallBox then addresses the box by its name.
+	ID string
 }
 
 // NamesFor derives every resource name from the repository's slug and id
@@ -111,8 +114,22 @@ func (r *Repo) ScratchName(kind string) string {
 	return r.Prefix() + "." + kind + "-" + hex.EncodeToString(rnd[:])
 }
 
-// Box is the handle of sandbox slug's container.
-func (r *Repo) Box(slug string) box.Box { return r.BoxOf(r.Names(slug)) }
+// Box is the handle of sandbox slug's container for its calls: addressed
+// by the id its record kept when there is one, which EnsureOwn takes as
+// proof that it is this repository's (CallBox).
+func (r *Repo) Box(slug string) box.Box { return r.CallBox(r.Names(slug)) }
+
+// CallBox is BoxOf addressed by n.ID when known. Lifecycle commands,
+// which inspect the box by name first (OwnContainer), keep its name, so
+// what they log reads as the sandbox's.
+func (r *Repo) CallBox(n Names) box.Box {
+	b := r.BoxOf(n)
+	if n.ID != "" {
+		// The id names the box made, whatever now bears its name.
+		b.Name = n.ID
+	}
+	return b
+}
 
 // BoxOf is the handle of the container named in n.
 func (r *Repo) BoxOf(n Names) box.Box {

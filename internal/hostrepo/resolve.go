@@ -61,9 +61,15 @@ func (r *Repo) Resolve(name string) (string, error) {
 }
 
 // EnsureOwn is OwnContainer once per Repo and container: an agent's
-// calls into its sandbox pay for the check once per server, not per call.
+// calls into its sandbox pay for the check once per server, not per call,
+// and not at all where the record kept the container's id, by which the
+// calls' handle (Box, CallBox) addresses it.
 func (r *Repo) EnsureOwn(ctx context.Context, slug string) error {
-	if _, ok := r.verified.Load(r.Names(slug).Container); ok {
+	n := r.Names(slug)
+	if _, ok := r.verified.Load(n.Container); ok || n.ID != "" {
+		// An id the record kept is the box this repository made, and the
+		// handle addresses the box by it: a container that took the
+		// name since is not reached.
 		return nil
 	}
 	_, _, err := r.OwnContainer(ctx, slug)

@@ -22,7 +22,11 @@ type Record struct {
 	Name      string `json:"name"`
 	Branch    string `json:"branch"`
 	Container string `json:"container"`
-	Volume    string `json:"volume"`
+	// ContainerID is the engine's id of Container, as its making (or the
+	// pool entry's) returned it, on a runtime with ids (box.Caps.IDs):
+	// calls address the box by it, which proves it is the one made.
+	ContainerID string `json:"container_id,omitempty"`
+	Volume      string `json:"volume"`
 	// Volumes are its volumes besides /src: its home, then one per kept
 	// path; none for a sandbox of an older release, whose home was /tmp.
 	Volumes []box.Mount `json:"volumes,omitempty"`

@@ -44,6 +44,8 @@ const (
 
 // Entry is one box waiting in the pool.
 type Entry struct {
+	// ID is the engine's id of the box, from the listing.
+	ID      string   `json:"-"`
 	Name    string   `json:"name"`
 	Digest  string   `json:"digest"`
 	Volumes []string `json:"volumes"`
@@ -132,7 +134,7 @@ func entriesIn(list []box.Summary) []Entry {
 			continue
 		}
 		out = append(out, Entry{
-			Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: VolumesOf(s.Labels), Running: s.State == "running",
+			ID: s.ID, Name: s.Name, Digest: s.Labels[LabelDigest], Volumes: VolumesOf(s.Labels), Running: s.State == "running",
 			Repo: s.Labels[hostrepo.LabelRepo], repoID: s.Labels[hostrepo.LabelRepoID], Making: strings.Contains(s.Name, making),
 		})
 	}

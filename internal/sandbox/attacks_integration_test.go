@@ -11,11 +11,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -23,6 +25,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/internal/watch"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // attackEnv is what an attack row acts on: a repository with an attacker's
@@ -413,6 +416,46 @@ var attacks = []attack{
 		}
 		if state, err := testenv.Docker("inspect", "--format", "{{.State.Status}}", name); err != nil || state != "running" {
 			t.Errorf("the foreign container is %q (%v) after the attempts", state, err)
+		}
+	}},
+	{name: "another engine user renames a sandbox's container away and puts one with this repository's labels under its name", side: "engine", expect: "a call from a new process reaches the sandbox's own container by the id its create kept, inspects nothing first, and never execs in the impostor", run: func(t *testing.T, e *attackEnv) {
+		r := freshRepo(t, e, "")
+		ctx := context.Background()
+		if _, err := r.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+			t.Fatal(err)
+		}
+		n := r.Names("work")
+		if !box.ValidID(n.ID) {
+			t.Fatalf("the record keeps no container id: %+v", n)
+		}
+		if _, err := testenv.Docker("rename", n.Container, n.Container+"-away"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := testenv.Docker("run", "-d", "--name", n.Container, "--network", "none",
+			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+r.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+r.RepoSlug,
+			"--label", hostrepo.LabelSandbox+"=work", "--label", hostrepo.LabelRepoID+"="+r.RepoID,
+			"busybox:latest", "sh", "-c", "mkdir -p /src && sleep 600"); err != nil {
+			t.Fatal(err)
+		}
+		count := &runner.Counter{Inner: testenv.Exec()}
+		fresh, err := Open(ctx, count, engine.Docker, r.Root, r.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := fresh.Bash(ctx, "work", agent.BashOptions{Command: "echo ours > proof.txt"})
+		if err != nil || res.ExitCode != 0 || show(t, r, "proof.txt") != "ours" {
+			t.Fatalf("the call: %+v %v", res, err)
+		}
+		for _, c := range count.Commands() {
+			if c[0] == "docker" && (c[1] == "inspect" || slices.Contains(c, n.Container)) {
+				t.Errorf("the call ran %q", strings.Join(c, " "))
+			}
+		}
+		if out, _ := testenv.Docker("exec", n.Container+"-away", "cat", "/src/proof.txt"); out != "ours" {
+			t.Errorf("the sandbox's own container holds %q", out)
+		}
+		if out, err := testenv.Docker("exec", n.Container, "ls", "/src"); err != nil || out != "" {
+			t.Errorf("the impostor's /src holds %q (%v)", out, err)
 		}
 	}},
 	{name: "a huge file", side: "agent", expect: "not committed; .git/objects grows by under 1 MB; the rest is committed", run: func(t *testing.T, e *attackEnv) {

@@ -202,21 +202,23 @@ func orEmpty[T any](s []T) []T {
 // other ports. prefill, when set, fills /src (from a fork's source or the
 // setup cache): while the container starts when it has no ports, after
 // it when a retry could remove the container under the copy.
-func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, error) {
+// It returns the ports and the container's id.
+func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, string, error) {
 	if len(cfg.Ports) == 0 {
-		return nil, m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Helper), prefill)
+		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Helper), prefill)
+		return nil, id, err
 	}
-	pmap, err := m.runContainerPorts(ctx, n, base, cfg)
+	pmap, id, err := m.runContainerPorts(ctx, n, base, cfg)
 	if err == nil && prefill != nil {
 		err = prefill(ctx)
 	}
-	return pmap, err
+	return pmap, id, err
 }
 
-func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, error) {
+func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, string, error) {
 	taken, err := m.TakenPorts(ctx)
 	if err != nil {
-		return nil, &hostrepo.StepError{Step: "listing the ports other sandboxes hold", Err: err}
+		return nil, "", &hostrepo.StepError{Step: "listing the ports other sandboxes hold", Err: err}
 	}
 	// This machine's ports say nothing about a remote engine's: there only
 	// the engine's refusal tells a taken port.
@@ -230,21 +232,21 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 	for attempt := 1; ; attempt++ {
 		pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, free)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		for i := range pmap {
 			pmap[i].EngineHost = remote
 		}
-		err = m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, pmap, m.Helper), nil)
+		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, pmap, m.Helper), nil)
 		if err == nil {
-			return pmap, nil
+			return pmap, id, nil
 		}
 		if !errors.Is(err, box.ErrPortInUse) || attempt == 5 {
-			return nil, err
+			return nil, "", err
 		}
 		// The engine made the container before it failed to bind.
 		if rmErr := m.BoxOf(n).Remove(ctx); rmErr != nil {
-			return nil, err
+			return nil, "", err
 		}
 		for _, p := range pmap {
 			taken[p.HostPort] = true
@@ -254,15 +256,20 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 
 // startContainer creates the container, copies the helper into its helper
 // volume (its PID 1 runs from there) and starts it, running prefill (when
-// set) at the same time: nothing reads /src before the setup step.
-func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) error {
+// set) at the same time: nothing reads /src before the setup step. It
+// returns the container's id, "" on a runtime without (box.Caps.IDs).
+func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) (string, error) {
 	step := "starting container " + n.Container
-	if _, err := m.Provider.Create(ctx, spec); err != nil {
-		return &hostrepo.StepError{Step: step, Err: err}
+	id, err := m.Provider.Create(ctx, spec)
+	if err != nil {
+		return "", &hostrepo.StepError{Step: step, Err: err}
+	}
+	if !m.Provider.Caps().IDs || !box.ValidID(id) {
+		id = ""
 	}
 	m.Owned(n.Container) // made just now, with our labels
 	if err := m.DeliverHelper(ctx, m.BoxOf(n), m.Helper); err != nil {
-		return &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
+		return "", &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)
 	if prefill != nil {
@@ -270,17 +277,17 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	} else {
 		filled <- nil
 	}
-	err := m.BoxOf(n).Start(ctx)
+	err = m.BoxOf(n).Start(ctx)
 	if ferr := <-filled; ferr != nil && err == nil {
-		return ferr
+		return "", ferr
 	}
 	if err != nil {
 		if !errors.Is(err, box.ErrPortInUse) {
 			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
 		}
-		return &hostrepo.StepError{Step: step, Err: err}
+		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
-	return nil
+	return id, nil
 }
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so

@@ -309,7 +309,7 @@ func (c *creation) startBox(ctx context.Context) error {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	t := time.Now()
-	pmap, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.prefill())
+	pmap, id, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.prefill())
 	proxyErr := <-proxyDone
 	// A leftover's proxy: not this create's to remove.
 	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
@@ -326,7 +326,7 @@ func (c *creation) startBox(ctx context.Context) error {
 		}
 		return m.rollback(ctx, n, c.tip, err)
 	}
-	c.rec.Ports = pmap
+	c.rec.Ports, c.rec.ContainerID = pmap, id
 	m.Step("container "+n.Container, t)
 	if leftoverProxy {
 		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})

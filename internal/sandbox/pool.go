@@ -109,6 +109,9 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
 		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
 		c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
+		if m.Provider.Caps().IDs && box.ValidID(e.ID) {
+			c.rec.ContainerID = e.ID
+		}
 		return m.Store().Save(c.rec)
 	}
 	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
@@ -325,7 +328,7 @@ func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (st
 	spec := m.poolSpec(name, c.runConfig(), digest)
 	spec.Name = mk
 	n := hostrepo.Names{Container: mk, Volume: name + "-src"}
-	err := m.startContainer(ctx, n, spec, nil)
+	_, err := m.startContainer(ctx, n, spec, nil)
 	if err == nil {
 		err = m.prepareVolumes(ctx, n, spec.Volumes, c.uid)
 	}
