@@ -59,3 +59,30 @@ func TestReadBlobsAndWorkTreeAttrs(t *testing.T) {
 		t.Errorf("attributes %v", attrs)
 	}
 }
+
+// Many files are hashed by several processes, their ids in the order of
+// the paths, as one process gives them.
+func TestHashWorkTreeFilesInParallel(t *testing.T) {
+	dir := testenv.NewRepo(t, filepath.Join(t.TempDir(), "repo"), testenv.Files{"README.md": "hi\n"})
+	g := gitcli.New(dir, testenv.Exec())
+	var paths []string
+	for i := range 1000 {
+		p := fmt.Sprintf("d%d/f%d.txt", i%7, i)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(fmt.Sprintf("file %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	ids, err := g.HashWorkTreeFiles(context.Background(), filepath.Join(dir, ".git"), dir, paths)
+	if err != nil || len(ids) != len(paths) {
+		t.Fatalf("%d ids, %v", len(ids), err)
+	}
+	for _, i := range []int{0, 1, 249, 250, 499, 500, 998, 999} {
+		if want := testenv.Git(t, dir, "hash-object", paths[i]); ids[i] != want {
+			t.Errorf("%s: id %s, want %s", paths[i], ids[i], want)
+		}
+	}
+}

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -94,10 +97,40 @@ func (c *Client) HashObjects(ctx context.Context, files []string) ([]string, err
 // blob the way `git add` would store it there: the clean filters (git LFS)
 // and end-of-line conversions its .gitattributes and the repository's give
 // each path. gitDir is the repository's (common) git dir.
+//
+// Many files are hashed by several processes side by side: writing a loose
+// object is mostly the file system's time, which they share well (1,000
+// Go files: 130 ms in two, 205 ms in one, on 2 cores).
 func (c *Client) HashWorkTreeFiles(ctx context.Context, gitDir, workTree string, paths []string) ([]string, error) {
 	cmd := runner.Cmd{Name: c.Bin, Args: []string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "hash-object", "-w", "--stdin-paths"}}
-	return c.hashObjectsWith(ctx, cmd, paths)
+	n := min(runtime.NumCPU(), maxHashers, len(paths)/minPerHasher)
+	if n < 2 {
+		return c.hashObjectsWith(ctx, cmd, paths)
+	}
+	ids := make([][]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		part := paths[i*len(paths)/n : (i+1)*len(paths)/n]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], errs[i] = c.hashObjectsWith(ctx, cmd, part)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return slices.Concat(ids...), nil
 }
+
+// maxHashers bounds the hash-object processes of one HashWorkTreeFiles,
+// minPerHasher is the fewest files worth a process of their own.
+const (
+	maxHashers   = 4
+	minPerHasher = 128
+)
 
 func (c *Client) hashObjects(ctx context.Context, cmd runner.Cmd, files []string) ([]string, error) {
 	return c.hashObjectsWith(ctx, c.inRepo(cmd), files)
