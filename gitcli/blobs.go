@@ -117,3 +117,13 @@ func readBatch(r *bufio.Reader, ids []string, withContent bool, each func(id, ty
 	}
 	return nil
 }
+
+// ImportBlobs stores the blobs of a fast-import stream read from r ("blob",
+// "data N", the content), in one process: a pack for many, loose objects
+// for a few, without the file each hash-object reads and each loose object
+// it writes. No delta is sought and the pack is compressed as loose objects
+// are (level 1): the time is the transfer's, and gc packs them anew.
+func (c *Client) ImportBlobs(ctx context.Context, r io.Reader) error {
+	_, err := c.run(ctx, runner.Cmd{Args: []string{"-c", "pack.compression=1", "fast-import", "--quiet", "--depth=0"}, Stdin: r})
+	return err
+}

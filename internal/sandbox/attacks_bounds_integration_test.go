@@ -5,6 +5,8 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -186,6 +188,23 @@ var boundsAttacks = []attack{
 		tr := tree(t, r)
 		if strings.Contains(tr, "v0.txt") || strings.Contains(tr, "b0.bin") || !strings.Contains(tr, "moved/9.txt") || strings.Contains(tr, " d/9.txt") {
 			t.Errorf("the branch holds:\n%s", tr)
+		}
+	}},
+	{name: "a secret's value in one of 100 new files (a call large enough to store its files through fast-import)", side: "agent", expect: "that file is withheld naming TOKEN and no object of it is in the repository; the 99 others commit", run: func(t *testing.T, e *attackEnv) {
+		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_ATK"), "-", "_"))
+		value := "s3cr3t-" + testenv.UniqueName("v")
+		t.Setenv(variable, value)
+		r := boundsRepo(t, e, "[secrets]\nTOKEN = { env = \""+variable+"\" }\n")
+		res := bashIn(t, r, `mkdir many && i=0; while [ $i -lt 99 ]; do echo "file $i" > many/f$i.txt; i=$((i+1)); done; echo "key=$TOKEN" > many/leak.txt`)
+		if len(res.Withheld) != 1 || res.Withheld[0].Path != "many/leak.txt" || res.Withheld[0].Secret != "TOKEN" {
+			t.Errorf("withheld %+v", res.Withheld)
+		}
+		if n := strings.Count(tree(t, r), "many/f"); n != 99 {
+			t.Errorf("%d of the 99 files committed", n)
+		}
+		sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00key=%s\n", len(value)+5, value)))
+		if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
+			t.Error("the repository holds a blob of the file with the secret")
 		}
 	}},
 	{name: "a secret of several lines read in parts", side: "agent", expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -31,7 +32,12 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 		return nil, nil, err
 	}
 	defer os.RemoveAll(s.Tmp)
-	var regular, links, odd []gitcli.Entry // odd: names hash-object cannot read by line
+	im, err := s.newImporter(ctx, plan.fetch)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer im.abort()
+	var regular, links, odd, imported []gitcli.Entry // odd: names hash-object cannot read by line
 	var written []string
 	defer func() {
 		// The files and the directories made for them go: the mirror
@@ -93,9 +99,30 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 				}
 				continue
 			}
+			var content io.Reader = r.Raw(int64(h.Size))
+			if im.take(want, size) {
+				// Held in memory, looked at for secrets before anything
+				// stores it.
+				buf := make([]byte, h.Size)
+				if _, err := io.ReadFull(content, buf); err != nil {
+					return nil, nil, fmt.Errorf("receiving %s: %w", want, err)
+				}
+				if name := s.Secrets.Holds(buf); name != "" {
+					plan.withholdSecret(want, size, name)
+					continue
+				}
+				if im.plain(want, buf) {
+					if e.ID, err = im.store(ctx, s, buf); err != nil {
+						return nil, nil, err
+					}
+					imported = append(imported, e)
+					continue
+				}
+				content = bytes.NewReader(buf)
+			}
 			// The content is looked at for secrets as it is written.
 			scan := s.Secrets.NewScanner()
-			content := io.TeeReader(r.Raw(int64(h.Size)), scan)
+			content = io.TeeReader(content, scan)
 			line := gitcli.LinePath(want)
 			dst := filepath.Join(s.Tmp, "f"+strconv.Itoa(i))
 			if line {
@@ -129,6 +156,9 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := im.close(); err != nil {
+		return nil, nil, err
+	}
 	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, written)
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +175,7 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 		}
 		odd[i].ID = id
 	}
-	return slices.Concat(regular, links, odd), end, nil
+	return slices.Concat(regular, links, odd, imported), end, nil
 }
 
 func readEnd(r *protocol.Reader) (*protocol.End, error) {

@@ -138,6 +138,12 @@ func (s *Store) mayConvertEOL(ctx context.Context, attrs map[string]map[string]s
 			return true
 		}
 	}
+	return s.autoCRLF(ctx)
+}
+
+// autoCRLF reports whether core.autocrlf may convert end-of-lines (unless
+// it is false, it makes every file text=auto); true when git cannot say.
+func (s *Store) autoCRLF(ctx context.Context) bool {
 	v, err := s.Git.Output(ctx, "config", "--type=bool-or-str", "--default=false", "--get", "core.autocrlf")
 	return err != nil || strings.TrimSpace(v) != "false"
 }

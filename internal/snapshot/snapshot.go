@@ -5,9 +5,10 @@
 // the user's index, HEAD and work tree are never touched.
 //
 // Everything the helper says is untrusted: paths are checked, ids are only
-// used to skip a transfer (a blob is stored only after git hashed it here,
-// or taken from the sandbox's own index: reuse), and a lying helper can at
-// worst commit to its own sandbox's branch.
+// used to skip a transfer (a blob is stored only as hashed here, by git or
+// for fast-import as git does, or taken from the sandbox's own index:
+// reuse), and a lying helper can at worst commit to its own sandbox's
+// branch.
 package snapshot
 
 import (
