@@ -39,6 +39,13 @@ func (c *Client) WorkTreeAttrs(ctx context.Context, gitDir, workTree string, pat
 	return out, nil
 }
 
+// WorkTreeConfig runs git config with args as HashWorkTreeFiles's hashing
+// reads the config, and returns its output.
+func (c *Client) WorkTreeConfig(ctx context.Context, gitDir, workTree string, args ...string) (string, error) {
+	res, err := c.Runner.Run(ctx, runner.Cmd{Name: c.Bin, Args: append([]string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "config"}, args...)})
+	return string(res.Stdout), err
+}
+
 // ReadBlobs streams the objects ids name, in order, to each: its type,
 // size and, with content, its content (to be read in full or not at all;
 // what is left is skipped; without content, empty). A missing object is
@@ -62,10 +69,11 @@ func (c *Client) ReadBlobs(ctx context.Context, ids []string, content bool, each
 	}
 	_, err := c.run(ctx, runner.Cmd{Args: []string{"cat-file", batch}, Stdin: in, Stdout: pw})
 	pw.Close()
-	if rerr := <-done; rerr != nil {
-		return rerr
+	rerr := <-done
+	if err != nil {
+		return err // git's failure is the cause of the reader's
 	}
-	return err
+	return rerr
 }
 
 func errOr(err, alt error) error {

@@ -193,7 +193,7 @@ func (r *Repo) Names(slug string) Names {
 	n := NamesFor(r.RepoSlug, r.RepoID, slug)
 	if rec, err := r.Store().Load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
 		n.Container, n.Volume, n.Pool = rec.Container, rec.Volume, rec.Pool
-		if r.Provider.Caps().IDs {
+		if r.Provider.Caps().IDs && box.ValidID(rec.ContainerID) {
 			n.ID = rec.ContainerID
 		}
 	}

@@ -181,6 +181,10 @@ func (v *Values) InSandbox(specs map[string]config.SecretSpec, placeholders map[
 	return &out
 }
 
+// Any reports whether there is a value to look for: one masked but no
+// longer given to the sandbox (InSandbox) counts.
+func (v *Values) Any() bool { return v != nil && len(v.vals) > 0 }
+
 // Names are the secrets' names, for messages.
 func (v *Values) Names() []string {
 	if v == nil {

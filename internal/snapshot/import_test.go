@@ -103,3 +103,17 @@ func TestTakeImportsNoSecret(t *testing.T) {
 		t.Errorf("new/7.txt: %q", got)
 	}
 }
+
+// Under git's old crlf attribute a file with a CR is stored as git add
+// stores it, normalized, though the call is large.
+func TestTakeImportsOldCRLFAsGitAdd(t *testing.T) {
+	s, st := store(t, testenv.Files{"README.md": "hi\n"})
+	if err := writeUnder(s.Rules, ".gitattributes", []byte("* crlf\n")); err != nil {
+		t.Fatal(err)
+	}
+	f := many(minImport, func(i int) string { return fmt.Sprintf("line %d\r\n", i) })
+	take(t, s, st, f)
+	if got := testenv.Git(t, s.Git.Dir, "cat-file", "-s", "litterbox/work:new/3.txt"); got != "7" {
+		t.Errorf("new/3.txt stored in %s bytes; want 7, the CR gone", got)
+	}
+}

@@ -20,10 +20,11 @@ const minReuse = 8
 
 // convertingAttrs are the attributes under which `git add` stores other
 // bytes than the file's own, whatever the content; eolAttrs those under
-// which it may, for a content with a CR (see plainBlob).
+// which it may, for a content with a CR (see plainBlob): crlf is git's old
+// name for text, which it still reads.
 var (
 	convertingAttrs = []string{"filter", "ident", "working-tree-encoding"}
-	eolAttrs        = []string{"text", "eol"}
+	eolAttrs        = []string{"text", "eol", "crlf"}
 )
 
 // reuse takes out of the plan's fetch the files whose content the
@@ -89,7 +90,11 @@ func (s *Store) reuse(ctx context.Context, p *planResult, staged map[string]gitc
 	take := map[string]bool{}
 	for _, q := range paths {
 		c := p.changed[q]
-		if !fit[ids[q]] || c.Mode&protocol.ModeType == protocol.ModeRegular && converted(attrs[q]) {
+		size, ok := fit[ids[q]]
+		switch t := c.Mode & protocol.ModeType; {
+		case !ok,
+			t == protocol.ModeRegular && converted(attrs[q]),
+			t == protocol.ModeSymlink && size > maxLink: // as receive bounds a link
 			continue
 		}
 		p.reused = append(p.reused, gitcli.Entry{Path: q, Mode: gitMode(c.Mode), ID: ids[q]})
@@ -144,28 +149,28 @@ func (s *Store) mayConvertEOL(ctx context.Context, attrs map[string]map[string]s
 // autoCRLF reports whether core.autocrlf may convert end-of-lines (unless
 // it is false, it makes every file text=auto); true when git cannot say.
 func (s *Store) autoCRLF(ctx context.Context) bool {
-	v, err := s.Git.Output(ctx, "config", "--type=bool-or-str", "--default=false", "--get", "core.autocrlf")
+	v, err := s.Git.WorkTreeConfig(ctx, s.GitDir, ensureDir(s.Rules), "--type=bool-or-str", "--default=false", "--get", "core.autocrlf")
 	return err != nil || strings.TrimSpace(v) != "false"
 }
 
-// plainBlobs reads the blobs ids name and says which may be reused: a blob
-// within max-file-size, with no secret's value and, when eol is set, no
-// CR. The content is read only when one of those asks for it; otherwise
-// the sizes do.
-func (s *Store) plainBlobs(ctx context.Context, ids []string, eol bool) (map[string]bool, error) {
-	read := eol || len(s.Secrets.Names()) > 0
-	fit := map[string]bool{}
+// plainBlobs reads the blobs ids name and gives the size of those that may
+// be reused: a blob within max-file-size, with no secret's value and, when
+// eol is set, no CR. The content is read only when one of those asks for
+// it; otherwise the sizes do.
+func (s *Store) plainBlobs(ctx context.Context, ids []string, eol bool) (map[string]int64, error) {
+	read := eol || s.Secrets.Any()
+	fit := map[string]int64{}
 	err := s.Git.ReadBlobs(ctx, ids, read, func(id, typ string, size int64, content io.Reader) error {
 		if typ != "blob" || s.MaxFile > 0 && size > s.MaxFile {
 			return nil
 		}
-		if !read {
-			fit[id] = true
-			return nil
+		if read {
+			if ok, err := plainBlob(content, s.Secrets, eol); !ok || err != nil {
+				return err
+			}
 		}
-		ok, err := plainBlob(content, s.Secrets, eol)
-		fit[id] = ok
-		return err
+		fit[id] = size
+		return nil
 	})
 	return fit, err
 }

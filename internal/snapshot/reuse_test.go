@@ -115,8 +115,13 @@ func TestTakeReusesOnlyWhatGitWouldStore(t *testing.T) {
 			setup: func(t *testing.T, s *Store) { testenv.Git(t, s.Git.Dir, "config", "core.autocrlf", "input") }},
 		{name: "a filter", attrs: "new/** filter=lfs\n", body: plain, fetch: true},
 		{name: "ident", attrs: "*.txt ident\n", body: plain, fetch: true},
+		{name: "a CR under the old crlf attribute", attrs: "* crlf\n", body: func(i int) string { return plain(i) + "\r\n" }, fetch: true},
 		{name: "a secret's value", body: func(i int) string { return "token hunter2-long-value\n" + plain(i) }, fetch: true,
 			setup: func(t *testing.T, s *Store) { s.Secrets = hunter2(t) }},
+		{name: "the value of a secret the sandbox is no longer given (still masked)", body: func(i int) string { return "token hunter2-long-value\n" + plain(i) }, fetch: true,
+			setup: func(t *testing.T, s *Store) {
+				s.Secrets = hunter2(t).InSandbox(map[string]config.SecretSpec{"TOKEN": {Env: "TOKEN", Inject: []string{"api.example.com"}}}, nil)
+			}},
 		{name: "over max-file-size", body: func(i int) string { return strings.Repeat("x", 100) + plain(i) }, fetch: true,
 			setup: func(t *testing.T, s *Store) { s.MaxFile = 64 }},
 	}
@@ -163,4 +168,23 @@ func decodeHex(t *testing.T, s string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A symlink is reused only within the length Linux allows its target, as
+// a fetched one is bounded: a helper reporting a link with the id of a
+// long file's blob gets it fetched.
+func TestTakeReusesNoLongLink(t *testing.T) {
+	long := func(i int) string { return strings.Repeat("x", maxLink) + plain(i) }
+	files, changes, sent := moved(minReuse, long)
+	for i := range changes {
+		if changes[i].Op == protocol.Changed {
+			changes[i].Mode = protocol.ModeSymlink | 0o777
+		}
+	}
+	s, st := store(t, files)
+	f := &fakeHelper{changes: changes, files: sent}
+	take(t, s, st, f)
+	if len(f.asked) != minReuse {
+		t.Errorf("host asked for %d links, want all %d", len(f.asked), minReuse)
+	}
 }
