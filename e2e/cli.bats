@@ -158,8 +158,9 @@ teardown() { common_teardown; }
   assert_equal "$("$RUNTIME" exec "$c" cat /src/notes/pasted.txt; echo .)" "$body."
   assert_equal "$("$RUNTIME" exec "$c" cat /src/pasted-ran.txt)" "$("$RUNTIME" exec "$c" cat /src/ran.txt)"
   # The logged line names what really ran: the helper's act, with its
-  # request on stdin.
-  grep -q "; ran as: $RUNTIME exec -i $c /.litterbox/[0-9a-f]*/litterbox-helper act; the snapshot left out\$" "$BATS_TEST_TMPDIR/log" ||
+  # request on stdin, in the container the sandbox's create made (its id).
+  id=$("$RUNTIME" inspect --format '{{.Id}}' "$c")
+  grep -q "; ran as: $RUNTIME exec -i $id /.litterbox/[0-9a-f]*/litterbox-helper act; the snapshot left out\$" "$BATS_TEST_TMPDIR/log" ||
     fail "no note naming the act exec: $(cat "$BATS_TEST_TMPDIR/log")"
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // openAt opens the repository found from loc with real git and no engine.
@@ -194,5 +195,37 @@ func TestCommonDirOf(t *testing.T) {
 		if got := commonDirOf(root); got != want {
 			t.Errorf("commonDirOf(%s) = %s, want %s", root, got, want)
 		}
+	}
+}
+
+// A record's container id is taken as proof only by the repository whose
+// name the record's container bears: in a copy of the repository (its
+// own id), the record names the original's container, and its id is not
+// used, so calls go through the label check, which refuses it.
+func TestContainerIDProvesOnlyToItsRepository(t *testing.T) {
+	top := t.TempDir()
+	orig := mustOpen(t, testenv.NewRepo(t, filepath.Join(top, "orig"), testenv.SmallFiles))
+	n := orig.Names("x")
+	id := strings.Repeat("ab", 32)
+	rec := &layout.Record{Name: "x", Branch: n.Branch, Container: n.Container, Volume: n.Volume, ContainerID: id}
+	if err := orig.Store().Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := orig.Names("x").ID; got != id {
+		t.Fatalf("the original's names carry id %q", got)
+	}
+	cp := filepath.Join(top, "copy")
+	if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "cp", Args: []string{"-a", orig.Root, cp}}); err != nil {
+		t.Fatal(err)
+	}
+	c := mustOpen(t, cp)
+	if c.RepoID == orig.RepoID {
+		t.Fatal("the copy kept the original's id")
+	}
+	if got := c.Names("x"); got.ID != "" || got.Container != n.Container {
+		t.Errorf("in the copy, x is %+v: the original's container, by id", got)
+	}
+	if b := c.Box("x"); b.Name != n.Container {
+		t.Errorf("the copy's calls would address %q", b.Name)
 	}
 }

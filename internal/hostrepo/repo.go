@@ -192,8 +192,12 @@ func (r *Repo) Layout() layout.Layout { return layout.New(r.GitDir) }
 func (r *Repo) Names(slug string) Names {
 	n := NamesFor(r.RepoSlug, r.RepoID, slug)
 	if rec, err := r.Store().Load(slug); err == nil && rec != nil && rec.Container != "" && rec.Volume != "" {
+		// The id proves the container only to the repository that made
+		// it: a copy of the git dir (cp -r) has the record, with the
+		// original's container name and id, under an id of its own.
+		own := rec.Container == n.Container
 		n.Container, n.Volume, n.Pool = rec.Container, rec.Volume, rec.Pool
-		if r.Provider.Caps().IDs && box.ValidID(rec.ContainerID) {
+		if own && r.Provider.Caps().IDs && box.ValidID(rec.ContainerID) {
 			n.ID = rec.ContainerID
 		}
 	}
