@@ -22,47 +22,39 @@ const maxImported = 1 << 20
 
 // importer stores plain files' content as blobs through one git
 // fast-import, fed as the files arrive. A file is plain where `git add`
-// stores its bytes as they are: no filter, ident or working-tree-encoding
-// attribute, and no CR where end-of-line conversion may apply (eol). Its
-// id is computed here, as git would.
+// stores its bytes as they are (asIs): no filter, ident or
+// working-tree-encoding attribute, and no CR where end-of-line conversion
+// may apply. Its id is computed here, as git would.
 type importer struct {
-	eligible map[string]bool // by path: no converting attribute
-	eol      map[string]bool // by path: end-of-line conversion may apply
-	pw       *io.PipeWriter
-	w        *bufio.Writer
-	done     chan error
+	rules *asIs
+	pw    *io.PipeWriter
+	w     *bufio.Writer
+	done  chan error
 }
 
-// newImporter readies an importer for the files of fetch that may be
-// plain, or returns nil when the call fetches too few for one.
-func (s *Store) newImporter(ctx context.Context, fetch []string) (*importer, error) {
-	if len(fetch) < minImport {
+// newImporter readies an importer for the plan's files to fetch, or
+// returns nil when the call fetches too few for one.
+func (s *Store) newImporter(ctx context.Context, plan *planResult) (*importer, error) {
+	if len(plan.fetch) < minImport {
 		return nil, nil
 	}
-	attrs, err := s.Git.WorkTreeAttrs(ctx, s.GitDir, ensureDir(s.Rules), fetch, append(convertingAttrs, eolAttrs...)...)
+	rules, err := s.asIsFor(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
-	autocrlf := s.autoCRLF(ctx)
-	im := &importer{eligible: map[string]bool{}, eol: map[string]bool{}}
-	for _, p := range fetch {
-		a := attrs[p]
-		im.eligible[p] = !converted(a) && !isRuleFile(p)
-		im.eol[p] = autocrlf || anySet(a, eolAttrs)
-	}
-	return im, nil
+	return &importer{rules: rules}, nil
 }
 
 // take reports whether the file p of size bytes goes through the
 // importer: then its content is read into memory first (the secret scan
 // sees it before anything stores it), and store decides.
 func (im *importer) take(p string, size int64) bool {
-	return im != nil && im.eligible[p] && size <= maxImported
+	return im != nil && im.rules.bytesAsIs(p) && size <= maxImported
 }
 
 // plain reports whether content is stored at p as it is.
 func (im *importer) plain(p string, content []byte) bool {
-	return !im.eol[p] || bytes.IndexByte(content, '\r') < 0
+	return !im.rules.eol(p) || bytes.IndexByte(content, '\r') < 0
 }
 
 // store sends content to fast-import, starting it on the first, and

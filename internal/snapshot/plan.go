@@ -40,6 +40,8 @@ type planResult struct {
 	// the index (reuse) instead of fetched; reused are those taken.
 	changed map[string]protocol.Change
 	reused  []gitcli.Entry
+	// asIs, once read, says which of fetch git stores byte for byte.
+	asIs *asIs
 }
 
 // withhold leaves p out of the commit.

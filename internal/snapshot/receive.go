@@ -32,7 +32,7 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 		return nil, nil, err
 	}
 	defer os.RemoveAll(s.Tmp)
-	im, err := s.newImporter(ctx, plan.fetch)
+	im, err := s.newImporter(ctx, plan)
 	if err != nil {
 		return nil, nil, err
 	}

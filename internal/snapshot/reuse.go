@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -18,15 +17,6 @@ import (
 // files pays nothing for reuse.
 const minReuse = 8
 
-// convertingAttrs are the attributes under which `git add` stores other
-// bytes than the file's own, whatever the content; eolAttrs those under
-// which it may, for a content with a CR (see plainBlob): crlf is git's old
-// name for text, which it still reads.
-var (
-	convertingAttrs = []string{"filter", "ident", "working-tree-encoding"}
-	eolAttrs        = []string{"text", "eol", "crlf"}
-)
-
 // reuse takes out of the plan's fetch the files whose content the
 // sandbox's index already holds at some path, a moved or copied file (a
 // renamed directory's thousands of them), and commits them with that blob
@@ -35,9 +25,9 @@ var (
 //   - the id names a blob of this sandbox's own index (its branch's tree),
 //     not any object of the repository: a lying helper gets at most a file
 //     it could have made by copying one it has;
-//   - the blob is what `git add` would store at the new path: no filter,
-//     ident or working-tree-encoding attribute applies there, and it has no
-//     CR for an end-of-line conversion to change;
+//   - the blob is what `git add` would store at the new path (asIs): no
+//     filter, ident or working-tree-encoding attribute applies there, and
+//     it has no CR for an end-of-line conversion to change;
 //   - it passes what a fetched file must: within max-file-size (its real
 //     size, not the one reported), no secret's value in it.
 //
@@ -79,11 +69,12 @@ func (s *Store) reuse(ctx context.Context, p *planResult, staged map[string]gitc
 	if len(paths) == 0 {
 		return nil
 	}
-	attrs, err := s.Git.WorkTreeAttrs(ctx, s.GitDir, ensureDir(s.Rules), paths, append(convertingAttrs, eolAttrs...)...)
+	rules, err := s.asIsFor(ctx, p)
 	if err != nil {
 		return err
 	}
-	fit, err := s.plainBlobs(ctx, want, s.mayConvertEOL(ctx, attrs))
+	eol := slices.ContainsFunc(paths, rules.eol)
+	fit, err := s.plainBlobs(ctx, want, eol)
 	if err != nil {
 		return err
 	}
@@ -93,7 +84,7 @@ func (s *Store) reuse(ctx context.Context, p *planResult, staged map[string]gitc
 		size, ok := fit[ids[q]]
 		switch t := c.Mode & protocol.ModeType; {
 		case !ok,
-			t == protocol.ModeRegular && converted(attrs[q]),
+			t == protocol.ModeRegular && !rules.bytesAsIs(q),
 			t == protocol.ModeSymlink && size > maxLink: // as receive bounds a link
 			continue
 		}
@@ -117,40 +108,6 @@ func (p *planResult) reusable() []string {
 		}
 	}
 	return out
-}
-
-// converted reports whether an attribute of a path has git store other
-// bytes than the file's.
-func converted(attrs map[string]string) bool {
-	return anySet(attrs, convertingAttrs)
-}
-
-func anySet(attrs map[string]string, names []string) bool {
-	for _, a := range names {
-		if v, ok := attrs[a]; !ok || v != "unspecified" && v != "unset" {
-			return true
-		}
-	}
-	return false
-}
-
-// mayConvertEOL reports whether `git add` may change a CR in any of the
-// paths: a text or eol attribute, or core.autocrlf (which, unless
-// false, makes every file text=auto).
-func (s *Store) mayConvertEOL(ctx context.Context, attrs map[string]map[string]string) bool {
-	for _, a := range attrs {
-		if anySet(a, eolAttrs) {
-			return true
-		}
-	}
-	return s.autoCRLF(ctx)
-}
-
-// autoCRLF reports whether core.autocrlf may convert end-of-lines (unless
-// it is false, it makes every file text=auto); true when git cannot say.
-func (s *Store) autoCRLF(ctx context.Context) bool {
-	v, err := s.Git.WorkTreeConfig(ctx, s.GitDir, ensureDir(s.Rules), "--type=bool-or-str", "--default=false", "--get", "core.autocrlf")
-	return err != nil || strings.TrimSpace(v) != "false"
 }
 
 // plainBlobs reads the blobs ids name and gives the size of those that may
