@@ -443,37 +443,74 @@ func changedIn(t *testing.T, m *Manager, commit string) string {
 	return strings.Join(strings.Fields(out), " ")
 }
 
-// A moved directory is committed as `git add -A` of the same tree commits
-// it, on every image: its files are taken from the index where git would
-// store the same bytes at the new path (plain files), and sent again where
-// it would not: a CR under text=auto there, and ident files (whose copy in
-// /src git expanded, so they hash apart from their blobs).
+// A moved directory, then a change to all its files, are committed as
+// `git add -A` of the same tree commits them, on busybox and Debian. The
+// move takes its files from the index where git would store the same bytes
+// at the new path (plain files) and sends the rest again (a CR under
+// text=auto there; ident files, whose copy in /src git expanded; LFS files,
+// stored through the clean filter). The change of all 300 files stores the
+// plain ones through fast-import (a pack appears) and the rest as before.
 func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
-	files := testenv.Files{".gitattributes": "moved/cr/** text=auto\n*.id ident\n"}
-	for i := range 12 {
-		files[fmt.Sprintf("d/%d.txt", i)] = fmt.Sprintf("plain %d\n", i)
-		files[fmt.Sprintf("d/cr/%d.txt", i)] = fmt.Sprintf("crlf %d\r\n", i)
-		files[fmt.Sprintf("d/id/%d.id", i)] = fmt.Sprintf("$Id$ %d\n", i)
-	}
 	for _, image := range shellImages[:2] {
 		t.Run(imageName(image), func(t *testing.T) {
-			m := matrixSandbox(t, image, files)
-			if res := bash(t, m, "mv d moved"); res.Snapshot == "" {
-				t.Fatalf("the move was not committed: %+v", res)
+			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
+			files := testenv.Files{".gitattributes": "moved/cr/** text=auto\n*.id ident\n*.bin filter=lfs diff=lfs merge=lfs -text\n"}
+			for i := range 200 {
+				files[fmt.Sprintf("d/p%d/%d.txt", i%10, i)] = fmt.Sprintf("plain %d\n", i)
+			}
+			for i := range 30 {
+				files[fmt.Sprintf("d/cr/%d.txt", i)] = fmt.Sprintf("crlf %d\r\n", i)
+				files[fmt.Sprintf("d/id/%d.id", i)] = fmt.Sprintf("$Id$ %d\n", i)
+				files[fmt.Sprintf("d/lfs/%d.bin", i)] = fmt.Sprintf("binary\x00%d", i)
+			}
+			testenv.NewRepo(t, dir, testenv.Files{"README.md": "moves\n"})
+			testenv.Git(t, dir, "lfs", "install", "--local")
+			for p, body := range files {
+				if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(dir, p), body)
+			}
+			testenv.Git(t, dir, "add", "-A")
+			testenv.Git(t, dir, "commit", "-q", "-m", "files")
+			m := imageManager(t, dir, image)
+			if _, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+				t.Fatal(err)
 			}
 			host := filepath.Join(t.TempDir(), "host")
 			testenv.Git(t, m.Root, "worktree", "add", "-q", "--detach", host, "HEAD")
 			t.Cleanup(func() { testenv.Git(t, m.Root, "worktree", "remove", "--force", host) })
-			if err := os.Rename(filepath.Join(host, "d"), filepath.Join(host, "moved")); err != nil {
-				t.Fatal(err)
+			// Each step in the sandbox, the same on the host, and the trees
+			// compared.
+			step := func(cmd string) {
+				t.Helper()
+				if res := bash(t, m, cmd); res.Snapshot == "" {
+					t.Fatalf("%q was not committed: %+v", cmd, res)
+				}
+				if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "sh", Args: []string{"-c", cmd}, Dir: host}); err != nil {
+					t.Fatalf("%q on the host: %v", cmd, err)
+				}
+				testenv.Git(t, host, "add", "-A")
+				want := testenv.Git(t, host, "write-tree")
+				if got := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}"); got != want {
+					t.Errorf("after %q the branch's tree is %s, git add's %s:\n%s", cmd, got, want, testenv.Git(t, m.Root, "diff", "--stat", want, "litterbox/work"))
+				}
 			}
-			testenv.Git(t, host, "add", "-A")
-			want := testenv.Git(t, host, "write-tree")
-			if got := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}"); got != want {
-				t.Errorf("the branch's tree is %s, git add's %s:\n%s", got, want, testenv.Git(t, m.Root, "diff", "--stat", want, "litterbox/work"))
+			step("mv d moved")
+			if got := testenv.Git(t, m.Root, "cat-file", "-s", "litterbox/work:moved/cr/1.txt"); got != "7" {
+				t.Errorf("moved/cr/1.txt is %s bytes; want 7, normalized", got)
 			}
-			if got := show(t, m, "moved/cr/0.txt"); got != "crlf 0" || strings.Contains(show(t, m, "moved/cr/1.txt"), "\r") {
-				t.Errorf("moved/cr not normalized: %q", got)
+			if got := show(t, m, "moved/lfs/1.bin"); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
+				t.Errorf("moved/lfs/1.bin committed as %q, not an LFS pointer", got)
+			}
+			packs := func() int { p, _ := filepath.Glob(filepath.Join(m.Root, ".git", "objects", "pack", "*.pack")); return len(p) }
+			before := packs()
+			step(`find moved -type f | while read -r f; do echo more >> "$f"; done`)
+			if packs() != before+1 {
+				t.Errorf("packs %d, then %d: the change's plain files did not go through fast-import", before, packs())
+			}
+			if got := show(t, m, "moved/lfs/2.bin"); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
+				t.Errorf("moved/lfs/2.bin committed as %q, not an LFS pointer", got)
 			}
 		})
 	}
