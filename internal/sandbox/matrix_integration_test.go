@@ -503,7 +503,10 @@ func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
 			if got := show(t, m, "moved/lfs/1.bin"); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
 				t.Errorf("moved/lfs/1.bin committed as %q, not an LFS pointer", got)
 			}
-			packs := func() int { p, _ := filepath.Glob(filepath.Join(m.Root, ".git", "objects", "pack", "*.pack")); return len(p) }
+			packs := func() int {
+				p, _ := filepath.Glob(filepath.Join(m.Root, ".git", "objects", "pack", "*.pack"))
+				return len(p)
+			}
 			before := packs()
 			step(`find moved -type f | while read -r f; do echo more >> "$f"; done`)
 			if packs() != before+1 {
