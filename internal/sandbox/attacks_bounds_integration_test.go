@@ -207,6 +207,30 @@ var boundsAttacks = []attack{
 			t.Error("the repository holds a blob of the file with the secret")
 		}
 	}},
+	{name: "100 new files under an LFS filter in one call (large enough to store its files through fast-import)", side: "agent", expect: "each is committed as an LFS pointer, as git add stores it; no object of any file's raw content is in the repository", run: func(t *testing.T, e *attackEnv) {
+		r := freshRepo(t, e, "")
+		testenv.Git(t, r.Root, "lfs", "install", "--local")
+		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+		testenv.Git(t, r.Root, "add", "-A")
+		testenv.Git(t, r.Root, "commit", "-q", "-m", "lfs")
+		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+			t.Fatal(err)
+		}
+		bashIn(t, r, `mkdir big && i=0; while [ $i -lt 100 ]; do printf 'raw\000%d' $i > big/f$i.bin; i=$((i+1)); done`)
+		for _, i := range []int{0, 57, 99} {
+			if got := testenv.Git(t, r.Root, "show", fmt.Sprintf("litterbox/work:big/f%d.bin", i)); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
+				t.Errorf("big/f%d.bin committed as %q, not an LFS pointer", i, got)
+			}
+			raw := fmt.Sprintf("raw\x00%d", i)
+			sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(raw), raw)))
+			if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
+				t.Errorf("the repository holds big/f%d.bin's raw content as an object", i)
+			}
+		}
+		if n := strings.Count(tree(t, r), "big/f"); n != 100 {
+			t.Errorf("%d of the 100 files committed", n)
+		}
+	}},
 	{name: "a secret of several lines read in parts", side: "agent", expect: "read of some of its lines, from its start, middle or end, and grep of one line show them masked", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		variable := strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("LB_KEY"), "-", "_"))
