@@ -13,7 +13,6 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // BenchmarkMCPStartup measures `litterbox mcp` from process start to an
@@ -21,10 +20,7 @@ import (
 // reports the server's resident memory once it has been idle for a second.
 func BenchmarkMCPStartup(b *testing.B) {
 	ctx := context.Background()
-	bin := filepath.Join(b.TempDir(), "litterbox")
-	if _, err := testenv.Exec().Run(ctx, runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "."}}); err != nil {
-		b.Fatal(err)
-	}
+	bin := builtBinary(b)
 	repo := filepath.Join(b.TempDir(), testenv.UniqueName("lbbench"))
 	testenv.NewRepo(b, repo, testenv.SmallFiles)
 	var rss int64
