@@ -21,9 +21,9 @@ func (c *Client) WorkTreeAttrs(ctx context.Context, gitDir, workTree string, pat
 	if len(paths) == 0 {
 		return out, nil
 	}
-	args := append([]string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "check-attr", "-z", "--stdin"}, attrs...)
-	in := strings.Join(paths, "\x00") + "\x00"
-	res, err := c.Runner.Run(ctx, runner.Cmd{Name: c.Bin, Args: args, Stdin: strings.NewReader(in)})
+	cmd := c.inWorkTree(gitDir, workTree, append([]string{"check-attr", "-z", "--stdin"}, attrs...)...)
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
+	res, err := c.Runner.Run(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (c *Client) WorkTreeAttrs(ctx context.Context, gitDir, workTree string, pat
 // WorkTreeConfig runs git config with args as HashWorkTreeFiles's hashing
 // reads the config, and returns its output.
 func (c *Client) WorkTreeConfig(ctx context.Context, gitDir, workTree string, args ...string) (string, error) {
-	res, err := c.Runner.Run(ctx, runner.Cmd{Name: c.Bin, Args: append([]string{"-C", workTree, "--git-dir=" + gitDir, "--work-tree=.", "config"}, args...)})
+	res, err := c.Runner.Run(ctx, c.inWorkTree(gitDir, workTree, append([]string{"config"}, args...)...))
 	return string(res.Stdout), err
 }
 
@@ -58,8 +58,9 @@ func (c *Client) ReadBlobs(ctx context.Context, ids []string, content bool, each
 	done := make(chan error, 1)
 	go func() {
 		err := readBatch(bufio.NewReaderSize(pr, 64<<10), ids, content, each)
-		// The reader's failure ends git too: it cannot write any more.
-		pr.CloseWithError(fmt.Errorf("reading git cat-file's output: %w", errOr(err, io.ErrClosedPipe)))
+		// The reader's end (its failure, or nil: io.ErrClosedPipe) ends
+		// git too: it cannot write any more.
+		pr.CloseWithError(err)
 		done <- err
 	}()
 	in := strings.NewReader(strings.Join(ids, "\n") + "\n")
@@ -74,13 +75,6 @@ func (c *Client) ReadBlobs(ctx context.Context, ids []string, content bool, each
 		return err // git's failure is the cause of the reader's
 	}
 	return rerr
-}
-
-func errOr(err, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
 }
 
 // readBatch parses cat-file --batch: "<id> <type> <size>\n<content>\n" an

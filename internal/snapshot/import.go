@@ -65,8 +65,9 @@ func (im *importer) store(ctx context.Context, s *Store, content []byte) (string
 		im.pw, im.w, im.done = pw, bufio.NewWriterSize(pw, 256<<10), make(chan error, 1)
 		go func() {
 			err := s.Git.ImportBlobs(ctx, pr)
-			// A git that failed reads no more: the sender must not wait.
-			pr.CloseWithError(fmt.Errorf("git fast-import ended: %w", errOr(err, io.ErrClosedPipe)))
+			// A git that ended reads no more: the sender must not wait
+			// (nil: io.ErrClosedPipe).
+			pr.CloseWithError(err)
 			im.done <- err
 		}()
 	}
@@ -97,10 +98,3 @@ func (im *importer) close() error {
 // whole blob sent (a stream cut inside one would leave a crash report in
 // the git dir): the blobs it stored are unreferenced, for gc to prune.
 func (im *importer) abort() { _ = im.close() }
-
-func errOr(err, alt error) error {
-	if err != nil {
-		return err
-	}
-	return alt
-}
