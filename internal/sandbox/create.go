@@ -264,9 +264,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	if err != nil {
 		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
-	if !m.Provider.Caps().IDs || !box.ValidID(id) {
-		id = ""
-	}
+	id = m.keptID(id)
 	m.Owned(n.Container) // made just now, with our labels
 	if err := m.DeliverHelper(ctx, m.BoxOf(n), m.Helper); err != nil {
 		return "", &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
@@ -288,6 +286,16 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
 	return id, nil
+}
+
+// keptID is the id a record keeps of a box the engine made: "" on a
+// runtime whose boxes have none (box.Caps.IDs; Kubernetes gives the pod's
+// name). Names checks it again when a record is read.
+func (m *Manager) keptID(id string) string {
+	if !m.Provider.Caps().IDs {
+		return ""
+	}
+	return id
 }
 
 // copyTree streams `git archive` of base through Chown into `docker cp -`, so

@@ -109,10 +109,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
 		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
 		c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
-		c.rec.ContainerID = ""
-		if m.Provider.Caps().IDs && box.ValidID(e.ID) {
-			c.rec.ContainerID = e.ID
-		}
+		c.rec.ContainerID = m.keptID(e.ID)
 		return m.Store().Save(c.rec)
 	}
 	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
