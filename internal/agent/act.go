@@ -299,6 +299,7 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	if err != nil {
 		return Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 	}
+	v.markBegun()
 	b, err := protocol.DecodeBegin(p)
 	if err != nil || !b.Between {
 		return Between{}, nil, err

@@ -31,6 +31,10 @@ type actExec struct {
 	// answer in time, a sandbox that ended under it): the reads and writes
 	// then fail only as its consequence ("read/write on closed pipe").
 	cut error
+	// begun is set once the helper answered: from then on, an exec the
+	// engine ends because the container is not running means the sandbox
+	// ended during the call, not that it was stopped before it.
+	begun bool
 }
 
 // startAct starts the helper's act for c in the sandbox.
@@ -58,31 +62,49 @@ func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc,
 }
 
 // stop ends the conversation after err and returns the failure to report:
-// why abort cut it, or the engine's refusal of the exec (no such
-// container, paused) when there was one, since err is then only their
-// consequence; else err.
+// what the exec's outcome says (failure) when it says something, since err
+// is then only its consequence; else err.
 func (v *actExec) stop(ctx context.Context, err error) error {
 	v.inW.CloseWithError(err)
 	v.outR.CloseWithError(err)
+	if why := v.failure(ctx, <-v.done); why != nil {
+		return why
+	}
+	return err
+}
+
+// failure is what went wrong by the exec's outcome: why abort cut it, the
+// sandbox's end under a call that had begun (its helper killed with it, or
+// the engine cutting the exec), or the engine's refusal of the exec (no
+// such container, paused, stopped before the call); nil when it says
+// nothing of the kind.
+func (v *actExec) failure(ctx context.Context, execErr error) error {
+	v.mu.Lock()
+	cut, begun := v.cut, v.begun
+	v.mu.Unlock()
 	var engine *box.Error
 	var exited *helperExitError
-	execErr := <-v.done
-	v.mu.Lock()
-	cut := v.cut
-	v.mu.Unlock()
 	switch {
 	case cut != nil:
 		return cut
+	case errors.As(execErr, &exited), begun && errors.Is(execErr, box.ErrNotRunning):
+		if ended := v.m.endedUnder(ctx, v.slug); ended != nil {
+			return ended
+		}
+		if exited == nil {
+			return v.m.execError(ctx, v.slug, execErr)
+		}
 	case errors.As(execErr, &engine):
 		return v.m.execError(ctx, v.slug, execErr)
-	case errors.As(execErr, &exited):
-		// A helper killed from outside: most likely the container itself
-		// stopped under it.
-		if v.m.stoppedUnder(ctx, v.slug) {
-			return fmt.Errorf("sandbox '%s' stopped during the call (docker logs %s says why); its work is on the branch up to the last call: litterbox resume %s", v.slug, v.m.Names(v.slug).Container, v.slug)
-		}
 	}
-	return err
+	return nil
+}
+
+// markBegun records that the helper answered the call.
+func (v *actExec) markBegun() {
+	v.mu.Lock()
+	v.begun = true
+	v.mu.Unlock()
 }
 
 // abort cuts a conversation whose helper does not answer in time, or
@@ -101,31 +123,32 @@ func (v *actExec) abort(err error) {
 // end closes the conversation after a snapshot and waits for the exec.
 func (v *actExec) end(ctx context.Context) error {
 	v.inW.Close()
-	if _, err := io.Copy(io.Discard, v.outR); err != nil {
-		return v.m.execError(ctx, v.slug, err)
+	// The output ends when the exec does, with its error.
+	_, _ = io.Copy(io.Discard, v.outR)
+	execErr := <-v.done
+	if why := v.failure(ctx, execErr); why != nil {
+		return why
 	}
-	if err := <-v.done; err != nil {
-		return v.m.execError(ctx, v.slug, err)
-	}
-	return nil
+	return execErr
 }
 
-// stoppedUnder reports whether the sandbox's container is not running,
-// waiting up to a second for the engine to record its end: the helper of a
-// call dies with the container's PID 1, and its exec may end a moment
-// before the engine marks the container exited.
-func (m *Agent) stoppedUnder(ctx context.Context, slug string) bool {
+// endedUnder is the sandbox's end when its container is not running,
+// waiting up to a second for the engine to record it: the helper of a call
+// dies with the container's PID 1, and its exec may end a moment before
+// the engine marks the container exited. It is nil while the container
+// runs.
+func (m *Agent) endedUnder(ctx context.Context, slug string) *EndedError {
 	ctx = context.WithoutCancel(ctx)
 	for i := 0; ; i++ {
 		in, err := m.Box(slug).Inspect(ctx)
 		if err != nil {
-			return false
+			return nil
 		}
-		if in.State != "running" {
-			return true
+		if in.State != "running" && in.State != "paused" {
+			return &EndedError{Slug: slug, Container: m.Names(slug).Container, ExitCode: in.ExitCode}
 		}
 		if i == 10 {
-			return false
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

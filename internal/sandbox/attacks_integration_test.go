@@ -123,6 +123,7 @@ func attackTable(t *testing.T, image string, kernelRowsOnly bool) {
 			continue
 		}
 		t.Run(a.side+"/"+a.name, func(t *testing.T) {
+			defer keepAlive(t, e)
 			before := untouched(t, e)
 			t.Log("expect: " + a.expect)
 			a.run(t, e)
@@ -154,6 +155,22 @@ func endedUnderGVisor(t *testing.T, e *attackEnv, err error, start time.Time, co
 		t.Fatal(err)
 	}
 	return true
+}
+
+// keepAlive starts the attacker's sandbox again after a row that failed
+// with it ended, so that the rows after it test what they are for rather
+// than fail on the stopped sandbox (the row's own failure is reported).
+func keepAlive(t *testing.T, e *attackEnv) {
+	if !t.Failed() {
+		return
+	}
+	ctx := context.Background()
+	if in, err := e.m.Provider.Inspect(ctx, e.m.Names("work").Container); err == nil && in.State != "running" {
+		t.Logf("the row left the sandbox %s: resuming it for the next rows", in.State)
+		if _, err := e.m.Resume(ctx, "work"); err != nil {
+			t.Logf("resume: %v", err)
+		}
+	}
 }
 
 // resumeIfEnded watches the attacker's gVisor sandbox for a while, and

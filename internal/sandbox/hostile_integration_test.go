@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -211,7 +212,8 @@ func TestIntegrationStoppedDuringCall(t *testing.T) {
 		_, _ = testenv.Docker("kill", c.Container)
 	}()
 	_, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "echo before > kept.txt; sleep 30"})
-	if err == nil || !strings.Contains(err.Error(), "stopped during the call") || !strings.Contains(err.Error(), "litterbox resume dies") {
+	var ended *agent.EndedError
+	if !errors.As(err, &ended) || ended.ExitCode != 137 || !strings.Contains(err.Error(), "ended during the call") || !strings.Contains(err.Error(), "litterbox resume dies") {
 		t.Fatalf("error %v", err)
 	}
 	if _, err := m.Resume(ctx, c.Name); err != nil {
