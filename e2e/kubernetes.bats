@@ -160,7 +160,7 @@ TOML
 @test "kubernetes: doctor checks the context, permissions, storage and network policy" {
   run lb doctor
   assert_output --regexp "context +.*context litterbox-test, namespace default"
-  assert_output --regexp "permissions +.*all 18 verbs"
+  assert_output --regexp "permissions +.*all 19 verbs"
   assert_output --regexp "storage +.*litterbox-local"
   assert_output --regexp "network policy +.*no network plugin known to enforce"
   assert_output --regexp "sandbox +.*busybox:latest runs sandboxes"
@@ -194,4 +194,44 @@ TOML
   assert_failure
   run k8s_has "persistentvolumeclaim/$(volume_of box)"
   assert_failure
+}
+
+@test "kubernetes: a create claims a pod from the warm pool, which refills in the background; delete leaves nothing of it" {
+  printf '[pool]\nsize = 1\n' >.litterbox.local.toml
+  run --separate-stderr lb pool fill
+  assert_success
+  assert_line --regexp "^Made litterbox-$REPO_SLUG-[0-9a-f]{8}\.pool-[0-9a-f]{8}\.\$"
+  entry=$(lb_ok pool --json | jsonget '.ready.*')
+
+  run --separate-stderr lb create warm
+  assert_success
+  assert_line --regexp "^  pool: +made ahead \($entry\)\$"
+  # The sandbox's name is an alias of the pod the entry was made as.
+  c=$(container_of warm)
+  pod=$(kubectl get configmap "$c" --output 'jsonpath={.metadata.annotations.dev\.litterbox\.alias-of}')
+  [ -n "$pod" ]
+  run kubectl get pod "$pod" --output 'jsonpath={.status.phase}'
+  assert_output Running
+  run lb_ok exec warm -- sh -c 'echo $LITTERBOX_SANDBOX; id -u; cat README.md'
+  assert_output $'warm\n1000\n# demo'
+  assert_equal "$(list_status warm)" active
+
+  # The create started a refill, which makes a new pod.
+  local i refill=
+  for ((i = 0; i < 300; i++)); do
+    refill=$(lb_ok pool --json | jsonget '.ready.*')
+    [ -n "$refill" ] && break
+    sleep 0.2
+  done
+  [ -n "$refill" ] && [ "$refill" != "$entry" ]
+
+  run lb_ok delete warm --force
+  for o in "pod/$pod" "configmap/$pod" "networkpolicy/$pod" "configmap/$c" "configmap/$entry" "persistentvolumeclaim/$entry-src"; do
+    run k8s_has "$o"
+    assert_failure
+  done
+  run lb_ok pool drain
+  assert_output "Removed $refill."
+  run kubectl get configmaps,pods,persistentvolumeclaims --output name
+  refute_output --partial "$REPO_SLUG"
 }

@@ -42,6 +42,9 @@ type Client struct {
 	// StartTimeout bounds the wait for a pod to run.
 	StartTimeout time.Duration
 
+	// objects are the aliases this process resolved (claim.go).
+	objects objects
+
 	classOnce sync.Once
 	class     string
 	classErr  error
@@ -142,7 +145,8 @@ func (c *Client) Endpoint(ctx context.Context) (string, error) {
 // Caps: a started sandbox is a new pod (nothing outside its claim
 // survived, the helper included); the network is a NetworkPolicy, so
 // there is no egress proxy; and no container can borrow another's volumes.
-func (c *Client) Caps() box.Caps { return box.Caps{} }
+// A pod made ahead takes a sandbox's name through an alias (claim.go).
+func (c *Client) Caps() box.Caps { return box.Caps{Pool: true} }
 
 // classify maps kubectl's failures onto dockercli's error kinds, so the
 // sandbox core tells them apart the same way on every runtime.

@@ -17,7 +17,7 @@ type Access struct{ Verb, Resource string }
 var Needed = []Access{
 	{"create", "pods"}, {"get", "pods"}, {"list", "pods"}, {"watch", "pods"}, {"delete", "pods"},
 	{"create", "pods/exec"}, {"create", "pods/portforward"},
-	{"create", "configmaps"}, {"get", "configmaps"}, {"list", "configmaps"}, {"delete", "configmaps"},
+	{"create", "configmaps"}, {"get", "configmaps"}, {"list", "configmaps"}, {"delete", "configmaps"}, {"patch", "configmaps"},
 	{"create", "persistentvolumeclaims"}, {"get", "persistentvolumeclaims"}, {"list", "persistentvolumeclaims"}, {"delete", "persistentvolumeclaims"},
 	{"create", "networkpolicies.networking.k8s.io"}, {"delete", "networkpolicies.networking.k8s.io"},
 	{"list", "storageclasses.storage.k8s.io"},

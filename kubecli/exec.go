@@ -28,6 +28,40 @@ import (
 // pod's user. A non-zero exit of the command is the Result's ExitCode with
 // a nil error, as on docker.
 func (c *Client) Exec(ctx context.Context, name string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
+	obj, known := c.objects.of(name)
+	if !known && s.Stdin != nil {
+		// An input cannot be given twice, and a name may be an alias
+		// (claim.go): resolve it first. The core inspects a sandbox
+		// before its calls, so this is rare.
+		st, err := c.state(ctx, name)
+		if err != nil {
+			return runner.Result{}, err
+		}
+		obj = st.obj
+	}
+	res, err := c.exec(ctx, obj, spec, s)
+	if !errors.Is(err, errNotFound) {
+		return res, execError(obj, err)
+	}
+	// No pod of that name: a box a claim named (its alias not yet
+	// resolved here, or resolved to a pod since made again), or a stopped
+	// sandbox if its record is there.
+	c.objects.forget(name)
+	st, serr := c.state(ctx, name)
+	if serr != nil {
+		return res, execError(obj, err)
+	}
+	if st.obj != obj && s.Stdin == nil {
+		if res, err = c.exec(ctx, st.obj, spec, s); !errors.Is(err, errNotFound) {
+			return res, execError(st.obj, err)
+		}
+	}
+	return res, &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", st.obj, err)}
+}
+
+// exec is Exec on the pod called obj. kubectl's refusal of the exec is
+// classified but not yet turned into docker's kinds.
+func (c *Client) exec(ctx context.Context, name string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
 	cmd, shown := c.execCmd(name, spec, s.Stdin)
 	filter := &stderrFilter{w: s.Stderr}
 	cmd.Stdout, cmd.Stderr, cmd.OwnGroup = s.Stdout, filter, spec.OwnGroup
@@ -55,14 +89,7 @@ func (c *Client) Exec(ctx context.Context, name string, spec box.ExecSpec, s box
 	}
 	// kubectl's own failure: its message is the last line of stderr.
 	ee.Result.Stderr = []byte(filter.last)
-	err = classify(ee)
-	if errors.Is(err, errNotFound) {
-		// No pod: a stopped sandbox if its record is there.
-		if _, serr := c.state(ctx, name); serr == nil {
-			return res, &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
-		}
-	}
-	return res, execError(name, err)
+	return res, classify(ee)
 }
 
 // execCmd is the kubectl exec for spec, and, when the command goes through
@@ -126,6 +153,9 @@ func envKey(head int, names []string, rest func([]byte) string) func([]byte) str
 
 // execError turns kubectl's refusal of an exec into docker's kinds.
 func execError(name string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, errNotFound) {
 		return &box.Error{Kind: box.ErrNotFound, Err: err}
 	}
@@ -255,8 +285,12 @@ func (c *Client) CopyOut(ctx context.Context, name, p string, w io.Writer) error
 // PortForward runs `kubectl port-forward` for the pod on 127.0.0.1 until ctx
 // ends (Ctrl-C), its messages going to out.
 func (c *Client) PortForward(ctx context.Context, name string, pairs []string, out io.Writer) error {
-	args := append([]string{"port-forward", "--address", "127.0.0.1", "pod/" + name}, pairs...)
-	_, err := c.run(ctx, runner.Cmd{Args: args, Stdout: out, Stderr: out})
+	st, err := c.state(ctx, name)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"port-forward", "--address", "127.0.0.1", "pod/" + st.obj}, pairs...)
+	_, err = c.run(ctx, runner.Cmd{Args: args, Stdout: out, Stderr: out})
 	if ctx.Err() != nil {
 		return nil
 	}

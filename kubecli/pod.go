@@ -41,6 +41,7 @@ type meta struct {
 	Labels            map[string]string `json:"labels,omitempty"`
 	Annotations       map[string]string `json:"annotations,omitempty"`
 	UID               string            `json:"uid,omitempty"`
+	ResourceVersion   string            `json:"resourceVersion,omitempty"`
 	CreationTimestamp string            `json:"creationTimestamp,omitempty"`
 	DeletionTimestamp string            `json:"deletionTimestamp,omitempty"`
 }
@@ -267,6 +268,7 @@ func (c *Client) Create(ctx context.Context, spec box.Spec) (string, error) {
 	if err := c.create(ctx, rec); err != nil {
 		return "", err
 	}
+	c.objects.remember(spec.Name, spec.Name)
 	for i := 0; claim && i < len(spec.Volumes); i++ {
 		if err := c.ensureClaim(ctx, spec.Volumes[i].Volume, spec.VolumeLabels); err != nil {
 			return "", err
@@ -309,11 +311,11 @@ func (c *Client) Start(ctx context.Context, name string) error {
 	case "running":
 		return nil
 	case "created":
-		return c.waitRunning(ctx, name)
+		return c.waitRunning(ctx, st.obj)
 	}
 	if st.pod != nil {
 		// It ended (its PID 1 exited): make a new one.
-		if _, err := c.deleted(ctx, "pod/"+name); err != nil {
+		if _, err := c.deleted(ctx, "pod/"+st.obj); err != nil {
 			return err
 		}
 	}
@@ -324,7 +326,7 @@ func (c *Client) Start(ctx context.Context, name string) error {
 	if err := c.create(ctx, pod); err != nil {
 		return err
 	}
-	return c.waitRunning(ctx, name)
+	return c.waitRunning(ctx, st.obj)
 }
 
 // Pause deletes the pod and keeps its record and claim: a pod cannot be
@@ -341,7 +343,7 @@ func (c *Client) Pause(ctx context.Context, name string) error {
 	if st.rec.Metadata.Annotations[annoStorage] == "emptyDir" {
 		return fmt.Errorf("/src of %s is an emptyDir (the cluster had no default storage class), which deleting its pod would delete; delete the sandbox instead", name)
 	}
-	_, err = c.deleted(ctx, "pod/"+name)
+	_, err = c.deleted(ctx, "pod/"+st.obj)
 	return err
 }
 
@@ -351,12 +353,26 @@ func (c *Client) Unpause(ctx context.Context, name string) error {
 	return &box.Error{Kind: box.ErrNotPaused, Err: fmt.Errorf("pod %s is not paused (pods are deleted, not frozen)", name)}
 }
 
-// Remove deletes the container's pod, record and NetworkPolicy.
+// Remove deletes the container's pod, record and NetworkPolicy, and the
+// alias it answers to when a claim gave it one. An alias whose claim never
+// finished (no record answers to it) is removed alone.
 func (c *Client) Remove(ctx context.Context, name string) error {
-	any, err := c.deleted(ctx, "pod/"+name, "configmap/"+name, "networkpolicy/"+name)
-	if err == nil && !any {
-		err = &box.Error{Kind: box.ErrNotFound, Err: fmt.Errorf("no such container: %s", name)}
+	st, err := c.state(ctx, name)
+	if errors.Is(err, box.ErrNotFound) && st.dangling {
+		_, err = c.deleted(ctx, "configmap/"+name)
+		return err
 	}
+	if err != nil {
+		return err
+	}
+	objs := []string{"pod/" + st.obj, "configmap/" + st.obj, "networkpolicy/" + st.obj}
+	for _, alias := range []string{name, st.rec.Metadata.Annotations[annoWas]} {
+		if alias != "" && alias != st.obj && !slices.Contains(objs, "configmap/"+alias) {
+			objs = append(objs, "configmap/"+alias)
+		}
+	}
+	c.objects.forget(name)
+	_, err = c.deleted(ctx, objs...)
 	return err
 }
 

@@ -3,6 +3,7 @@ package kubecli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,11 +12,17 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// podState is a container's record and pod as one get returned them.
+// podState is a container's record and pod.
 type podState struct {
 	rec   object
 	pod   *podObject
 	state box.State
+	// obj is the name of the record and pod: the container's name, or,
+	// for a box a claim gave this name, the name it was made under.
+	obj string
+	// dangling: the name is an alias no record answers to (a claim that
+	// never finished).
+	dangling bool
 }
 
 type podObject struct {
@@ -39,43 +46,100 @@ type podObject struct {
 	} `json:"status"`
 }
 
-// state reads a container's record and pod in one call.
+// state reads the record and pod of the container called name: one get,
+// and a second when name is an alias (claim.go) this process has not
+// resolved before.
 func (c *Client) state(ctx context.Context, name string) (podState, error) {
-	res, err := c.args(ctx, "get", "configmap/"+name, "pod/"+name, "--ignore-not-found", "--output", "json")
+	if obj, ok := c.objects.of(name); ok && obj != name {
+		st, of, err := c.objectState(ctx, obj, name)
+		switch {
+		case err == nil && of == obj && st.rec.Metadata.Annotations[annoName] == name:
+			return st, nil
+		case err != nil && !errors.Is(err, box.ErrNotFound):
+			return st, err
+		}
+		c.objects.forget(name)
+	}
+	st, _, err := c.objectState(ctx, name, "")
 	if err != nil {
-		return podState{}, err
+		return st, err
+	}
+	if target := st.rec.Metadata.Annotations[annoAlias]; target != "" {
+		if st, _, err = c.objectState(ctx, target, ""); err != nil {
+			if errors.Is(err, box.ErrNotFound) {
+				st.dangling = true
+			}
+			return st, noSuch(name, err)
+		}
+		if st.rec.Metadata.Annotations[annoName] != name {
+			return podState{dangling: true}, noSuch(name, nil)
+		}
+		c.objects.remember(name, target)
+		return st, nil
+	}
+	if other := st.rec.Metadata.Annotations[annoName]; other != "" && other != name {
+		// Claimed: it answers to other now.
+		return podState{}, noSuch(name, nil)
+	}
+	c.objects.remember(name, name)
+	return st, nil
+}
+
+// noSuch is the error for a name no container answers to.
+func noSuch(name string, err error) error {
+	if err != nil && !errors.Is(err, box.ErrNotFound) {
+		return err
+	}
+	return &box.Error{Kind: box.ErrNotFound, Err: fmt.Errorf("no such container: %s", name)}
+}
+
+// objectState reads the record and pod named obj in one call, and, when
+// alias is not "", the alias of that name, returning the name of the
+// record it stands for.
+func (c *Client) objectState(ctx context.Context, obj, alias string) (st podState, of string, err error) {
+	args := []string{"get", "configmap/" + obj, "pod/" + obj}
+	if alias != "" {
+		args = append(args, "configmap/"+alias)
+	}
+	res, err := c.args(ctx, append(args, "--ignore-not-found", "--output", "json")...)
+	if err != nil {
+		return podState{}, "", err
 	}
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
 	if len(res.Stdout) > 0 {
 		if err := decode(res.Stdout, &list); err != nil {
-			return podState{}, err
+			return podState{}, "", err
 		}
 	}
-	var st podState
 	found := false
 	for _, raw := range list.Items {
 		var kind struct{ Kind string }
 		_ = json.Unmarshal(raw, &kind)
 		switch kind.Kind {
 		case "ConfigMap":
-			found = true
-			if err := json.Unmarshal(raw, &st.rec); err != nil {
-				return podState{}, err
+			var rec object
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				return podState{}, "", err
+			}
+			if rec.Metadata.Name == obj {
+				st.rec, found = rec, true
+			} else {
+				of = rec.Metadata.Annotations[annoAlias]
 			}
 		case "Pod":
 			st.pod = &podObject{}
 			if err := json.Unmarshal(raw, st.pod); err != nil {
-				return podState{}, err
+				return podState{}, "", err
 			}
 		}
 	}
 	if !found {
-		return podState{}, &box.Error{Kind: box.ErrNotFound, Err: fmt.Errorf("no such container: %s", name)}
+		return podState{}, of, noSuch(obj, nil)
 	}
-	st.state = stateOf(st.pod)
-	return st, nil
+	st.state, st.obj = stateOf(st.pod), obj
+	return st, of, nil
 }
 
 // stateOf is a pod's state in docker's words: no pod is a stopped

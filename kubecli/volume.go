@@ -1,6 +1,7 @@
 package kubecli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,7 +183,7 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 			if err := json.Unmarshal(raw, &o); err != nil {
 				return nil, err
 			}
-			if matches(o.Metadata.Annotations, filters) {
+			if matches(o.Metadata.Annotations, filters) && o.Metadata.Annotations[annoAlias] == "" {
 				recs[o.Metadata.Name] = o.Metadata
 			}
 		case "Pod":
@@ -194,9 +195,13 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 		}
 	}
 	var out []box.Summary
-	for _, name := range slices.Sorted(maps.Keys(recs)) {
-		r := recs[name]
-		st, line := stateOf(pods[name]), statusLine(pods[name])
+	for _, obj := range slices.Sorted(maps.Keys(recs)) {
+		r := recs[obj]
+		// A box a claim named is listed by the name it answers to; a call
+		// by that name in this process reads its record at once.
+		name := cmp.Or(r.Annotations[annoName], obj)
+		c.objects.remember(name, obj)
+		st, line := stateOf(pods[obj]), statusLine(pods[obj])
 		created := r.CreationTimestamp
 		if t, err := time.Parse(time.RFC3339, created); err == nil {
 			created = t.Format("2006-01-02 15:04:05 -0700 MST") // as docker ps prints it

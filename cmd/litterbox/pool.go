@@ -43,8 +43,9 @@ config, image or Litterbox is never claimed: a fill removes it.
   fill    remove stale entries and make the missing ones; waits
   drain   remove every entry (a claimed sandbox is no entry)
 
-Sandboxes with [[ports]] or network mode "allow", forks, and Kubernetes are
-always made when asked for.
+Sandboxes with [[ports]], forks, and on Docker or Podman those of network
+mode "allow" are always made when asked for. On Kubernetes an entry is a
+pod, and a claim gives it the sandbox's name as an alias (a ConfigMap).
 
 With --all-repos, pool lists the entries of every repository on the engine,
 and drain removes those of repositories that are gone (moved or deleted with

@@ -69,6 +69,13 @@ func BenchmarkKubeCreate(b *testing.B) {
 // BenchmarkRawKubeCreate: a pod of the same image running, and the tree
 // streamed into it.
 func BenchmarkRawKubeCreate(b *testing.B) {
+	rawKubeCreates(b, func(name string) { rawKubePod(b, name) }, func(string) {})
+}
+
+// rawKubeCreates times pods made by ahead, then given what after does and
+// the tree of a small repository, each deleted untimed; ahead runs under
+// the timer unless it stops it.
+func rawKubeCreates(b *testing.B, ahead, after func(name string)) {
 	m := kubeBenchManager(b)
 	tree, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", m.Root, "archive", "HEAD"}})
 	if err != nil {
@@ -78,13 +85,19 @@ func BenchmarkRawKubeCreate(b *testing.B) {
 	for b.Loop() {
 		name := fmt.Sprintf("%s-raw%d", m.Names("x").Container, i)
 		i++
-		kubectl(b, "", "run", name, "--image", "busybox:latest", "--image-pull-policy", "IfNotPresent", "--restart", "Never", "--command", "--", "sleep", "3600")
-		kubectl(b, "", "wait", "--for", "condition=Ready", "pod/"+name, "--timeout", "120s")
+		ahead(name)
+		after(name)
 		kubectl(b, string(tree.Stdout), "exec", "-i", name, "--", "sh", "-c", "tar -x -C /tmp; true")
 		b.StopTimer()
 		kubectl(b, "", "delete", "pod", name, "--grace-period", "0", "--force")
 		b.StartTimer()
 	}
+}
+
+// rawKubePod runs a pod of the benchmarks' image and waits for it.
+func rawKubePod(b *testing.B, name string) {
+	kubectl(b, "", "run", name, "--image", "busybox:latest", "--image-pull-policy", "IfNotPresent", "--restart", "Never", "--command", "--", "sleep", "3600")
+	kubectl(b, "", "wait", "--for", "condition=Ready", "pod/"+name, "--timeout", "120s")
 }
 
 func BenchmarkKubeBashNoop(b *testing.B) {
@@ -144,4 +157,43 @@ func BenchmarkRawKubeDelete(b *testing.B) {
 		_ = m.Store().Remove(name)
 		b.StartTimer()
 	})
+}
+
+// BenchmarkKubeCreatePooled: a create that claims a pod of the warm pool,
+// filled before each outside the timing, as the background refill fills
+// it.
+func BenchmarkKubeCreatePooled(b *testing.B) {
+	benchPooledCreates(b, kubeBenchManager(b), func(*Created) error { return nil })
+}
+
+// BenchmarkRawKubeCreatePooled: a pod made ahead (untimed) given a name by
+// one annotate, and the tree streamed into it.
+func BenchmarkRawKubeCreatePooled(b *testing.B) {
+	rawKubeCreates(b, func(name string) {
+		b.StopTimer()
+		rawKubePod(b, name)
+		settle()
+		b.StartTimer()
+	}, func(name string) { kubectl(b, "", "annotate", "pod/"+name, "dev.litterbox.name=claimed") })
+}
+
+// BenchmarkKubeBashNoopPooled: a no-op call on a sandbox claimed from the
+// pool, whose name is an alias (read with its pod in the one get of the
+// ownership check); its floor is BenchmarkRawKubeBashNoop.
+func BenchmarkKubeBashNoopPooled(b *testing.B) {
+	m := kubeBenchManager(b)
+	m.Config.PoolSize = 1
+	if st, err := m.FillPool(context.Background()); err != nil || len(st.Ready) != 1 {
+		b.Fatalf("fill: %+v %v", st, err)
+	}
+	c, err := m.Create(context.Background(), CreateOptions{Name: "bench"})
+	if err != nil || c.Pool == "" {
+		b.Fatalf("create from the pool: %+v %v", c, err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
 }

@@ -70,6 +70,25 @@ func inspected(t *testing.T, container string) (host, cfg map[string]any) {
 	return host, cfg
 }
 
+// warmAndCold fills m's pool of two and creates "warm" from it and "cold"
+// without it; the pool keeps one entry.
+func warmAndCold(t *testing.T, m *Manager) (warm, cold *Created) {
+	t.Helper()
+	m.Config.PoolSize = 2
+	fillPool(t, m, 2)
+	warm = createPooled(t, m, "warm")
+	m.Config.PoolSize = 0
+	cold, err := m.Create(context.Background(), CreateOptions{Name: "cold"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Config.PoolSize = 2
+	if m.Names("cold").Pool != "" {
+		t.Fatal("a create with no pool claimed an entry")
+	}
+	return warm, cold
+}
+
 // A sandbox claimed from the pool is the box a create makes: the same
 // HostConfig (capabilities, no-new-privileges, read-only root, limits,
 // tmpfs, network, runtime), the same image, user, command and environment
@@ -85,18 +104,8 @@ func TestIntegrationPoolClaimIsACreate(t *testing.T) {
 func claimIsACreate(t *testing.T, image string) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.Image, m.Config.PoolSize = image, 2
-	fillPool(t, m, 2)
-	warm := createPooled(t, m, "warm")
-	m.Config.PoolSize = 0
-	cold, err := m.Create(ctx, CreateOptions{Name: "cold"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Config.PoolSize = 2
-	if m.Names("cold").Pool != "" {
-		t.Fatal("a create with no pool claimed an entry")
-	}
+	m.Config.Image = image
+	warm, cold := warmAndCold(t, m)
 	wh, wc := inspected(t, warm.Container)
 	ch, cc := inspected(t, cold.Container)
 	for _, k := range []string{"Binds", "Mounts"} { // the volumes' names
@@ -234,8 +243,13 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 // separate processes are): two claim an entry each, never the same one,
 // the others are made; each sandbox has its own container and files.
 func TestIntegrationPoolConcurrentClaimsNeverShare(t *testing.T) {
+	claimsNeverShare(t, pooledManager(t, 2))
+}
+
+// claimsNeverShare races four creates through Managers of their own on
+// m's runtime for m's pool of two, filled.
+func claimsNeverShare(t *testing.T, m *Manager) {
 	ctx := context.Background()
-	m := pooledManager(t, 2)
 	const n = 4
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -243,7 +257,7 @@ func TestIntegrationPoolConcurrentClaimsNeverShare(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mi, err := Open(ctx, testenv.Exec(), engine.Docker, m.Root, m.Config)
+			mi, err := Open(ctx, testenv.Exec(), m.Runtime, m.Root, m.Config)
 			if err == nil {
 				_, err = mi.Create(ctx, CreateOptions{Name: fmt.Sprintf("race-%d", i)})
 			}

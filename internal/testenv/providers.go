@@ -32,7 +32,7 @@ type Provider struct {
 
 // ProviderNames are the engines the contract suite covers unless
 // LITTERBOX_PROVIDERS names fewer (comma-separated).
-var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor", "docker-pool"}
+var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor", "docker-pool", "kubernetes-pool"}
 
 // Providers returns the engines to test, each ready: docker on its local
 // socket, docker over TCP (a loopback port forwarded to that socket for the
@@ -59,6 +59,9 @@ func Providers(t *testing.T) []Provider {
 		case "docker-pool":
 			// Sandboxes claimed from a warm pool must pass as made.
 			out = append(out, Provider{Name: n, Bin: "docker", Pool: 1})
+		case "kubernetes-pool":
+			// The same on the cluster, where a claim is an alias.
+			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, Pool: 1})
 		case "docker-gvisor":
 			// .ci/run registers runsc with the engine (scripts/gvisor.sh).
 			out = append(out, Provider{Name: n, Bin: "docker", GVisor: true})
