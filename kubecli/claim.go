@@ -54,6 +54,14 @@ func (c *Client) Claim(ctx context.Context, pooled, name string) error {
 		args = append(args, annoWas+"="+pooled)
 	}
 	_, err = c.args(ctx, append(args, "--overwrite", "--resource-version", st.rec.Metadata.ResourceVersion)...)
+	if err != nil && !lost(err) {
+		// Cut off (a cancel, a timeout): the server may have written it.
+		// The record says.
+		now, _, rerr := c.objectState(context.WithoutCancel(ctx), st.obj, "")
+		if rerr == nil && now.rec.Metadata.Annotations[annoName] == name {
+			err = nil
+		}
+	}
 	if err != nil {
 		// The alias names no box that answers to it: take it back.
 		_, _ = c.deleted(context.WithoutCancel(ctx), "configmap/"+name)
@@ -76,22 +84,53 @@ func lost(err error) bool {
 	return ok && strings.Contains(strings.ToLower(string(ee.Result.Stderr)), "(conflict)")
 }
 
-// objects remembers, for this process, the object name behind each name
-// it resolved (the name itself but for an alias): an exec goes to the pod
-// without reading the record first. What it remembers is never a proof of
-// ownership (the sandbox core inspects the box, through state, before it
-// trusts it); an exec that finds no pod forgets it and resolves again.
-type objects struct{ m sync.Map }
+// objects remembers, for this process, the object name behind each name:
+// checked when state resolved it (the name itself but for an alias), so
+// an exec goes to the pod without reading the record first; a hint when a
+// listing showed a record answering to the name, which state reads with
+// the alias in one get and checks before it is used. A hint is anyone's
+// to write (an annotation), so no exec follows one. What is checked is no
+// proof of ownership either: the sandbox core inspects the box, through
+// state, before it trusts it. An exec that finds no pod forgets the name
+// and resolves it again.
+type objects struct {
+	mu sync.Mutex
+	m  map[string]resolved
+}
 
-func (o *objects) remember(name, obj string) { o.m.Store(name, obj) }
+type resolved struct {
+	obj     string
+	checked bool
+}
 
-func (o *objects) forget(name string) { o.m.Delete(name) }
+func (o *objects) set(name string, r resolved) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[string]resolved{}
+	}
+	if r.checked || !o.m[name].checked {
+		o.m[name] = r
+	}
+}
 
-// of is the object name behind name, and whether it was resolved; name
-// itself when it was not.
-func (o *objects) of(name string) (string, bool) {
-	if v, ok := o.m.Load(name); ok {
-		return v.(string), true
+// remember records what state checked; hint what a listing showed.
+func (o *objects) remember(name, obj string) { o.set(name, resolved{obj, true}) }
+func (o *objects) hint(name, obj string)     { o.set(name, resolved{obj, false}) }
+
+func (o *objects) forget(name string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.m, name)
+}
+
+// of is the object name behind name and whether state checked it; name
+// itself when nothing is known.
+func (o *objects) of(name string) (obj string, checked bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if r, ok := o.m[name]; ok {
+		return r.obj, r.checked
 	}
 	return name, false
 }

@@ -28,8 +28,11 @@ import (
 // pod's user. A non-zero exit of the command is the Result's ExitCode with
 // a nil error, as on docker.
 func (c *Client) Exec(ctx context.Context, name string, spec box.ExecSpec, s box.Streams) (runner.Result, error) {
-	obj, known := c.objects.of(name)
-	if !known && s.Stdin != nil {
+	obj, checked := c.objects.of(name)
+	if !checked {
+		obj = name
+	}
+	if !checked && s.Stdin != nil {
 		// An input cannot be given twice, and a name may be an alias
 		// (claim.go): resolve it first. The core inspects a sandbox
 		// before its calls, so this is rare.
@@ -51,12 +54,16 @@ func (c *Client) Exec(ctx context.Context, name string, spec box.ExecSpec, s box
 	if serr != nil {
 		return res, execError(obj, err)
 	}
-	if st.obj != obj && s.Stdin == nil {
+	if st.obj != obj {
+		if s.Stdin != nil {
+			// Its input may be spent: the caller calls again.
+			return res, fmt.Errorf("%s is another pod than when this process last looked (deleted and made again?): call again", name)
+		}
 		if res, err = c.exec(ctx, st.obj, spec, s); !errors.Is(err, errNotFound) {
 			return res, execError(st.obj, err)
 		}
 	}
-	return res, &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", st.obj, err)}
+	return res, &box.Error{Kind: box.ErrNotRunning, Err: fmt.Errorf("pod %s is not running: %w", name, err)}
 }
 
 // exec is Exec on the pod called obj. kubectl's refusal of the exec is

@@ -358,11 +358,20 @@ func (c *Client) Unpause(ctx context.Context, name string) error {
 // finished (no record answers to it) is removed alone.
 func (c *Client) Remove(ctx context.Context, name string) error {
 	st, err := c.state(ctx, name)
-	if errors.Is(err, box.ErrNotFound) && st.dangling {
-		_, err = c.deleted(ctx, "configmap/"+name)
+	switch {
+	case errors.Is(err, box.ErrNotFound) && st.dangling:
+		if _, err := c.deleted(ctx, "configmap/"+name); err != nil {
+			return err
+		}
+		return noSuch(name, nil)
+	case errors.Is(err, box.ErrNotFound) && !st.elsewhere:
+		// No record: what a delete cut short may have left of it.
+		any, err := c.deleted(ctx, "pod/"+name, "networkpolicy/"+name)
+		if err == nil && !any {
+			err = noSuch(name, nil)
+		}
 		return err
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	objs := []string{"pod/" + st.obj, "configmap/" + st.obj, "networkpolicy/" + st.obj}

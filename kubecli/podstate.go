@@ -21,8 +21,9 @@ type podState struct {
 	// for a box a claim gave this name, the name it was made under.
 	obj string
 	// dangling: the name is an alias no record answers to (a claim that
-	// never finished).
-	dangling bool
+	// never finished); elsewhere: the name is a record a claim gave
+	// another name.
+	dangling, elsewhere bool
 }
 
 type podObject struct {
@@ -50,7 +51,7 @@ type podObject struct {
 // and a second when name is an alias (claim.go) this process has not
 // resolved before.
 func (c *Client) state(ctx context.Context, name string) (podState, error) {
-	if obj, ok := c.objects.of(name); ok && obj != name {
+	if obj, _ := c.objects.of(name); obj != name {
 		st, of, err := c.objectState(ctx, obj, name)
 		switch {
 		case err == nil && of == obj && st.rec.Metadata.Annotations[annoName] == name:
@@ -64,7 +65,7 @@ func (c *Client) state(ctx context.Context, name string) (podState, error) {
 	if err != nil {
 		return st, err
 	}
-	if target := st.rec.Metadata.Annotations[annoAlias]; target != "" {
+	if target := aliasOf(st.rec); target != "" {
 		if st, _, err = c.objectState(ctx, target, ""); err != nil {
 			if errors.Is(err, box.ErrNotFound) {
 				st.dangling = true
@@ -79,10 +80,19 @@ func (c *Client) state(ctx context.Context, name string) (podState, error) {
 	}
 	if other := st.rec.Metadata.Annotations[annoName]; other != "" && other != name {
 		// Claimed: it answers to other now.
-		return podState{}, noSuch(name, nil)
+		return podState{elsewhere: true}, noSuch(name, nil)
 	}
 	c.objects.remember(name, name)
 	return st, nil
+}
+
+// aliasOf is the record an alias stands for, "" for a record: an alias is
+// a ConfigMap with no labels and no pod, which no record ever is.
+func aliasOf(rec object) string {
+	if len(rec.Metadata.Labels) > 0 || rec.Data[podKey] != "" {
+		return ""
+	}
+	return rec.Metadata.Annotations[annoAlias]
 }
 
 // noSuch is the error for a name no container answers to.
@@ -126,7 +136,7 @@ func (c *Client) objectState(ctx context.Context, obj, alias string) (st podStat
 			if rec.Metadata.Name == obj {
 				st.rec, found = rec, true
 			} else {
-				of = rec.Metadata.Annotations[annoAlias]
+				of = aliasOf(rec)
 			}
 		case "Pod":
 			st.pod = &podObject{}

@@ -198,9 +198,9 @@ func (c *Client) List(ctx context.Context, filters map[string]string, _ []string
 	for _, obj := range slices.Sorted(maps.Keys(recs)) {
 		r := recs[obj]
 		// A box a claim named is listed by the name it answers to; a call
-		// by that name in this process reads its record at once.
+		// by that name in this process reads its alias with its record.
 		name := cmp.Or(r.Annotations[annoName], obj)
-		c.objects.remember(name, obj)
+		c.objects.hint(name, obj)
 		st, line := stateOf(pods[obj]), statusLine(pods[obj])
 		created := r.CreationTimestamp
 		if t, err := time.Parse(time.RFC3339, created); err == nil {

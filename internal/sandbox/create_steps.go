@@ -50,6 +50,9 @@ type creation struct {
 	// pooled: the box came from the warm pool, its volumes prepared;
 	// fill: this is no create but a pool entry's making.
 	pooled, fill bool
+	// storage is where /src lives, for the report, asked while the rest
+	// of the create runs (storageAhead).
+	storage func() string
 	// boxes is the engine's listing the memory budget read, whose pool
 	// entries a claim tries first.
 	boxes []box.Summary
@@ -502,7 +505,9 @@ func (c *creation) report(ctx context.Context) *Created {
 		c.warnings = append(c.warnings, "could not save sandbox state: "+err.Error())
 	}
 	storage := ""
-	if st, ok := m.Provider.(box.StorageTeller); ok {
+	if c.storage != nil {
+		storage = c.storage()
+	} else if st, ok := m.Provider.(box.StorageTeller); ok {
 		storage = st.Storage(ctx)
 	}
 	return &Created{

@@ -201,3 +201,50 @@ func TestIntegrationKubernetesClaimIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An attack from the namespace: a record of someone else's, with the
+// managed label, that says it answers to a sandbox's name (an annotation
+// anyone who can write ConfigMaps writes), beside a pod of its own. A
+// listing shows it; an exec by the sandbox's name still runs in the
+// sandbox's own pod, never in the impostor's, since only what state
+// checked routes an exec.
+func TestIntegrationKubernetesForgedNameNeverRoutesAnExec(t *testing.T) {
+	p := kubeProvider(t)
+	ctx := context.Background()
+	m := kubeManager(t, p, "busybox:latest")
+	c, err := m.Create(ctx, CreateOptions{Name: "victim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	imp := m.Prefix() + "-zzz-impostor"
+	for _, args := range [][]string{
+		{"run", imp, "--image", "busybox:latest", "--image-pull-policy", "IfNotPresent", "--restart", "Never", "--command", "--", "sleep", "3600"},
+		{"create", "configmap", imp},
+		{"label", "configmap/" + imp, hostrepo.LabelManaged + "=true"},
+		{"annotate", "configmap/" + imp, hostrepo.LabelManaged + "=true", "dev.litterbox.name=" + c.Container},
+		{"wait", "--for", "condition=Ready", "pod/" + imp, "--timeout", "120s"},
+	} {
+		if out, err := p.Run(args...); err != nil {
+			t.Fatalf("kubectl %v: %v %s", args, err, out)
+		}
+	}
+	cl := kubecli.New("kubectl", "", "", testenv.Exec())
+	list, err := cl.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, nil)
+	if err != nil || !slices.ContainsFunc(list, func(s box.Summary) bool { return s.Name == c.Container }) {
+		t.Fatalf("the listing: %+v %v", list, err)
+	}
+	var out strings.Builder
+	res, err := cl.Exec(ctx, c.Container, box.ExecSpec{Cmd: []string{"cat", "/src/README.md"}}, box.Streams{Stdout: &out})
+	if err != nil || res.ExitCode != 0 || out.String() != "# test repo\n" {
+		t.Fatalf("the exec by the sandbox's name ran elsewhere: %+v %v %q", res, err, out.String())
+	}
+	if got := exec(t, m, "victim", "cat README.md"); got != "# test repo\n" {
+		t.Fatalf("the sandbox's exec: %q", got)
+	}
+}
+
+// The same on the cluster, where deleting a claim in use only waits for
+// its pod to go.
+func TestIntegrationKubernetesPoolRemovalSparesAnEntryClaimedSince(t *testing.T) {
+	removalSparesAClaim(t, kubeManager(t, kubeProvider(t), "busybox:latest"))
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -129,6 +131,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	}
 	m.Owned(c.n.Container)
 	c.pooled = true
+	c.storage = storageAhead(ctx, m.Provider)
 	m.Step("claim pool entry "+e.Name, t)
 	if fill := c.prefill(); fill != nil {
 		if err := fill(ctx); err != nil {
@@ -136,6 +139,20 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// storageAhead starts asking p where a sandbox's /src lives (on a
+// cluster, a kubectl get the box made ahead did not need), for a claimed
+// box's report, so that the answer comes while the tree is copied in and
+// the setup runs.
+func storageAhead(ctx context.Context, p box.Provider) func() string {
+	st, ok := p.(box.StorageTeller)
+	if !ok {
+		return func() string { return "" }
+	}
+	ch := make(chan string, 1)
+	go func() { ch <- st.Storage(ctx) }()
+	return sync.OnceValue(func() string { return <-ch })
 }
 
 // claimEntry renames a ready entry of digest to target, from listed (the
@@ -306,6 +323,16 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 		return nil, []string{err.Error()}
 	}
 	defer unlock()
+	// The entries were listed before the lock: one a create claimed since
+	// is a sandbox now, and its volumes are its /src (a cluster deletes a
+	// claim in use when its pod goes; docker refuses).
+	now, err := m.Pool().Entries(ctx)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	entries = slices.DeleteFunc(entries, func(e pool.Entry) bool {
+		return !slices.ContainsFunc(now, func(n pool.Entry) bool { return n.Name == e.Name })
+	})
 	for _, e := range entries {
 		if l := pool.Remove(ctx, m.Provider, e); len(l) > 0 {
 			left = append(left, l...)
@@ -335,6 +362,9 @@ func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (st
 	}
 	if err != nil {
 		e := pool.Entry{Name: mk, Volumes: pool.VolumesOf(spec.Labels)}
+		// A rename cut short may have given the ready name already (on a
+		// cluster, an alias): that goes too.
+		_ = m.Provider.Remove(context.WithoutCancel(ctx), name)
 		if left := pool.Remove(context.WithoutCancel(ctx), m.Provider, e); len(left) > 0 {
 			err = fmt.Errorf("%w (also left: %v)", err, left)
 		}

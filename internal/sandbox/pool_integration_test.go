@@ -361,3 +361,34 @@ func TestIntegrationPoolServicesKnowTheirSandbox(t *testing.T) {
 		t.Fatalf("the service saw LITTERBOX_SANDBOX=%q", got)
 	}
 }
+
+// A fill or drain lists the entries before it takes the claim lock; an
+// entry a create claimed in between is a sandbox by then, and its volumes
+// its /src: the removal passes it by (a cluster would delete the claim in
+// use when the pod next goes; docker refuses).
+func TestIntegrationPoolRemovalSparesAnEntryClaimedSince(t *testing.T) {
+	removalSparesAClaim(t, realManager(t))
+}
+
+func removalSparesAClaim(t *testing.T, m *Manager) {
+	ctx := context.Background()
+	m.Config.PoolSize = 1
+	fillPool(t, m, 1)
+	listed, err := m.Pool().Entries(ctx)
+	if err != nil || len(listed) != 1 {
+		t.Fatalf("entries: %+v %v", listed, err)
+	}
+	createPooled(t, m, "claimed")
+	exec(t, m, "claimed", "echo kept > kept.txt")
+	if removed, left := m.removeEntries(ctx, listed); len(removed)+len(left) != 0 {
+		t.Fatalf("removed %v, left %v of an entry claimed since", removed, left)
+	}
+	for _, step := range []func(context.Context, string) (Outcome, error){m.Pause, m.Resume} {
+		if _, err := step(ctx, "claimed"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := exec(t, m, "claimed", "cat kept.txt"); got != "kept\n" {
+		t.Fatalf("after a stop and a start: %q", got)
+	}
+}
