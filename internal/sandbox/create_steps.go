@@ -504,12 +504,10 @@ func (c *creation) report(ctx context.Context) *Created {
 	if err := m.Store().Save(c.rec); err != nil {
 		c.warnings = append(c.warnings, "could not save sandbox state: "+err.Error())
 	}
-	storage := ""
-	if c.storage != nil {
-		storage = c.storage()
-	} else if st, ok := m.Provider.(box.StorageTeller); ok {
-		storage = st.Storage(ctx)
+	if c.storage == nil {
+		c.storage = storageAhead(ctx, m.Provider)
 	}
+	storage := c.storage()
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork), Pool: c.n.Pool,

@@ -70,8 +70,14 @@ func podSpec(t *testing.T, p testenv.Provider, pod string) map[string]any {
 // as it was.
 func TestIntegrationKubernetesPoolClaimIsACreate(t *testing.T) {
 	p := kubeProvider(t)
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) { kubeClaimIsACreate(t, p, image) })
+	}
+}
+
+func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 	ctx := context.Background()
-	m := kubeManager(t, p, "busybox:latest")
+	m := kubeManager(t, p, image)
 	warm, cold := warmAndCold(t, m)
 	entry := m.Names("warm").Pool
 
