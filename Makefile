@@ -9,7 +9,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit checks images test test-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
+.PHONY: release all build install check check-unit checks images test test-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
 
 all: build
 
@@ -35,24 +35,30 @@ check-unit:
 # throwaway single-node cluster (scripts/k8s/with-cluster.sh: up, run, down;
 # its components are built from source once and cached). It needs root.
 #
-# With the cluster up, the suites that talk to engines run two at a time,
+# The suites that talk to engines on this machine run first, two at a time,
 # longest first, make -j2 starting the next as soon as one ends: the
 # integration tests, the attack table, the Docker bats suites in two halves,
 # the attack table's kernel rows and the tools suite under gVisor (make
 # test-extended has the cluster's bats re-runs and the benchmarks' smoke run).
 # They spend part of their time waiting on an engine, but the gVisor runs
 # and the attack table keep both cores busy, so more at once only slows
-# each. Last, alone, the one test that pauses every sandbox on the engine
-# (tagged engine-wide). Each suite's output is printed whole when it ends,
-# with how long it took. The binary is built once, before any suite runs it.
+# each. Then the cluster's suites (the contract suite on its three
+# providers, the Kubernetes integration tests, kubernetes.bats), with the
+# cluster up: .ci/run builds its components in the background from the
+# start, at the lowest priority, so that build takes what the suites before
+# it leave of the cores rather than holding them all back. Last, alone, the
+# one test that pauses every sandbox on the engine (tagged engine-wide).
+# Each suite's output is printed whole when it ends, with how long it took.
+# The binary is built once, before any suite runs it.
 #
 # Before them, the checks (lint, unit tests, fuzzing: compiling, on the
-# cores) run beside the test images' build (debootstrap: downloads and disk),
-# and .ci/run has the cluster's components building in the background.
+# cores) run beside the test images' build (debootstrap: downloads and disk).
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target checks images
 	@$(MAKE) --no-print-directory build
-	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-engines
+	@$(MAKE) --no-print-directory test-engines
+	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-cluster
+	@$(MAKE) --no-print-directory e2e-engine-wide
 
 images:
 	@scripts/timed.sh image $(MAKE) --no-print-directory image
@@ -64,7 +70,9 @@ checks:
 
 test-engines:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b integration-gvisor e2e-gvisor
-	@$(MAKE) --no-print-directory e2e-engine-wide
+
+test-cluster:
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-cluster e2e-kubernetes
 
 # The bats suites again on the cluster, the tools suite under gVisor on
 # Podman, and the benchmarks' smoke run:
@@ -84,13 +92,16 @@ SIDE_BY_SIDE := LITTERBOX_MEMORY_BUDGET=1000%
 
 # The Docker bats suites in two halves of about equal time, without the
 # engine-wide test (make e2e runs them all, one after another).
-E2E_A := lifecycle review tools kubernetes soak failures identity network stress
-E2E_B := $(filter-out $(E2E_A),$(patsubst e2e/%.bats,%,$(wildcard e2e/*.bats)))
+E2E_A := lifecycle review tools soak failures identity network stress
+E2E_B := $(filter-out $(E2E_A) kubernetes,$(patsubst e2e/%.bats,%,$(wildcard e2e/*.bats)))
 E2E_SOME = $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide'
 e2e-docker-a:
 	scripts/timed.sh $@ env $(E2E_SOME) $(patsubst %,e2e/%.bats,$(E2E_A))
 e2e-docker-b:
 	scripts/timed.sh $@ env $(E2E_SOME) $(patsubst %,e2e/%.bats,$(E2E_B))
+# kubernetes.bats, with the cluster up (make test-cluster).
+e2e-kubernetes:
+	scripts/timed.sh $@ env $(E2E_SOME) e2e/kubernetes.bats
 e2e-engine-wide:
 	scripts/timed.sh $@ env LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags engine-wide e2e
 
@@ -154,12 +165,20 @@ ATTACKS := ^TestIntegrationAttackTable$$
 INTEGRATION = scripts/gotest.sh -tags integration -count=1 -timeout 45m
 integration: image
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
+	@$(MAKE) --no-print-directory integration-cluster
 
 integration-attacks: image
 	scripts/timed.sh $@ $(INTEGRATION) -run '$(ATTACKS)' ./internal/sandbox
 
+# Everything but the attack table and what needs the test cluster, which
+# integration-cluster runs: the contract suite on the cluster's providers
+# (LITTERBOX_PROVIDERS groups, internal/testenv) and the Kubernetes tests.
+CLUSTER_TESTS := ^TestIntegrationKubernetes
 integration-rest: image
-	scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)' ./...
+	LITTERBOX_PROVIDERS=local scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)|$(CLUSTER_TESTS)' ./...
+
+integration-cluster: image
+	LITTERBOX_PROVIDERS=cluster scripts/timed.sh $@ $(INTEGRATION) -run '^TestContract$$|$(CLUSTER_TESTS)' ./internal/sandbox
 
 # The attack table's rows whose defence is the sandbox's kernel, and the
 # image with no shell, again with every sandbox under gVisor (runsc

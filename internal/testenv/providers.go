@@ -31,7 +31,10 @@ type Provider struct {
 }
 
 // ProviderNames are the engines the contract suite covers unless
-// LITTERBOX_PROVIDERS names fewer (comma-separated).
+// LITTERBOX_PROVIDERS names fewer (comma-separated). Two names stand for
+// groups: "local" for every engine on this machine and "cluster" for the
+// Kubernetes ones, so that make test can run the first while the test
+// cluster is still being built.
 var ProviderNames = []string{"docker", "docker-tcp", "podman", "kubernetes", "docker-gvisor", "podman-gvisor", "kubernetes-gvisor", "docker-pool", "kubernetes-pool"}
 
 // Providers returns the engines to test, each ready: docker on its local
@@ -43,7 +46,7 @@ func Providers(t *testing.T) []Provider {
 	t.Helper()
 	names := ProviderNames
 	if v := os.Getenv("LITTERBOX_PROVIDERS"); v != "" {
-		names = strings.Split(v, ",")
+		names = expandGroups(strings.Split(v, ","))
 	}
 	var out []Provider
 	for _, n := range names {
@@ -89,6 +92,25 @@ func Providers(t *testing.T) []Provider {
 		}
 		if _, err := p.Run("image", "inspect", "busybox:latest"); err != nil {
 			t.Fatalf("provider %s has no busybox:latest: run scripts/busybox-image.sh %s", p.Name, p.Bin)
+		}
+	}
+	return out
+}
+
+// expandGroups replaces the group names "local" and "cluster" by the
+// providers they stand for.
+func expandGroups(names []string) []string {
+	var out []string
+	for _, n := range names {
+		switch n {
+		case "local", "cluster":
+			for _, p := range ProviderNames {
+				if strings.HasPrefix(p, "kubernetes") == (n == "cluster") {
+					out = append(out, p)
+				}
+			}
+		default:
+			out = append(out, n)
 		}
 	}
 	return out
