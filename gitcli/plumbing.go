@@ -14,47 +14,59 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// Plumbing for building commits without a work tree: every call that touches
-// an index uses a private one (GIT_INDEX_FILE), so the user's index, HEAD and
-// work tree are never read or written.
+// Plumbing for building commits without a work tree or an index: a
+// sandbox's branch is read from its trees (ls-tree) and committed to with
+// fast-import (CommitChanges), so the user's index, HEAD and work tree are
+// never read or written.
 
-// Index is a private index file.
-type Index string
-
-func (ix Index) env() []string { return []string{"GIT_INDEX_FILE=" + string(ix)} }
-
-// ReadTree resets the private index to the tree of rev.
-func (c *Client) ReadTree(ctx context.Context, ix Index, rev string) error {
-	_, err := c.run(ctx, runner.Cmd{Args: []string{"read-tree", rev}, Env: ix.env()})
-	return err
-}
-
-// Entry is one staged path of an index.
+// Entry is one path of a tree: a file, a symlink or a gitlink.
 type Entry struct {
-	Mode string // "100644", "100755", "120000"
+	Mode string // "100644", "100755", "120000", "160000"
 	ID   string
 	Path string
 }
 
-// Staged returns the index entries of the given paths (those that exist).
-func (c *Client) Staged(ctx context.Context, ix Index, paths []string) (map[string]Entry, error) {
+// TreeEntries returns the entries of rev's tree at the given paths, and
+// under those of them that are directories (those that exist).
+func (c *Client) TreeEntries(ctx context.Context, rev string, paths []string) (map[string]Entry, error) {
 	out := map[string]Entry{}
-	if len(paths) == 0 {
-		return out, nil
-	}
-	// ls-files has no --stdin; pathspecs go on the command line in batches
-	// small enough for any ARG_MAX.
+	// ls-tree has no --stdin; paths go on the command line in batches small
+	// enough for any ARG_MAX. It matches them literally, as prefixes that
+	// end at a slash.
 	for len(paths) > 0 {
 		n := min(len(paths), 2000)
-		args := append([]string{"--literal-pathspecs", "ls-files", "--stage", "-z", "--"}, paths[:n]...)
+		args := append([]string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, "--"}, paths[:n]...)
 		paths = paths[n:]
-		res, err := c.run(ctx, runner.Cmd{Args: args, Env: ix.env()})
+		res, err := c.run(ctx, runner.Cmd{Args: args})
 		if err != nil {
 			return nil, err
 		}
-		maps.Copy(out, parseStage(res.Stdout))
+		maps.Copy(out, parseTree(res.Stdout))
 	}
 	return out, nil
+}
+
+// TreeAll returns every entry of rev's tree.
+func (c *Client) TreeAll(ctx context.Context, rev string) (map[string]Entry, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev}})
+	if err != nil {
+		return nil, err
+	}
+	return parseTree(res.Stdout), nil
+}
+
+func parseTree(out []byte) map[string]Entry {
+	m := map[string]Entry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// "<mode> <type> <id>\t<path>"
+		meta, path, ok := strings.Cut(string(rec), "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			continue
+		}
+		m[path] = Entry{Mode: f[0], ID: f[2], Path: path}
+	}
+	return m
 }
 
 // CheckIgnoreArgs asks which paths are ignored, reading .gitignore files from
@@ -173,55 +185,6 @@ func (c *Client) hashObjectsWith(ctx context.Context, cmd runner.Cmd, files []st
 	return ids, nil
 }
 
-// UpdateIndex applies entries to the private index; an entry with an empty ID
-// removes its path. Removals go first and conflicting entries are replaced,
-// so a file that became a directory (or the reverse) is recorded as one.
-func (c *Client) UpdateIndex(ctx context.Context, ix Index, entries []Entry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	for _, e := range entries {
-		if e.ID == "" {
-			fmt.Fprintf(&b, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
-		}
-	}
-	for _, e := range entries {
-		if e.ID != "" {
-			fmt.Fprintf(&b, "%s %s\t%s\x00", e.Mode, e.ID, e.Path)
-		}
-	}
-	_, err := c.run(ctx, runner.Cmd{
-		Args:  []string{"update-index", "-z", "--add", "--remove", "--replace", "--index-info"},
-		Env:   ix.env(),
-		Stdin: strings.NewReader(b.String()),
-	})
-	return err
-}
-
-// StagedAll returns every entry of the index.
-func (c *Client) StagedAll(ctx context.Context, ix Index) (map[string]Entry, error) {
-	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-files", "--stage", "-z"}, Env: ix.env()})
-	if err != nil {
-		return nil, err
-	}
-	return parseStage(res.Stdout), nil
-}
-
-func parseStage(out []byte) map[string]Entry {
-	m := map[string]Entry{}
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		// "<mode> <id> <stage>\t<path>"
-		meta, path, ok := strings.Cut(string(rec), "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 {
-			continue
-		}
-		m[path] = Entry{Mode: f[0], ID: f[1], Path: path}
-	}
-	return m
-}
-
 // Gitlinks returns the submodules recorded in commit's tree: path -> commit.
 func (c *Client) Gitlinks(ctx context.Context, commit string) (map[string]string, error) {
 	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--end-of-options", commit}})
@@ -237,12 +200,6 @@ func (c *Client) Gitlinks(ctx context.Context, commit string) (map[string]string
 		}
 	}
 	return out, nil
-}
-
-// WriteTree writes the private index as a tree and returns its id.
-func (c *Client) WriteTree(ctx context.Context, ix Index) (string, error) {
-	res, err := c.run(ctx, runner.Cmd{Args: []string{"write-tree"}, Env: ix.env()})
-	return strings.TrimSpace(string(res.Stdout)), err
 }
 
 // Ident is a git identity.

@@ -41,19 +41,15 @@ func (r *Repo) SaveSnap(slug string, st snapshot.State) error {
 	return layout.WriteFileAtomic(r.Layout().Snapshot(slug), layout.JSON(st))
 }
 
-func (r *Repo) index(slug string) gitcli.Index {
-	return gitcli.Index(r.Layout().Index(slug))
-}
-
-// SnapStore is where sandbox slug's calls commit, within lim: its branch,
-// private index and rules mirror (its .gitignore and .gitattributes files,
+// SnapStore is where sandbox slug's calls commit, within lim: its branch
+// and rules mirror (its .gitignore and .gitattributes files,
 // as they are in the container).
 func (r *Repo) SnapStore(slug string, lim layout.Limits) *snapshot.Store {
 	n := r.Names(slug)
 	return &snapshot.Store{
 		MaxFile: lim.MaxFileSize, MaxCall: lim.MaxCallSize,
 		Git: r.Git, GitDir: r.GitDir, Ref: n.Ref, Branch: n.Branch,
-		Index: r.index(slug), Rules: r.Layout().Ignore(slug), Tmp: r.Layout().TmpOf(slug),
+		Rules: r.Layout().Ignore(slug), Tmp: r.Layout().TmpOf(slug),
 		Author: r.AgentIdent(slug), Committer: func(ctx context.Context) gitcli.Ident { return r.Committer(ctx, slug) },
 	}
 }
@@ -73,7 +69,7 @@ func (r *Repo) Committer(ctx context.Context, slug string) gitcli.Ident {
 		}
 	})
 	if r.ident != nil {
-		return gitcli.Ident{}
+		return *r.ident
 	}
 	return r.AgentIdent(slug)
 }

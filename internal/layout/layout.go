@@ -26,7 +26,8 @@ func (l Layout) Record(slug string) string { return filepath.Join(l.records(), s
 // its /src.
 func (l Layout) Snapshot(slug string) string { return filepath.Join(l.dir, "snap", slug+".json") }
 
-// Index is slug's private git index, which snapshots commit from.
+// Index is where slug's private git index was kept, when snapshots
+// committed from one (before fast-import): removed with the sandbox.
 func (l Layout) Index(slug string) string { return filepath.Join(l.dir, "index", slug) }
 
 // Ignore is slug's mirror of the .gitignore files of its /src.

@@ -174,8 +174,8 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 	return left
 }
 
-// removeHostState removes the snapshot state, private index and ignore
-// mirror of a sandbox, returning what could not be removed.
+// removeHostState removes the snapshot state (and the private index an
+// older release kept) and ignore mirror of a sandbox, returning what could not be removed.
 func (m *Manager) removeHostState(slug string) []string {
 	var left []string
 	for _, p := range m.Layout().PerSandbox(slug) {

@@ -16,7 +16,7 @@ type planResult struct {
 	fetch  []string
 	remove []gitcli.Entry
 	// size is what each fetched file is expected to weigh, tracked which
-	// of them the index holds.
+	// of them the branch's tree holds.
 	size    map[string]int64
 	tracked map[string]bool
 	// budget is what the call may still store.
@@ -37,7 +37,7 @@ type planResult struct {
 	full bool
 	// changed are the helper's reports of the new and changed files, by
 	// path: their content ids let a moved or copied file be taken from
-	// the index (reuse) instead of fetched; reused are those taken.
+	// the branch's tree (reuse) instead of fetched; reused are those taken.
 	changed map[string]protocol.Change
 	reused  []gitcli.Entry
 	// asIs, once read, says which of fetch git stores byte for byte.
@@ -94,7 +94,7 @@ func (p *planResult) record(st *State) {
 	}
 }
 
-// plan decides, from the changes, which files to fetch and which index
+// plan decides, from the changes, which files to fetch and which tree
 // entries to drop.
 func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protocol.Change, waiting []string) (*planResult, error) {
 	p := &planResult{size: map[string]int64{}, tracked: map[string]bool{}, retried: map[string]bool{}, budget: s.MaxCall,
@@ -144,16 +144,16 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		return p, nil
 	}
 	valid = p.secretNames(valid, s.Secrets)
-	if err := s.ensureIndex(ctx, st); err != nil {
+	if err := s.ensureTip(ctx, st); err != nil {
 		return nil, err
 	}
 	var staged map[string]gitcli.Entry
 	var err error
 	all := full || len(paths) > 200
 	if all {
-		staged, err = s.Git.StagedAll(ctx, s.Index)
+		staged, err = s.Git.TreeAll(ctx, st.Tip)
 	} else {
-		staged, err = s.Git.Staged(ctx, s.Index, paths)
+		staged, err = s.Git.TreeEntries(ctx, st.Tip, paths)
 	}
 	if err != nil {
 		return nil, err
@@ -219,9 +219,9 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	p.fetch = s.hostable(p, p.fetch)
 	p.bound(s.MaxFile, s.MaxCall)
 	if !all {
-		staged = nil // only the changed paths: reuse reads the whole index
+		staged = nil // only the changed paths: reuse reads the whole tree
 	}
-	if err := s.reuse(ctx, p, staged); err != nil {
+	if err := s.reuse(ctx, p, st.Tip, staged); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -122,10 +122,10 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned
 		}
 	}
 	if len(cands) > 0 {
-		if err := s.ensureIndex(ctx, st); err != nil {
+		if err := s.ensureTip(ctx, st); err != nil {
 			return nil, err
 		}
-		tracked, err := s.Git.Staged(ctx, s.Index, cands)
+		tracked, err := s.Git.TreeEntries(ctx, st.Tip, cands)
 		if err != nil {
 			return nil, err
 		}

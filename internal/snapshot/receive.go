@@ -16,8 +16,8 @@ import (
 )
 
 // receive reads the files the plan fetches, in order, and the End that
-// follows them, then stores the files as blobs and returns their index
-// entries. A file that vanished meanwhile is dropped from the index when it
+// follows them, then stores the files as blobs and returns their tree
+// entries. A file that vanished meanwhile is dropped from the tree when it
 // was tracked. The End is read before the files are hashed: the helper
 // exits once it has sent it, and its exec must not wait for the host.
 func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResult) ([]gitcli.Entry, *protocol.End, error) {

@@ -13,16 +13,16 @@ import (
 )
 
 // minReuse is how many files to fetch, with content ids, make it worth
-// reading the whole index to look for them there: a call changing a few
+// reading the whole tree to look for them there: a call changing a few
 // files pays nothing for reuse.
 const minReuse = 8
 
 // reuse takes out of the plan's fetch the files whose content the
-// sandbox's index already holds at some path, a moved or copied file (a
+// sandbox's branch already holds at some path, a moved or copied file (a
 // renamed directory's thousands of them), and commits them with that blob
 // instead: nothing crosses again, nothing is hashed again. The helper's
 // content id is untrusted, so a file is reused only when
-//   - the id names a blob of this sandbox's own index (its branch's tree),
+//   - the id names a blob of this sandbox's own branch's tree,
 //     not any object of the repository: a lying helper gets at most a file
 //     it could have made by copying one it has;
 //   - the blob is what `git add` would store at the new path (asIs): no
@@ -33,21 +33,21 @@ const minReuse = 8
 //
 // A file that is not reused is fetched as before. The call's budget was
 // charged as for a fetch (bound), so a call takes the same files either way.
-func (s *Store) reuse(ctx context.Context, p *planResult, staged map[string]gitcli.Entry) error {
+func (s *Store) reuse(ctx context.Context, p *planResult, tip string, staged map[string]gitcli.Entry) error {
 	cands := p.reusable()
 	if len(cands) < minReuse {
 		return nil
 	}
 	if staged == nil {
 		var err error
-		if staged, err = s.Git.StagedAll(ctx, s.Index); err != nil {
+		if staged, err = s.Git.TreeAll(ctx, tip); err != nil {
 			return err
 		}
 	}
-	inIndex := map[string]bool{}
+	inTree := map[string]bool{}
 	for _, e := range staged {
 		if e.Mode != "160000" {
-			inIndex[e.ID] = true
+			inTree[e.ID] = true
 		}
 	}
 	ids := map[string]string{} // path -> id
@@ -56,7 +56,7 @@ func (s *Store) reuse(ctx context.Context, p *planResult, staged map[string]gitc
 	for _, q := range cands {
 		cid := p.changed[q].ID
 		id := hex.EncodeToString(cid[:])
-		if !inIndex[id] {
+		if !inTree[id] {
 			continue
 		}
 		if !asked[id] {

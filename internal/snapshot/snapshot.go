@@ -6,7 +6,7 @@
 //
 // Everything the helper says is untrusted: paths are checked, ids are only
 // used to skip a transfer (a blob is stored only as hashed here, by git or
-// for fast-import as git does, or taken from the sandbox's own index:
+// for fast-import as git does, or taken from the sandbox's own tree:
 // reuse), and a lying helper can at worst commit to its own sandbox's
 // branch.
 package snapshot
@@ -26,7 +26,8 @@ import (
 type State struct {
 	// Gen is the manifest generation in the container that matches Tip.
 	Gen uint64 `json:"gen"`
-	// Tip is the branch commit the private index holds, TipTree its tree.
+	// Tip is the branch commit the last snapshot made or read, TipTree its
+	// tree: the next one compares with it and commits on it.
 	Tip     string `json:"tip"`
 	TipTree string `json:"tip_tree"`
 	// Prune lists ignored directories (holding no tracked file) the helper
@@ -64,11 +65,10 @@ type Store struct {
 	GitDir string // the repository's common git dir
 	Ref    string // the sandbox's branch, refs/heads/litterbox/<slug>
 	Branch string // its short name, for messages
-	// Index is the private index holding Tip. Rules is a directory that
-	// mirrors the sandbox's .gitignore and .gitattributes files, the work
-	// tree git reads ignore rules and attributes from; fetched files pass
-	// through it to be stored with those attributes.
-	Index gitcli.Index
+	// Rules is a directory that mirrors the sandbox's .gitignore and
+	// .gitattributes files, the work tree git reads ignore rules and
+	// attributes from; fetched files pass through it to be stored with
+	// those attributes.
 	Rules string
 	// Tmp holds what arrives that cannot go through Rules (symlinks).
 	Tmp string

@@ -72,7 +72,7 @@ func store(t *testing.T, files testenv.Files) (*Store, *State) {
 	state := filepath.Join(dir, ".git", "litterbox")
 	s := &Store{
 		Git: g, GitDir: filepath.Join(dir, ".git"), Ref: "refs/heads/litterbox/work", Branch: "litterbox/work",
-		Index: gitcli.Index(filepath.Join(state, "index")), Rules: filepath.Join(state, "rules"), Tmp: filepath.Join(state, "tmp"),
+		Rules: filepath.Join(state, "rules"), Tmp: filepath.Join(state, "tmp"),
 		Author:    gitcli.Ident{Name: "work (litterbox)", Email: "litterbox@localhost"},
 		Committer: func(context.Context) gitcli.Ident { return gitcli.Ident{Name: "T", Email: "t@example.com"} },
 	}

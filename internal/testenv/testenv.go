@@ -173,27 +173,7 @@ func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
 			t.Errorf("transcript %s: %s", filepath.Base(path), p)
 		}
 	})
-	return indexFiles{rep}
-}
-
-// indexFiles plays the one side effect of replayed git commands that the
-// code under test looks at: a git command run with GIT_INDEX_FILE leaves
-// that index file in place (snapshots keep a private index and rebuild it
-// when it is gone).
-type indexFiles struct{ runner.Runner }
-
-func (r indexFiles) Run(ctx context.Context, c runner.Cmd) (runner.Result, error) {
-	res, err := r.Runner.Run(ctx, c)
-	if err == nil && c.Name == "git" {
-		for _, kv := range c.Env {
-			if p, ok := strings.CutPrefix(kv, "GIT_INDEX_FILE="); ok {
-				if f, ferr := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o644); ferr == nil {
-					f.Close()
-				}
-			}
-		}
-	}
-	return res, err
+	return rep
 }
 
 // SweepStale removes containers and volumes left by test runs that died

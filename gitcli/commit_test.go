@@ -1,0 +1,100 @@
+package gitcli_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
+)
+
+// CommitChanges makes the tree git's own index makes of the same changes
+// (update-index --replace, then write-tree): names fast-import must take
+// quoted, a file that becomes a directory and the reverse, modes, a change
+// to nothing, the removal of every file. It moves no ref, not even the one
+// fast-import builds on.
+func TestCommitChangesMatchesTheIndex(t *testing.T) {
+	dir := testenv.NewRepo(t, filepath.Join(t.TempDir(), "repo"), testenv.Files{
+		"keep.txt": "keep\n", "f": "a file\n", "d/x": "x\n", "d/y": "y\n", "deep/er/z": "z\n",
+	})
+	ctx := context.Background()
+	g := gitcli.New(dir, testenv.Exec())
+	head := testenv.Git(t, dir, "rev-parse", "HEAD")
+	blob := func(s string) string {
+		res, err := testenv.Exec().Run(ctx, runner.Cmd{Name: "git", Args: []string{"-C", dir, "hash-object", "-w", "--stdin"}, Stdin: strings.NewReader(s)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	set := func(path, body string) gitcli.Entry { return gitcli.Entry{Mode: "100644", ID: blob(body), Path: path} }
+	del := func(path string) gitcli.Entry { return gitcli.Entry{Path: path} }
+	names := []string{`q"uote`, `back\slash`, "new\nline", "tab\there", `"leading`, "ünïcode", "ctrl\x01\x7f", "sp ace", "d/\\n"}
+	var named []gitcli.Entry
+	for _, n := range names {
+		named = append(named, set(n, n))
+	}
+	cases := map[string][]gitcli.Entry{
+		"names":             named,
+		"file to directory": {del("f"), set("f/g", "g\n")},
+		"directory to file": {del("d/x"), del("d/y"), set("d", "now a file\n")},
+		"modes":             {{Mode: "100755", ID: blob("#!/bin/sh\n"), Path: "run"}, {Mode: "120000", ID: blob("keep.txt"), Path: "link"}},
+		"nothing":           {set("keep.txt", "keep\n")},
+		"everything":        {del("keep.txt"), del("f"), del("d/x"), del("d/y"), del("deep/er/z")},
+		"deep":              {set("deep/er/z", "z2\n"), set("deep/new/w", "w\n")},
+	}
+	for name, changes := range cases {
+		t.Run(name, func(t *testing.T) {
+			commit, tree, err := g.CommitChanges(ctx, gitcli.ChangeSpec{
+				Parent: head, Changes: changes, Message: "m: " + name + "\n",
+				Author: gitcli.Ident{Name: "A <x>", Email: "a@example.com"}, Committer: gitcli.Ident{Name: "C", Email: "c@example.com"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := indexTree(t, dir, head, changes); tree != want {
+				t.Errorf("tree %s, the index's %s:\n%s", tree, want, testenv.Git(t, dir, "ls-tree", "-r", tree))
+			}
+			if got := testenv.Git(t, dir, "rev-parse", commit+"^{tree}", commit+"^"); got != tree+"\n"+head {
+				t.Errorf("commit %s has tree and parent %q", commit, got)
+			}
+			if got := testenv.Git(t, dir, "log", "-1", "--format=%an <%ae>|%cn <%ce>|%B", commit); got != "A x <a@example.com>|C <c@example.com>|m: "+name {
+				t.Errorf("commit reads %q", got)
+			}
+		})
+	}
+	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/main" && refs != "refs/heads/master" {
+		t.Errorf("refs after the commits: %q", refs)
+	}
+}
+
+// indexTree is the tree git's index makes of parent with changes.
+func indexTree(t *testing.T, dir, parent string, changes []gitcli.Entry) string {
+	t.Helper()
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	git := func(stdin string, args ...string) string {
+		res, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: append([]string{"-C", dir}, args...), Env: env, Stdin: strings.NewReader(stdin)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(res.Stdout))
+	}
+	git("", "read-tree", parent)
+	var b strings.Builder
+	for _, e := range changes {
+		if e.ID == "" {
+			fmt.Fprintf(&b, "0 %s\t%s\x00", strings.Repeat("0", 40), e.Path)
+		}
+	}
+	for _, e := range changes {
+		if e.ID != "" {
+			fmt.Fprintf(&b, "%s %s\t%s\x00", e.Mode, e.ID, e.Path)
+		}
+	}
+	git(b.String(), "update-index", "-z", "--add", "--remove", "--replace", "--index-info")
+	return git("", "write-tree")
+}
