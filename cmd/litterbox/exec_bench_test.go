@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -62,6 +63,36 @@ func BenchmarkRawCLIExec(b *testing.B) {
 	r := testenv.Exec()
 	for b.Loop() {
 		if _, err := r.Run(context.Background(), runner.Cmd{Name: "docker", Args: []string{"exec", "--user", "1000:1000", "--workdir", "/src", container, "true"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCLIStart is the binary's start alone (`litterbox --version`):
+// what CLIExec pays before its one git rev-parse and its call.
+func BenchmarkCLIStart(b *testing.B) {
+	bin := builtBinary(b)
+	r := testenv.Exec()
+	for b.Loop() {
+		if _, err := r.Run(context.Background(), runner.Cmd{Name: bin, Args: []string{"--version"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHelperCat is a docker exec of the sandbox's helper that prints
+// a small file: the helper's start in the container, which every call
+// pays over a raw docker exec, without the command, the scan or the host.
+func BenchmarkHelperCat(b *testing.B) {
+	_, _, container := cliSandbox(b)
+	r := testenv.Exec()
+	res, err := r.Run(context.Background(), runner.Cmd{Name: "docker", Args: []string{"exec", container, "sh", "-c", "ls -d /.litterbox/*/litterbox-helper"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	helper := strings.TrimSpace(string(res.Stdout))
+	for b.Loop() {
+		if _, err := r.Run(context.Background(), runner.Cmd{Name: "docker", Args: []string{"exec", "--user", "1000:1000", "--workdir", "/src", container, helper, "cat", "/src/README.md", "4096"}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -86,12 +85,7 @@ func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 
 func BenchmarkBashNoopGoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
-	for b.Loop() {
-		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: "true"})
-		if err != nil || res.Snapshot != "" {
-			b.Fatalf("%+v %v", res, err)
-		}
-	}
+	benchBashNoopOn(b, m, n.Slug)
 }
 
 func BenchmarkRawBashNoopGoSrc(b *testing.B) {
@@ -103,14 +97,7 @@ func BenchmarkRawBashNoopGoSrc(b *testing.B) {
 
 func BenchmarkWriteGoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
-	i := 0
-	for b.Loop() {
-		i++
-		res, err := m.Write(context.Background(), n.Slug, "written.txt", []byte(fmt.Sprintf("version %d\n", i)))
-		if err != nil || res.Snapshot == "" {
-			b.Fatalf("%+v %v", res, err)
-		}
-	}
+	benchWriteOn(b, m, n.Slug)
 }
 
 func BenchmarkRawWriteGoSrc(b *testing.B) { benchRawWriteIn(b, goSrcSandbox) }

@@ -46,26 +46,18 @@ func searchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 func makeSearchSandbox() error {
 	ctx := context.Background()
 	r := testenv.Exec()
-	res, err := r.Run(ctx, runner.Cmd{Name: "go", Args: []string{"env", "GOROOT"}})
+	goroot, err := goRoot()
 	if err != nil {
 		return err
 	}
-	goroot := strings.TrimSpace(string(res.Stdout))
-	tmp, err := os.MkdirTemp("", "lbbench-search-")
-	if err != nil {
-		return err
-	}
-	searchBox.dir = filepath.Join(tmp, testenv.UniqueName("lbbench"))
-	if err := os.MkdirAll(searchBox.dir, 0o755); err != nil {
+	if searchBox.dir, err = benchRepoDir("lbbench-search-"); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(searchBox.dir, ".gitignore"), []byte("big/\n"), 0o644); err != nil {
 		return err
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "search"}} {
-		if _, err := r.Run(ctx, runner.Cmd{Name: "git", Args: args, Dir: searchBox.dir}); err != nil {
-			return err
-		}
+	if err := commitAll(searchBox.dir, "search"); err != nil {
+		return err
 	}
 	cfg := config.Default()
 	cfg.Image = "litterbox-test/debian:bookworm"
@@ -79,6 +71,34 @@ func makeSearchSandbox() error {
 	}
 	for i, src := range []string{"src", "src", "src", "test"} {
 		if _, err := m.Upload(ctx, "search", filepath.Join(goroot, src), searchTree+"/"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// goRoot is the Go installation whose source the large benchmarks use.
+func goRoot() (string, error) {
+	res, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"env", "GOROOT"}})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
+// benchRepoDir makes an empty directory for a benchmark's repository, in a
+// temporary directory of its own (removed whole by TestMain's cleanup).
+func benchRepoDir(prefix string) (string, error) {
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(tmp, testenv.UniqueName("lbbench"))
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// commitAll makes dir a repository whose one commit holds every file in
+// it, ignored ones too.
+func commitAll(dir, msg string) error {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A", "-f"}, {"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", msg}} {
+		if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: args, Dir: dir}); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -254,10 +255,13 @@ func benchBashNoop(b *testing.B, files testenv.Files) {
 	benchBashNoopIn(b, m)
 }
 
-func benchBashNoopIn(b *testing.B, m *Manager) {
+func benchBashNoopIn(b *testing.B, m *Manager) { benchBashNoopOn(b, m, "bench") }
+
+// benchBashNoopOn times bash calls of true in sandbox slug.
+func benchBashNoopOn(b *testing.B, m *Manager, slug string) {
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"})
+		res, err := m.Bash(ctx, slug, agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -280,12 +284,15 @@ func benchWrite(b *testing.B, files testenv.Files) {
 	benchWriteIn(b, m)
 }
 
-func benchWriteIn(b *testing.B, m *Manager) {
+func benchWriteIn(b *testing.B, m *Manager) { benchWriteOn(b, m, "bench") }
+
+// benchWriteOn times write calls, each a new content, in sandbox slug.
+func benchWriteOn(b *testing.B, m *Manager, slug string) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
 		i++
-		res, err := m.Write(ctx, "bench", "written.txt", []byte(fmt.Sprintf("version %d\n", i)))
+		res, err := m.Write(ctx, slug, "written.txt", []byte(fmt.Sprintf("version %d %d\n", os.Getpid(), i)))
 		if err != nil || res.Snapshot == "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -311,10 +318,15 @@ func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, hostrepo.
 }
 
 func benchRead(b *testing.B, files testenv.Files) {
-	m, _ := benchToolSandbox(b, files)
+	m, n := benchToolSandbox(b, files)
+	benchReadIn(b, m, n, "README.md")
+}
+
+// benchReadIn reads the file at path (relative to /src) with the read tool.
+func benchReadIn(b *testing.B, m *Manager, n hostrepo.Names, path string) {
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := m.Read(ctx, "bench", "README.md", 0, 0)
+		res, err := m.Read(ctx, n.Slug, path, 0, 0)
 		if err != nil || res.Content == "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -323,8 +335,12 @@ func benchRead(b *testing.B, files testenv.Files) {
 
 func benchRawRead(b *testing.B, files testenv.Files) {
 	_, n := benchToolSandbox(b, files)
+	benchRawReadIn(b, n, "README.md")
+}
+
+func benchRawReadIn(b *testing.B, n hostrepo.Names, path string) {
 	for b.Loop() {
-		docker(b, "exec", "--user", "1000:1000", n.Container, "cat", "/src/README.md")
+		docker(b, "exec", "--user", "1000:1000", n.Container, "cat", "/src/"+path)
 	}
 }
 
@@ -337,4 +353,6 @@ func BenchmarkRawWrite(b *testing.B)       { benchRawWrite(b, testenv.SmallFiles
 func BenchmarkBashNoop10k(b *testing.B)    { benchBashNoop(b, bigFiles(10000)) }
 func BenchmarkRawBashNoop10k(b *testing.B) { benchRawExec(b, bigFiles(10000)) }
 func BenchmarkWrite10k(b *testing.B)       { benchWrite(b, bigFiles(10000)) }
+func BenchmarkRead10k(b *testing.B)        { benchRead(b, bigFiles(10000)) }
+func BenchmarkRawRead10k(b *testing.B)     { benchRawRead(b, bigFiles(10000)) }
 func BenchmarkRawWrite10k(b *testing.B)    { benchRawWrite(b, bigFiles(10000)) }
