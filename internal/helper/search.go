@@ -223,7 +223,7 @@ type lineMatcher struct {
 
 func newLineMatcher(re *regexp.Regexp) *lineMatcher {
 	m := &lineMatcher{re: re}
-	if lit, complete := re.LiteralPrefix(); complete && lit != "" && !strings.ContainsAny(lit, "\n\r") {
+	if lit, ok := literalOf(re); ok && lit != "" && !strings.ContainsAny(lit, "\n\r") {
 		m.literal = []byte(lit)
 		return m
 	}
@@ -231,6 +231,21 @@ func newLineMatcher(re *regexp.Regexp) *lineMatcher {
 		m.multi = multi
 	}
 	return m
+}
+
+// literalOf is the text re matches when it is a plain literal, and
+// nothing else. Regexp.LiteralPrefix is no test of that: it calls "^0$"
+// complete, as "0", and a search for that literal finds "00".
+func literalOf(re *regexp.Regexp) (string, bool) {
+	t, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	t = t.Simplify()
+	if t.Op != syntax.OpLiteral || t.Flags&syntax.FoldCase != 0 {
+		return "", false
+	}
+	return string(t.Rune), true
 }
 
 // lineAnchored reports whether the pattern p's anchors are all line

@@ -51,6 +51,8 @@ var searchSeeds = []struct{ pattern, data string }{
 	{"lit", "bin\x00lit\n"},
 	{"é", "café\nnot\n"},
 	{`\d{3}`, "12\n1234\n"},
+	{"^0$", "00\n0\n"}, // a pattern Regexp.LiteralPrefix calls a whole literal
+	{"(?i)abc", "ABC\nabd\n"},
 }
 
 // The whole-file search finds what line-by-line grep finds, line numbers
