@@ -103,7 +103,7 @@ func (s *session) serve() error {
 		s.old <- base
 	} else {
 		// The last manifest loads while the action runs.
-		go func() { s.old <- loadManifest(req.OldGen) }()
+		go func() { s.old <- loadIndexed(req.OldGen) }()
 		if err := s.between(); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (s *session) between() error {
 	req.OldGen, req.NewGen = req.NewGen, req.NewGen+1
 	next := req.OldGen
 	s.old = make(chan *manifest, 1)
-	go func() { s.old <- loadManifest(next) }()
+	go func() { s.old <- loadIndexed(next) }()
 	return nil
 }
 

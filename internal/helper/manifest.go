@@ -272,19 +272,20 @@ func manifestPath(gen uint64) string { return stateDir + "/m." + strconv.FormatU
 const manifestMagic = "LBXM2\n"
 
 // loadManifest reads generation gen, nil when there is none (or it is not
-// one this helper wrote).
+// one this helper wrote). Every call reads it before its scan, so it is
+// parsed in place: the file read whole, its entries in one allocation and
+// their paths substrings of one string (38,000 entries: 19 ms read through
+// a buffered reader entry by entry, a few ms so).
 func loadManifest(gen uint64) *manifest {
-	f, err := os.Open(manifestPath(gen))
-	if err != nil {
+	data, err := os.ReadFile(manifestPath(gen))
+	if err != nil || !strings.HasPrefix(string(data[:min(len(data), len(manifestMagic))]), manifestMagic) {
 		return nil
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 256<<10)
-	magic := make([]byte, len(manifestMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != manifestMagic {
+	list, ok := parseEntries(data[len(manifestMagic):])
+	if !ok {
 		return nil
 	}
-	m := &manifest{}
+	m := &manifest{list: list}
 	if data, err := os.ReadFile(manifestPath(gen) + ".recheck"); err == nil {
 		for _, d := range strings.Split(string(data), "\x00") {
 			if d != "" {
@@ -292,34 +293,66 @@ func loadManifest(gen uint64) *manifest {
 			}
 		}
 	}
-	for {
-		n, err := binary.ReadUvarint(r)
-		if errors.Is(err, io.EOF) {
-			return m
-		}
-		if err != nil || n > 1<<16 {
-			return nil
-		}
-		name := make([]byte, n)
-		if _, err := io.ReadFull(r, name); err != nil {
-			return nil
-		}
-		var fixed [4 + 8*4 + 1 + 20]byte
-		if _, err := io.ReadFull(r, fixed[:]); err != nil {
-			return nil
-		}
-		e := &entry{
-			path:  string(name),
-			mode:  binary.LittleEndian.Uint32(fixed[0:]),
-			size:  int64(binary.LittleEndian.Uint64(fixed[4:])),
-			mtime: int64(binary.LittleEndian.Uint64(fixed[12:])),
-			ctime: int64(binary.LittleEndian.Uint64(fixed[20:])),
-			ino:   binary.LittleEndian.Uint64(fixed[28:]),
-			racy:  fixed[36] == 1,
-		}
-		copy(e.id[:], fixed[37:])
-		m.list = append(m.list, e)
+	return m
+}
+
+// loadIndexed is loadManifest with the index by path made too: the scan
+// needs both, and they are made while the action runs.
+func loadIndexed(gen uint64) *manifest {
+	m := loadManifest(gen)
+	if m != nil {
+		m.index()
 	}
+	return m
+}
+
+// entryFixed is the size of an entry's fields after its path: mode, size,
+// mtime, ctime, inode, racy and the content's id.
+const entryFixed = 4 + 8*4 + 1 + 20
+
+// parseEntries reads the entries save wrote; false when b is not a whole
+// list of them.
+func parseEntries(b []byte) ([]*entry, bool) {
+	n, ok := countEntries(b)
+	if !ok {
+		return nil, false
+	}
+	s := string(b) // one copy; every path is a substring of it
+	backing := make([]entry, n)
+	list := make([]*entry, n)
+	off := 0
+	for i := range backing {
+		l, k := binary.Uvarint(b[off:])
+		off += k
+		e := &backing[i]
+		e.path = s[off : off+int(l)]
+		off += int(l)
+		f := b[off : off+entryFixed]
+		e.mode = binary.LittleEndian.Uint32(f[0:])
+		e.size = int64(binary.LittleEndian.Uint64(f[4:]))
+		e.mtime = int64(binary.LittleEndian.Uint64(f[12:]))
+		e.ctime = int64(binary.LittleEndian.Uint64(f[20:]))
+		e.ino = binary.LittleEndian.Uint64(f[28:])
+		e.racy = f[36] == 1
+		copy(e.id[:], f[37:])
+		off += entryFixed
+		list[i] = e
+	}
+	return list, true
+}
+
+// countEntries counts the entries in b, checking that each is whole and
+// its path no longer than a path can be.
+func countEntries(b []byte) (int, bool) {
+	n := 0
+	for off := 0; off < len(b); n++ {
+		l, k := binary.Uvarint(b[off:])
+		if k <= 0 || l > 1<<16 || uint64(len(b)-off-k) < l+entryFixed {
+			return 0, false
+		}
+		off += k + int(l) + entryFixed
+	}
+	return n, true
 }
 
 // bytes is what the entry holds toward /src's size: a file's or symlink's
