@@ -57,7 +57,10 @@ func (c *Client) CommitChanges(ctx context.Context, spec ChangeSpec) (commit, tr
 	// root tree's entry ("040000 tree <id>\t").
 	fmt.Fprintf(&b, "\nget-mark :1\nls :1 \"\"\nreset %s\n\ndone\n", unwrittenRef)
 	res, err := c.run(ctx, runner.Cmd{
-		Args:  []string{"fast-import", "--quiet", "--done", "--date-format=now"},
+		// Names are compared as they are: with core.ignorecase (macOS and
+		// Windows clones) fast-import would take "a" for "A" and remove or
+		// overwrite the wrong one.
+		Args:  []string{"-c", "core.ignorecase=false", "fast-import", "--quiet", "--done", "--date-format=now"},
 		Stdin: bytes.NewReader(b.Bytes()),
 	})
 	if err != nil {

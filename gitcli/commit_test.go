@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,7 +21,11 @@ import (
 func TestCommitChangesMatchesTheIndex(t *testing.T) {
 	dir := testenv.NewRepo(t, filepath.Join(t.TempDir(), "repo"), testenv.Files{
 		"keep.txt": "keep\n", "f": "a file\n", "d/x": "x\n", "d/y": "y\n", "deep/er/z": "z\n",
+		"Up": "upper\n", "up": "lower\n", "README": "r\n", ":colon": "c\n", ":!x": "x\n",
 	})
+	// As on a macOS or Windows clone: names must still be compared as
+	// they are, as the sandbox's file system does.
+	testenv.Git(t, dir, "config", "core.ignorecase", "true")
 	ctx := context.Background()
 	g := gitcli.New(dir, testenv.Exec())
 	head := testenv.Git(t, dir, "rev-parse", "HEAD")
@@ -46,6 +51,7 @@ func TestCommitChangesMatchesTheIndex(t *testing.T) {
 		"nothing":           {set("keep.txt", "keep\n")},
 		"everything":        {del("keep.txt"), del("f"), del("d/x"), del("d/y"), del("deep/er/z")},
 		"deep":              {set("deep/er/z", "z2\n"), set("deep/new/w", "w\n")},
+		"case":              {del("up"), set("readme", "new\n")},
 	}
 	for name, changes := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +72,20 @@ func TestCommitChangesMatchesTheIndex(t *testing.T) {
 				t.Errorf("commit reads %q", got)
 			}
 		})
+	}
+	// The tree's entries are read by name as it is: a name that starts
+	// with ':' is no pathspec magic.
+	got, err := g.TreeEntries(ctx, head, []string{":colon", ":!x", "d", "missing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for p := range got {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	if want := []string{":!x", ":colon", "d/x", "d/y"}; !slices.Equal(paths, want) {
+		t.Errorf("TreeEntries read %q, want %q", paths, want)
 	}
 	if refs := testenv.Git(t, dir, "for-each-ref", "--format=%(refname)"); refs != "refs/heads/main" && refs != "refs/heads/master" {
 		t.Errorf("refs after the commits: %q", refs)

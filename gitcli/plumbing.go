@@ -31,11 +31,11 @@ type Entry struct {
 func (c *Client) TreeEntries(ctx context.Context, rev string, paths []string) (map[string]Entry, error) {
 	out := map[string]Entry{}
 	// ls-tree has no --stdin; paths go on the command line in batches small
-	// enough for any ARG_MAX. It matches them literally, as prefixes that
-	// end at a slash.
+	// enough for any ARG_MAX, as literal pathspecs: a name that starts with
+	// ':' is no pathspec magic. They match as prefixes that end at a slash.
 	for len(paths) > 0 {
 		n := min(len(paths), 2000)
-		args := append([]string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, "--"}, paths[:n]...)
+		args := append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, "--"}, paths[:n]...)
 		paths = paths[n:]
 		res, err := c.run(ctx, runner.Cmd{Args: args})
 		if err != nil {

@@ -25,6 +25,20 @@ var transferAttacks = []attack{
 	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
 		baseRefAttack(t, e)
 	}},
+	{name: "names a clone on Windows or macOS reads as .git", side: "agent", expect: "none of .git., '.git ', GIT~1, .git::$INDEX_ALLOCATION or .git with a zero-width joiner reaches the branch (git's verify_path refuses them there); the rest of the call is committed", run: func(t *testing.T, e *attackEnv) {
+		script := `for d in .git. '.git ' GIT~1 '.git::$INDEX_ALLOCATION' "$(printf '\342\200\214.git')"; do mkdir -p "$d/hooks" && echo 'echo pwned' > "$d/hooks/post-checkout" && echo '[core]' > "$d/config"; done; echo ok > ok-dotgit.txt`
+		res := bash(t, e.m, script)
+		got := tree(t, e.m)
+		if !strings.Contains(got, "ok-dotgit.txt") {
+			t.Fatalf("the rest of the call was not committed: exit %d, stderr %q, tree %q", res.ExitCode, res.Stderr, got)
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if strings.Contains(line, "hooks/post-checkout") || strings.Contains(line, "/config") {
+				t.Errorf("the branch holds %q", line)
+			}
+		}
+		bash(t, e.m, "rm -rf .git. '.git ' GIT~1 '.git::$INDEX_ALLOCATION' \"$(printf '\\342\\200\\214.git')\" ok-dotgit.txt")
+	}},
 	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
 		// 15 directories of 255-byte names and a 248-byte file name: legal
 		// in the container, past PATH_MAX under the host's .git.

@@ -246,11 +246,37 @@ func ValidPath(p string) bool {
 		return false
 	}
 	for _, c := range strings.Split(p, "/") {
-		if c == ".." || c == "." || strings.EqualFold(c, ".git") {
+		if c == ".." || c == "." || isDotGit(c) {
 			return false
 		}
 	}
 	return true
+}
+
+// isDotGit reports whether a path component names .git on some file
+// system a clone of the branch may land on, as git's verify_path refuses it
+// (core.protectNTFS and core.protectHFS, on by default): any case, with
+// trailing dots or spaces, with characters HFS+ ignores, the short name
+// GIT~1, or an NTFS stream (.git::$INDEX_ALLOCATION). Commits are made
+// with fast-import, which does not check; update-index did.
+func isDotGit(c string) bool {
+	c = strings.Map(func(r rune) rune {
+		if hfsIgnored(r) {
+			return -1
+		}
+		return r
+	}, c)
+	if i := strings.IndexByte(c, ':'); i >= 0 {
+		c = c[:i]
+	}
+	c = strings.TrimRight(c, ". ")
+	return strings.EqualFold(c, ".git") || strings.EqualFold(c, "git~1")
+}
+
+// hfsIgnored are the code points HFS+ drops from a name (git's
+// is_hfs_dotgit list).
+func hfsIgnored(r rune) bool {
+	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
 }
 
 // Under reports whether p is one of dirs or inside one.
