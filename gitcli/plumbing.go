@@ -48,7 +48,7 @@ func (c *Client) TreeEntries(ctx context.Context, rev string, paths []string) (m
 
 // TreeAll returns every entry of rev's tree.
 func (c *Client) TreeAll(ctx context.Context, rev string) (map[string]Entry, error) {
-	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev}})
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--end-of-options", rev}})
 	if err != nil {
 		return nil, err
 	}
@@ -187,16 +187,14 @@ func (c *Client) hashObjectsWith(ctx context.Context, cmd runner.Cmd, files []st
 
 // Gitlinks returns the submodules recorded in commit's tree: path -> commit.
 func (c *Client) Gitlinks(ctx context.Context, commit string) (map[string]string, error) {
-	res, err := c.run(ctx, runner.Cmd{Args: []string{"ls-tree", "-r", "-z", "--end-of-options", commit}})
+	all, err := c.TreeAll(ctx, commit)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	for _, rec := range bytes.Split(res.Stdout, []byte{0}) {
-		meta, path, ok := strings.Cut(string(rec), "\t")
-		f := strings.Fields(meta)
-		if ok && len(f) == 3 && f[0] == "160000" {
-			out[path] = f[2]
+	for p, e := range all {
+		if e.Mode == "160000" {
+			out[p] = e.ID
 		}
 	}
 	return out, nil

@@ -4,6 +4,7 @@ package helper
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -278,7 +279,7 @@ const manifestMagic = "LBXM2\n"
 // a buffered reader entry by entry, a few ms so).
 func loadManifest(gen uint64) *manifest {
 	data, err := os.ReadFile(manifestPath(gen))
-	if err != nil || !strings.HasPrefix(string(data[:min(len(data), len(manifestMagic))]), manifestMagic) {
+	if err != nil || !bytes.HasPrefix(data, []byte(manifestMagic)) {
 		return nil
 	}
 	list, ok := parseEntries(data[len(manifestMagic):])
