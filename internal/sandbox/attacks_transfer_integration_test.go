@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,42 @@ var transferAttacks = []attack{
 			}
 		}
 		bash(t, e.m, "rm -rf .git. '.git ' GIT~1 '.git::$INDEX_ALLOCATION' \"$(printf '\\342\\200\\214.git')\" ok-dotgit.txt")
+	}},
+	{name: "names that read as fast-import commands, and names differing only in case on a host that ignores case", side: "agent", expect: "each file is committed under its own name and no other path changes (README.md stays, nothing under .git); removing up leaves Up", run: func(t *testing.T, e *attackEnv) {
+		// The commit is one fast-import stream built from the agent's
+		// names; a clone on macOS or Windows has core.ignorecase set.
+		testenv.Git(t, e.m.Root, "config", "core.ignorecase", "true")
+		defer testenv.Git(t, e.m.Root, "config", "--unset", "core.ignorecase")
+		names := []string{"inj\"\nD README.md\nM 100644 inline evil\nz", `"lead`, `back\slash`, "Up", "up"}
+		before := treeNames(t, e.m)
+		res := bash(t, e.m, `printf 1 > "$(printf 'inj"\nD README.md\nM 100644 inline evil\nz')" && printf 2 > '"lead' && printf 3 > 'back\slash' && printf 4 > Up && printf 5 > up`)
+		if got, want := treeNames(t, e.m), append(slices.Clone(before), names...); !sameSet(got, want) {
+			t.Logf("exit %d, stderr %q, withheld %+v, snapshot %q", res.ExitCode, res.Stderr, res.Withheld, res.Snapshot)
+			t.Fatalf("the branch holds %q, want %q", got, want)
+		}
+		bash(t, e.m, "rm up")
+		if got, want := treeNames(t, e.m), append(slices.Clone(before), names[:4]...); !sameSet(got, want) {
+			t.Errorf("after rm up the branch holds %q, want %q", got, want)
+		}
+		bash(t, e.m, `rm -f inj* '"lead' 'back\slash' Up`)
+	}},
+	{name: "the helper's manifests in /tmp/.litterbox overwritten between calls", side: "agent", expect: "the next call reads none (a full scan), commits the change, and the branch holds exactly the sandbox's files", run: func(t *testing.T, e *attackEnv) {
+		// /tmp/.litterbox is the agent's uid's: any process of its can
+		// rewrite what the helper compares with.
+		bash(t, e.m, "echo one > manifest-a.txt")
+		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Names("work").Container, "sh", "-c",
+			`for f in /tmp/.litterbox/m.*; do head -c 100 "$f" > /tmp/cut && cat /tmp/cut > "$f" && printf '\377\377\377\377\017' >> "$f"; done; rm -f /tmp/cut`); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		before := treeNames(t, e.m)
+		res := bash(t, e.m, "echo two > manifest-b.txt")
+		if res.Snapshot == "" || !slices.Contains(treeNames(t, e.m), "manifest-b.txt") {
+			t.Fatalf("the change was not committed: %+v", res)
+		}
+		if got, want := treeNames(t, e.m), append(slices.Clone(before), "manifest-b.txt"); !sameSet(got, want) {
+			t.Errorf("the branch holds %q, want %q", got, want)
+		}
+		bash(t, e.m, "rm -f manifest-a.txt manifest-b.txt")
 	}},
 	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
 		// 15 directories of 255-byte names and a 248-byte file name: legal
@@ -215,4 +252,19 @@ func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) 
 		}
 		return res
 	}
+}
+
+// treeNames lists the paths of the sandbox's branch, as they are.
+func treeNames(t *testing.T, m *Manager) []string {
+	t.Helper()
+	out := testenv.Git(t, m.Root, "ls-tree", "-r", "-z", "--name-only", "litterbox/work")
+	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
