@@ -40,23 +40,24 @@ var transferAttacks = []attack{
 		}
 		bash(t, e.m, "rm -rf .git. '.git ' GIT~1 '.git::$INDEX_ALLOCATION' \"$(printf '\\342\\200\\214.git')\" ok-dotgit.txt")
 	}},
-	{name: "names that read as fast-import commands, and names differing only in case on a host that ignores case", side: "agent", expect: "each file is committed under its own name and no other path changes (README.md stays, nothing under .git); removing up leaves Up", run: func(t *testing.T, e *attackEnv) {
+	{name: "names that read as fast-import commands, and names differing only in case on a host that ignores case", side: "agent", expect: "each file is committed under its own name and no other path changes (README.md stays, nothing under .git); removing case-fold leaves Case-fold", run: func(t *testing.T, e *attackEnv) {
 		// The commit is one fast-import stream built from the agent's
 		// names; a clone on macOS or Windows has core.ignorecase set.
+		// (Not "up": the symlinks row leaves a link of that name.)
 		testenv.Git(t, e.m.Root, "config", "core.ignorecase", "true")
 		defer testenv.Git(t, e.m.Root, "config", "--unset", "core.ignorecase")
-		names := []string{"inj\"\nD README.md\nM 100644 inline evil\nz", `"lead`, `back\slash`, "Up", "up"}
+		names := []string{"inj\"\nD README.md\nM 100644 inline evil\nz", `"lead`, `back\slash`, "Case-fold", "case-fold"}
 		before := treeNames(t, e.m)
-		res := bash(t, e.m, `printf 1 > "$(printf 'inj"\nD README.md\nM 100644 inline evil\nz')" && printf 2 > '"lead' && printf 3 > 'back\slash' && printf 4 > Up && printf 5 > up`)
+		res := bash(t, e.m, `printf 1 > "$(printf 'inj"\nD README.md\nM 100644 inline evil\nz')" && printf 2 > '"lead' && printf 3 > 'back\slash' && printf 4 > Case-fold && printf 5 > case-fold`)
 		if got, want := treeNames(t, e.m), append(slices.Clone(before), names...); !sameSet(got, want) {
 			t.Logf("exit %d, stderr %q, withheld %+v, snapshot %q", res.ExitCode, res.Stderr, res.Withheld, res.Snapshot)
 			t.Fatalf("the branch holds %q, want %q", got, want)
 		}
-		bash(t, e.m, "rm up")
+		bash(t, e.m, "rm case-fold")
 		if got, want := treeNames(t, e.m), append(slices.Clone(before), names[:4]...); !sameSet(got, want) {
-			t.Errorf("after rm up the branch holds %q, want %q", got, want)
+			t.Errorf("after rm case-fold the branch holds %q, want %q", got, want)
 		}
-		bash(t, e.m, `rm -f inj* '"lead' 'back\slash' Up`)
+		bash(t, e.m, `rm -f inj* '"lead' 'back\slash' Case-fold`)
 	}},
 	{name: "the helper's manifests in /tmp/.litterbox overwritten between calls", side: "agent", expect: "the next call reads none (a full scan), commits the change, and the branch holds exactly the sandbox's files", run: func(t *testing.T, e *attackEnv) {
 		// /tmp/.litterbox is the agent's uid's: any process of its can
