@@ -4,7 +4,11 @@
 GO          ?= go
 BIN         := bin/litterbox
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS     := -s -w -X main.version=$(VERSION)
+# BUILD names the source both programs are built from (the commit and any
+# changes to it): litterbox delivers the litterbox-helper beside it only
+# when the two carry the same (internal/agent, sameBuild).
+BUILD       := $(shell { git rev-parse HEAD; git status --porcelain; git diff HEAD; } 2>/dev/null | sha256sum | cut -c1-16)
+LDFLAGS     := -s -w -X main.version=$(VERSION) -X main.build=$(BUILD)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
@@ -13,11 +17,13 @@ RUNTIME     ?= docker
 
 all: build
 
+# litterbox and, beside it, litterbox-helper: the program copied into each
+# sandbox (litterbox can serve as its own helper, but starts slower).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/litterbox
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/litterbox ./cmd/litterbox-helper
 
 install:
-	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
+	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox ./cmd/litterbox-helper
 
 # The developer's quick loop: the build, every lint check, and the unit tests
 # (the replays of recorded docker and git transcripts and the fuzz targets'
@@ -248,15 +254,17 @@ bench-smoke: image
 	scripts/timed.sh $@ $(BENCH_SMOKE)
 
 # Release archives in dist/: static builds for Linux and macOS on amd64 and
-# arm64. A macOS archive carries litterbox-linux-<arch> too: the Linux build
-# Litterbox copies into sandboxes (Docker Desktop runs Linux of the Mac's
-# architecture). Each carries the README and docs/, which it links to.
+# arm64, each of litterbox and the helper it copies into sandboxes: on
+# Linux litterbox-helper, on macOS its Linux build litterbox-helper-linux-
+# <arch> (Docker Desktop runs Linux of the Mac's architecture). Each carries
+# the README and docs/, which it links to.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 release:
 	@rm -rf dist && mkdir -p dist
 	@for p in $(PLATFORMS); do os=$${p%/*} arch=$${p#*/} d=dist/litterbox-$(VERSION)-$$os-$$arch; mkdir -p $$d; \
 	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox ./cmd/litterbox || exit 1; \
-	  if [ $$os != linux ]; then CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox-linux-$$arch ./cmd/litterbox || exit 1; fi; \
+	  h=litterbox-helper; [ $$os = linux ] || h=litterbox-helper-linux-$$arch; \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/$$h ./cmd/litterbox-helper || exit 1; \
 	  cp -R README.md docs $$d/ && tar -C dist -czf $$d.tar.gz $${d#dist/} && rm -rf $$d && echo $$d.tar.gz; done
 
 clean:

@@ -123,6 +123,47 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   [[ $(jsonget '.[name=repository].detail' <<<"$output") == *"1 uncommitted change(s)"* ]]
 }
 
+@test "doctor and calls: litterbox delivers the litterbox-helper of its build beside it, else itself, and says why" {
+  [ -x "$(dirname "$LITTERBOX")/litterbox-helper" ] || fail "make build puts litterbox-helper beside litterbox"
+  bin=$BATS_TEST_TMPDIR/bin
+  mkdir -p "$bin"
+  cp "$LITTERBOX" "$bin/litterbox"
+  alone() { env -u LITTERBOX_HELPER "$bin/litterbox" "$@"; }
+
+  # Alone, litterbox is its own helper: sandboxes work, doctor says what it costs.
+  run --separate-stderr alone doctor
+  assert_success
+  assert_line --regexp "^ok +helper +$bin/litterbox \(linux/[a-z0-9]+, static\); litterbox itself: no litterbox-helper beside it, so each call starts about 10 ms slower"
+  run --separate-stderr alone create alone --quiet
+  assert_success
+  run --separate-stderr alone exec alone -- sh -c 'echo self > self.txt; ls /.litterbox/*/'
+  assert_success
+  assert_output litterbox-helper
+  assert_equal "$(git show litterbox/alone:self.txt)" self
+
+  # Beside the helper program of its build, that is what goes in: a new
+  # sandbox's helper is the small program (another build id), and calls work.
+  cp "$(dirname "$LITTERBOX")/litterbox-helper" "$bin/"
+  run --separate-stderr alone doctor
+  assert_success
+  assert_line --regexp "^ok +helper +$bin/litterbox-helper \(linux/[a-z0-9]+, static\)$"
+  run --separate-stderr alone exec alone -- sh -c 'echo own > own.txt; ls /.litterbox/ | wc -l'
+  assert_success
+  assert_output 2
+  assert_equal "$(git show litterbox/alone:own.txt)" own
+
+  # A helper of another build (here another program altogether) is passed over, with a warning.
+  cp "$(command -v git)" "$bin/litterbox-helper"
+  run --separate-stderr alone doctor
+  assert_success
+  assert_line --regexp "^warn +helper +$bin/litterbox \(linux/[a-z0-9]+, static\); litterbox itself: $bin/litterbox-helper is not of this litterbox's build \(it has no Go build record: .*\), so each call starts about 10 ms slower$"
+  assert_line --partial "fix: reinstall both from one build: make install, or go install github.com/litterbox-dev/litterbox/cmd/...@VERSION"
+  run --separate-stderr alone exec alone -- sh -c 'echo again > again.txt'
+  assert_success
+  assert_equal "$(git show litterbox/alone:again.txt)" again
+  alone delete alone --force >/dev/null
+}
+
 @test "Litterbox's own files (mcp-config's client files, .litterbox.local.toml) are never uncommitted changes to warn about; a file of the project still is" {
   lb_ok mcp-config claude --write >/dev/null
   lb_ok mcp-config cursor --write >/dev/null

@@ -23,8 +23,9 @@ import (
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
-// HelperEnv names a helper binary to deliver instead of this executable:
-// a static linux build of litterbox for the engine's architecture.
+// HelperEnv names a helper binary to deliver, in place of the one beside
+// this executable: a static linux build of litterbox-helper (or of
+// litterbox) for the engine's architecture.
 const HelperEnv = "LITTERBOX_HELPER"
 
 // HelperBinary is the host file delivered into sandboxes as the helper.
@@ -38,6 +39,11 @@ type HelperBinary struct {
 	// interpreter's base name; the helper runs through it.
 	Libs   map[string]string
 	Loader string
+	// Self is set when litterbox delivers itself, there being no helper
+	// program of its build beside it; Passed then says why one that is
+	// there was not taken.
+	Self   bool
+	Passed string
 }
 
 var (
@@ -47,30 +53,49 @@ var (
 )
 
 // LocalHelper locates and checks the helper binary once per process: the
-// file $LITTERBOX_HELPER names; else, on Linux, this executable, which is
-// the helper when started as litterbox-helper; else (macOS) the Linux build
-// the release archive puts next to it, litterbox-linux-<arch>.
+// file $LITTERBOX_HELPER names; else the helper's own program beside this
+// executable (HelperProgram), when it is provably of the same build; else,
+// on Linux, this executable, which is the helper when started as
+// litterbox-helper (a call then starts about 10 ms slower: the CLI's and
+// the MCP server's package init).
 func LocalHelper() (*HelperBinary, error) {
-	localHelperOnce.Do(func() {
-		p := os.Getenv(HelperEnv)
-		if p == "" {
-			exe, err := os.Executable()
-			if err != nil {
-				localHelperErr = fmt.Errorf("finding the litterbox executable to deliver as the sandbox helper: %w", err)
-				return
-			}
-			p = exe
-			if runtime.GOOS != "linux" {
-				p = filepath.Join(filepath.Dir(exe), "litterbox-linux-"+runtime.GOARCH)
-				if _, err := os.Stat(p); err != nil {
-					localHelperErr = fmt.Errorf("no Linux build of litterbox to run inside sandboxes: the release archive for %s/%s has one beside litterbox (%s); or set %s to a linux/%s litterbox", runtime.GOOS, runtime.GOARCH, p, HelperEnv, runtime.GOARCH)
-					return
-				}
-			}
-		}
-		localHelper, localHelperErr = InspectHelper(p)
-	})
+	localHelperOnce.Do(func() { localHelper, localHelperErr = locateHelper() })
 	return localHelper, localHelperErr
+}
+
+func locateHelper() (*HelperBinary, error) {
+	if p := os.Getenv(HelperEnv); p != "" {
+		return InspectHelper(p)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the litterbox executable, beside which the sandbox helper lies: %w", err)
+	}
+	return helperBeside(exe)
+}
+
+// helperBeside is the helper the litterbox at exe delivers (LocalHelper).
+func helperBeside(exe string) (*HelperBinary, error) {
+	own := filepath.Join(filepath.Dir(exe), HelperProgram())
+	passed := ""
+	if _, err := os.Stat(own); err == nil {
+		err := matchBuild(exe, own)
+		if err == nil {
+			return InspectHelper(own)
+		}
+		passed = fmt.Sprintf("%s is not of this litterbox's build (%v)", own, err)
+	}
+	if runtime.GOOS != "linux" {
+		if passed != "" {
+			return nil, fmt.Errorf("no Linux helper to run inside sandboxes: %s; keep the two from one release archive, or set %s to a linux/%s litterbox-helper", passed, HelperEnv, runtime.GOARCH)
+		}
+		return nil, fmt.Errorf("no Linux helper to run inside sandboxes: the release archive for %s/%s has one beside litterbox (%s); or set %s to a linux/%s litterbox-helper", runtime.GOOS, runtime.GOARCH, own, HelperEnv, runtime.GOARCH)
+	}
+	h, err := InspectHelper(exe)
+	if h != nil {
+		h.Self, h.Passed = true, passed
+	}
+	return h, err
 }
 
 var elfArch = map[elf.Machine]string{elf.EM_X86_64: "amd64", elf.EM_AARCH64: "arm64", elf.EM_386: "386", elf.EM_ARM: "arm", elf.EM_RISCV: "riscv64", elf.EM_PPC64: "ppc64le", elf.EM_S390: "s390x"}
@@ -93,7 +118,7 @@ func InspectHelper(p string) (*HelperBinary, error) {
 	defer f.Close()
 	h := &HelperBinary{path: p, Arch: elfArch[f.Machine]}
 	if err := h.findLibs(f); err != nil {
-		return nil, fmt.Errorf("sandbox helper %s is dynamically linked and %v; build it static instead: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/litterbox@latest (or `make install`)", p, err)
+		return nil, fmt.Errorf("sandbox helper %s is dynamically linked and %v; build it static instead: CGO_ENABLED=0 go install github.com/litterbox-dev/litterbox/cmd/...@latest (or `make install`)", p, err)
 	}
 	if s := f.Section(".note.go.buildid"); s != nil {
 		if data, err := s.Data(); err == nil && len(data) > 16 {
@@ -122,7 +147,14 @@ func (h *HelperBinary) Describe() string {
 	if h.Loader != "" {
 		link = "dynamically linked, delivered with its " + strings.Join(slices.Sorted(maps.Keys(h.Libs)), ", ")
 	}
-	return fmt.Sprintf("%s (linux/%s, %s)", h.path, h.Arch, link)
+	d := fmt.Sprintf("%s (linux/%s, %s)", h.path, h.Arch, link)
+	switch {
+	case h.Passed != "":
+		d += "; litterbox itself: " + h.Passed + ", so each call starts about 10 ms slower"
+	case h.Self:
+		d += "; litterbox itself: no " + HelperProgram() + " beside it, so each call starts about 10 ms slower (make install, or go install github.com/litterbox-dev/litterbox/cmd/...@VERSION, installs both)"
+	}
+	return d
 }
 
 // ContainerPath is where the helper lives in a sandbox.

@@ -57,7 +57,11 @@ func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.L
 	if herr != nil {
 		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
 	} else {
-		checks = append(checks, box.Check{Name: "helper", Status: box.CheckOK, Detail: h.Describe()})
+		c := box.Check{Name: "helper", Status: box.CheckOK, Detail: h.Describe()}
+		if h.Passed != "" {
+			c.Status, c.Fix = box.CheckWarn, "reinstall both from one build: make install, or go install github.com/litterbox-dev/litterbox/cmd/...@VERSION"
+		}
+		checks = append(checks, c)
 	}
 	if engineUp {
 		checks = append(checks, imageChecks(ctx, m, cli, rt, cfg, err, h, herr)...)

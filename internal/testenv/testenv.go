@@ -223,10 +223,10 @@ func stale(name string, prefixes []string) bool {
 	return false
 }
 
-// UseHelper builds the litterbox binary (static, as the release and `make
-// build` do) once for the test process and points LITTERBOX_HELPER at it, so
-// sandboxes made by in-process Managers get a real helper. It returns a
-// cleanup for TestMain.
+// UseHelper builds the helper program, litterbox-helper (static, as the
+// release and `make build` do), once for the test process and points
+// LITTERBOX_HELPER at it, so sandboxes made by in-process Managers get a
+// real helper. It returns a cleanup for TestMain.
 func UseHelper() (cleanup func(), err error) {
 	if os.Getenv("LITTERBOX_HELPER") != "" {
 		return func() {}, nil
@@ -240,8 +240,8 @@ func UseHelper() (cleanup func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(dir, "litterbox")
-	if _, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-ldflags", "-s -w", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=0"}}); err != nil {
+	bin := filepath.Join(dir, "litterbox-helper")
+	if _, err := Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-ldflags", "-s -w", "-o", bin, "./cmd/litterbox-helper"}, Dir: root, Env: []string{"CGO_ENABLED=0"}}); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("building the sandbox helper: %w", err)
 	}
