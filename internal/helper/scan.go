@@ -58,7 +58,10 @@ func (s *session) scan() error {
 	cur := &manifest{list: list}
 	dirs := &protocol.Dirs{Full: full, Read: uint64(read)}
 	for _, e := range list {
-		o := oldIdx[e.path]
+		o := e // an entry kept from the old manifest is its own old entry
+		if !e.kept {
+			o = oldIdx[e.path]
+		}
 		if o != nil {
 			o.seen = o.kind() == e.kind()
 		}
@@ -312,9 +315,14 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 		return v
 	}
 	list = fresh
+	// A directory's entries lie together in the list: its verdict is
+	// worked out once, not once per entry.
+	lastPar, keep := "\x00", false
 	for _, e := range old.list {
-		par := parentDir(e.path)
-		if again[par] || relpath.UnderAny(e.path, whole) || !present(par) {
+		if par := parentDir(e.path); par != lastPar {
+			lastPar, keep = par, !again[par] && !relpath.UnderAny(par, whole) && present(par)
+		}
+		if !keep {
 			continue
 		}
 		e.kept = true
