@@ -3,6 +3,7 @@
 package helper
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -80,4 +81,25 @@ func TestManifestRoundTrip(t *testing.T) {
 func entriesEnd(data []byte, cut int) bool {
 	_, ok := countEntries(data[len(manifestMagic):cut])
 	return ok
+}
+
+// BenchmarkLoadIndexed38k is the last manifest's load on a 37,889-file
+// tree (paths as long as the Go source's), which every call that changes
+// something pays, beside its command: the read, the parse and the index.
+func BenchmarkLoadIndexed38k(b *testing.B) {
+	old := stateDir
+	stateDir = b.TempDir()
+	b.Cleanup(func() { stateDir = old })
+	m := &manifest{}
+	for i := range 37889 {
+		m.list = append(m.list, &entry{path: fmt.Sprintf("src/cmd/compile/internal/dir%03d/file_%05d.go", i/40, i), mode: 0o100644, size: int64(i)})
+	}
+	if err := m.save(1, 1); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if loadIndexed(1) == nil {
+			b.Fatal("did not load")
+		}
+	}
 }
