@@ -4,11 +4,19 @@
 GO          ?= go
 BIN         := bin/litterbox
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-# BUILD names the source both programs are built from (the commit and any
-# changes to it): litterbox delivers the litterbox-helper beside it only
-# when the two carry the same (internal/agent, sameBuild).
-BUILD       := $(shell { git rev-parse HEAD; git status --porcelain; git diff HEAD; } 2>/dev/null | sha256sum | cut -c1-16)
-LDFLAGS     := -s -w -X main.version=$(VERSION) -X main.build=$(BUILD)
+# BUILD names the source both programs are built from: the tree `git add -A`
+# would commit now (tracked and untracked files as they are), written with
+# a copy of the index; nothing outside a git work tree. litterbox delivers
+# the litterbox-helper beside it only when the two carry the same build
+# (internal/agent, sameBuild).
+BUILD       := $(shell t=$$(mktemp -d) && cp "$$(git rev-parse --git-path index 2>/dev/null)" $$t/index 2>/dev/null; GIT_INDEX_FILE=$$t/index git add -A 2>/dev/null && GIT_INDEX_FILE=$$t/index git write-tree 2>/dev/null; rm -rf $$t)
+LDFLAGS     := -s -w -X main.version=$(VERSION)$(if $(BUILD), -X main.build=$(BUILD))
+# The helper runs in Linux containers: beside a litterbox for another
+# system it is the Linux build for its architecture.
+HOSTOS      := $(shell $(GO) env GOOS)
+HOSTARCH    := $(shell $(GO) env GOARCH)
+HELPER      := $(if $(filter linux,$(HOSTOS)),litterbox-helper,litterbox-helper-linux-$(HOSTARCH))
+GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
@@ -20,10 +28,12 @@ all: build
 # litterbox and, beside it, litterbox-helper: the program copied into each
 # sandbox (litterbox can serve as its own helper, but starts slower).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/ ./cmd/litterbox ./cmd/litterbox-helper
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/litterbox
+	CGO_ENABLED=0 GOOS=linux $(GO) build -ldflags '$(LDFLAGS)' -o $(dir $(BIN))$(HELPER) ./cmd/litterbox-helper
 
 install:
-	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox ./cmd/litterbox-helper
+	CGO_ENABLED=0 $(GO) install -ldflags '$(LDFLAGS)' ./cmd/litterbox
+	CGO_ENABLED=0 GOOS=linux $(GO) build -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/$(HELPER) ./cmd/litterbox-helper
 
 # The developer's quick loop: the build, every lint check, and the unit tests
 # (the replays of recorded docker and git transcripts and the fuzz targets'
@@ -258,13 +268,17 @@ bench-smoke: image
 # Linux litterbox-helper, on macOS its Linux build litterbox-helper-linux-
 # <arch> (Docker Desktop runs Linux of the Mac's architecture). Each carries
 # the README and docs/, which it links to.
+# They are built from a clean work tree, with its commit stamped
+# (-buildvcs=true): -trimpath leaves the build stamp out of a binary's
+# record, so the commit is what shows that an archive's two programs match.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 release:
+	@[ -z "$$(git status --porcelain)" ] || { echo "make release builds from a clean work tree: commit or stash your changes first" >&2; exit 1; }
 	@rm -rf dist && mkdir -p dist
 	@for p in $(PLATFORMS); do os=$${p%/*} arch=$${p#*/} d=dist/litterbox-$(VERSION)-$$os-$$arch; mkdir -p $$d; \
-	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/litterbox ./cmd/litterbox || exit 1; \
+	  CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=true -ldflags '$(LDFLAGS)' -o $$d/litterbox ./cmd/litterbox || exit 1; \
 	  h=litterbox-helper; [ $$os = linux ] || h=litterbox-helper-linux-$$arch; \
-	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$d/$$h ./cmd/litterbox-helper || exit 1; \
+	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -buildvcs=true -ldflags '$(LDFLAGS)' -o $$d/$$h ./cmd/litterbox-helper || exit 1; \
 	  cp -R README.md docs $$d/ && tar -C dist -czf $$d.tar.gz $${d#dist/} && rm -rf $$d && echo $$d.tar.gz; done
 
 clean:

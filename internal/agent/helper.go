@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -71,15 +72,17 @@ func locateHelper() (*HelperBinary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding the litterbox executable, beside which the sandbox helper lies: %w", err)
 	}
-	return helperBeside(exe)
+	self, _ := debug.ReadBuildInfo()
+	return helperBeside(exe, self)
 }
 
-// helperBeside is the helper the litterbox at exe delivers (LocalHelper).
-func helperBeside(exe string) (*HelperBinary, error) {
+// helperBeside is the helper the litterbox at exe, of build self,
+// delivers (LocalHelper).
+func helperBeside(exe string, self *debug.BuildInfo) (*HelperBinary, error) {
 	own := filepath.Join(filepath.Dir(exe), HelperProgram())
 	passed := ""
 	if _, err := os.Stat(own); err == nil {
-		err := matchBuild(exe, own)
+		err := matchBuild(self, own)
 		if err == nil {
 			return InspectHelper(own)
 		}

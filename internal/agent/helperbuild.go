@@ -27,18 +27,23 @@ var errNotProven = errors.New("neither is stamped with what it was built from: b
 
 // sameBuild returns nil when the programs self and helper were provably
 // built from the same source, so that the helper speaks this litterbox's
-// protocol, else what differs. Proof is one of: one module version (go
-// install pkg@version builds a version's source, nothing else); one
-// build stamp (-X main.build=..., which make sets for both programs of
-// one build from the source's state); one VCS revision with no changes.
+// protocol, else what differs. Proof is one of: one clean module version
+// (go install pkg@version builds that version's source and nothing else;
+// a checkout's build is versioned by its commit, +dirty when the work tree
+// has changes, whatever they are); one build stamp (-X main.build=...,
+// which make sets for both programs of one build from the work tree's
+// content); one VCS revision with no changes.
 func sameBuild(self, helper *debug.BuildInfo) error {
 	if self.Main.Path != helper.Main.Path {
 		return fmt.Errorf("it is of module %s, litterbox of %s", helper.Main.Path, self.Main.Path)
 	}
-	if helper.Main.Version != self.Main.Version || helper.Main.Sum != self.Main.Sum {
+	if helper.Main.Version != self.Main.Version {
 		return fmt.Errorf("it is version %s, litterbox %s", helper.Main.Version, self.Main.Version)
 	}
-	if v := self.Main.Version; v != "" && v != "(devel)" {
+	if helper.Main.Sum != self.Main.Sum {
+		return fmt.Errorf("it is version %s of another source (module sum %s, litterbox's %s)", helper.Main.Version, orNone(helper.Main.Sum), orNone(self.Main.Sum))
+	}
+	if cleanVersion(self) && cleanVersion(helper) {
 		return nil
 	}
 	if s := buildStamp(self); s != "" || buildStamp(helper) != "" {
@@ -57,17 +62,26 @@ func sameBuild(self, helper *debug.BuildInfo) error {
 	return nil
 }
 
-// matchBuild reads both programs' build records and compares them.
-func matchBuild(self, helper string) error {
-	sb, err := buildinfo.ReadFile(self)
-	if err != nil {
-		return fmt.Errorf("litterbox's build record: %w", err)
+// cleanVersion reports whether bi's module version names one source: a
+// released or pseudo-version, not a development build's, nor one of a
+// work tree with changes.
+func cleanVersion(bi *debug.BuildInfo) bool {
+	v := bi.Main.Version
+	return v != "" && v != "(devel)" && !strings.HasSuffix(v, "+dirty") && setting(bi, "vcs.modified") != "true"
+}
+
+// matchBuild compares the running litterbox's build record, self, with
+// the helper program's at path helper. (The running program's, not its
+// file's: an install may have replaced both files since it started.)
+func matchBuild(self *debug.BuildInfo, helper string) error {
+	if self == nil {
+		return errors.New("litterbox has no Go build record")
 	}
 	hb, err := buildinfo.ReadFile(helper)
 	if err != nil {
 		return fmt.Errorf("it has no Go build record: %w", err)
 	}
-	return sameBuild(sb, hb)
+	return sameBuild(self, hb)
 }
 
 // buildStamp is the value of -X main.build=... in the build's linker
