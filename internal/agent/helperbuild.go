@@ -46,9 +46,9 @@ func sameBuild(self, helper *debug.BuildInfo) error {
 	if cleanVersion(self) && cleanVersion(helper) {
 		return nil
 	}
-	if s := buildStamp(self); s != "" || buildStamp(helper) != "" {
-		if buildStamp(helper) != s {
-			return fmt.Errorf("it is build %s, litterbox build %s", orNone(buildStamp(helper)), orNone(s))
+	if s, h := buildStamp(self), buildStamp(helper); s != "" || h != "" {
+		if h != s {
+			return fmt.Errorf("it is build %s, litterbox build %s", orNone(h), orNone(s))
 		}
 		return nil
 	}

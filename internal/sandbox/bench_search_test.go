@@ -106,13 +106,18 @@ func commitAll(dir, msg string) error {
 }
 
 // removeSearch is TestMain's cleanup.
-func removeSearch() {
-	if searchBox.m != nil {
-		_, _ = searchBox.m.Delete(context.Background(), "search", true)
-		testenv.RemoveAll(searchBox.m.Root, searchBox.m.RepoSlug)
+func removeSearch() { removeSharedBox(searchBox.m, "search", searchBox.dir) }
+
+// removeSharedBox removes a sandbox the benchmarks share, made by m (nil
+// when none was), its repository's leftovers, and the repository at dir
+// with the temporary directory around it.
+func removeSharedBox(m *Manager, name, dir string) {
+	if m != nil {
+		_, _ = m.Delete(context.Background(), name, true)
+		testenv.RemoveAll(m.Root, m.RepoSlug)
 	}
-	if searchBox.dir != "" {
-		os.RemoveAll(filepath.Dir(searchBox.dir))
+	if dir != "" {
+		os.RemoveAll(filepath.Dir(dir))
 	}
 }
 

@@ -71,15 +71,7 @@ func makeTracked38k() error {
 }
 
 // removeTracked38k is TestMain's cleanup.
-func removeTracked38k() {
-	if tracked38k.m != nil {
-		_, _ = tracked38k.m.Delete(context.Background(), "t38k", true)
-		testenv.RemoveAll(tracked38k.m.Root, tracked38k.m.RepoSlug)
-	}
-	if tracked38k.dir != "" {
-		os.RemoveAll(filepath.Dir(tracked38k.dir))
-	}
-}
+func removeTracked38k() { removeSharedBox(tracked38k.m, "t38k", tracked38k.dir) }
 
 func BenchmarkBashNoop38k(b *testing.B) {
 	m, n := tracked38kSandbox(b)
