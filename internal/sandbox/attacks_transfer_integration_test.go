@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,6 +60,51 @@ var transferAttacks = []attack{
 			t.Errorf("after rm case-fold the branch holds %q, want %q", got, want)
 		}
 		bash(t, e.m, `rm -f inj* '"lead' 'back\slash' Case-fold`)
+	}},
+	{name: "the helper program overwritten, moved or shadowed from inside the sandbox", side: "agent", expect: "every write under /.litterbox is refused; the copy stays the delivered program, byte for byte; a fake litterbox-helper on the agent's PATH is never run; the next call commits its change and nothing else", run: func(t *testing.T, e *attackEnv) {
+		// The helper is its own program now, copied in by the host into
+		// the container's own volume: the agent's uid must not be able to
+		// put another one in its place, and the host runs it by its
+		// absolute path only.
+		fake := `printf '#!/bin/sh\ntouch /src/pwned-by-fake-helper\n'`
+		res := bash(t, e.m, `h=$(ls -d /.litterbox/*/litterbox-helper); d=$(dirname "$h")
+`+fake+` > "$h" && echo WROTE-over
+`+fake+` > "$h.new" && mv -f "$h.new" "$h" && echo WROTE-moved
+mv -f "$h" /tmp/h && echo WROTE-away
+ln -sf /bin/sh "$d/lib" && echo WROTE-link
+mkdir /.litterbox/fake && echo WROTE-dir
+chmod 777 "$h" && echo WROTE-mode
+mkdir -p "$HOME/bin" /tmp/bin && for f in "$HOME/bin/litterbox-helper" /tmp/bin/litterbox-helper /tmp/litterbox-helper; do `+fake+` > "$f"; chmod +x "$f"; done
+true`)
+		if strings.Contains(res.Stdout, "WROTE") {
+			t.Errorf("the agent changed /.litterbox: %q", res.Stdout)
+		}
+		sum := func() string {
+			t.Helper()
+			out, err := testenv.Docker("exec", e.m.Names("work").Container, "sh", "-c", "sha256sum /.litterbox/*/litterbox-helper | cut -d' ' -f1")
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			return strings.TrimSpace(out)
+		}
+		delivered, err := os.ReadFile(os.Getenv(agent.HelperEnv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := sum(), fmt.Sprintf("%x", sha256.Sum256(delivered)); got != want {
+			t.Errorf("the sandbox's helper is %s, the delivered program %s", got, want)
+		}
+		after := bash(t, e.m, `PATH="$HOME/bin:/tmp/bin:/tmp:$PATH"; export PATH; echo after > helper-after.txt`)
+		if after.Snapshot == "" || testenv.Git(t, e.m.Root, "show", "--name-only", "--format=", after.Snapshot) != "helper-after.txt" {
+			t.Errorf("the call after: %+v", after)
+		}
+		if names := treeNames(t, e.m); slices.Contains(names, "pwned-by-fake-helper") {
+			t.Errorf("a fake helper ran: the branch holds %q", names)
+		}
+		if out := exec(t, e.m, "work", "ls /src"); strings.Contains(out, "pwned") {
+			t.Errorf("a fake helper ran: /src holds %q", out)
+		}
+		bash(t, e.m, `rm -rf helper-after.txt "$HOME/bin" /tmp/bin /tmp/litterbox-helper`)
 	}},
 	{name: "the helper's manifests in /tmp/.litterbox overwritten between calls", side: "agent", expect: "the next call reads none (a full scan), commits the change, and the branch holds exactly the sandbox's files", run: func(t *testing.T, e *attackEnv) {
 		// /tmp/.litterbox is the agent's uid's: any process of its can
