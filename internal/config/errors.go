@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 )
@@ -28,7 +29,25 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ", key %s", e.Key)
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Msg)
+	b.WriteString(oneLine(e.Msg))
+	return b.String()
+}
+
+// oneLine escapes the control characters the parser quotes back from the
+// file ("not a binary number: '0b\n'"), so an error stays one line.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
 	return b.String()
 }
 
