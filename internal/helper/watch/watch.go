@@ -282,6 +282,11 @@ func (w *Watcher) setPrune(dirs []string) {
 	for _, d := range dirs {
 		next[d] = true
 	}
+	if w.pruneSet && maps.Equal(next, w.prune) {
+		// The usual cut: nothing to unwatch, and the pass over every
+		// watch below costs milliseconds on a large tree.
+		return
+	}
 	var unpruned []string
 	for d := range w.prune {
 		if !next[d] {
