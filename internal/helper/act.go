@@ -96,14 +96,14 @@ func (s *session) serve() error {
 		if err != nil {
 			return err
 		}
-		base := &manifest{list: list}
+		base := newManifest(list, "")
 		if err := base.save(req.OldGen, req.OldGen); err != nil {
 			return err
 		}
 		s.old <- base
 	} else {
 		// The last manifest loads while the action runs.
-		go func() { s.old <- loadIndexed(req.OldGen) }()
+		go func() { s.old <- loadManifest(req.OldGen) }()
 		if err := s.between(); err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (s *session) between() error {
 	req.OldGen, req.NewGen = req.NewGen, req.NewGen+1
 	next := req.OldGen
 	s.old = make(chan *manifest, 1)
-	go func() { s.old <- loadIndexed(next) }()
+	go func() { s.old <- loadManifest(next) }()
 	return nil
 }
 

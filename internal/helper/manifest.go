@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +41,6 @@ type entry struct {
 	recheck bool
 	// seen marks an old entry the new scan found.
 	seen bool
-	// kept: taken over from the old manifest unread, its directory
-	// unchanged.
-	kept bool
 }
 
 func (e *entry) kind() uint32 { return e.mode & protocol.ModeType }
@@ -52,33 +50,133 @@ func (e *entry) sameStat(o *entry) bool {
 	return e.mode == o.mode && e.size == o.size && e.mtime == o.mtime && e.ctime == o.ctime && e.ino == o.ino
 }
 
-// manifest is what one scan saw under /src, paths relative to it.
+// manifest is what one scan saw under /src, paths relative to it, as one
+// record per directory: its entries. A call reads and compares only the
+// records of the directories PID 1 saw change, and writes the others back
+// as it read them, so its cost follows the change, not the tree.
 type manifest struct {
-	list    []*entry
-	byPath  map[string]*entry
-	recheck []string
+	dirs    map[string]*record
+	recheck []string // directories the next scan reads, watched or not
+	// rechecks collects recheck for the save: the directories of entries
+	// dropped with recheck.
+	rechecks map[string]bool
 }
 
-func (m *manifest) index() map[string]*entry {
-	if m.byPath == nil {
-		m.byPath = make(map[string]*entry, len(m.list))
-		for _, e := range m.list {
-			m.byPath[e.path] = e
+// record is one directory's entries: as loaded (raw, parsed when first
+// asked for) or as a scan found them (fresh).
+type record struct {
+	dir   string
+	raw   []byte
+	list  []*entry
+	bytes uint64 // the sizes of its files and symlinks, as loaded
+	fresh bool   // read by this scan
+}
+
+// entries parses the record on first use (the load checked that it
+// parses).
+func (r *record) entries() []*entry {
+	if r.raw != nil {
+		r.list, _ = parseEntries(r.raw, r.dir)
+		r.raw = nil
+	}
+	return r.list
+}
+
+// size sums what the record holds toward /src's size.
+func (r *record) size() uint64 {
+	if r.raw != nil {
+		return r.bytes
+	}
+	var n uint64
+	for _, e := range r.list {
+		if !e.dropped {
+			n += e.bytes()
 		}
 	}
-	return m.byPath
+	return n
+}
+
+// newManifest groups entries by directory. roots are the directories the
+// entries were walked from: each has a record even when empty, as every
+// directory among the entries does.
+func newManifest(list []*entry, roots ...string) *manifest {
+	m := &manifest{dirs: map[string]*record{}}
+	m.put(list, roots...)
+	return m
+}
+
+// put adds fresh records for entries walked from roots, replacing any.
+func (m *manifest) put(list []*entry, roots ...string) {
+	for _, d := range roots {
+		m.dirs[d] = &record{dir: d, fresh: true}
+	}
+	for _, e := range list {
+		// A directory read again keeps the records of its subdirectories
+		// that were not.
+		if e.kind() == protocol.ModeDir && m.dirs[e.path] == nil {
+			m.dirs[e.path] = &record{dir: e.path, fresh: true}
+		}
+	}
+	for _, e := range list {
+		d := parentDir(e.path)
+		r := m.dirs[d]
+		if r == nil || !r.fresh {
+			r = &record{dir: d, fresh: true}
+			m.dirs[d] = r
+		}
+		r.list = append(r.list, e)
+	}
+}
+
+// all lists every entry, parsing every record, directory by directory.
+func (m *manifest) all() []*entry {
+	var out []*entry
+	for _, d := range m.sorted() {
+		out = append(out, m.dirs[d].entries()...)
+	}
+	return out
+}
+
+// sorted lists the directories that have a record, sorted.
+func (m *manifest) sorted() []string {
+	dirs := make([]string, 0, len(m.dirs))
+	for d := range m.dirs {
+		dirs = append(dirs, d)
+	}
+	slices.Sort(dirs)
+	return dirs
 }
 
 // drop leaves p out of the saved manifest and has the next scan read its
 // directory again, watched or not.
 func (m *manifest) drop(p string) {
-	if e := m.index()[p]; e != nil {
-		e.dropped, e.recheck = true, true
+	r := m.dirs[parentDir(p)]
+	if r == nil {
+		return
+	}
+	for _, e := range r.entries() {
+		if e.path == p {
+			m.dropEntry(e, true)
+		}
 	}
 }
 
-// manifest's recheck lists directories the next scan reads whatever the
-// watcher says (see drop).
+// dropEntry leaves e out of the saved manifest, its directory read again
+// by the next scan with recheck.
+func (m *manifest) dropEntry(e *entry, recheck bool) {
+	e.dropped = true
+	d := parentDir(e.path)
+	if r := m.dirs[d]; r != nil {
+		r.entries() // written again, without e
+	}
+	if recheck {
+		e.recheck = true
+		if m.rechecks == nil {
+			m.rechecks = map[string]bool{}
+		}
+		m.rechecks[d] = true
+	}
+}
 
 // racyMargin: timestamps come from the kernel's coarse clock, truncated to
 // the file system's granularity; an entry stamped this close to the scan's
@@ -270,23 +368,22 @@ var stateDir = "/tmp/.litterbox" // a var: unit tests point it at a temp dir
 
 func manifestPath(gen uint64) string { return stateDir + "/m." + strconv.FormatUint(gen, 10) }
 
-const manifestMagic = "LBXM2\n"
+const manifestMagic = "LBXM3\n"
 
 // loadManifest reads generation gen, nil when there is none (or it is not
-// one this helper wrote). Every call reads it before its scan, so it is
-// parsed in place: the file read whole, its entries in one allocation and
-// their paths substrings of one string (38,000 entries: 19 ms read through
-// a buffered reader entry by entry, a few ms so).
+// one this helper wrote). Every call that changes something reads it, so
+// only the records' headers are read now, and a record's entries when the
+// scan asks for them: a few ms on 38,000 entries for the file's read.
 func loadManifest(gen uint64) *manifest {
 	data, err := os.ReadFile(manifestPath(gen))
 	if err != nil || !bytes.HasPrefix(data, []byte(manifestMagic)) {
 		return nil
 	}
-	list, ok := parseEntries(data[len(manifestMagic):])
+	dirs, ok := parseRecords(data[len(manifestMagic):])
 	if !ok {
 		return nil
 	}
-	m := &manifest{list: list}
+	m := &manifest{dirs: dirs}
 	if data, err := os.ReadFile(manifestPath(gen) + ".recheck"); err == nil {
 		for _, d := range strings.Split(string(data), "\x00") {
 			if d != "" {
@@ -297,28 +394,72 @@ func loadManifest(gen uint64) *manifest {
 	return m
 }
 
-// loadIndexed is loadManifest with the index by path made too: the scan
-// needs both, and they are made while the action runs.
-func loadIndexed(gen uint64) *manifest {
-	m := loadManifest(gen)
-	if m != nil {
-		m.index()
+// parseRecords reads the records save wrote: each a directory, the size of
+// what it holds, and its entries, which are checked here and parsed later.
+func parseRecords(b []byte) (map[string]*record, bool) {
+	dirs := map[string]*record{}
+	for off := 0; off < len(b); {
+		var dir string
+		var size, n uint64
+		var ok bool
+		if dir, off, ok = uvarintString(b, off); !ok {
+			return nil, false
+		}
+		if size, off, ok = uvarint(b, off); !ok {
+			return nil, false
+		}
+		if n, off, ok = uvarint(b, off); !ok || uint64(len(b)-off) < n {
+			return nil, false
+		}
+		body := b[off : off+int(n)]
+		off += int(n)
+		if _, ok := countEntries(body); !ok || dirs[dir] != nil {
+			return nil, false
+		}
+		dirs[dir] = &record{dir: dir, raw: body, bytes: size}
 	}
-	return m
+	return dirs, true
+}
+
+func uvarint(b []byte, off int) (uint64, int, bool) {
+	v, k := binary.Uvarint(b[off:])
+	return v, off + k, k > 0
+}
+
+// uvarintString reads a length and that many bytes.
+func uvarintString(b []byte, off int) (string, int, bool) {
+	l, off, ok := uvarint(b, off)
+	if !ok || l > 1<<16 || uint64(len(b)-off) < l {
+		return "", 0, false
+	}
+	return string(b[off : off+int(l)]), off + int(l), true
 }
 
 // entryFixed is the size of an entry's fields after its path: mode, size,
 // mtime, ctime, inode, racy and the content's id.
 const entryFixed = 4 + 8*4 + 1 + 20
 
-// parseEntries reads the entries save wrote; false when b is not a whole
-// list of them.
-func parseEntries(b []byte) ([]*entry, bool) {
+// parseEntries reads the entries of directory dir that save wrote; false
+// when b is not a whole list of them.
+func parseEntries(b []byte, dir string) ([]*entry, bool) {
 	n, ok := countEntries(b)
 	if !ok {
 		return nil, false
 	}
-	s := string(b) // one copy; every path is a substring of it
+	// One string of the paths, each a substring of it: the directory's
+	// path is not stored with each name.
+	var paths strings.Builder
+	for off := 0; off < len(b); {
+		l, k := binary.Uvarint(b[off:])
+		off += k
+		if dir != "" {
+			paths.WriteString(dir)
+			paths.WriteByte('/')
+		}
+		paths.Write(b[off : off+int(l)])
+		off += int(l) + entryFixed
+	}
+	s, at := paths.String(), 0
 	backing := make([]entry, n)
 	list := make([]*entry, n)
 	off := 0
@@ -326,7 +467,12 @@ func parseEntries(b []byte) ([]*entry, bool) {
 		l, k := binary.Uvarint(b[off:])
 		off += k
 		e := &backing[i]
-		e.path = s[off : off+int(l)]
+		pl := int(l)
+		if dir != "" {
+			pl += len(dir) + 1
+		}
+		e.path = s[at : at+pl]
+		at += pl
 		off += int(l)
 		f := b[off : off+entryFixed]
 		e.mode = binary.LittleEndian.Uint32(f[0:])
@@ -368,16 +514,15 @@ func (e *entry) bytes() uint64 {
 // size sums the sizes of the files and symlinks the manifest keeps.
 func (m *manifest) size() uint64 {
 	var n uint64
-	for _, e := range m.list {
-		if !e.dropped {
-			n += e.bytes()
-		}
+	for _, r := range m.dirs {
+		n += r.size()
 	}
 	return n
 }
 
 // save writes the manifest as generation gen (atomically) and removes every
-// other generation but keep.
+// other generation but keep. A record the scan did not touch is written as
+// it was read.
 func (m *manifest) save(gen, keep uint64) error {
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return err
@@ -389,17 +534,57 @@ func (m *manifest) save(gen, keep uint64) error {
 	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	w.WriteString(manifestMagic)
-	var buf []byte
-	recheck := map[string]bool{}
-	for _, e := range m.list {
-		if e.recheck {
-			recheck[parentDir(e.path)] = true
+	var head, body []byte
+	for _, d := range m.sorted() {
+		r := m.dirs[d]
+		raw := r.raw
+		if raw == nil {
+			body = encodeEntries(body[:0], d, r.list)
+			raw = body
 		}
+		head = binary.AppendUvarint(head[:0], uint64(len(d)))
+		head = append(head, d...)
+		head = binary.AppendUvarint(head, r.size())
+		head = binary.AppendUvarint(head, uint64(len(raw)))
+		w.Write(head)
+		w.Write(raw)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	os.Remove(manifestPath(gen) + ".recheck")
+	if len(m.rechecks) > 0 {
+		var b strings.Builder
+		for d := range m.rechecks {
+			b.WriteString(d + "\x00")
+		}
+		if err := os.WriteFile(manifestPath(gen)+".recheck", []byte(b.String()), 0o600); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, manifestPath(gen)); err != nil {
+		return err
+	}
+	return cleanManifests(gen, keep)
+}
+
+// encodeEntries appends the entries of directory dir that are not dropped
+// to buf, each by its name in dir.
+func encodeEntries(buf []byte, dir string, list []*entry) []byte {
+	for _, e := range list {
 		if e.dropped {
 			continue
 		}
-		buf = binary.AppendUvarint(buf[:0], uint64(len(e.path)))
-		buf = append(buf, e.path...)
+		name := e.path
+		if dir != "" {
+			name = name[len(dir)+1:]
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(name)))
+		buf = append(buf, name...)
 		buf = binary.LittleEndian.AppendUint32(buf, e.mode)
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.size))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.mtime))
@@ -411,29 +596,8 @@ func (m *manifest) save(gen, keep uint64) error {
 			buf = append(buf, 0)
 		}
 		buf = append(buf, e.id[:]...)
-		w.Write(buf)
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	os.Remove(manifestPath(gen) + ".recheck")
-	if len(recheck) > 0 {
-		var b strings.Builder
-		for d := range recheck {
-			b.WriteString(d + "\x00")
-		}
-		if err := os.WriteFile(manifestPath(gen)+".recheck", []byte(b.String()), 0o600); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, manifestPath(gen)); err != nil {
-		return err
-	}
-	return cleanManifests(gen, keep)
+	return buf
 }
 
 // link saves an unchanged manifest as generation gen: the old one's file,

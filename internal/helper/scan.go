@@ -34,34 +34,22 @@ func (s *session) scan() error {
 		old = nil // report every file again: the host held some back
 	}
 	full := old == nil
-	var list []*entry
+	var d *delta
 	var err error
-	var read int
+	rechecked := 0
 	if watched && !full {
-		list, read, err = walkDirty(old, append(changedDirs, old.recheck...), pruned)
+		rechecked = len(old.recheck)
+		d, err = walkDirty(old, append(changedDirs, old.recheck...), pruned)
 	} else {
-		list, err = walk(root, pruned, "")
-		read = 1
-		for _, e := range list {
-			if e.kind() == protocol.ModeDir {
-				read++
-			}
-		}
+		d, err = walkAll(old, pruned)
 	}
 	if err != nil {
 		return err
 	}
-	var oldIdx map[string]*entry
-	if !full {
-		oldIdx = old.index()
-	}
-	cur := &manifest{list: list}
-	dirs := &protocol.Dirs{Full: full, Read: uint64(read)}
-	for _, e := range list {
-		o := e // an entry kept from the old manifest is its own old entry
-		if !e.kept {
-			o = oldIdx[e.path]
-		}
+	cur := d.cur
+	dirs := &protocol.Dirs{Full: full, Read: uint64(d.read)}
+	for _, e := range d.fresh {
+		o := d.beforeIdx[e.path]
 		if o != nil {
 			o.seen = o.kind() == e.kind()
 		}
@@ -76,11 +64,9 @@ func (s *session) scan() error {
 			}
 		}
 	}
-	if !full {
-		for _, o := range old.list {
-			if isRuleFile(o.path) && o.kind() != protocol.ModeDir && !o.seen {
-				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: o.path, Deleted: true})
-			}
+	for _, o := range d.before {
+		if isRuleFile(o.path) && o.kind() != protocol.ModeDir && !o.seen {
+			dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: o.path, Deleted: true})
 		}
 	}
 	for _, part := range dirs.Split() {
@@ -98,28 +84,21 @@ func (s *session) scan() error {
 	}
 	// What the host skips from now on is still in /src: PID 1 measures
 	// it from the next scan on, this one counts it.
-	var skipped uint64
-	if len(pr.Add) > 0 {
-		for _, e := range cur.list {
-			if relpath.UnderAny(e.path, pr.Add) {
-				e.dropped = true
-				skipped += e.bytes()
-			}
-		}
-	}
-	for _, d := range pr.Expand {
-		delete(pruned, d)
-		more, err := walk(root, pruned, d)
+	skipped := d.skip(pr.Add)
+	for _, dir := range pr.Expand {
+		delete(pruned, dir)
+		more, err := walk(root, pruned, dir)
 		if err != nil {
 			return err
 		}
-		cur.list = append(cur.list, more...)
-		// PID 1 measured d as skipped; it is counted with the files now.
+		cur.put(more, dir)
+		d.fresh = append(d.fresh, more...)
+		// PID 1 measured dir as skipped; it is counted with the files now.
 		for _, e := range more {
 			end.Pruned -= min(end.Pruned, e.bytes())
 		}
 	}
-	changes, dirty := changes(old, cur, pr.Requery, racyFrom, req.MaxFile)
+	changes, dirty := d.changes(pr.Requery, racyFrom, req.MaxFile)
 	if err := s.sendChanges(changes); err != nil {
 		return err
 	}
@@ -137,7 +116,7 @@ func (s *session) scan() error {
 		}
 	}
 	switch {
-	case full || dirty || len(old.recheck) > 0 || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0:
+	case full || dirty || rechecked > 0 || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0:
 		err = cur.save(req.NewGen, req.OldGen)
 	default:
 		// Nothing changed, not even a racy mark: the old file will do.
@@ -151,6 +130,78 @@ func (s *session) scan() error {
 	return s.send(protocol.TEnd, end.Encode())
 }
 
+// delta is what a scan found against the last manifest.
+type delta struct {
+	// cur is the new manifest: the last one's records for what was not
+	// read again, fresh ones for what was.
+	cur *manifest
+	// fresh are the entries this scan read.
+	fresh []*entry
+	// before are the last manifest's entries of the directories read
+	// again or gone: what fresh is compared with.
+	before    []*entry
+	beforeIdx map[string]*entry
+	hasOld    bool
+	read      int // directories read
+}
+
+// walkAll reads the whole tree, compared with all of old (when there is
+// one).
+func walkAll(old *manifest, pruned map[string]bool) (*delta, error) {
+	list, err := walk(root, pruned, "")
+	if err != nil {
+		return nil, err
+	}
+	d := &delta{cur: newManifest(list, ""), fresh: list, read: 1, hasOld: old != nil}
+	for _, e := range list {
+		if e.kind() == protocol.ModeDir {
+			d.read++
+		}
+	}
+	if old != nil {
+		d.before = old.all()
+		d.beforeIdx = indexEntries(d.before)
+	}
+	return d, nil
+}
+
+func indexEntries(list []*entry) map[string]*entry {
+	idx := make(map[string]*entry, len(list))
+	for _, e := range list {
+		idx[e.path] = e
+	}
+	return idx
+}
+
+// skip leaves the directories the host skips from now on out of the new
+// manifest, and returns the size of what they hold.
+func (d *delta) skip(dirs []string) (skipped uint64) {
+	if len(dirs) == 0 {
+		return 0
+	}
+	cur := d.cur
+	for dir, r := range cur.dirs {
+		if relpath.UnderAny(dir, dirs) {
+			for _, e := range r.entries() {
+				e.dropped = true
+				skipped += e.bytes()
+			}
+			delete(cur.dirs, dir)
+		}
+	}
+	for _, a := range dirs {
+		if r := cur.dirs[parentDir(a)]; r != nil {
+			for _, e := range r.entries() {
+				if e.path == a && !e.dropped {
+					skipped += e.bytes()
+					cur.dropEntry(e, false)
+				}
+			}
+		}
+	}
+	return skipped
+}
+
 // changes lists what differs between the manifests (everything, without an
 // old one) and marks the entries of cur that are racy, with their content's
 // id. dirty says cur differs from old in anything the next scan uses.
@@ -158,11 +209,8 @@ func (s *session) scan() error {
 // is an old manifest: the host does not commit them, so their content is
 // not read. Without one (a first or full scan) they are hashed, so that one
 // the branch already holds is not reported as changed.
-func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint64) (out []protocol.Change, dirty bool) {
-	var oldIdx map[string]*entry
-	if old != nil {
-		oldIdx = old.index()
-	}
+func (d *delta) changes(requery []string, racyFrom int64, maxFile uint64) (out []protocol.Change, dirty bool) {
+	out = d.listKept(requery)
 	// First what needs a content id: changed entries, racy ones to check
 	// again, and entries racy now.
 	type verdict struct {
@@ -172,19 +220,13 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 	}
 	var todo []verdict
 	var hash []*entry
-	for _, e := range cur.list {
+	for _, e := range d.fresh {
 		if e.dropped || e.kind() == protocol.ModeDir {
 			continue
 		}
-		if e.kept {
-			if relpath.UnderAny(e.path, requery) {
-				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
-			}
-			continue
-		}
-		o := oldIdx[e.path]
+		o := d.beforeIdx[e.path]
 		v := verdict{e: e, o: o, changed: o == nil || o.kind() != e.kind() || !e.sameStat(o)}
-		if old != nil && maxFile > 0 && e.kind() == protocol.ModeRegular && uint64(e.size) > maxFile {
+		if d.hasOld && maxFile > 0 && e.kind() == protocol.ModeRegular && uint64(e.size) > maxFile {
 			e.racy = false
 			switch {
 			case v.changed:
@@ -208,7 +250,7 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 	for i, e := range hash {
 		if !ok[i] {
 			gone[e] = true
-			e.dropped, e.recheck = true, true
+			d.cur.dropEntry(e, true)
 			dirty = true
 		}
 	}
@@ -230,33 +272,52 @@ func changes(old, cur *manifest, requery []string, racyFrom int64, maxFile uint6
 			out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
 		}
 	}
-	if old != nil {
-		for _, o := range old.list {
-			if o.kind() != protocol.ModeDir && !o.seen {
-				out = append(out, protocol.Change{Op: protocol.Removed, Path: o.path})
-				dirty = true
-			}
+	for _, o := range d.before {
+		if o.kind() != protocol.ModeDir && !o.seen {
+			out = append(out, protocol.Change{Op: protocol.Removed, Path: o.path})
+			dirty = true
 		}
 	}
 	return out, dirty
 }
 
+// listKept lists the files under requery that the scan did not read, as
+// the host asks again about what it held back.
+func (d *delta) listKept(requery []string) (out []protocol.Change) {
+	if len(requery) == 0 {
+		return nil
+	}
+	for _, dir := range d.cur.sorted() {
+		r := d.cur.dirs[dir]
+		if r.fresh {
+			continue
+		}
+		for _, e := range r.entries() {
+			if !e.dropped && e.kind() != protocol.ModeDir && relpath.UnderAny(e.path, requery) {
+				out = append(out, protocol.Change{Op: protocol.Listed, Mode: e.mode, Size: uint64(e.size), Path: e.path})
+			}
+		}
+	}
+	return out
+}
+
 // walkDirty is walk for a scan that knows which directories changed since
 // the old manifest: those are read again (new directories in them whole),
-// and every other entry of old is kept as it was, unless its directory is
-// gone.
-func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*entry, read int, err error) {
-	oldIdx := old.index()
-	isOldDir := func(p string) bool { e := oldIdx[p]; return e != nil && e.kind() == protocol.ModeDir }
+// and every other record of old is kept as it was, unless its directory is
+// gone. old becomes the new manifest.
+func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (*delta, error) {
+	isOldDir := func(p string) bool { return old.dirs[p] != nil }
 	slices.Sort(dirty) // parents first
 	dirty = slices.Compact(dirty)
 	var fresh []*entry
+	var roots []string          // directories read again, and new ones walked whole
 	again := map[string]bool{}  // directories read again
 	listed := map[string]bool{} // directories those reads found
 	var whole []string          // new directories walked whole
+	read := 0
 	var st syscall.Stat_t
 	if err := syscall.Stat(root, &st); err != nil {
-		return nil, 0, errors.New(root + " is gone")
+		return nil, errors.New(root + " is gone")
 	}
 	w := &walker{root: root, dev: st.Dev, prune: pruned}
 	for _, d := range dirty {
@@ -273,13 +334,14 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 			}
 		}
 		again[d] = true
+		roots = append(roots, d)
 		fresh = append(fresh, entries...)
 		for _, sub := range subdirs {
 			listed[sub] = true
 			if !isOldDir(sub) {
 				more, err := walk(root, pruned, sub)
 				if err != nil {
-					return nil, 0, err
+					return nil, err
 				}
 				for _, e := range more {
 					if e.kind() == protocol.ModeDir {
@@ -289,6 +351,7 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 				read++
 				fresh = append(fresh, more...)
 				whole = append(whole, sub)
+				roots = append(roots, sub)
 			}
 		}
 	}
@@ -314,21 +377,23 @@ func walkDirty(old *manifest, dirty []string, pruned map[string]bool) (list []*e
 		memo[p] = v
 		return v
 	}
-	list = fresh
-	// A directory's entries lie together in the list: its verdict is
-	// worked out once, not once per entry.
-	lastPar, keep := "\x00", false
-	for _, e := range old.list {
-		if par := parentDir(e.path); par != lastPar {
-			lastPar, keep = par, !again[par] && !relpath.UnderAny(par, whole) && present(par)
+	// The records read again or gone leave the manifest; their entries are
+	// what the fresh ones are compared with.
+	var out []string
+	for dir := range old.dirs {
+		if again[dir] || relpath.UnderAny(dir, whole) || !present(dir) {
+			out = append(out, dir)
 		}
-		if !keep {
-			continue
-		}
-		e.kept = true
-		list = append(list, e)
 	}
-	return list, read + len(again), nil
+	slices.Sort(out)
+	d := &delta{cur: old, fresh: fresh, hasOld: true, read: read + len(again)}
+	for _, dir := range out {
+		d.before = append(d.before, old.dirs[dir].entries()...)
+		delete(old.dirs, dir)
+	}
+	d.beforeIdx = indexEntries(d.before)
+	old.put(fresh, roots...)
+	return d, nil
 }
 
 func parentDir(p string) string {

@@ -4,10 +4,14 @@ package helper
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
 // A scan that re-reads only the directories PID 1 names finds what a full
@@ -46,10 +50,11 @@ func TestWalkDirtyMatchesAFullWalk(t *testing.T) {
 	}
 	put("c/w/q/r")
 	// What PID 1 reports: the directories whose entries changed.
-	list, _, err := walkDirty(&manifest{list: before}, []string{"a", "", "c", "e", "e/f"}, prune(nil))
+	d, err := walkDirty(newManifest(before, ""), []string{"a", "", "c", "e", "e/f"}, prune(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
+	list := d.cur.all()
 	full, err := walk(root, prune(nil), "")
 	if err != nil {
 		t.Fatal(err)
@@ -66,5 +71,193 @@ func names(list []*entry) []string {
 		out = append(out, fmt.Sprintf("%s %o", e.path, e.kind()))
 	}
 	slices.Sort(out)
+	return out
+}
+
+// Scan after scan of a tree changed at random (files written, removed,
+// replaced by directories; directories made, removed and moved), each
+// reading only the directories whose entries changed and keeping the
+// other records as saved, reports exactly the files whose content or
+// kind changed and the files gone, as a comparison of the whole trees
+// would, and its manifest loads back as a full walk finds the tree.
+func TestScansReportWhatChanged(t *testing.T) {
+	sandboxDir(t, nil)
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("d%d/e%d/f%d", i%7, i%5, i)] = fmt.Sprint(i)
+	}
+	writeTree(t, files)
+	list, err := walk(root, prune(nil), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManifest(list, "")
+	hashAll(root, list)
+	if err := m.save(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	for gen := uint64(1); gen < 40; gen++ {
+		before := treeOf(t)
+		mutate(t, rng, gen)
+		after := treeOf(t)
+		old := loadManifest(gen)
+		if old == nil {
+			t.Fatalf("round %d: manifest %d did not load", gen, gen)
+		}
+		d, err := walkDirty(old, dirtyDirs(before, after), prune(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range d.fresh {
+			if o := d.beforeIdx[e.path]; o != nil {
+				o.seen = o.kind() == e.kind()
+			}
+		}
+		list, _ := d.changes(nil, 0, 0) // every file racy: compared by content
+		got := map[string]byte{}
+		for _, c := range list {
+			got[c.Path] = c.Op
+		}
+		want := map[string]byte{}
+		for p, a := range after {
+			if b, ok := before[p]; a != "dir" && (!ok || b != a) {
+				want[p] = protocol.Changed
+			}
+		}
+		for p, b := range before {
+			if a, ok := after[p]; b != "dir" && (!ok || a == "dir") {
+				want[p] = protocol.Removed
+			}
+		}
+		if !maps(got, want) {
+			t.Fatalf("round %d reported\n%v\nwant\n%v", gen, got, want)
+		}
+		if err := d.cur.save(gen+1, gen); err != nil {
+			t.Fatal(err)
+		}
+		full, err := walk(root, prune(nil), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := names(loadManifest(gen+1).all()), names(full); !slices.Equal(got, want) {
+			t.Fatalf("round %d saved\n%q\nwant, as a full walk,\n%q", gen, got, want)
+		}
+	}
+}
+
+func writeTree(t *testing.T, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		f := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// treeOf maps every path under root to its content, "dir" for a directory.
+func treeOf(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, de os.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if de.IsDir() {
+			out[rel] = "dir"
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		out[rel] = "file:" + string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mutate changes the tree in a few random ways.
+func mutate(t *testing.T, rng *rand.Rand, gen uint64) {
+	t.Helper()
+	tree := treeOf(t)
+	var files, dirs []string
+	for p, c := range tree {
+		if c == "dir" {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	slices.Sort(files)
+	slices.Sort(dirs)
+	pick := func(l []string) string { return l[rng.IntN(len(l))] }
+	for i := range 1 + rng.IntN(4) {
+		var err error
+		n := fmt.Sprintf("%d.%d", gen, i)
+		switch k := rng.IntN(7); {
+		case k == 0 && len(files) > 0: // rewritten
+			err = os.WriteFile(filepath.Join(root, pick(files)), []byte("v"+n), 0o644)
+		case k == 1 && len(files) > 0: // removed
+			err = os.Remove(filepath.Join(root, pick(files)))
+		case k == 2 && len(files) > 0: // a file become a directory
+			f := filepath.Join(root, pick(files))
+			if err = os.Remove(f); err == nil {
+				writeTree(t, map[string]string{filepath.Join(strings.TrimPrefix(f, root+"/"), "in"): "in"})
+			}
+		case k == 3 && len(dirs) > 0: // a directory gone with everything in it
+			err = os.RemoveAll(filepath.Join(root, pick(dirs)))
+		case k == 4 && len(dirs) > 0: // a directory moved
+			d := pick(dirs)
+			err = os.Rename(filepath.Join(root, d), filepath.Join(root, "moved"+n))
+		case k == 5: // a new tree
+			writeTree(t, map[string]string{"new" + n + "/a/b": "b", "new" + n + "/c": "c"})
+		case k == 6 && len(dirs) > 0: // a new file in an old directory
+			writeTree(t, map[string]string{filepath.Join(pick(dirs), "n"+n): "n"})
+		}
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		tree = treeOf(t)
+		files, dirs = files[:0], dirs[:0]
+		for p, c := range tree {
+			if c == "dir" {
+				dirs = append(dirs, p)
+			} else {
+				files = append(files, p)
+			}
+		}
+		slices.Sort(files)
+		slices.Sort(dirs)
+	}
+}
+
+// dirtyDirs is what PID 1's watcher reports between two trees: the
+// directory of every path added, changed or removed, and every new
+// directory.
+func dirtyDirs(before, after map[string]string) []string {
+	set := map[string]bool{}
+	for p, a := range after {
+		if b, ok := before[p]; !ok || a != b {
+			set[parentDir(p)] = true
+			if a == "dir" {
+				set[p] = true
+			}
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			set[parentDir(p)] = true
+		}
+	}
+	var out []string
+	for d := range set {
+		out = append(out, d)
+	}
 	return out
 }
