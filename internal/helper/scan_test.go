@@ -185,17 +185,7 @@ func treeOf(t *testing.T) map[string]string {
 // mutate changes the tree in a few random ways.
 func mutate(t *testing.T, rng *rand.Rand, gen uint64) {
 	t.Helper()
-	tree := treeOf(t)
-	var files, dirs []string
-	for p, c := range tree {
-		if c == "dir" {
-			dirs = append(dirs, p)
-		} else {
-			files = append(files, p)
-		}
-	}
-	slices.Sort(files)
-	slices.Sort(dirs)
+	files, dirs := kinds(treeOf(t))
 	pick := func(l []string) string { return l[rng.IntN(len(l))] }
 	for i := range 1 + rng.IntN(4) {
 		var err error
@@ -223,18 +213,22 @@ func mutate(t *testing.T, rng *rand.Rand, gen uint64) {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		tree = treeOf(t)
-		files, dirs = files[:0], dirs[:0]
-		for p, c := range tree {
-			if c == "dir" {
-				dirs = append(dirs, p)
-			} else {
-				files = append(files, p)
-			}
-		}
-		slices.Sort(files)
-		slices.Sort(dirs)
+		files, dirs = kinds(treeOf(t))
 	}
+}
+
+// kinds splits a tree's paths into files and directories, each sorted.
+func kinds(tree map[string]string) (files, dirs []string) {
+	for p, c := range tree {
+		if c == "dir" {
+			dirs = append(dirs, p)
+		} else {
+			files = append(files, p)
+		}
+	}
+	slices.Sort(files)
+	slices.Sort(dirs)
+	return files, dirs
 }
 
 // dirtyDirs is what PID 1's watcher reports between two trees: the
