@@ -29,6 +29,9 @@ type Action struct {
 	Timeout time.Duration
 	Content io.Reader // write, upload
 	Size    int64
+	// Edits is an edit's content, encoded by act once the call's bounds
+	// are known (it sets MaxOut).
+	Edits   *protocol.Edits
 	Message string // snapshot subject and body
 	// Kind and Detail, when set, make the message instead, once the
 	// secrets are known: a value is masked before the detail is cut, so
@@ -73,9 +76,17 @@ type ActResult struct {
 	Bounds
 	// NoShell: the image has no /bin/sh, so no command ran.
 	NoShell bool `json:"-"`
+	// Replaced counts the replacements an edit made.
+	Replaced int `json:"-"`
 	// DirsRead and FullScan say how the scan went (tests, benchmarks).
 	DirsRead int  `json:"-"`
 	FullScan bool `json:"-"`
+}
+
+// overMaxFile refuses a write or edit whose file would be over
+// max-file-size: it could not be committed.
+func overMaxFile(size, max int64) error {
+	return fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed; a person may raise [snapshot] max-file-size in %s (write takes at most %s), or make the file with bash and add it to .gitignore", HumanSize(size), config.FormatSize(max), config.LocalFile, HumanSize(MaxWriteSize))
 }
 
 // Truncated reports whether output was cut.
@@ -213,6 +224,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	if err != nil {
 		return nil, err
 	}
+	a = c.a // an edit's content is made there
 	execCtx, cancelExec := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelExec()
 	if dl, ok := ctx.Deadline(); ok {
@@ -379,11 +391,18 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	}
 	c.sec = c.sec.InSandbox(specs, placeholders(rec))
 	over := diskOver(&c.st, c.lim)
-	if over != nil && (a.Op == protocol.OpWrite || a.Op == protocol.OpUpload) {
+	if over != nil && (a.Op == protocol.OpWrite || a.Op == protocol.OpUpload || a.Op == protocol.OpEdit) {
 		return nil, &DiskFullError{Name: slug, DiskOver: *over}
 	}
 	if a.Op == protocol.OpWrite && a.Size > c.lim.MaxFileSize {
-		return nil, fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed; a person may raise [snapshot] max-file-size in %s (write takes at most %s), or make the file with bash and add it to .gitignore", HumanSize(a.Size), config.FormatSize(c.lim.MaxFileSize), config.LocalFile, HumanSize(MaxWriteSize))
+		return nil, overMaxFile(a.Size, c.lim.MaxFileSize)
+	}
+	if a.Edits != nil {
+		// The edited file is refused where a write of it would be.
+		a.Edits.MaxOut = uint64(c.lim.MaxFileSize)
+		content := a.Edits.Encode()
+		a.Content, a.Size = bytes.NewReader(content), int64(len(content))
+		c.a = a
 	}
 	c.req = &protocol.Request{
 		Version: protocol.Version, Op: a.Op, OldGen: st.Gen, NewGen: st.Gen + 1,

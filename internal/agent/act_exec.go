@@ -252,7 +252,7 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 			return &ActResult{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.text("stdout", outLog, pr.OutLogPart), Stderr: stderr.text("stderr", errLog, pr.ErrLogPart),
-				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell,
+				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell, Replaced: int(min(pr.Replaced, 1<<31)),
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}

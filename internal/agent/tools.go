@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,22 +235,50 @@ func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (
 		return nil, err
 	}
 	defer unlock()
-	content, err := m.catFile(ctx, slug, abs)
+	a := editAction(abs, p, edits)
+	res, err := m.ActLocked(ctx, slug, a)
 	if err != nil {
 		return nil, err
 	}
-	updated, n, err := textedit.Apply(string(content), edits)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	res, err := m.ActLocked(ctx, slug, m.writeAction(abs, p, []byte(updated), "edit"))
-	if err != nil {
+	if err := editError(abs, p, res, int64(a.Edits.MaxOut)); err != nil {
 		return nil, err
 	}
-	if res.ExitCode != 0 {
-		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
+	return &EditResult{Replacements: res.Replaced, Edits: len(edits), Snapshot: res.Snapshot, Between: res.Between, Bounds: res.Bounds}, nil
+}
+
+// editAction has the helper read the file, apply the edits and write it
+// in the one exec that scans what changed: a read by the host first would
+// be a second exec, most of an edit's time.
+func editAction(abs, p string, edits []textedit.Op) Action {
+	eds := &protocol.Edits{Max: MaxWriteSize}
+	for _, e := range edits {
+		eds.List = append(eds.List, protocol.Edit{Old: e.Old, New: e.New, All: e.ReplaceAll})
 	}
-	return &EditResult{Replacements: n, Edits: len(edits), Snapshot: res.Snapshot, Between: res.Between, Bounds: res.Bounds}, nil
+	return Action{Op: protocol.OpEdit, Arg: abs, Edits: eds, Message: hostrepo.CommitMessage("edit", p)}
+}
+
+// editError is the error of an edit that stopped (nil when it did not),
+// as the tools that read and write report theirs.
+func editError(abs, p string, res *ActResult, max int64) error {
+	why := strings.TrimSuffix(res.Stderr, "\n")
+	switch res.ExitCode {
+	case 0:
+		return nil
+	case protocol.EditMissing:
+		return fmt.Errorf("%s: %w", Display(abs), ErrNoSuchFile)
+	case protocol.EditReadFailed:
+		return &toolError{msg: agenttext.FirstLine(why)}
+	case protocol.EditMissed:
+		// Several lines: the ones of the file most like old_string.
+		return fmt.Errorf("%s: %w", p, &textedit.MissError{Why: why})
+	case protocol.EditRefused:
+		return fmt.Errorf("%s: %s", p, agenttext.FirstLine(why))
+	case protocol.EditOverMax:
+		if n, err := strconv.ParseInt(why, 10, 64); err == nil {
+			return overMaxFile(n, max)
+		}
+	}
+	return fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(why))
 }
 
 // PatchResult says what Patch did.

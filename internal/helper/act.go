@@ -117,6 +117,10 @@ func (s *session) serve() error {
 		res.Err = errText(os.Remove(req.Path))
 	case protocol.OpUpload:
 		res.Err = errText(extractTar(content, req.Path))
+	case protocol.OpEdit:
+		if err := editFile(req.Path, content, res); err != nil {
+			return err
+		}
 	case protocol.OpRun, protocol.OpSetup, protocol.OpScan:
 	default:
 		return fmt.Errorf("unknown operation %q", req.Op)
@@ -124,7 +128,7 @@ func (s *session) serve() error {
 	if _, err := io.Copy(io.Discard, content); err != nil {
 		return fmt.Errorf("reading the content: %w", err)
 	}
-	if res.Err != "" {
+	if res.Err != "" && res.ExitCode == 0 {
 		res.ExitCode = 1
 	}
 	s.frames = make(chan frame, 4)

@@ -309,3 +309,44 @@ func TestSavedOutputIsBounded(t *testing.T) {
 		t.Error("the link's target was written")
 	}
 }
+
+// An edit is one call: the file read, the edits applied in order and the
+// file written, its change reported by the same call's scan; an edit that
+// does not apply, of a file missing or too large, changes nothing and
+// says where it stopped.
+func TestActEdits(t *testing.T) {
+	dir := sandboxDir(t, map[string]string{"a.go": "one\ntwo\nthree\ntwo\n", "big.txt": "0123456789"})
+	call(t, &protocol.Request{Op: protocol.OpSetup, OldGen: 0, NewGen: 1, Cap: 1 << 20, Dir: dir}, "")
+	edit := func(gen uint64, p string, max uint64, list ...protocol.Edit) called {
+		t.Helper()
+		content := (&protocol.Edits{Max: max, MaxOut: 20, List: list}).Encode()
+		return call(t, &protocol.Request{Op: protocol.OpEdit, OldGen: gen, NewGen: gen + 1, Cap: 1 << 20, Path: dir + "/" + p}, string(content))
+	}
+	ok := edit(1, "a.go", 1<<20, protocol.Edit{Old: "one", New: "1"}, protocol.Edit{Old: "two", New: "2", All: true})
+	if ok.res.ExitCode != 0 || ok.res.Replaced != 3 || !maps(ok.changes, map[string]byte{"a.go": protocol.Changed}) || ok.files["a.go"] != "1\n2\nthree\n2\n" {
+		t.Fatalf("edit: %+v %v %q", ok.res, ok.changes, ok.files)
+	}
+	for _, c := range []struct {
+		name string
+		p    string
+		max  uint64
+		list []protocol.Edit
+		code int
+		err  string
+	}{
+		{"an old string not there", "a.go", 1 << 20, []protocol.Edit{{Old: "three", New: "3"}, {Old: "four", New: "4"}}, protocol.EditMissed, "edit 2 of 2: old_string not found"},
+		{"an old string twice", "a.go", 1 << 20, []protocol.Edit{{Old: "2", New: "two"}}, protocol.EditRefused, "old_string occurs 2 times"},
+		{"no such file", "gone.go", 1 << 20, []protocol.Edit{{Old: "a", New: "b"}}, protocol.EditMissing, "no such file"},
+		{"a directory", ".", 1 << 20, []protocol.Edit{{Old: "a", New: "b"}}, protocol.EditReadFailed, "is a directory"},
+		{"over the bound", "big.txt", 5, []protocol.Edit{{Old: "0", New: "b"}}, protocol.EditReadFailed, "file larger than 5 bytes"},
+		{"over the bound once edited", "big.txt", 1 << 20, []protocol.Edit{{Old: "0", New: "0123456789abc"}}, protocol.EditOverMax, "22"},
+	} {
+		got := edit(2, c.p, c.max, c.list...)
+		if got.res.ExitCode != c.code || !strings.Contains(got.res.Err, c.err) || len(got.changes) != 0 || got.res.Replaced != 0 {
+			t.Errorf("%s: %+v %v, want exit %d and %q, nothing changed", c.name, got.res, got.changes, c.code, c.err)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != "1\n2\nthree\n2\n" {
+		t.Errorf("a refused edit changed the file: %q", data)
+	}
+}

@@ -71,6 +71,9 @@ func TestMatrixSnapshotBounds(t *testing.T) {
 			if _, err := m.Write(ctx, "work", "w.txt", []byte(strings.Repeat("w", 2000))); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
 				t.Errorf("a write over max-file-size: %v", err)
 			}
+			if _, err := m.Edit(ctx, "work", "a.txt", one("a", strings.Repeat("e", 2000), false)); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
+				t.Errorf("an edit over max-file-size: %v", err)
+			}
 			localConfig(t, m, "[docker]\ndisk = \"1m\"\n")
 			res = bash(t, m, "rm huge.bin && mkdir -p node_modules/p && head -c 2000000 /dev/zero > node_modules/p/blob")
 			if res.DiskOver == nil || res.DiskOver.Used < 2000000 || res.DiskOver.Limit != 1<<20 {

@@ -434,7 +434,8 @@ func TestIntegrationDockerCallsPerToolCall(t *testing.T) {
 		{"bash no-op", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "true"}); return err }, 1, 0},
 		{"bash change", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "echo 1 > a.txt"}); return err }, 1, 8},
 		{"write", func() error { _, err := m.Write(ctx, "work", "b.txt", []byte("b")); return err }, 1, 5},
-		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 2, 4},
+		// One exec: the helper reads, edits and writes the file.
+		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 1, 4},
 		{"read", func() error { _, err := m.Read(ctx, "work", "b.txt", 0, 0); return err }, 1, 0},
 		{"grep", func() error { _, _, err := m.Grep(ctx, "work", "c", "", ""); return err }, 1, 0},
 	} {

@@ -21,7 +21,7 @@ import (
 
 // Version is the protocol version. A helper that does not speak the host's
 // version answers with ExitWrongVersion, and the host delivers its own.
-const Version = 3
+const Version = 4
 
 // ExitWrongVersion is the helper's exit code for a request of another version.
 const ExitWrongVersion = 99

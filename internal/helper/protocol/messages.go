@@ -9,6 +9,7 @@ const (
 	OpWrite  = "write"  // write the content to Path
 	OpRemove = "rm"     // remove Path
 	OpUpload = "upload" // extract the content (a tar) next to Path
+	OpEdit   = "edit"   // apply the edits in the content (Edits) to Path
 	OpScan   = "scan"   // only look for changes
 )
 
@@ -105,8 +106,10 @@ type Result struct {
 	OutLogPart, ErrLogPart bool
 	// NoShell: the image has no /bin/sh, so nothing ran.
 	NoShell bool
-	// Err is why a write, rm or upload failed ("" when it did not).
+	// Err is why a write, rm, upload or edit failed ("" when it did not).
 	Err string
+	// Replaced counts the replacements an edit made.
+	Replaced uint64
 }
 
 // Encode returns the payload of a TResult frame.
@@ -123,6 +126,7 @@ func (r *Result) Encode() []byte {
 	e.str(r.ErrLog)
 	e.bool(r.OutLogPart)
 	e.bool(r.ErrLogPart)
+	e.uint(r.Replaced)
 	return e.b
 }
 
@@ -132,6 +136,7 @@ func DecodeResult(p []byte) (*Result, error) {
 	r := &Result{ExitCode: int(d.int()), TimedOut: d.bool(), Cancelled: d.bool(), OutCut: d.uint(), ErrCut: d.uint(), NoShell: d.bool(), Err: d.str()}
 	r.OutLog, r.ErrLog = d.str(), d.str()
 	r.OutLogPart, r.ErrLogPart = d.bool(), d.bool()
+	r.Replaced = d.uint()
 	return r, d.done()
 }
 
@@ -586,6 +591,60 @@ func DecodeWatchDirty(p []byte) (*WatchDirty, error) {
 	m := &WatchDirty{Valid: d.bool(), Dirs: d.strs(), Reason: d.str()}
 	if d.err == nil && len(d.b) > 0 {
 		m.Pruned, m.PrunedKnown = d.uint(), d.bool()
+	}
+	return m, d.done()
+}
+
+// Edits is the content of an OpEdit request: replacements applied in
+// order to the file at Path, all or none, in the one exec that scans what
+// they changed (a read of the file and a write would be two).
+type Edits struct {
+	// Max is the largest file the edit reads, MaxOut the largest it
+	// writes.
+	Max, MaxOut uint64
+	List        []Edit
+}
+
+// Edit replaces Old, which must occur once, or everywhere with All.
+type Edit struct {
+	Old, New string
+	All      bool
+}
+
+// An edit's Result.ExitCode says where it stopped, Result.Err why.
+const (
+	EditWriteFailed = 1 // the edited file could not be written
+	EditRefused     = 2 // the edits do not apply
+	EditReadFailed  = 3 // the file could not be read
+	EditMissing     = 4 // there is no such file
+	EditMissed      = 5 // an Old is not in the file; Err shows the lines most like it
+	EditOverMax     = 6 // the edited file would be over MaxOut; Err is its size
+)
+
+// Encode returns the content of an OpEdit request.
+func (m *Edits) Encode() []byte {
+	var e enc
+	e.uint(m.Max)
+	e.uint(m.MaxOut)
+	e.uint(uint64(len(m.List)))
+	for _, x := range m.List {
+		e.str(x.Old)
+		e.str(x.New)
+		e.bool(x.All)
+	}
+	return e.b
+}
+
+// DecodeEdits parses the content of an OpEdit request.
+func DecodeEdits(p []byte) (*Edits, error) {
+	d := dec{b: p}
+	m := &Edits{Max: d.uint(), MaxOut: d.uint()}
+	n := d.uint()
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.fail("edit count")
+	}
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		m.List = append(m.List, Edit{Old: d.str(), New: d.str(), All: d.bool()})
 	}
 	return m, d.done()
 }

@@ -19,9 +19,13 @@ func TestRoundTrips(t *testing.T) {
 		t.Errorf("request: %+v %v", got, err)
 	}
 	res := &Result{ExitCode: -1, TimedOut: true, Cancelled: true, OutCut: 9, ErrCut: 1 << 40, NoShell: true, Err: "no\x00pe",
-		OutLog: "/tmp/litterbox/out/a.stdout", ErrLog: "", OutLogPart: true}
+		OutLog: "/tmp/litterbox/out/a.stdout", ErrLog: "", OutLogPart: true, Replaced: 1 << 33}
 	if got, err := DecodeResult(res.Encode()); err != nil || !reflect.DeepEqual(got, res) {
 		t.Errorf("result: %+v %v", got, err)
+	}
+	eds := &Edits{Max: 1 << 40, List: []Edit{{Old: "a\x00b", New: "", All: true}, {Old: "x", New: "y\nz"}}}
+	if got, err := DecodeEdits(eds.Encode()); err != nil || !reflect.DeepEqual(got, eds) {
+		t.Errorf("edits: %+v %v", got, err)
 	}
 	for _, b := range []*Begin{{}, {Between: true}} {
 		if got, err := DecodeBegin(b.Encode()); err != nil || !reflect.DeepEqual(got, b) {
@@ -216,6 +220,7 @@ func FuzzDecoders(f *testing.F) {
 		_, _ = DecodePrune(p)
 		_, _ = DecodeSelect(p)
 		_, _ = DecodeRequest(p)
+		_, _ = DecodeEdits(p)
 	})
 }
 
