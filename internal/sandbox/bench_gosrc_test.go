@@ -102,6 +102,16 @@ func BenchmarkWriteGoSrc(b *testing.B) {
 
 func BenchmarkRawWriteGoSrc(b *testing.B) { benchRawWriteIn(b, goSrcSandbox) }
 
+func BenchmarkEditGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	benchEditOn(b, m, n.Slug)
+}
+
+func BenchmarkRawEditGoSrc(b *testing.B) {
+	_, n := goSrcSandbox(b)
+	benchRawEditIn(b, n)
+}
+
 // change1000 appends a line to the first 1,000 Go files under net/ and os/
 // and the like: one call that changes 1,000 tracked files.
 const change1000 = `find ./[a-n]* -name '*.go' | head -n 1000 | while read -r f; do echo '// x' >> "$f"; done`

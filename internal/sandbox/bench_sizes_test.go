@@ -92,6 +92,16 @@ func BenchmarkRawWrite38k(b *testing.B) {
 	benchRawWriteIn(b, func(b *testing.B) (*Manager, hostrepo.Names) { return tracked38kSandbox(b) })
 }
 
+func BenchmarkEdit38k(b *testing.B) {
+	m, n := tracked38kSandbox(b)
+	benchEditOn(b, m, n.Slug)
+}
+
+func BenchmarkRawEdit38k(b *testing.B) {
+	_, n := tracked38kSandbox(b)
+	benchRawEditIn(b, n)
+}
+
 func BenchmarkRead38k(b *testing.B) {
 	m, n := tracked38kSandbox(b)
 	benchReadIn(b, m, n, "README.md")

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
 // Each Benchmark<Op> has a BenchmarkRaw<Op> next to it running the bare docker
@@ -317,6 +318,43 @@ func benchRawWriteIn(b *testing.B, sandbox func(*testing.B) (*Manager, hostrepo.
 	}
 }
 
+func benchEdit(b *testing.B, files testenv.Files) {
+	m, n := benchToolSandbox(b, files)
+	benchEditOn(b, m, n.Slug)
+}
+
+// benchEditOn times edit calls in sandbox slug, each replacing the line
+// the last one wrote.
+func benchEditOn(b *testing.B, m *Manager, slug string) {
+	ctx := context.Background()
+	if _, err := m.Write(ctx, slug, "edited.txt", []byte("line 0\n")); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		res, err := m.Edit(ctx, slug, "edited.txt", []textedit.Op{{Old: fmt.Sprintf("line %d\n", i), New: fmt.Sprintf("line %d\n", i+1)}})
+		i++
+		if err != nil || res.Snapshot == "" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+func benchRawEdit(b *testing.B, files testenv.Files) {
+	_, n := benchToolSandbox(b, files)
+	benchRawEditIn(b, n)
+}
+
+// benchRawEditIn is an edit's floor: sed -i of one line, by docker exec.
+func benchRawEditIn(b *testing.B, n hostrepo.Names) {
+	docker(b, "exec", "--user", "1000:1000", n.Container, "sh", "-c", "echo 'line 0' > /src/raw-edited.txt")
+	i := 0
+	for b.Loop() {
+		docker(b, "exec", "--user", "1000:1000", n.Container, "sed", "-i", fmt.Sprintf("s/^line %d$/line %d/", i, i+1), "/src/raw-edited.txt")
+		i++
+	}
+}
+
 func benchRead(b *testing.B, files testenv.Files) {
 	m, n := benchToolSandbox(b, files)
 	benchReadIn(b, m, n, "README.md")
@@ -356,3 +394,7 @@ func BenchmarkWrite10k(b *testing.B)       { benchWrite(b, bigFiles(10000)) }
 func BenchmarkRead10k(b *testing.B)        { benchRead(b, bigFiles(10000)) }
 func BenchmarkRawRead10k(b *testing.B)     { benchRawRead(b, bigFiles(10000)) }
 func BenchmarkRawWrite10k(b *testing.B)    { benchRawWrite(b, bigFiles(10000)) }
+func BenchmarkEdit(b *testing.B)           { benchEdit(b, testenv.SmallFiles) }
+func BenchmarkRawEdit(b *testing.B)        { benchRawEdit(b, testenv.SmallFiles) }
+func BenchmarkEdit10k(b *testing.B)        { benchEdit(b, bigFiles(10000)) }
+func BenchmarkRawEdit10k(b *testing.B)     { benchRawEdit(b, bigFiles(10000)) }
