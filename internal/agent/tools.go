@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 	"time"
 
@@ -274,9 +273,7 @@ func editError(abs, p string, res *ActResult, max int64) error {
 	case protocol.EditRefused:
 		return fmt.Errorf("%s: %s", p, agenttext.FirstLine(why))
 	case protocol.EditOverMax:
-		if n, err := strconv.ParseInt(why, 10, 64); err == nil {
-			return overMaxFile(n, max)
-		}
+		return overMaxFile(int64(min(res.Replaced, 1<<31)), max)
 	}
 	return fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(why))
 }

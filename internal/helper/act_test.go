@@ -339,10 +339,14 @@ func TestActEdits(t *testing.T) {
 		{"no such file", "gone.go", 1 << 20, []protocol.Edit{{Old: "a", New: "b"}}, protocol.EditMissing, "no such file"},
 		{"a directory", ".", 1 << 20, []protocol.Edit{{Old: "a", New: "b"}}, protocol.EditReadFailed, "is a directory"},
 		{"over the bound", "big.txt", 5, []protocol.Edit{{Old: "0", New: "b"}}, protocol.EditReadFailed, "file larger than 5 bytes"},
-		{"over the bound once edited", "big.txt", 1 << 20, []protocol.Edit{{Old: "0", New: "0123456789abc"}}, protocol.EditOverMax, "22"},
+		{"over the bound once edited", "big.txt", 1 << 20, []protocol.Edit{{Old: "0", New: "0123456789abc"}}, protocol.EditOverMax, "22 bytes"},
 	} {
 		got := edit(2, c.p, c.max, c.list...)
-		if got.res.ExitCode != c.code || !strings.Contains(got.res.Err, c.err) || len(got.changes) != 0 || got.res.Replaced != 0 {
+		size := uint64(0) // what Replaced says: an edit over the bound gives the size
+		if c.code == protocol.EditOverMax {
+			size = 22
+		}
+		if got.res.ExitCode != c.code || !strings.Contains(got.res.Err, c.err) || len(got.changes) != 0 || got.res.Replaced != size {
 			t.Errorf("%s: %+v %v, want exit %d and %q, nothing changed", c.name, got.res, got.changes, c.code, c.err)
 		}
 	}

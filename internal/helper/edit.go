@@ -50,7 +50,8 @@ func editFile(p string, content io.Reader, res *protocol.Result) error {
 		return nil
 	}
 	if uint64(len(updated)) > eds.MaxOut {
-		res.ExitCode, res.Err = protocol.EditOverMax, strconv.Itoa(len(updated))
+		res.ExitCode, res.Replaced = protocol.EditOverMax, uint64(len(updated))
+		res.Err = "the edited file is " + strconv.Itoa(len(updated)) + " bytes, over max-file-size"
 		return nil
 	}
 	if err := writeFile(p, strings.NewReader(updated)); err != nil {

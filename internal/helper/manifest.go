@@ -413,13 +413,20 @@ func parseRecords(b []byte) (map[string]*record, bool) {
 		}
 		body := b[off : off+int(n)]
 		off += int(n)
-		if _, ok := countEntries(body); !ok || dirs[dir] != nil {
+		count, ok := countEntries(body)
+		// Each entry's path repeats the directory's once parsed: a
+		// manifest the agent wrote must not make that gigabytes.
+		if !ok || dirs[dir] != nil || uint64(count)*uint64(len(dir)+1) > maxParsedPaths {
 			return nil, false
 		}
 		dirs[dir] = &record{dir: dir, raw: body, bytes: size}
 	}
 	return dirs, true
 }
+
+// maxParsedPaths bounds what one record's directory adds to its entries'
+// paths: 100,000 files in a directory of a 600-byte path.
+const maxParsedPaths = 64 << 20
 
 func uvarint(b []byte, off int) (uint64, int, bool) {
 	v, k := binary.Uvarint(b[off:])
@@ -429,11 +436,15 @@ func uvarint(b []byte, off int) (uint64, int, bool) {
 // uvarintString reads a length and that many bytes.
 func uvarintString(b []byte, off int) (string, int, bool) {
 	l, off, ok := uvarint(b, off)
-	if !ok || l > 1<<16 || uint64(len(b)-off) < l {
+	if !ok || l > maxPath || uint64(len(b)-off) < l {
 		return "", 0, false
 	}
 	return string(b[off : off+int(l)]), off + int(l), true
 }
+
+// maxPath bounds a directory's path and an entry's name in a manifest:
+// Linux's PATH_MAX.
+const maxPath = 4096
 
 // entryFixed is the size of an entry's fields after its path: mode, size,
 // mtime, ctime, inode, racy and the content's id.
@@ -494,7 +505,7 @@ func countEntries(b []byte) (int, bool) {
 	n := 0
 	for off := 0; off < len(b); n++ {
 		l, k := binary.Uvarint(b[off:])
-		if k <= 0 || l > 1<<16 || uint64(len(b)-off-k) < l+entryFixed {
+		if k <= 0 || l > maxPath || uint64(len(b)-off-k) < l+entryFixed {
 			return 0, false
 		}
 		off += k + int(l) + entryFixed

@@ -120,3 +120,38 @@ func BenchmarkLoadManifest38k(b *testing.B) {
 		}
 	}
 }
+
+// A manifest the agent wrote (it lives in the sandbox's /tmp) loads as
+// none or as records that parse, whatever its bytes, and saves back to
+// what it loaded as.
+func FuzzLoadManifest(f *testing.F) {
+	old := stateDir
+	stateDir = f.TempDir()
+	f.Cleanup(func() { stateDir = old })
+	m := newManifest([]*entry{{path: "a", mode: 0o100644}, {path: "d", mode: protocol.ModeDir | 0o755}, {path: "d/b", mode: 0o100644, size: 3}}, "")
+	if err := m.save(1, 1); err != nil {
+		f.Fatal(err)
+	}
+	data, err := os.ReadFile(manifestPath(1))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data[len(manifestMagic):])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(manifestPath(2), append([]byte(manifestMagic), b...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m := loadManifest(2)
+		if m == nil {
+			return
+		}
+		want := dump(m)
+		if err := m.save(3, 3); err != nil {
+			t.Fatal(err)
+		}
+		again := loadManifest(3)
+		if again == nil || !slices.Equal(dump(again), want) {
+			t.Fatalf("saved again, it loads as %v, not %v", again, want)
+		}
+	})
+}

@@ -221,6 +221,13 @@ func (d *delta) changes(requery []string, racyFrom int64, maxFile uint64) (out [
 	var todo []verdict
 	var hash []*entry
 	for _, e := range d.fresh {
+		if e.kind() == protocol.ModeDir && !e.dropped {
+			// A directory made (or become one) is a record the next scan
+			// needs, empty or not: PID 1 names only it when a file comes.
+			if o := d.beforeIdx[e.path]; o == nil || o.kind() != protocol.ModeDir {
+				dirty = true
+			}
+		}
 		if e.dropped || e.kind() == protocol.ModeDir {
 			continue
 		}
@@ -273,7 +280,11 @@ func (d *delta) changes(requery []string, racyFrom int64, maxFile uint64) (out [
 		}
 	}
 	for _, o := range d.before {
-		if o.kind() != protocol.ModeDir && !o.seen {
+		switch {
+		case o.seen:
+		case o.kind() == protocol.ModeDir:
+			dirty = true // its record goes
+		default:
 			out = append(out, protocol.Change{Op: protocol.Removed, Path: o.path})
 			dirty = true
 		}

@@ -108,7 +108,8 @@ type Result struct {
 	NoShell bool
 	// Err is why a write, rm, upload or edit failed ("" when it did not).
 	Err string
-	// Replaced counts the replacements an edit made.
+	// Replaced counts the replacements an edit made (the edited file's
+	// size when it stopped at EditOverMax).
 	Replaced uint64
 }
 
@@ -618,7 +619,7 @@ const (
 	EditReadFailed  = 3 // the file could not be read
 	EditMissing     = 4 // there is no such file
 	EditMissed      = 5 // an Old is not in the file; Err shows the lines most like it
-	EditOverMax     = 6 // the edited file would be over MaxOut; Err is its size
+	EditOverMax     = 6 // the edited file would be over MaxOut; Replaced is its size
 )
 
 // Encode returns the content of an OpEdit request.
