@@ -558,3 +558,17 @@ func TestIntegrationDeletionAfterAContainerRestartIsCommitted(t *testing.T) {
 		t.Errorf("snapshot changed:\n%s", n)
 	}
 }
+
+// A directory made empty in one call, and a file written in it by the
+// next: PID 1 names only the new directory then, and the scan must know
+// it from the first call's manifest to read it.
+func TestIntegrationFileInADirectoryMadeEmptyIsCommitted(t *testing.T) {
+	m := toolSandbox(t)
+	if res := bash(t, m, "mkdir -p pkg/deep"); res.Snapshot != "" {
+		t.Fatalf("empty directories committed: %+v", res)
+	}
+	res := bash(t, m, "echo x > pkg/deep/a.go")
+	if res.Snapshot == "" || !strings.Contains(tree(t, m), "pkg/deep/a.go") {
+		t.Fatalf("a file in a directory made by the call before was not committed: %+v\n%s", res, tree(t, m))
+	}
+}
