@@ -28,9 +28,10 @@ func sandboxDir(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	oldRoot, oldState := root, stateDir
-	root, stateDir = dir, t.TempDir()
-	t.Cleanup(func() { root, stateDir = oldRoot, oldState })
+	oldRoot := root
+	root = dir
+	t.Cleanup(func() { root = oldRoot })
+	useStateDir(t)
 	return dir
 }
 

@@ -18,9 +18,7 @@ import (
 // none or as whole records of it, and one another program wrote as none,
 // so the next scan is a full one.
 func TestManifestRoundTrip(t *testing.T) {
-	old := stateDir
-	stateDir = t.TempDir()
-	t.Cleanup(func() { stateDir = old })
+	useStateDir(t)
 	var list []*entry
 	for i, p := range []string{"a", "dir", "dir/b c", strings.Repeat("x", 300), "naïve/\n", "sub", "sub/gone", "sub/kept", "racy"} {
 		e := &entry{path: p, mode: 0o100644 + uint32(i), size: int64(i) << 40, mtime: -int64(i), ctime: int64(i) * 1e18, ino: uint64(i) << 50}
@@ -104,9 +102,7 @@ func dump(m *manifest) []string {
 // tree (paths as long as the Go source's), which every call that changes
 // something pays, beside its command: the read and the records' headers.
 func BenchmarkLoadManifest38k(b *testing.B) {
-	old := stateDir
-	stateDir = b.TempDir()
-	b.Cleanup(func() { stateDir = old })
+	useStateDir(b)
 	var list []*entry
 	for i := range 37889 {
 		list = append(list, &entry{path: fmt.Sprintf("src/cmd/compile/internal/dir%03d/file_%05d.go", i/40, i), mode: 0o100644, size: int64(i)})
@@ -125,9 +121,7 @@ func BenchmarkLoadManifest38k(b *testing.B) {
 // none or as records that parse, whatever its bytes, and saves back to
 // what it loaded as.
 func FuzzLoadManifest(f *testing.F) {
-	old := stateDir
-	stateDir = f.TempDir()
-	f.Cleanup(func() { stateDir = old })
+	useStateDir(f)
 	m := newManifest([]*entry{{path: "a", mode: 0o100644}, {path: "d", mode: protocol.ModeDir | 0o755}, {path: "d/b", mode: 0o100644, size: 3}}, "")
 	if err := m.save(1, 1); err != nil {
 		f.Fatal(err)
@@ -154,4 +148,11 @@ func FuzzLoadManifest(f *testing.F) {
 			t.Fatalf("saved again, it loads as %v, not %v", again, want)
 		}
 	})
+}
+
+// useStateDir points the helper's manifests at a temp dir for the test.
+func useStateDir(tb testing.TB) {
+	old := stateDir
+	stateDir = tb.TempDir()
+	tb.Cleanup(func() { stateDir = old })
 }
