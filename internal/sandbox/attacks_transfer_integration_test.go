@@ -124,6 +124,41 @@ true`)
 		}
 		bash(t, e.m, "rm -f manifest-a.txt manifest-b.txt")
 	}},
+	{name: "a well-formed manifest forged in /tmp/.litterbox, naming ../host-owned", side: "agent", expect: "no file beside the repository is touched and the branch names nothing outside it; the next call commits the sandbox's changes", run: func(t *testing.T, e *attackEnv) {
+		// The manifest is the agent's to write, records and all: one
+		// record of /src's root holding a regular file ../host-owned,
+		// which the next scan finds gone and reports removed.
+		sentinel := filepath.Join(filepath.Dir(e.m.Root), "host-owned")
+		if err := os.WriteFile(sentinel, []byte("host\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(sentinel)
+		before := treeNames(t, e.m)
+		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Names("work").Container, "sh", "-c",
+			`{ printf 'LBXM3\n\000\000\107\015../host-owned\244\201\000\000'; head -c 53 /dev/zero; } > /tmp/forged && `+
+				`for f in /tmp/.litterbox/m.*; do case "$f" in *.recheck) ;; *) cat /tmp/forged > "$f" ;; esac; done; rm -f /tmp/forged`); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		_, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "echo forged > manifest-forged.txt"})
+		t.Logf("the call after the forgery: %v", err)
+		if data, err := os.ReadFile(sentinel); err != nil || string(data) != "host\n" {
+			t.Errorf("the file beside the repository: %q %v", data, err)
+		}
+		for _, n := range treeNames(t, e.m) {
+			if strings.Contains(n, "..") || strings.Contains(n, "host-owned") {
+				t.Errorf("the branch names %q", n)
+			}
+		}
+		after := bash(t, e.m, "echo after > manifest-after.txt")
+		names := treeNames(t, e.m)
+		if after.Snapshot == "" || !slices.Contains(names, "manifest-after.txt") || !slices.Contains(names, "manifest-forged.txt") {
+			t.Errorf("the call after: %+v, the branch holds %q", after, names)
+		}
+		if want := append(slices.Clone(before), "manifest-forged.txt", "manifest-after.txt"); !sameSet(names, want) {
+			t.Errorf("the branch holds %q, want %q", names, want)
+		}
+		bash(t, e.m, "rm -f manifest-forged.txt manifest-after.txt")
+	}},
 	{name: "a 4,088-byte path", side: "agent", expect: "the call commits the rest and names the path with how to remove or ignore it; later calls commit", run: func(t *testing.T, e *attackEnv) {
 		// 15 directories of 255-byte names and a 248-byte file name: legal
 		// in the container, past PATH_MAX under the host's .git.
