@@ -4,12 +4,14 @@
 // seconds with pauses between, leaves a process of its own running in the
 // background, says what it did and exits.
 //
-//	standin [-steps N] [-pause D] [-exit CODE] [-api URL -key-env NAME]
+//	standin [-steps N] [-pause D] [-exit CODE] [-api URL -key-env NAME [-host NAME] [-echo]]
 //
 // With -api it also calls its "API" as agents do: a POST to URL with the
 // key from the variable NAME in its Authorization header, and the key in
 // the body too (as an agent might paste it), through HTTPS_PROXY and
-// trusting SSL_CERT_FILE, and prints the answer.
+// trusting SSL_CERT_FILE, and prints the answer. -host sends another
+// Host header than the URL's, and -echo the key in an X-Echo header too,
+// which the test API quotes back, as a hostile agent would try.
 //
 // It works in the current directory. Interrupted (SIGINT, SIGTERM) it
 // says so and exits 130, leaving what it wrote.
@@ -36,6 +38,8 @@ func main() {
 	exitCode := flag.Int("exit", 0, "status to exit with")
 	api := flag.String("api", "", "URL of the API to call")
 	keyEnv := flag.String("key-env", "API_KEY", "variable holding the API key")
+	host := flag.String("host", "", "Host header to send instead of the URL's")
+	echo := flag.Bool("echo", false, "send the key in X-Echo too")
 	flag.Parse()
 
 	sigs := make(chan os.Signal, 1)
@@ -70,19 +74,25 @@ func main() {
 		time.Sleep(*pause)
 	}
 	if *api != "" {
-		callAPI(*api, os.Getenv(*keyEnv))
+		callAPI(*api, os.Getenv(*keyEnv), *host, *echo)
 	}
 	fmt.Println("standin: done")
 	os.Exit(*exitCode)
 }
 
 // callAPI posts to url with key, and prints the status and the answer.
-func callAPI(url, key string) {
+func callAPI(url, key, host string, echo bool) {
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"prompt":"hello","pasted_key":"`+key+`"}`))
 	if err != nil {
 		fail(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
+	if host != "" {
+		req.Host = host
+	}
+	if echo {
+		req.Header.Set("X-Echo", key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -132,6 +132,10 @@ type SecretSpec struct {
 	// placeholder instead, which the egress proxy replaces in requests to
 	// them.
 	Inject []string `json:"inject,omitempty"`
+	// Header is the one request header the value goes in
+	// ("Authorization" when empty); a placeholder anywhere else in a
+	// request stays the placeholder.
+	Header string `json:"header,omitempty"`
 }
 
 func (s SecretSpec) String() string {
@@ -145,6 +149,9 @@ func (s SecretSpec) String() string {
 			q[i] = strconv.Quote(h)
 		}
 		src += ", inject = [" + strings.Join(q, ", ") + "]"
+	}
+	if s.Header != "" {
+		src += ", header = " + strconv.Quote(s.Header)
 	}
 	return "{ " + src + " }"
 }

@@ -450,6 +450,11 @@ func TestSecrets(t *testing.T) {
 	if err != nil || len(cfg.Injected()) != 1 || cfg.Secrets["K"].String() != `{ env = "K", inject = ["api.anthropic.com"] }` {
 		t.Errorf("inject: %v %v", cfg.Injected(), err)
 	}
+	// With the header its value goes in.
+	cfg, err = Load(writeConfigs(t, "[network]\nmode = \"allow\"\nallow = [\"*.anthropic.com\"]\n[secrets]\nK = { env = \"K\", inject = [\"api.anthropic.com\"], header = \"x-api-key\" }\n", ""))
+	if err != nil || cfg.Secrets["K"].Header != "x-api-key" || cfg.Secrets["K"].String() != `{ env = "K", inject = ["api.anthropic.com"], header = "x-api-key" }` {
+		t.Errorf("header: %+v %v", cfg.Secrets, err)
+	}
 	for _, bad := range []struct{ file, want string }{
 		{"[secrets]\n\"A-B\" = { env = \"X\" }\n", `"A-B" is not a valid environment variable name`},
 		{"[secrets]\nHTTPS_PROXY = { env = \"X\" }\n", "HTTPS_PROXY is set by Litterbox itself"},
@@ -462,6 +467,10 @@ func TestSecrets(t *testing.T) {
 		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test:443\"] }\n", `"api.test:443" is not a host name`},
 		{"[network]\nmode = \"allow\"\nallow = [\"*.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"API.test\"] }\n", `"API.test" is not a host name`},
 		{"[network]\nmode = \"allow\"\nallow = [\"api.test:80\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test\"] }\n", "api.test is not in [network] allow on port 443"},
+		{"[secrets]\nT = { env = \"X\", header = \"x-api-key\" }\n", "secrets.T.header: header says where the egress proxy puts an injected value: give inject"},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test\"], header = \"x api key\" }\n", `"x api key" is not an HTTP header name`},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test\"], header = \"Host\" }\n", "Host is a header the proxy or the connection owns"},
+		{"[network]\nmode = \"allow\"\nallow = [\"api.test\"]\n[secrets]\nT = { env = \"X\", inject = [\"api.test\"], header = \"proxy-authorization\" }\n", "proxy-authorization is a header the proxy"},
 	} {
 		if _, err := Load(writeConfigs(t, bad.file, "")); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: got %v, want %q", bad.file, err, bad.want)

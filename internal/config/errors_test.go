@@ -49,7 +49,7 @@ func TestUnknownKeyLines(t *testing.T) {
 		{"a docker key in network", "[docker]\nimage = \"x\"\n[network]\nimage = \"y\"\n", 4, "unknown key image in [network]; image belongs in [docker]"},
 		{"in a deeper header", "[docker]\nimage = \"x\"\n[container.service.web]\ncommand = \"x\"\n", 3, "unknown key service in [container]; did you mean services?"},
 		{"a dotted key", "\ndokcer.image = \"x\"\n", 2, "unknown key dokcer; did you mean [docker]?"},
-		{"an inline table", "[secrets]\nA = { env = \"A\" }\nTOKEN = { env = \"T\", cmd = \"x\" }\n", 3, "unknown key cmd in [secrets.TOKEN]; known: command, env, inject"},
+		{"an inline table", "[secrets]\nA = { env = \"A\" }\nTOKEN = { env = \"T\", cmd = \"x\" }\n", 3, "unknown key cmd in [secrets.TOKEN]; known: command, env, header, inject"},
 		{"not in a string before it", "[docker]\nsetup-command = \"\"\"\nimgae = 1\n\"\"\"\nimgae = \"x\"\n", 5, "unknown key imgae in [docker]; did you mean image?"},
 	}
 	for _, c := range cases {

@@ -269,6 +269,7 @@ func (fc *fileConfig) applySecrets(cfg *Config) {
 		set(&spec.Env, sec.Env)
 		set(&spec.Command, sec.Command)
 		spec.Inject = slices.Clone(sec.Inject)
+		set(&spec.Header, sec.Header)
 		cfg.Secrets[name] = spec
 	}
 }

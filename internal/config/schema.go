@@ -66,6 +66,7 @@ type fileSecret struct {
 	Env     *string  `toml:"env"`
 	Command *string  `toml:"command"`
 	Inject  []string `toml:"inject"`
+	Header  *string  `toml:"header"`
 }
 
 type filePort struct {

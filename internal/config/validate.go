@@ -177,6 +177,9 @@ func (c Config) validateSecrets(file string) error {
 		if err := c.validateInject(name, s.Inject); err != nil {
 			return &Error{File: file, Key: key + ".inject", Msg: err.Error()}
 		}
+		if err := validateHeader(s); err != nil {
+			return &Error{File: file, Key: key + ".header", Msg: err.Error()}
+		}
 	}
 	return nil
 }
@@ -204,6 +207,28 @@ func (c Config) validateInject(name string, hosts []string) error {
 	}
 	return nil
 }
+
+// validateHeader checks a secret's header: the name of one end-to-end
+// request header, with inject.
+func validateHeader(s SecretSpec) error {
+	switch h := strings.ToLower(s.Header); {
+	case h == "":
+		return nil
+	case s.Inject == nil:
+		return errors.New(`header says where the egress proxy puts an injected value: give inject = ["host"] too, or leave header out`)
+	case !headerNameRE.MatchString(s.Header):
+		return fmt.Errorf("%q is not an HTTP header name (letters, digits and -, such as \"x-api-key\")", s.Header)
+	case slices.Contains(unfitHeaders, h):
+		return fmt.Errorf("%s is a header the proxy or the connection owns, not a credential's; use Authorization or the API's own key header", s.Header)
+	}
+	return nil
+}
+
+var headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
+
+// unfitHeaders route, frame or end a request: a secret in one of them
+// would be dropped by the proxy or change where the request goes.
+var unfitHeaders = []string{"host", "content-length", "transfer-encoding", "connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "upgrade"}
 
 var networkNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 

@@ -38,6 +38,19 @@ type Injection struct {
 	Placeholder string   `json:"placeholder"` // what the sandbox holds instead
 	Value       string   `json:"value"`       // the secret
 	Hosts       []string `json:"hosts"`       // who may receive it: host names, lower case
+	// Header is the one request header the value goes in, canonical
+	// ("Authorization" when empty): a placeholder in any other header
+	// stays the placeholder, so an upstream that quotes a header back
+	// (an error about a bad value, an echo) never shows the agent the key.
+	Header string `json:"header,omitempty"`
+}
+
+// header is the canonical name of the header j's value goes in.
+func (j Injection) header() string {
+	if j.Header == "" {
+		return "Authorization"
+	}
+	return http.CanonicalHeaderKey(j.Header)
 }
 
 // Injector ends TLS for the hosts of its injections and puts each secret
@@ -48,8 +61,9 @@ type Injector struct {
 	// RootCAs verify the hosts; nil is the system's roots.
 	RootCAs *x509.CertPool
 	// Used, when set, is told of each request that received a secret, and
-	// Leaked of each request refused for holding a placeholder its host
-	// may not receive.
+	// Leaked of each request refused: for holding a placeholder its host
+	// may not receive (secret names it), or for naming a server other
+	// than the one its connection was opened to (secret is empty).
 	Used, Leaked func(secret, host string)
 
 	mu     sync.Mutex
@@ -93,10 +107,12 @@ func (in *Injector) rewrite(h http.Header, host string) (refused string) {
 		if !slices.Contains(j.Hosts, host) {
 			return j.Name
 		}
-		for k, vs := range h {
-			for i, v := range vs {
-				h[k][i] = strings.ReplaceAll(v, j.Placeholder, j.Value)
-			}
+		vs := h[j.header()]
+		if !slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, j.Placeholder) }) {
+			continue
+		}
+		for i, v := range vs {
+			vs[i] = strings.ReplaceAll(v, j.Placeholder, j.Value)
 		}
 		if in.Used != nil {
 			in.Used(j.Name, host)
@@ -144,8 +160,39 @@ func (in *Injector) leakedTLS(conn io.Writer, secret, host string) {
 	if in.Leaked != nil {
 		in.Leaked(secret, host)
 	}
-	msg := leakText(secret, host) + "\n"
-	fmt.Fprintf(conn, "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Litterbox-Refused: %s\r\n\r\n%s", len(msg), host, msg)
+	in.refuseTLS(conn, http.StatusForbidden, leakText(secret, host), host)
+}
+
+// misdirected says why req, read on a connection the sandbox opened with
+// CONNECT host:port, names another server, "" when it names that one: its
+// Host header and an absolute-form target must be host (and port, when
+// they give one). A front end shared by many sites routes on the Host
+// header, so a request to api.test that says Host: evil.test would carry
+// the key checked for api.test to evil.test.
+func misdirected(req *http.Request, host string, port int) string {
+	want := net.JoinHostPort(host, strconv.Itoa(port))
+	check := func(what, hp string) string {
+		if h, p, ok := hostPort(hp, 443); !ok || h != host || p != port {
+			return fmt.Sprintf("litterbox: refused: the request's %s names %.100q, but its connection was opened to %s", what, hp, want)
+		}
+		return ""
+	}
+	if req.URL.Scheme != "" || req.URL.Host != "" {
+		if req.URL.Scheme != "https" {
+			return fmt.Sprintf("litterbox: refused: the request's target is %.100q, not https on %s", req.URL.String(), want)
+		}
+		if msg := check("target", req.URL.Host); msg != "" {
+			return msg
+		}
+	}
+	return check("Host header", req.Host)
+}
+
+// refuseTLS answers, on the sandbox's TLS connection, with code and one
+// line saying why, and closes it.
+func (in *Injector) refuseTLS(conn io.Writer, code int, msg, host string) {
+	msg += "\n"
+	fmt.Fprintf(conn, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Litterbox-Refused: %s\r\n\r\n%s", code, http.StatusText(code), len(msg), host, msg)
 }
 
 // leakText is what a client sending a placeholder where it may not go
@@ -180,18 +227,24 @@ func (in *Injector) serve(down net.Conn, host string, port int, dial func(ctx co
 			ResponseHeaderTimeout: 5 * time.Minute,
 		}
 	})
-	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	r := bufio.NewReader(conn)
 	for {
 		req, err := http.ReadRequest(r)
 		if err != nil {
 			return
 		}
+		if msg := misdirected(req, host, port); msg != "" {
+			if in.Leaked != nil {
+				in.Leaked("", host)
+			}
+			in.refuseTLS(conn, http.StatusMisdirectedRequest, msg, host)
+			return
+		}
 		if secret := in.rewrite(req.Header, host); secret != "" {
 			in.leakedTLS(conn, secret, host)
 			return
 		}
-		if !in.relay(conn, req, addr) {
+		if !in.relay(conn, req, host, port) {
 			return
 		}
 	}
@@ -199,12 +252,18 @@ func (in *Injector) serve(down net.Conn, host string, port int, dial func(ctx co
 
 // relay sends req to addr over TLS and writes the answer to the sandbox;
 // false when the connection cannot go on.
-func (in *Injector) relay(conn net.Conn, req *http.Request, addr string) bool {
+func (in *Injector) relay(conn net.Conn, req *http.Request, host string, port int) bool {
 	defer req.Body.Close()
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	out := req.Clone(context.Background())
 	out.RequestURI = ""
 	out.URL.Scheme, out.URL.Host = "https", addr
-	out.Host = req.Host
+	// The upstream is told the name that was checked, never one the
+	// request carried (misdirected refused any other already).
+	out.Host = host
+	if port != 443 {
+		out.Host = addr
+	}
 	removeHopHeaders(out.Header)
 	resp, err := in.client.RoundTrip(out)
 	if err != nil {

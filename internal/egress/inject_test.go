@@ -1,9 +1,11 @@
 package egress
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -21,7 +23,9 @@ import (
 // what it received, and a client that trusts the sandbox's CA.
 type injectEnv struct {
 	client   *http.Client
-	issuer   string // of the last answer's certificate
+	proxy    string         // the proxy's address
+	trust    *x509.CertPool // what the sandbox trusts
+	issuer   string         // of the last answer's certificate
 	received chan *http.Request
 	bodies   chan string
 	mu       sync.Mutex
@@ -67,7 +71,7 @@ func newInjectEnv(t *testing.T, trustUpstream bool) *injectEnv {
 		CA: ca, RootCAs: roots,
 		Injections: []Injection{
 			{Name: "KEY", Placeholder: "litterbox-secret-KEY-0123456789abcdef", Value: "sk-real-value", Hosts: []string{"api.test"}},
-			{Name: "MORE", Placeholder: "litterbox-secret-MORE-fedcba9876543210", Value: "more-real", Hosts: []string{"more.test"}},
+			{Name: "MORE", Placeholder: "litterbox-secret-MORE-fedcba9876543210", Value: "more-real", Hosts: []string{"more.test"}, Header: "x-api-key"},
 		},
 		Used:   func(s, h string) { e.mu.Lock(); e.used = append(e.used, s+"@"+h); e.mu.Unlock() },
 		Leaked: func(s, h string) { e.mu.Lock(); e.leaked = append(e.leaked, s+"@"+h); e.mu.Unlock() },
@@ -80,6 +84,7 @@ func newInjectEnv(t *testing.T, trustUpstream bool) *injectEnv {
 	trust := x509.NewCertPool()
 	trust.AddCert(ca.Cert)
 	trust.AddCert(upCA.Cert)
+	e.proxy, e.trust = proxyURL.Host, trust
 	e.client = &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL), TLSClientConfig: &tls.Config{RootCAs: trust}}}
 	t.Cleanup(e.client.CloseIdleConnections)
 	return e
@@ -200,4 +205,113 @@ func TestCAIsConstrained(t *testing.T) {
 	if err != nil || !back.Cert.Equal(ca.Cert) || !back.Key.Equal(ca.Key) {
 		t.Errorf("ParseCA: %v", err)
 	}
+}
+
+// A request on api.test's connection that names another server, in its
+// Host header or as an absolute target, is refused in one line before
+// any secret is put in it: a front end shared by many sites routes on
+// Host, so the key checked for api.test would reach evil.test.
+func TestInjectRefusesAnotherServer(t *testing.T) {
+	e := newInjectEnv(t, true)
+	req, _ := http.NewRequest(http.MethodPost, "https://api.test/v1", nil)
+	req.Host = "evil.test"
+	req.Header.Set("Authorization", "Bearer litterbox-secret-KEY-0123456789abcdef")
+	resp, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest || string(out) != "litterbox: refused: the request's Host header names \"evil.test\", but its connection was opened to api.test:443\n" {
+		t.Errorf("Host: evil.test on api.test: %d %q", resp.StatusCode, out)
+	}
+	for _, target := range []string{"https://evil.test/v1", "http://api.test/v1", "https://api.test:8443/v1"} {
+		code, out := e.raw(t, "api.test", "POST "+target+" HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer litterbox-secret-KEY-0123456789abcdef\r\nContent-Length: 0\r\n\r\n")
+		if code != http.StatusMisdirectedRequest || !strings.HasPrefix(out, "litterbox: refused: the request's target") || strings.Count(out, "\n") != 1 {
+			t.Errorf("target %s on api.test: %d %q", target, code, out)
+		}
+	}
+	// The same names that were checked pass: a port of 443 spelt out, an
+	// absolute target of the connection's own host, upper case.
+	for _, head := range []string{"POST /v1 HTTP/1.1\r\nHost: API.test:443\r\n", "POST https://api.test/v1 HTTP/1.1\r\nHost: api.test\r\n"} {
+		if code, out := e.raw(t, "api.test", head+"Authorization: Bearer litterbox-secret-KEY-0123456789abcdef\r\nContent-Length: 0\r\n\r\n"); code != 200 || out != "upstream api.test: Bearer sk-real-value" {
+			t.Errorf("%q: %d %q", head, code, out)
+		}
+		if r := <-e.received; r.Host != "api.test" {
+			t.Errorf("the upstream was told Host %q", r.Host)
+		}
+		<-e.bodies
+	}
+	select {
+	case r := <-e.received:
+		t.Errorf("a misdirected request reached the upstream: Host %s %v", r.Host, r.Header)
+	default:
+	}
+	if strings.Join(e.leaked, ",") != "@api.test,@api.test,@api.test,@api.test" {
+		t.Errorf("refusals logged: %v", e.leaked)
+	}
+}
+
+// A secret's value goes in its one header alone: the placeholder in any
+// other header reaches the host as the placeholder, so a host that
+// quotes a header back never shows the agent the key.
+func TestInjectOnlyItsHeader(t *testing.T) {
+	e := newInjectEnv(t, true)
+	req, _ := http.NewRequest(http.MethodPost, "https://api.test/v1", nil)
+	req.Header.Set("Authorization", "Bearer litterbox-secret-KEY-0123456789abcdef")
+	req.Header.Set("X-Echo", "litterbox-secret-KEY-0123456789abcdef")
+	req.Header.Set("X-Api-Key", "litterbox-secret-KEY-0123456789abcdef")
+	resp, err := e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r := <-e.received
+	<-e.bodies
+	if r.Header.Get("Authorization") != "Bearer sk-real-value" || r.Header.Get("X-Echo") != "litterbox-secret-KEY-0123456789abcdef" || r.Header.Get("X-Api-Key") != "litterbox-secret-KEY-0123456789abcdef" {
+		t.Errorf("the host received %v", r.Header)
+	}
+	// MORE goes in x-api-key: there alone, and never in Authorization.
+	req, _ = http.NewRequest(http.MethodPost, "https://more.test/v1", nil)
+	req.Header.Set("Authorization", "Bearer litterbox-secret-MORE-fedcba9876543210")
+	req.Header.Set("x-api-key", "litterbox-secret-MORE-fedcba9876543210")
+	resp, err = e.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	r = <-e.received
+	<-e.bodies
+	if r.Header.Get("X-Api-Key") != "more-real" || r.Header.Get("Authorization") != "Bearer litterbox-secret-MORE-fedcba9876543210" {
+		t.Errorf("the host received %v", r.Header)
+	}
+}
+
+// raw opens a CONNECT tunnel to host:443 through the proxy, speaks TLS as
+// a client trusting the sandbox's CA, writes request as it is, and reads
+// the answer.
+func (e *injectEnv) raw(t *testing.T, host, request string) (int, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", e.proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n", host, host)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	tc := tls.Client(&prefixed{Conn: conn, r: br}, &tls.Config{ServerName: host, RootCAs: e.trust})
+	if _, err := io.WriteString(tc, request); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = http.ReadResponse(bufio.NewReader(tc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out)
 }

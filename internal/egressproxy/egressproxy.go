@@ -134,7 +134,7 @@ func (p *Proxies) Inject(ctx context.Context, n hostrepo.Names, rec *layout.Reco
 	}
 	msg := egress.Secrets{CACert: rec.Injection.CACert, CAKey: rec.Injection.CAKey}
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
-		msg.Injections = append(msg.Injections, egress.Injection{Name: name, Placeholder: rec.Injection.Placeholders[name], Value: vals.Env()[name], Hosts: specs[name].Inject})
+		msg.Injections = append(msg.Injections, egress.Injection{Name: name, Placeholder: rec.Injection.Placeholders[name], Value: vals.Env()[name], Hosts: specs[name].Inject, Header: specs[name].Header})
 	}
 	if f := os.Getenv(TestRootsEnv); f != "" {
 		roots, err := os.ReadFile(f)

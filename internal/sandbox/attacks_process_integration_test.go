@@ -116,7 +116,7 @@ var processAttacks = []attack{
 			}
 		}
 	}},
-	{name: "an agent reaches for its injected API key: its value, the proxy's control socket, another host", side: "agent", expect: "the API gets the key, the body goes as written, the placeholder to another host is refused and counted; the value is in no environment, file or inspect the sandbox or the proxy shows, the control socket is out of reach, and a resume gives the proxy the key again", run: func(t *testing.T, e *attackEnv) {
+	{name: "an agent reaches for its injected API key: its value, the proxy's control socket, another host, another Host header, another header", side: "agent", expect: "the API gets the key, the body goes as written, the placeholder to another host is refused and counted; a Host header naming another server is refused (421) and counted, and no request reaches the API under that name; the key goes in Authorization alone, so an API quoting X-Echo back shows the placeholder; the value is in no environment, file or inspect the sandbox or the proxy shows, the control socket is out of reach, and a resume gives the proxy the key again", run: func(t *testing.T, e *attackEnv) {
 		injectAttack(t, e.image)
 	}},
 	{name: "an agent in a run session: floods and kills settle, writes .git, leaves processes behind", side: "agent", gvisor: true, expect: "the session ends with the agent's exit status; the final commit takes what /src holds, no .git path; no process of the session outlives it; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {

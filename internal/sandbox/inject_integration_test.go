@@ -54,11 +54,11 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 	if _, err := m.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	agentSays := func(url string) string {
+	agentSays := func(url string, flags ...string) string {
 		t.Helper()
 		var out strings.Builder
 		res, err := m.Run(ctx, "w", agent.RunOptions{ExecOptions: agent.ExecOptions{
-			Cmd: []string{"standin", "-steps", "0", "-api", url, "-key-env", "API_KEY"}, Interactive: true, Secrets: true,
+			Cmd: append([]string{"standin", "-steps", "0", "-api", url, "-key-env", "API_KEY"}, flags...), Interactive: true, Secrets: true,
 			Streams: box.Streams{Stdin: strings.NewReader("call\n"), Stdout: &out, Stderr: &out}}})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("run: %+v %v\n%s", res, err, out.String())
@@ -76,7 +76,22 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 	if !strings.Contains(said, "standin: api 403: litterbox: refused: the request holds the placeholder of secret API_KEY, which other.test may not receive") {
 		t.Errorf("the placeholder to another host: %s", said)
 	}
-	if a, err := m.Proxies().ActivityOf(ctx, "w", time.Time{}); err != nil || a.Refused["other.test"] != 1 || a.Injected["API_KEY@api.test"] != 1 {
+	// The key follows the name that was checked, not the Host header: a
+	// front end that routes on Host would hand it to another site.
+	said = agentSays("https://api.test/v1/messages", "-host", "evil.test")
+	if !strings.Contains(said, `standin: api 421: litterbox: refused: the request's Host header names "evil.test", but its connection was opened to api.test:443`) {
+		t.Errorf("the key sent to api.test with Host: evil.test: %s", said)
+	}
+	// The value goes in Authorization alone: an API that quotes another
+	// header back shows the agent the placeholder.
+	said = agentSays("https://api.test/v1/messages", "-echo")
+	if !strings.Contains(said, `standin: api 200: {"authorized": true`) || !strings.Contains(said, `"echo": "litterbox-placeholder-API_KEY-`) || strings.Contains(said, key) {
+		t.Errorf("the key in X-Echo, quoted back: %s", said)
+	}
+	if log, _ := testenv.Docker("logs", api); strings.Contains(log, `"host": "evil.test"`) || strings.Contains(log, `"key_elsewhere": true`) || !strings.Contains(log, `"key_elsewhere": false`) {
+		t.Errorf("the API's log: %s", log)
+	}
+	if a, err := m.Proxies().ActivityOf(ctx, "w", time.Time{}); err != nil || a.Refused["other.test"] != 1 || a.Refused["api.test"] != 1 || a.Injected["API_KEY@api.test"] != 2 {
 		t.Errorf("the proxy's refusals and injections, counted: %+v %v", a, err)
 	}
 	// The value is nowhere the sandbox reaches, nor in what the

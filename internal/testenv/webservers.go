@@ -130,16 +130,23 @@ func selfSigned(t testing.TB, name string) (certPEM, keyPEM []byte) {
 }
 
 // serveAPI is a stand-in for an agent's API: each POST answers whether its
-// Authorization header was "Bearer " and the key in /srv/key, and the body
-// it received; it prints the same to its log (never the key).
+// Authorization header was "Bearer " and the key in /srv/key, the body
+// it received, and its X-Echo header when it has one (as an API quotes a
+// bad header back in an error); it prints the same to its log, with the
+// Host header, and whether the key is in another header than
+// Authorization (the key itself never).
 const serveAPI = `import http.server, ssl, json
 key = open("/srv/key").read()
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
         ok = self.headers.get("Authorization") == "Bearer " + key
-        out = json.dumps({"authorized": ok, "body": body})
-        print("request", out, flush=True)
+        answer = {"authorized": ok, "body": body}
+        if "X-Echo" in self.headers:
+            answer["echo"] = self.headers["X-Echo"]
+        out = json.dumps(answer)
+        elsewhere = any(key in v for k, v in self.headers.items() if k.lower() != "authorization")
+        print("request", json.dumps({"host": self.headers.get("Host"), "key_elsewhere": elsewhere}), out, flush=True)
         self.send_response(200 if ok else 401)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
