@@ -67,8 +67,10 @@ type BuiltImage struct {
 // tag already: an unchanged project costs one ls-tree and one image
 // inspect. The build reads only the commit, never the host's work tree: a
 // file that is untracked, ignored or not yet committed (.env, .git) is not
-// in its context. cfg.Image becomes the tag.
-func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit string) (*BuiltImage, error) {
+// in its context. cfg.Image becomes the tag. A commit that is not a
+// person's (persons false: hostrepo.Persons) builds with no network, under
+// a tag of its own.
+func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit string, persons bool) (*BuiltImage, error) {
 	b := cfg.Build
 	in, err := im.ReadInputs(ctx, b, commit)
 	if err != nil {
@@ -80,6 +82,9 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 		}
 	}
 	network := buildNetwork(*cfg)
+	if !persons {
+		network = "none"
+	}
 	tag := im.buildTag(in, network)
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}

@@ -68,7 +68,7 @@ var buildAttacks = []attack{
 	{name: "build context from the host's work tree", side: "repo", expect: "the image holds the committed Dockerfile's build of committed files only: no untracked .env, no .git with its remote URL's credential, no uncommitted Dockerfile", run: func(t *testing.T, e *attackEnv) {
 		buildReadsOnlyTheCommit(t, e.image)
 	}},
-	{name: "build reaches the host's bridge", side: "repo", expect: "a RUN step cannot reach a listener on the default bridge (reachable from an ordinary container) unless [network] setup is open", run: func(t *testing.T, e *attackEnv) {
+	{name: "build reaches the host's bridge", side: "repo", expect: "a RUN step cannot reach a listener on the default bridge (reachable from an ordinary container) unless [network] setup is open, and never when the base is an agent's commit (its Dockerfile, through base_ref)", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		ip := bridgeListener(t)
 		// A token of this run's own keeps the engine's layer cache of
@@ -93,6 +93,21 @@ var buildAttacks = []attack{
 		}
 		if got := readFile(t, r, "open", "/reach"); got != "reached\n" {
 			t.Fatalf("the build with the setup network open: %q", got)
+		}
+		// The agent's Dockerfile, built from its branch through base_ref:
+		// not a person's commit, so no network (provenance).
+		if res, err := r.Bash(ctx, "open", agent.BashOptions{Command: "cat > Dockerfile <<'EOF'\n" + dockerfile("agent") + "EOF"}); err != nil || res.Snapshot == "" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		made, err := r.Create(ctx, CreateOptions{Name: "agent", BaseRef: "litterbox/open"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, r, "agent", "/reach"); got != "blocked\n" {
+			t.Errorf("the agent's build, from its branch, with the setup network open: %q", got)
+		}
+		if !hasWarning(made.Warnings, "its image was built with no network") {
+			t.Errorf("create did not say so: %q", made.Warnings)
 		}
 	}},
 	{name: "steering files written by the agent", side: "agent", expect: "review names each: agent instructions, hook managers, Dockerfiles, and what the host repository's core.hooksPath points at; not an ordinary file", run: func(t *testing.T, e *attackEnv) {

@@ -42,6 +42,10 @@ type creation struct {
 	// base is what the sandbox holds; tip is where its branch starts: the
 	// base, or a fork's source's tip.
 	base, tip string
+	// agentBase: no ref of the user's reaches the base, so its setup runs
+	// without the setup network, its build without a network, and the
+	// setup cache keeps nothing of it (hostrepo.Persons).
+	agentBase bool
 	warnings  []string
 	cache     *CacheReport
 	cacheHit  *setupcache.Entry
@@ -164,6 +168,49 @@ func (c *creation) configure(ctx context.Context) (err error) {
 	return nil
 }
 
+// settleBase resolves the base (once: before the build when there is one,
+// else when the create plans), and says whose it is. HEAD is the user's; a base_ref costs
+// one rev-list more. A sandbox made from an agent's commit is made as if
+// the config gave its setup no network of its own: nothing from that
+// commit runs with more network than the agent's own sandbox has.
+func (c *creation) settleBase(ctx context.Context) (err error) {
+	if c.base, err = c.m.createBase(ctx, c.opts); err != nil {
+		return err
+	}
+	if c.opts.BaseRef == "" {
+		return nil
+	}
+	persons, err := c.m.Persons(ctx, c.base)
+	if err != nil {
+		return err
+	}
+	if c.agentBase = !persons; c.agentBase {
+		c.warnings = append(c.warnings, c.agentBaseNote())
+		c.cfg.SetupOpen, c.cfg.SetupAllow = false, nil
+	}
+	return nil
+}
+
+// agentBaseNote is the one line that tells a person what a base of an
+// agent's commit changed.
+func (c *creation) agentBaseNote() string {
+	var what []string
+	if c.cfg.SetupOpen || c.cfg.SetupAllow != nil {
+		what = append(what, "its setup ran without the setup network")
+	}
+	if c.cfg.Build != nil {
+		what = append(what, "its image was built with no network")
+	}
+	if setupcache.Cacheable(c.cfg) {
+		what = append(what, "the setup cache keeps nothing of it")
+	}
+	note := fmt.Sprintf("base %s is an agent's commit (no branch, tag or HEAD of yours reaches it)", hostrepo.ShortID(c.base))
+	if len(what) == 0 {
+		return note
+	}
+	return note + ": " + strings.Join(what, ", ")
+}
+
 // resolveImage settles the image: a fork's source's, or the project image
 // built from the base commit's files, or the config's; checks that the
 // engine has it (pulling it if need be) and that the helper runs on it;
@@ -174,12 +221,11 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 		// The files were made by the source's toolchain.
 		c.cfg.Image, c.cfg.Build = c.opts.fork.image, nil
 	} else if c.cfg.Build != nil {
-		// The image is built from the base commit's files; the base is
-		// resolved once: a checked base_ref costs three git calls.
-		if c.base, err = m.createBase(ctx, c.opts); err != nil {
+		// The image is built from the base commit's files.
+		if err := c.settleBase(ctx); err != nil {
 			return err
 		}
-		if c.built, err = m.Images().Project(ctx, &c.cfg, c.base); err != nil {
+		if c.built, err = m.Images().Project(ctx, &c.cfg, c.base, !c.agentBase); err != nil {
 			return err
 		}
 	}
@@ -233,7 +279,7 @@ func (c *creation) checkFree(ctx context.Context) error {
 func (c *creation) plan(ctx context.Context) (err error) {
 	m, opts := c.m, c.opts
 	if c.base == "" {
-		if c.base, err = m.createBase(ctx, opts); err != nil {
+		if err := c.settleBase(ctx); err != nil {
 			return err
 		}
 	}
@@ -455,7 +501,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 // looked up and missed. A failure to keep it is a warning, not a failed
 // create.
 func (c *creation) keepCache(ctx context.Context) {
-	if c.cacheKey == "" || c.cacheHit != nil || c.setup.ExitCode != 0 {
+	if c.cacheKey == "" || c.cacheHit != nil || c.setup.ExitCode != 0 || c.agentBase {
 		return
 	}
 	if c.setup.Snapshot != "" {
