@@ -591,6 +591,34 @@ two_commits() {
   assert_file_exists "$markers/post-commit"
 }
 
+@test "apply asks no LFS server, the branch's .lfsconfig included: a pointer whose object this machine lacks is written as reviewed and named" {
+  git lfs install --local >/dev/null
+  printf '*.bin filter=lfs diff=lfs merge=lfs -text\n' >.gitattributes
+  git add .gitattributes && git commit -qm lfs
+  # The agent's LFS server: a listener that notes any connection.
+  python3 -c 'import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True)
+s.accept(); open(sys.argv[1], "w").write("contacted")' "$BATS_TEST_TMPDIR/contacted" >"$BATS_TEST_TMPDIR/port" &
+  listener=$!
+  for _ in $(seq 50); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.1; done
+  port=$(cat "$BATS_TEST_TMPDIR/port")
+  create "$BOX"
+  agent "$BOX" "printf '[lfs]\n\turl = http://127.0.0.1:$port/lfs\n' > .lfsconfig && mkdir -p assets && printf 'version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize 12\n' $(printf 'ab%.0s' $(seq 32)) > assets/model.bin"
+
+  run --separate-stderr lb apply "$BOX"
+  kill "$listener" 2>/dev/null || true
+  refute_hang
+  assert_success
+  assert_line "Applied 1 commit(s) from sandbox '$BOX'."
+  assert_line 'Left as the LFS pointers you reviewed, their objects not being on this machine (apply fetches nothing): assets/model.bin. `git lfs pull` fetches them from the LFS server your config and .lfsconfig name.'
+  [[ $stderr == *".lfsconfig (the LFS server your git-lfs contacts)"* ]] || fail "stderr: $stderr"
+  assert_file_not_exists "$BATS_TEST_TMPDIR/contacted"
+  assert_equal "$(cat assets/model.bin)" "$(git show "$BRANCH:assets/model.bin")"
+  assert_equal "$(git status --porcelain)" ""
+  no_pick_in_progress
+}
+
 # ---------------------------------------------------------------------------
 # upload and download
 

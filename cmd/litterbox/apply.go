@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/steering"
@@ -105,6 +106,9 @@ func runApply(ctx context.Context, e *env, o applyOptions) error {
 		} else {
 			fmt.Fprintf(e.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
 		}
+		if len(applied.Pointers) > 0 {
+			fmt.Fprintf(e.stdout, "Left as the LFS pointers you reviewed, their objects not being on this machine (apply fetches nothing): %s. `git lfs pull` fetches them from the LFS server your config and .lfsconfig name.\n", shownPaths(applied.Pointers, 10))
+		}
 	}
 	if deleted != nil && err == nil {
 		fmt.Fprintf(e.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
@@ -130,4 +134,18 @@ func (e *env) confirmMerge(name string, cs []steering.Change) error {
 		return refusal
 	}
 	return nil
+}
+
+// shownPaths lists paths an agent chose, escaped for the terminal, the
+// first max of them and how many more.
+func shownPaths(ps []string, max int) string {
+	var shown []string
+	for i, p := range ps {
+		if i == max {
+			shown = append(shown, fmt.Sprintf("and %d more", len(ps)-max))
+			break
+		}
+		shown = append(shown, agenttext.Shown(p))
+	}
+	return strings.Join(shown, ", ")
 }

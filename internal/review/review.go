@@ -27,16 +27,21 @@ type Work struct {
 	Applied, AppliedRef string
 }
 
-// Diff shows base..tip with extra git diff arguments (--stat, paths).
+// Diff shows base..tip with extra git diff arguments (--stat, paths), as
+// stored: no textconv or external diff driver (which the branch's
+// .gitattributes would choose) stands between the bytes and the reviewer.
 func Diff(ctx context.Context, g *gitcli.Client, w Work, extra []string, stdout, stderr io.Writer) error {
-	return quietExit(g.Stream(ctx, nil, stdout, stderr, append([]string{"diff", w.Base, w.Tip}, PathsAfterDashes(extra)...)...))
+	g = Sealed(g)
+	return quietExit(g.Stream(ctx, nil, stdout, stderr, append([]string{"diff", "--no-textconv", "--no-ext-diff", w.Base, w.Tip}, PathsAfterDashes(extra)...)...))
 }
 
-// Log shows the commits since the base; patch adds each diff.
+// Log shows the commits since the base; patch adds each diff, as Diff
+// shows it.
 func Log(ctx context.Context, g *gitcli.Client, w Work, patch bool, extra []string, stdout, stderr io.Writer) error {
+	g = Sealed(g)
 	args := []string{"log"}
 	if patch {
-		args = append(args, "-p")
+		args = append(args, "-p", "--no-textconv", "--no-ext-diff")
 	}
 	args = append(args, w.Base+".."+w.Tip)
 	return quietExit(g.Stream(ctx, nil, stdout, stderr, append(args, PathsAfterDashes(extra)...)...))
@@ -117,19 +122,50 @@ type Applied struct {
 	// NothingNew: everything up to the tip was applied before; nothing
 	// changed.
 	NothingNew bool `json:"nothing_new,omitempty"`
+	// Pointers are the LFS files written as the pointers the review
+	// showed, their objects not being on this machine (apply never
+	// fetches them: Sealed).
+	Pointers []string `json:"pointers,omitempty"`
 }
 
-// NoHooks keeps every hook from running in the git commands apply runs:
-// the branch brings files into the work tree, and with core.hooksPath
-// pointing inside it (.githooks/, .husky/) those files would run as the
-// user. /dev/null is not a directory, so git finds no hook of any name
-// (pre-commit, commit-msg, post-commit, post-checkout, post-rewrite,
-// reference-transaction, ...).
-func NoHooks(g *gitcli.Client) *gitcli.Client {
+// Sealed is g for the git commands that show or take an agent's tree
+// (diff, log, apply, merge, the check after, the branch's deletion):
+// nothing the branch brings chooses a program, a URL or a network for
+// the host's git. The settings given here on the command line outrank
+// every file git and git-lfs read, the branch's .lfsconfig among them.
+//
+//   - No hook runs. The branch brings files into the work tree, and with
+//     core.hooksPath pointing inside it (.githooks/, .husky/) those files
+//     would run as the user. /dev/null is not a directory, so git finds no
+//     hook of any name (pre-commit, post-checkout, post-rewrite,
+//     reference-transaction, ...).
+//   - No transport: protocol.allow=never, so no lazy fetch of a partial
+//     clone, no submodule fetch.
+//   - git-lfs contacts no server: its endpoint is a file URL under
+//     /dev/null, where nothing can be, and a download that fails leaves
+//     the pointer as it is (lfs.skipdownloaderrors). A pointer whose
+//     object this machine has is filled from it, as before; any other is
+//     written as the pointer the review showed, and Apply names it. An
+//     .lfsconfig on the branch would otherwise have the user's git-lfs
+//     send each pointer's id to the agent's server, and write its answer
+//     into the work tree.
+func Sealed(g *gitcli.Client) *gitcli.Client {
 	c := *g
-	c.Global = append(append([]string{}, g.Global...), "-c", "core.hooksPath=/dev/null")
+	c.Global = append(append([]string{}, g.Global...), sealConfig...)
 	return &c
 }
+
+// sealConfig are Sealed's settings, as git's -c options.
+var sealConfig = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "protocol.allow=never",
+	"-c", "lfs.url=" + NoLFSServer,
+	"-c", "lfs.skipdownloaderrors=true",
+}
+
+// NoLFSServer is the LFS endpoint of Sealed git: a path under /dev/null,
+// which is no directory, so no object can be fetched from it.
+const NoLFSServer = "file:///dev/null/litterbox-has-no-lfs-server"
 
 // Apply brings the sandbox's commits onto the current branch as objects
 // (git cherry-pick of the reviewed commits: authorship and messages kept,
@@ -139,7 +175,7 @@ func NoHooks(g *gitcli.Client) *gitcli.Client {
 // change before Apply returns, and undone if it differs. No hook runs. The
 // sandbox stays.
 func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, error) {
-	g = NoHooks(g)
+	g = Sealed(g)
 	if err := checkPickArgs(o.PickArgs); err != nil {
 		return nil, err
 	}
@@ -180,6 +216,9 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if w.Applied != "" {
 		a.Since = w.Applied
 	}
+	// The apply is done and recorded; a pointer that cannot be read back
+	// is not named, and changes nothing.
+	a.Pointers, _ = pointersLeft(ctx, g, saved, o.Squash)
 	return a, nil
 }
 

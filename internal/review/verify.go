@@ -49,7 +49,7 @@ func checkOutcome(reviewed map[string]entry, drifted map[string]bool, applied ma
 // checkOutcome, and otherwise undoes it: back to saved, keeping the user's
 // other uncommitted work (reset --keep, or --merge for the staged squash).
 func Verify(ctx context.Context, g *gitcli.Client, from, tip, saved string, squash bool) error {
-	g = NoHooks(g)
+	g = Sealed(g)
 	bad, err := outcome(ctx, g, from, tip, saved, squash)
 	switch {
 	case err != nil:

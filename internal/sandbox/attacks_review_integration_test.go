@@ -5,13 +5,18 @@ package sandbox
 import (
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -130,6 +135,64 @@ var reviewAttacks = []attack{
 		applyIn(t, r, false)
 		assertReviewed(t, r, base)
 	}},
+	{name: "an .lfsconfig naming the agent's LFS server, with a pointer whose object this machine lacks", side: "agent", expect: "diff names .lfsconfig as steering; apply contacts no server (the agent's listener gets no connection), writes the pointer as reviewed and names it, fills a file whose object this machine has, and leaves the work tree clean", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		testenv.Git(t, r.Root, "lfs", "install", "--local")
+		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+		testenv.Git(t, r.Root, "add", ".gitattributes")
+		testenv.Git(t, r.Root, "commit", "-q", "-m", "lfs")
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		var contacted atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			contacted.Add(1)
+			http.NotFound(w, req)
+		}))
+		defer srv.Close()
+		// The agent's server, a pointer to an object only it has (its id
+		// carries 32 bytes of the agent's choosing), and a file of its own
+		// that the host's clean filter stores as an LFS object here.
+		oid := strings.Repeat("ab", 32)
+		reviewBash(t, r, "printf '[lfs]\\n\\turl = "+srv.URL+"/lfs\\n' > .lfsconfig && printf 'version https://git-lfs.github.com/spec/v1\\noid sha256:"+oid+"\\nsize 12\\n' > remote.bin && printf 'local content\\n' > local.bin")
+		if cs, _, err := r.ControlChanges(ctx, "w"); err != nil || !slices.ContainsFunc(cs, func(c steering.Change) bool { return c.Path == ".lfsconfig" }) {
+			t.Errorf("review does not name .lfsconfig as steering: %v %v", cs, err)
+		}
+		applied, err := r.Apply(ctx, "w", review.Options{Stdout: io.Discard, Stderr: io.Discard})
+		if err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+		if n := contacted.Load(); n != 0 {
+			t.Errorf("apply contacted the agent's LFS server %d time(s)", n)
+		}
+		if !slices.Equal(applied.Pointers, []string{"remote.bin"}) {
+			t.Errorf("apply named %q as left as pointers, want remote.bin", applied.Pointers)
+		}
+		if got, want := readHostFile(t, r, "remote.bin"), testenv.Git(t, r.Root, "show", "litterbox/w:remote.bin")+"\n"; got != want {
+			t.Errorf("remote.bin in the work tree %q, want the reviewed pointer %q", got, want)
+		}
+		if got := readHostFile(t, r, "local.bin"); got != "local content\n" {
+			t.Errorf("local.bin, whose object this machine has, is %q", got)
+		}
+		if st := testenv.Git(t, r.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+			t.Errorf("the work tree after apply: %q", st)
+		}
+		if got := testenv.Git(t, r.Root, "diff", "--name-only", base, "HEAD"); got != ".lfsconfig\nlocal.bin\nremote.bin" {
+			t.Errorf("apply brought %q", got)
+		}
+	}},
+}
+
+// readHostFile is a file of the host's work tree.
+func readHostFile(t *testing.T, r *Manager, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.Root, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // smuggledPatch is a patch as text, to be put in a commit message: git am

@@ -90,6 +90,6 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	}
 	// The branch's files are in the work tree now: deleting the refs must
 	// not run a reference-transaction hook they bring (core.hooksPath).
-	d, err := m.delete(ctx, name, true, review.NoHooks(m.Git))
+	d, err := m.delete(ctx, name, true, review.Sealed(m.Git))
 	return a, d, err
 }

@@ -28,6 +28,7 @@ const (
 	SteersInstructions = "read by AI agents as instructions"
 	SteersAgents       = "agent or editor config"
 	SteersBuild        = "builds the sandbox image: its RUN steps run on this machine's engine"
+	SteersDotfile      = "configuration a tool reads (a dotfile)"
 )
 
 // What says what the file at p (slash-separated, from the root)
@@ -75,8 +76,25 @@ func What(p string, named map[string]string) string {
 		return SteersBuild
 	case base == ".envrc":
 		return "run by direnv"
+	case base == ".lfsconfig":
+		return "the LFS server your git-lfs contacts"
+	case dotted(p):
+		return SteersDotfile
 	}
 	return ""
+}
+
+// dotted reports whether a component of p is hidden (".x"): by the rule
+// every tool keeps, a dotfile or a file in a dot directory is
+// configuration some program reads on its own (.gitignore, .npmrc,
+// .editorconfig, .vscode/, .github/), not content.
+func dotted(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if len(c) > 1 && c[0] == '.' && c != ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // instructionFiles are the names AI agents read as instructions, in any
