@@ -127,22 +127,33 @@ func abbrev(id string) string {
 	return id
 }
 
-// A pick that stopped on a conflict is finished (or abandoned) by the user
-// with git itself, out of Litterbox's sight. So the stop leaves the last
-// commit of the pick in a pending ref next to the applied one, and the next
-// apply settles it: if the user's branch now holds that commit's pick, the
-// apply was finished and is recorded; if not, it was aborted (or redone by
-// hand) and nothing is recorded. Without this, finishing a conflicted merge
-// and applying again would pick every commit of it a second time.
+// A pick may end out of Litterbox's sight: stopped on a conflict, which the
+// user finishes (or abandons) with git itself, or killed half-way. So
+// before git starts, the pick's last commit is kept in a pending ref next
+// to the applied one, removed once the apply is recorded (or undone), and
+// the next apply settles one it finds: if the user's branch now holds that
+// commit's pick, the apply was finished and is recorded; if not, it was
+// aborted (or redone by hand) and nothing is recorded. Without this,
+// finishing a conflicted pick, or an apply killed before it recorded, and
+// applying again would pick every commit a second time.
 
 // pendingRef is the ref that holds the last commit of a stopped pick.
 func pendingRef(w Work) string { return w.AppliedRef + "-pending" }
 
-// notePending records a stopped pick whose last commit is last; a failure
-// only means the next apply takes these commits again, so it is not fatal.
-func notePending(ctx context.Context, g *gitcli.Client, w Work, last string) {
+// notePending records, before a pick starts, its last commit: until the
+// apply records where it got to, this is how the next apply knows of it.
+func notePending(ctx context.Context, g *gitcli.Client, w Work, last string) error {
+	if w.AppliedRef == "" {
+		return nil
+	}
+	return g.UpdateRef(ctx, pendingRef(w), last, "", "litterbox: apply of "+w.Name+" under way")
+}
+
+// clearPending removes the pending ref of a pick that was recorded, or that
+// changed nothing; left behind, the next apply settles it all the same.
+func clearPending(ctx context.Context, g *gitcli.Client, w Work) {
 	if w.AppliedRef != "" {
-		_ = g.UpdateRef(context.WithoutCancel(ctx), pendingRef(w), last, "", "litterbox: apply of "+w.Name+" stopped on a conflict")
+		_ = g.DeleteRef(context.WithoutCancel(ctx), pendingRef(w), "")
 	}
 }
 
@@ -156,9 +167,6 @@ func settlePending(ctx context.Context, g *gitcli.Client, w *Work) error {
 	pending, err := g.RevParse(ctx, ref)
 	if err != nil || pending == "" {
 		return err
-	}
-	if conflictLeft(ctx, g, false) {
-		return fmt.Errorf("a cherry-pick is still in progress in this repository: finish it (git cherry-pick --continue) or back out (git cherry-pick --abort), then apply sandbox '%s' again", w.Name)
 	}
 	done, err := picked(ctx, g, pending)
 	if err != nil {

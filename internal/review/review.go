@@ -81,7 +81,12 @@ func (e *DirtyError) Error() string {
 	if e.Staged {
 		return "the index has staged changes, and apply needs a clean index; commit or stash them first (git stash)"
 	}
-	return fmt.Sprintf("uncommitted changes in %s would be overwritten; commit or stash them first (git stash -u)", strings.Join(e.Paths, ", "))
+	paths := e.Paths
+	more := ""
+	if len(paths) > 10 {
+		paths, more = paths[:10], fmt.Sprintf(" and %d more", len(e.Paths)-10)
+	}
+	return fmt.Sprintf("uncommitted changes in %s%s would be overwritten; commit or stash them first (git stash -u)", strings.Join(paths, ", "), more)
 }
 
 // ConflictError says how to finish or back out of a stopped apply.
@@ -113,7 +118,9 @@ type Options struct {
 
 // Applied says what Apply brought over.
 type Applied struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Tip is the sandbox's commit the host now has everything up to.
+	Tip     string `json:"tip"`
 	Commits int    `json:"commits"`
 	Squash  bool   `json:"squash"`
 	// Since is the sandbox commit the previous apply ended at, when this
@@ -179,6 +186,9 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if err := checkPickArgs(o.PickArgs); err != nil {
 		return nil, err
 	}
+	if err := checkNoSession(ctx, g, w); err != nil {
+		return nil, err
+	}
 	if err := settlePending(ctx, g, &w); err != nil {
 		return nil, err
 	}
@@ -188,7 +198,7 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	}
 	if p.Commits == 0 {
 		if w.Applied != "" {
-			return &Applied{Name: w.Name, Squash: o.Squash, Since: w.Applied, NothingNew: true}, nil
+			return &Applied{Name: w.Name, Tip: w.Tip, Squash: o.Squash, Since: w.Applied, NothingNew: true}, nil
 		}
 		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", w.Name)
 	}
@@ -202,17 +212,20 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if saved == "" {
 		return nil, fmt.Errorf("applying sandbox '%s' needs a commit to apply onto, and HEAD has none; make a first commit", w.Name)
 	}
-	if err := pick(ctx, g, w, p, o); err != nil {
+	if err := pick(ctx, g, w, p, o, saved); err != nil {
 		return nil, err
 	}
 	if err := Verify(ctx, g, p.From, w.Tip, saved, o.Squash); err != nil {
+		clearPending(ctx, g, w)
 		return nil, err
 	}
 	if err := recordApplied(ctx, g, w); err != nil {
 		// Unrecorded, the commits would be taken again by the next apply.
+		clearPending(ctx, g, w)
 		return nil, undo(ctx, g, saved, o.Squash, err)
 	}
-	a := &Applied{Name: w.Name, Commits: p.Commits, Squash: o.Squash}
+	clearPending(ctx, g, w)
+	a := &Applied{Name: w.Name, Tip: w.Tip, Commits: p.Commits, Squash: o.Squash}
 	if w.Applied != "" {
 		a.Since = w.Applied
 	}
@@ -236,25 +249,162 @@ func checkPickArgs(args []string) error {
 }
 
 // pick runs git cherry-pick of the planned commits, and turns its failure
-// into a conflict to resolve or an error that changed nothing.
-func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options) error {
+// into a conflict to resolve, or undoes it. The pick's last commit is noted
+// (the pending ref) before git starts, so that an apply killed at any
+// point after is settled by the next one, never repeated: the next apply
+// records it when the branch holds that commit's pick (settlePending).
+func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options, saved string) error {
 	stdout, stderr := orDiscard(o.Stdout), orDiscard(o.Stderr)
 	args, last, err := pickArgs(ctx, g, w, p, o)
 	if err != nil {
 		return err
 	}
-	if err := g.Stream(ctx, nil, stdout, stderr, args...); err != nil {
-		// Only a stop that left git's conflict state gets the continue or
-		// abort advice; any other failure changed nothing and says so.
-		if conflictLeft(ctx, g, o.Squash) {
-			if !o.Squash {
-				notePending(ctx, g, w, last)
-			}
-			return &ConflictError{Squash: o.Squash, Err: err}
+	if !o.Squash {
+		if err := notePending(ctx, g, w, last); err != nil {
+			return fmt.Errorf("not applied: noting the apply of sandbox '%s' before it starts: %w", w.Name, err)
 		}
-		return fmt.Errorf("applying sandbox '%s' failed; your branch, index and work tree are unchanged: %w", w.Name, err)
+	}
+	var gitSaid strings.Builder
+	err = g.Stream(ctx, nil, stdout, io.MultiWriter(stderr, &lastLines{b: &gitSaid}), args...)
+	if err == nil {
+		return nil
+	}
+	// A conflict is git stopping with unmerged paths: the user resolves
+	// them, and the pending ref lets the next apply record it. Any other
+	// failure (no space, a lock, a permission) is undone, the pick's state
+	// with it: files half written must not be committed by following
+	// conflict advice.
+	if unmergedLeft(ctx, g) {
+		return &ConflictError{Squash: o.Squash, Err: err}
+	}
+	why := fmt.Errorf("applying sandbox '%s' failed, and not on a conflict: git said %q", w.Name, strings.TrimSpace(gitSaid.String()))
+	err = undoPick(ctx, g, p.From, w.Tip, saved, o.Squash, why)
+	if !conflictLeft(ctx, g, false) {
+		clearPending(ctx, g, w)
+	}
+	return err
+}
+
+// undoPick puts the branch, index and work tree back at saved after a pick
+// that failed (no space, say), git's cherry-pick state with it, keeping
+// the user's other uncommitted work. git itself may be unable to (a full
+// disk stops it writing its index, and its reset leaves a file it never
+// indexed), so the files the pick added (where checkClean found nothing of
+// the user's) are removed first, which gives back their space.
+func undoPick(ctx context.Context, g *gitcli.Client, from, tip, saved string, squash bool, why error) error {
+	ctx = context.WithoutCancel(ctx)
+	removed := removeAdded(ctx, g, from, tip, saved)
+	back := func() error {
+		if !squash && conflictLeft(ctx, g, false) {
+			_, err := g.Output(ctx, "cherry-pick", "--abort")
+			return err
+		}
+		_, err := g.Output(ctx, "reset", "-q", "--merge", saved)
+		return err
+	}
+	err := back()
+	if err == nil && removed != nil {
+		err = removed
+	}
+	if err != nil {
+		return fmt.Errorf("%v; putting your branch back failed too (%v): once the cause is fixed, run git cherry-pick --abort (or, after --squash, git reset --merge %s)", why, err, abbrev(saved))
+	}
+	return fmt.Errorf("%w; your branch, index and work tree are back at %s", why, abbrev(saved))
+}
+
+// removeAdded removes from the work tree the files the reviewed change
+// from..tip adds and saved does not have: what a failed pick may have
+// written, whole or in part, where checkClean found nothing of the
+// user's. It reads git's objects only, which a full disk allows, and
+// removes through os.Root, which follows no link out of the work tree.
+func removeAdded(ctx context.Context, g *gitcli.Client, from, tip, saved string) error {
+	added := func(a, b string) (map[string]bool, error) {
+		out, err := g.Output(ctx, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=A", a, b)
+		set := map[string]bool{}
+		for _, p := range strings.Split(out, "\x00") {
+			if p != "" {
+				set[p] = true
+			}
+		}
+		return set, err
+	}
+	reviewed, err := added(from, tip)
+	if err != nil {
+		return err
+	}
+	absent, err := added(saved, tip)
+	if err != nil {
+		return err
+	}
+	top, err := g.Output(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for p := range reviewed {
+		if absent[p] {
+			_ = root.Remove(p)
+		}
 	}
 	return nil
+}
+
+// lastLines keeps the last line git wrote that says error or fatal, for
+// the one-line message of a failed pick.
+type lastLines struct{ b *strings.Builder }
+
+func (l *lastLines) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(string(p), "\n") {
+		if strings.HasPrefix(line, "error: ") || strings.HasPrefix(line, "fatal: ") {
+			if l.b.Len() == 0 || strings.HasPrefix(line, "error: ") {
+				l.b.Reset()
+				l.b.WriteString(line)
+			}
+		}
+	}
+	return len(p), nil
+}
+
+// unmergedLeft reports whether the index holds unmerged paths: a stop on
+// a conflict, as opposed to a failure.
+func unmergedLeft(ctx context.Context, g *gitcli.Client) bool {
+	out, err := g.Output(context.WithoutCancel(ctx), "ls-files", "--unmerged")
+	return err == nil && out != ""
+}
+
+// checkNoSession refuses to start while git has a cherry-pick in progress
+// or its index locked: an earlier apply killed half-way (whose pending
+// ref names it), or another git command. It names the state and the one
+// command that backs out of it.
+func checkNoSession(ctx context.Context, g *gitcli.Client, w Work) error {
+	lock, err := g.Output(ctx, "rev-parse", "--git-path", "index.lock")
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(lock) {
+		lock = filepath.Join(g.Dir, lock)
+	}
+	_, statErr := os.Stat(lock)
+	locked := statErr == nil
+	picking := conflictLeft(ctx, g, false)
+	if !locked && !picking {
+		return nil
+	}
+	whose := "a git cherry-pick is in progress in this repository"
+	if pending, _ := g.RevParse(ctx, pendingRef(w)); pending != "" && w.AppliedRef != "" {
+		whose = fmt.Sprintf("an apply of sandbox '%s' was interrupted (its git cherry-pick is still in progress)", w.Name)
+	}
+	switch {
+	case locked && picking:
+		return fmt.Errorf("not applied: %s, and git's index is locked (%s, left by a git that was killed, unless one runs now); if no git runs, back out with: rm -f %s && git cherry-pick --abort; then apply again", whose, lock, runner.Quote(lock))
+	case locked:
+		return fmt.Errorf("not applied: git's index is locked (%s): another git command runs now, or one was killed; if none runs, remove it with: rm -f %s; then apply again", lock, runner.Quote(lock))
+	}
+	return fmt.Errorf("not applied: %s; back out with: git cherry-pick --abort (or finish it: git cherry-pick --continue); then apply again", whose)
 }
 
 // pickArgs is the cherry-pick of the plan. --keep-redundant-commits: a

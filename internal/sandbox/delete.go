@@ -43,25 +43,60 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	if err != nil {
 		return nil, err
 	}
-	n := m.Names(slug)
-	d := &Deleted{Name: slug}
-	in, err := m.BoxOf(n).Inspect(ctx)
-	hasContainer := err == nil
-	if err != nil && !errors.Is(err, box.ErrNotFound) {
-		return nil, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
-	}
-	var foreignErr error
-	if hasContainer && !m.Owns(ctx, n.Container, in.Labels) {
-		foreignErr, hasContainer = hostrepo.Foreign("container", n.Container, in.Labels), false
-	}
-	if hasContainer && in.State == "running" && !force {
-		return nil, &ActiveError{Name: slug}
+	// Refused before waiting for a call: a running sandbox without force.
+	look, err := m.lookBeforeDelete(ctx, slug, force)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := m.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	return m.deleteLocked(ctx, slug, look, g, "")
+}
+
+// deleteHeld is delete by a caller that holds the sandbox's lock (merge),
+// of a branch still at tip: a branch that moved is kept, with the sandbox,
+// since what moved it is work nobody took.
+func (m *Manager) deleteHeld(ctx context.Context, slug string, force bool, g *gitcli.Client, tip string) (*Deleted, error) {
+	look, err := m.lookBeforeDelete(ctx, slug, force)
+	if err != nil {
+		return nil, err
+	}
+	return m.deleteLocked(ctx, slug, look, g, tip)
+}
+
+// deleteLook is what delete found of the sandbox's container.
+type deleteLook struct {
+	hasContainer bool
+	foreignErr   error // the container under its name is not this repository's
+}
+
+// lookBeforeDelete inspects the sandbox's container, refusing a running
+// one without force.
+func (m *Manager) lookBeforeDelete(ctx context.Context, slug string, force bool) (deleteLook, error) {
+	n := m.Names(slug)
+	in, err := m.BoxOf(n).Inspect(ctx)
+	l := deleteLook{hasContainer: err == nil}
+	if err != nil && !errors.Is(err, box.ErrNotFound) {
+		return l, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
+	}
+	if l.hasContainer && !m.Owns(ctx, n.Container, in.Labels) {
+		l.foreignErr, l.hasContainer = hostrepo.Foreign("container", n.Container, in.Labels), false
+	}
+	if l.hasContainer && in.State == "running" && !force {
+		return l, &ActiveError{Name: slug}
+	}
+	return l, nil
+}
+
+// deleteLocked removes the sandbox, its lock held; with tip set, only if
+// its branch is still there.
+func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook, g *gitcli.Client, tip string) (*Deleted, error) {
+	n := m.Names(slug)
+	d := &Deleted{Name: slug}
+	hasContainer, foreignErr := look.hasContainer, look.foreignErr
 	refs, err := g.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
 	if err != nil {
 		return nil, err
@@ -78,6 +113,13 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	}
 	if foreignErr != nil {
 		d.LeftAlone = append(d.LeftAlone, foreignErr.Error())
+	}
+	if tip != "" {
+		for _, r := range refs {
+			if r.Name == n.Ref && r.ID != tip {
+				return nil, fmt.Errorf("not deleted: %s moved from %s to %s after it was applied; the sandbox is kept with its new work: review it (litterbox diff %s) and apply again", n.Branch, hostrepo.ShortID(tip), hostrepo.ShortID(r.ID), slug)
+			}
+		}
 	}
 
 	left := m.removeBox(ctx, n, hasContainer, foreignErr != nil, rec, d)

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/review"
 )
 
@@ -52,9 +55,30 @@ func (m *Manager) noteApplied(ctx context.Context, w review.Work, stderr io.Writ
 }
 
 // Apply brings the sandbox's commits since the last apply onto the current
-// branch (see review.Apply). The sandbox stays.
+// branch (see review.Apply). The sandbox stays. It holds the sandbox for
+// its whole run, as a call does, and commits first what /src holds that no
+// call committed (a background process's writes): what it takes is the
+// branch as it stands with nothing of the sandbox's left out, and, when o
+// names the tip that was reviewed, exactly that tip.
 func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*review.Applied, error) {
-	w, err := m.work(ctx, name)
+	slug, err := m.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := m.Lock(layout.WithCall(ctx, "apply"), slug)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := m.commitFirst(ctx, slug, false); err != nil {
+		return nil, err
+	}
+	return m.applyHeld(ctx, slug, o)
+}
+
+// applyHeld is Apply with the sandbox's lock held and /src committed.
+func (m *Manager) applyHeld(ctx context.Context, slug string, o review.Options) (*review.Applied, error) {
+	w, err := m.work(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +86,22 @@ func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*re
 		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, hostrepo.ShortID(o.Tip), hostrepo.ShortID(w.Tip))
 	}
 	return review.Apply(ctx, m.Git, w, o)
+}
+
+// commitFirst commits what the sandbox's /src holds that no call committed,
+// with the lock held. A sandbox that does not run (paused, stopped, its
+// container gone) has nothing new to commit; for a merge, which deletes
+// /src, any other failure to look stops it, as an apply need not.
+func (m *Manager) commitFirst(ctx context.Context, slug string, merge bool) error {
+	_, err := m.ActLocked(ctx, slug, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("changed since the last call", "committed before apply")})
+	var nr *agent.NotRunningError
+	switch {
+	case err == nil, errors.As(err, &nr), errors.Is(err, box.ErrNotFound):
+		return nil
+	case merge:
+		return fmt.Errorf("not merged: committing what sandbox '%s' holds first failed, and merge would delete it: %w", slug, err)
+	}
+	return nil
 }
 
 func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
@@ -84,12 +124,27 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
 		}
 	}
-	a, err := m.Apply(ctx, name, o)
+	slug, err := m.Resolve(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The sandbox is held from the first look to the delete: a call that
+	// would land meanwhile waits, and then finds the sandbox gone, instead
+	// of committing work that the delete would take with the branch.
+	unlock, err := m.Lock(layout.WithCall(ctx, "merge"), slug)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	if err := m.commitFirst(ctx, slug, true); err != nil {
+		return nil, nil, err
+	}
+	a, err := m.applyHeld(ctx, slug, o)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The branch's files are in the work tree now: deleting the refs must
 	// not run a reference-transaction hook they bring (core.hooksPath).
-	d, err := m.delete(ctx, name, true, review.Sealed(m.Git))
+	d, err := m.deleteHeld(ctx, slug, true, review.Sealed(m.Git), a.Tip)
 	return a, d, err
 }
