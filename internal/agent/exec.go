@@ -93,7 +93,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	tok := hex.EncodeToString(raw[:])
-	spec.Env = map[string]string{"LITTERBOX_SESSION": tok}
+	spec.Env = map[string]string{protocol.SessionVar: tok}
 	ectx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	if rec, _ := m.Store().Load(slug); watchesEnd(rec) {
@@ -102,7 +102,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	beside := make(chan struct{})
 	actx, stopBeside := context.WithCancel(ectx)
 	if alongside != nil {
-		go func() { defer close(beside); alongside(actx, map[string]string{"LITTERBOX_SESSION": tok}) }()
+		go func() { defer close(beside); alongside(actx, map[string]string{protocol.SessionVar: tok}) }()
 	} else {
 		close(beside)
 	}
@@ -111,7 +111,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	<-beside
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	_, _ = m.helperTool(kctx, slug, io.Discard, protocol.CmdKill{Mark: "LITTERBOX_SESSION=" + tok})
+	_, _ = m.helperTool(kctx, slug, io.Discard, protocol.CmdKill{Mark: protocol.SessionVar + "=" + tok})
 	var ended *EndedError
 	if errors.As(context.Cause(ectx), &ended) {
 		return 0, ended

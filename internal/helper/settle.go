@@ -6,12 +6,14 @@ import (
 	"bufio"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/watch"
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
 // settlePoll is how often settle asks PID 1 what changed: a question on a
@@ -22,8 +24,15 @@ const settlePoll = 250 * time.Millisecond
 // stayed still for quiet, or kept changing for most: `litterbox run`
 // commits at each line and answers with one of its own once the commit is
 // made, which empties PID 1's record of changes. It ends when its stdin
-// does (the host is done, or gone).
+// does (the host is done, or gone), and then ends the session: every
+// process carrying the session's marker (its own environment's) and every
+// process below one. The host's end of that stdin is litterbox itself, so
+// a session whose litterbox was killed (kill -9, a closed laptop's lost
+// engine connection) ends with it instead of running on unseen.
 func settle(c protocol.CmdSettle, stdin io.Reader, stdout io.Writer) error {
+	if tok := os.Getenv(protocol.SessionVar); tok != "" {
+		defer procgroup.KillMarked(protocol.SessionVar + "=" + tok)
+	}
 	acks := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdin)

@@ -169,6 +169,41 @@ var takingAttacks = []attack{
 			t.Errorf("%s commits on the host, want 2", got)
 		}
 	}},
+	{name: "an agent outliving kill -9 of litterbox run", side: "agent", gvisor: true, expect: "the session's processes end with it: the agent's file stops growing within seconds, and after one call commits what it wrote, the next commits nothing", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r, _ := reviewRepo(t, e)
+		cmd := osexec.Command(litterboxBinary(t), "run", "w", "--", "sh", "-c", "while :; do echo x >> tick.txt; sleep 0.2; done")
+		cmd.Dir = r.Root
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * time.Second)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		time.Sleep(2 * time.Second)
+		before := exec(t, r, "w", "wc -c < tick.txt")
+		if strings.TrimSpace(before) == "0" {
+			t.Fatalf("the agent wrote nothing before the kill, so this row tests nothing")
+		}
+		time.Sleep(2 * time.Second)
+		if after := exec(t, r, "w", "wc -c < tick.txt"); after != before {
+			t.Errorf("the agent kept writing after litterbox run was killed: %s bytes, then %s", strings.TrimSpace(before), strings.TrimSpace(after))
+		}
+		// What it wrote before the kill is committed by the next call (or
+		// was, by the session or an exec above), and nothing after.
+		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		if res, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" || res.Between.Commit != "" {
+			t.Errorf("a later call committed more of the agent's writes: %+v %v", res, err)
+		}
+		if got := testenv.Git(t, r.Root, "cat-file", "-s", "litterbox/w:tick.txt"); got != strings.TrimSpace(before) {
+			t.Errorf("the branch holds %s bytes of tick.txt, the sandbox %s", got, strings.TrimSpace(before))
+		}
+	}},
 }
 
 // repoIn is freshRepo's repository at dir.

@@ -196,6 +196,11 @@ type CmdAct struct{}
 
 func (CmdAct) Argv() []string { return []string{"act"} }
 
+// SessionVar marks every process of a `litterbox run` or `exec` session:
+// the host puts it, with the session's own value, in each of the
+// session's execs, and kills what carries it when the session ends.
+const SessionVar = "LITTERBOX_SESSION"
+
 // CmdSettle tells, a line at a time, when the changes under /src have
 // settled: still for Quiet, or changing for Most.
 type CmdSettle struct{ Quiet, Most time.Duration }
