@@ -18,9 +18,11 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
+	gomcp "github.com/mark3labs/mcp-go/mcp"
 )
 
 // takingAttacks are the attack table's rows on taking work as bad luck
@@ -129,11 +131,7 @@ var takingAttacks = []attack{
 	}},
 	{name: "a full disk during apply", side: "agent", expect: "apply fails naming git's error, not a conflict; branch, index and work tree are back as before (the user's edit kept, no truncated file); with space again, apply takes each commit once", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		mnt := t.TempDir()
-		if out, err := osexec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mnt).CombinedOutput(); err != nil {
-			t.Fatalf("a small disk for the repository (tmpfs, as root, as CI runs): %v %s", err, out)
-		}
-		t.Cleanup(func() { _ = osexec.Command("umount", "-l", mnt).Run() })
+		mnt := smallDisk(t, "6m")
 		r := repoIn(t, e, filepath.Join(mnt, testenv.UniqueName("lbfull")))
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
@@ -142,13 +140,7 @@ var takingAttacks = []attack{
 		reviewBash(t, r, "head -c 900000 /dev/urandom > a.bin")
 		reviewBash(t, r, "head -c 900000 /dev/urandom > b.bin")
 		writeFile(t, filepath.Join(r.Root, "README.md"), "my edit\n")
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(mnt, &st); err != nil {
-			t.Fatal(err)
-		}
-		free := int64(st.Bavail) * int64(st.Bsize)
-		filler := filepath.Join(mnt, "filler")
-		writeFile(t, filler, strings.Repeat("x", int(free-1200000)))
+		filler := fillDisk(t, mnt, 1200000)
 		_, err := r.Apply(ctx, "w", review.Options{Stdout: io.Discard, Stderr: io.Discard})
 		var conflict *review.ConflictError
 		if err == nil || errors.As(err, &conflict) || !strings.Contains(err.Error(), "not on a conflict") || !strings.Contains(err.Error(), "back at") {
@@ -204,6 +196,156 @@ var takingAttacks = []attack{
 			t.Errorf("the branch holds %s bytes of tick.txt, the sandbox %s", got, strings.TrimSpace(before))
 		}
 	}},
+	{name: "a full disk during a snapshot", side: "agent", expect: "the call that cannot store its file says so and commits nothing half made: git fsck is clean; with space again, the next call commits, and the branch holds exactly the sandbox's file", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		mnt := smallDisk(t, "6m")
+		r := repoIn(t, e, filepath.Join(mnt, testenv.UniqueName("lbfull")))
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		filler := fillDisk(t, mnt, 300000)
+		res, err := r.Bash(ctx, "w", agent.BashOptions{Command: "head -c 1000000 /dev/urandom > big.bin; echo small > small.txt"})
+		if err == nil && res.Snapshot != "" && branchFile(t, r, "big.bin") != "" {
+			t.Fatalf("a call on a full disk stored a 1 MB file in 300 KB: %+v", res)
+		}
+		t.Logf("the call on a full disk: %v", err)
+		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+		os.Remove(filler)
+		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+			t.Fatalf("the next call, with space again: %v", err)
+		}
+		for _, f := range []string{"big.bin", "small.txt"} {
+			if got, want := branchFile(t, r, f), exec(t, r, "w", "cat "+f); got != want {
+				t.Errorf("%s: the branch holds %d bytes, the sandbox %d", f, len(got), len(want))
+			}
+		}
+		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+	}},
+	{name: "litterbox exec killed (kill -9) at each git step of its commit", side: "agent", expect: "after each kill the next call commits, the branch holds exactly the sandbox's file, and git fsck finds nothing wrong", run: func(t *testing.T, e *attackEnv) {
+		r, _ := reviewRepo(t, e)
+		killAtEachGitStep(t, r, func(t *testing.T, n int, env []string, arm func()) {
+			arm()
+			cmd := osexec.Command(litterboxBinary(t), "exec", "w", "--", "sh", "-c", fmt.Sprintf("echo %d > f.txt", n))
+			cmd.Dir, cmd.Env = r.Root, env
+			_ = cmd.Run()
+		})
+	}},
+	{name: "litterbox mcp killed (kill -9) at each git step of a bash call", side: "agent", expect: "after each kill the next call commits, the branch holds exactly the sandbox's file, and git fsck finds nothing wrong", run: func(t *testing.T, e *attackEnv) {
+		r, _ := reviewRepo(t, e)
+		killAtEachGitStep(t, r, func(t *testing.T, n int, env []string, arm func()) {
+			for _, kv := range env {
+				k, v, _ := strings.Cut(kv, "=")
+				if k == "PATH" || k == "LB_KILL_AT" {
+					t.Setenv(k, v)
+				}
+			}
+			srv, err := mcpproc.Start(litterboxBinary(t), []string{"mcp", "--repo", r.Root, "--sandbox", "w"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Kill()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c, err := mcpproc.Connect(ctx, srv, "attack")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			arm()
+			req := gomcp.CallToolRequest{}
+			req.Params.Name = "bash"
+			req.Params.Arguments = map[string]any{"sandbox": "w", "command": fmt.Sprintf("echo %d > f.txt", n)}
+			_, _ = c.CallTool(ctx, req)
+		})
+	}},
+}
+
+// killAtEachGitStep runs call (a process of litterbox's that changes
+// f.txt in sandbox w, with env) again and again, killing it with SIGKILL
+// at its first git command after it arms the count, then its second, and
+// so on until a run ends without the kill; after each kill, the next call
+// (in this process) commits, the branch's f.txt is the sandbox's, and git
+// fsck is clean.
+func killAtEachGitStep(t *testing.T, r *Manager, call func(t *testing.T, n int, env []string, arm func())) {
+	t.Helper()
+	ctx := context.Background()
+	real, err := osexec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	count, killed, armed := filepath.Join(dir, "count"), filepath.Join(dir, "killed"), filepath.Join(dir, "armed")
+	writeFile(t, filepath.Join(dir, "git"), fmt.Sprintf(`#!/bin/sh
+if [ -e %[4]q ]; then
+	n=$(cat %[1]q 2>/dev/null || echo 0); n=$((n+1)); echo $n > %[1]q
+	if [ "$n" = "$LB_KILL_AT" ]; then : > %[2]q; kill -9 $PPID; exit 137; fi
+fi
+exec %[3]q "$@"
+`, count, killed, real, armed))
+	if err := os.Chmod(filepath.Join(dir, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for n := 1; n <= 40; n++ {
+		os.Remove(count)
+		os.Remove(killed)
+		call(t, n, append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), fmt.Sprintf("LB_KILL_AT=%d", n)), func() { writeFile(t, armed, "") })
+		os.Remove(armed)
+		if _, err := os.Stat(killed); err != nil {
+			break // the run ended on its own: every step was tried
+		}
+		steps++
+		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+			t.Fatalf("killed at git step %d: the next call: %v", n, err)
+		}
+		if got, want := branchFile(t, r, "f.txt"), exec(t, r, "w", "cat f.txt 2>/dev/null; true"); got != want {
+			t.Errorf("killed at git step %d: the branch's f.txt %q, the sandbox's %q", n, got, want)
+		}
+		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+	}
+	if steps < 3 {
+		t.Errorf("killed at %d git steps only, so this row tests little", steps)
+	}
+	t.Logf("killed at each of %d git steps", steps)
+}
+
+// branchFile is the content of p on sandbox w's branch, "" when it has
+// none.
+func branchFile(t *testing.T, r *Manager, p string) string {
+	t.Helper()
+	if testenv.Git(t, r.Root, "ls-tree", "--name-only", "litterbox/w", "--", p) == "" {
+		return ""
+	}
+	res, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "blob", "litterbox/w:" + p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(res.Stdout)
+}
+
+// smallDisk is a tmpfs of size, for a repository that runs out of space
+// (mounting needs root, which CI has).
+func smallDisk(t *testing.T, size string) string {
+	t.Helper()
+	mnt := t.TempDir()
+	if out, err := osexec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("a small disk for the repository (tmpfs, as root, as CI runs): %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = osexec.Command("umount", "-l", mnt).Run() })
+	return mnt
+}
+
+// fillDisk fills the file system of dir but for about left bytes, with a
+// file it returns.
+func fillDisk(t *testing.T, dir string, left int64) string {
+	t.Helper()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	filler := filepath.Join(dir, "filler")
+	writeFile(t, filler, strings.Repeat("x", int(int64(st.Bavail)*int64(st.Bsize)-left)))
+	return filler
 }
 
 // repoIn is freshRepo's repository at dir.
