@@ -198,7 +198,7 @@ func resumeIfEnded(t *testing.T, e *attackEnv, d time.Duration) {
 // its own.
 func allAttacks() []attack {
 	var all []attack
-	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks, poolAttacks, provenanceAttacks, takingAttacks} {
+	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks, poolAttacks, provenanceAttacks, takingAttacks, classAttacks} {
 		all = append(all, rows...)
 	}
 	return all
