@@ -89,7 +89,7 @@ var takingAttacks = []attack{
 	}},
 	{name: "apply killed (kill -9) during its pick, git's index locked", side: "agent", expect: "the next apply names the interrupted apply, the lock and the one command that backs out; after it, apply takes each commit once and the tree is the branch's", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		r, base := reviewRepo(t, e)
+		r, _ := reviewRepo(t, e)
 		// A slow filter of the user's own, which the branch's second
 		// commit meets: the pick is under way, its index locked, when
 		// the kill comes.
@@ -98,7 +98,7 @@ var takingAttacks = []attack{
 		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.slow filter=slow\n")
 		testenv.Git(t, r.Root, "add", ".gitattributes")
 		testenv.Git(t, r.Root, "commit", "-qm", "slow files")
-		base = testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
 		reviewBash(t, r, "echo one > one.txt")
 		reviewBash(t, r, "echo two > two.slow")
 		if !applyKilledAt(t, r, "cherry-pick", "1.5") {
