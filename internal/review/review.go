@@ -277,7 +277,10 @@ func pick(ctx context.Context, g *gitcli.Client, w Work, p Plan, o Options, save
 	if unmergedLeft(ctx, g) {
 		return &ConflictError{Squash: o.Squash, Err: err}
 	}
-	why := fmt.Errorf("applying sandbox '%s' failed, and not on a conflict: git said %q", w.Name, strings.TrimSpace(gitSaid.String()))
+	why := fmt.Errorf("applying sandbox '%s' failed, and not on a conflict: %w", w.Name, err)
+	if said := strings.TrimSpace(gitSaid.String()); said != "" {
+		why = fmt.Errorf("applying sandbox '%s' failed, and not on a conflict: git said %q", w.Name, said)
+	}
 	err = undoPick(ctx, g, p.From, w.Tip, saved, o.Squash, why)
 	if !conflictLeft(ctx, g, false) {
 		clearPending(ctx, g, w)
