@@ -96,7 +96,7 @@ func (m *Manager) commitFirst(ctx context.Context, slug string, merge bool) erro
 	_, err := m.ActLocked(ctx, slug, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("changed since the last call", "committed before apply")})
 	var nr *agent.NotRunningError
 	switch {
-	case err == nil, errors.As(err, &nr), errors.Is(err, box.ErrNotFound):
+	case err == nil, errors.As(err, &nr), errors.Is(err, box.ErrNotFound), errors.Is(err, hostrepo.ErrMissing):
 		return nil
 	case merge:
 		return fmt.Errorf("not merged: committing what sandbox '%s' holds first failed, and merge would delete it: %w", slug, err)

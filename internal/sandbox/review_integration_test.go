@@ -208,6 +208,26 @@ func TestIntegrationApplyAfterMilestone(t *testing.T) {
 
 // TestIntegrationApplySquashIncremental: a second apply --squash stages only
 // what came after the first.
+// A sandbox whose container is gone (removed by hand) still merges: there
+// is no /src to commit first, and the branch is the work.
+func TestIntegrationMergeWithoutItsContainer(t *testing.T) {
+	ctx := context.Background()
+	m := toolSandbox(t)
+	bash(t, m, "echo kept > kept.txt")
+	if _, err := testenv.Docker("rm", "-f", m.Names("work").Container); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := m.Merge(ctx, "work", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatalf("merge of a sandbox without its container: %v", err)
+	}
+	if got := testenv.Git(t, m.Root, "show", "HEAD:kept.txt"); got != "kept" {
+		t.Errorf("kept.txt on the host: %q", got)
+	}
+	if refs := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/"); refs != "" {
+		t.Errorf("branches left: %s", refs)
+	}
+}
+
 func TestIntegrationApplySquashIncremental(t *testing.T) {
 	m := toolSandbox(t)
 	bash(t, m, "echo one > n.txt")
