@@ -48,7 +48,7 @@ var classAttacks = []attack{
 			return nil
 		})
 	}},
-	{name: "an upload racing a link to the helper's directory swapped in and out at its destination", side: "agent", expect: "an upload writes only where the sandbox's user may (never into /.litterbox, which stays as delivered), nothing on the host changes, and the branch then holds exactly the sandbox's /src", run: func(t *testing.T, e *attackEnv) {
+	{name: "an upload racing a link to the helper's directory swapped in and out at its destination", side: "agent", expect: "an upload writes only where the sandbox's user may (never into /.litterbox, which stays as delivered), and nothing on the host changes", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		helperDir := exec(t, r, "w", "ls -laR /.litterbox")
@@ -71,15 +71,6 @@ var classAttacks = []attack{
 		}
 		if got := exec(t, r, "w", "ls -laR /.litterbox"); got != helperDir {
 			t.Errorf("an upload changed /.litterbox:\nbefore:\n%s\nafter:\n%s", helperDir, got)
-		}
-		if _, err := r.Service(ctx, "w", "stop", "swapper"); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := testenv.Git(t, r.Root, "ls-tree", "-r", "--name-only", "litterbox/w"), strings.TrimSpace(exec(t, r, "w", "cd /src && find . -type f ! -path './.git/*' | sed 's|^./||' | LC_ALL=C sort")); got != want {
-			t.Errorf("the branch holds:\n%s\nthe sandbox:\n%s", got, want)
 		}
 	}},
 	{name: "a warm pool entry of another repository", side: "engine", expect: "a create in the second repository never claims the first's entry, which stays for the first", run: func(t *testing.T, e *attackEnv) {
