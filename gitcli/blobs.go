@@ -17,11 +17,24 @@ import (
 // are read as HashWorkTreeFiles's hashing reads them, so they say what it
 // would do to a file at that path.
 func (c *Client) WorkTreeAttrs(ctx context.Context, gitDir, workTree string, paths []string, attrs ...string) (map[string]map[string]string, error) {
+	return c.checkAttr(ctx, c.inWorkTree(gitDir, workTree, checkAttrArgs(attrs)...), paths)
+}
+
+// Attrs is WorkTreeAttrs for the client's own repository: the attributes
+// its work tree (and index) give each path now.
+func (c *Client) Attrs(ctx context.Context, paths []string, attrs ...string) (map[string]map[string]string, error) {
+	return c.checkAttr(ctx, c.inRepo(runner.Cmd{Args: checkAttrArgs(attrs)}), paths)
+}
+
+func checkAttrArgs(attrs []string) []string {
+	return append([]string{"check-attr", "-z", "--stdin"}, attrs...)
+}
+
+func (c *Client) checkAttr(ctx context.Context, cmd runner.Cmd, paths []string) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	if len(paths) == 0 {
 		return out, nil
 	}
-	cmd := c.inWorkTree(gitDir, workTree, append([]string{"check-attr", "-z", "--stdin"}, attrs...)...)
 	cmd.Stdin = strings.NewReader(strings.Join(paths, "\x00") + "\x00")
 	res, err := c.Runner.Run(ctx, cmd)
 	if err != nil {

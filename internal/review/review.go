@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
@@ -157,6 +158,9 @@ type Applied struct {
 //     send each pointer's id to the agent's server, and write its answer
 //     into the work tree.
 func Sealed(g *gitcli.Client) *gitcli.Client {
+	if slices.Contains(g.Global, sealConfig[1]) {
+		return g
+	}
 	c := *g
 	c.Global = append(append([]string{}, g.Global...), sealConfig...)
 	return &c
@@ -179,11 +183,15 @@ const NoLFSServer = "file:///dev/null/litterbox-has-no-lfs-server"
 // and no message text ever read as a patch), or with Squash stages the
 // combined change without committing. Only the commits after the previous
 // apply (w.Applied) are taken. The outcome is checked against the reviewed
-// change before Apply returns, and undone if it differs. No hook runs. The
-// sandbox stays.
+// change before Apply returns, and undone if it differs. No hook runs, and
+// the branch's .gitattributes picks no filter or driver (pinAttributes).
+// The sandbox stays.
 func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, error) {
 	g = Sealed(g)
 	if err := checkPickArgs(o.PickArgs); err != nil {
+		return nil, err
+	}
+	if err := unpinLeft(ctx, g); err != nil {
 		return nil, err
 	}
 	if err := checkNoSession(ctx, g, w); err != nil {
@@ -212,6 +220,11 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if saved == "" {
 		return nil, fmt.Errorf("applying sandbox '%s' needs a commit to apply onto, and HEAD has none; make a first commit", w.Name)
 	}
+	unpin, err := pinAttributes(ctx, g, p.From, w.Tip)
+	if err != nil {
+		return nil, fmt.Errorf("not applied: %w", err)
+	}
+	defer unpin()
 	if err := pick(ctx, g, w, p, o, saved); err != nil {
 		return nil, err
 	}

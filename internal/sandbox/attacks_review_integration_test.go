@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // reviewAttacks are the attack table's rows for apply and merge: the review boundary (issue 27, items 1-3).
@@ -181,6 +182,45 @@ var reviewAttacks = []attack{
 		}
 		if got := testenv.Git(t, r.Root, "diff", "--name-only", base, "HEAD"); got != ".lfsconfig\nlocal.bin\nremote.bin" {
 			t.Errorf("apply brought %q", got)
+		}
+	}},
+	{name: "a .gitattributes that puts the user's own filter and merge driver on every file it brings", side: "agent", expect: "apply writes each file as reviewed; the user's filter and merge driver, which their own attributes name for no file, never run; the pins are gone after, as is a block a killed apply left, and the user's own lines stay", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		ran := filepath.Join(t.TempDir(), "ran")
+		// The user's own filter and driver, for files their attributes
+		// do not name: each leaves a mark when it runs.
+		testenv.Git(t, r.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; sed s/^/SMUDGED:/")
+		testenv.Git(t, r.Root, "config", "filter.mark.clean", "cat")
+		testenv.Git(t, r.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
+		writeFile(t, filepath.Join(r.Root, "shared.txt"), "one\ntwo\nthree\n")
+		testenv.Git(t, r.Root, "add", "shared.txt")
+		testenv.Git(t, r.Root, "commit", "-q", "-m", "shared")
+		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		reviewBash(t, r, "printf '* filter=mark merge=mark\\n' > .gitattributes && printf 'new\\n' > 'a b*.txt' && mkdir -p sub && printf 'deep\\n' > sub/x && sed -i s/one/ONE/ shared.txt")
+		// The user's own commit on the same file, so the pick merges it.
+		writeFile(t, filepath.Join(r.Root, "shared.txt"), "one\ntwo\nTHREE\n")
+		testenv.Git(t, r.Root, "commit", "-q", "-am", "user")
+		// A line of the user's own, and a block a killed apply left behind.
+		info := filepath.Join(r.GitDir, "info", "attributes")
+		writeFile(t, info, "*.never -text\n# litterbox apply: attributes pinned to the user's own while it runs\n\"/shared.txt\" filter=mark\n# litterbox apply: end of pinned attributes\n")
+		applyIn(t, r, false)
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("the user's filter or merge driver ran on the agent's files")
+		}
+		for p, want := range map[string]string{"a b*.txt": "new\n", "sub/x": "deep\n", "shared.txt": "ONE\ntwo\nTHREE\n"} {
+			if got := readHostFile(t, r, p); got != want {
+				t.Errorf("%s in the work tree %q, want %q", p, got, want)
+			}
+		}
+		if got := testenv.Git(t, r.Root, "diff", "--name-only", base+"^{tree}", "litterbox/w^{tree}"); got != ".gitattributes\na b*.txt\nshared.txt\nsub/x" {
+			t.Errorf("the branch brought %q", got)
+		}
+		if got := readHostFile(t, r, ".git/info/attributes"); got != "*.never -text\n" {
+			t.Errorf("info/attributes after apply: %q, want the user's line alone", got)
 		}
 	}},
 }
