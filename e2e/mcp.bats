@@ -354,7 +354,7 @@ EOF
   run --separate-stderr mcpcall --client sdk --scope own --repo "$REPO" bash '{"sandbox":"mine","command":"echo two > two.txt"}' sandbox-list '{}' sandbox-diff '{"sandbox":"mine"}'
   assert_success
   assert_equal "$(jsonget .isError <<<"${lines[0]}")" true
-  [[ $(jsonget .text <<<"${lines[0]}") == "sandbox 'mine' is not this server's: it acts on the sandboxes it created and those named with litterbox mcp --sandbox NAME (it has: none yet); --all-sandboxes lifts this for an agent that runs several" ]] || fail "${lines[0]}"
+  [[ $(jsonget .text <<<"${lines[0]}") == "sandbox 'mine' is not this server's: it acts on the sandboxes its client (litterbox-e2e-sdk) made and those named with litterbox mcp --sandbox NAME (it has: none yet); --all-sandboxes lifts this for an agent that runs several" ]] || fail "${lines[0]}"
   assert_equal "$(jsonget '.structuredContent.sandboxes.#' <<<"${lines[1]}")" 0
   # Its list says the repository has others, not that it has none.
   assert_equal "$(jsonget .text <<<"${lines[1]}")" "None that this server may act on: the repository's 1 other sandbox(es) belong to other servers or people; sandbox-create makes one of yours."
@@ -362,14 +362,15 @@ EOF
   run in_box mine test -e two.txt
   assert_failure
   # A name no sandbox has is not found, whatever the scope, naming the
-  # server's own sandboxes only.
-  run --separate-stderr mcpcall --scope own --repo "$REPO" bash '{"sandbox":"mnie","command":"true"}' sandbox-create '{"name":"theirs"}' read '{"sandbox":"mnie","path":"one.txt"}'
+  # server's own sandboxes only (a third client's).
+  run --separate-stderr mcpcall --as third --scope own --repo "$REPO" bash '{"sandbox":"mnie","command":"true"}' sandbox-create '{"name":"theirs"}' read '{"sandbox":"mnie","path":"one.txt"}'
   assert_success
   assert_equal "$(jsonget .text <<<"${lines[0]}")" "sandbox 'mnie' not found: this server has no sandboxes yet (sandbox-create makes one)"
   assert_equal "$(jsonget .text <<<"${lines[2]}")" "sandbox 'mnie' not found: this server's sandboxes are theirs"
-  # Named with --sandbox (as a restarted server would be), or all of them.
+  # Named with --sandbox (how a person hands a sandbox to another client),
+  # or all of them.
   for scope in mine all; do
-    run --separate-stderr mcpcall --scope "$scope" --repo "$REPO" bash '{"sandbox":"mine","command":"cat one.txt"}' sandbox-list '{}'
+    run --separate-stderr mcpcall --as fourth --scope "$scope" --repo "$REPO" bash '{"sandbox":"mine","command":"cat one.txt"}' sandbox-list '{}'
     assert_success
     assert_equal "$(jsonget .isError <<<"${lines[0]}")" false
     want=mine
@@ -378,6 +379,34 @@ EOF
   done
   run --separate-stderr lb mcp --sandbox 'Not a name!' --all-sandboxes </dev/null
   assert_failure 2
+}
+
+@test "a restarted server of the same client acts on its sandboxes and lists them; another client, --client apart, is refused" {
+  run --separate-stderr mcpcall --client sdk --as claude-code --scope own --repo "$REPO" sandbox-create '{"name":"s1"}' bash '{"sandbox":"s1","command":"echo one > one.txt"}'
+  assert_success
+  assert_equal "$(jsonget -l .isError <<<"$output" | tr '\n' ' ')" "false false "
+  # The client's server, started again (through the other library, with
+  # the same client name): s1 is its own.
+  run --separate-stderr mcpcall --as claude-code --scope own --repo "$REPO" sandbox-list '{}' bash '{"sandbox":"s1","command":"cat one.txt && echo two > two.txt"}'
+  assert_success
+  assert_equal "$(jsonget '.structuredContent.sandboxes.*.name' <<<"${lines[0]}")" s1
+  assert_equal "$(jsonget .isError <<<"${lines[1]}")" false
+  assert_equal "$(jsonget .structuredContent.stdout <<<"${lines[1]}")" one
+  # Another client, and the same client named apart with --client: refused.
+  for who in "--as codex" "--as claude-code --client-id reviewer"; do
+    # shellcheck disable=SC2086
+    run --separate-stderr mcpcall $who --scope own --repo "$REPO" bash '{"sandbox":"s1","command":"echo three > three.txt"}' sandbox-list '{}'
+    assert_success
+    assert_equal "$(jsonget .isError <<<"${lines[0]}")" true
+    [[ $(jsonget .text <<<"${lines[0]}") == "sandbox 's1' is not this server's: "* ]] || fail "$who: ${lines[0]}"
+    assert_equal "$(jsonget '.structuredContent.sandboxes.#' <<<"${lines[1]}")" 0
+  done
+  run in_box s1 test -e three.txt
+  assert_failure
+  # A person's sandbox is no client's.
+  lb create person
+  run --separate-stderr mcpcall --as claude-code --scope own --repo "$REPO" bash '{"sandbox":"person","command":"true"}'
+  assert_equal "$(jsonget .isError <<<"$output")" true
 }
 
 @test "sandbox-fork: an agent forks its own sandbox, files and ignored build output included, and may act on the fork; another server's sandbox it may not fork" {

@@ -23,15 +23,12 @@ import (
 // with the docker and git commands it caused (collected by a runner.Audit in
 // the Manager's runner chain through the call's context). A log that cannot
 // be written is reported on errLog; the call's result stands.
-func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer) server.ToolHandlerMiddleware {
+func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer, clientOf func(context.Context) string) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
 			trail := &runner.Trail{}
 			start := time.Now()
-			client := ""
-			if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-				client = agenttext.Cap(s.GetClientInfo().Name, 100)
-			}
+			client := clientOf(ctx)
 			res, err := next(layout.WithClient(runner.WithTrail(ctx, trail), client), req)
 			args := req.GetArguments()
 			e := audit.Entry{

@@ -27,10 +27,19 @@ import (
 // is appended to the repository's audit log; problems writing it go to
 // errLog, never to stdout.
 func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *server.MCPServer {
+	if scope != nil {
+		scope.clients = func() map[string]string {
+			out := map[string]string{}
+			for slug, rec := range mgr.Store().All() {
+				out[slug] = rec.Client
+			}
+			return out
+		}
+	}
 	s := server.NewMCPServer("litterbox", version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog)),
+		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
 		server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Known(ctx, slug) })),
 		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
 			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
@@ -49,7 +58,7 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 		gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.fork))
 	s.AddTool(gomcp.NewTool("sandbox-list", input[listIn](nil), output[listOut](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
-		gomcp.WithDescription("List the sandboxes of this repository that this server may act on (those it created and those it was started with), with their status, branch, ports, background commands and, with a network allowlist, what its proxy refused."),
+		gomcp.WithDescription("List the sandboxes of this repository that this server may act on (those its client made, with this server or an earlier one, and those it was started with), with their status, branch, ports, background commands and, with a network allowlist, what its proxy refused."),
 		gomcp.WithReadOnlyHintAnnotation(true),
 		gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.list))
@@ -73,7 +82,7 @@ type handlers struct {
 
 func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in createIn) (*gomcp.CallToolResult, error) {
 	// base_ref may name or reach only this server's sandboxes' branches.
-	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: h.scope.allows})
+	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: func(slug string) bool { return h.scope.allows(ctx, slug) }})
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -99,7 +108,7 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 		return errResult(err), nil
 	}
 	all := len(list)
-	list = slices.DeleteFunc(list, func(i sandbox.Info) bool { return !h.scope.allows(i.Name) })
+	list = slices.DeleteFunc(list, func(i sandbox.Info) bool { return !h.scope.allows(ctx, i.Name) })
 	if list == nil {
 		list = []sandbox.Info{}
 	}

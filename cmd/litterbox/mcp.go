@@ -14,6 +14,8 @@ import (
 type mcpOptions struct {
 	Sandboxes []string
 	All       bool
+	// Client names the client instead of its handshake.
+	Client string
 }
 
 func newMCPCommand(p *program) *cobra.Command {
@@ -26,13 +28,18 @@ func newMCPCommand(p *program) *cobra.Command {
 stdout, for an MCP client (Claude Code, Codex, Cursor, ...) to launch.
 Only the protocol is written to stdout; logs go to stderr.
 
-A server acts only on the sandboxes it created and those named with
+A server acts only on the sandboxes its client made and those named with
 --sandbox (repeatable), so an agent cannot reach into another agent's
 sandbox; --all-sandboxes lets one agent that orchestrates several act on
-every sandbox of the repository. Name the sandboxes again with --sandbox
-for a server that is started again to take up its own.`,
+every sandbox of the repository. A sandbox belongs to the client that made
+it, by the name the client gives when it connects (claude-code, codex, ...),
+or by --client NAME: a client whose server is started again (clients do, per
+session) takes up its sandboxes. Give two agents of one client different
+--client names to keep them apart, and hand a sandbox to another client by
+naming it with --sandbox in that client's entry.`,
 		Example: `  litterbox mcp --repo /path/to/project
   litterbox mcp --sandbox fix-login
+  litterbox mcp --client reviewer
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -41,6 +48,7 @@ for a server that is started again to take up its own.`,
 	}
 	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "a sandbox this server may act on besides those it creates (repeatable)")
 	cmd.Flags().BoolVar(&o.All, "all-sandboxes", false, "act on every sandbox of the repository")
+	cmd.Flags().StringVar(&o.Client, "client", "", "the client's identity, which owns the sandboxes it makes (default: the name it gives when it connects)")
 	return cmd
 }
 
@@ -49,7 +57,7 @@ func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 	if o.All && len(o.Sandboxes) > 0 {
 		return usageError{errors.New("--all-sandboxes and --sandbox do not go together")}
 	}
-	scope, err := mcp.NewScope(o.All, o.Sandboxes)
+	scope, err := mcp.NewScope(o.All, o.Sandboxes, o.Client)
 	if err != nil {
 		return usageError{err}
 	}

@@ -130,7 +130,7 @@ func serverEntry(e *env, o mcpConfigOptions, root string) (mcpclients.Server, er
 		srv.Args = append(srv.Args, "--runtime", e.runtime)
 	}
 	srv.Args = append(srv.Args, e.engineArgs()...)
-	if _, err := mcp.NewScope(o.All, o.Sandboxes); err != nil {
+	if _, err := mcp.NewScope(o.All, o.Sandboxes, ""); err != nil {
 		return mcpclients.Server{}, usageError{err}
 	}
 	if o.All {

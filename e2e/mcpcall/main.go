@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	mcpcall [--client mcp-go|sdk] [--bin LITTERBOX] [--repo DIR] [-v] [--parallel] [--timeout D]
+//	mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin LITTERBOX] [--repo DIR] [-v] [--parallel] [--timeout D]
 //	        [--cancel-after D] [--progress] TOOL ARGS_JSON [TOOL ARGS_JSON ...]
 //
 // --cancel-after gives up on each call after D, as a client whose user
@@ -85,9 +85,21 @@ func main() {
 	os.Exit(run())
 }
 
+// as is the client name the handshake sends (--as).
+var as string
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
 func run() int {
 	fs := flag.NewFlagSet("mcpcall", flag.ContinueOnError)
 	clientName := fs.String("client", envOr("MCPCALL_CLIENT", "mcp-go"), "MCP client library: mcp-go or sdk")
+	clientID := fs.String("client-id", "", "pass --client NAME to litterbox mcp")
+	fs.StringVar(&as, "as", "", "the client name sent in the handshake (default litterbox-e2e, or litterbox-e2e-sdk for sdk)")
 	bin := fs.String("bin", os.Getenv("LITTERBOX"), "litterbox binary (default $LITTERBOX, else litterbox on PATH)")
 	repo := fs.String("repo", "", "repository passed to litterbox mcp --repo")
 	verbose := fs.Bool("v", false, "run litterbox -v mcp")
@@ -101,7 +113,7 @@ func run() int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || len(rest)%2 != 0 {
-		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--bin B] [--repo DIR] [--scope all|own|NAMES] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
+		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin B] [--repo DIR] [--scope all|own|NAMES] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
 		return 2
 	}
 	if *clientName != "mcp-go" && *clientName != "sdk" {
@@ -127,6 +139,9 @@ func run() int {
 	argv = append(argv, "mcp")
 	if *repo != "" {
 		argv = append(argv, "--repo", *repo)
+	}
+	if *clientID != "" {
+		argv = append(argv, "--client", *clientID)
 	}
 	switch *scope {
 	case "all":
@@ -228,7 +243,7 @@ func envOr(name, def string) string {
 type mcpGoSession struct{ c *client.Client }
 
 func connectMCPGo(ctx context.Context, srv *mcpproc.Server) (session, error) {
-	c, err := mcpproc.Connect(ctx, srv, "litterbox-e2e")
+	c, err := mcpproc.Connect(ctx, srv, orDefault(as, "litterbox-e2e"))
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +324,7 @@ func asJSON(v any) (any, error) {
 type sdkSession struct{ cs *sdk.ClientSession }
 
 func connectSDK(ctx context.Context, srv *mcpproc.Server) (session, error) {
-	c := sdk.NewClient(&sdk.Implementation{Name: "litterbox-e2e-sdk", Version: "1"}, nil)
+	c := sdk.NewClient(&sdk.Implementation{Name: orDefault(as, "litterbox-e2e-sdk"), Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: srv.Stdout, Writer: srv.Stdin}, nil)
 	if err != nil {
 		return nil, err

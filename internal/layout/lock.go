@@ -53,6 +53,13 @@ func WithClient(ctx context.Context, client string) context.Context {
 	return context.WithValue(ctx, clientKey{}, client)
 }
 
+// ClientOf is the MCP client WithClient marked ctx with; mcp is false for
+// a call that is no MCP server's.
+func ClientOf(ctx context.Context) (client string, mcp bool) {
+	client, mcp = ctx.Value(clientKey{}).(string)
+	return client, mcp
+}
+
 // WithCall names the call that ctx's lock is taken for ("bash: make
 // test"), which a waiter is shown.
 func WithCall(ctx context.Context, call string) context.Context {
@@ -84,7 +91,7 @@ func LockSandbox(ctx context.Context, path, slug string) (func(), error) {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			call, _ := ctx.Value(callKey{}).(string)
-			client, mcp := ctx.Value(clientKey{}).(string)
+			client, mcp := ClientOf(ctx)
 			h := Holder{Call: call, Since: time.Now(), PID: os.Getpid(), MCP: mcp, Client: client}
 			writeHolder(f, h)
 			return func() {

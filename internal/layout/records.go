@@ -64,6 +64,10 @@ type Record struct {
 	// Isolation is "gvisor" for a sandbox that runs under gVisor; ""
 	// (an older record) or "container" for the engine's default runtime.
 	Isolation string `json:"isolation,omitempty"`
+	// Client is the MCP client whose server made the sandbox (its name in
+	// the handshake, or litterbox mcp --client); "" for a person's. A
+	// server started again for the same client acts on it as its own.
+	Client string `json:"client,omitempty"`
 	// CreatorPID is the process running the create while Status is
 	// "creating"; if it is gone, the create died half-way.
 	CreatorPID int `json:"creator_pid,omitempty"`

@@ -335,6 +335,7 @@ func (c *creation) claim(ctx context.Context) error {
 		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets, Isolation: cfg.Isolation,
 	}
+	c.rec.Client, _ = layout.ClientOf(ctx)
 	var err error
 	if c.rec.Injection, err = egressproxy.NewInjection(c.slug, cfg); err != nil {
 		return m.rollbackRefs(ctx, n, c.tip, err)
