@@ -390,17 +390,17 @@ entry_of() {
   esac
 }
 
-# want_entry CLIENT prints what entry_of should print for this repository.
+# want_entry CLIENT prints what entry_of should print: litterbox by name,
+# and no path of this machine (Cursor's own variable for the project).
 want_entry() {
-  if [ "$1" = codex ]; then
-    printf '"%s"\n["mcp", "--repo", "%s"]\n' "$BIN" "$REPO"
-  else
-    printf '%s\n' "$BIN" mcp --repo "$REPO"
-  fi
+  case $1 in
+  codex) printf '"litterbox"\n["mcp"]\n' ;;
+  cursor) printf '%s\n' litterbox mcp --repo '${workspaceFolder}' ;;
+  *) printf '%s\n' litterbox mcp ;;
+  esac
 }
 
 @test "mcp-config CLIENT prints the entry and where to merge it; unknown clients are usage errors" {
-  BIN=$(readlink -f "$LITTERBOX")
   for client in "${CLIENTS[@]}"; do
     run --separate-stderr lb mcp-config "$client" --allow-builtin
     assert_success
@@ -430,7 +430,6 @@ want_entry() {
 }
 
 @test "mcp-config CLIENT --write writes the project file at the repository root once; the written claude entry serves" {
-  BIN=$(readlink -f "$LITTERBOX")
   cd "$REPO/src/deep"
   for client in "${CLIENTS[@]}"; do
     f=$REPO/$(client_file "$client")
@@ -446,18 +445,42 @@ want_entry() {
     cmp "$f" "$BATS_TEST_TMPDIR/before" || fail "second --write changed $f"
   done
 
-  # The entry Claude Code would run works, from any directory.
-  cmd=$(jsonget .mcpServers.litterbox.command <"$REPO/.mcp.json")
-  assert_equal "$(jsonget .mcpServers.litterbox.args.0 .mcpServers.litterbox.args.1 <"$REPO/.mcp.json")" "$(printf 'mcp\n--repo')"
-  repo_arg=$(jsonget .mcpServers.litterbox.args.2 <"$REPO/.mcp.json")
-  cd /
-  run --separate-stderr mcpcall --bin "$cmd" --repo "$repo_arg" sandbox-list '{}'
+  # The entry Claude Code would run works, started in the project.
+  assert_equal "$(jsonget .mcpServers.litterbox.command .mcpServers.litterbox.args.* <"$REPO/.mcp.json")" "$(printf 'litterbox\nmcp')"
+  run --separate-stderr mcpcall --bin litterbox --scope own sandbox-list '{}'
   assert_success
   assert_equal "$(jsonget .isError .structuredContent.sandboxes.# <<<"$output")" "$(printf 'false\n0')"
 }
 
+@test "a committed .mcp.json works from a second clone at another path; doctor flags an entry with machine paths or another repository" {
+  lb_ok mcp-config claude --write >/dev/null
+  git add .mcp.json .claude/settings.json
+  git commit -qm "litterbox for claude"
+  run --separate-stderr lb doctor
+  assert_line --regexp '^ok +entry claude +\.mcp\.json runs litterbox from PATH'
+  # A teammate's clone, elsewhere: the committed entry serves that clone.
+  clone=$BATS_TEST_TMPDIR/teammate/project
+  git clone -q "$REPO" "$clone"
+  cd "$clone"
+  run --separate-stderr mcpcall --bin "$(jsonget .mcpServers.litterbox.command <.mcp.json)" --scope own sandbox-create '{"name":"t1"}'
+  assert_success
+  assert_equal "$(jsonget .isError <<<"$output")" false
+  assert_equal "$(git rev-parse --verify -q refs/heads/litterbox/t1)" "$(git rev-parse HEAD)"
+  assert_equal "$(git -C "$REPO" rev-parse --verify -q refs/heads/litterbox/t1 || true)" ""
+  lb_ok delete --force t1 >/dev/null
+  # The entry as an older mcp-config wrote it, committed in the first
+  # clone: it serves the first clone from here.
+  printf '{"mcpServers": {"litterbox": {"type": "stdio", "command": "%s", "args": ["mcp", "--repo", "%s"]}}}\n' "$(readlink -f "$LITTERBOX")" "$REPO" >.mcp.json
+  run --separate-stderr lb doctor
+  assert_line --regexp "^fail +entry claude +\.mcp\.json serves the repository at $REPO, not this one \($clone\)"
+  assert_line --regexp '^ +fix: litterbox mcp-config claude --write$'
+  cd "$REPO"
+  cp "$clone/.mcp.json" .mcp.json
+  run --separate-stderr lb doctor
+  assert_line --regexp "^warn +entry claude +\.mcp\.json runs $(readlink -f "$LITTERBOX") and names this clone's path with --repo: "
+}
+
 @test "mcp-config --write --file merges into an existing file, keeping other servers and settings; --name names the entry" {
-  BIN=$(readlink -f "$LITTERBOX")
   d=$BATS_TEST_TMPDIR/cfg
   mkdir -p "$d"
   printf '{\n  "keep": true,\n  "mcpServers": {"other": {"command": "other-bin", "args": ["x"]}}\n}\n' >"$d/claude.json"
@@ -500,7 +523,6 @@ want_entry() {
 }
 
 @test "mcp-config --write edits a JSON file with comments in place; a broken one is refused, unchanged, the entry printed" {
-  BIN=$(readlink -f "$LITTERBOX")
   for client in zed claude; do
     f=$BATS_TEST_TMPDIR/$client-comments.json
     printf '{\n  // my settings\n  "theme": "One Dark", /* dark */\n}\n' >"$f"
@@ -508,8 +530,7 @@ want_entry() {
     assert_success
     grep -qx '  // my settings' "$f" || fail "the comment line is gone: $(cat "$f")"
     grep -qF '"theme": "One Dark", /* dark */' "$f" || fail "the theme line changed: $(cat "$f")"
-    grep -qF "\"command\": \"$BIN\"" "$f" || fail "no entry: $(cat "$f")"
-    grep -qF "\"$REPO\"" "$f" || fail "no --repo: $(cat "$f")"
+    grep -qF '"command": "litterbox"' "$f" || fail "no entry: $(cat "$f")"
     cp "$f" "$BATS_TEST_TMPDIR/before"
     run --separate-stderr lb mcp-config "$client" --write --file "$f"
     assert_success
@@ -522,12 +543,11 @@ want_entry() {
     cmp "$f" "$BATS_TEST_TMPDIR/before" || fail "a refused $f was changed"
     last=$(tail -n1 <<<"$stderr")
     [[ $last == "Error: "*"$f"* ]] || fail "last stderr line: $last"
-    [[ $output$stderr == *"\"command\": \"$BIN\""* ]] || fail "the entry is not printed: $output $stderr"
+    [[ $output$stderr == *'"command": "litterbox"'* ]] || fail "the entry is not printed: $output $stderr"
   done
 }
 
 @test "mcp-config codex --write over an entry written as an inline table leaves a valid file" {
-  BIN=$(readlink -f "$LITTERBOX")
   # Both are valid TOML for Codex: the entry as an inline table, under
   # [mcp_servers] or as the value of mcp_servers itself.
   printf '[mcp_servers]\nlitterbox = { command = "/old/litterbox", args = ["mcp"] }\n' >"$BATS_TEST_TMPDIR/under.toml"

@@ -35,6 +35,11 @@ common_setup() {
     echo "litterbox binary not found at $LITTERBOX: run make build (or set LITTERBOX)" >&2
     return 1
   }
+  # litterbox is on PATH by that name, as make install leaves it: the
+  # entries mcp-config writes run it so.
+  mkdir -p "$BATS_TEST_TMPDIR/on-path"
+  ln -sf "$(readlink -f "$LITTERBOX")" "$BATS_TEST_TMPDIR/on-path/litterbox"
+  export PATH="$BATS_TEST_TMPDIR/on-path:$PATH"
   # Nobody's own litterbox config reaches a test.
   export XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/xdg"
   export GIT_CONFIG_NOSYSTEM=1

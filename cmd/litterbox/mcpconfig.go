@@ -31,7 +31,10 @@ func newMCPConfigCommand(p *program) *cobra.Command {
 		Long: `Print the MCP server entry that starts 'litterbox mcp' for this repository, in
 the format of an agent client, or with --write merge it into the client's
 project config file: other servers and settings are kept, and writing twice
-changes nothing. The entry runs this litterbox binary by its absolute path.
+changes nothing. The entry runs "litterbox" from PATH, and the server takes
+the repository from the directory the client starts it in (Cursor, which
+does not, is given --repo ${workspaceFolder}): no path of this machine is
+in it, so a committed file works in every clone, on every machine.
 
   claude    .mcp.json               {"mcpServers": {...}}
   codex     .codex/config.toml      [mcp_servers.litterbox] (trusted projects)
@@ -103,29 +106,52 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	srv, err := serverEntry(e, o, m.Root)
+	srv, err := serverEntry(e, o, client)
 	if err != nil {
 		return err
 	}
 	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
 	if !o.Write {
 		e.printPlan(client.Snippets(srv, opts))
-		return nil
+	} else if err := e.writePlan(client.Plan(srv, opts)); err != nil {
+		return err
 	}
-	return e.writePlan(client.Plan(srv, opts))
+	if note := onPath(); note != "" {
+		e.printNotes([]string{note})
+	}
+	return nil
 }
 
-// serverEntry is the client's entry starting this binary's mcp server on the
-// repository at root, with the global flags and sandboxes this run names.
-func serverEntry(e *env, o mcpConfigOptions, root string) (mcpclients.Server, error) {
-	bin, err := os.Executable()
+// onPath says, when the entry's "litterbox" would not find this binary
+// on PATH, what the client would run instead; "" when it would.
+func onPath() string {
+	self, err := os.Executable()
 	if err != nil {
-		return mcpclients.Server{}, err
+		return ""
 	}
-	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = resolved
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
 	}
-	srv := mcpclients.Server{Name: o.Name, Command: bin, Args: []string{"mcp", "--repo", root}}
+	found := findOnPath(mcpclients.Command)
+	if found == "" {
+		return fmt.Sprintf("the entry runs %q from PATH, and PATH has none: install it (make install, from a clone) or add %s to PATH", mcpclients.Command, filepath.Dir(self))
+	}
+	if r, err := filepath.EvalSymlinks(found); err == nil {
+		found = r
+	}
+	if found != self {
+		return fmt.Sprintf("the entry runs %q from PATH, which is %s, not this binary (%s)", mcpclients.Command, found, self)
+	}
+	return ""
+}
+
+// serverEntry is the client's entry starting litterbox's mcp server, by
+// name from PATH, on the client's project (its working directory, or the
+// client's own variable for it), with the global flags and sandboxes this
+// run names: nothing of this machine, so a committed entry works in every
+// clone.
+func serverEntry(e *env, o mcpConfigOptions, client mcpclients.Client) (mcpclients.Server, error) {
+	srv := mcpclients.Server{Name: o.Name, Command: mcpclients.Command, Args: append([]string{"mcp"}, client.RepoArgs...)}
 	if e.runtime != "docker" {
 		srv.Args = append(srv.Args, "--runtime", e.runtime)
 	}
@@ -202,4 +228,20 @@ func (e *env) printNotes(notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(e.stderr, "note: %s\n", n)
 	}
+}
+
+// findOnPath is the file a client's "name" would run: the first
+// executable of that name in a directory of PATH ("" when none is). It
+// looks as exec.LookPath does, which only runner may import.
+func findOnPath(name string) string {
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }

@@ -25,7 +25,49 @@ func mcpConfigRepo(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	onPathAsInstalled(t)
 	return resolved
+}
+
+// onPathAsInstalled puts this binary on PATH as "litterbox", as make
+// install does, so mcp-config has nothing to note about PATH.
+func onPathAsInstalled(t *testing.T) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(dir, "litterbox")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// The entry runs litterbox by name, with no path of this machine; the
+// note says when PATH would not find this binary.
+func TestMCPConfigEntryIsPortable(t *testing.T) {
+	repo := mcpConfigRepo(t)
+	for client, want := range map[string]string{
+		"claude": `"command": "litterbox",
+      "args": [
+        "mcp"
+      ]`,
+		"cursor": `"args": [
+        "mcp",
+        "--repo",
+        "${workspaceFolder}"
+      ]`,
+	} {
+		got := cli(t, nil, "--repo", repo, "mcp-config", client, "--allow-builtin")
+		if got.code != 0 || !strings.Contains(got.stdout, want) || strings.Contains(got.stdout, repo) {
+			t.Errorf("%s: %+v, want %s and no path of this machine", client, got, want)
+		}
+	}
+	t.Setenv("PATH", t.TempDir())
+	if note := onPath(); !strings.Contains(note, "PATH has none") {
+		t.Errorf("with no litterbox on PATH: %q", note)
+	}
 }
 
 // Zed's profile enables Litterbox's tools by name: the list must be the

@@ -153,6 +153,9 @@ func repoChecks(ctx context.Context, m *sandbox.Manager, cfg config.Config, cfgE
 	for _, f := range mcpclients.Containment(m.Root) {
 		checks = append(checks, containmentCheck(f))
 	}
+	for _, p := range mcpclients.Portable(m.Root) {
+		checks = append(checks, entryCheck(p))
+	}
 	if cfgErr != nil {
 		return append(checks, box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(cfgErr), Fix: "fix the file named above"})
 	}
@@ -170,6 +173,20 @@ func containmentCheck(f mcpclients.Finding) box.Check {
 	c := box.Check{Name: "containment " + f.Client, Status: box.CheckOK, Detail: f.Detail}
 	if !f.Contained {
 		c.Status, c.Fix = box.CheckWarn, f.Fix
+	}
+	return c
+}
+
+// entryCheck says whether a client's litterbox entry works in every
+// clone: an entry that serves another repository fails, one that holds
+// this machine's paths is a warning (it works here, and only here).
+func entryCheck(p mcpclients.Portability) box.Check {
+	c := box.Check{Name: "entry " + p.Client, Status: box.CheckOK, Detail: p.File + " " + p.Detail}
+	switch {
+	case p.Other:
+		c.Status, c.Fix = box.CheckFail, p.Fix
+	case !p.Portable:
+		c.Status, c.Fix = box.CheckWarn, p.Fix
 	}
 	return c
 }

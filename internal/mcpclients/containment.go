@@ -57,7 +57,7 @@ func (c Client) hasLitterbox(root string) bool {
 		return false
 	}
 	for name, cmd := range c.serverCommands(data) {
-		if name == "litterbox" || len(cmd) > 1 && strings.HasPrefix(filepath.Base(cmd[0]), "litterbox") && slices.Contains(cmd[1:], "mcp") {
+		if isLitterbox(name, cmd) {
 			return true
 		}
 	}

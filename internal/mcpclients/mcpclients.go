@@ -40,8 +40,13 @@ type Client struct {
 	// project root.
 	File string
 	// Doc names the client's documentation of the format.
-	Doc    string
-	format format
+	Doc string
+	// RepoArgs are the arguments that give the server the repository,
+	// for a client that does not start it in the project's directory;
+	// none where it does (the server takes the repository from its
+	// working directory), so the entry holds no path of this machine.
+	RepoArgs []string
+	format   format
 }
 
 type format int
@@ -59,7 +64,9 @@ var Clients = []Client{
 	{Name: "claude", File: ".mcp.json", Doc: "Claude Code project servers", format: claudeJSON},
 	{Name: "codex", File: filepath.Join(".codex", "config.toml"), Doc: "Codex CLI project config (trusted projects)", format: codexTOML},
 	{Name: "opencode", File: "opencode.json", Doc: "OpenCode project config", format: opencodeJSON},
-	{Name: "cursor", File: filepath.Join(".cursor", "mcp.json"), Doc: "Cursor project servers", format: mcpServersJSON},
+	// Cursor fills ${workspaceFolder} in an entry's arguments
+	// (https://cursor.com/docs/context/mcp).
+	{Name: "cursor", File: filepath.Join(".cursor", "mcp.json"), Doc: "Cursor project servers", RepoArgs: []string{"--repo", "${workspaceFolder}"}, format: mcpServersJSON},
 	{Name: "zed", File: filepath.Join(".zed", "settings.json"), Doc: "Zed project settings", format: zedJSON},
 }
 
