@@ -193,6 +193,35 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   assert_equal "$("$RUNTIME" ps -aq --filter label=dev.litterbox.probe)" ""
 }
 
+@test "a Go repository with no config is told golang, by create, sandbox-create and doctor; the default setup says it is the default" {
+  printf 'module example.com/x\n\ngo 1.26.7\n' >go.mod
+  git add go.mod
+  git commit -qm "go.mod"
+  hint='this is a Go project (go.mod) and busybox has no go: set image = "golang:1.26" under [docker] in .litterbox.toml'
+  run --separate-stderr lb create one
+  assert_success
+  assert_line "  image:     busybox:latest (the default; $hint)"
+  assert_line "  setup:     echo hello world (exit 0; the default, not your project's: set setup-command under [docker] in .litterbox.toml)"
+  run --separate-stderr mcpcall --scope own sandbox-create '{"name":"two"}'
+  assert_success
+  text=$(jsonget .text <<<"$output")
+  [[ $text == *$'\n'"image: busybox:latest (the default; $hint)"$'\n'* ]] || fail "$text"
+  assert_equal "$(jsonget .structuredContent.image_hint <<<"$output")" "$hint"
+  run --separate-stderr lb doctor
+  assert_line --regexp '^warn +config +sandboxes run the default image, busybox:latest, and this is a Go project \(go\.mod\): busybox has no go$'
+  assert_line --regexp '^ +fix: set image = "golang:1\.26" under \[docker\] in \.litterbox\.toml$'
+  # Chosen in the config: said where from, and no hint.
+  printf '[docker]\nimage = "litterbox-test/debian:bookworm"\nsetup-command = "true"\n' >.litterbox.toml
+  git add .litterbox.toml
+  git commit -qm config
+  run --separate-stderr lb create three
+  assert_success
+  assert_line "  image:     litterbox-test/debian:bookworm (from .litterbox.toml)"
+  assert_line "  setup:     true (exit 0)"
+  run --separate-stderr lb doctor
+  assert_line --regexp '^ok +config +\.litterbox\.toml: image litterbox-test/debian:bookworm'
+}
+
 @test "doctor: an unreachable engine fails with a fix naming DOCKER_HOST, and the image is not checked" {
   DOCKER_HOST=$BAD_HOST LB_TIMEOUT=20 run --separate-stderr lb doctor
   refute_hang

@@ -230,6 +230,12 @@ const (
 	MaxOutputLimit = 1 << 20
 )
 
+// ImageIsDefault reports whether sandboxes run the default image: no
+// file chose an image or a build.
+func (c Config) ImageIsDefault() bool {
+	return c.From["docker.image"] == "" && c.Build == nil && c.Image == defaultImage
+}
+
 // Default is what a repository without configuration gets.
 func Default() Config {
 	// Two CPUs, leaving the host at least half of one: 1.5 on two cores.

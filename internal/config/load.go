@@ -186,6 +186,7 @@ func (fc *fileConfig) recordFrom(cfg *Config, name string) {
 	for name := range fc.Secrets {
 		from("secrets."+name, true)
 	}
+	from("docker.image", d.Image != nil)
 	from("docker.build", d.Build != nil)
 	from("docker.setup-command", d.SetupCommand != nil)
 	for k := range d.Env {

@@ -29,6 +29,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/projectimage"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -396,19 +397,27 @@ func repoCheck(ctx context.Context, m *sandbox.Manager) box.Check {
 }
 
 func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
-	if len(cfg.Files) == 0 {
-		return box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
-	}
-	if _, err := m.CheckWeakenings(ctx, cfg); err != nil {
-		var we *hostrepo.WeakeningError
-		fix := "fix the file named above"
-		if errors.As(err, &we) && we.Weakening.File == config.File {
-			fix = "read " + config.File + ", then: litterbox trust"
+	c := box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
+	if len(cfg.Files) > 0 {
+		if _, err := m.CheckWeakenings(ctx, cfg); err != nil {
+			var we *hostrepo.WeakeningError
+			fix := "fix the file named above"
+			if errors.As(err, &we) && we.Weakening.File == config.File {
+				fix = "read " + config.File + ", then: litterbox trust"
+			}
+			return box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: fix}
 		}
-		return box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: fix}
+		c.Detail = fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
+			strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))
 	}
-	return box.Check{Name: "config", Status: box.CheckOK, Detail: fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
-		strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))}
+	// On the default image, the project's files may say which one it
+	// needs: busybox has none of their tools.
+	if s, ok := projectimage.Suggest(m.Root); ok && cfg.ImageIsDefault() {
+		c.Status = box.CheckWarn
+		c.Detail = fmt.Sprintf("sandboxes run the default image, %s, and this is a %s project (%s): busybox has no %s", cfg.Image, s.Kind, s.File, s.Tool)
+		c.Fix = fmt.Sprintf("set %s under [docker] in %s", s.Config(), config.File)
+	}
+	return c
 }
 
 // portsCheck makes sure a create would find a host port for every entry.

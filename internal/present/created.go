@@ -24,6 +24,9 @@ func Created(w io.Writer, c *sandbox.Created) {
 	line := func(label, value string) { fmt.Fprintf(w, "  %-11s%s\n", label+":", value) }
 	where(c, line)
 	line("config", configFiles(c, "defaults (no "+config.File+")"))
+	if c.Build == nil && c.ForkedFrom == "" {
+		line("image", imageOrigin(c))
+	}
 	network := c.Network
 	if len(c.Allow) > 0 {
 		network += " (" + strings.Join(c.Allow, ", ") + ")"
@@ -101,7 +104,7 @@ func setup(c *sandbox.Created, line func(label, value string)) {
 	case sc != nil && sc.Hit:
 		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, agent.HumanSize(sc.Bytes), sc.From))
 	default:
-		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
+		line("setup", fmt.Sprintf("%s (exit %d%s)", c.Setup.Command, c.Setup.ExitCode, defaultSetup(c)))
 		switch {
 		case sc != nil && sc.Saved:
 			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, agent.HumanSize(sc.Bytes)))
@@ -124,6 +127,9 @@ func CreatedForAgent(c *sandbox.Created) string {
 	line := func(label, value string) { fmt.Fprintf(&b, "%s: %s\n", label, value) }
 	where(c, line)
 	line("config", configFiles(c, "defaults (no config file)"))
+	if c.Build == nil && c.ForkedFrom == "" {
+		line("image", imageOrigin(c))
+	}
 	line("network", c.Network)
 	if c.Isolation == config.IsolationGVisor {
 		line("isolation", "gvisor")
@@ -137,7 +143,7 @@ func CreatedForAgent(c *sandbox.Created) string {
 	case c.SetupCache != nil && c.SetupCache.Hit:
 		line("setup", c.Setup.Command+" (its result came from the setup cache; it did not run)")
 	default:
-		line("setup", fmt.Sprintf("%s (exit %d)", c.Setup.Command, c.Setup.ExitCode))
+		line("setup", fmt.Sprintf("%s (exit %d%s)", c.Setup.Command, c.Setup.ExitCode, defaultSetup(c)))
 		if sc := c.SetupCache; sc != nil && sc.NotKept != "" {
 			line("setup cache", "not kept: "+sc.NotKept)
 		}
@@ -169,6 +175,27 @@ func where(c *sandbox.Created, line func(label, value string)) {
 	line("container", c.Container)
 	line("base", c.Base)
 	line("workdir", c.Workdir)
+}
+
+// imageOrigin is the image and the file that chose it; on the default
+// image, the one the project's files ask for, with its line of config.
+func imageOrigin(c *sandbox.Created) string {
+	switch {
+	case c.ImageFrom != "":
+		return fmt.Sprintf("%s (from %s)", c.Image, c.ImageFrom)
+	case c.ImageHint != "":
+		return fmt.Sprintf("%s (the default; %s)", c.Image, c.ImageHint)
+	}
+	return fmt.Sprintf("%s (the default; set image under [docker] in %s for your project's tools)", c.Image, config.File)
+}
+
+// defaultSetup marks the default setup command as such, so its output is
+// not taken for the project's.
+func defaultSetup(c *sandbox.Created) string {
+	if c.SetupFrom != "" || c.Setup.Command != config.DefaultSetup {
+		return ""
+	}
+	return "; the default, not your project's: set setup-command under [docker] in " + config.File
 }
 
 // configFiles names the config files the sandbox was made from, or none.

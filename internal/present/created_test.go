@@ -47,8 +47,9 @@ func createdCases() map[string]*sandbox.Created {
 	return map[string]*sandbox.Created{
 		"defaults": {
 			Name: "box", Branch: "litterbox/box", Container: "litterbox-c11e0001-box", Base: "0123456789ab", Status: sandbox.StatusActive,
-			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "true"},
-			Limits: sandbox.Limits{CPUs: "1.5", Memory: "2g", Pids: 512, MemoryBudget: 18 << 30, MemoryInUse: 6 << 30, Sandboxes: 3, MaxSandboxes: 8},
+			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "echo hello world", Stdout: "hello world\n"}, Image: "busybox:latest",
+			ImageHint: `this is a Go project (go.mod) and busybox has no go: set image = "golang:1.26" under [docker] in .litterbox.toml`,
+			Limits:    sandbox.Limits{CPUs: "1.5", Memory: "2g", Pids: 512, MemoryBudget: 18 << 30, MemoryInUse: 6 << 30, Sandboxes: 3, MaxSandboxes: 8},
 		},
 		"everything": {
 			Name: "web", Branch: "litterbox/web", Container: "litterbox-c11e0001-web", Base: "fedcba987654", Status: sandbox.StatusActive,
@@ -74,22 +75,24 @@ func createdCases() map[string]*sandbox.Created {
 		},
 		"failed-setup": {
 			Name: "bad", Branch: "litterbox/bad", Container: "litterbox-c11e0001-bad", Base: "222222222222", Status: sandbox.StatusFailedSetup,
-			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"},
+			Workdir: "/src", Network: "none", Setup: layout.SetupResult{Command: "exit 3", ExitCode: 3, Stderr: "boom"}, Image: "busybox:latest",
 			SetupCache: &sandbox.CacheReport{Key: "0000000000000000"},
 		},
 		"failed-devcontainer-setup": {
 			Name: "dev", Branch: "litterbox/dev", Container: "litterbox-c11e0001-dev", Base: "444444444444", Status: sandbox.StatusFailedSetup,
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".devcontainer/devcontainer.json"}, SetupFrom: ".devcontainer/devcontainer.json",
+			Image: "mcr.microsoft.com/devcontainers/python:3", ImageFrom: ".devcontainer/devcontainer.json",
 			Setup: layout.SetupResult{Command: "npm install && pip install -r requirements.txt", ExitCode: 127, Stderr: "sh: 1: npm: not found\n"},
 		},
 		"cache-not-kept": {
 			Name: "home", Branch: "litterbox/home", Container: "litterbox-c11e0001-home", Base: "555555555555", Status: sandbox.StatusActive,
 			Workdir: "/src", Network: "none", ConfigFiles: []string{".litterbox.toml"}, Setup: layout.SetupResult{Command: "go mod download"},
+			Image: "golang:1.26", ImageFrom: ".litterbox.toml",
 			SetupCache: &sandbox.CacheReport{Key: "aaaaaaaaaaaa", NotKept: "the setup command left no ignored file in /src"},
 		},
 		"pooled": {
 			Name: "warm", Branch: "litterbox/warm", Container: "litterbox-c11e0001-warm", Base: "666666666666", Status: sandbox.StatusActive,
-			Workdir: "/src", Network: "none", Pool: "litterbox-app-c11e0001.pool-0a1b2c3d", Setup: layout.SetupResult{Command: "echo hello world", Stdout: "hello world\n"},
+			Workdir: "/src", Network: "none", Pool: "litterbox-app-c11e0001.pool-0a1b2c3d", Image: "busybox:latest", Setup: layout.SetupResult{Command: "echo hello world", Stdout: "hello world\n"},
 		},
 		"forked": {
 			Name: "copy", Branch: "litterbox/copy", Container: "litterbox-c11e0001-copy", Base: "333333333333", Status: sandbox.StatusActive,

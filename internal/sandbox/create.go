@@ -23,6 +23,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/projectimage"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -145,6 +146,12 @@ type Created struct {
 	// when the project builds it.
 	Image string            `json:"image"`
 	Build *image.BuiltImage `json:"build,omitempty"`
+	// ImageFrom is the config file that chose the image, "" for the
+	// default.
+	ImageFrom string `json:"image_from,omitempty"`
+	// ImageHint, on the default image, names the image the project's
+	// files ask for and the line of config that sets it.
+	ImageHint string `json:"image_hint,omitempty"`
 	// SetupCache says whether the setup came from the cache or was kept
 	// in it; nil when the cache was not used.
 	SetupCache *CacheReport `json:"setup_cache,omitempty"`
@@ -452,6 +459,19 @@ type CacheReport struct {
 	Bytes int64  `json:"bytes"`
 	// NotKept says why this create's setup result was not kept.
 	NotKept string `json:"not_kept,omitempty"`
+}
+
+// imageHint, for a sandbox on the default image, names the image the
+// project's files ask for and the line of config that sets it; "" when
+// the config chose the image, or the files name none.
+func (m *Manager) imageHint(cfg config.Config) string {
+	if !cfg.ImageIsDefault() {
+		return ""
+	}
+	if s, ok := projectimage.Suggest(m.Root); ok {
+		return s.String()
+	}
+	return ""
 }
 
 func forkedFrom(f *forkSource) string {

@@ -557,7 +557,7 @@ func (c *creation) report(ctx context.Context) *Created {
 	storage := c.storage()
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
-		Image: cfg.Image, Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork), Pool: c.n.Pool,
+		Image: cfg.Image, ImageFrom: cfg.From["docker.image"], ImageHint: m.imageHint(cfg), Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork), Pool: c.n.Pool,
 		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Isolation: cfg.Isolation, Limits: c.limits, Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg), SetupFrom: cfg.From["docker.setup-command"],
 		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
 	}
