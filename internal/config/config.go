@@ -70,7 +70,7 @@ type Config struct {
 	Disk int64
 	// MaxSandboxes bounds the live sandboxes of this repository an agent
 	// may create (a person may pass it); MemoryBudget bounds the memory
-	// limits of all of the engine's running sandboxes together, as a share
+	// limits of this repository's running sandboxes together, as a share
 	// of its host's memory ("50%") or a size; Idle, when set, stops a
 	// sandbox that had no call and used no CPU for that long.
 	MaxSandboxes int

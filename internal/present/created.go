@@ -85,7 +85,7 @@ func limits(l sandbox.Limits) string {
 	}
 	var of []string
 	if l.MemoryBudget > 0 {
-		of = append(of, fmt.Sprintf("running sandboxes' memory %s of a %s budget", agent.HumanSize(l.MemoryInUse), agent.HumanSize(l.MemoryBudget)))
+		of = append(of, fmt.Sprintf("this repository's running sandboxes' memory %s of a %s budget", agent.HumanSize(l.MemoryInUse), agent.HumanSize(l.MemoryBudget)))
 	}
 	if l.MaxSandboxes > 0 {
 		of = append(of, fmt.Sprintf("sandbox %d of %d here", l.Sandboxes, l.MaxSandboxes))

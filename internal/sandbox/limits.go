@@ -31,7 +31,7 @@ type Limits struct {
 	// Idle is how long a sandbox may do nothing before it stops; "" for
 	// never.
 	Idle string `json:"idle,omitempty"`
-	// MemoryBudget is what the memory limits of the engine's running
+	// MemoryBudget is what the memory limits of the repository's running
 	// sandboxes may add up to, in bytes (0: not known, as on a cluster),
 	// and MemoryInUse what they add up to with this one.
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
@@ -79,8 +79,8 @@ func (c *creation) checkLimits(ctx context.Context) error {
 	return c.checkMemory(ctx)
 }
 
-// checkMemory refuses a sandbox whose memory limit would take the engine's
-// running sandboxes past their budget.
+// checkMemory refuses a sandbox whose memory limit would take the
+// repository's running sandboxes past their budget (ownRunning).
 func (c *creation) checkMemory(ctx context.Context) error {
 	m, cfg := c.m, c.cfg
 	info, ok := m.Provider.(box.HostInfo)
@@ -119,27 +119,47 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	c.boxes = orEmpty(list) // read, though it may be empty
 	own := int64(config.MemBytes(cfg.Memory))
 	used, users := own, []string(nil)
-	// A warm pool's entries hold their memory too; the one a create
-	// would claim is counted once, as its own.
-	claims := cfg.PoolSize > 0 && c.opts.fork == nil && !c.fill
-	for _, s := range list {
-		if s.State != "running" && s.State != "paused" || s.Name == c.n.Container {
-			continue
-		}
-		if claims && pool.IsEntry(s.Name) && strings.HasPrefix(s.Name, m.Prefix()) {
-			claims = false
-			continue
-		}
+	for _, s := range ownRunning(list, m.Prefix(), c.n.Container) {
 		n := memoryOf(s.Labels)
 		used += n
-		users = append(users, fmt.Sprintf("%s (%s)", s.Name, agent.HumanSize(n)))
+		// By name, from the container's: a claimed pool entry has the
+		// entry's labels.
+		users = append(users, fmt.Sprintf("%s (%s)", strings.TrimPrefix(s.Name, m.Prefix()+"-"), agent.HumanSize(n)))
 	}
+	slices.Sort(users)
 	c.limits.MemoryBudget, c.limits.MemoryInUse = budget, used
 	if used <= budget {
 		return nil
 	}
-	return &LimitError{Msg: fmt.Sprintf("memory budget: this sandbox's %s would bring the engine's running sandboxes to %s, over their budget of %s ([limits] memory-budget = %q of the host's %s); in use: %s; delete one, lower [docker] memory, or raise the budget in %s",
-		agent.HumanSize(own), agent.HumanSize(used), agent.HumanSize(budget), cfg.MemoryBudget, agent.HumanSize(total), shortList(users, 6), config.LocalFile)}
+	return &LimitError{Msg: fmt.Sprintf("memory budget: this sandbox's %s would bring this repository's running sandboxes to %s, over their budget of %s ([limits] memory-budget = %q of the host's %s); they are: %s; delete one (litterbox delete NAME), lower [docker] memory, or raise the budget in %s",
+		agent.HumanSize(own), agent.HumanSize(used), agent.HumanSize(budget), cfg.MemoryBudget, agent.HumanSize(total), orNone(shortList(users, 6)), config.LocalFile)}
+}
+
+// ownRunning are the sandboxes the memory budget counts: this
+// repository's (their names start with prefix) that run or are paused,
+// but the one being made. A memory limit is what a sandbox may take, not
+// what it uses, and the engine does not say what each uses without a
+// sample of seconds (docker stats), so the budget counts one
+// repository's limits: another repository's sandboxes, and other
+// people's, never refuse a create here. Warm pool entries are not
+// counted: they run nothing until a create claims one, which then counts
+// as this sandbox.
+func ownRunning(list []box.Summary, prefix, self string) []box.Summary {
+	var out []box.Summary
+	for _, s := range list {
+		if s.State != "running" && s.State != "paused" || s.Name == self || pool.IsEntry(s.Name) || !strings.HasPrefix(s.Name, prefix+"-") {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // budgetFacts are what the memory budget reads of the engine: its host's

@@ -54,10 +54,45 @@ func TestIntegrationHostLimits(t *testing.T) {
 		t.Fatalf("past the memory budget: %v", err)
 	}
 	refusedCleanly(t, m, "big")
+	// The refusal names this repository's sandboxes alone.
+	if !strings.Contains(err.Error(), "they are: ninth (64.0 MiB), s1 (64.0 MiB), s2 (64.0 MiB),") {
+		t.Errorf("the refusal does not name the repository's sandboxes: %v", err)
+	}
 	list, err := m.List(ctx, false)
 	if err != nil || len(list) != 9 || list[0].Limits == nil || list[0].Limits.Memory != "64m" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
+}
+
+// The budget counts one repository's sandboxes, and no warm pool entry:
+// another repository's sandboxes, whose limits add up past the budget
+// (their memory reserved, not used), and a filled pool of this one, do
+// not refuse a create; this repository's own do, naming only them.
+func TestIntegrationBudgetCountsOneRepository(t *testing.T) {
+	ctx := context.Background()
+	// Each limit alone fits a budget of 1 GiB; two do not.
+	local := "[docker]\nmemory = \"700m\"\n[limits]\nmemory-budget = \"1g\"\n"
+	other := repoManager(t, testenv.Files{"README.md": "other\n"}, local)
+	if _, err := other.Create(ctx, CreateOptions{Name: "theirs"}); err != nil {
+		t.Fatal(err)
+	}
+	m := repoManager(t, testenv.Files{"README.md": "mine\n"}, local+"[pool]\nsize = 1\n")
+	if _, err := m.FillPool(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Create(ctx, CreateOptions{Name: "mine"})
+	if err != nil {
+		t.Fatalf("another repository's sandbox, or the pool, refused a create: %v", err)
+	}
+	if c.Limits.MemoryInUse != 700<<20 {
+		t.Errorf("memory counted %d, want this sandbox's 700 MiB alone", c.Limits.MemoryInUse)
+	}
+	_, err = m.Create(ctx, CreateOptions{Name: "second"})
+	var le *LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "they are: mine (700.0 MiB);") || strings.Contains(err.Error(), "theirs") {
+		t.Fatalf("a second sandbox of this repository: %v", err)
+	}
+	refusedCleanly(t, m, "second")
 }
 
 // [limits] idle: PID 1 stops a sandbox that had no call and used no CPU for
