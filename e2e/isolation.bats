@@ -132,3 +132,26 @@ teardown() { common_teardown; }
   run branch_exists litterbox/other
   assert_failure
 }
+
+@test "gVisor on Podman, where runsc needs its flags: create and doctor name gvisor-flags, and nothing is left made" {
+  command -v podman >/dev/null || fail "podman is not installed (.ci/run installs it)"
+  # The teardown removes what is left on podman.
+  RUNTIME=podman
+  rm -f "$XDG_CONFIG_HOME/litterbox/config.toml"
+  printf '[docker]\nisolation = "gvisor"\n' >.litterbox.local.toml
+  fix='runsc needs its flags on this host: set gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config'
+  run --separate-stderr lb --runtime podman create gv
+  assert_failure
+  [[ $stderr == *"$fix"* && $stderr != *$'\n'?* ]] || fail "$stderr"
+  assert_equal "$(podman ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
+  run --separate-stderr lb --runtime podman doctor
+  assert_line --regexp "^ +fix: $(printf '%s' "$fix" | sed 's/[][\.*^$]/\\&/g')"
+  refute_line --partial "use an image for linux/"
+  # With them, it runs on gVisor's kernel.
+  mkdir -p "$XDG_CONFIG_HOME/litterbox"
+  printf '[docker]\ngvisor-flags = ["network=none", "host-uds=open"]\n' >"$XDG_CONFIG_HOME/litterbox/config.toml"
+  lb_ok --runtime podman create gv >/dev/null
+  run lb --runtime podman exec gv -- uname -r </dev/null
+  assert_output "4.4.0"
+  lb_ok --runtime podman delete --force gv >/dev/null
+}

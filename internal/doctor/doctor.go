@@ -303,7 +303,7 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 		return p, oneLineErr(err), ""
 	}
 	if err := probe.Start(ctx); err != nil {
-		return p, "the sandbox helper does not start: " + oneLineErr(err), "use an image for linux/" + h.Arch + ", or a helper for the image's architecture (" + agent.HelperEnv + ")"
+		return p, "the sandbox helper does not start: " + oneLineErr(err), sandbox.StartFix(err, "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
 	}
 	uid, _, _ := cfg.IDs()
 	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {
@@ -346,7 +346,7 @@ func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) 
 	p, detail, _ := runProbe(ctx, m, cfg)
 	if strings.Contains(detail, "root network namespace") {
 		// Rootful Podman on a host like these (NOTES-docker.md).
-		fix = `pass runsc its flags: gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config (` + config.UserFile() + `)`
+		fix = sandbox.GVisorFlagsFix
 	}
 	switch {
 	case detail != "":

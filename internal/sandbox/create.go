@@ -288,11 +288,25 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	}
 	if err != nil {
 		if !errors.Is(err, box.ErrPortInUse) {
-			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; litterbox doctor checks the image: %w", spec.Image, err)
+			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; %s: %w", spec.Image, StartFix(err, "litterbox doctor checks the image"), err)
 		}
 		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
 	return id, nil
+}
+
+// GVisorFlagsFix is what runsc needs where it cannot set up its own
+// network (rootful Podman on a nested host): its flags, which only
+// Podman passes from the config (Docker takes them from its daemon.json).
+var GVisorFlagsFix = `runsc needs its flags on this host: set gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config (` + config.UserFile() + `); see docs/security.md#isolation-levels`
+
+// StartFix is what to do about a sandbox whose helper would not start,
+// from what the engine said; fallback when it says nothing known.
+func StartFix(err error, fallback string) string {
+	if strings.Contains(err.Error(), "root network namespace") {
+		return GVisorFlagsFix
+	}
+	return fallback
 }
 
 // keptID is the id a record keeps of a box the engine made: "" on a
