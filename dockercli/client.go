@@ -416,6 +416,22 @@ func (c *Client) Pull(ctx context.Context, image string) error {
 	return err
 }
 
+// ImageNames lists the images the engine has, as repository:tag (none
+// for an image with no name).
+func (c *Client) ImageNames(ctx context.Context) ([]string, error) {
+	res, err := c.args(ctx, "image", "ls", "--format", "{{.Repository}}:{{.Tag}}")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(res.Stdout), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.Contains(l, "<none>") {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
 // Endpoint returns the address of the engine the client talks to, such as
 // unix:///var/run/docker.sock or tcp://build-box:2376.
 func (c *Client) Endpoint(ctx context.Context) (string, error) {

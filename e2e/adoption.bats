@@ -222,6 +222,31 @@ strip_ansi() { sed "s/$ESC\\[[0-9;]*m//g"; }
   assert_line --regexp '^ok +config +\.litterbox\.toml: image litterbox-test/debian:bookworm'
 }
 
+@test "image refusals name the file that set the image, and a near miss or a name in the wrong case as what was meant; list names an engine that is down" {
+  printf '[docker]\nimage = "busybx:latest"\n' >.litterbox.local.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  [[ $stderr == "Error: image: busybx:latest is not present and could not be pulled: "*' (did you mean busybox:latest, which this engine has? set image = "busybox:latest" under [docker] in .litterbox.local.toml)' ]] || fail "$stderr"
+  run --separate-stderr lb doctor
+  assert_line '                  fix: did you mean busybox:latest, which this engine has? set image = "busybox:latest" under [docker] in .litterbox.local.toml'
+  printf '[docker]\nimage = "Busybox:Latest"\n' >.litterbox.local.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  assert_stderr "Error: image: \"Busybox:Latest\" is not an image name: a repository's name is in lower case (set image = \"busybox:latest\" under [docker] in .litterbox.local.toml)"
+  # Nowhere near any image here: pull or build it, in the file that named it.
+  printf '[docker]\nimage = "%s"\n' "$MISSING_IMAGE" >.litterbox.local.toml
+  run --separate-stderr lb create box
+  assert_failure 1
+  [[ $stderr == *"(pull or build it ($RUNTIME pull $MISSING_IMAGE), or set another image under [docker] in .litterbox.local.toml)" ]] || fail "$stderr"
+  nothing_created box
+  rm .litterbox.local.toml
+
+  DOCKER_HOST=$BAD_HOST run --separate-stderr lb list
+  assert_failure 1
+  assert_output ""
+  [[ $stderr == "Error: The engine is not reachable ("*"); start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one; litterbox doctor checks it." && $stderr != *$'\n'* ]] || fail "$stderr"
+}
+
 @test "doctor: an unreachable engine fails with a fix naming DOCKER_HOST, and the image is not checked" {
   DOCKER_HOST=$BAD_HOST LB_TIMEOUT=20 run --separate-stderr lb doctor
   refute_hang

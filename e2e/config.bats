@@ -741,13 +741,13 @@ EOF
 # ---------------------------------------------------------------------------
 # Refused files: one line naming the file (line, key), and nothing made
 
-@test "refused: a TOML syntax error names the file and line" {
+@test "refused: a TOML syntax error names the file and line, and the fix" {
   config <<'EOF'
 [docker]
 image = "busybox:latest"
 setup-command = "echo
 EOF
-  refused '^Error: \.litterbox\.toml, line 3'
+  refused '^Error: \.litterbox\.toml, line 3.*; the file is TOML \(https://toml\.io\): fix that line; docs/configuration\.md lists every key\.$'
 }
 
 @test "refused: a value of the wrong type names the file, line and key docker.image" {

@@ -438,3 +438,18 @@ built"
   run branch_exists litterbox/stolen
   assert_failure
 }
+
+@test "a server given a bad --repo answers the handshake, and every call says why" {
+  run --separate-stderr mcpcall --scope own --repo "$BATS_TEST_TMPDIR/not-a-repo" sandbox-list '{}' sandbox-create '{"name":"x"}'
+  assert_success
+  for i in 0 1; do
+    assert_equal "$(jsonget .isError <<<"${lines[$i]}")" true
+    [[ $(jsonget .text <<<"${lines[$i]}") == "litterbox mcp cannot serve: "*"; give the server the repository with --repo DIR in the client's entry, or start the client in the repository" ]] || fail "${lines[$i]}"
+  done
+  [[ $stderr == *"litterbox mcp: litterbox mcp cannot serve: "* ]] || fail "$stderr"
+  mkdir "$BATS_TEST_TMPDIR/plain"
+  cd "$BATS_TEST_TMPDIR/plain"
+  run --separate-stderr mcpcall --scope own sandbox-list '{}'
+  assert_success
+  [[ $(jsonget .text <<<"$output") == "litterbox mcp cannot serve: "*"not a git repository"* ]] || fail "$output"
+}

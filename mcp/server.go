@@ -27,6 +27,18 @@ import (
 // is appended to the repository's audit log; problems writing it go to
 // errLog, never to stdout.
 func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *server.MCPServer {
+	return newServer(mgr, version, errLog, scope, nil)
+}
+
+// Unavailable is a server for a repository that could not be opened (a
+// --repo that is no repository, say): it answers the handshake and lists
+// the tools, and every call is refused with why, so the client and its
+// agent read the reason instead of a closed connection.
+func Unavailable(version string, errLog io.Writer, why error) *server.MCPServer {
+	return newServer(nil, version, errLog, nil, why)
+}
+
+func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope, broken error) *server.MCPServer {
 	if scope != nil {
 		scope.clients = func() map[string]string {
 			out := map[string]string{}
@@ -36,15 +48,21 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 			return out
 		}
 	}
-	s := server.NewMCPServer("litterbox", version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
-		server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Known(ctx, slug) })),
-		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. "+
-			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch "+
+		server.WithInstructions("Litterbox gives you a sandbox: a container holding a copy of the repository at /src. " +
+			"Create one with sandbox-create, then work only inside it. Every change you make is committed to the sandbox's branch " +
 			"for a human to review; you cannot delete sandboxes."),
-	)
+	}
+	if broken != nil {
+		opts = append(opts, server.WithToolHandlerMiddleware(refuseAll(broken)))
+	} else {
+		opts = append(opts,
+			server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
+			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Known(ctx, slug) })))
+	}
+	s := server.NewMCPServer("litterbox", version, opts...)
 	h := handlers{mgr: mgr, scope: scope}
 	s.AddTool(gomcp.NewTool("sandbox-create", input[createIn](nil), output[sandbox.Created](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. "+
@@ -65,6 +83,15 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 	addAgentTools(s, h)
 	addServiceTools(s, h)
 	return s
+}
+
+// refuseAll answers every call with why, before any tool runs.
+func refuseAll(why error) server.ToolHandlerMiddleware {
+	return func(server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(context.Context, gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+			return errResult(why), nil
+		}
+	}
 }
 
 // Serve runs the server on stdin/stdout until stdin closes or ctx ends.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
 // exitCode makes the process exit with a command's own status, silently.
@@ -37,4 +40,17 @@ func sentence(msg string) string {
 		msg += "."
 	}
 	return msg
+}
+
+// engineFix is what to do about an engine that does not answer.
+const engineFix = "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one; litterbox doctor checks it"
+
+// withFix adds to an error whose cause every command shares the one fix
+// for it, where the command did not say it already: an engine that does
+// not answer is named as such, not as the engine CLI's own words alone.
+func withFix(err error) error {
+	if errors.Is(err, box.ErrEngineUnreachable) && !strings.Contains(err.Error(), "DOCKER_HOST") {
+		return fmt.Errorf("the engine is not reachable (%w); %s", err, engineFix)
+	}
+	return err
 }

@@ -60,7 +60,7 @@ func (p *program) main(args []string) int {
 	if errors.As(err, &code) {
 		return int(code)
 	}
-	fmt.Fprintln(stderr, "Error: "+sentence(err.Error()))
+	fmt.Fprintln(stderr, "Error: "+sentence(withFix(err).Error()))
 	var u usageError
 	// cobra reports an unknown subcommand as a plain error.
 	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {

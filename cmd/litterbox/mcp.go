@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +64,11 @@ func runMCP(ctx context.Context, e *env, o mcpOptions) error {
 	}
 	m, err := e.open(ctx, opening{audited: true})
 	if err != nil {
-		return err
+		// A client that gets no handshake shows only "EOF": answer it,
+		// and give the reason with every call (and here, on stderr).
+		why := fmt.Errorf("litterbox mcp cannot serve: %w; give the server the repository with --repo DIR in the client's entry, or start the client in the repository", err)
+		fmt.Fprintf(e.stderr, "litterbox mcp: %v\n", why)
+		return mcp.Serve(ctx, mcp.Unavailable(version, e.stderr, why), e.stdin, e.stdout, e.stderr)
 	}
 	return mcp.Serve(ctx, mcp.New(m, version, e.stderr, scope), e.stdin, e.stdout, e.stderr)
 }

@@ -17,6 +17,12 @@ type ImageStore interface {
 	Build(ctx context.Context, b BuildSpec, out io.Writer) error
 }
 
+// ImageLister is an image store that lists the images it has, for a
+// missing image's "did you mean".
+type ImageLister interface {
+	ImageNames(ctx context.Context) ([]string, error)
+}
+
 // EgressHost is a provider that runs the egress proxy beside a box
 // (Caps.EgressProxy): a tmpfs volume for the shared socket, a network the
 // box leaves once its setup is done, and the proxy's log.

@@ -17,6 +17,7 @@ type Error struct {
 	Line int    // 0 when the problem is not on one line
 	Key  string // dotted key, when known
 	Msg  string
+	Fix  string // what to do, when Msg does not say it
 }
 
 func (e *Error) Error() string {
@@ -30,8 +31,15 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(oneLine(e.Msg))
+	if e.Fix != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Fix)
+	}
 	return b.String()
 }
+
+// syntaxFix is what to do about a line the TOML parser could not read.
+const syntaxFix = "the file is TOML (https://toml.io): fix that line; docs/configuration.md lists every key"
 
 // oneLine escapes the control characters the parser quotes back from the
 // file ("not a binary number: '0b\n'"), so an error stays one line.
@@ -55,10 +63,16 @@ func oneLine(s string) string {
 // refusals of the value types (UnmarshalTOML) are a toml.ParseError, which
 // carries the line and the key. A key that needs quotes ("a b") keeps the
 // message it has always had: the whole of the library's text.
-func tomlError(name string, err error) error {
+func tomlError(name string, data []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) && !strings.Contains(pe.LastKey, `"`) {
-		return &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		e := &Error{File: name, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+		// A file that no TOML reader can read is a syntax error; one that
+		// reads as plain TOML had a value refused, which says why itself.
+		if _, serr := toml.Decode(string(data), &map[string]any{}); serr != nil {
+			e.Fix = syntaxFix
+		}
+		return e
 	}
 	// The decoder's own type errors (a string where a number goes, a value
 	// where a table goes) are plain fmt errors in the library (MetaData.e,

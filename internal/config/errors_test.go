@@ -72,3 +72,15 @@ func loadError(t *testing.T, file string) *Error {
 	}
 	return ce
 }
+
+// A syntax error gets the fix; a value refused from a file that reads as
+// TOML says why itself, and gets none.
+func TestSyntaxErrorHasAFix(t *testing.T) {
+	for data, fix := range map[string]bool{"[docker\nimage = 1\n": true, "[docker]\nmemory = \"lots\"\n": false, "[docker]\nimage = 3\n": false} {
+		_, err := parseConfig(File, []byte(data))
+		var e *Error
+		if !errors.As(err, &e) || (e.Fix != "") != fix {
+			t.Errorf("%q: %v, want a fix: %v", data, err, fix)
+		}
+	}
+}

@@ -141,7 +141,7 @@ func parseConfig(name string, data []byte) (*fileConfig, error) {
 	var fc fileConfig
 	md, err := toml.Decode(string(data), &fc)
 	if err != nil {
-		return nil, tomlError(name, err)
+		return nil, tomlError(name, data, err)
 	}
 	if err := unknownKey(name, data, md); err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func suggest(key toml.Key, parent *schemaNode) string {
 	}
 	best, bestD := "", 1<<30
 	for _, k := range slices.Sorted(maps.Keys(parent.keys)) {
-		if d := editDistance(last, k); d < bestD {
+		if d := EditDistance(last, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -135,8 +135,8 @@ func suggest(key toml.Key, parent *schemaNode) string {
 	return "did you mean " + best + "?"
 }
 
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, by bytes.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -129,7 +129,7 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 			probeCfg.Image = strings.Fields(c.Detail)[0]
 		}
 	} else {
-		c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image)
+		c, platform = imageCheck(ctx, cli, rt.Bin, probeCfg.Image, cfg.From["docker.image"])
 	}
 	checks := []box.Check{c}
 	// An image still to be built cannot be probed.
@@ -370,12 +370,12 @@ func gvisorName(m *sandbox.Manager, cfg config.Config) string {
 
 // imageCheck finds the image or pulls it: an image that cannot be had fails
 // every create. It returns the image's platform when it found it present.
-func imageCheck(ctx context.Context, cli box.Provider, bin, image string) (box.Check, string) {
+func imageCheck(ctx context.Context, cli box.Provider, bin, image, from string) (box.Check, string) {
 	info, err := box.Images(cli).Image(ctx, image)
 	platform := info.Platform
 	switch {
 	case errors.Is(err, box.ErrImageNotFound):
-		return sandbox.PullCheck(ctx, cli, bin, image), ""
+		return sandbox.PullCheck(ctx, cli, bin, image, from), ""
 	case err != nil:
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
 	}

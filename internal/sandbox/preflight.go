@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -49,15 +51,71 @@ func EngineCheck(ctx context.Context, cli box.Provider, server string, err error
 	return box.Check{Name: "engine", Status: box.CheckOK, Detail: "reachable, version " + server}
 }
 
-// PullCheck pulls an image that is not present.
-func PullCheck(ctx context.Context, cli box.Provider, bin, image string) box.Check {
+// PullCheck pulls an image that is not present. from is the config file
+// that named it ("" for the default); a failure's fix names that file, and
+// an image of this engine whose name is a near miss (a typo, the wrong
+// case) as what was meant.
+func PullCheck(ctx context.Context, cli box.Provider, bin, image, from string) box.Check {
+	if from == "" {
+		from = config.File
+	}
+	if lower := lowerRepository(image); lower != image {
+		// The engine refuses the name before any registry sees it.
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: fmt.Sprintf("%q is not an image name: a repository's name is in lower case", image),
+			Fix: fmt.Sprintf("set image = %q under [docker] in %s", orNear(ctx, cli, image, lower), from)}
+	}
 	pctx, cancel := context.WithTimeout(ctx, pullTimeout)
 	defer cancel()
 	if err := box.Images(cli).Pull(pctx, image); err != nil {
-		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err),
-			Fix: "pull or build it (" + bin + " pull " + image + "), or set [docker] image in " + config.File}
+		fix := "pull or build it (" + bin + " pull " + image + "), or set another image under [docker] in " + from
+		if near := nearImage(ctx, cli, image); near != "" {
+			fix = fmt.Sprintf("did you mean %s, which this engine has? set image = %q under [docker] in %s", near, near, from)
+		}
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err), Fix: fix}
 	}
 	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " pulled"}
+}
+
+// lowerRepository is image with its repository's name in lower case, as
+// the engine requires (the tag keeps its case).
+func lowerRepository(image string) string {
+	name, rest := image, ""
+	if i := strings.LastIndexAny(image, ":@"); i > strings.LastIndex(image, "/") {
+		name, rest = image[:i], image[i:]
+	}
+	return strings.ToLower(name) + rest
+}
+
+// orNear is the engine's image nearest image if there is one, else def.
+func orNear(ctx context.Context, cli box.Provider, image, def string) string {
+	if near := nearImage(ctx, cli, image); near != "" {
+		return near
+	}
+	return def
+}
+
+// nearImage is the image of this engine whose name is nearest image: the
+// same but for case, or at most two edits away; "" when none is.
+func nearImage(ctx context.Context, cli box.Provider, image string) string {
+	l, ok := box.Images(cli).(box.ImageLister)
+	if !ok {
+		return ""
+	}
+	names, err := l.ImageNames(ctx)
+	if err != nil {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, n := range names {
+		d := config.EditDistance(strings.ToLower(image), strings.ToLower(n))
+		if strings.EqualFold(n, image) {
+			d = 0
+		}
+		if d < bestD && n != image {
+			best, bestD = n, d
+		}
+	}
+	return best
 }
 
 // preflight is what create checks before it makes anything: the engine
@@ -86,7 +144,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
 	if !present {
-		if c := PullCheck(ctx, cli, m.Runtime.Bin, cfg.Image); c.Status == box.CheckFail {
+		if c := PullCheck(ctx, cli, m.Runtime.Bin, cfg.Image, cfg.From["docker.image"]); c.Status == box.CheckFail {
 			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
 		}
 		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {
