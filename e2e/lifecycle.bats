@@ -596,6 +596,24 @@ thaw_foreign() {
   assert_output "No sandboxes to delete."
 }
 
+@test "delete A B C deletes each once all are found; a typo among them deletes nothing; an active one stays without --force" {
+  create one
+  create two
+  create three
+  lb_ok pause one >/dev/null
+  lb_ok pause three >/dev/null
+  run --separate-stderr lb delete one tow three
+  assert_failure 1
+  assert_equal "$stderr" "Error: No sandbox named tow in this repository (litterbox list shows them); nothing deleted."
+  assert_equal "$(git for-each-ref --format='%(refname:short)' refs/heads/litterbox/ | tr '\n' ' ')" "litterbox/one litterbox/three litterbox/two "
+  run --separate-stderr lb delete one two three
+  assert_failure 1
+  assert_line "Deleted sandbox 'one'."
+  assert_line "Deleted sandbox 'three'."
+  [[ $stderr == *"Sandbox 'two' is active"*"1 of 3 sandbox(es) not deleted: two"* ]] || fail "stderr: $stderr"
+  assert_equal "$(git for-each-ref --format='%(refname:short)' refs/heads/litterbox/)" "litterbox/two"
+}
+
 @test "delete --all-envs asks at a terminal: N keeps everything, y deletes (tmux, 80x24)" {
   create one
   create two

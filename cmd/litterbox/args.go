@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"slices"
 )
 
 // dashArgs splits "NAME -- extra..." into the name and the extra arguments.
@@ -30,10 +31,16 @@ func actionArg(actions ...string) cobra.CompletionFunc {
 }
 
 // nameArg completes sandbox names of the current repository.
-func (p *program) nameArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+func (p *program) nameArg(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
+	return p.namesArg(cmd, args, toComplete)
+}
+
+// namesArg completes sandbox names of the current repository for every
+// argument, leaving out those already given.
+func (p *program) namesArg(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 	m, err := p.envOf().manager(cmd.Context())
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -44,7 +51,9 @@ func (p *program) nameArg(cmd *cobra.Command, args []string, _ string) ([]string
 	}
 	names := make([]string, 0, len(list))
 	for _, s := range list {
-		names = append(names, s.Name+"\t"+s.Status)
+		if !slices.Contains(args, s.Name) {
+			names = append(names, s.Name+"\t"+s.Status)
+		}
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
 }

@@ -12,12 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // deleteOptions are what delete was asked.
 type deleteOptions struct {
-	Name  string
+	Names []string
 	Force bool
 	// AllEnvs deletes every sandbox of the repository, once Yes or a
 	// person at the terminal agrees.
@@ -27,12 +28,16 @@ type deleteOptions struct {
 func newDeleteCommand(p *program) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
-		Use:   "delete NAME | --all-envs",
-		Short: "Remove a sandbox: its container, volume, branch and state",
+		Use:   "delete NAME... | --all-envs",
+		Short: "Remove sandboxes: their containers, volumes, branches and state",
 		Long: `Remove a sandbox: its container, volume, branch litterbox/NAME, refs and state.
 An active (running) sandbox is refused unless --force is given; pause it first
 or pass --force. The deleted branch's last commit is printed so the work can
 still be recovered with git branch.
+
+Several names delete each in turn, once every one is found (a typo deletes
+nothing); one that cannot be deleted (active, without --force) is reported
+and the others still go.
 
 When --repo names a repository that no longer exists (moved or deleted, as
 list --all-repos shows), delete removes that sandbox's container and volume,
@@ -40,16 +45,13 @@ found by their labels; its branch and state went with the repository.
 
 --all-envs deletes every sandbox of this repository, after asking at a
 terminal; elsewhere it needs --yes. Active sandboxes still need --force.`,
-		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox delete --all-envs --force --yes\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
-		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: p.nameArg,
+		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox delete try-a try-b try-c\n  litterbox delete --all-envs --force --yes\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
+		ValidArgsFunction: p.namesArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 1) == o.AllEnvs {
-				return usageError{errors.New("delete takes exactly one of: a sandbox NAME, --all-envs")}
+			if (len(args) > 0) == o.AllEnvs {
+				return usageError{errors.New("delete takes exactly one of: sandbox NAMEs, --all-envs")}
 			}
-			if len(args) == 1 {
-				o.Name = args[0]
-			}
+			o.Names = args
 			return runDelete(cmd.Context(), p.env, o)
 		},
 	}
@@ -73,7 +75,50 @@ func runDelete(ctx context.Context, e *env, o deleteOptions) error {
 	if o.AllEnvs {
 		return e.deleteAll(ctx, m, o)
 	}
-	return e.deleteOne(ctx, m, o.Name, o.Force)
+	if len(o.Names) == 1 {
+		return e.deleteOne(ctx, m, o.Names[0], o.Force)
+	}
+	if err := allKnown(ctx, m, o.Names); err != nil {
+		return err
+	}
+	return e.deleteEach(ctx, m, o.Names, o.Force)
+}
+
+// allKnown refuses a list of names one of which no sandbox has, before
+// any is deleted: a typo among them must not leave the rest half done.
+func allKnown(ctx context.Context, m *sandbox.Manager, names []string) error {
+	var unknown []string
+	for _, n := range names {
+		slug, err := hostrepo.ParseName(n)
+		if err != nil {
+			return usageError{err}
+		}
+		if ok, err := m.Known(ctx, slug); err != nil {
+			return err
+		} else if !ok {
+			unknown = append(unknown, slug)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no sandbox named %s in this repository (litterbox list shows them); nothing deleted", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// deleteEach deletes each sandbox of names, going on past one it cannot
+// delete, and fails at the end if there was one.
+func (e *env) deleteEach(ctx context.Context, m *sandbox.Manager, names []string, force bool) error {
+	var failed []string
+	for _, name := range names {
+		if err := e.deleteOne(ctx, m, name, force); err != nil {
+			fmt.Fprintf(e.stderr, "Error: %s\n", sentence(err.Error()))
+			failed = append(failed, name)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d sandbox(es) not deleted: %s", len(failed), len(names), strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // deleteAll deletes every sandbox of the repository, once agreed; it goes
@@ -94,17 +139,7 @@ func (e *env) deleteAll(ctx context.Context, m *sandbox.Manager, o deleteOptions
 	if err := e.confirmDeleteAll(names, o.Yes); err != nil {
 		return err
 	}
-	var failed []string
-	for _, name := range names {
-		if err := e.deleteOne(ctx, m, name, o.Force); err != nil {
-			fmt.Fprintf(e.stderr, "Error: %s\n", sentence(err.Error()))
-			failed = append(failed, name)
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d sandbox(es) not deleted: %s", len(failed), len(names), strings.Join(failed, ", "))
-	}
-	return nil
+	return e.deleteEach(ctx, m, names, o.Force)
 }
 
 // confirmDeleteAll asks at a terminal; elsewhere deleting every sandbox
@@ -161,7 +196,10 @@ func (e *env) deleteOrphan(ctx context.Context, o deleteOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := sandbox.DeleteOrphan(ctx, e.runner(false), e.engine(), abs, o.Name, o.Force)
+	if len(o.Names) != 1 {
+		return usageError{fmt.Errorf("delete in a repository that no longer exists (%s) takes one sandbox NAME at a time", abs)}
+	}
+	d, err := sandbox.DeleteOrphan(ctx, e.runner(false), e.engine(), abs, o.Names[0], o.Force)
 	if d != nil && len(d.Removed) > 0 {
 		fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 	}
