@@ -262,3 +262,19 @@ teardown() { common_teardown; }
   assert_failure
   [[ $stderr == Error:* ]]
 }
+
+@test "diff, log, apply and merge with no name say which sandboxes there are" {
+  run --separate-stderr lb diff
+  assert_failure 2
+  assert_equal "$stderr" "Error: diff: name the sandbox; this repository has no sandboxes (litterbox create NAME makes one)"
+  lb_ok create fix-login >/dev/null
+  lb_ok create try-b >/dev/null
+  for verb in diff apply merge; do
+    run --separate-stderr lb "$verb"
+    assert_failure 2
+    assert_equal "$stderr" "Error: $verb: name the sandbox; this repository's: fix-login, try-b."
+  done
+  run --separate-stderr lb log
+  assert_failure 2
+  assert_equal "$stderr" "Error: log: name the sandbox (or use --audit); this repository's: fix-login, try-b."
+}

@@ -53,9 +53,12 @@ Staged changes, or uncommitted changes on files the sandbox changed, are
 refused first. On a conflict the repository is left in git's usual
 cherry-pick state with instructions, and the sandbox is untouched.`,
 		Example:           example,
-		Args:              cobra.MinimumNArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
+				return p.nameRequired(cmd, "")
+			}
 			var err error
 			if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
 				return err

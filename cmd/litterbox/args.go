@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"slices"
+	"strings"
 )
 
 // dashArgs splits "NAME -- extra..." into the name and the extra arguments.
@@ -18,6 +19,26 @@ func dashArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 		return "", nil, usagef("%s takes one sandbox NAME before --", cmd.Name())
 	}
 	return args[0], args[1:], nil
+}
+
+// nameRequired is the usage error of a command given no sandbox name:
+// it names the repository's sandboxes (when they can be listed), so the
+// next try can pick one. or is the command's other way, if any.
+func (p *program) nameRequired(cmd *cobra.Command, or string) error {
+	msg := cmd.Name() + ": name the sandbox" + or
+	if m, err := p.envOf().manager(cmd.Context()); err == nil {
+		if list, err := m.List(cmd.Context(), false); err == nil {
+			names := make([]string, len(list))
+			for i, s := range list {
+				names[i] = s.Name
+			}
+			if len(names) == 0 {
+				return usagef("%s; this repository has no sandboxes (litterbox create NAME makes one)", msg)
+			}
+			return usagef("%s; this repository's: %s", msg, strings.Join(names, ", "))
+		}
+	}
+	return usagef("%s", msg)
 }
 
 // actionArg completes the first argument from actions, and nothing after.

@@ -20,9 +20,12 @@ func newDiffCommand(p *program) *cobra.Command {
 		Example: `  litterbox diff fix-login
   litterbox diff fix-login -- --stat
   litterbox diff fix-login -- src/`,
-		Args:              cobra.MinimumNArgs(1),
+		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: p.nameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
+				return p.nameRequired(cmd, "")
+			}
 			name, extra, err := dashArgs(cmd, args)
 			if err != nil {
 				return err

@@ -56,8 +56,8 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 			case o.Audit && len(args) == 1:
 				o.Name = args[0]
 			case o.Audit:
-			case len(args) == 0:
-				return usagef("log: name the sandbox (or use --audit)")
+			case len(args) == 0 || cmd.ArgsLenAtDash() == 0:
+				return p.nameRequired(cmd, " (or use --audit)")
 			default:
 				var err error
 				if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
