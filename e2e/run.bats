@@ -77,7 +77,9 @@ run_commits() { git log --format=%s litterbox/"$1" | grep -c '^run: ' || true; }
   # At least one while it worked (step 2, above) and the final one.
   [ "$(run_commits w)" -ge 2 ] || fail "run: commits: $(git log --format=%s litterbox/w)"
   assert_equal "$(git show litterbox/w:standin/step-4.txt)" "step 4 of 4: tidy the notes"
-  git log -1 --format=%s litterbox/w | grep -q '^run: standin -exit 3 ([0-9] files\?)$' || fail "subject: $(git log -1 --format=%s litterbox/w)"
+  # Each commit's subject says what changed; its body, the command.
+  git log -1 --format=%s litterbox/w | grep -q '^run: standin/step-[0-9]\.txt\(, standin/step-[0-9]\.txt\)* ([0-9] files\?)$' || fail "subject: $(git log -1 --format=%s litterbox/w)"
+  assert_equal "$(git log -1 --format=%b litterbox/w)" "standin -exit 3"
   # The agent's background process ended with it; list no longer says it runs.
   assert_equal "$(engine_exec "$(container_of w)" sh -c "grep -l '[s]leep.600' /proc/[0-9]*/cmdline 2>/dev/null | wc -l" | tr -d ' ')" 0
   run lb_ok list

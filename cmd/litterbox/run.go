@@ -35,7 +35,7 @@ starts the project's agent, [agent] command in the config.
 
 While it runs, what it changed is committed to the sandbox's branch each time
 the files have been still for a moment (and at least every 30 s while they
-keep changing), as "run: CMD (N files)", and once more when it exits. When it
+keep changing), as "run: PATHS (N files)", the command in the body, and once more when it exits. When it
 exits (or litterbox is interrupted), every process it started is stopped. If
 litterbox itself is killed, nothing is lost: the sandbox's next call commits
 what is left. The agent never runs on your machine: review and take its work

@@ -37,8 +37,8 @@ type Action struct {
 	// secrets are known: a value is masked before the detail is cut, so
 	// no piece of one survives the cut.
 	Kind, Detail string
-	// Counted: the message is Kind, Detail's first line and the count of
-	// paths the commit holds ("run: claude (3 files)").
+	// Counted: the message is Kind and the paths the commit holds, with
+	// Detail in its body ("run: app.py (1 file)").
 	Counted bool
 	// Output, when set, gets the command's output as it comes, uncapped;
 	// the result keeps the head and tail of each stream all the same.
@@ -186,21 +186,34 @@ func shownAct(h *HelperBinary, a Action, spec box.ExecSpec, sec *secrets.Values)
 
 // commitMessage is the snapshot message of a committing paths, its
 // secrets masked.
-func (a Action) commitMessage(sec *secrets.Values, paths int) string {
+func (a Action) commitMessage(sec *secrets.Values, paths []string) string {
 	if a.Counted {
-		// The subject keeps the count, the body the whole command.
+		// A session commits many times with one command: the subject
+		// says what changed, the body the command.
 		full := agenttext.Cap(sec.Redact(a.Detail), agenttext.MaxMessage)
-		short := agenttext.Elide(agenttext.FirstLine(full), 50)
-		msg := hostrepo.CommitMessage(a.Kind, fmt.Sprintf("%s (%d %s)", short, paths, plural(paths, "file")))
-		if short != strings.TrimSpace(full) {
-			msg += "\n" + agenttext.Inert(full) + "\n"
-		}
-		return msg
+		return hostrepo.CommitMessage(a.Kind, whatChanged(paths)) + "\n" + agenttext.Inert(full) + "\n"
 	}
 	if a.Kind != "" {
 		return hostrepo.CommitMessage(a.Kind, sec.Redact(a.Detail))
 	}
 	return sec.Redact(a.Message)
+}
+
+// whatChanged names the paths a commit changes for its subject: the
+// first few, elided to fit, then how many in all ("app.py, tests/test_app.py
+// (2 files)").
+func whatChanged(paths []string) string {
+	const width, most = 56, 3
+	var shown []string
+	used := 0
+	for _, p := range paths[:min(len(paths), most)] {
+		p = agenttext.Inert(agenttext.Elide(p, width))
+		if len(shown) > 0 && used+len(p) > width {
+			break
+		}
+		shown, used = append(shown, p), used+len(p)+2
+	}
+	return fmt.Sprintf("%s (%d %s)", strings.Join(shown, ", "), len(paths), plural(len(paths), "file"))
 }
 
 // timeoutMS is d in the helper's whole milliseconds, rounded up: 0 means
@@ -256,7 +269,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	}
 	store := m.SnapStore(slug, c.lim)
 	store.Secrets = c.sec
-	taken, snapErr := store.TakeCounted(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, func(paths int) string { return a.commitMessage(c.sec, paths) })
+	taken, snapErr := store.TakeCounted(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, func(paths []string) string { return a.commitMessage(c.sec, paths) })
 	if snapErr != nil {
 		// The index may hold changes no commit has: rebuild it next time.
 		store.Forget(&c.st)
@@ -319,9 +332,9 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	store := m.SnapStore(c.slug, c.lim)
 	store.Secrets = c.sec
 	var n int
-	taken, err := store.TakeCounted(ctx, conv, &c.st, func(paths int) string {
-		n = paths
-		return hostrepo.CommitMessage(BetweenKind, fmt.Sprintf("%d %s", paths, plural(paths, "path")))
+	taken, err := store.TakeCounted(ctx, conv, &c.st, func(paths []string) string {
+		n = len(paths)
+		return hostrepo.CommitMessage(BetweenKind, fmt.Sprintf("%d %s", n, plural(n, "path")))
 	})
 	if err != nil {
 		store.Forget(&c.st)

@@ -77,18 +77,34 @@ func TestActionMessageMasksBeforeTheCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := strings.Repeat("x", agenttext.MaxMessage-5) + "hunter2-long-value and more"
-	got := Action{Kind: "bash", Detail: cmd}.commitMessage(sec, 1)
+	got := Action{Kind: "bash", Detail: cmd}.commitMessage(sec, []string{"a"})
 	if strings.Contains(got, "hunt") || !strings.Contains(got, "***") {
 		t.Errorf("message keeps a piece of the value: %q", got[len(got)-200:])
 	}
-	// A run's message holds the command's first line and the count.
-	got = Action{Kind: RunKind, Detail: "claude --token hunter2-long-value\nmore", Counted: true}.commitMessage(sec, 3)
-	if got != "run: claude --token *** (3 files)\n\nclaude --token ***\nmore\n" {
+	// A run's subject says what changed; its body holds the command.
+	got = Action{Kind: RunKind, Detail: "claude --token hunter2-long-value\nmore", Counted: true}.commitMessage(sec, []string{"app.py", "tests/test_app.py", "README.md"})
+	if got != "run: app.py, tests/test_app.py, README.md (3 files)\n\nclaude --token ***\nmore\n" {
 		t.Errorf("a run's message: %q", got)
 	}
-	got = Action{Kind: RunKind, Detail: "claude", Counted: true}.commitMessage(sec, 1)
-	if got != "run: claude (1 file)\n" {
+	got = Action{Kind: RunKind, Detail: "claude", Counted: true}.commitMessage(sec, []string{"a.go"})
+	if got != "run: a.go (1 file)\n\nclaude\n" {
 		t.Errorf("a run's message: %q", got)
+	}
+}
+
+func TestWhatChanged(t *testing.T) {
+	long := "internal/some/deeply/nested/package/with/a/long/name/file.go"
+	for _, tc := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"a.go", "b.go", "c.go", "d.go"}, "a.go, b.go, c.go (4 files)"},
+		{[]string{long, "b.go"}, agenttext.Elide(long, 56) + " (2 files)"},
+		{[]string{"x\x1b[31m.go"}, agenttext.Inert("x\x1b[31m.go") + " (1 file)"},
+	} {
+		if got := whatChanged(tc.paths); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.paths, got, tc.want)
+		}
 	}
 }
 

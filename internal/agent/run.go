@@ -18,7 +18,7 @@ import (
 )
 
 // RunKind is the kind of a `litterbox run` session's commits
-// ("run: claude (3 files)").
+// ("run: app.py, README.md (2 files)", the command in the body).
 const RunKind = "run"
 
 // Defaults of RunOptions: a commit once the files have been still for

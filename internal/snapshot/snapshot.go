@@ -149,12 +149,12 @@ const (
 // Changes, fetches what git would track and commits it with message. st is
 // updated in place; the caller saves it when Take succeeds.
 func (s *Store) Take(ctx context.Context, c Conversation, st *State, message string) (*Taken, error) {
-	return s.TakeCounted(ctx, c, st, func(int) string { return message })
+	return s.TakeCounted(ctx, c, st, func([]string) string { return message })
 }
 
-// TakeCounted is Take with the message made from the count of paths the
-// commit changes.
-func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, message func(paths int) string) (*Taken, error) {
+// TakeCounted is Take with the message made from the paths the commit
+// changes (sorted).
+func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, message func(paths []string) string) (*Taken, error) {
 	dirs, err := readDirs(c.R)
 	if err != nil {
 		return nil, err
@@ -192,10 +192,20 @@ func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, mess
 	t.WithheldMore = len(plan.withheld) - len(t.Withheld)
 	plan.record(st)
 	changed := slices.Concat(entries, plan.reused, plan.remove)
-	if t.Commit, err = s.commit(ctx, st, changed, message(len(changed))); err != nil {
+	if t.Commit, err = s.commit(ctx, st, changed, message(pathsOf(changed))); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// pathsOf are the entries' paths, sorted.
+func pathsOf(entries []gitcli.Entry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Path
+	}
+	slices.Sort(out)
+	return out
 }
 
 // readDirs reads the Dirs of a scan, in as many frames as the helper
