@@ -7,7 +7,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup_file() { build_helpers; }
+setup_file() { build_helpers mcpcall; }
 setup() { common_setup; }
 teardown() {
   # The terminal test's session, however it ended.
@@ -181,8 +181,7 @@ assert_invalid_name() {
   assert_failure 1
   assert_output ""
   assert_stderr --partial "Error: Invalid sandbox name"
-  assert_stderr --partial "1-63 characters"
-  assert_stderr --partial "[a-z0-9-]"
+  [[ $stderr == *"1-63 characters"*"[a-z0-9-]"* || $stderr == *"it is a path, not a name"* ]] || fail "$stderr"
   assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
   assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
   assert_equal "$("$RUNTIME" volume ls -q | grep -c "^litterbox-$REPO_SLUG-")" 0
@@ -196,6 +195,19 @@ assert_invalid_name() {
 @test "edge: create with a name of only symbols is refused as invalid" {
   assert_invalid_name '!@#$%^&*()'
   assert_invalid_name ' - _ . '
+}
+
+@test "edge: create with a name that is a path is refused, naming what it would have become; over MCP too" {
+  assert_invalid_name ../../etc
+  assert_stderr "Error: Invalid sandbox name \"../../etc\": it is a path, not a name (it would become 'etc'); name the sandbox with letters, digits and dashes."
+  assert_invalid_name /tmp/x
+  assert_invalid_name ./fix
+  run --separate-stderr mcpcall --scope own sandbox-create '{"name":"../../etc"}'
+  assert_equal "$(jsonget .isError <<<"$output")" true
+  assert_equal "$(git for-each-ref refs/heads/litterbox/)" ""
+  # A slash inside a name is no path.
+  lb_ok create feature/login >/dev/null
+  assert_equal "$(git for-each-ref --format='%(refname:short)' refs/heads/litterbox/)" litterbox/feature-login
 }
 
 @test "edge: create with a name of 64 characters after slugify is refused; 63 is accepted" {

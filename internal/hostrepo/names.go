@@ -18,20 +18,47 @@ const MaxSlugLen = slug.MaxLen
 // one "-", and trims "-" at both ends.
 func Slugify(name string) string { return slug.Make(name) }
 
-// InvalidNameError reports a name whose slug is empty or too long.
-type InvalidNameError struct{ Name string }
+// InvalidNameError reports a name whose slug is empty or too long, or a
+// name that is a path.
+type InvalidNameError struct {
+	Name string
+	// Path: the name is a path ("../../etc"), whose slug (Slug) would
+	// silently name another sandbox than the one meant.
+	Path bool
+	Slug string
+}
 
 func (e *InvalidNameError) Error() string {
+	if e.Path {
+		return fmt.Sprintf("invalid sandbox name %q: it is a path, not a name (it would become '%s'); name the sandbox with letters, digits and dashes", e.Name, e.Slug)
+	}
 	return fmt.Sprintf("invalid sandbox name %q: slugified names must be 1-%d characters and contain only [a-z0-9-]", e.Name, MaxSlugLen)
 }
 
-// ParseName slugifies name and validates the result.
+// ParseName slugifies name and validates the result. A name that is a
+// path (it starts with "/", "~" or "./", or has a "." or ".." part) is
+// refused rather than slugified, since its slug is not what was meant.
 func ParseName(name string) (string, error) {
 	s := Slugify(name)
+	if isPath(name) {
+		return "", &InvalidNameError{Name: name, Path: true, Slug: s}
+	}
 	if len(s) == 0 || len(s) > MaxSlugLen {
 		return "", &InvalidNameError{Name: name}
 	}
 	return s, nil
+}
+
+func isPath(name string) bool {
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
+		return true
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "." || part == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // Names are the resources one sandbox owns.

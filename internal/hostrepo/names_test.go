@@ -88,3 +88,24 @@ func TestSlugOf(t *testing.T) {
 		t.Errorf("a container without a repository id gave %q", got)
 	}
 }
+
+// A name that is a path is refused with the slug it would have become,
+// not silently turned into another name; a slash inside a name is not a
+// path.
+func TestParseNameRefusesPaths(t *testing.T) {
+	for _, n := range []string{"../../etc", "/etc", "./fix", "~/x", "a/../b", "..", "a/./b"} {
+		_, err := ParseName(n)
+		var e *InvalidNameError
+		if !errors.As(err, &e) || !e.Path {
+			t.Errorf("%q: %v, want it refused as a path", n, err)
+		}
+	}
+	if err := (&InvalidNameError{Name: "../../etc", Path: true, Slug: "etc"}).Error(); err != `invalid sandbox name "../../etc": it is a path, not a name (it would become 'etc'); name the sandbox with letters, digits and dashes` {
+		t.Errorf("%s", err)
+	}
+	for n, want := range map[string]string{"feature/login": "feature-login", "v1.2..3": "v1-2-3", "My Feature!": "my-feature"} {
+		if got, err := ParseName(n); got != want || err != nil {
+			t.Errorf("%q: %q %v, want %q", n, got, err, want)
+		}
+	}
+}
