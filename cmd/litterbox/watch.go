@@ -170,7 +170,9 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		if u, ok := usage[in.Container]; ok {
 			r.CPU, r.Memory = u.CPU, u.Memory
 		}
-		if in.Repo == s.m.RepoPath {
+		// A branch with nothing on its base has not moved: its date is
+		// the base commit's, however old, not the sandbox's.
+		if in.Repo == s.m.RepoPath && in.CommitsAhead != nil && *in.CommitsAhead > 0 {
 			r.LastCommit = dates["refs/heads/"+in.Branch]
 		}
 		if in.Owner != nil {
