@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
@@ -96,13 +97,21 @@ func parseNumstat(s string) []DiffFile {
 // Stat renders the files as git diff --stat does, roughly: one line each
 // and a summary.
 func (d *AgentDiff) Stat() string {
+	names := make([]string, len(d.Files))
+	width := 0
+	for i, f := range d.Files {
+		names[i] = f.Path
+		if f.From != "" {
+			names[i] = f.From + " => " + f.Path
+		}
+		width = max(width, min(utf8.RuneCountInString(names[i]), maxStatName))
+	}
 	var b strings.Builder
 	added, deleted := 0, 0
-	for _, f := range d.Files {
-		name := f.Path
-		if f.From != "" {
-			name = f.From + " => " + f.Path
-		}
+	for i, f := range d.Files {
+		// Names line up (git diff --stat's way), up to a width past which
+		// one long path would push every other line out with it.
+		name := names[i] + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(names[i])))
 		if f.Binary {
 			fmt.Fprintf(&b, " %s | binary\n", name)
 			continue
@@ -113,6 +122,9 @@ func (d *AgentDiff) Stat() string {
 	fmt.Fprintf(&b, " %d file(s) changed, %d insertion(s)(+), %d deletion(s)(-)\n", len(d.Files), added, deleted)
 	return b.String()
 }
+
+// maxStatName is the widest a name pads the others to in Stat.
+const maxStatName = 60
 
 // headBuf keeps the first OutputCap bytes written to it and counts the rest.
 type headBuf struct {
