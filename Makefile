@@ -236,8 +236,11 @@ lint-imports:
 	  grep -vE '^github.com/litterbox-dev/litterbox/(cmd/litterbox|internal/engine|dockercli|kubecli):' | cut -d: -f1); \
 	  if [ -n "$$bad" ]; then echo "only internal/engine may import dockercli or kubecli; these do: $$bad"; exit 1; fi
 
+# Without shellcheck the shell scripts would go unchecked and the target
+# still pass: it fails instead, naming the package.
 lint-shell:
-	@if command -v shellcheck >/dev/null; then shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh internal/services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash); fi
+	@command -v shellcheck >/dev/null || { echo "lint-shell: shellcheck is not installed; install it (apt-get install shellcheck, brew install shellcheck) and run again"; exit 1; }
+	@shellcheck scripts/*.sh scripts/k8s/*.sh .ci/run && shellcheck -s sh internal/services/*.sh && (cd e2e && shellcheck -x *.bats helpers.bash)
 
 # A local busybox:latest for tests (built from Debian's busybox-static when no
 # registry answers), in docker and, when installed, podman (the integration
