@@ -169,3 +169,21 @@ pooled() { [ -n "$(inspect "$(container_of "$1")" '{{index .Config.Labels "dev.l
   refute container_exists "$entry"
   refute volume_exists "${entry}-src"
 }
+
+@test "budget: another repository's sandboxes and a filled pool do not refuse a create; this repository's own do, named alone" {
+  # Each limit alone fits a budget of 1 GiB; two do not.
+  limits=$'[docker]\nmemory = "700m"\n[limits]\nmemory-budget = "1g"\n'
+  mine=$REPO
+  make_repo
+  other=$MADE_REPO
+  printf '%s' "$limits" >"$other/.litterbox.local.toml"
+  (cd "$other" && lb_ok create theirs >/dev/null)
+  printf '%s[pool]\nsize = 1\n' "$limits" >"$mine/.litterbox.local.toml"
+  lb_ok pool fill >/dev/null
+  pool_full
+  run --separate-stderr lb create mine
+  assert_success
+  run --separate-stderr lb create second
+  assert_failure 1
+  [[ $stderr == *"this repository's running sandboxes to 1.4 GiB"*"they are: mine (700.0 MiB);"* && $stderr != *theirs* ]] || fail "$stderr"
+}
