@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -91,7 +91,7 @@ func (s *session) serve() error {
 		// The baseline the setup command's changes are measured against:
 		// the tree as copied in, which nothing else is writing. PID 1's
 		// record of changes starts here too.
-		watch.Ask(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
+		inotify.Ask(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
 		list, err := walk(root, prune(req.Prune), "")
 		if err != nil {
 			return err
@@ -159,7 +159,7 @@ func (s *session) between() error {
 	req := s.req
 	changed := false
 	if req.Op != protocol.OpScan && !req.Rescan {
-		d := watch.Ask(&protocol.WatchCut{Peek: true, Old: req.OldGen})
+		d := inotify.Ask(&protocol.WatchCut{Peek: true, Old: req.OldGen})
 		changed = d.Valid && len(d.Dirs) > 0 || !d.Valid && d.Reason != ""
 	}
 	if err := s.send(protocol.TBegin, (&protocol.Begin{Between: changed}).Encode()); err != nil || !changed {

@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
 // idleStop ends the sandbox (PID 1 exits with IdleExit, so the engine
 // stops the container) once the idle clock says so.
-func idleStop(w *watch.Watcher, idle time.Duration) {
+func idleStop(w *inotify.Watcher, idle time.Duration) {
 	tick := min(idle/4, 30*time.Second)
 	cpu, _ := sandboxCPU()
 	c := idleClock{idle: idle, last: time.Now(), cpu: cpu}

@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -113,7 +113,7 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdSized:
 		return sized(c.Cmd)
 	case protocol.CmdAwake:
-		watch.Ask(&protocol.WatchCut{Peek: true})
+		inotify.Ask(&protocol.WatchCut{Peek: true})
 	case protocol.CmdProbe:
 		return printJSON(stdout, probe(c.Program))
 	case protocol.CmdProxy:
@@ -183,7 +183,7 @@ func initLoop(c protocol.CmdInit) {
 	runtime.GOMAXPROCS(1)
 	reserveThreads(initThreads)
 	signal.Ignore(pid1Ignored...)
-	w := watch.New(root)
+	w := inotify.New(root)
 	w.CountVolumes(c.Volumes)
 	go w.Serve()
 	if c.Idle > 0 {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/relpath"
-	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 )
 
 // scan compares /src with the last manifest and sends what changed: first
@@ -23,7 +23,7 @@ func (s *session) scan() error {
 	pruned := prune(req.Prune)
 	// Only the directories PID 1 saw change are read, when it can tell; when
 	// none did, the last manifest is not even read.
-	wd := watch.Ask(&protocol.WatchCut{Reset: req.Rescan, Old: req.OldGen, New: req.NewGen, Prune: req.Prune, Measure: req.Measure})
+	wd := inotify.Ask(&protocol.WatchCut{Reset: req.Rescan, Old: req.OldGen, New: req.NewGen, Prune: req.Prune, Measure: req.Measure})
 	end := &protocol.End{Pruned: wd.Pruned, PrunedKnown: wd.PrunedKnown}
 	changedDirs, watched := wd.Dirs, wd.Valid
 	if watched && len(changedDirs) == 0 && unchangedSince(req.OldGen) && !req.Rescan {

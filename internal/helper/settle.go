@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
-	"github.com/litterbox-dev/litterbox/internal/helper/watch"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -54,7 +54,7 @@ func settle(c protocol.CmdSettle, stdin io.Reader, stdout io.Writer) error {
 		case <-tick.C:
 		}
 		// Old past every manifest: what changed since the last commit.
-		if !s.due(time.Now(), watch.Ask(&protocol.WatchCut{Peek: true, Old: math.MaxUint64})) {
+		if !s.due(time.Now(), inotify.Ask(&protocol.WatchCut{Peek: true, Old: math.MaxUint64})) {
 			continue
 		}
 		if _, err := io.WriteString(stdout, "changed\n"); err != nil {

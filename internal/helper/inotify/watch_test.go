@@ -1,6 +1,6 @@
 //go:build linux
 
-package watch
+package inotify
 
 import (
 	"os"

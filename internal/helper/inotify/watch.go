@@ -1,9 +1,9 @@
 //go:build linux
 
-// Package watch is PID 1's inotify watcher of /src: which directories
+// Package inotify is PID 1's inotify watcher of /src: which directories
 // changed since a manifest generation, asked for over a socket by the scan
 // that ends each call, so that it need not stat every file.
-package watch
+package inotify
 
 import (
 	"errors"
