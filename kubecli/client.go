@@ -148,32 +148,19 @@ func (c *Client) Endpoint(ctx context.Context) (string, error) {
 // A pod made ahead takes a sandbox's name through an alias (claim.go).
 func (c *Client) Caps() box.Caps { return box.Caps{Pool: true} }
 
-// classify maps kubectl's failures onto dockercli's error kinds, so the
+// classify maps kubectl's failures onto the error kinds of box, so the
 // sandbox core tells them apart the same way on every runtime.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *runner.StartError
-	if errors.As(err, &se) && errors.Is(se.Err, runner.ErrNotFound) {
-		return &box.Error{Kind: box.ErrBinaryMissing, Err: err}
-	}
-	ee, ok := runner.AsExit(err)
-	if !ok {
-		return err
-	}
-	msg := strings.ToLower(string(ee.Result.Stderr))
-	switch {
-	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "unable to connect to the server"), strings.Contains(msg, "the connection to the server"),
-		strings.Contains(msg, "no configuration has been provided"), strings.Contains(msg, "context was not found"),
-		strings.Contains(msg, "i/o timeout"):
-		return &box.Error{Kind: box.ErrEngineUnreachable, Err: err}
-	case strings.Contains(msg, "(notfound)"):
-		return &box.Error{Kind: errNotFound, Err: err}
-	case strings.Contains(msg, "(alreadyexists)"):
-		return &box.Error{Kind: box.ErrNameInUse, Err: err}
-	}
-	return err
+func classify(err error) error { return box.Classify(err, patterns) }
+
+var patterns = []box.Pattern{
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"connection refused"}},
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"unable to connect to the server"}},
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"the connection to the server"}},
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"no configuration has been provided"}},
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"context was not found"}},
+	{Kind: box.ErrEngineUnreachable, Needs: []string{"i/o timeout"}},
+	{Kind: errNotFound, Needs: []string{"(notfound)"}},
+	{Kind: box.ErrNameInUse, Needs: []string{"(alreadyexists)"}},
 }
 
 // errNotFound is kubectl's NotFound, which each caller turns into the kind
