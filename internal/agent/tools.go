@@ -155,21 +155,37 @@ const MaxWriteSize = 64 << 20
 
 // Write replaces (or creates) a file with content and commits the change.
 func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
-	slug, err := m.Resolve(name)
+	slug, abs, err := m.fileTarget(name, p, writablePath, func() error {
+		if len(content) > MaxWriteSize {
+			return fmt.Errorf("content is %s; write takes at most %s (make large files with bash, and add them to .gitignore)", HumanSize(int64(len(content))), HumanSize(MaxWriteSize))
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	abs, err := writablePath(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(content) > MaxWriteSize {
-		return nil, fmt.Errorf("content is %s; write takes at most %s (make large files with bash, and add them to .gitignore)", HumanSize(int64(len(content))), HumanSize(MaxWriteSize))
-	}
-	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	return m.act(ctx, slug, m.writeAction(abs, p, content, "write"))
+}
+
+// fileTarget is the prologue of the tools that change one file: the
+// sandbox, and the path as pathOf allows it (writablePath, or readablePath
+// for a tool that reads the file first), once check has passed the tool's
+// own arguments; a path inside a submodule is refused last, since that
+// needs the sandbox's snapshot state.
+func (m *Agent) fileTarget(name, p string, pathOf func(string) (string, error), check func() error) (slug, abs string, err error) {
+	if slug, err = m.Resolve(name); err != nil {
+		return "", "", err
+	}
+	if abs, err = pathOf(p); err != nil {
+		return "", "", err
+	}
+	if err = check(); err != nil {
+		return "", "", err
+	}
+	if err = m.OutsideSubmodules(slug, abs); err != nil {
+		return "", "", err
+	}
+	return slug, abs, nil
 }
 
 func (m *Agent) writeAction(abs, p string, content []byte, kind string) Action {
@@ -215,18 +231,8 @@ type EditResult struct {
 // missing or ambiguous old string changes nothing, and the error shows the
 // lines the agent most likely meant.
 func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
-	slug, err := m.Resolve(name)
+	slug, abs, err := m.fileTarget(name, p, readablePath, func() error { return textedit.Check(edits) })
 	if err != nil {
-		return nil, err
-	}
-	abs, err := readablePath(p)
-	if err != nil {
-		return nil, err
-	}
-	if err := textedit.Check(edits); err != nil {
-		return nil, err
-	}
-	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
@@ -290,19 +296,12 @@ type PatchResult struct {
 // Patch applies a unified diff to one file; it may create or delete the
 // file. A diff that does not apply changes nothing.
 func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
-	slug, err := m.Resolve(name)
+	var fp *unidiff.FilePatch
+	slug, abs, err := m.fileTarget(name, p, readablePath, func() (err error) {
+		fp, err = unidiff.Parse(diff)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	abs, err := readablePath(p)
-	if err != nil {
-		return nil, err
-	}
-	fp, err := unidiff.Parse(diff)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.OutsideSubmodules(slug, abs); err != nil {
 		return nil, err
 	}
 	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
