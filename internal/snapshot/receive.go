@@ -37,119 +37,11 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 		return nil, nil, err
 	}
 	defer im.abort()
-	var regular, links, odd, imported []gitcli.Entry // odd: names hash-object cannot read by line
-	var written []string
-	defer func() {
-		// The files and the directories made for them go: the mirror
-		// keeps rule files only, or it grows with every directory the
-		// agent makes.
-		for _, p := range written {
-			if !isRuleFile(p) {
-				os.Remove(filepath.Join(s.Rules, filepath.FromSlash(p)))
-				removeEmptyDirs(s.Rules, p)
-			}
-		}
-	}()
-	var oddFiles, linkFiles []string
+	rc := &received{}
+	defer s.dropMirrored(rc)
 	for i, want := range plan.fetch {
-		p, err := r.Expect(protocol.TFile)
-		if err != nil {
+		if err := s.receiveOne(ctx, r, plan, im, rc, i, want); err != nil {
 			return nil, nil, err
-		}
-		h, err := protocol.DecodeFileHeader(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		if h.Path != want {
-			return nil, nil, fmt.Errorf("sandbox helper sent %q where %q was asked for", h.Path, want)
-		}
-		if h.Missing {
-			if plan.tracked[want] {
-				plan.remove = append(plan.remove, gitcli.Entry{Path: want})
-			}
-			continue
-		}
-		e := gitcli.Entry{Path: want, Mode: gitMode(h.Mode)}
-		switch h.Mode & protocol.ModeType {
-		case protocol.ModeSymlink:
-			if len(h.Link) > maxLink {
-				return nil, nil, fmt.Errorf("sandbox helper sent a symlink target of %d bytes for %q; Linux allows %d", len(h.Link), want, maxLink)
-			}
-			if over, max := s.overBound(plan, want, int64(len(h.Link))); over != "" {
-				plan.withhold(want, int64(len(h.Link)), over, max)
-				continue
-			}
-			if name := s.Secrets.Holds([]byte(h.Link)); name != "" {
-				plan.withholdSecret(want, int64(len(h.Link)), name)
-				continue
-			}
-			f := filepath.Join(s.Tmp, "l"+strconv.Itoa(i))
-			if err := os.WriteFile(f, []byte(h.Link), 0o644); err != nil {
-				return nil, nil, err
-			}
-			links, linkFiles = append(links, e), append(linkFiles, f)
-		case protocol.ModeRegular:
-			// The file may have grown since the scan, or the helper lied
-			// about its size: what it sends is bounded all the same.
-			size := int64(min(h.Size, 1<<62))
-			if over, max := s.overBound(plan, want, size); over != "" {
-				plan.withhold(want, size, over, max)
-				if _, err := io.CopyN(io.Discard, r.Raw(int64(h.Size)), int64(h.Size)); err != nil {
-					return nil, nil, fmt.Errorf("receiving %s: %w", want, err)
-				}
-				continue
-			}
-			var content io.Reader = r.Raw(int64(h.Size))
-			if im.take(want, size) {
-				// Held in memory, looked at for secrets before anything
-				// stores it.
-				buf := make([]byte, h.Size)
-				if _, err := io.ReadFull(content, buf); err != nil {
-					return nil, nil, fmt.Errorf("receiving %s: %w", want, err)
-				}
-				if name := s.Secrets.Holds(buf); name != "" {
-					plan.withholdSecret(want, size, name)
-					continue
-				}
-				if im.plain(want, buf) {
-					if e.ID, err = im.store(ctx, s, buf); err != nil {
-						return nil, nil, err
-					}
-					imported = append(imported, e)
-					continue
-				}
-				content = bytes.NewReader(buf)
-			}
-			// The content is looked at for secrets as it is written.
-			scan := s.Secrets.NewScanner()
-			content = io.TeeReader(content, scan)
-			line := gitcli.LinePath(want)
-			dst := filepath.Join(s.Tmp, "f"+strconv.Itoa(i))
-			if line {
-				dst = filepath.Join(s.Rules, filepath.FromSlash(want))
-				err = writeUnderFrom(s.Rules, want, content, int64(h.Size))
-			} else {
-				err = writeFrom(dst, content, int64(h.Size))
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			if name := scan.Found(); name != "" {
-				// Not even the mirror keeps it: it is on the host's disk.
-				plan.withholdSecret(want, size, name)
-				os.Remove(dst)
-				if line {
-					removeEmptyDirs(s.Rules, want)
-				}
-				continue
-			}
-			if line {
-				written, regular = append(written, want), append(regular, e)
-			} else {
-				odd, oddFiles = append(odd, e), append(oddFiles, dst)
-			}
-		default:
-			return nil, nil, fmt.Errorf("sandbox helper sent %q of unknown type %o", want, h.Mode)
 		}
 	}
 	end, err := readEnd(r)
@@ -159,23 +51,176 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 	if err := im.close(); err != nil {
 		return nil, nil, err
 	}
-	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, written)
-	if err != nil {
+	if err := s.hashReceived(ctx, rc); err != nil {
 		return nil, nil, err
 	}
-	setIDs(regular, ids)
-	if ids, err = s.Git.HashObjects(ctx, linkFiles); err != nil {
-		return nil, nil, err
-	}
-	setIDs(links, ids)
-	for i := range odd {
-		id, err := s.Git.HashFileAs(ctx, s.GitDir, s.Rules, oddFiles[i], odd[i].Path)
-		if err != nil {
-			return nil, nil, err
+	return slices.Concat(rc.regular, rc.links, rc.odd, rc.imported), end, nil
+}
+
+// received are the files receive has taken so far, by how they are
+// stored: regular files written under the rules mirror (written), links
+// and files whose names hash-object cannot read by line (odd) as temp
+// files, and files imported in memory, already stored.
+type received struct {
+	regular, links, odd, imported []gitcli.Entry
+	written, linkFiles, oddFiles  []string
+}
+
+// dropMirrored removes the files written into the rules mirror and the
+// directories made for them: the mirror keeps rule files only, or it grows
+// with every directory the agent makes.
+func (s *Store) dropMirrored(rc *received) {
+	for _, p := range rc.written {
+		if !isRuleFile(p) {
+			os.Remove(filepath.Join(s.Rules, filepath.FromSlash(p)))
+			removeEmptyDirs(s.Rules, p)
 		}
-		odd[i].ID = id
 	}
-	return slices.Concat(regular, links, odd, imported), end, nil
+}
+
+// receiveOne reads the i-th file of the plan, want, and takes it, drops
+// it (gone since the scan) or withholds it (past a bound, holding a
+// secret).
+func (s *Store) receiveOne(ctx context.Context, r *protocol.Reader, plan *planResult, im *importer, rc *received, i int, want string) error {
+	p, err := r.Expect(protocol.TFile)
+	if err != nil {
+		return err
+	}
+	h, err := protocol.DecodeFileHeader(p)
+	if err != nil {
+		return err
+	}
+	if h.Path != want {
+		return fmt.Errorf("sandbox helper sent %q where %q was asked for", h.Path, want)
+	}
+	if h.Missing {
+		if plan.tracked[want] {
+			plan.remove = append(plan.remove, gitcli.Entry{Path: want})
+		}
+		return nil
+	}
+	e := gitcli.Entry{Path: want, Mode: gitMode(h.Mode)}
+	switch h.Mode & protocol.ModeType {
+	case protocol.ModeSymlink:
+		return s.receiveLink(plan, rc, i, h, e)
+	case protocol.ModeRegular:
+		return s.receiveFile(ctx, r, plan, im, rc, i, h, e)
+	}
+	return fmt.Errorf("sandbox helper sent %q of unknown type %o", want, h.Mode)
+}
+
+// receiveLink takes a symlink's target, as a temp file to hash.
+func (s *Store) receiveLink(plan *planResult, rc *received, i int, h *protocol.FileHeader, e gitcli.Entry) error {
+	want := e.Path
+	if len(h.Link) > maxLink {
+		return fmt.Errorf("sandbox helper sent a symlink target of %d bytes for %q; Linux allows %d", len(h.Link), want, maxLink)
+	}
+	if over, max := s.overBound(plan, want, int64(len(h.Link))); over != "" {
+		plan.withhold(want, int64(len(h.Link)), over, max)
+		return nil
+	}
+	if name := s.Secrets.Holds([]byte(h.Link)); name != "" {
+		plan.withholdSecret(want, int64(len(h.Link)), name)
+		return nil
+	}
+	f := filepath.Join(s.Tmp, "l"+strconv.Itoa(i))
+	if err := os.WriteFile(f, []byte(h.Link), 0o644); err != nil {
+		return err
+	}
+	rc.links, rc.linkFiles = append(rc.links, e), append(rc.linkFiles, f)
+	return nil
+}
+
+// receiveFile takes a regular file's content: in memory and stored at
+// once when the importer takes it, else written (into the rules mirror,
+// or as a temp file for a name hash-object cannot read by line) to hash
+// after the End. Its content is looked at for secrets before anything
+// keeps it.
+func (s *Store) receiveFile(ctx context.Context, r *protocol.Reader, plan *planResult, im *importer, rc *received, i int, h *protocol.FileHeader, e gitcli.Entry) error {
+	want := e.Path
+	// The file may have grown since the scan, or the helper lied about
+	// its size: what it sends is bounded all the same.
+	size := int64(min(h.Size, 1<<62))
+	if over, max := s.overBound(plan, want, size); over != "" {
+		plan.withhold(want, size, over, max)
+		if _, err := io.CopyN(io.Discard, r.Raw(int64(h.Size)), int64(h.Size)); err != nil {
+			return fmt.Errorf("receiving %s: %w", want, err)
+		}
+		return nil
+	}
+	var content io.Reader = r.Raw(int64(h.Size))
+	if im.take(want, size) {
+		// Held in memory, looked at for secrets before anything stores it.
+		buf := make([]byte, h.Size)
+		if _, err := io.ReadFull(content, buf); err != nil {
+			return fmt.Errorf("receiving %s: %w", want, err)
+		}
+		if name := s.Secrets.Holds(buf); name != "" {
+			plan.withholdSecret(want, size, name)
+			return nil
+		}
+		if im.plain(want, buf) {
+			var err error
+			if e.ID, err = im.store(ctx, s, buf); err != nil {
+				return err
+			}
+			rc.imported = append(rc.imported, e)
+			return nil
+		}
+		content = bytes.NewReader(buf)
+	}
+	// The content is looked at for secrets as it is written.
+	scan := s.Secrets.NewScanner()
+	content = io.TeeReader(content, scan)
+	line := gitcli.LinePath(want)
+	dst := filepath.Join(s.Tmp, "f"+strconv.Itoa(i))
+	var err error
+	if line {
+		dst = filepath.Join(s.Rules, filepath.FromSlash(want))
+		err = writeUnderFrom(s.Rules, want, content, int64(h.Size))
+	} else {
+		err = writeFrom(dst, content, int64(h.Size))
+	}
+	if err != nil {
+		return err
+	}
+	if name := scan.Found(); name != "" {
+		// Not even the mirror keeps it: it is on the host's disk.
+		plan.withholdSecret(want, size, name)
+		os.Remove(dst)
+		if line {
+			removeEmptyDirs(s.Rules, want)
+		}
+		return nil
+	}
+	if line {
+		rc.written, rc.regular = append(rc.written, want), append(rc.regular, e)
+	} else {
+		rc.odd, rc.oddFiles = append(rc.odd, e), append(rc.oddFiles, dst)
+	}
+	return nil
+}
+
+// hashReceived stores the written files and the links as blobs, and gives
+// each entry its id.
+func (s *Store) hashReceived(ctx context.Context, rc *received) error {
+	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, rc.written)
+	if err != nil {
+		return err
+	}
+	setIDs(rc.regular, ids)
+	if ids, err = s.Git.HashObjects(ctx, rc.linkFiles); err != nil {
+		return err
+	}
+	setIDs(rc.links, ids)
+	for i := range rc.odd {
+		id, err := s.Git.HashFileAs(ctx, s.GitDir, s.Rules, rc.oddFiles[i], rc.odd[i].Path)
+		if err != nil {
+			return err
+		}
+		rc.odd[i].ID = id
+	}
+	return nil
 }
 
 func readEnd(r *protocol.Reader) (*protocol.End, error) {
