@@ -102,44 +102,9 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	if p.budget <= 0 {
 		p.budget = 1 << 62 // no bound, with room for overBound's refunds
 	}
-	var paths []string
-	seen := map[string]bool{}
-	valid := changes[:0]
-	for _, c := range changes {
-		if !ValidPath(c.Path) || Under(c.Path, st.Submodules) || seen[c.Path] {
-			continue
-		}
-		seen[c.Path] = true
-		valid = append(valid, c)
-		if c.Op == protocol.Changed {
-			p.changed[c.Path] = c
-		}
-		paths = append(paths, c.Path)
-		p.size[c.Path] = int64(min(c.Size, 1<<62))
-		if _, ok := st.Withheld[c.Path]; ok {
-			p.settled = append(p.settled, c.Path) // decided afresh below
-		}
-	}
-	// Files withheld before that fit now are asked for again; the others
-	// stay withheld without a word until they change.
-	var retry []string
-	for q, size := range st.Withheld {
-		switch {
-		case seen[q]:
-		case full:
-			p.settled = append(p.settled, q) // a full scan reports every file: this one is gone
-		case size == heldSecret:
-			// held until it changes: a secret's value does not leave a file by itself
-		case s.tooLong(q):
-			// held until it changes (or goes): its name does not shrink by itself
-		case s.MaxFile <= 0 || size <= s.MaxFile:
-			retry = append(retry, q)
-			p.retried[q] = true
-			paths = append(paths, q)
-			p.size[q] = size
-			p.settled = append(p.settled, q)
-		}
-	}
+	valid, paths, seen := p.admit(changes, st)
+	retry := s.retryWithheld(p, st, seen)
+	paths = append(paths, retry...)
 	if len(valid) == 0 && len(retry) == 0 && !full {
 		return p, nil
 	}
@@ -158,7 +123,84 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 	if err != nil {
 		return nil, err
 	}
-	var ask []string
+	ask := p.sort(retry, valid, staged)
+	// Without the old manifest (a restarted container) deletions show only
+	// as indexed paths the scan did not see.
+	if full {
+		for q, e := range staged {
+			if !seen[q] && e.Mode != "160000" && !Under(q, st.Prune) && !Under(q, st.Submodules) {
+				p.remove = append(p.remove, gitcli.Entry{Path: q})
+			}
+		}
+	}
+	if err := s.fetchUnignored(ctx, p, ask); err != nil {
+		return nil, err
+	}
+	p.oldestFirst()
+	p.fetch = s.hostable(p, p.fetch)
+	p.bound(s.MaxFile, s.MaxCall)
+	if !all {
+		staged = nil // only the changed paths: reuse reads the whole tree
+	}
+	if err := s.reuse(ctx, p, st.Tip, staged); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// admit takes the changes the scan reported that may be committed (a
+// valid path, outside the submodules, once each), and notes each one's
+// size, and a change of a file withheld before to decide afresh. It
+// returns them, their paths, and the paths seen.
+func (p *planResult) admit(changes []protocol.Change, st *State) (valid []protocol.Change, paths []string, seen map[string]bool) {
+	seen = map[string]bool{}
+	valid = changes[:0]
+	for _, c := range changes {
+		if !ValidPath(c.Path) || Under(c.Path, st.Submodules) || seen[c.Path] {
+			continue
+		}
+		seen[c.Path] = true
+		valid = append(valid, c)
+		if c.Op == protocol.Changed {
+			p.changed[c.Path] = c
+		}
+		paths = append(paths, c.Path)
+		p.size[c.Path] = int64(min(c.Size, 1<<62))
+		if _, ok := st.Withheld[c.Path]; ok {
+			p.settled = append(p.settled, c.Path) // decided afresh below
+		}
+	}
+	return valid, paths, seen
+}
+
+// retryWithheld are the files withheld before, unchanged, that fit now:
+// they are asked for again. The others stay withheld without a word
+// until they change; on a full scan, one not seen is gone.
+func (s *Store) retryWithheld(p *planResult, st *State, seen map[string]bool) []string {
+	var retry []string
+	for q, size := range st.Withheld {
+		switch {
+		case seen[q]:
+		case p.full:
+			p.settled = append(p.settled, q) // a full scan reports every file: this one is gone
+		case size == heldSecret:
+			// held until it changes: a secret's value does not leave a file by itself
+		case s.tooLong(q):
+			// held until it changes (or goes): its name does not shrink by itself
+		case s.MaxFile <= 0 || size <= s.MaxFile:
+			retry = append(retry, q)
+			p.retried[q] = true
+			p.size[q] = size
+			p.settled = append(p.settled, q)
+		}
+	}
+	return retry
+}
+
+// sort decides, against the branch's tree (staged), what each retried and
+// valid change needs: a fetch, a removal, nothing, or (untracked) the
+// ignore rules' word, which it returns the paths of.
+func (p *planResult) sort(retry []string, valid []protocol.Change, staged map[string]gitcli.Entry) (ask []string) {
 	for _, q := range retry {
 		if _, tracked := staged[q]; tracked {
 			p.tracked[q] = true
@@ -185,28 +227,30 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 			ask = append(ask, c.Path)
 		}
 	}
-	// Without the old manifest (a restarted container) deletions show only
-	// as indexed paths the scan did not see.
-	if full {
-		for q, e := range staged {
-			if !seen[q] && e.Mode != "160000" && !Under(q, st.Prune) && !Under(q, st.Submodules) {
-				p.remove = append(p.remove, gitcli.Entry{Path: q})
-			}
+	return ask
+}
+
+// fetchUnignored fetches the untracked paths of ask that no ignore rule
+// covers.
+func (s *Store) fetchUnignored(ctx context.Context, p *planResult, ask []string) error {
+	if len(ask) == 0 {
+		return nil
+	}
+	ignored, err := s.Git.Ignored(ctx, ensureDir(s.Rules), ask)
+	if err != nil {
+		return err
+	}
+	for _, q := range ask {
+		if !ignored[q] {
+			p.fetch = append(p.fetch, q)
 		}
 	}
-	if len(ask) > 0 {
-		ignored, err := s.Git.Ignored(ctx, ensureDir(s.Rules), ask)
-		if err != nil {
-			return nil, err
-		}
-		for _, q := range ask {
-			if !ignored[q] {
-				p.fetch = append(p.fetch, q)
-			}
-		}
-	}
-	// What waited longest goes first, so a file held back is not passed
-	// over again by newer ones.
+	return nil
+}
+
+// oldestFirst orders the fetch so what waited longest goes first, and a
+// file held back is not passed over again by newer ones.
+func (p *planResult) oldestFirst() {
 	slices.SortFunc(p.fetch, func(a, b string) int {
 		if p.retried[a] != p.retried[b] {
 			if p.retried[a] {
@@ -216,15 +260,6 @@ func (s *Store) plan(ctx context.Context, st *State, full bool, changes []protoc
 		}
 		return strings.Compare(a, b)
 	})
-	p.fetch = s.hostable(p, p.fetch)
-	p.bound(s.MaxFile, s.MaxCall)
-	if !all {
-		staged = nil // only the changed paths: reuse reads the whole tree
-	}
-	if err := s.reuse(ctx, p, st.Tip, staged); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // secretNames withholds the new and changed files whose path holds a
