@@ -30,40 +30,9 @@ type pruned struct {
 func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned, error) {
 	out := &protocol.Prune{}
 	res := &pruned{out: out}
-	budget := s.MaxCall
-	if budget <= 0 {
-		budget = 1 << 62
-	}
-	var changedAt []string // directories whose .gitignore changed
-	for _, r := range d.Rules {
-		// A rule file the host cannot store rules only files it cannot
-		// store either, which are withheld: skip it rather than fail.
-		if !ValidPath(r.Path) || !isRuleFile(r.Path) || len(r.Data) > protocol.MaxRuleFile || s.tooLong(r.Path) {
-			continue
-		}
-		dst := filepath.Join(s.Rules, filepath.FromSlash(r.Path))
-		if r.Deleted {
-			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-			removeEmptyDirs(s.Rules, r.Path)
-		} else {
-			if s.Secrets.Holds([]byte(r.Path)) != "" || s.Secrets.Holds(r.Data) != "" {
-				continue
-			}
-			c := cost(int64(len(r.Data))) + int64(s.missingDirs(r.Path))*MinCost
-			if c > budget {
-				res.waiting = appendTop(res.waiting, parent(r.Path))
-				continue
-			}
-			budget -= c
-			if err := writeUnder(s.Rules, r.Path, r.Data); err != nil {
-				return nil, err
-			}
-		}
-		if path.Base(r.Path) == ".gitignore" {
-			changedAt = append(changedAt, parent(r.Path))
-		}
+	changedAt, err := s.mirrorRules(d.Rules, res)
+	if err != nil {
+		return nil, err
 	}
 	newDirs := make([]string, 0, len(d.New))
 	for _, p := range d.New {
@@ -108,9 +77,63 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned
 		}
 		keep = append(keep, p)
 	}
-	// New directories to skip: ignored ones, and those whose own .gitignore
-	// ignores everything in them (pytest, mypy and ruff caches, venvs),
-	// unless they hold a tracked file.
+	added, err := s.newSkips(ctx, st, newDirs, keep, ignored)
+	if err != nil {
+		return nil, err
+	}
+	out.Add = added
+	keep = append(keep, added...)
+	slices.Sort(keep)
+	st.Prune = keep
+	return res, nil
+}
+
+// mirrorRules writes the rule files the helper sent into the mirror (or
+// removes those it deleted), within the call's budget, and returns the
+// directories whose .gitignore changed. A rule file the host cannot store
+// rules only files it cannot store either, which are withheld: it is
+// skipped rather than failed.
+func (s *Store) mirrorRules(rules []protocol.RuleFile, res *pruned) (changedAt []string, err error) {
+	budget := s.MaxCall
+	if budget <= 0 {
+		budget = 1 << 62
+	}
+	for _, r := range rules {
+		if !ValidPath(r.Path) || !isRuleFile(r.Path) || len(r.Data) > protocol.MaxRuleFile || s.tooLong(r.Path) {
+			continue
+		}
+		dst := filepath.Join(s.Rules, filepath.FromSlash(r.Path))
+		if r.Deleted {
+			if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			removeEmptyDirs(s.Rules, r.Path)
+		} else {
+			if s.Secrets.Holds([]byte(r.Path)) != "" || s.Secrets.Holds(r.Data) != "" {
+				continue
+			}
+			c := cost(int64(len(r.Data))) + int64(s.missingDirs(r.Path))*MinCost
+			if c > budget {
+				res.waiting = appendTop(res.waiting, parent(r.Path))
+				continue
+			}
+			budget -= c
+			if err := writeUnder(s.Rules, r.Path, r.Data); err != nil {
+				return nil, err
+			}
+		}
+		if path.Base(r.Path) == ".gitignore" {
+			changedAt = append(changedAt, parent(r.Path))
+		}
+	}
+	return changedAt, nil
+}
+
+// newSkips are the new directories the helper skips from now on: ignored
+// ones, and those whose own .gitignore ignores everything in them
+// (pytest, mypy and ruff caches, venvs), unless they hold a tracked file
+// or lie under one skipped already (keep).
+func (s *Store) newSkips(ctx context.Context, st *State, newDirs, keep []string, ignored map[string]bool) ([]string, error) {
 	var cands []string
 	slices.Sort(newDirs)
 	for _, p := range newDirs {
@@ -121,31 +144,30 @@ func (s *Store) prune(ctx context.Context, st *State, d *protocol.Dirs) (*pruned
 			cands = append(cands, p)
 		}
 	}
-	if len(cands) > 0 {
-		if err := s.ensureTip(ctx, st); err != nil {
-			return nil, err
-		}
-		tracked, err := s.Git.TreeEntries(ctx, st.Tip, cands)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range cands {
-			holds := false
-			for t := range tracked {
-				if strings.HasPrefix(t, p+"/") {
-					holds = true
-					break
-				}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	if err := s.ensureTip(ctx, st); err != nil {
+		return nil, err
+	}
+	tracked, err := s.Git.TreeEntries(ctx, st.Tip, cands)
+	if err != nil {
+		return nil, err
+	}
+	var added []string
+	for _, p := range cands {
+		holds := false
+		for t := range tracked {
+			if strings.HasPrefix(t, p+"/") {
+				holds = true
+				break
 			}
-			if !holds {
-				out.Add = append(out.Add, p)
-				keep = append(keep, p)
-			}
+		}
+		if !holds {
+			added = append(added, p)
 		}
 	}
-	slices.Sort(keep)
-	st.Prune = keep
-	return res, nil
+	return added, nil
 }
 
 // missingDirs counts the directories the mirror lacks above p.
