@@ -47,29 +47,7 @@ func (s *session) scan() error {
 		return err
 	}
 	cur := d.cur
-	dirs := &protocol.Dirs{Full: full, Read: uint64(d.read)}
-	for _, e := range d.fresh {
-		o := d.beforeIdx[e.path]
-		if o != nil {
-			o.seen = o.kind() == e.kind()
-		}
-		switch {
-		case e.kind() == protocol.ModeDir:
-			if o == nil || o.kind() != protocol.ModeDir {
-				dirs.New = append(dirs.New, e.path)
-			}
-		case isRuleFile(e.path) && (o == nil || !e.sameStat(o) || o.racy):
-			if data, ok := readRule(root+"/"+e.path, e); ok {
-				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: e.path, Data: data})
-			}
-		}
-	}
-	for _, o := range d.before {
-		if isRuleFile(o.path) && o.kind() != protocol.ModeDir && !o.seen {
-			dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: o.path, Deleted: true})
-		}
-	}
-	for _, part := range dirs.Split() {
+	for _, part := range d.dirs(full).Split() {
 		if err := s.send(protocol.TDirs, part.Encode()); err != nil {
 			return err
 		}
@@ -85,18 +63,8 @@ func (s *session) scan() error {
 	// What the host skips from now on is still in /src: PID 1 measures
 	// it from the next scan on, this one counts it.
 	skipped := d.skip(pr.Add)
-	for _, dir := range pr.Expand {
-		delete(pruned, dir)
-		more, err := walk(root, pruned, dir)
-		if err != nil {
-			return err
-		}
-		cur.put(more, dir)
-		d.fresh = append(d.fresh, more...)
-		// PID 1 measured dir as skipped; it is counted with the files now.
-		for _, e := range more {
-			end.Pruned -= min(end.Pruned, e.bytes())
-		}
+	if err := d.expand(pr.Expand, pruned, end); err != nil {
+		return err
 	}
 	changes, dirty := d.changes(pr.Requery, racyFrom, req.MaxFile)
 	if err := s.sendChanges(changes); err != nil {
@@ -128,6 +96,53 @@ func (s *session) scan() error {
 	end.Files, end.Counted = cur.size(), true
 	end.Pruned += skipped
 	return s.send(protocol.TEnd, end.Encode())
+}
+
+// dirs is what the host needs to know before it decides what to skip:
+// the new directories, and the rule files that changed or went.
+func (d *delta) dirs(full bool) *protocol.Dirs {
+	dirs := &protocol.Dirs{Full: full, Read: uint64(d.read)}
+	for _, e := range d.fresh {
+		o := d.beforeIdx[e.path]
+		if o != nil {
+			o.seen = o.kind() == e.kind()
+		}
+		switch {
+		case e.kind() == protocol.ModeDir:
+			if o == nil || o.kind() != protocol.ModeDir {
+				dirs.New = append(dirs.New, e.path)
+			}
+		case isRuleFile(e.path) && (o == nil || !e.sameStat(o) || o.racy):
+			if data, ok := readRule(root+"/"+e.path, e); ok {
+				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: e.path, Data: data})
+			}
+		}
+	}
+	for _, o := range d.before {
+		if isRuleFile(o.path) && o.kind() != protocol.ModeDir && !o.seen {
+			dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: o.path, Deleted: true})
+		}
+	}
+	return dirs
+}
+
+// expand walks the directories the host no longer skips (their rules
+// changed) into the scan.
+func (d *delta) expand(dirs []string, pruned map[string]bool, end *protocol.End) error {
+	for _, dir := range dirs {
+		delete(pruned, dir)
+		more, err := walk(root, pruned, dir)
+		if err != nil {
+			return err
+		}
+		d.cur.put(more, dir)
+		d.fresh = append(d.fresh, more...)
+		// PID 1 measured dir as skipped; it is counted with the files now.
+		for _, e := range more {
+			end.Pruned -= min(end.Pruned, e.bytes())
+		}
+	}
+	return nil
 }
 
 // delta is what a scan found against the last manifest.
