@@ -33,41 +33,12 @@ type CopyStats struct {
 func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 	var st CopyStats
 	var dirs []dirTimes
-	// Files are copied by a few workers: on small files the time goes to
-	// metadata calls that wait on the disk, which overlap well.
-	type job struct {
-		src, dst string
-		info     fs.FileInfo
-	}
-	jobs := make(chan job, 64)
-	var mu sync.Mutex
-	var copyErr error
-	var wg sync.WaitGroup
-	for range copyWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				n, err := copyFile(j.src, j.dst, j.info)
-				mu.Lock()
-				st.Bytes += n
-				if err != nil && copyErr == nil {
-					copyErr = err
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	failed := func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		return copyErr
-	}
+	c := startCopiers()
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if err := failed(); err != nil {
+		if err := c.failed(); err != nil {
 			return err
 		}
 		rel, err := filepath.Rel(from, p)
@@ -104,32 +75,87 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 			}
 			keepOwner(dst, info, true)
 		case mode.IsRegular():
-			jobs <- job{p, dst, info}
+			c.jobs <- copyJob{p, dst, info}
 		default:
 			return nil
 		}
 		st.Files++
 		return nil
 	})
-	close(jobs)
-	wg.Wait()
+	bytes, copyErr := c.wait()
+	st.Bytes += bytes
 	if err == nil {
 		err = copyErr
 	}
 	if err != nil {
 		return st, err
 	}
-	// Modes and times of directories last: writing into a directory moves
-	// its time, and a read-only one would refuse its own entries.
+	return st, finishDirs(dirs)
+}
+
+// copiers copy regular files on copyWorkers goroutines: on small files
+// the time goes to metadata calls that wait on the disk, which overlap
+// well. The first error stops the walk that feeds them.
+type copiers struct {
+	jobs  chan copyJob
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	bytes int64
+	err   error
+}
+
+type copyJob struct {
+	src, dst string
+	info     fs.FileInfo
+}
+
+func startCopiers() *copiers {
+	c := &copiers{jobs: make(chan copyJob, 64)}
+	for range copyWorkers {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for j := range c.jobs {
+				n, err := copyFile(j.src, j.dst, j.info)
+				c.mu.Lock()
+				c.bytes += n
+				if err != nil && c.err == nil {
+					c.err = err
+				}
+				c.mu.Unlock()
+			}
+		}()
+	}
+	return c
+}
+
+func (c *copiers) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// wait ends the copies once the queued ones are done: the bytes copied
+// and the first error.
+func (c *copiers) wait() (int64, error) {
+	close(c.jobs)
+	c.wg.Wait()
+	return c.bytes, c.err
+}
+
+// finishDirs gives the directories their modes and times, last: writing
+// into a directory moves its time, and a read-only one would refuse its
+// own entries.
+func finishDirs(dirs []dirTimes) error {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
 		keepOwner(d.path, d.info, false)
 		if err := os.Chmod(d.path, d.info.Mode().Perm()|d.info.Mode()&(fs.ModeSticky|fs.ModeSetgid)); err != nil {
-			return st, err
+			return err
 		}
 		_ = os.Chtimes(d.path, time.Time{}, d.info.ModTime())
 	}
-	return st, nil
+	return nil
 }
 
 // copyWorkers is how many files copyTree copies at once.
