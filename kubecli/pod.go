@@ -91,32 +91,7 @@ func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		env = append(env, map[string]string{"name": k, "value": spec.Env[k]})
 	}
-	mounts := []map[string]any{}
-	volumes := []map[string]any{}
-	for i, sv := range spec.Volumes {
-		n := "vol" + strconv.Itoa(i)
-		if i == 0 {
-			n = "src" // the name of a pod made when /src was the only one
-		}
-		v := map[string]any{"name": n}
-		if claim {
-			v["persistentVolumeClaim"] = map[string]string{"claimName": sv.Volume}
-		} else {
-			v["emptyDir"] = map[string]string{}
-		}
-		volumes = append(volumes, v)
-		mounts = append(mounts, map[string]any{"name": n, "mountPath": sv.Target})
-	}
-	for i, p := range spec.AnonVolumes {
-		n := "anon" + strconv.Itoa(i)
-		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{}})
-		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
-	}
-	for i, p := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
-		n := "tmpfs" + strconv.Itoa(i)
-		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{"medium": "Memory"}})
-		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
-	}
+	volumes, mounts := podVolumes(spec, claim)
 	switch spec.Network {
 	case "", "none", "bridge":
 	default:
@@ -125,16 +100,9 @@ func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 	if len(spec.Shared) > 0 || len(spec.VolumesFrom) > 0 {
 		return object{}, box.Unsupported("volumes shared between containers")
 	}
-	limits := map[string]string{}
-	if spec.Memory != "" {
-		m, err := quantity(spec.Memory)
-		if err != nil {
-			return object{}, err
-		}
-		limits["memory"] = m
-	}
-	if spec.CPUs != "" {
-		limits["cpu"] = spec.CPUs
+	limits, err := podLimits(spec)
+	if err != nil {
+		return object{}, err
 	}
 	var ports []map[string]any
 	for _, p := range spec.Publish {
@@ -188,6 +156,55 @@ func podManifest(spec box.Spec, claim bool, allow []allowed) (object, error) {
 		podSpec["hostAliases"] = aliases
 	}
 	return object{APIVersion: "v1", Kind: "Pod", Metadata: meta{Name: spec.Name, Labels: labels, Annotations: annos}, Spec: podSpec}, nil
+}
+
+// podVolumes are the pod's volumes and the container's mounts of them:
+// each of the spec's volumes (a claim, or an emptyDir for a pod that keeps
+// nothing), then its anonymous volumes and its tmpfs mounts.
+func podVolumes(spec box.Spec, claim bool) (volumes, mounts []map[string]any) {
+	mounts, volumes = []map[string]any{}, []map[string]any{}
+	for i, sv := range spec.Volumes {
+		n := "vol" + strconv.Itoa(i)
+		if i == 0 {
+			n = "src" // the name of a pod made when /src was the only one
+		}
+		v := map[string]any{"name": n}
+		if claim {
+			v["persistentVolumeClaim"] = map[string]string{"claimName": sv.Volume}
+		} else {
+			v["emptyDir"] = map[string]string{}
+		}
+		volumes = append(volumes, v)
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": sv.Target})
+	}
+	for i, p := range spec.AnonVolumes {
+		n := "anon" + strconv.Itoa(i)
+		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{}})
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
+	}
+	for i, p := range slices.Sorted(maps.Keys(spec.Tmpfs)) {
+		n := "tmpfs" + strconv.Itoa(i)
+		volumes = append(volumes, map[string]any{"name": n, "emptyDir": map[string]string{"medium": "Memory"}})
+		mounts = append(mounts, map[string]any{"name": n, "mountPath": p})
+	}
+	return volumes, mounts
+}
+
+// podLimits are the container's memory and CPU limits, as Kubernetes
+// quantities.
+func podLimits(spec box.Spec) (map[string]string, error) {
+	limits := map[string]string{}
+	if spec.Memory != "" {
+		m, err := quantity(spec.Memory)
+		if err != nil {
+			return nil, err
+		}
+		limits["memory"] = m
+	}
+	if spec.CPUs != "" {
+		limits["cpu"] = spec.CPUs
+	}
+	return limits, nil
 }
 
 // numericUser reads "uid:gid" (or "uid"); a pod's securityContext takes
