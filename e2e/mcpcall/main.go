@@ -132,26 +132,7 @@ func run() int {
 	if *bin == "" {
 		*bin = "litterbox"
 	}
-	var argv []string
-	if *verbose {
-		argv = append(argv, "-v")
-	}
-	argv = append(argv, "mcp")
-	if *repo != "" {
-		argv = append(argv, "--repo", *repo)
-	}
-	if *clientID != "" {
-		argv = append(argv, "--client", *clientID)
-	}
-	switch *scope {
-	case "all":
-		argv = append(argv, "--all-sandboxes")
-	case "own":
-	default:
-		for _, n := range strings.Split(*scope, ",") {
-			argv = append(argv, "--sandbox", n)
-		}
-	}
+	argv := serverArgv(*verbose, *repo, *clientID, *scope)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -173,31 +154,7 @@ func run() int {
 		return 1
 	}
 
-	outs := make([]output, len(calls))
-	errs := make([]error, len(calls))
-	do := func(i int) {
-		cctx, stop := ctx, context.CancelFunc(func() {})
-		if cancelAfter > 0 {
-			cctx, stop = context.WithTimeout(ctx, cancelAfter)
-		}
-		defer stop()
-		outs[i], errs[i] = s.call(cctx, calls[i])
-		if errs[i] != nil && cctx.Err() != nil && ctx.Err() == nil {
-			outs[i], errs[i] = output{Tool: calls[i].tool, Cancelled: true}, nil
-		}
-	}
-	if *parallel {
-		var wg sync.WaitGroup
-		for i := range calls {
-			wg.Add(1)
-			go func() { defer wg.Done(); do(i) }()
-		}
-		wg.Wait()
-	} else {
-		for i := range calls {
-			do(i)
-		}
-	}
+	outs, errs := makeCalls(ctx, s, calls, *parallel)
 
 	code := 0
 	schemas, err := compileSchemas(ctx, s)
@@ -228,6 +185,63 @@ func run() int {
 		code = 1
 	}
 	return code
+}
+
+// serverArgv is litterbox's argv for the server mcpcall starts.
+func serverArgv(verbose bool, repo, clientID, scope string) []string {
+	var argv []string
+	if verbose {
+		argv = append(argv, "-v")
+	}
+	argv = append(argv, "mcp")
+	if repo != "" {
+		argv = append(argv, "--repo", repo)
+	}
+	if clientID != "" {
+		argv = append(argv, "--client", clientID)
+	}
+	switch scope {
+	case "all":
+		argv = append(argv, "--all-sandboxes")
+	case "own":
+	default:
+		for _, n := range strings.Split(scope, ",") {
+			argv = append(argv, "--sandbox", n)
+		}
+	}
+	return argv
+}
+
+// makeCalls makes the calls in order, or all at once, and returns each
+// one's output and error; a call given up on (--cancel-after) is an
+// output marked cancelled.
+func makeCalls(ctx context.Context, s session, calls []call, parallel bool) ([]output, []error) {
+	outs := make([]output, len(calls))
+	errs := make([]error, len(calls))
+	do := func(i int) {
+		cctx, stop := ctx, context.CancelFunc(func() {})
+		if cancelAfter > 0 {
+			cctx, stop = context.WithTimeout(ctx, cancelAfter)
+		}
+		defer stop()
+		outs[i], errs[i] = s.call(cctx, calls[i])
+		if errs[i] != nil && cctx.Err() != nil && ctx.Err() == nil {
+			outs[i], errs[i] = output{Tool: calls[i].tool, Cancelled: true}, nil
+		}
+	}
+	if !parallel {
+		for i := range calls {
+			do(i)
+		}
+		return outs, errs
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		go func() { defer wg.Done(); do(i) }()
+	}
+	wg.Wait()
+	return outs, errs
 }
 
 func envOr(name, def string) string {
