@@ -82,7 +82,7 @@ done'
 @test "AC1.4: create runs the startup command echo hello world once and reports its output" {
   run --separate-stderr lb -v create box
   assert_success
-  assert_line --regexp '^  setup: +echo hello world \(exit 0\)$'
+  assert_line --regexp '^  setup: +echo hello world \(exit 0; the default, not your project.s: set setup-command under \[docker\] in \.litterbox\.toml\)$'
   assert_line "    hello world"
   # It ran once, in the container, through docker exec as the sandbox user:
   # the container runs as 1000:1000, which docker exec uses unless told
