@@ -424,14 +424,14 @@ built"
   assert_equal "$(git show litterbox/mine-b:b.txt)" b
   run git show litterbox/mine:b.txt
   assert_failure
-  # Another agent's server may not fork a sandbox that is not its own.
-  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-fork '{"sandbox":"mine","name":"stolen"}'
+  # Another agent's server (another client) may not fork a sandbox that is not its own.
+  run --separate-stderr mcpcall --as another-agent --scope own --repo "$REPO" sandbox-fork '{"sandbox":"mine","name":"stolen"}'
   assert_success
   assert_equal "$(jsonget .isError <<<"$output")" true
   run branch_exists litterbox/stolen
   assert_failure
   # Nor start a sandbox of its own from that sandbox's branch.
-  run --separate-stderr mcpcall --scope own --repo "$REPO" sandbox-create '{"name":"stolen","base_ref":"litterbox/mine"}'
+  run --separate-stderr mcpcall --as another-agent --scope own --repo "$REPO" sandbox-create '{"name":"stolen","base_ref":"litterbox/mine"}'
   assert_success
   assert_equal "$(jsonget .isError <<<"$output")" true
   [[ $(jsonget .text <<<"$output") == *"branch of sandbox 'mine', which this server may not act on"* ]] || fail "$output"
