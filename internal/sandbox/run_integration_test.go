@@ -93,8 +93,12 @@ func runSession(t *testing.T, m *Manager) {
 		t.Errorf("list after the run: agent %+v", infos[0].Agent)
 	}
 	tip := res.Commits[len(res.Commits)-1]
-	if got := testenv.Git(t, m.Root, "log", "--format=%s", "-1", tip); !strings.HasPrefix(got, "run: standin -exit 3 (") {
+	// The subject says what changed; the body holds the command.
+	if got := testenv.Git(t, m.Root, "log", "--format=%s", "-1", tip); !strings.HasPrefix(got, "run: standin/step-") || !strings.HasSuffix(got, ")") {
 		t.Errorf("commit subject %q", got)
+	}
+	if got := testenv.Git(t, m.Root, "log", "--format=%b", "-1", tip); strings.TrimSpace(got) != "standin -exit 3" {
+		t.Errorf("commit body %q", got)
 	}
 	if got := testenv.Git(t, m.Root, "ls-tree", "-r", "--name-only", tip, "standin"); got != "standin/step-1.txt\nstandin/step-2.txt\nstandin/step-3.txt\nstandin/step-4.txt" {
 		t.Errorf("the branch holds %q", got)
