@@ -38,22 +38,13 @@ const (
 // in $GIT_DIR/info/attributes (which outranks every .gitattributes), the
 // values the user's work tree gives it now. The returned func removes the
 // pins again.
-func pinAttributes(ctx context.Context, g *gitcli.Client, from, tip string) (unpin func(), err error) {
-	out, err := g.Output(ctx, "diff", "-z", "--name-only", "--no-renames", from, tip)
-	if err != nil {
-		return nil, err
-	}
-	paths := splitNUL(out)
+func pinAttributes(ctx context.Context, g *gitcli.Client, file string, paths []string) (unpin func(), err error) {
 	if !anyAttributesFile(paths) {
 		return func() {}, nil
 	}
 	values, err := userAttrs(ctx, g, paths)
 	if err != nil {
 		return nil, fmt.Errorf("reading the attributes of the paths to apply: %w", err)
-	}
-	file, err := attrsFile(ctx, g)
-	if err != nil {
-		return nil, err
 	}
 	if err := writePins(file, paths, values); err != nil {
 		return nil, fmt.Errorf("pinning the attributes of the paths to apply in %s: %w", file, err)
@@ -222,11 +213,7 @@ func removePins(file string) error {
 }
 
 // unpinLeft removes the pins an apply killed while it ran left behind.
-func unpinLeft(ctx context.Context, g *gitcli.Client) error {
-	file, err := attrsFile(ctx, g)
-	if err != nil {
-		return err
-	}
+func unpinLeft(file string) error {
 	if err := removePins(file); err != nil {
 		return fmt.Errorf("removing the attributes an earlier apply pinned in %s: %w", file, err)
 	}

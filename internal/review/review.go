@@ -191,7 +191,11 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if err := checkPickArgs(o.PickArgs); err != nil {
 		return nil, err
 	}
-	if err := unpinLeft(ctx, g); err != nil {
+	attrs, err := attrsFile(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	if err := unpinLeft(attrs); err != nil {
 		return nil, err
 	}
 	if err := checkNoSession(ctx, g, w); err != nil {
@@ -210,7 +214,8 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 		}
 		return nil, fmt.Errorf("sandbox '%s' has no commits since its base; nothing to apply", w.Name)
 	}
-	if err := checkClean(ctx, g, p.From, w.Tip); err != nil {
+	touched, err := checkClean(ctx, g, p.From, w.Tip)
+	if err != nil {
 		return nil, err
 	}
 	saved, err := g.RevParse(ctx, "HEAD")
@@ -220,7 +225,7 @@ func Apply(ctx context.Context, g *gitcli.Client, w Work, o Options) (*Applied, 
 	if saved == "" {
 		return nil, fmt.Errorf("applying sandbox '%s' needs a commit to apply onto, and HEAD has none; make a first commit", w.Name)
 	}
-	unpin, err := pinAttributes(ctx, g, p.From, w.Tip)
+	unpin, err := pinAttributes(ctx, g, attrs, touched)
 	if err != nil {
 		return nil, fmt.Errorf("not applied: %w", err)
 	}
@@ -482,36 +487,35 @@ func conflictLeft(ctx context.Context, g *gitcli.Client, squash bool) bool {
 
 // checkClean refuses when git cherry-pick would fail on, or overwrite, the user's
 // uncommitted work: a staged change anywhere, or an unstaged or untracked one
-// on a path the sandbox changed.
-func checkClean(ctx context.Context, g *gitcli.Client, base, tip string) error {
+// on a path the sandbox changed. It returns the paths base..tip changes.
+func checkClean(ctx context.Context, g *gitcli.Client, base, tip string) (paths []string, err error) {
 	if out, err := g.Output(ctx, "diff", "--cached", "--name-only"); err != nil {
-		return err
+		return nil, err
 	} else if out != "" {
-		return &DirtyError{Staged: true}
+		return nil, &DirtyError{Staged: true}
 	}
 	// -z: paths exactly as they are (no quoting of spaces or non-ASCII).
 	touchedOut, err := g.Output(ctx, "diff", "-z", "--name-only", "--no-renames", base, tip)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	all := splitNUL(touchedOut)
 	touched := map[string]bool{}
-	for _, p := range strings.Split(touchedOut, "\x00") {
-		if p != "" {
-			touched[p] = true
-		}
+	for _, p := range all {
+		touched[p] = true
 	}
 	dirtyOut, err := g.Output(ctx, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=all")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var paths []string
+	var dirty []string
 	for _, rec := range strings.Split(dirtyOut, "\x00") {
 		if len(rec) > 3 && touched[rec[3:]] {
-			paths = append(paths, rec[3:])
+			dirty = append(dirty, rec[3:])
 		}
 	}
-	if len(paths) > 0 {
-		return &DirtyError{Paths: paths}
+	if len(dirty) > 0 {
+		return nil, &DirtyError{Paths: dirty}
 	}
-	return nil
+	return all, nil
 }
