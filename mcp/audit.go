@@ -59,7 +59,7 @@ func auditMiddleware(mgr *sandbox.Manager, errLog io.Writer, clientOf func(conte
 			case res != nil && res.IsError:
 				e.Status, e.Error = "error", resultText(res)
 			}
-			if werr := mgr.AppendAudit(e); werr != nil {
+			if werr := mgr.Repo.AppendAudit(e); werr != nil {
 				fmt.Fprintf(errLog, "litterbox mcp: audit log: %v\n", werr)
 			}
 			return res, err

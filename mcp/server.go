@@ -42,7 +42,7 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 	if scope != nil {
 		scope.clients = func() map[string]string {
 			out := map[string]string{}
-			for slug, rec := range mgr.Store().All() {
+			for slug, rec := range mgr.Repo.Store().All() {
 				out[slug] = rec.Client
 			}
 			return out
@@ -60,7 +60,7 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 	} else {
 		opts = append(opts,
 			server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
-			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Known(ctx, slug) })))
+			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Repo.Known(ctx, slug) })))
 	}
 	s := server.NewMCPServer("litterbox", version, opts...)
 	h := handlers{mgr: mgr, scope: scope}

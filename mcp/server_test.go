@@ -48,8 +48,8 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	m.PinHelper(testenv.ReplayHelper(t), "replay")
+	m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
 	c, err := client.NewInProcessClient(New(m, "test", io.Discard, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	}
 
 	// Every call is in the audit log, with the commands it caused.
-	entries, err := m.ReadAudit("")
+	entries, err := m.Repo.ReadAudit("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestReplaySandboxCreateAndList(t *testing.T) {
 	if !sawRun || !strings.Contains(entries[1].Error, "already exists") {
 		t.Errorf("audit commands %+v, second error %q", audited.Commands, entries[1].Error)
 	}
-	if mine, err := m.ReadAudit("My Feature Name"); err != nil || len(mine) != 3 { // create, its duplicate, the status
+	if mine, err := m.Repo.ReadAudit("My Feature Name"); err != nil || len(mine) != 3 { // create, its duplicate, the status
 		t.Errorf("audit of one sandbox: %d entries, %v", len(mine), err)
 	}
 }

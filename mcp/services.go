@@ -51,12 +51,12 @@ func (h handlers) service(ctx context.Context, _ gomcp.CallToolRequest, in servi
 			return errResult(fmt.Errorf("logs needs the service argument")), nil
 		}
 		var buf bytes.Buffer
-		if err := h.mgr.ServiceLogs(ctx, name, svc, serviceLogLines, false, &buf); err != nil {
+		if err := h.mgr.Agent.ServiceLogs(ctx, name, svc, serviceLogLines, false, &buf); err != nil {
 			return errResult(err), nil
 		}
 		return structured(serviceOut{Service: svc, Log: ptr(buf.String())}, buf.String()), nil
 	}
-	states, err := h.mgr.Service(ctx, name, action, svc)
+	states, err := h.mgr.Agent.Service(ctx, name, action, svc)
 	if states == nil && err != nil {
 		return errResult(err), nil
 	}

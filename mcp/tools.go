@@ -68,7 +68,7 @@ func (h handlers) diff(ctx context.Context, _ gomcp.CallToolRequest, in diffIn) 
 	if since == "" {
 		since = "base"
 	}
-	d, err := h.mgr.DiffSince(ctx, in.Sandbox, since)
+	d, err := h.mgr.Agent.DiffSince(ctx, in.Sandbox, since)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -143,7 +143,7 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 		return errResult(errors.New("name is for background commands: set background: true")), nil
 	}
 	out, stop := progress(ctx, req)
-	res, err := h.mgr.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out, OutputLimit: in.OutputLimit})
+	res, err := h.mgr.Agent.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out, OutputLimit: in.OutputLimit})
 	stop()
 	if res == nil {
 		return errResult(err), nil
@@ -176,7 +176,7 @@ func ptr[T any](v T) *T { return &v }
 
 // background starts a bash command as a service of the agent's own.
 func (h handlers) background(ctx context.Context, in bashIn) (*gomcp.CallToolResult, error) {
-	st, err := h.mgr.Background(ctx, in.Sandbox, in.Name, agent.BashOptions{Command: in.Command, Workdir: in.Workdir})
+	st, err := h.mgr.Agent.Background(ctx, in.Sandbox, in.Name, agent.BashOptions{Command: in.Command, Workdir: in.Workdir})
 	if st == nil {
 		return errResult(err), nil
 	}
@@ -199,7 +199,7 @@ func section(b *strings.Builder, name, text string) {
 }
 
 func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Read(ctx, in.Sandbox, in.Path, in.Offset, in.Limit)
+	res, err := h.mgr.Agent.Read(ctx, in.Sandbox, in.Path, in.Offset, in.Limit)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -224,7 +224,7 @@ func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) 
 
 func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn) (*gomcp.CallToolResult, error) {
 	content := in.Content
-	res, err := h.mgr.Write(ctx, in.Sandbox, in.Path, []byte(content))
+	res, err := h.mgr.Agent.Write(ctx, in.Sandbox, in.Path, []byte(content))
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -246,7 +246,7 @@ func notes(text *strings.Builder, b agent.Bounds) {
 }
 
 func (h handlers) patch(ctx context.Context, _ gomcp.CallToolRequest, in patchIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Patch(ctx, in.Sandbox, in.Path, in.Diff)
+	res, err := h.mgr.Agent.Patch(ctx, in.Sandbox, in.Path, in.Diff)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -268,7 +268,7 @@ func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) 
 	if err != nil {
 		return errResult(err), nil
 	}
-	res, err := h.mgr.Edit(ctx, in.Sandbox, in.Path, edits)
+	res, err := h.mgr.Agent.Edit(ctx, in.Sandbox, in.Path, edits)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -295,7 +295,7 @@ func (in editIn) ops() ([]textedit.Op, error) {
 }
 
 func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*gomcp.CallToolResult, error) {
-	entries, truncated, err := h.mgr.Ls(ctx, in.Sandbox, in.Path, in.Recursive)
+	entries, truncated, err := h.mgr.Agent.Ls(ctx, in.Sandbox, in.Path, in.Recursive)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -324,7 +324,7 @@ func truncNote(b *strings.Builder, truncated bool) {
 }
 
 func (h handlers) glob(ctx context.Context, _ gomcp.CallToolRequest, in globIn) (*gomcp.CallToolResult, error) {
-	paths, truncated, err := h.mgr.Glob(ctx, in.Sandbox, in.Pattern, in.Path)
+	paths, truncated, err := h.mgr.Agent.Glob(ctx, in.Sandbox, in.Pattern, in.Path)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -340,7 +340,7 @@ func (h handlers) glob(ctx context.Context, _ gomcp.CallToolRequest, in globIn) 
 }
 
 func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) (*gomcp.CallToolResult, error) {
-	matches, truncated, err := h.mgr.Grep(ctx, in.Sandbox, in.Pattern, in.Path, in.Include)
+	matches, truncated, err := h.mgr.Agent.Grep(ctx, in.Sandbox, in.Pattern, in.Path, in.Include)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -356,7 +356,7 @@ func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) 
 }
 
 func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in milestoneIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Milestone(ctx, in.Sandbox, in.Message)
+	res, err := h.mgr.Agent.Milestone(ctx, in.Sandbox, in.Message)
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -93,7 +93,7 @@ func (e *env) showProgress(m *sandbox.Manager, quiet bool) {
 	if quiet || !isTerminal(e.stderr) {
 		return
 	}
-	m.Progress = func(step string, took time.Duration) {
+	m.Repo.Progress = func(step string, took time.Duration) {
 		fmt.Fprintf(e.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 	}
 	m.BuildOutput = e.stderr

@@ -93,7 +93,7 @@ func allKnown(ctx context.Context, m *sandbox.Manager, names []string) error {
 		if err != nil {
 			return usageError{err}
 		}
-		if ok, err := m.Known(ctx, slug); err != nil {
+		if ok, err := m.Repo.Known(ctx, slug); err != nil {
 			return err
 		} else if !ok {
 			unknown = append(unknown, slug)
@@ -169,7 +169,7 @@ func (e *env) deleteOne(ctx context.Context, m *sandbox.Manager, name string, fo
 			fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 		}
 		if d.BranchTip != "" {
-			fmt.Fprintf(e.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Names(d.Name).Branch, d.BranchTip, m.Names(d.Name).Branch, d.BranchTip)
+			fmt.Fprintf(e.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Repo.Names(d.Name).Branch, d.BranchTip, m.Repo.Names(d.Name).Branch, d.BranchTip)
 		}
 		e.printLeftAlone(d)
 		if err == nil {

@@ -32,7 +32,7 @@ func runDownload(ctx context.Context, e *env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := m.Download(ctx, o.Name, o.Src, o.Dest)
+	n, err := m.Agent.Download(ctx, o.Name, o.Src, o.Dest)
 	if err != nil {
 		return err
 	}

@@ -110,14 +110,14 @@ func (e *env) open(ctx context.Context, how opening) (*sandbox.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Refill = e.refiller(context.WithoutCancel(ctx), m.Root)
+	m.Refill = e.refiller(context.WithoutCancel(ctx), m.Repo.Root)
 	if e.opened != nil {
 		e.opened(m)
 	}
-	if m.ConfigErr != nil && !how.configNeeded {
+	if m.Repo.ConfigErr != nil && !how.configNeeded {
 		// Only create needs the config; the rest must keep working so a
 		// broken file never stands between a user and their sandboxes.
-		e.log.Warnf("ignoring the config files: %v", m.ConfigErr)
+		e.log.Warnf("ignoring the config files: %v", m.Repo.ConfigErr)
 	}
 	return m, nil
 }

@@ -59,7 +59,7 @@ func runExec(ctx context.Context, e *env, o execOptions) error {
 		timeout = 365 * 24 * time.Hour
 	}
 	line := runner.Join(o.Cmd)
-	res, err := m.Bash(e.sayWaiting(ctx), o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
+	res, err := m.Agent.Bash(e.sayWaiting(ctx), o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
 		Output: &agent.Output{Stdout: e.stdout, Stderr: e.stderr}})
 	if res != nil {
 		if res.TimedOut {

@@ -38,11 +38,11 @@ func cliSandbox(b *testing.B) (bin, repo, container string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	if _, err := testenv.Exec().Run(ctx, runner.Cmd{Name: bin, Args: []string{"--repo", repo, "create", "work", "-q"}}); err != nil {
 		b.Fatal(err)
 	}
-	return bin, repo, m.Names("work").Container
+	return bin, repo, m.Repo.Names("work").Container
 }
 
 // BenchmarkCLIExec is `litterbox exec NAME -- true` as a user types it:

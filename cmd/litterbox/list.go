@@ -71,7 +71,7 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 	now := time.Now()
 	for _, s := range list {
 		owner, idle := "-", "-"
-		if s.Repo == m.RepoPath {
+		if s.Repo == m.Repo.RepoPath {
 			owner, idle = present.Owner(s.Owner), idleFor(s, now)
 		}
 		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", s.Name, s.Status, owner, age(s.Created, now), idle, s.Branch, ahead(s.CommitsAhead), portSummary(s.Ports))
@@ -110,7 +110,7 @@ func (e *env) cacheTotals(ctx context.Context, m *sandbox.Manager, o listOptions
 	if !o.AllRepos {
 		return nil
 	}
-	entries, err := setupcache.ListAll(ctx, m.Provider)
+	entries, err := setupcache.ListAll(ctx, m.Repo.Provider)
 	if err != nil {
 		return err
 	}

@@ -98,11 +98,11 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 	}
 	slug := ""
 	if o.Name != "" {
-		if slug, err = m.Resolve(o.Name); err != nil {
+		if slug, err = m.Repo.Resolve(o.Name); err != nil {
 			return err
 		}
 	}
-	log := audit.Log{Path: m.AuditPath()}
+	log := audit.Log{Path: m.Repo.AuditPath()}
 	entries, off, err := log.ReadFrom(0, slug)
 	if err != nil {
 		return err
@@ -124,13 +124,13 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 	}
 	running := map[string]time.Time{} // the call each sandbox runs, by its start
 	for {
-		for s := range m.Store().All() {
+		for s := range m.Repo.Store().All() {
 			if slug != "" && s != slug {
 				continue
 			}
 			// A run session's commits take the lock in turn: its start is
 			// an entry of its own already.
-			h := layout.Session(m.Layout().Lock(s))
+			h := layout.Session(m.Repo.Layout().Lock(s))
 			if h == nil || strings.HasPrefix(h.Call, agent.RunKind+": ") {
 				delete(running, s)
 				continue

@@ -110,7 +110,7 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := mcpclients.Options{Root: m.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
+	opts := mcpclients.Options{Root: m.Repo.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
 	if !o.Write {
 		e.printPlan(client.Snippets(srv, opts))
 	} else if err := e.writePlan(client.Plan(srv, opts)); err != nil {

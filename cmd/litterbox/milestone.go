@@ -38,7 +38,7 @@ func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.Milestone(ctx, o.Name, o.Message)
+	res, err := m.Agent.Milestone(ctx, o.Name, o.Message)
 	if err != nil {
 		return err
 	}

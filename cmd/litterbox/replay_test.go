@@ -28,9 +28,9 @@ func replayProgram(t *testing.T, name string) (*program, string) {
 	p := newProgram(strings.NewReader(""), nil, nil)
 	p.inner = testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
 	p.opened = func(m *sandbox.Manager) {
-		m.PinHelper(testenv.ReplayHelper(t), "replay")
-		m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-		m.Config.CPUs = "2"
+		m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
+		m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+		m.Repo.Config.CPUs = "2"
 	}
 	return p, dir
 }

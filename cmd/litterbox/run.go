@@ -63,10 +63,10 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	}
 	cmd := o.Cmd
 	if len(cmd) == 0 {
-		if m.ConfigErr != nil {
-			return m.ConfigErr
+		if m.Repo.ConfigErr != nil {
+			return m.Repo.ConfigErr
 		}
-		if cmd = m.Config.AgentCommand; len(cmd) == 0 {
+		if cmd = m.Repo.Config.AgentCommand; len(cmd) == 0 {
 			return usagef("run: no command: give one after -- (litterbox run %s -- claude), or name the project's agent with [agent] command in %s", o.Name, config.LocalFile)
 		}
 	}
@@ -80,7 +80,7 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	e.audit(m, entry)
 	trail := &runner.Trail{}
 	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
-	res, err := m.Run(e.sayWaiting(runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
+	res, err := m.Agent.Run(e.sayWaiting(runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
 		Cmd: cmd, Interactive: true, TTY: tty, Secrets: true,
 		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
 	}})
@@ -110,14 +110,14 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 // audit appends a session's entry; a log that cannot be written is said,
 // and the session goes on.
 func (e *env) audit(m *sandbox.Manager, entry audit.Entry) {
-	if err := m.AppendAudit(entry); err != nil {
+	if err := m.Repo.AppendAudit(entry); err != nil {
 		fmt.Fprintf(e.stderr, "litterbox: audit log: %v\n", err)
 	}
 }
 
 // reportRun says what a session committed.
 func (e *env) reportRun(m *sandbox.Manager, slug, line string, res *agent.RunResult) {
-	branch := m.Names(slug).Branch
+	branch := m.Repo.Names(slug).Branch
 	switch len(res.Commits) {
 	case 0:
 		fmt.Fprintf(e.stderr, "litterbox: run: %s changed nothing git would track; %s is as it was\n", line, branch)

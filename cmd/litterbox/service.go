@@ -66,9 +66,9 @@ func runService(ctx context.Context, e *env, o serviceOptions) error {
 		return err
 	}
 	if action == "logs" {
-		return m.ServiceLogs(ctx, name, service, o.Lines, o.Raw, e.stdout)
+		return m.Agent.ServiceLogs(ctx, name, service, o.Lines, o.Raw, e.stdout)
 	}
-	states, err := m.Service(ctx, name, action, service)
+	states, err := m.Agent.Service(ctx, name, action, service)
 	if o.JSON && states != nil {
 		if jerr := writeJSON(e.stdout, states); jerr != nil {
 			return jerr

@@ -37,7 +37,7 @@ func runShell(ctx context.Context, e *env, o shellOptions) error {
 		return err
 	}
 	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
-	code, err := m.Exec(ctx, o.Name, agent.ExecOptions{
+	code, err := m.Agent.Exec(ctx, o.Name, agent.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
 		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
 	})
@@ -45,7 +45,7 @@ func runShell(ctx context.Context, e *env, o shellOptions) error {
 		return err
 	}
 	// Interrupted or not, what the session changed is committed.
-	res, err := m.Scan(e.sayWaiting(context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
+	res, err := m.Agent.Scan(e.sayWaiting(context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
 	if err != nil {
 		return err
 	}

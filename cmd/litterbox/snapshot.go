@@ -18,10 +18,10 @@ func (e *env) reportSnapshot(m *sandbox.Manager, name string, res *agent.ActResu
 	}
 	slug, _ := hostrepo.ParseName(name)
 	if c := res.Between.Commit; c != "" {
-		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s first: %d path(s) changed since the last call\n", c[:12], m.Names(slug).Branch, res.Between.Paths)
+		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s first: %d path(s) changed since the last call\n", c[:12], m.Repo.Names(slug).Branch, res.Between.Paths)
 	}
 	if res.Snapshot != "" {
-		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Names(slug).Branch)
+		fmt.Fprintf(e.stderr, "litterbox: committed %s on %s\n", res.Snapshot[:12], m.Repo.Names(slug).Branch)
 	}
 	for _, n := range res.Notes() {
 		fmt.Fprintf(e.stderr, "litterbox: %s\n", n)

@@ -49,7 +49,7 @@ func runTrust(ctx context.Context, e *env, o trustOptions) error {
 		return err
 	}
 	if o.Revoke {
-		if err := m.Untrust(); err != nil {
+		if err := m.Repo.Untrust(); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "%s is no longer trusted.\n", config.File)

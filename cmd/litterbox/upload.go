@@ -32,7 +32,7 @@ func runUpload(ctx context.Context, e *env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.Upload(ctx, o.Name, o.Src, o.Dest)
+	res, err := m.Agent.Upload(ctx, o.Name, o.Src, o.Dest)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 		return err
 	}
 	src := &watchSource{m: m, all: o.AllRepos}
-	title := "litterbox watch " + m.Root
+	title := "litterbox watch " + m.Repo.Root
 	if o.AllRepos {
 		title = "litterbox watch, every repository"
 	}
@@ -94,7 +94,7 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	act := &watchActions{run: e.run, self: self, repo: m.Root, rows: src}
+	act := &watchActions{run: e.run, self: self, repo: m.Repo.Root, rows: src}
 	model := watch.New(title, src, act, o.Every, time.Now)
 	in, _ := e.stdin.(*os.File)
 	out, _ := e.stdout.(*os.File)
@@ -128,7 +128,7 @@ type watchSource struct {
 // usage is the last stats read, and starts the next read if none runs.
 // Without stats (a cluster) the columns say "-".
 func (s *watchSource) usage(ctx context.Context) map[string]box.Usage {
-	st, ok := s.m.Provider.(box.StatsReader)
+	st, ok := s.m.Repo.Provider.(box.StatsReader)
 	if !ok {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		return nil, err
 	}
 	usage := s.usage(ctx)
-	dates, _ := s.m.Git.RefDates(ctx, "refs/heads/litterbox/")
+	dates, _ := s.m.Repo.Git.RefDates(ctx, "refs/heads/litterbox/")
 	repoOf := map[string]string{}
 	rows := make([]watch.Row, 0, len(infos))
 	for _, in := range infos {
@@ -172,7 +172,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		}
 		// A branch with nothing on its base has not moved: its date is
 		// the base commit's, however old, not the sandbox's.
-		if in.Repo == s.m.RepoPath && in.CommitsAhead != nil && *in.CommitsAhead > 0 {
+		if in.Repo == s.m.Repo.RepoPath && in.CommitsAhead != nil && *in.CommitsAhead > 0 {
 			r.LastCommit = dates["refs/heads/"+in.Branch]
 		}
 		if in.Owner != nil {
@@ -197,7 +197,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 // summary.
 func (s *watchSource) Activity(ctx context.Context, name string) (watch.Activity, error) {
 	var a watch.Activity
-	entries, err := audit.Log{Path: s.m.AuditPath()}.Read(name)
+	entries, err := audit.Log{Path: s.m.Repo.AuditPath()}.Read(name)
 	if err != nil {
 		return a, err
 	}

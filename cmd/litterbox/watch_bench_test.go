@@ -54,7 +54,7 @@ func BenchmarkRawWatchRefresh20(b *testing.B) {
 	n, cpu := 0, cpuTime()
 	for b.Loop() {
 		for _, args := range [][]string{
-			{"ps", "-a", "--filter", "label=dev.litterbox.repo=" + m.RepoPath},
+			{"ps", "-a", "--filter", "label=dev.litterbox.repo=" + m.Repo.RepoPath},
 			{"stats", "--no-stream", "--format", "{{.Name}}\t{{.CPUPerc}}\t{{.MemUsage}}"},
 		} {
 			if _, err := r.Run(ctx, runner.Cmd{Name: "docker", Args: args}); err != nil {
@@ -76,7 +76,7 @@ func watchRepo(b *testing.B, r runner.Runner, count int) *sandbox.Manager {
 	if err != nil {
 		b.Fatal(err)
 	}
-	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	for i := range count {
 		if _, err := m.Create(context.Background(), sandbox.CreateOptions{Name: fmt.Sprintf("w%02d", i), OverLimit: true}); err != nil {
 			b.Fatal(err)

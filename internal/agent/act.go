@@ -97,7 +97,7 @@ func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0
 func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, error) {
 	// Others see the call's name (waiting for it): the secrets known so
 	// far are masked in it.
-	unlock, err := m.Lock(layout.WithCall(ctx, m.Secrets.Seen().Redact(a.callName())), slug)
+	unlock, err := m.Repo.Lock(layout.WithCall(ctx, m.Repo.Secrets.Seen().Redact(a.callName())), slug)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (m *Agent) wakeIdle(ctx context.Context, slug string, err error) (bool, err
 	if !errors.As(err, &nr) || nr.State == "paused" || m.Wake == nil {
 		return false, nil
 	}
-	in, ierr := m.Box(slug).Inspect(ctx)
+	in, ierr := m.Repo.Box(slug).Inspect(ctx)
 	if ierr != nil || in.State == "running" || in.ExitCode != protocol.IdleExit {
 		return false, nil
 	}
@@ -267,7 +267,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
-	store := m.SnapStore(slug, c.lim)
+	store := m.Repo.SnapStore(slug, c.lim)
 	store.Secrets = c.sec
 	taken, snapErr := store.TakeCounted(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, func(paths []string) string { return a.commitMessage(c.sec, paths) })
 	if snapErr != nil {
@@ -329,7 +329,7 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	if err != nil || !b.Between {
 		return Between{}, nil, err
 	}
-	store := m.SnapStore(c.slug, c.lim)
+	store := m.Repo.SnapStore(c.slug, c.lim)
 	store.Secrets = c.sec
 	var n int
 	taken, err := store.TakeCounted(ctx, conv, &c.st, func(paths []string) string {
@@ -341,7 +341,7 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 		return Between{}, nil, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
 	}
 	c.st.Gen++
-	if err := m.SaveSnap(c.slug, c.st); err != nil {
+	if err := m.Repo.SaveSnap(c.slug, c.st); err != nil {
 		return Between{}, nil, err
 	}
 	if taken.Commit == "" {
@@ -388,7 +388,7 @@ func (c *call) outputLimit() int64 {
 // prepareCall reads what the call needs and refuses, before anything runs,
 // a write the disk guard or max-file-size would not let through.
 func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, error) {
-	st, err := m.LoadSnap(slug)
+	st, err := m.Repo.LoadSnap(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	c := &call{slug: slug, a: a, st: st, h: h, watchEnd: watchesEnd(rec)}
 	var specs map[string]config.SecretSpec
 	c.lim, specs, c.limNote = m.CallConfig(ctx, rec)
-	if c.sec, err = m.Secrets.Resolve(ctx, specs); err != nil {
+	if c.sec, err = m.Repo.Secrets.Resolve(ctx, specs); err != nil {
 		return nil, fmt.Errorf("%w (the call did not run)", err)
 	}
 	c.sec = c.sec.InSandbox(specs, placeholders(rec))
@@ -442,5 +442,5 @@ func (m *Agent) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
 		res.ConfigNote = c.limNote
 	}
 	c.st.Gen++
-	return m.SaveSnap(c.slug, c.st)
+	return m.Repo.SaveSnap(c.slug, c.st)
 }

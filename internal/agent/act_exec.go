@@ -49,7 +49,7 @@ func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc,
 			spec.Secrets = c.sec.Env()
 		}
 		spec.Shown = shownAct(c.h, c.a, spec, c.sec)
-		res, err := m.Box(c.slug).Exec(execCtx, spec,
+		res, err := m.Repo.Box(c.slug).Exec(execCtx, spec,
 			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
 			err = &helperExitError{code: res.ExitCode, stderr: agenttext.FirstLine(engineErr.String())}
@@ -140,12 +140,12 @@ func (v *actExec) end(ctx context.Context) error {
 func (m *Agent) endedUnder(ctx context.Context, slug string) *EndedError {
 	ctx = context.WithoutCancel(ctx)
 	for i := 0; ; i++ {
-		in, err := m.Box(slug).Inspect(ctx)
+		in, err := m.Repo.Box(slug).Inspect(ctx)
 		if err != nil {
 			return nil
 		}
 		if in.State != "running" && in.State != "paused" {
-			return &EndedError{Slug: slug, Container: m.Names(slug).Container, ExitCode: in.ExitCode}
+			return &EndedError{Slug: slug, Container: m.Repo.Names(slug).Container, ExitCode: in.ExitCode}
 		}
 		if i == 10 {
 			return nil
@@ -380,12 +380,12 @@ func errOrEOF(err error) error {
 func (m *Agent) execError(ctx context.Context, slug string, err error) error {
 	switch {
 	case errors.Is(err, box.ErrNotFound):
-		return m.MissingOrNotFound(ctx, slug)
+		return m.Repo.MissingOrNotFound(ctx, slug)
 	case errors.Is(err, box.ErrPaused):
 		return NotRunning(slug, "paused")
 	case errors.Is(err, box.ErrNotRunning):
 		// Podman does not say which: ask.
-		if in, ierr := m.Box(slug).Inspect(ctx); ierr == nil {
+		if in, ierr := m.Repo.Box(slug).Inspect(ctx); ierr == nil {
 			return NotRunning(slug, in.State)
 		}
 		return NotRunning(slug, "exited")

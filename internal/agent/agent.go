@@ -14,7 +14,7 @@ import (
 
 // Agent acts in the sandboxes of one repository.
 type Agent struct {
-	*hostrepo.Repo
+	Repo *hostrepo.Repo
 
 	// Helper is the sandbox helper binary create delivers, found by
 	// preflight.

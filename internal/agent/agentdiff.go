@@ -41,7 +41,7 @@ var plainDiff = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
 // (since "base" or "") or its last milestone ("milestone"; the base when
 // it has none). It reads only the host repository.
 func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
-	slug, base, tip, err := m.BaseAndTip(ctx, name)
+	slug, base, tip, err := m.Repo.BaseAndTip(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, 
 	switch since {
 	case "", "base":
 	case "milestone":
-		ms, err := m.Git.RevParse(ctx, milestoneRef(slug))
+		ms, err := m.Repo.Git.RevParse(ctx, milestoneRef(slug))
 		if err != nil {
 			return nil, err
 		}
@@ -59,13 +59,13 @@ func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, 
 	default:
 		return nil, fmt.Errorf("since %q: use \"base\" or \"milestone\"", since)
 	}
-	numstat, err := m.Git.Output(ctx, slices.Concat(plainDiff, []string{"--numstat", "-z", d.From, d.To})...)
+	numstat, err := m.Repo.Git.Output(ctx, slices.Concat(plainDiff, []string{"--numstat", "-z", d.From, d.To})...)
 	if err != nil {
 		return nil, err
 	}
 	d.Files = parseNumstat(numstat)
 	var out headBuf
-	if err := m.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
+	if err := m.Repo.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
 		return nil, err
 	}
 	d.Diff, d.Cut = out.String(), out.cut

@@ -47,9 +47,9 @@ func (e *DiskFullError) Error() string {
 // where its secrets come from. When the config cannot be read or may not
 // loosen them, those fixed at create hold, and note says why.
 func (m *Agent) CallConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
-	cfg, err := config.Load(m.Root)
+	cfg, err := config.Load(m.Repo.Root)
 	if err == nil {
-		_, err = m.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
+		_, err = m.Repo.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
 			return !limitKeys[w.Key] && !strings.HasPrefix(w.Key, "secrets.")
 		}))
 	}

@@ -37,11 +37,11 @@ func (m *Agent) watchEnd(ctx context.Context, slug string, cut func(error)) (sto
 				return
 			case <-t.C:
 			}
-			in, err := m.Box(slug).Inspect(ctx)
+			in, err := m.Repo.Box(slug).Inspect(ctx)
 			if err != nil || in.State == "running" || in.State == "paused" {
 				continue
 			}
-			cut(&EndedError{Slug: slug, Container: m.Names(slug).Container, ExitCode: in.ExitCode})
+			cut(&EndedError{Slug: slug, Container: m.Repo.Names(slug).Container, ExitCode: in.ExitCode})
 			return
 		}
 	}()

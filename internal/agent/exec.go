@@ -39,14 +39,14 @@ func (m *Agent) Exec(ctx context.Context, name string, o ExecOptions) (int, erro
 // running resolves name to a sandbox that runs, starting it again when
 // it stopped for being idle, and returns its slug and container.
 func (m *Agent) running(ctx context.Context, name string) (slug string, n hostrepo.Names, err error) {
-	slug, err = m.Resolve(name)
+	slug, err = m.Repo.Resolve(name)
 	if err != nil {
 		return "", n, err
 	}
 	// The exec's stderr is the user's terminal: ask the engine first, so a
 	// missing, paused or unreachable sandbox is one clear line, not docker's
 	// message followed by ours.
-	n, in, err := m.OwnContainer(ctx, slug)
+	n, in, err := m.Repo.OwnContainer(ctx, slug)
 	if err != nil {
 		return "", n, err
 	}
@@ -96,7 +96,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	spec.Env = map[string]string{protocol.SessionVar: tok}
 	ectx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
-	if rec, _ := m.Store().Load(slug); watchesEnd(rec) {
+	if rec, _ := m.Repo.Store().Load(slug); watchesEnd(rec) {
 		defer m.watchEnd(ectx, slug, cut)()
 	}
 	beside := make(chan struct{})
@@ -106,7 +106,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	} else {
 		close(beside)
 	}
-	res, err := m.BoxOf(n).Exec(ectx, spec, o.Streams)
+	res, err := m.Repo.BoxOf(n).Exec(ectx, spec, o.Streams)
 	stopBeside()
 	<-beside
 	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

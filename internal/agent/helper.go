@@ -296,11 +296,11 @@ func (m *Agent) helperFor(ctx context.Context, slug string) (*HelperBinary, *lay
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := m.EnsureOwn(ctx, slug); err != nil {
+	if err := m.Repo.EnsureOwn(ctx, slug); err != nil {
 		return nil, nil, err
 	}
 	want := h.ContainerPath()
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -312,17 +312,17 @@ func (m *Agent) helperFor(ctx context.Context, slug string) (*HelperBinary, *lay
 	if rec.Helper == want {
 		return h, rec, nil
 	}
-	if err := m.DeliverHelper(ctx, m.Box(slug), h); err != nil {
+	if err := m.DeliverHelper(ctx, m.Repo.Box(slug), h); err != nil {
 		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
 			return nil, nil, err // missing, paused, stopped
 		}
 		if rec.Helper == "" {
-			return nil, nil, &LegacyError{Name: slug, Branch: m.Names(slug).Branch}
+			return nil, nil, &LegacyError{Name: slug, Branch: m.Repo.Names(slug).Branch}
 		}
 		return nil, nil, err
 	}
 	rec.Helper = want
-	if err := m.Store().Save(rec); err != nil {
+	if err := m.Repo.Store().Save(rec); err != nil {
 		return nil, nil, err
 	}
 	return h, rec, nil

@@ -59,7 +59,7 @@ func (m *Agent) Run(ctx context.Context, name string, o RunOptions) (*RunResult,
 		return nil, err
 	}
 	detail := runner.Join(o.Cmd)
-	end, other, err := layout.HoldSession(m.Layout().Session(slug), layout.Holder{Call: RunKind + ": " + detail, Since: m.Now(), PID: os.Getpid()})
+	end, other, err := layout.HoldSession(m.Repo.Layout().Session(slug), layout.Holder{Call: RunKind + ": " + detail, Since: m.Repo.Now(), PID: os.Getpid()})
 	if err != nil {
 		return nil, fmt.Errorf("marking sandbox '%s' as running an agent: %w", slug, err)
 	}
@@ -107,7 +107,7 @@ func (s *runSession) settle(ctx context.Context, spec box.ExecSpec) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, err := s.m.Box(s.slug).Exec(ctx, spec, box.Streams{Stdin: inR, Stdout: outW, Stderr: io.Discard})
+		_, err := s.m.Repo.Box(s.slug).Exec(ctx, spec, box.Streams{Stdin: inR, Stdout: outW, Stderr: io.Discard})
 		outW.CloseWithError(errOrEOF(err))
 	}()
 	lines := bufio.NewScanner(outR)

@@ -23,9 +23,9 @@ import (
 // may start sandboxes of other repositories, so it is not always ours:
 // ours goes through its own handle, with what the handle adds).
 func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
-	b := box.Of(m.Provider, container)
-	if n := m.Names(slug); n.Container == container {
-		b = m.CallBox(n)
+	b := box.Of(m.Repo.Provider, container)
+	if n := m.Repo.Names(slug); n.Container == container {
+		b = m.Repo.CallBox(n)
 	}
 	return &services.Box{
 		Box: b, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
@@ -36,7 +36,7 @@ func (m *Agent) box(ctx context.Context, slug, container string, specs map[strin
 // secretsFor reads the secrets a sandbox of this repository gets now, with
 // the rule of every call (see CallConfig).
 func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, e
 		rec = &layout.Record{}
 	}
 	_, specs, _ := m.CallConfig(ctx, rec)
-	sec, err := m.Secrets.Resolve(ctx, specs)
+	sec, err := m.Repo.Secrets.Resolve(ctx, specs)
 	return sec.InSandbox(specs, placeholders(rec)), err
 }
 
@@ -58,13 +58,13 @@ func placeholders(rec *layout.Record) map[string]string {
 
 // serviceToken tells one start apart from every other.
 func (m *Agent) serviceToken() string {
-	return fmt.Sprintf("%x-%d", m.Now().UnixNano(), m.startSeq.Add(1))
+	return fmt.Sprintf("%x-%d", m.Repo.Now().UnixNano(), m.startSeq.Add(1))
 }
 
 // StartServices starts the services of specs and checks they stay up.
 func (m *Agent) StartServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
 	var sec *secrets.Values
-	if container == m.Names(slug).Container {
+	if container == m.Repo.Names(slug).Container {
 		var err error
 		if sec, err = m.secretsFor(ctx, slug); err != nil {
 			return nil, err
@@ -81,19 +81,19 @@ func (m *Agent) StartServices(ctx context.Context, slug, container string, specs
 // Service runs action on one service of a sandbox; status with no service
 // reports them all.
 func (m *Agent) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.Contains(services.Actions, action) {
 		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(services.Actions, ", "))
 	}
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.MissingOrNotFound(ctx, slug)
+		return nil, m.Repo.MissingOrNotFound(ctx, slug)
 	}
 	names, err := services.Pick(slug, rec.Services, action, service)
 	if err != nil {
@@ -117,7 +117,7 @@ func (m *Agent) Service(ctx context.Context, name, action, service string) ([]se
 			return nil, err
 		}
 	}
-	b := m.box(ctx, slug, m.Names(slug).Container, rec.Services, sec)
+	b := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, sec)
 	var states []services.State
 	switch action {
 	case services.Status:
@@ -141,28 +141,28 @@ func (m *Agent) Service(ctx context.Context, name, action, service string) ([]se
 // Escaped): a service prints what the agent made it print, and an OSC 52
 // sequence in its log would write the reviewer's clipboard.
 func (m *Agent) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return err
 	}
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return err
 	}
 	if rec == nil {
-		return m.MissingOrNotFound(ctx, slug)
+		return m.Repo.MissingOrNotFound(ctx, slug)
 	}
 	if _, err := services.Pick(slug, rec.Services, "logs", service); err != nil {
 		return err
 	}
-	if err := m.EnsureOwn(ctx, slug); err != nil {
+	if err := m.Repo.EnsureOwn(ctx, slug); err != nil {
 		return err
 	}
 	sec, err := m.secretsFor(ctx, slug)
 	if err != nil {
 		return err
 	}
-	out, err := m.box(ctx, slug, m.Names(slug).Container, rec.Services, nil).Logs(ctx, service, lines)
+	out, err := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, nil).Logs(ctx, service, lines)
 	if err != nil {
 		return err
 	}
@@ -178,10 +178,10 @@ func (m *Agent) ServiceLogs(ctx context.Context, name, service string, lines int
 // services. Service calls on one sandbox take turns, but not with file
 // changes: a stop may wait out a grace period.
 func (m *Agent) lockServices(ctx context.Context, slug string) (func(), error) {
-	if err := m.EnsureOwn(ctx, slug); err != nil {
+	if err := m.Repo.EnsureOwn(ctx, slug); err != nil {
 		return nil, err
 	}
-	return m.LockNamed(ctx, slug, slug+".services")
+	return m.Repo.LockNamed(ctx, slug, slug+".services")
 }
 
 // lockSpawn takes the sandbox's call turn for a service start. A call ends
@@ -191,7 +191,7 @@ func (m *Agent) lockServices(ctx context.Context, slug string) (func(), error) {
 // runs, or that call's end would take it for an escapee. It is taken
 // before the services lock, never after, so the two cannot deadlock.
 func (m *Agent) lockSpawn(ctx context.Context, slug string) (func(), error) {
-	return m.Lock(ctx, slug)
+	return m.Repo.Lock(ctx, slug)
 }
 
 // MaxBackground bounds the background commands a sandbox remembers.
@@ -202,7 +202,7 @@ const MaxBackground = 50
 // once it runs: status, logs, stop and restart then work on it as on a
 // configured service. It is not started again when the sandbox is.
 func (m *Agent) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -226,18 +226,18 @@ func (m *Agent) Background(ctx context.Context, name, service string, o BashOpti
 		return nil, err
 	}
 	defer unlock()
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.MissingOrNotFound(ctx, slug)
+		return nil, m.Repo.MissingOrNotFound(ctx, slug)
 	}
 	sec, err := m.secretsFor(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	box := m.box(ctx, slug, m.Names(slug).Container, rec.Services, sec)
+	box := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, sec)
 	if service == "" {
 		if service, err = m.backgroundName(ctx, box, rec.Services, o.Command); err != nil {
 			return nil, err
@@ -252,7 +252,7 @@ func (m *Agent) Background(ctx context.Context, name, service string, o BashOpti
 		rec.Services = map[string]config.ServiceSpec{}
 	}
 	rec.Services[service] = config.ServiceSpec{Command: []string{"sh", "-c", cmd}, Stop: config.DefaultStopSignal, StopTimeout: 5, Background: true}
-	if err := m.Store().Save(rec); err != nil {
+	if err := m.Repo.Store().Save(rec); err != nil {
 		return nil, err
 	}
 	box.Specs = rec.Services

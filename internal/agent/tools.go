@@ -100,7 +100,7 @@ var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run comman
 // Bash runs a command with sh -c in the sandbox as the sandbox user and
 // commits what it changed. On timeout every process it started is killed.
 func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*Act
 // own arguments; a path inside a submodule is refused last, since that
 // needs the sandbox's snapshot state.
 func (m *Agent) fileTarget(name, p string, pathOf func(string) (string, error), check func() error) (slug, abs string, err error) {
-	if slug, err = m.Resolve(name); err != nil {
+	if slug, err = m.Repo.Resolve(name); err != nil {
 		return "", "", err
 	}
 	if abs, err = pathOf(p); err != nil {
@@ -235,7 +235,7 @@ func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
+	unlock, err := m.Repo.Lock(layout.WithCall(ctx, "edit: "+p), slug)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, 
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(layout.WithCall(ctx, "edit: "+p), slug)
+	unlock, err := m.Repo.Lock(layout.WithCall(ctx, "edit: "+p), slug)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, 
 // Scan commits whatever changed in the sandbox outside the agent tools (an
 // interactive shell), with message "<kind>: <detail>".
 func (m *Agent) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (m *Agent) OutsideSubmodules(slug, abs string) error {
 	if !ok {
 		return nil
 	}
-	st, err := m.LoadSnap(slug)
+	st, err := m.Repo.LoadSnap(slug)
 	if err != nil {
 		return err
 	}

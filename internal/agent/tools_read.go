@@ -42,7 +42,7 @@ func (m *Agent) helperTool(ctx context.Context, slug string, stdout io.Writer, c
 		return runner.Result{}, err
 	}
 	var errOut bytes.Buffer
-	res, err := m.Box(slug).Exec(ctx, box.ExecSpec{Cmd: h.Argv(c)},
+	res, err := m.Repo.Box(slug).Exec(ctx, box.ExecSpec{Cmd: h.Argv(c)},
 		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
 		return res, m.execError(ctx, slug, err)
@@ -128,7 +128,7 @@ const MaxReadBytes = 256 << 10
 // Read returns limit lines of a file from line offset (0-based). Hidden paths
 // are refused.
 func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func joinUnder(root, p string) string {
 // searchRoot resolves the sandbox and the directory ls, glob and grep start
 // from (default /src), refusing hidden paths.
 func (m *Agent) searchRoot(name, p string) (slug, abs string, err error) {
-	if slug, err = m.Resolve(name); err != nil {
+	if slug, err = m.Repo.Resolve(name); err != nil {
 		return "", "", err
 	}
 	if p == "" {

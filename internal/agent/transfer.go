@@ -17,7 +17,7 @@ import (
 // Upload copies a host file or directory into the sandbox at dest (the exact
 // path it gets; relative to /src), modes kept, and commits it like write.
 func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*ActResult, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -28,13 +28,13 @@ func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*ActResult,
 	if _, err := os.Lstat(src); err != nil {
 		return nil, fmt.Errorf("upload source: %w", err)
 	}
-	tmp, err := os.CreateTemp(hostrepo.EnsureDir(m.Layout().Tmp()), "upload-*.tar")
+	tmp, err := os.CreateTemp(hostrepo.EnsureDir(m.Repo.Layout().Tmp()), "upload-*.tar")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	uid, gid, err := m.SandboxIDs(slug)
+	uid, gid, err := m.Repo.SandboxIDs(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*ActResult,
 // /src) to the host path dest (the exact path it gets), modes kept. Nothing is
 // ever written outside dest.
 func (m *Agent) Download(ctx context.Context, name, src, dest string) (int, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return 0, err
 	}

@@ -52,7 +52,7 @@ func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.L
 	m, err := sandbox.OpenRepo(ctx, r, rt, loc)
 	var cfg config.Config
 	if err == nil {
-		cfg, err = m.CreateConfig()
+		cfg, err = m.Repo.CreateConfig()
 	}
 	h, herr := agent.LocalHelper()
 	if herr != nil {
@@ -116,7 +116,7 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 	probeCfg := config.Default()
 	if cfgErr == nil {
 		probeCfg = cfg
-		if _, werr := m.CheckWeakenings(ctx, cfg); werr != nil {
+		if _, werr := m.Repo.CheckWeakenings(ctx, cfg); werr != nil {
 			probeCfg = config.Default()
 			probeCfg.Image = cfg.Image
 		}
@@ -134,7 +134,8 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 	checks := []box.Check{c}
 	// An image still to be built cannot be probed.
 	if c.Status != box.CheckFail && herr == nil && (probeCfg.Build == nil || c.Status == box.CheckOK) {
-		pm := &sandbox.Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Provider: cli, Runtime: rt}, Helper: h}}
+		pm := sandbox.New(&hostrepo.Repo{Provider: cli, Runtime: rt})
+		pm.Agent.Helper = h
 		sc, p := sandboxCheck(ctx, pm, probeCfg, platform)
 		checks = append(checks, sc)
 		if sc.Status != box.CheckFail {
@@ -151,10 +152,10 @@ func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt e
 // its config and its ports.
 func repoChecks(ctx context.Context, m *sandbox.Manager, cfg config.Config, cfgErr error, engineUp bool) []box.Check {
 	checks := []box.Check{repoCheck(ctx, m)}
-	for _, f := range mcpclients.Containment(m.Root) {
+	for _, f := range mcpclients.Containment(m.Repo.Root) {
 		checks = append(checks, containmentCheck(f))
 	}
-	for _, p := range mcpclients.Portable(m.Root) {
+	for _, p := range mcpclients.Portable(m.Repo.Root) {
 		checks = append(checks, entryCheck(p))
 	}
 	if cfgErr != nil {
@@ -196,14 +197,14 @@ func entryCheck(p mcpclients.Portability) box.Check {
 // build inputs name it, present, or to be built by the next create.
 func buildCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) (box.Check, string) {
 	b := cfg.Build
-	tag, err := m.Git.ResolveCommit(ctx, "HEAD")
+	tag, err := m.Repo.Git.ResolveCommit(ctx, "HEAD")
 	if err == nil {
 		tag, err = m.Images().ProjectTag(ctx, cfg, tag)
 	}
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}
-	info, err := box.Images(m.Provider).Image(ctx, tag)
+	info, err := box.Images(m.Repo.Provider).Image(ctx, tag)
 	if err != nil {
 		return box.Check{Name: "image", Status: box.CheckWarn, Detail: tag + " is not built yet: the next create builds it from " + b.Dockerfile}, ""
 	}
@@ -240,12 +241,12 @@ func agentCheck(cfg config.Config, p protocol.Probe) box.Check {
 }
 
 func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, platform string) (box.Check, protocol.Probe) {
-	h := m.Helper
+	h := m.Agent.Helper
 	fail := func(detail, fix string) (box.Check, protocol.Probe) {
 		return box.Check{Name: "sandbox", Status: box.CheckFail, Detail: cfg.Image + ": " + detail, Fix: fix}, protocol.Probe{}
 	}
 	if platform == "" { // just pulled
-		info, err := box.Images(m.Provider).Image(ctx, cfg.Image)
+		info, err := box.Images(m.Repo.Provider).Image(ctx, cfg.Image)
 		if err != nil {
 			return fail(oneLineErr(err), "")
 		}
@@ -278,7 +279,7 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 // is started and asks its helper what it finds; detail (and fix) say why
 // it could not.
 func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p protocol.Probe, detail, fix string) {
-	h := m.Helper
+	h := m.Agent.Helper
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
@@ -290,16 +291,16 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 	}
 	spec.AnonVolumes = append(spec.AnonVolumes, own...)
 	spec.Volumes, spec.VolumeLabels = nil, nil
-	probe := box.Of(m.Provider, n.Container)
+	probe := box.Of(m.Repo.Provider, n.Container)
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		_ = probe.Remove(rctx)
 	}()
-	if _, err := m.Provider.Create(ctx, spec); err != nil {
+	if _, err := m.Repo.Provider.Create(ctx, spec); err != nil {
 		return p, "a sandbox container cannot be made: " + oneLineErr(err), ""
 	}
-	if err := m.DeliverHelper(ctx, probe, h); err != nil {
+	if err := m.Agent.DeliverHelper(ctx, probe, h); err != nil {
 		return p, oneLineErr(err), ""
 	}
 	if err := probe.Start(ctx); err != nil {
@@ -337,7 +338,7 @@ func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) 
 		cfg.Image = config.Default().Image
 	}
 	fix := "install gVisor (apt-get install runsc) and register it with the engine (docs/security.md#isolation-levels)"
-	if ch, ok := m.Provider.(box.IsolationChecker); ok {
+	if ch, ok := m.Repo.Provider.(box.IsolationChecker); ok {
 		if err := ch.CheckIsolation(ctx, sandbox.IsolationOf(cfg)); err != nil {
 			c.Status, c.Detail, c.Fix = box.CheckWarn, "container; not gvisor: "+oneLineErr(err), fix
 			return c
@@ -362,7 +363,7 @@ func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) 
 // gvisorName is what gives this engine gVisor: a runtime of the engine,
 // or the cluster's RuntimeClass.
 func gvisorName(m *sandbox.Manager, cfg config.Config) string {
-	if m.Runtime.Kubernetes {
+	if m.Repo.Runtime.Kubernetes {
 		return "RuntimeClass " + cfg.RuntimeClass
 	}
 	return "runtime " + cfg.GVisorRuntime
@@ -383,12 +384,12 @@ func imageCheck(ctx context.Context, cli box.Provider, bin, image, from string) 
 }
 
 func repoCheck(ctx context.Context, m *sandbox.Manager) box.Check {
-	head, err := m.Git.ResolveCommit(ctx, "HEAD")
+	head, err := m.Repo.Git.ResolveCommit(ctx, "HEAD")
 	if err != nil {
-		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
+		return box.Check{Name: "repository", Status: box.CheckFail, Detail: m.Repo.Root + " has no commits", Fix: "commit something: only commits reach a sandbox"}
 	}
-	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Root, hostrepo.ShortID(head))}
-	if dirty, err := m.Uncommitted(ctx); err == nil && dirty > 0 {
+	c := box.Check{Name: "repository", Status: box.CheckOK, Detail: fmt.Sprintf("%s at %s", m.Repo.Root, hostrepo.ShortID(head))}
+	if dirty, err := m.Repo.Uncommitted(ctx); err == nil && dirty > 0 {
 		c.Status = box.CheckWarn
 		c.Detail += fmt.Sprintf("; %d uncommitted change(s) in the work tree will NOT be in new sandboxes", dirty)
 		c.Fix = "commit what the agent should see"
@@ -399,7 +400,7 @@ func repoCheck(ctx context.Context, m *sandbox.Manager) box.Check {
 func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
 	c := box.Check{Name: "config", Status: box.CheckOK, Detail: "no " + config.File + "; defaults (image " + cfg.Image + ")"}
 	if len(cfg.Files) > 0 {
-		if _, err := m.CheckWeakenings(ctx, cfg); err != nil {
+		if _, err := m.Repo.CheckWeakenings(ctx, cfg); err != nil {
 			var we *hostrepo.WeakeningError
 			fix := "fix the file named above"
 			if errors.As(err, &we) && we.Weakening.File == config.File {
@@ -412,7 +413,7 @@ func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box
 	}
 	// On the default image, the project's files may say which one it
 	// needs: busybox has none of their tools.
-	if s, ok := projectimage.Suggest(m.Root); ok && cfg.ImageIsDefault() {
+	if s, ok := projectimage.Suggest(m.Repo.Root); ok && cfg.ImageIsDefault() {
 		c.Status = box.CheckWarn
 		c.Detail = fmt.Sprintf("sandboxes run the default image, %s, and this is a %s project (%s): busybox has no %s", cfg.Image, s.Kind, s.File, s.Tool)
 		c.Fix = fmt.Sprintf("set %s under [docker] in %s", s.Config(), config.File)

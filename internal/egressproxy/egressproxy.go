@@ -36,10 +36,10 @@ import (
 
 // Proxies are the egress proxies of one repository's sandboxes; the helper
 // is the proxy's program.
-type Proxies struct{ *agent.Agent }
+type Proxies struct{ Agent *agent.Agent }
 
 // proxy is the handle of the egress proxy of the sandbox named in n.
-func (p *Proxies) proxy(n hostrepo.Names) box.Box { return box.Of(p.Provider, n.Egress()) }
+func (p *Proxies) proxy(n hostrepo.Names) box.Box { return box.Of(p.Agent.Repo.Provider, n.Egress()) }
 
 // Role is the dev.litterbox.managed label of a sandbox's egress proxy
 // and its volume: a container that serves a sandbox rather than being one,
@@ -64,7 +64,7 @@ func Used(cfg config.Config) bool { return cfg.Allow != nil || cfg.SetupAllow !=
 // Proxied says whether this sandbox's allowlist goes through the egress
 // proxy: on Kubernetes it is the pod's NetworkPolicy instead.
 func (p *Proxies) Proxied(cfg config.Config) bool {
-	return Used(cfg) && p.Provider.Caps().EgressProxy
+	return Used(cfg) && p.Agent.Repo.Provider.Caps().EgressProxy
 }
 
 // PolicyNetwork refuses, on a runtime that enforces the allowlist itself
@@ -128,7 +128,7 @@ func (p *Proxies) Inject(ctx context.Context, n hostrepo.Names, rec *layout.Reco
 	for name := range rec.Injection.Placeholders {
 		specs[name] = rec.Secrets[name]
 	}
-	vals, err := p.Secrets.Resolve(ctx, specs)
+	vals, err := p.Agent.Repo.Secrets.Resolve(ctx, specs)
 	if err != nil {
 		return &hostrepo.StepError{Step: "reading the secrets the egress proxy injects", Err: err}
 	}
@@ -147,7 +147,7 @@ func (p *Proxies) Inject(ctx context.Context, n hostrepo.Names, rec *layout.Reco
 	if err != nil {
 		return err
 	}
-	spec := box.ExecSpec{Interactive: true, Cmd: p.Helper.Argv(protocol.CmdInject{Control: protocol.EgressControl}),
+	spec := box.ExecSpec{Interactive: true, Cmd: p.Agent.Helper.Argv(protocol.CmdInject{Control: protocol.EgressControl}),
 		StdinKey: func([]byte) string { return "the secrets the egress proxy injects" }}
 	res, err := p.proxy(n).Exec(ctx, spec, box.Streams{Stdin: bytes.NewReader(data)})
 	if err == nil && res.ExitCode != 0 {
@@ -175,7 +175,7 @@ func SetupEnv(cfg config.Config) map[string]string {
 // MakeVolume makes the volume, held in memory, of the egress proxy's
 // socket.
 func (p *Proxies) MakeVolume(ctx context.Context, n hostrepo.Names, uid, gid int) error {
-	if err := box.Egress(p.Provider).TmpfsVolume(ctx, n.Egress(), p.Labels(n.Slug, Role), uid, gid); err != nil {
+	if err := box.Egress(p.Agent.Repo.Provider).TmpfsVolume(ctx, n.Egress(), p.Agent.Repo.Labels(n.Slug, Role), uid, gid); err != nil {
 		return &hostrepo.StepError{Step: "making the egress proxy's volume", Err: err}
 	}
 	return nil
@@ -195,7 +195,7 @@ func FirstAllow(cfg config.Config) []string {
 // sandbox's (or to none). Nothing of the agent's runs before it.
 func (p *Proxies) EndSetupNetwork(ctx context.Context, n hostrepo.Names, cfg config.Config) error {
 	if cfg.SetupOpensNetwork() {
-		if err := box.Egress(p.Provider).DisconnectNetwork(ctx, cfg.OutboundNetwork(), n.Container); err != nil {
+		if err := box.Egress(p.Agent.Repo.Provider).DisconnectNetwork(ctx, cfg.OutboundNetwork(), n.Container); err != nil {
 			return &hostrepo.StepError{Step: "taking the setup command's network " + cfg.OutboundNetwork() + " away", Err: err}
 		}
 	}
@@ -215,9 +215,9 @@ func (p *Proxies) EndSetupNetwork(ctx context.Context, n hostrepo.Names, cfg con
 // the sandbox, from the sandbox's own image (the helper is static: any
 // image will do, and no other image is needed).
 func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config, allow []string) error {
-	labels := p.Labels(n.Slug, Role)
+	labels := p.Agent.Repo.Labels(n.Slug, Role)
 	network := cfg.OutboundNetwork()
-	h := p.Helper
+	h := p.Agent.Helper
 	proxy := protocol.CmdProxy{Addr: "unix:" + protocol.EgressSocket, Allow: strings.Join(allow, ",")}
 	if len(cfg.Injected()) > 0 {
 		proxy.Control = protocol.EgressControl
@@ -242,10 +242,10 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 		Entrypoint: h.Argv(proxy)[0],
 		Cmd:        h.Argv(proxy)[1:],
 	}
-	if _, err := p.Provider.Create(ctx, spec); err != nil {
+	if _, err := p.Agent.Repo.Provider.Create(ctx, spec); err != nil {
 		return &hostrepo.StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
 	}
-	if err := p.DeliverHelper(ctx, p.proxy(n), h); err != nil {
+	if err := p.Agent.DeliverHelper(ctx, p.proxy(n), h); err != nil {
 		return &hostrepo.StepError{Step: "delivering the helper to the egress proxy", Err: err}
 	}
 	if err := p.proxy(n).Start(ctx); err != nil {
@@ -254,7 +254,7 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 	if proxy.Control == "" {
 		return nil
 	}
-	rec, err := p.Store().Load(n.Slug)
+	rec, err := p.Agent.Repo.Store().Load(n.Slug)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 // Remove removes the egress proxy and its volume, returning what is
 // left; neither existing is fine.
 func (p *Proxies) Remove(ctx context.Context, n hostrepo.Names) (removed, left []string) {
-	return RemoveContainer(ctx, p.Provider, n.Egress())
+	return RemoveContainer(ctx, p.Agent.Repo.Provider, n.Egress())
 }
 
 // RemoveContainer removes the egress proxy container name and its volume of
@@ -287,18 +287,18 @@ func RemoveContainer(ctx context.Context, p box.Provider, name string) (removed,
 // repository's, for a delete that lost the sandbox's record.
 func (p *Proxies) Owns(ctx context.Context, n hostrepo.Names) bool {
 	in, err := p.proxy(n).Inspect(ctx)
-	return err == nil && in.Labels[hostrepo.LabelManaged] == Role && in.Labels[hostrepo.LabelRepoID] == p.RepoID && p.RepoID != ""
+	return err == nil && in.Labels[hostrepo.LabelManaged] == Role && in.Labels[hostrepo.LabelRepoID] == p.Agent.Repo.RepoID && p.Agent.Repo.RepoID != ""
 }
 
 // Follow pauses, or unpauses and starts, the egress proxy of a
 // sandbox of this repository that has one, after the sandbox's container.
 func (p *Proxies) Follow(ctx context.Context, slug, container string, pause bool) error {
-	n := p.Names(slug)
+	n := p.Agent.Repo.Names(slug)
 	if container != n.Container {
 		return nil // another repository's sandbox: its record is not here
 	}
-	rec, err := p.Store().Load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
+	rec, err := p.Agent.Repo.Store().Load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || !p.Agent.Repo.Provider.Caps().EgressProxy {
 		return err // no proxy
 	}
 	proxy := p.proxy(n)
@@ -336,8 +336,8 @@ func (p *Proxies) ActivityOf(ctx context.Context, name string, since time.Time) 
 	if err != nil {
 		return Activity{}, err
 	}
-	rec, err := p.Store().Load(slug)
-	if err != nil || rec == nil || rec.Allow == nil || !p.Provider.Caps().EgressProxy {
+	rec, err := p.Agent.Repo.Store().Load(slug)
+	if err != nil || rec == nil || rec.Allow == nil || !p.Agent.Repo.Provider.Caps().EgressProxy {
 		return Activity{}, err // no proxy to ask
 	}
 	log, err := p.log(ctx, slug, since)
@@ -359,7 +359,7 @@ func (p *Proxies) Refusals(ctx context.Context, slug string, since time.Time) (m
 
 // log is what the egress proxy of sandbox slug printed since since.
 func (p *Proxies) log(ctx context.Context, slug string, since time.Time) ([]byte, error) {
-	log, err := box.Egress(p.Provider).Logs(ctx, p.Names(slug).Egress(), since)
+	log, err := box.Egress(p.Agent.Repo.Provider).Logs(ctx, p.Agent.Repo.Names(slug).Egress(), since)
 	if err != nil {
 		return nil, fmt.Errorf("reading the egress proxy's log of '%s': %w", slug, err)
 	}

@@ -88,7 +88,7 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 	tag := im.buildTag(in, network)
 	cfg.Image = tag
 	out := &BuiltImage{Tag: tag, Dockerfile: b.Dockerfile}
-	if _, err := box.Images(im.Provider).Image(ctx, tag); err == nil {
+	if _, err := box.Images(im.Repo.Provider).Image(ctx, tag); err == nil {
 		out.Cached = true
 		return out, nil
 	} else if !errors.Is(err, box.ErrImageNotFound) {
@@ -99,7 +99,7 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 		return nil, err
 	}
 	out.Took = time.Since(t)
-	im.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
+	im.Repo.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
 	return out, nil
 }
 
@@ -120,7 +120,7 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) e
 	go func() {
 		// A failure of git's reaches the filter through the pipe; one after
 		// the archive's end is only git writing padding nobody reads.
-		archW.CloseWithError(im.Git.Archive(ctx, in.contextTree(), archW))
+		archW.CloseWithError(im.Repo.Git.Archive(ctx, in.contextTree(), archW))
 		close(gitDone)
 	}()
 	go func() {
@@ -131,9 +131,9 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) e
 	}()
 	spec := box.BuildSpec{
 		Dockerfile: in.dockerfileInContext(), Context: tarR, Tag: tag, Target: b.Target, Args: b.Args, Network: network,
-		Labels: map[string]string{hostrepo.LabelRepoID: im.RepoID, hostrepo.LabelRepo: im.RepoPath},
+		Labels: map[string]string{hostrepo.LabelRepoID: im.Repo.RepoID, hostrepo.LabelRepo: im.Repo.RepoPath},
 	}
-	err := box.Images(im.Provider).Build(ctx, spec, w)
+	err := box.Images(im.Repo.Provider).Build(ctx, spec, w)
 	// The engine may stop reading at the archive's end marker.
 	tarR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
@@ -176,7 +176,7 @@ func (im *Builder) ProjectTag(ctx context.Context, cfg config.Config, commit str
 
 // buildTag is the repository's tag of a build of in on network.
 func (im *Builder) buildTag(in *Inputs, network string) string {
-	return "litterbox/" + im.RepoSlug + "-" + im.RepoID + ":" + in.digest(network)[:16]
+	return "litterbox/" + im.Repo.RepoSlug + "-" + im.Repo.RepoID + ":" + in.digest(network)[:16]
 }
 
 // buildContextName is where a Dockerfile from outside the context goes in
@@ -206,7 +206,7 @@ func (im *Builder) ReadInputs(ctx context.Context, b *config.BuildSpec, commit s
 	if b.Context != "." {
 		args = append(args, "--", b.Context, b.Dockerfile)
 	}
-	out, err := im.Git.Output(ctx, args...)
+	out, err := im.Repo.Git.Output(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: reading commit %s: %w", hostrepo.ShortID(commit), err)
 	}
@@ -218,7 +218,7 @@ func (im *Builder) ReadInputs(ctx context.Context, b *config.BuildSpec, commit s
 		return nil, fmt.Errorf("[docker] build: the context %s is not a directory with files in commit %s", b.Context, hostrepo.ShortID(commit))
 	}
 	if in.ignoreID != "" {
-		data, err := im.Git.CatBlob(ctx, in.ignoreID)
+		data, err := im.Repo.Git.CatBlob(ctx, in.ignoreID)
 		if err != nil {
 			return nil, fmt.Errorf("[docker] build: reading %s: %w", path.Join(b.Context, ".dockerignore"), err)
 		}
@@ -358,7 +358,7 @@ func (in *Inputs) filterContext(ctx context.Context, m *Builder, w io.Writer, r 
 		}
 	}
 	if !in.inside {
-		data, err := m.Git.CatBlob(ctx, in.dockerfile)
+		data, err := m.Repo.Git.CatBlob(ctx, in.dockerfile)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 // Builder builds and reads the images of one repository's sandboxes.
 type Builder struct {
-	*hostrepo.Repo
+	Repo *hostrepo.Repo
 	// Output, when set, receives a build's log as it is made (a
 	// terminal); otherwise only a failed build's tail is shown.
 	Output io.Writer

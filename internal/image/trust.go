@@ -25,11 +25,11 @@ func (e *BuildTrustError) Error() string {
 // CheckBuildTrust refuses in's build unless its Dockerfile and
 // .dockerignore are the ones the user trusted.
 func (im *Builder) CheckBuildTrust(in *Inputs) error {
-	recs, err := im.LoadTrust()
+	recs, err := im.Repo.LoadTrust()
 	if err != nil {
 		return err
 	}
-	switch rec := recs[hostrepo.BuildTrustKey(im.Root)]; rec {
+	switch rec := recs[hostrepo.BuildTrustKey(im.Repo.Root)]; rec {
 	case in.TrustDigest():
 		return nil
 	case "":

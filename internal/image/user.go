@@ -19,10 +19,10 @@ import (
 // ImageFile reads one file of an image, from a container made and never
 // started: no process of the image runs, and no shell is needed.
 func (im *Builder) ImageFile(ctx context.Context, image, path string) ([]byte, error) {
-	name := im.ScratchName("look")
-	scratch := box.Of(im.Provider, name)
-	spec := box.Spec{Name: name, Image: image, Labels: im.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
-	if _, err := im.Provider.Create(ctx, spec); err != nil {
+	name := im.Repo.ScratchName("look")
+	scratch := box.Of(im.Repo.Provider, name)
+	spec := box.Spec{Name: name, Image: image, Labels: im.Repo.Labels("", hostrepo.RoleCopy), Network: "none", Entrypoint: "/litterbox-never-runs"}
+	if _, err := im.Repo.Provider.Create(ctx, spec); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -72,7 +72,7 @@ func (im *Builder) DevcontainerImage(ctx context.Context, cfg *config.Config) er
 		cfg.SetUser(uid, gid)
 	}
 	if cfg.NeedsImageEnv() {
-		env, err := box.Images(im.Provider).ImageEnv(ctx, cfg.Image)
+		env, err := box.Images(im.Repo.Provider).ImageEnv(ctx, cfg.Image)
 		if err != nil {
 			return fmt.Errorf("%s: reading image %s's environment: %w", f.Name, cfg.Image, err)
 		}

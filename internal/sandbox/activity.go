@@ -36,7 +36,7 @@ type Call struct {
 // or audit log call), and its run session.
 func (m *Manager) readActivity(s *Info) {
 	s.Agent = m.sessionOf(s.Name)
-	h, held := layout.Last(m.Layout().Lock(s.Name))
+	h, held := layout.Last(m.Repo.Layout().Lock(s.Name))
 	if held {
 		s.Call = &Call{Call: h.Call, Since: h.Since}
 	} else if h != nil {

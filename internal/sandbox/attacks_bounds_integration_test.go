@@ -28,7 +28,7 @@ var boundsAttacks = []attack{
 	{name: "deep directories to grow the host's objects and ignore mirror", side: "agent", expect: "each call adds at most max-call-size to .git/objects and nothing to the ignore mirror; the rest waits and later calls commit it", run: func(t *testing.T, e *attackEnv) {
 		const bound = 1 << 20
 		r := boundsRepo(t, e, "[snapshot]\nmax-file-size = \"1m\"\nmax-call-size = \"1m\"\n")
-		objects, mirror := filepath.Join(r.GitDir, "objects"), r.Layout().Ignore("work")
+		objects, mirror := filepath.Join(r.Repo.GitDir, "objects"), r.Repo.Layout().Ignore("work")
 		objBefore, mirrorBefore := apparentSize(t, objects), apparentSize(t, mirror)
 		start := time.Now()
 		// 200 one-line files, each 150 directories deep in a chain of its
@@ -64,10 +64,10 @@ var boundsAttacks = []attack{
 	{name: "a 30 MB milestone message and a 1 MB command", side: "agent", expect: "the milestone is refused in one line; a command's commit and audit entry keep 4 KiB of it with size and digest", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := boundsRepo(t, e, "")
-		auditBefore := fileSize(r.AuditPath())
+		auditBefore := fileSize(r.Repo.AuditPath())
 		huge := strings.Repeat("m", 30<<20)
 		trail := &runner.Trail{}
-		_, err := r.Milestone(runner.WithTrail(ctx, trail), "work", huge)
+		_, err := r.Agent.Milestone(runner.WithTrail(ctx, trail), "work", huge)
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "over the 4096") {
 			t.Errorf("a 30 MB milestone message: %v", err)
 		}
@@ -78,7 +78,7 @@ var boundsAttacks = []attack{
 		for _, n := range []int{1 << 20, 120_000} {
 			cmd := "echo ran > ran.txt; true #" + strings.Repeat("x", n)
 			trail = &runner.Trail{}
-			res, err := r.Bash(runner.WithTrail(ctx, trail), "work", agent.BashOptions{Command: cmd})
+			res, err := r.Agent.Bash(runner.WithTrail(ctx, trail), "work", agent.BashOptions{Command: cmd})
 			logCall(t, r, "bash", map[string]any{"sandbox": "work", "command": cmd}, trail, err)
 			if err != nil {
 				t.Fatalf("a command of %d bytes: %v", len(cmd), err)
@@ -91,12 +91,12 @@ var boundsAttacks = []attack{
 			}
 			checkCommit(t, r, res.Snapshot, len(cmd))
 		}
-		grew := fileSize(r.AuditPath()) - auditBefore
+		grew := fileSize(r.Repo.AuditPath()) - auditBefore
 		t.Logf("audit.jsonl +%d bytes for three entries (30 MB, 1 MB and 120 KB of text)", grew)
 		if grew > 64<<10 {
 			t.Errorf("audit.jsonl grew by %d bytes for a 30 MB message and two long commands", grew)
 		}
-		if ok, err := r.Milestone(ctx, "work", "a summary"); err != nil || ok.Squashed != 1 {
+		if ok, err := r.Agent.Milestone(ctx, "work", "a summary"); err != nil || ok.Squashed != 1 {
 			t.Errorf("a short milestone after: %+v %v", ok, err)
 		}
 	}},
@@ -123,27 +123,27 @@ var boundsAttacks = []attack{
 		if inName != 2 || !strings.Contains(strings.Join(res.Notes(), "\n"), "holds the value of secret TOKEN (shown masked)") {
 			t.Errorf("withheld %+v, notes %q; want both paths named masked", res.Withheld, res.Notes())
 		}
-		if _, err := r.Milestone(ctx, "work", "done with "+value); err != nil {
+		if _, err := r.Agent.Milestone(ctx, "work", "done with "+value); err != nil {
 			t.Fatal(err)
 		}
-		history := testenv.Git(t, r.Root, "log", "--format=%B", "litterbox/work") + testenv.Git(t, r.Root, "log", "--name-only", "--format=", "litterbox/work")
+		history := testenv.Git(t, r.Repo.Root, "log", "--format=%B", "litterbox/work") + testenv.Git(t, r.Repo.Root, "log", "--name-only", "--format=", "litterbox/work")
 		if strings.Contains(history, value) || !strings.Contains(history, "done with ***") {
 			t.Errorf("the branch's messages or paths hold the value:\n%s", history)
 		}
 		var seen strings.Builder
-		rd, err := r.Read(ctx, "work", "docs/data.txt", 0, 0)
+		rd, err := r.Agent.Read(ctx, "work", "docs/data.txt", 0, 0)
 		if err != nil || rd.Content != "key=***\n" {
 			t.Errorf("read: %+v %v", rd, err)
 		}
-		ms, _, err := r.Grep(ctx, "work", "key=|x", ".", "")
+		ms, _, err := r.Agent.Grep(ctx, "work", "key=|x", ".", "")
 		if err != nil || len(ms) < 2 {
 			t.Errorf("grep: %+v %v", ms, err)
 		}
-		ls, _, err := r.Ls(ctx, "work", ".", true)
+		ls, _, err := r.Agent.Ls(ctx, "work", ".", true)
 		if err != nil || len(ls) < 4 {
 			t.Errorf("ls: %+v %v", ls, err)
 		}
-		globbed, _, err := r.Glob(ctx, "work", "**", ".")
+		globbed, _, err := r.Agent.Glob(ctx, "work", "**", ".")
 		if err != nil {
 			t.Error(err)
 		}
@@ -158,22 +158,22 @@ var boundsAttacks = []attack{
 		t.Setenv(variable, value)
 		r := freshRepo(t, e, "")
 		// The user committed them; the bounds and the secret came later.
-		writeFile(t, filepath.Join(r.Root, "vault.txt"), "token="+value+"\n")
-		writeFile(t, filepath.Join(r.Root, "big.bin"), strings.Repeat("b", 4<<10))
-		if err := os.Mkdir(filepath.Join(r.Root, "d"), 0o755); err != nil {
+		writeFile(t, filepath.Join(r.Repo.Root, "vault.txt"), "token="+value+"\n")
+		writeFile(t, filepath.Join(r.Repo.Root, "big.bin"), strings.Repeat("b", 4<<10))
+		if err := os.Mkdir(filepath.Join(r.Repo.Root, "d"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 10 {
-			writeFile(t, filepath.Join(r.Root, "d", fmt.Sprintf("%d.txt", i)), fmt.Sprintf("plain %d\n", i))
+			writeFile(t, filepath.Join(r.Repo.Root, "d", fmt.Sprintf("%d.txt", i)), fmt.Sprintf("plain %d\n", i))
 		}
-		testenv.Git(t, r.Root, "add", "-A")
-		testenv.Git(t, r.Root, "commit", "-q", "-m", "vault, big, d")
+		testenv.Git(t, r.Repo.Root, "add", "-A")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "vault, big, d")
 		localConfig(t, r, "[snapshot]\nmax-file-size = \"1k\"\n[secrets]\nTOKEN = { env = \""+variable+"\" }\n")
-		cfg, err := config.Load(r.Root)
+		cfg, err := config.Load(r.Repo.Root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Config.Secrets, r.Config.MaxFileSize = cfg.Secrets, cfg.MaxFileSize
+		r.Repo.Config.Secrets, r.Repo.Config.MaxFileSize = cfg.Secrets, cfg.MaxFileSize
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
@@ -203,27 +203,27 @@ var boundsAttacks = []attack{
 			t.Errorf("%d of the 99 files committed", n)
 		}
 		sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00key=%s\n", len(value)+5, value)))
-		if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
+		if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Repo.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
 			t.Error("the repository holds a blob of the file with the secret")
 		}
 	}},
 	{name: "100 new files under an LFS filter in one call (large enough to store its files through fast-import)", side: "agent", expect: "each is committed as an LFS pointer, as git add stores it; no object of any file's raw content is in the repository", run: func(t *testing.T, e *attackEnv) {
 		r := freshRepo(t, e, "")
-		testenv.Git(t, r.Root, "lfs", "install", "--local")
-		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
-		testenv.Git(t, r.Root, "add", "-A")
-		testenv.Git(t, r.Root, "commit", "-q", "-m", "lfs")
+		testenv.Git(t, r.Repo.Root, "lfs", "install", "--local")
+		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+		testenv.Git(t, r.Repo.Root, "add", "-A")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "lfs")
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		bashIn(t, r, `mkdir big && i=0; while [ $i -lt 100 ]; do printf 'raw\000%d' $i > big/f$i.bin; i=$((i+1)); done`)
 		for _, i := range []int{0, 57, 99} {
-			if got := testenv.Git(t, r.Root, "show", fmt.Sprintf("litterbox/work:big/f%d.bin", i)); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
+			if got := testenv.Git(t, r.Repo.Root, "show", fmt.Sprintf("litterbox/work:big/f%d.bin", i)); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
 				t.Errorf("big/f%d.bin committed as %q, not an LFS pointer", i, got)
 			}
 			raw := fmt.Sprintf("raw\x00%d", i)
 			sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(raw), raw)))
-			if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
+			if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Repo.Root, "cat-file", "-e", hex.EncodeToString(sum[:])}}); err == nil {
 				t.Errorf("the repository holds big/f%d.bin's raw content as an object", i)
 			}
 		}
@@ -240,13 +240,13 @@ var boundsAttacks = []attack{
 		bashIn(t, r, `{ echo before; printf %s "$KEY"; echo after; } > notes.txt`)
 		var seen strings.Builder
 		for _, c := range []struct{ offset, limit int }{{0, 3}, {2, 2}, {3, 3}, {0, 0}} {
-			rd, err := r.Read(ctx, "work", "notes.txt", c.offset, c.limit)
+			rd, err := r.Agent.Read(ctx, "work", "notes.txt", c.offset, c.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&seen, "read %d+%d: %q\n", c.offset, c.limit, rd.Content)
 		}
-		ms, _, err := r.Grep(ctx, "work", "QUJD|UVJT", ".", "")
+		ms, _, err := r.Agent.Grep(ctx, "work", "QUJD|UVJT", ".", "")
 		if err != nil || len(ms) != 2 {
 			t.Fatalf("grep: %+v %v", ms, err)
 		}
@@ -263,21 +263,21 @@ var boundsAttacks = []attack{
 	{name: "terminal escapes in a service's log", side: "agent", expect: "service logs prints OSC 52 and a screen clear as escapes, --raw as they are", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		r.Config.Services = map[string]config.ServiceSpec{"noisy": {Command: []string{"sh", "-c", `printf '\033]52;c;aGk=\007\033[2J\302\233done\n'; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
+		r.Repo.Config.Services = map[string]config.ServiceSpec{"noisy": {Command: []string{"sh", "-c", `printf '\033]52;c;aGk=\007\033[2J\302\233done\n'; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
 		if _, err := r.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		var escaped, raw bytes.Buffer
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			escaped.Reset()
-			if err := r.ServiceLogs(ctx, "work", "noisy", 0, false, &escaped); err != nil {
+			if err := r.Agent.ServiceLogs(ctx, "work", "noisy", 0, false, &escaped); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(escaped.String(), "done") || time.Now().After(deadline) {
 				break
 			}
 		}
-		if err := r.ServiceLogs(ctx, "work", "noisy", 0, true, &raw); err != nil {
+		if err := r.Agent.ServiceLogs(ctx, "work", "noisy", 0, true, &raw); err != nil {
 			t.Fatal(err)
 		}
 		if want := `\x1b]52;c;aGk=\x07\x1b[2J\u009bdone`; !strings.Contains(escaped.String(), want) || bytes.ContainsAny(escaped.Bytes(), "\x1b\x07\u009b") {
@@ -296,11 +296,11 @@ func boundsRepo(t *testing.T, e *attackEnv, toml string) *Manager {
 	r := freshRepo(t, e, "")
 	if toml != "" {
 		localConfig(t, r, toml)
-		cfg, err := config.Load(r.Root)
+		cfg, err := config.Load(r.Repo.Root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Config.Secrets, r.Config.MaxFileSize, r.Config.MaxCallSize = cfg.Secrets, cfg.MaxFileSize, cfg.MaxCallSize
+		r.Repo.Config.Secrets, r.Repo.Config.MaxFileSize, r.Repo.Config.MaxCallSize = cfg.Secrets, cfg.MaxFileSize, cfg.MaxCallSize
 	}
 	if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
@@ -312,19 +312,19 @@ func boundsRepo(t *testing.T, e *attackEnv, toml string) *Manager {
 // keeps at most 8 KiB and says it was cut.
 func checkCommit(t *testing.T, m *Manager, commit string, n int) {
 	t.Helper()
-	size, _ := strconv.Atoi(testenv.Git(t, m.Root, "cat-file", "-s", commit))
+	size, _ := strconv.Atoi(testenv.Git(t, m.Repo.Root, "cat-file", "-s", commit))
 	t.Logf("commit object of a %d-byte command: %d bytes", n, size)
 	if size > 8<<10 {
 		t.Errorf("the commit object of a %d-byte command is %d bytes", n, size)
 	}
-	if msg := testenv.Git(t, m.Root, "log", "-1", "--format=%B", commit); !strings.Contains(msg, fmt.Sprintf("(cut: %d bytes in all, sha256 ", n)) {
+	if msg := testenv.Git(t, m.Repo.Root, "log", "-1", "--format=%B", commit); !strings.Contains(msg, fmt.Sprintf("(cut: %d bytes in all, sha256 ", n)) {
 		t.Errorf("the message does not say it was cut: %q", msg[max(0, len(msg)-200):])
 	}
 }
 
 func bashIn(t *testing.T, m *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: cmd, Timeout: 5 * time.Minute})
+	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: cmd, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatalf("bash: %v", err)
 	}
@@ -342,7 +342,7 @@ func logCall(t *testing.T, m *Manager, tool string, args map[string]any, trail *
 	if callErr != nil {
 		e.Status, e.Error = "error", callErr.Error()
 	}
-	if err := m.AppendAudit(e); err != nil {
+	if err := m.Repo.AppendAudit(e); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -390,5 +390,5 @@ func fileSize(p string) int64 {
 }
 
 func countFiles(t *testing.T, m *Manager) int {
-	return strings.Count(testenv.Git(t, m.Root, "ls-tree", "-r", "--name-only", "litterbox/work"), "/f")
+	return strings.Count(testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "--name-only", "litterbox/work"), "/f")
 }

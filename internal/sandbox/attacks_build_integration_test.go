@@ -33,7 +33,7 @@ var buildAttacks = []attack{
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.Bash(ctx, "w", agent.BashOptions{Command: `printf 'FROM busybox:latest\nRUN echo pwned > /pwned\n' > Dockerfile`})
+		res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: `printf 'FROM busybox:latest\nRUN echo pwned > /pwned\n' > Dockerfile`})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -41,14 +41,14 @@ var buildAttacks = []attack{
 		if err != nil || len(cs) != 1 || cs[0].Path != "Dockerfile" || cs[0].What != steering.SteersBuild {
 			t.Fatalf("review names %v (%v), want Dockerfile as the image build", cs, err)
 		}
-		testenv.Git(t, r.Root, "merge", "-q", "--no-edit", "litterbox/w")
+		testenv.Git(t, r.Repo.Root, "merge", "-q", "--no-edit", "litterbox/w")
 		var bt *image.BuildTrustError
 		_, err = r.Create(ctx, CreateOptions{Name: "next"})
 		if !errors.As(err, &bt) || !bt.Changed || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "litterbox trust") {
 			t.Fatalf("create after the merge: %v", err)
 		}
 		t.Logf("refused: %v", err)
-		if refs := testenv.Git(t, r.Root, "for-each-ref", "refs/heads/litterbox/next"); refs != "" {
+		if refs := testenv.Git(t, r.Repo.Root, "for-each-ref", "refs/heads/litterbox/next"); refs != "" {
 			t.Fatalf("a refused create left %s", refs)
 		}
 		// An agent's base_ref does not get around it either.
@@ -78,16 +78,16 @@ var buildAttacks = []attack{
 			return "FROM busybox:latest\nRUN if nc -w 2 " + ip + " 8080 </dev/null; then echo reached; else echo blocked; fi > /reach # " + token + " " + phase + "\n"
 		}
 		r := buildRepo(t, testenv.Files{"Dockerfile": dockerfile("none")})
-		writeFile(t, filepath.Join(r.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
+		writeFile(t, filepath.Join(r.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
 		if _, err := r.Create(ctx, CreateOptions{Name: "none"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := readFile(t, r, "none", "/reach"); got != "blocked\n" {
 			t.Fatalf("the build without a setup network: %q", got)
 		}
-		writeFile(t, filepath.Join(r.Root, "Dockerfile"), dockerfile("open"))
-		testenv.Git(t, r.Root, "commit", "-qam", "phase two")
-		writeFile(t, filepath.Join(r.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n[network]\nsetup = \"open\"\n")
+		writeFile(t, filepath.Join(r.Repo.Root, "Dockerfile"), dockerfile("open"))
+		testenv.Git(t, r.Repo.Root, "commit", "-qam", "phase two")
+		writeFile(t, filepath.Join(r.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n[network]\nsetup = \"open\"\n")
 		if _, err := r.Create(ctx, CreateOptions{Name: "open"}); err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ var buildAttacks = []attack{
 		}
 		// The agent's Dockerfile, built from its branch through base_ref:
 		// not a person's commit, so no network (provenance).
-		if res, err := r.Bash(ctx, "open", agent.BashOptions{Command: "cat > Dockerfile <<'EOF'\n" + dockerfile("agent") + "EOF"}); err != nil || res.Snapshot == "" {
+		if res, err := r.Agent.Bash(ctx, "open", agent.BashOptions{Command: "cat > Dockerfile <<'EOF'\n" + dockerfile("agent") + "EOF"}); err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
 		made, err := r.Create(ctx, CreateOptions{Name: "agent", BaseRef: "litterbox/open"})
@@ -113,14 +113,14 @@ var buildAttacks = []attack{
 	{name: "steering files written by the agent", side: "agent", expect: "review names each: agent instructions, hook managers, Dockerfiles, and what the host repository's core.hooksPath points at; not an ordinary file", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		testenv.Git(t, r.Root, "config", "core.hooksPath", "ci/hooks")
+		testenv.Git(t, r.Repo.Root, "config", "core.hooksPath", "ci/hooks")
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{".cursorignore", "CLAUDE.md", "pkg/AGENTS.md", ".github/copilot-instructions.md", ".husky/pre-commit",
 			".githooks/pre-commit", ".pre-commit-config.yaml", "Dockerfile", ".dockerignore", "ci/hooks/pre-commit"}
 		script := "mkdir -p pkg .github .husky .githooks ci/hooks && for f in " + strings.Join(want, " ") + " notes/plain.txt; do mkdir -p $(dirname $f); echo x > $f; done"
-		if res, err := r.Bash(ctx, "w", agent.BashOptions{Command: script}); err != nil || res.Snapshot == "" {
+		if res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: script}); err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
 		cs, _, err := r.ControlChanges(ctx, "w")
@@ -156,7 +156,7 @@ func buildRepo(t *testing.T, files testenv.Files) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }
 
@@ -176,10 +176,10 @@ func buildReadsOnlyTheCommit(t *testing.T, image string) {
 		t.Fatal(err)
 	}
 	const secret, cred = "ENV-SECRET-4711", "ghp_CREDENTIAL0815"
-	writeFile(t, filepath.Join(r.Root, ".env"), "TOKEN="+secret+"\n")
-	testenv.Git(t, r.Root, "remote", "add", "origin", "https://user:"+cred+"@example.com/x.git")
-	writeFile(t, filepath.Join(r.Root, "Dockerfile"), "FROM "+image+"\nCOPY . /ctx/\nCOPY .env /leaked-env\n")
-	if data, err := os.ReadFile(filepath.Join(r.GitDir, "config")); err != nil || !strings.Contains(string(data), cred) {
+	writeFile(t, filepath.Join(r.Repo.Root, ".env"), "TOKEN="+secret+"\n")
+	testenv.Git(t, r.Repo.Root, "remote", "add", "origin", "https://user:"+cred+"@example.com/x.git")
+	writeFile(t, filepath.Join(r.Repo.Root, "Dockerfile"), "FROM "+image+"\nCOPY . /ctx/\nCOPY .env /leaked-env\n")
+	if data, err := os.ReadFile(filepath.Join(r.Repo.GitDir, "config")); err != nil || !strings.Contains(string(data), cred) {
 		t.Fatalf("the host's .git/config should hold the credential: %v", err)
 	}
 	c, err := r.Create(ctx, CreateOptions{Name: "b"})

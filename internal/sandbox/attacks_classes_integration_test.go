@@ -22,14 +22,14 @@ var classAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		target := t.TempDir() // the host directory the agent's link names
-		if _, err := r.Background(ctx, "w", "swapper", agent.BashOptions{Command: "mkdir -p out; while :; do rm -rf out/d; ln -s " + target + " out/d; rm -f out/d; mkdir -p out/d; echo x > out/d/f; done"}); err != nil {
+		if _, err := r.Agent.Background(ctx, "w", "swapper", agent.BashOptions{Command: "mkdir -p out; while :; do rm -rf out/d; ln -s " + target + " out/d; rm -f out/d; mkdir -p out/d; echo x > out/d/f; done"}); err != nil {
 			t.Fatal(err)
 		}
 		dests := t.TempDir()
 		copied := 0
 		for i := range 20 {
 			dest := filepath.Join(dests, "dl", strings.Repeat("i", i+1))
-			if _, err := r.Download(ctx, "w", "/src/out", dest); err == nil {
+			if _, err := r.Agent.Download(ctx, "w", "/src/out", dest); err == nil {
 				copied++
 			}
 		}
@@ -52,7 +52,7 @@ var classAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		helperDir := exec(t, r, "w", "ls -laR /.litterbox")
-		if _, err := r.Background(ctx, "w", "swapper", agent.BashOptions{Command: "while :; do rm -rf /src/up; ln -s /.litterbox /src/up; rm -f /src/up; mkdir -p /src/up; done"}); err != nil {
+		if _, err := r.Agent.Background(ctx, "w", "swapper", agent.BashOptions{Command: "while :; do rm -rf /src/up; ln -s /.litterbox /src/up; rm -f /src/up; mkdir -p /src/up; done"}); err != nil {
 			t.Fatal(err)
 		}
 		src := filepath.Join(t.TempDir(), "payload")
@@ -62,7 +62,7 @@ var classAttacks = []attack{
 		writeFile(t, filepath.Join(src, "uploaded.txt"), "from the host\n")
 		landed := 0
 		for range 20 {
-			if _, err := r.Upload(ctx, "w", src, "/src/up/payload"); err == nil {
+			if _, err := r.Agent.Upload(ctx, "w", src, "/src/up/payload"); err == nil {
 				landed++
 			}
 		}
@@ -76,7 +76,7 @@ var classAttacks = []attack{
 	{name: "a warm pool entry of another repository", side: "engine", expect: "a create in the second repository never claims the first's entry, which stays for the first", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		a, b := freshRepo(t, e, ""), freshRepo(t, e, "")
-		a.Config.PoolSize, b.Config.PoolSize = 1, 1
+		a.Repo.Config.PoolSize, b.Repo.Config.PoolSize = 1, 1
 		st, err := a.FillPool(ctx)
 		if err != nil || len(st.Ready) != 1 {
 			t.Fatalf("fill: %+v %v", st, err)
@@ -117,7 +117,7 @@ var classAttacks = []attack{
 			t.Error("a name ran as shell")
 		}
 		t.Logf("%d names made plain slugs, %d refused", made, refused)
-		if refs := testenv.Git(t, r.Root, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "litterbox/-") || strings.Contains(refs, "..") {
+		if refs := testenv.Git(t, r.Repo.Root, "for-each-ref", "--format=%(refname)"); strings.Contains(refs, "litterbox/-") || strings.Contains(refs, "..") {
 			t.Errorf("refs made: %s", refs)
 		}
 	}},

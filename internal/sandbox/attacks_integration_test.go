@@ -62,10 +62,10 @@ func untouched(t *testing.T, e *attackEnv) string {
 	var b strings.Builder
 	b.WriteString(hostState(t, e.m))
 	for _, f := range []string{"config", "info/exclude"} {
-		data, _ := os.ReadFile(filepath.Join(e.m.GitDir, f))
+		data, _ := os.ReadFile(filepath.Join(e.m.Repo.GitDir, f))
 		fmt.Fprintf(&b, "%s %x\n", f, sha256.Sum256(data))
 	}
-	filepath.WalkDir(filepath.Join(e.m.GitDir, "hooks"), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(filepath.Join(e.m.Repo.GitDir, "hooks"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			data, _ := os.ReadFile(p)
 			fmt.Fprintf(&b, "hook %s %x\n", d.Name(), sha256.Sum256(data))
@@ -74,7 +74,7 @@ func untouched(t *testing.T, e *attackEnv) string {
 	})
 	data, err := os.ReadFile(e.sentinel)
 	fmt.Fprintf(&b, "sentinel %q %v\n", data, err)
-	b.WriteString("other " + testenv.Git(t, e.m.Root, "rev-parse", "litterbox/other") + "\n")
+	b.WriteString("other " + testenv.Git(t, e.m.Repo.Root, "rev-parse", "litterbox/other") + "\n")
 	b.WriteString("other's file " + exec(t, e.m, "other", "cat /src/README.md"))
 	return b.String()
 }
@@ -108,7 +108,7 @@ func attackTable(t *testing.T, image string, kernelRowsOnly bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	for _, name := range []string{"work", "other"} {
 		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
 			t.Fatal(err)
@@ -165,7 +165,7 @@ func keepAlive(t *testing.T, e *attackEnv) {
 		return
 	}
 	ctx := context.Background()
-	if in, err := e.m.Provider.Inspect(ctx, e.m.Names("work").Container); err == nil && in.State != "running" {
+	if in, err := e.m.Repo.Provider.Inspect(ctx, e.m.Repo.Names("work").Container); err == nil && in.State != "running" {
 		t.Logf("the row left the sandbox %s: resuming it for the next rows", in.State)
 		if _, err := e.m.Resume(ctx, "work"); err != nil {
 			t.Logf("resume: %v", err)
@@ -179,7 +179,7 @@ func resumeIfEnded(t *testing.T, e *attackEnv, d time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(time.Second) {
-		in, err := e.m.Provider.Inspect(ctx, e.m.Names("work").Container)
+		in, err := e.m.Repo.Provider.Inspect(ctx, e.m.Repo.Names("work").Container)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ var attacks = []attack{
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "x"}); !errors.As(err, &we) {
 			t.Fatalf("create: %v, want a refusal naming the setting", err)
 		}
-		if refs := testenv.Git(t, r.Root, "for-each-ref", "refs/heads/litterbox/"); refs != "" {
+		if refs := testenv.Git(t, r.Repo.Root, "for-each-ref", "refs/heads/litterbox/"); refs != "" {
 			t.Errorf("a refused create left %s", refs)
 		}
 	}},
@@ -222,7 +222,7 @@ var attacks = []attack{
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
+		res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
@@ -231,13 +231,13 @@ var attacks = []attack{
 			t.Fatalf("review names %v (%v), want .litterbox.toml", cs, err)
 		}
 		// The human merges it anyway: the next sandbox is still confined.
-		testenv.Git(t, r.Root, "merge", "-q", "--no-edit", "litterbox/w")
-		cfg, err := config.Load(r.Root)
+		testenv.Git(t, r.Repo.Root, "merge", "-q", "--no-edit", "litterbox/w")
+		cfg, err := config.Load(r.Repo.Root)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.Image = e.image
-		r.Config = cfg
+		r.Repo.Config = cfg
 		var we *hostrepo.WeakeningError
 		if _, err := r.Create(context.Background(), CreateOptions{Name: "next"}); !errors.As(err, &we) {
 			t.Fatalf("create after the merge: %v", err)
@@ -245,7 +245,7 @@ var attacks = []attack{
 	}},
 	{name: ".git, .GIT and sub/.git paths", side: "agent", expect: "nothing under a .git component is committed; the rest of the call is", run: func(t *testing.T, e *attackEnv) {
 		res := bash(t, e.m, "mkdir -p .git/hooks .GIT sub/.git && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo '[core] fsmonitor = evil' > .GIT/config && echo x > sub/.git/HEAD && echo ok > ok-git.txt")
-		if _, err := e.m.Write(context.Background(), "work", ".git/hooks/pre-commit", []byte("evil\n")); err != nil {
+		if _, err := e.m.Agent.Write(context.Background(), "work", ".git/hooks/pre-commit", []byte("evil\n")); err != nil {
 			t.Fatal(err)
 		}
 		tr := tree(t, e.m)
@@ -262,7 +262,7 @@ var attacks = []attack{
 	}},
 	{name: ".git paths and a hook made between calls by a background command", side: "agent", expect: "the next call commits them as a between-calls snapshot with nothing under a .git component", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		if _, err := e.m.Background(ctx, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {
+		if _, err := e.m.Agent.Background(ctx, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); exec(t, e.m, "work", "cat between-ok.txt 2>/dev/null || true") != "ok\n"; time.Sleep(50 * time.Millisecond) {
@@ -270,7 +270,7 @@ var attacks = []attack{
 				t.Fatal("the background command did not run")
 			}
 		}
-		if _, err := e.m.Service(ctx, "work", services.Stop, "sneak"); err != nil {
+		if _, err := e.m.Agent.Service(ctx, "work", services.Stop, "sneak"); err != nil {
 			t.Fatal(err)
 		}
 		res := bash(t, e.m, "true")
@@ -285,7 +285,7 @@ var attacks = []attack{
 				}
 			}
 		}
-		if msg := testenv.Git(t, e.m.Root, "log", "-1", "--format=%B", res.Between.Commit); msg != "between calls: 1 path" {
+		if msg := testenv.Git(t, e.m.Repo.Root, "log", "-1", "--format=%B", res.Between.Commit); msg != "between calls: 1 path" {
 			t.Errorf("the between-calls message is %q", msg)
 		}
 	}},
@@ -293,7 +293,7 @@ var attacks = []attack{
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_, _ = e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "sleep 2 # \033]52;c;aGk=\007\033[2J"})
+			_, _ = e.m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "sleep 2 # \033]52;c;aGk=\007\033[2J"})
 		}()
 		time.Sleep(500 * time.Millisecond)
 		// litterbox watch reads the running call from list, which reads it
@@ -316,7 +316,7 @@ var attacks = []attack{
 			t.Errorf("the running call's row: %q", rows[0])
 		}
 		var line string
-		unlock, err := e.m.Lock(layout.OnWait(context.Background(), func(h layout.Holder) { line = h.Waiting(time.Now()) }), "work")
+		unlock, err := e.m.Repo.Lock(layout.OnWait(context.Background(), func(h layout.Holder) { line = h.Waiting(time.Now()) }), "work")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,22 +330,22 @@ var attacks = []attack{
 		ctx := context.Background()
 		bash(t, e.m, "ln -sf / root && ln -sf "+e.sentinel+" secret && ln -sf ../../.. up")
 		// Each resolves in the container, whose files are its own.
-		if r, err := e.m.Read(ctx, "work", "secret", 0, 0); err == nil {
+		if r, err := e.m.Agent.Read(ctx, "work", "secret", 0, 0); err == nil {
 			t.Errorf("read through a symlink to the host's path found %q", r.Content)
 		}
-		if _, err := e.m.Write(ctx, "work", "secret", []byte("overwritten\n")); err != nil {
+		if _, err := e.m.Agent.Write(ctx, "work", "secret", []byte("overwritten\n")); err != nil {
 			t.Fatalf("write through the symlink: %v", err) // lands in the container, at the link
 		}
 		for _, p := range []string{"up/etc/passwd", "root/etc/passwd"} {
-			if _, err := e.m.Edit(ctx, "work", p, one("root", "pwned", false)); err == nil {
+			if _, err := e.m.Agent.Edit(ctx, "work", p, one("root", "pwned", false)); err == nil {
 				t.Errorf("edit %s succeeded: the container's /etc is read-only", p)
 			}
-			if _, err := e.m.Patch(ctx, "work", p, "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"); err == nil {
+			if _, err := e.m.Agent.Patch(ctx, "work", p, "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"); err == nil {
 				t.Errorf("patch %s succeeded", p)
 			}
 		}
 		dest := filepath.Join(t.TempDir(), "dl")
-		if n, err := e.m.Download(ctx, "work", "root", dest); err != nil || n != 1 {
+		if n, err := e.m.Agent.Download(ctx, "work", "root", dest); err != nil || n != 1 {
 			t.Fatalf("download: %d entries, %v", n, err)
 		}
 		if fi, err := os.Lstat(dest); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -355,10 +355,10 @@ var attacks = []attack{
 	{name: ".. in every path parameter", side: "agent", gvisor: true, expect: "every path resolves in the container's file system", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		up := "../../../../.." + e.sentinel
-		if r, err := e.m.Read(ctx, "work", up, 0, 0); err == nil {
+		if r, err := e.m.Agent.Read(ctx, "work", up, 0, 0); err == nil {
 			t.Errorf("read %s: %q", up, r.Content)
 		}
-		if _, err := e.m.Write(ctx, "work", "../../../tmp/dotdot.txt", []byte("in the container\n")); err != nil {
+		if _, err := e.m.Agent.Write(ctx, "work", "../../../tmp/dotdot.txt", []byte("in the container\n")); err != nil {
 			t.Fatal(err)
 		}
 		if out := exec(t, e.m, "work", "cat /tmp/dotdot.txt"); out != "in the container\n" {
@@ -367,12 +367,12 @@ var attacks = []attack{
 		if _, err := os.Stat("/tmp/dotdot.txt"); err == nil {
 			t.Error("the write reached the host's /tmp")
 		}
-		_, _ = e.m.Edit(ctx, "work", up, one("host", "pwned", false))
-		_, _ = e.m.Patch(ctx, "work", up, "--- a\n+++ b\n@@ -1 +1 @@\n-host\n+pwned\n")
-		_, _, _ = e.m.Ls(ctx, "work", "../../..", true)
-		_, _, _ = e.m.Glob(ctx, "work", "**", "../../..")
-		_, _, _ = e.m.Grep(ctx, "work", "host", "../../../..", "")
-		if res, err := e.m.Bash(ctx, "work", agent.BashOptions{Command: "cat " + e.sentinel, Workdir: "../../.."}); err == nil && res.ExitCode == 0 {
+		_, _ = e.m.Agent.Edit(ctx, "work", up, one("host", "pwned", false))
+		_, _ = e.m.Agent.Patch(ctx, "work", up, "--- a\n+++ b\n@@ -1 +1 @@\n-host\n+pwned\n")
+		_, _, _ = e.m.Agent.Ls(ctx, "work", "../../..", true)
+		_, _, _ = e.m.Agent.Glob(ctx, "work", "**", "../../..")
+		_, _, _ = e.m.Agent.Grep(ctx, "work", "host", "../../../..", "")
+		if res, err := e.m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "cat " + e.sentinel, Workdir: "../../.."}); err == nil && res.ExitCode == 0 {
 			t.Errorf("bash read the host file: %q", res.Stdout)
 		}
 	}},
@@ -401,7 +401,7 @@ var attacks = []attack{
 		// The notes `litterbox exec` prints after a call name the files it
 		// withheld, whose names the agent chose.
 		localConfig(t, e.m, "[snapshot]\nmax-file-size = \"1k\"\n")
-		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		defer os.Remove(filepath.Join(e.m.Repo.Root, config.LocalFile))
 		big := bash(t, e.m, "head -c 4096 /dev/zero > \"$(printf 'w\033]52;c;aGk=\007\233.bin')\"")
 		notes := strings.Join(big.Notes(), "\n")
 		if len(big.Withheld) != 1 || !strings.Contains(notes, "52;c;aGk=") || strings.ContainsAny(notes, "\x1b\x07") || strings.IndexByte(notes, 0x9b) >= 0 {
@@ -411,10 +411,10 @@ var attacks = []attack{
 	}},
 	{name: "forged dev.litterbox labels on a foreign container", side: "agent", expect: "list leaves it out; delete does not remove it", run: func(t *testing.T, e *attackEnv) {
 		m := e.m
-		name := "litterbox-" + m.RepoSlug + "-0badc0de-forged"
+		name := "litterbox-" + m.Repo.RepoSlug + "-0badc0de-forged"
 		t.Cleanup(func() { testenv.Docker("rm", "-f", name) })
 		if _, err := testenv.Docker("run", "-d", "--name", name, "--network", "none",
-			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+m.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+m.RepoSlug,
+			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+m.Repo.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+m.Repo.RepoSlug,
 			"--label", hostrepo.LabelSandbox+"=forged", "--label", hostrepo.LabelRepoID+"=0badc0de",
 			"busybox:latest", "sleep", "600"); err != nil {
 			t.Fatal(err)
@@ -441,7 +441,7 @@ var attacks = []attack{
 		if _, err := r.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
-		n := r.Names("work")
+		n := r.Repo.Names("work")
 		if !box.ValidID(n.ID) {
 			t.Fatalf("the record keeps no container id: %+v", n)
 		}
@@ -449,17 +449,17 @@ var attacks = []attack{
 			t.Fatal(err)
 		}
 		if _, err := testenv.Docker("run", "-d", "--name", n.Container, "--network", "none",
-			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+r.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+r.RepoSlug,
-			"--label", hostrepo.LabelSandbox+"=work", "--label", hostrepo.LabelRepoID+"="+r.RepoID,
+			"--label", hostrepo.LabelManaged+"=true", "--label", hostrepo.LabelRepo+"="+r.Repo.RepoPath, "--label", hostrepo.LabelRepoSlug+"="+r.Repo.RepoSlug,
+			"--label", hostrepo.LabelSandbox+"=work", "--label", hostrepo.LabelRepoID+"="+r.Repo.RepoID,
 			"busybox:latest", "sh", "-c", "mkdir -p /src && sleep 600"); err != nil {
 			t.Fatal(err)
 		}
 		count := &runner.Counter{Inner: testenv.Exec()}
-		fresh, err := Open(ctx, count, engine.Docker, r.Root, r.Config)
+		fresh, err := Open(ctx, count, engine.Docker, r.Repo.Root, r.Repo.Config)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := fresh.Bash(ctx, "work", agent.BashOptions{Command: "echo ours > proof.txt"})
+		res, err := fresh.Agent.Bash(ctx, "work", agent.BashOptions{Command: "echo ours > proof.txt"})
 		if err != nil || res.ExitCode != 0 || show(t, r, "proof.txt") != "ours" {
 			t.Fatalf("the call: %+v %v", res, err)
 		}
@@ -492,12 +492,12 @@ var attacks = []attack{
 		// system calls cost more (this row took 14 min there), 4,000
 		// files past 2 MiB.
 		per, budget, size := 1000, 8<<20, "8m"
-		if e.m.Config.Isolation == config.IsolationGVisor {
+		if e.m.Repo.Config.Isolation == config.IsolationGVisor {
 			per, budget, size = 200, 2<<20, "2m"
 		}
 		all := 20 * per
 		localConfig(t, e.m, "[snapshot]\nmax-call-size = \""+size+"\"\nmax-file-size = \"1m\"\n")
-		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		defer os.Remove(filepath.Join(e.m.Repo.Root, config.LocalFile))
 		before := objectsSize(t, e.m)
 		res := bash(t, e.m, fmt.Sprintf(`awk 'BEGIN{for(d=0;d<20;d++){system("mkdir -p many/" d); for(i=0;i<%d;i++){f="many/" d "/" i; print d "-" i > f; close(f)}}}'`, per))
 		committed := strings.Count(tree(t, e.m), " many/")
@@ -521,8 +521,8 @@ var attacks = []attack{
 	}},
 	{name: "a fork bomb", side: "agent", gvisor: true, expect: "the pids limit stops it; the sandbox answers. Under gVisor RLIMIT_NPROC stops it, but its kernel may end then or moments later (on the ptrace platform its threads outgrow the engine's limit or the memory): a call says so, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
 		start := time.Now()
-		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
-		if e.m.Config.Isolation == config.IsolationGVisor {
+		res, err := e.m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+		if e.m.Repo.Config.Isolation == config.IsolationGVisor {
 			if !endedUnderGVisor(t, e, err, start, -1) {
 				if err != nil {
 					t.Fatal(err)
@@ -539,8 +539,8 @@ var attacks = []attack{
 	}},
 	{name: "a memory bomb", side: "agent", gvisor: true, expect: "the OOM killer ends the command (exit 137); the sandbox answers. Under gVisor it ends the sandbox (its kernel holds all the memory): the call says so within 20 s, and resume starts it again with its files", run: func(t *testing.T, e *attackEnv) {
 		start := time.Now()
-		res, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
-		if e.m.Config.Isolation == config.IsolationGVisor {
+		res, err := e.m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: `awk 'BEGIN{s="xxxxxxxxxxxxxxxx"; while(1) s = s s}'`, Timeout: 60 * time.Second})
+		if e.m.Repo.Config.Isolation == config.IsolationGVisor {
 			if !endedUnderGVisor(t, e, err, start, 137) {
 				t.Fatalf("under gVisor: %+v %v, want the sandbox's end (exit 137)", res, err)
 			}
@@ -556,13 +556,13 @@ var attacks = []attack{
 	}},
 	{name: "filling /src", side: "agent", gvisor: true, expect: "the disk guard trips, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
-		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		defer os.Remove(filepath.Join(e.m.Repo.Root, config.LocalFile))
 		res := bash(t, e.m, "mkdir -p node_modules && head -c 8000000 /dev/zero > node_modules/fill")
 		if res.DiskOver == nil {
 			t.Fatalf("8 MB against a 4m guard: %+v", res)
 		}
 		var full *agent.DiskFullError
-		if _, err := e.m.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) {
+		if _, err := e.m.Agent.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) {
 			t.Errorf("write while over: %v", err)
 		}
 		if res := bash(t, e.m, "rm -rf node_modules"); res.DiskOver != nil {
@@ -589,7 +589,7 @@ var attacks = []attack{
 	}},
 	{name: "filling the home", side: "agent", gvisor: true, expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
-		defer os.Remove(filepath.Join(e.m.Root, config.LocalFile))
+		defer os.Remove(filepath.Join(e.m.Repo.Root, config.LocalFile))
 		res := bash(t, e.m, "head -c 8000000 /dev/zero > $HOME/fill")
 		// PID 1 measures the home beside the calls, every 30 s of use.
 		for deadline := time.Now().Add(45 * time.Second); res.DiskOver == nil && time.Now().Before(deadline); {
@@ -600,7 +600,7 @@ var attacks = []attack{
 			t.Fatalf("8 MB in the home against a 4m guard, 45 s on: %+v", res)
 		}
 		var full *agent.DiskFullError
-		if _, err := e.m.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) || !strings.Contains(err.Error(), "in /src and its home") {
+		if _, err := e.m.Agent.Write(context.Background(), "work", "more.txt", []byte("x")); !errors.As(err, &full) || !strings.Contains(err.Error(), "in /src and its home") {
 			t.Errorf("write while over: %v", err)
 		}
 		if res := bash(t, e.m, "rm $HOME/fill"); res.DiskOver != nil {
@@ -628,6 +628,6 @@ func freshRepo(t *testing.T, e *attackEnv, toml string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }

@@ -18,20 +18,20 @@ var poolAttacks = []attack{
 	{name: "pool entry made before the config was tightened", side: "repo", expect: "the entry (on a network) is stale and never claimed: the create makes a box with no network", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		r.Config.PoolSize, r.Config.Network = 1, "bridge"
+		r.Repo.Config.PoolSize, r.Repo.Config.Network = 1, "bridge"
 		st, err := r.FillPool(ctx)
 		if err != nil || len(st.Ready) != 1 {
 			t.Fatalf("fill: %+v %v", st, err)
 		}
 		loose := st.Ready[0]
-		r.Config.Network = "none"
+		r.Repo.Config.Network = "none"
 		if _, err := r.Create(ctx, CreateOptions{Name: "tight"}); err != nil {
 			t.Fatal(err)
 		}
-		if p := r.Names("tight").Pool; p != "" {
+		if p := r.Repo.Names("tight").Pool; p != "" {
 			t.Fatalf("the create claimed %s, made for network bridge", p)
 		}
-		if mode, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NetworkMode}}", r.Names("tight").Container); mode != "none" {
+		if mode, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NetworkMode}}", r.Repo.Names("tight").Container); mode != "none" {
 			t.Fatalf("the sandbox's network is %q", mode)
 		}
 		if out, _ := testenv.Docker("ps", "-q", "--filter", "name=^"+loose+"$"); out == "" {
@@ -41,7 +41,7 @@ var poolAttacks = []attack{
 	{name: "leftovers in a pooled sandbox for the next one", side: "agent", expect: "nothing of a deleted pooled sandbox (files in /tmp, $HOME, /src, a process left running) is in the next sandbox from the pool: entries are never reused", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		r.Config.PoolSize = 1
+		r.Repo.Config.PoolSize = 1
 		for _, name := range []string{"first", "second"} {
 			if st, err := r.FillPool(ctx); err != nil || len(st.Ready) != 1 {
 				t.Fatalf("fill: %+v %v", st, err)
@@ -50,12 +50,12 @@ var poolAttacks = []attack{
 			if name == "second" {
 				break
 			}
-			res, err := r.Bash(ctx, name, agent.BashOptions{Command: "echo planted > /tmp/planted; echo planted > $HOME/planted; echo planted > /src/.planted; echo ok"})
+			res, err := r.Agent.Bash(ctx, name, agent.BashOptions{Command: "echo planted > /tmp/planted; echo planted > $HOME/planted; echo planted > /src/.planted; echo ok"})
 			if err != nil || res.Stdout != "ok\n" {
 				t.Fatalf("planting: %+v %v", res, err)
 			}
 			// A process that outlives the call: a background command.
-			if _, err := r.Background(ctx, name, "planted", agent.BashOptions{Command: "exec sleep 600"}); err != nil {
+			if _, err := r.Agent.Background(ctx, name, "planted", agent.BashOptions{Command: "exec sleep 600"}); err != nil {
 				t.Fatal(err)
 			}
 			if ps := procs(t, r, name); !strings.Contains(ps, "sleep 600") {
@@ -65,7 +65,7 @@ var poolAttacks = []attack{
 				t.Fatal(err)
 			}
 		}
-		res, err := r.Bash(ctx, "second", agent.BashOptions{Command: "cat /tmp/planted $HOME/planted /src/.planted 2>&1; true"})
+		res, err := r.Agent.Bash(ctx, "second", agent.BashOptions{Command: "cat /tmp/planted $HOME/planted /src/.planted 2>&1; true"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ var poolAttacks = []attack{
 // Debian image has no ps).
 func procs(t *testing.T, m *Manager, name string) string {
 	t.Helper()
-	res, err := m.Bash(context.Background(), name, agent.BashOptions{Command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null; true"})
+	res, err := m.Agent.Bash(context.Background(), name, agent.BashOptions{Command: "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null; true"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,11 +39,11 @@ var processAttacks = []attack{
 			defer wg.Done()
 			time.Sleep(time.Second)
 			t0 := time.Now()
-			_, werr = e.m.Write(ctx, "work", "after-hold.txt", []byte("x\n"))
+			_, werr = e.m.Agent.Write(ctx, "work", "after-hold.txt", []byte("x\n"))
 			wrote = time.Since(t0)
 		}()
 		t0 := time.Now()
-		res, err := e.m.Bash(ctx, "work", agent.BashOptions{Timeout: 5 * time.Second,
+		res, err := e.m.Agent.Bash(ctx, "work", agent.BashOptions{Timeout: 5 * time.Second,
 			Command: looper("hold") + "setsid env -i /bin/sh /tmp/lbx-hold.sh & sleep 1000"})
 		took := time.Since(t0)
 		wg.Wait()
@@ -63,7 +63,7 @@ var processAttacks = []attack{
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(2*time.Second, cancel)
 		t0 := time.Now()
-		res, err := e.m.Bash(ctx, "work", agent.BashOptions{Command: looper("cxl") + "setsid env -i /bin/sh /tmp/lbx-cxl.sh & sleep 1000"})
+		res, err := e.m.Agent.Bash(ctx, "work", agent.BashOptions{Command: looper("cxl") + "setsid env -i /bin/sh /tmp/lbx-cxl.sh & sleep 1000"})
 		took := time.Since(t0)
 		t.Logf("the call took %v", took.Round(time.Millisecond))
 		if err != nil || !res.Cancelled {
@@ -92,18 +92,18 @@ var processAttacks = []attack{
 	{name: "background command and a call", side: "agent", gvisor: true, expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		bash(t, e.m, looper("bg1")+looper("bg2")+"true")
-		if _, err := e.m.Background(ctx, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
+		if _, err := e.m.Agent.Background(ctx, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
 			for _, n := range []string{"lbx-bg1", "lbx-bg2"} {
-				_, _ = e.m.Service(context.Background(), "work", services.Stop, n)
+				_, _ = e.m.Agent.Service(context.Background(), "work", services.Stop, n)
 			}
 		})
 		bgErr := make(chan error, 1)
 		go func() {
 			time.Sleep(time.Second)
-			_, err := e.m.Background(ctx, "work", "lbx-bg2", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
+			_, err := e.m.Agent.Background(ctx, "work", "lbx-bg2", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
 			bgErr <- err
 		}()
 		bash(t, e.m, "sleep 3")
@@ -124,9 +124,9 @@ var processAttacks = []attack{
 	}},
 	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", gvisor: true, expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		e.m.Config.Idle = 10 * time.Second
+		e.m.Repo.Config.Idle = 10 * time.Second
 		_, err := e.m.Create(ctx, CreateOptions{Name: "nap"})
-		e.m.Config.Idle = 0
+		e.m.Repo.Config.Idle = 0
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,10 +136,10 @@ var processAttacks = []attack{
 		// would take for the state, the parent and CPU times.
 		forged := "/tmp/) R 0 0 0 99 99"
 		script := fmt.Sprintf(`printf '#!/bin/sh\nsleep 600\n' > %q && chmod +x %[1]q && exec %[1]q`, forged)
-		if _, err := e.m.Background(ctx, "nap", "forged", agent.BashOptions{Command: script}); err != nil {
+		if _, err := e.m.Agent.Background(ctx, "nap", "forged", agent.BashOptions{Command: script}); err != nil {
 			t.Fatal(err)
 		}
-		res, err := e.m.Bash(ctx, "nap", agent.BashOptions{Command: "sleep 1; grep -c '^) R 0 0 0 99 99$' /proc/[0-9]*/comm | grep -c ':1$'"})
+		res, err := e.m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "sleep 1; grep -c '^) R 0 0 0 99 99$' /proc/[0-9]*/comm | grep -c ':1$'"})
 		if err != nil || res.Stdout != "1\n" {
 			t.Fatalf("the forged process is not running: %+v %v", res, err)
 		}
@@ -148,11 +148,11 @@ var processAttacks = []attack{
 				t.Fatalf("a sandbox of idle 10s with a forged process asleep is %s after a minute", status(t, e, "nap"))
 			}
 		}
-		res, err = e.m.Bash(ctx, "nap", agent.BashOptions{Command: "echo woke > woke.txt"})
+		res, err = e.m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "echo woke > woke.txt"})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("the call after the idle stop: %+v %v", res, err)
 		}
-		if files := testenv.Git(t, e.m.Root, "show", "--name-only", "--format=", res.Snapshot); files != "woke.txt" {
+		if files := testenv.Git(t, e.m.Repo.Root, "show", "--name-only", "--format=", res.Snapshot); files != "woke.txt" {
 			t.Errorf("the waking call's commit holds %q, want woke.txt alone", files)
 		}
 		if st := status(t, e, "nap"); st != StatusActive {
@@ -224,7 +224,7 @@ setsid sleep 611 </dev/null >/dev/null 2>&1 &
 nohup sleep 612 </dev/null >/dev/null 2>&1 &
 exit 7`
 	var out strings.Builder
-	res, err := e.m.Run(context.Background(), "work", agent.RunOptions{
+	res, err := e.m.Agent.Run(context.Background(), "work", agent.RunOptions{
 		ExecOptions: agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Interactive: true,
 			Streams: box.Streams{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}},
 		Quiet: 300 * time.Millisecond, Most: 2 * time.Second,
@@ -236,10 +236,10 @@ exit 7`
 		t.Fatalf("the agent did not find settle: %s", out.String())
 	}
 	tip := res.Commits[len(res.Commits)-1]
-	if got := testenv.Git(t, e.m.Root, "ls-tree", "-r", "--name-only", tip, "runrow"); got != "runrow/one.txt\nrunrow/two.txt" {
+	if got := testenv.Git(t, e.m.Repo.Root, "ls-tree", "-r", "--name-only", tip, "runrow"); got != "runrow/one.txt\nrunrow/two.txt" {
 		t.Errorf("the session's last commit holds %q under runrow/, want one.txt and two.txt alone", got)
 	}
-	if got := testenv.Git(t, e.m.Root, "rev-parse", "litterbox/work"); got != tip {
+	if got := testenv.Git(t, e.m.Repo.Root, "rev-parse", "litterbox/work"); got != tip {
 		t.Errorf("the branch is at %s, the session's last commit %s", got, tip)
 	}
 	if n := exec(t, e.m, "work", "grep -l 'sleep.61[12]' /proc/[0-9]*/cmdline 2>/dev/null | grep -v self | wc -l"); strings.TrimSpace(n) != "0" {

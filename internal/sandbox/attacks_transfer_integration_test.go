@@ -46,8 +46,8 @@ var transferAttacks = []attack{
 		// The commit is one fast-import stream built from the agent's
 		// names; a clone on macOS or Windows has core.ignorecase set.
 		// (Not "up": the symlinks row leaves a link of that name.)
-		testenv.Git(t, e.m.Root, "config", "core.ignorecase", "true")
-		defer testenv.Git(t, e.m.Root, "config", "--unset", "core.ignorecase")
+		testenv.Git(t, e.m.Repo.Root, "config", "core.ignorecase", "true")
+		defer testenv.Git(t, e.m.Repo.Root, "config", "--unset", "core.ignorecase")
 		names := []string{"inj\"\nD README.md\nM 100644 inline evil\nz", `"lead`, `back\slash`, "Case-fold", "case-fold"}
 		before := treeNames(t, e.m)
 		res := bash(t, e.m, `printf 1 > "$(printf 'inj"\nD README.md\nM 100644 inline evil\nz')" && printf 2 > '"lead' && printf 3 > 'back\slash' && printf 4 > Case-fold && printf 5 > case-fold`)
@@ -81,7 +81,7 @@ true`)
 		}
 		sum := func() string {
 			t.Helper()
-			out, err := testenv.Docker("exec", e.m.Names("work").Container, "sh", "-c", "sha256sum /.litterbox/*/litterbox-helper | cut -d' ' -f1")
+			out, err := testenv.Docker("exec", e.m.Repo.Names("work").Container, "sh", "-c", "sha256sum /.litterbox/*/litterbox-helper | cut -d' ' -f1")
 			if err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
@@ -95,7 +95,7 @@ true`)
 			t.Errorf("the sandbox's helper is %s, the delivered program %s", got, want)
 		}
 		after := bash(t, e.m, `PATH="$HOME/bin:/tmp/bin:/tmp:$PATH"; export PATH; echo after > helper-after.txt`)
-		if after.Snapshot == "" || testenv.Git(t, e.m.Root, "show", "--name-only", "--format=", after.Snapshot) != "helper-after.txt" {
+		if after.Snapshot == "" || testenv.Git(t, e.m.Repo.Root, "show", "--name-only", "--format=", after.Snapshot) != "helper-after.txt" {
 			t.Errorf("the call after: %+v", after)
 		}
 		if names := treeNames(t, e.m); slices.Contains(names, "pwned-by-fake-helper") {
@@ -110,7 +110,7 @@ true`)
 		// /tmp/.litterbox is the agent's uid's: any process of its can
 		// rewrite what the helper compares with.
 		bash(t, e.m, "echo one > manifest-a.txt")
-		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Names("work").Container, "sh", "-c",
+		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Repo.Names("work").Container, "sh", "-c",
 			`for f in /tmp/.litterbox/m.*; do head -c 100 "$f" > /tmp/cut && cat /tmp/cut > "$f" && printf '\377\377\377\377\017' >> "$f"; done; rm -f /tmp/cut`); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
@@ -128,18 +128,18 @@ true`)
 		// The manifest is the agent's to write, records and all: one
 		// record of /src's root holding a regular file ../host-owned,
 		// which the next scan finds gone and reports removed.
-		sentinel := filepath.Join(filepath.Dir(e.m.Root), "host-owned")
+		sentinel := filepath.Join(filepath.Dir(e.m.Repo.Root), "host-owned")
 		if err := os.WriteFile(sentinel, []byte("host\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		defer os.Remove(sentinel)
 		before := treeNames(t, e.m)
-		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Names("work").Container, "sh", "-c",
+		if out, err := testenv.Docker("exec", "--user", "1000:1000", e.m.Repo.Names("work").Container, "sh", "-c",
 			`{ printf 'LBXM3\n\000\000\107\015../host-owned\244\201\000\000'; head -c 53 /dev/zero; } > /tmp/forged && `+
 				`for f in /tmp/.litterbox/m.*; do case "$f" in *.recheck) ;; *) cat /tmp/forged > "$f" ;; esac; done; rm -f /tmp/forged`); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		_, err := e.m.Bash(context.Background(), "work", agent.BashOptions{Command: "echo forged > manifest-forged.txt"})
+		_, err := e.m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "echo forged > manifest-forged.txt"})
 		t.Logf("the call after the forgery: %v", err)
 		if data, err := os.ReadFile(sentinel); err != nil || string(data) != "host\n" {
 			t.Errorf("the file beside the repository: %q %v", data, err)
@@ -194,7 +194,7 @@ true`)
 		if res := run("echo later > later-names.txt"); res.Snapshot == "" {
 			t.Errorf("a later call committed nothing: %+v", res)
 		}
-		got := testenv.Git(t, r.Root, "ls-tree", "-r", "--name-only", "litterbox/w")
+		got := testenv.Git(t, r.Repo.Root, "ls-tree", "-r", "--name-only", "litterbox/w")
 		if all := strings.Count(got, "names/"); all != 100_000 || !strings.Contains(got, "later-names.txt") {
 			t.Errorf("the branch holds %d of the 100,000 names", all)
 		}
@@ -208,7 +208,7 @@ true`)
 		if res := run("echo later > later-dirs.txt"); res.Snapshot == "" {
 			t.Errorf("a later call committed nothing: %+v", res)
 		}
-		if got := testenv.Git(t, r.Root, "ls-tree", "--name-only", "litterbox/w"); !strings.Contains(got, "ok-dirs.txt") || !strings.Contains(got, "later-dirs.txt") {
+		if got := testenv.Git(t, r.Repo.Root, "ls-tree", "--name-only", "litterbox/w"); !strings.Contains(got, "ok-dirs.txt") || !strings.Contains(got, "later-dirs.txt") {
 			t.Errorf("the branch holds %q", got)
 		}
 	}},
@@ -230,11 +230,11 @@ func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, link, change string
 	}
 	bash(t, e.m, "rm -rf dl && mkdir dl && ln -s "+outside+" dl/"+link)
 	dest := filepath.Join(t.TempDir(), "out")
-	if _, err := e.m.Download(ctx, "work", "dl", dest); err != nil {
+	if _, err := e.m.Agent.Download(ctx, "work", "dl", dest); err != nil {
 		t.Fatalf("first download: %v", err)
 	}
 	bash(t, e.m, change+" && echo late > dl/zz-late")
-	_, err := e.m.Download(ctx, "work", "dl", dest)
+	_, err := e.m.Agent.Download(ctx, "work", "dl", dest)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dest, link)) || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("second download: %v, want a refusal naming %s as a symlink", err, filepath.Join(dest, link))
 	}
@@ -264,10 +264,10 @@ func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, link, change string
 func baseRefAttack(t *testing.T, e *attackEnv) {
 	ctx := context.Background()
 	r := freshRepo(t, e, "")
-	git := func(args ...string) string { return testenv.Git(t, r.Root, args...) }
+	git := func(args ...string) string { return testenv.Git(t, r.Repo.Root, args...) }
 	first := git("rev-parse", "HEAD")
 	git("tag", "-a", "-m", "release", "v1")
-	if err := os.WriteFile(filepath.Join(r.Root, "second.txt"), []byte("2\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.Repo.Root, "second.txt"), []byte("2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git("add", "second.txt")
@@ -276,7 +276,7 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 	git("branch", "litterbox/other", first) // a sandbox branch this caller may not touch
 	// The user's private state: stashed untracked files, and a dangling
 	// commit of them.
-	if err := os.WriteFile(filepath.Join(r.Root, "stashed-secret.txt"), []byte("private\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.Repo.Root, "stashed-secret.txt"), []byte("private\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git("stash", "push", "-u", "-q")
@@ -329,7 +329,7 @@ func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) 
 	}
 	return r, func(cmd string) *agent.ActResult {
 		t.Helper()
-		res, err := r.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
+		res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 		if err != nil {
 			t.Fatalf("bash %q: %v", cmd, err)
 		}
@@ -340,7 +340,7 @@ func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) 
 // treeNames lists the paths of the sandbox's branch, as they are.
 func treeNames(t *testing.T, m *Manager) []string {
 	t.Helper()
-	out := testenv.Git(t, m.Root, "ls-tree", "-r", "-z", "--name-only", "litterbox/work")
+	out := testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "-z", "--name-only", "litterbox/work")
 	return strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
 }
 

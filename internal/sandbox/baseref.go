@@ -102,7 +102,7 @@ func (m *Manager) resolveBaseRef(ctx context.Context, ref string, maySandbox fun
 	if err != nil {
 		return "", err
 	}
-	all, err := m.Git.ListRefs(ctx, "refs/heads/", "refs/tags/", "refs/remotes/")
+	all, err := m.Repo.Git.ListRefs(ctx, "refs/heads/", "refs/tags/", "refs/remotes/")
 	if err != nil {
 		return "", err
 	}
@@ -122,7 +122,7 @@ func (m *Manager) resolveBaseRef(ctx context.Context, ref string, maySandbox fun
 	if full != "" {
 		rev = full + suffix // exactly the ref checked, whatever else shares its short name
 	}
-	commit, err := m.Git.ResolveCommit(ctx, rev)
+	commit, err := m.Repo.Git.ResolveCommit(ctx, rev)
 	if errors.Is(err, gitcli.ErrUnknownRevision) {
 		return "", unknown
 	}
@@ -135,7 +135,7 @@ func (m *Manager) resolveBaseRef(ctx context.Context, ref string, maySandbox fun
 // reachable refuses a commit named by id unless a branch, tag or
 // remote-tracking branch the caller may use contains it.
 func (m *Manager) reachable(ctx context.Context, ref, commit string, maySandbox func(slug string) bool) error {
-	out, err := m.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "--contains", commit, "refs/heads/", "refs/tags/", "refs/remotes/")
+	out, err := m.Repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "--contains", commit, "refs/heads/", "refs/tags/", "refs/remotes/")
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func (m *Manager) createBase(ctx context.Context, opts CreateOptions) (string, e
 	if opts.BaseRef != "" {
 		return m.resolveBaseRef(ctx, opts.BaseRef, opts.MayBaseOn)
 	}
-	base, err := m.Git.ResolveCommit(ctx, "HEAD")
+	base, err := m.Repo.Git.ResolveCommit(ctx, "HEAD")
 	if errors.Is(err, gitcli.ErrUnknownRevision) {
 		return "", fmt.Errorf("the repository has no commits yet; commit something first, since only commits reach a sandbox")
 	}

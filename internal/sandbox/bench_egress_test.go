@@ -18,7 +18,7 @@ import (
 // the egress proxy (its volume, container and start) adds to a create.
 func BenchmarkCreateAllow(b *testing.B) {
 	m := benchManager(b)
-	m.Config.Allow = []string{"proxy.golang.org"}
+	m.Repo.Config.Allow = []string{"proxy.golang.org"}
 	benchCreates(b, m)
 }
 
@@ -38,18 +38,18 @@ func benchDownload(b *testing.B, viaProxy bool) {
 	testenv.NewRepo(b, dir, testenv.SmallFiles)
 	m := imageManager(b, dir, testenv.PythonImage)
 	if viaProxy {
-		m.Config.Allow, m.Config.EgressNetwork = []string{"files.test:443"}, network
+		m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"files.test:443"}, network
 	} else {
-		m.Config.Network = network
+		m.Repo.Config.Network = network
 	}
 	ctx := context.Background()
 	if _, err := m.Create(ctx, CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := m.Write(ctx, "bench", "/tmp/ca.pem", cert); err != nil {
+	if _, err := m.Agent.Write(ctx, "bench", "/tmp/ca.pem", cert); err != nil {
 		b.Fatal(err)
 	}
-	container := m.Names("bench").Container
+	container := m.Repo.Names("bench").Container
 	for b.Loop() {
 		out, err := testenv.Docker("exec", container, "curl", "-sS", "--cacert", "/tmp/ca.pem", "-o", "/dev/null", "-w", "%{size_download}", "https://files.test/10mb.bin")
 		if err != nil || out != fmt.Sprint(len(payload)) {
@@ -82,20 +82,20 @@ func benchInjected(b *testing.B, host string) {
 	dir := b.TempDir() + "/" + testenv.UniqueName("lbbench")
 	testenv.NewRepo(b, dir, testenv.SmallFiles)
 	m := imageManager(b, dir, testenv.PythonImage)
-	m.Config.Allow, m.Config.EgressNetwork = []string{"api.test:443", "tunnel.test:443"}, network
-	m.Config.Secrets = map[string]config.SecretSpec{"API_KEY": {Env: "LB_BENCH_API_KEY", Inject: []string{"api.test"}}}
+	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"api.test:443", "tunnel.test:443"}, network
+	m.Repo.Config.Secrets = map[string]config.SecretSpec{"API_KEY": {Env: "LB_BENCH_API_KEY", Inject: []string{"api.test"}}}
 	ctx := context.Background()
 	if _, err := m.Create(ctx, CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := m.Write(ctx, "bench", "/tmp/tunnel.pem", tunnelCert); err != nil {
+	if _, err := m.Agent.Write(ctx, "bench", "/tmp/tunnel.pem", tunnelCert); err != nil {
 		b.Fatal(err)
 	}
-	rec, err := m.Store().Load("bench")
+	rec, err := m.Repo.Store().Load("bench")
 	if err != nil || rec.Injection == nil {
 		b.Fatalf("no injection: %v", err)
 	}
-	args := []string{"exec", m.Names("bench").Container, "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
+	args := []string{"exec", m.Repo.Names("bench").Container, "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}",
 		"-H", "Authorization: Bearer " + rec.Injection.Placeholders["API_KEY"]}
 	want := "200" // the tunnelled host gets the placeholder: 401
 	if host == "tunnel.test" {

@@ -33,7 +33,7 @@ func benchSetupManager(b *testing.B, sleepSeconds int) *Manager {
 	cfg := config.Default()
 	cfg.SetupCommand = benchSetupCommand(sleepSeconds)
 	cfg.SetupInputs = []string{"package.json"}
-	m.Config = cfg
+	m.Repo.Config = cfg
 	return m
 }
 
@@ -45,7 +45,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		name := fmt.Sprintf("first%d", i)
-		m.Config.Env = map[string]string{"BENCH_RUN": name}
+		m.Repo.Config.Env = map[string]string{"BENCH_RUN": name}
 		i++
 		c, err := m.Create(ctx, CreateOptions{Name: name})
 		if err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
@@ -68,7 +68,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 func BenchmarkRawSetupFirst(b *testing.B) {
 	m := benchSetupManager(b, setupSleep)
 	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n hostrepo.Names) {
-		if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Config.SetupCommand}}, box.Streams{}); err != nil {
+		if _, err := cli.Exec(ctx, n.Container, box.ExecSpec{User: "1000:1000", Workdir: "/src", Cmd: []string{"sh", "-c", m.Repo.Config.SetupCommand}}, box.Streams{}); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -94,8 +94,8 @@ func BenchmarkSetupCached(b *testing.B) {
 // 5,000-file volume with cp -a in a throwaway container.
 func BenchmarkRawSetupCached(b *testing.B) {
 	m := benchSetupManager(b, 0)
-	cache := m.Names("rawcache").Volume
-	fillVolume(b, cache, m.Config.SetupCommand)
+	cache := m.Repo.Names("rawcache").Volume
+	fillVolume(b, cache, m.Repo.Config.SetupCommand)
 	benchRaw(b, m, func(ctx context.Context, cli *dockercli.Client, n hostrepo.Names) {
 		copyVolumeRaw(b, cache, n.Volume)
 	})
@@ -104,7 +104,7 @@ func BenchmarkRawSetupCached(b *testing.B) {
 // BenchmarkFork forks a sandbox holding the 5,000-file ignored directory.
 func BenchmarkFork(b *testing.B) {
 	m := benchSetupManager(b, 0)
-	m.Config.SetupCache = false
+	m.Repo.Config.SetupCache = false
 	ctx := context.Background()
 	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
 		b.Fatal(err)
@@ -118,15 +118,15 @@ func BenchmarkFork(b *testing.B) {
 // source's volume copied into it with cp -a.
 func BenchmarkRawFork(b *testing.B) {
 	m := benchSetupManager(b, 0)
-	src := m.Names("rawsrc").Volume
-	fillVolume(b, src, m.Config.SetupCommand)
+	src := m.Repo.Names("rawsrc").Volume
+	fillVolume(b, src, m.Repo.Config.SetupCommand)
 	ctx := context.Background()
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {
-		n := m.Names(fmt.Sprintf("rawfork%d", i))
+		n := m.Repo.Names(fmt.Sprintf("rawfork%d", i))
 		i++
-		spec := m.ContainerSpec(n, "", m.Config, nil, agent.PinnedHelper("", "raw"))
+		spec := m.ContainerSpec(n, "", m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)
@@ -144,11 +144,11 @@ func BenchmarkRawFork(b *testing.B) {
 // docker cp) followed by more, removing what it made untimed.
 func benchRaw(b *testing.B, m *Manager, more func(context.Context, *dockercli.Client, hostrepo.Names)) {
 	ctx := context.Background()
-	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	base := testenv.Git(b, m.Repo.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {
-		n := m.Names(fmt.Sprintf("raw%d", i))
+		n := m.Repo.Names(fmt.Sprintf("raw%d", i))
 		i++
 		rawCreate(b, m, cli, n, base)
 		more(ctx, cli, n)

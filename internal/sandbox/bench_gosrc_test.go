@@ -74,13 +74,13 @@ func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	name := testenv.UniqueName("g")
 	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
 	if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
 		b.Fatal(err)
 	}
-	return m, m.Names(name)
+	return m, m.Repo.Names(name)
 }
 
 func BenchmarkBashNoopGoSrc(b *testing.B) {
@@ -119,7 +119,7 @@ const change1000 = `find ./[a-n]* -name '*.go' | head -n 1000 | while read -r f;
 func BenchmarkChange1000GoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
 	for b.Loop() {
-		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: change1000})
+		res, err := m.Agent.Bash(context.Background(), n.Slug, agent.BashOptions{Command: change1000})
 		if err != nil || res.Snapshot == "" || res.ExitCode != 0 {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -145,7 +145,7 @@ const (
 func BenchmarkMoveDirGoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
 	bash := func(cmd string) {
-		if res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: cmd}); err != nil || res.ExitCode != 0 {
+		if res, err := m.Agent.Bash(context.Background(), n.Slug, agent.BashOptions{Command: cmd}); err != nil || res.ExitCode != 0 {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -175,7 +175,7 @@ func BenchmarkFirstCallAfterRestartGoSrc(b *testing.B) {
 		b.StopTimer()
 		docker(b, "restart", "-t", "1", n.Container)
 		b.StartTimer()
-		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: "true"})
+		res, err := m.Agent.Bash(context.Background(), n.Slug, agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}

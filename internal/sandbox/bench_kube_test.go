@@ -46,7 +46,7 @@ func kubeBenchManager(b *testing.B) *Manager {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { benchKube.RemoveAll(m.Root, m.RepoSlug) })
+	b.Cleanup(func() { benchKube.RemoveAll(m.Repo.Root, m.Repo.RepoSlug) })
 	return m
 }
 
@@ -56,7 +56,7 @@ func kubeBenchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
-	return m, m.Names("bench")
+	return m, m.Repo.Names("bench")
 }
 
 func BenchmarkKubeCreate(b *testing.B) {
@@ -77,13 +77,13 @@ func BenchmarkRawKubeCreate(b *testing.B) {
 // the timer unless it stops it.
 func rawKubeCreates(b *testing.B, ahead, after func(name string)) {
 	m := kubeBenchManager(b)
-	tree, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", m.Root, "archive", "HEAD"}})
+	tree, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "git", Args: []string{"-C", m.Repo.Root, "archive", "HEAD"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	i := 0
 	for b.Loop() {
-		name := fmt.Sprintf("%s-raw%d", m.Names("x").Container, i)
+		name := fmt.Sprintf("%s-raw%d", m.Repo.Names("x").Container, i)
 		i++
 		ahead(name)
 		after(name)
@@ -104,7 +104,7 @@ func BenchmarkKubeBashNoop(b *testing.B) {
 	m, _ := kubeBenchSandbox(b)
 	ctx := context.Background()
 	for b.Loop() {
-		if res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
+		if res, err := m.Agent.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -123,7 +123,7 @@ func BenchmarkKubeWrite(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if res, err := m.Write(ctx, "bench", "written.txt", []byte(fmt.Sprintf("version %d\n", i))); err != nil || res.Snapshot == "" {
+		if res, err := m.Agent.Write(ctx, "bench", "written.txt", []byte(fmt.Sprintf("version %d\n", i))); err != nil || res.Snapshot == "" {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -151,10 +151,10 @@ func BenchmarkKubeDelete(b *testing.B) {
 func BenchmarkRawKubeDelete(b *testing.B) {
 	m := kubeBenchManager(b)
 	benchDeletes(b, m, func(ctx context.Context, name string) {
-		n := m.Names(name)
+		n := m.Repo.Names(name)
 		kubectl(b, "", "delete", "pod/"+n.Container, "configmap/"+n.Container, "networkpolicy/"+n.Container, "persistentvolumeclaim/"+n.Volume)
 		b.StopTimer()
-		_ = m.Store().Remove(name)
+		_ = m.Repo.Store().Remove(name)
 		b.StartTimer()
 	})
 }
@@ -182,7 +182,7 @@ func BenchmarkRawKubeCreatePooled(b *testing.B) {
 // ownership check); its floor is BenchmarkRawKubeBashNoop.
 func BenchmarkKubeBashNoopPooled(b *testing.B) {
 	m := kubeBenchManager(b)
-	m.Config.PoolSize = 1
+	m.Repo.Config.PoolSize = 1
 	if st, err := m.FillPool(context.Background()); err != nil || len(st.Ready) != 1 {
 		b.Fatalf("fill: %+v %v", st, err)
 	}
@@ -192,7 +192,7 @@ func BenchmarkKubeBashNoopPooled(b *testing.B) {
 	}
 	ctx := context.Background()
 	for b.Loop() {
-		if res, err := m.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
+		if res, err := m.Agent.Bash(ctx, "bench", agent.BashOptions{Command: "true"}); err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}

@@ -32,7 +32,7 @@ func benchCreatePooled(b *testing.B, files testenv.Files) {
 // before each outside the timing; check says what else each must have
 // done. Each sandbox is deleted untimed (benchMakes).
 func benchPooledCreates(b *testing.B, m *Manager, check func(*Created) error) {
-	m.Config.PoolSize = 1
+	m.Repo.Config.PoolSize = 1
 	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
 		b.StopTimer()
 		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
@@ -54,16 +54,16 @@ func benchPooledCreates(b *testing.B, m *Manager, check func(*Created) error) {
 func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
 	ctx := context.Background()
-	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	base := testenv.Git(b, m.Repo.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {
 		b.StopTimer()
-		n := m.Names(fmt.Sprintf("raw%d", i))
+		n := m.Repo.Names(fmt.Sprintf("raw%d", i))
 		i++
 		ahead := n
 		ahead.Container, ahead.Volume = n.Container+".ahead", n.Container+".ahead-src"
-		spec := m.ContainerSpec(ahead, base, m.Config, nil, agent.PinnedHelper("", "raw"))
+		spec := m.ContainerSpec(ahead, base, m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)
@@ -75,7 +75,7 @@ func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 		b.StartTimer()
 		docker(b, "rename", ahead.Container, n.Container)
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
+		go func() { pw.CloseWithError(m.Repo.Git.Archive(ctx, base, pw)) }()
 		if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
 			b.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func BenchmarkRunEcho(b *testing.B) {
 	var first firstByte
 	for b.Loop() {
 		first.start()
-		res, err := m.Run(ctx, "bench", agent.RunOptions{ExecOptions: agent.ExecOptions{
+		res, err := m.Agent.Run(ctx, "bench", agent.RunOptions{ExecOptions: agent.ExecOptions{
 			Cmd: []string{"echo", "ready"}, Interactive: true, Streams: box.Streams{Stdout: &first, Stderr: io.Discard},
 		}})
 		if err != nil || res.ExitCode != 0 || len(res.Commits) != 0 {

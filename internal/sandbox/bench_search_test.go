@@ -65,12 +65,12 @@ func makeSearchSandbox() error {
 	if err != nil {
 		return err
 	}
-	searchBox.m, searchBox.n = m, m.Names("search")
+	searchBox.m, searchBox.n = m, m.Repo.Names("search")
 	if _, err := m.Create(ctx, CreateOptions{Name: "search"}); err != nil {
 		return err
 	}
 	for i, src := range []string{"src", "src", "src", "test"} {
-		if _, err := m.Upload(ctx, "search", filepath.Join(goroot, src), searchTree+"/"+strconv.Itoa(i)); err != nil {
+		if _, err := m.Agent.Upload(ctx, "search", filepath.Join(goroot, src), searchTree+"/"+strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
@@ -114,7 +114,7 @@ func removeSearch() { removeSharedBox(searchBox.m, "search", searchBox.dir) }
 func removeSharedBox(m *Manager, name, dir string) {
 	if m != nil {
 		_, _ = m.Delete(context.Background(), name, true)
-		testenv.RemoveAll(m.Root, m.RepoSlug)
+		testenv.RemoveAll(m.Repo.Root, m.Repo.RepoSlug)
 	}
 	if dir != "" {
 		os.RemoveAll(filepath.Dir(dir))
@@ -140,7 +140,7 @@ func benchGrep(b *testing.B, pattern string) {
 	m, n := searchSandbox(b)
 	var got int
 	for b.Loop() {
-		matches, truncated, err := m.Grep(context.Background(), n.Slug, pattern, searchTree, "")
+		matches, truncated, err := m.Agent.Grep(context.Background(), n.Slug, pattern, searchTree, "")
 		if err != nil || truncated || len(matches) == 0 {
 			b.Fatalf("%d matches, truncated %v: %v", len(matches), truncated, err)
 		}
@@ -162,7 +162,7 @@ func BenchmarkGlob38k(b *testing.B) {
 	m, n := searchSandbox(b)
 	var got int
 	for b.Loop() {
-		paths, truncated, err := m.Glob(context.Background(), n.Slug, globPattern, searchTree)
+		paths, truncated, err := m.Agent.Glob(context.Background(), n.Slug, globPattern, searchTree)
 		if err != nil || truncated || len(paths) == 0 {
 			b.Fatalf("%d paths, truncated %v: %v", len(paths), truncated, err)
 		}
@@ -201,7 +201,7 @@ func BenchmarkBashLongTestRun(b *testing.B) {
 	const run = `awk 'BEGIN { for (i = 0; i < 40000; i++) { print "=== RUN   TestCase" i; print "--- PASS: TestCase" i " (0.00s)" }; print "ok  \texample.com/pkg\t12.345s" }'`
 	var kept int
 	for b.Loop() {
-		res, err := m.Bash(context.Background(), n.Slug, agent.BashOptions{Command: run})
+		res, err := m.Agent.Bash(context.Background(), n.Slug, agent.BashOptions{Command: run})
 		if err != nil || !strings.HasSuffix(res.Stdout, "ok  \texample.com/pkg\t12.345s\n") || res.StdoutCut == 0 {
 			b.Fatalf("the summary is not kept: %v", err)
 		}

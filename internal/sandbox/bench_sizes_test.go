@@ -35,7 +35,7 @@ func tracked38kSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	if tracked38k.err != nil {
 		b.Fatal(tracked38k.err)
 	}
-	return tracked38k.m, tracked38k.m.Names("t38k")
+	return tracked38k.m, tracked38k.m.Repo.Names("t38k")
 }
 
 func makeTracked38k() error {

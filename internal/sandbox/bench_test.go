@@ -40,7 +40,7 @@ func benchManagerCfg(b *testing.B, files testenv.Files, cfg config.Config) *Mana
 	if err != nil {
 		b.Fatal(err)
 	}
-	testenv.CleanupRepo(b, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }
 
@@ -96,11 +96,11 @@ func benchRawCreate(b *testing.B, files testenv.Files) {
 
 // benchRawCreateWith times raw creates of m's repository and config.
 func benchRawCreateWith(b *testing.B, m *Manager) {
-	base := testenv.Git(b, m.Root, "rev-parse", "HEAD")
+	base := testenv.Git(b, m.Repo.Root, "rev-parse", "HEAD")
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0
 	for b.Loop() {
-		n := m.Names(fmt.Sprintf("raw%d", i))
+		n := m.Repo.Names(fmt.Sprintf("raw%d", i))
 		i++
 		rawCreate(b, m, cli, n, base)
 		b.StopTimer()
@@ -116,7 +116,7 @@ func benchRawCreateWith(b *testing.B, m *Manager) {
 func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
-	spec := m.ContainerSpec(n, base, m.Config, nil, agent.PinnedHelper("", "raw"))
+	spec := m.ContainerSpec(n, base, m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
 	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)
@@ -125,7 +125,7 @@ func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names
 		b.Fatal(err)
 	}
 	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(m.Git.Archive(ctx, base, pw)) }()
+	go func() { pw.CloseWithError(m.Repo.Git.Archive(ctx, base, pw)) }()
 	if err := cli.CopyIn(ctx, n.Container, "/src", pr); err != nil {
 		b.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func benchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
-	return m, m.Names("bench")
+	return m, m.Repo.Names("bench")
 }
 
 func BenchmarkPauseResume(b *testing.B) {
@@ -191,7 +191,7 @@ func BenchmarkList50(b *testing.B) {
 func BenchmarkRawList50(b *testing.B) {
 	m := listRepo(b, 50)
 	for b.Loop() {
-		docker(b, "ps", "-a", "--filter", "label=dev.litterbox.repo="+m.Root)
+		docker(b, "ps", "-a", "--filter", "label=dev.litterbox.repo="+m.Repo.Root)
 	}
 }
 
@@ -207,7 +207,7 @@ func BenchmarkDelete(b *testing.B) {
 func BenchmarkRawDelete(b *testing.B) {
 	m := benchManager(b)
 	benchDeletes(b, m, func(_ context.Context, name string) {
-		n := m.Names(name)
+		n := m.Repo.Names(name)
 		docker(b, "rm", "-f", "-v", n.Container)
 		docker(b, "volume", "rm", "-f", n.Volume, n.Container+"-home") // the home too
 	})
@@ -248,7 +248,7 @@ func benchSandboxIn(b *testing.B, m *Manager) (*Manager, hostrepo.Names) {
 	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
-	return m, m.Names("bench")
+	return m, m.Repo.Names("bench")
 }
 
 func benchBashNoop(b *testing.B, files testenv.Files) {
@@ -262,7 +262,7 @@ func benchBashNoopIn(b *testing.B, m *Manager) { benchBashNoopOn(b, m, "bench") 
 func benchBashNoopOn(b *testing.B, m *Manager, slug string) {
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := m.Bash(ctx, slug, agent.BashOptions{Command: "true"})
+		res, err := m.Agent.Bash(ctx, slug, agent.BashOptions{Command: "true"})
 		if err != nil || res.Snapshot != "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -293,7 +293,7 @@ func benchWriteOn(b *testing.B, m *Manager, slug string) {
 	i := 0
 	for b.Loop() {
 		i++
-		res, err := m.Write(ctx, slug, "written.txt", []byte(fmt.Sprintf("version %d %d\n", os.Getpid(), i)))
+		res, err := m.Agent.Write(ctx, slug, "written.txt", []byte(fmt.Sprintf("version %d %d\n", os.Getpid(), i)))
 		if err != nil || res.Snapshot == "" {
 			b.Fatalf("%+v %v", res, err)
 		}
@@ -327,12 +327,12 @@ func benchEdit(b *testing.B, files testenv.Files) {
 // the last one wrote.
 func benchEditOn(b *testing.B, m *Manager, slug string) {
 	ctx := context.Background()
-	if _, err := m.Write(ctx, slug, "edited.txt", []byte("line 0\n")); err != nil {
+	if _, err := m.Agent.Write(ctx, slug, "edited.txt", []byte("line 0\n")); err != nil {
 		b.Fatal(err)
 	}
 	i := 0
 	for b.Loop() {
-		res, err := m.Edit(ctx, slug, "edited.txt", []textedit.Op{{Old: fmt.Sprintf("line %d\n", i), New: fmt.Sprintf("line %d\n", i+1)}})
+		res, err := m.Agent.Edit(ctx, slug, "edited.txt", []textedit.Op{{Old: fmt.Sprintf("line %d\n", i), New: fmt.Sprintf("line %d\n", i+1)}})
 		i++
 		if err != nil || res.Snapshot == "" {
 			b.Fatalf("%+v %v", res, err)
@@ -364,7 +364,7 @@ func benchRead(b *testing.B, files testenv.Files) {
 func benchReadIn(b *testing.B, m *Manager, n hostrepo.Names, path string) {
 	ctx := context.Background()
 	for b.Loop() {
-		res, err := m.Read(ctx, n.Slug, path, 0, 0)
+		res, err := m.Agent.Read(ctx, n.Slug, path, 0, 0)
 		if err != nil || res.Content == "" {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -20,13 +20,13 @@ import (
 // objectsSize is what the host repository's object store holds in files.
 func objectsSize(t *testing.T, m *Manager) int64 {
 	t.Helper()
-	return sizeUnder(t, filepath.Join(m.GitDir, "objects"), false)
+	return sizeUnder(t, filepath.Join(m.Repo.GitDir, "objects"), false)
 }
 
 // localConfig writes the user's own config file of m's repository.
 func localConfig(t *testing.T, m *Manager, body string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(m.Root, config.LocalFile), []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, config.LocalFile), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -68,10 +68,10 @@ func TestMatrixSnapshotBounds(t *testing.T) {
 			}
 
 			localConfig(t, m, "[snapshot]\nmax-file-size = \"1k\"\n")
-			if _, err := m.Write(ctx, "work", "w.txt", []byte(strings.Repeat("w", 2000))); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
+			if _, err := m.Agent.Write(ctx, "work", "w.txt", []byte(strings.Repeat("w", 2000))); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
 				t.Errorf("a write over max-file-size: %v", err)
 			}
-			if _, err := m.Edit(ctx, "work", "a.txt", one("a", strings.Repeat("e", 2000), false)); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
+			if _, err := m.Agent.Edit(ctx, "work", "a.txt", one("a", strings.Repeat("e", 2000), false)); err == nil || !strings.Contains(err.Error(), "over max-file-size (1k)") {
 				t.Errorf("an edit over max-file-size: %v", err)
 			}
 			localConfig(t, m, "[docker]\ndisk = \"1m\"\n")
@@ -80,10 +80,10 @@ func TestMatrixSnapshotBounds(t *testing.T) {
 				t.Fatalf("2 MB in an ignored directory, disk 1m: %+v", res.DiskOver)
 			}
 			var full *agent.DiskFullError
-			if _, err := m.Write(ctx, "work", "w.txt", []byte("w\n")); !errors.As(err, &full) {
+			if _, err := m.Agent.Write(ctx, "work", "w.txt", []byte("w\n")); !errors.As(err, &full) {
 				t.Errorf("a write over the disk guard: %v", err)
 			}
-			if _, err := m.Edit(ctx, "work", "a.txt", one("a", "b", false)); !errors.As(err, &full) {
+			if _, err := m.Agent.Edit(ctx, "work", "a.txt", one("a", "b", false)); !errors.As(err, &full) {
 				t.Errorf("an edit over the disk guard: %v", err)
 			}
 			if res := bash(t, m, "true"); res.DiskOver == nil {
@@ -92,7 +92,7 @@ func TestMatrixSnapshotBounds(t *testing.T) {
 			if res := bash(t, m, "rm -rf node_modules"); res.DiskOver != nil {
 				t.Errorf("the guard holds after the space was freed: %+v", res.DiskOver)
 			}
-			if w, err := m.Write(ctx, "work", "w.txt", []byte("w\n")); err != nil || w.Snapshot == "" {
+			if w, err := m.Agent.Write(ctx, "work", "w.txt", []byte("w\n")); err != nil || w.Snapshot == "" {
 				t.Errorf("a write after freeing space: %+v %v", w, err)
 			}
 		})
@@ -106,7 +106,7 @@ func TestIntegrationBigTrackedFileAfterRestart(t *testing.T) {
 	if res := bash(t, m, "true"); len(res.Withheld) != 0 {
 		t.Errorf("an untouched tracked file reported: %+v", res.Withheld)
 	}
-	if _, err := testenv.Docker("restart", "-t", "0", m.Names("work").Container); err != nil {
+	if _, err := testenv.Docker("restart", "-t", "0", m.Repo.Names("work").Container); err != nil {
 		t.Fatal(err)
 	}
 	res := bash(t, m, "true")

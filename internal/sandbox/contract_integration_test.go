@@ -36,10 +36,10 @@ func contract(t *testing.T, p testenv.Provider) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
-	m.Config.Services = map[string]config.ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
+	t.Cleanup(func() { p.RemoveAll(m.Repo.Root, m.Repo.RepoSlug) })
+	m.Repo.Config.Services = map[string]config.ServiceSpec{"ticker": {Command: []string{"sh", "-c", "while :; do date; sleep 1; done"}, Stop: "TERM", StopTimeout: 5}}
 	if p.GVisor {
-		m.Config.Isolation, m.Config.GVisorFlags = config.IsolationGVisor, p.GVisorFlags
+		m.Repo.Config.Isolation, m.Repo.Config.GVisorFlags = config.IsolationGVisor, p.GVisorFlags
 	}
 	must := func(err error) {
 		t.Helper()
@@ -49,7 +49,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 
 	// create (from the warm pool, filled for this config, on docker-pool)
-	m.Config.PoolSize = p.Pool
+	m.Repo.Config.PoolSize = p.Pool
 	fill := func() {
 		t.Helper()
 		if p.Pool == 0 {
@@ -64,7 +64,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	fill()
 	c, err := m.Create(ctx, CreateOptions{Name: "Contract Box"})
 	must(err)
-	if pooled := m.Names(c.Name).Pool != ""; pooled != (p.Pool > 0) {
+	if pooled := m.Repo.Names(c.Name).Pool != ""; pooled != (p.Pool > 0) {
 		t.Fatalf("sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
 	}
 	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
@@ -75,52 +75,52 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 	// A second sandbox that stops itself after 10 s idle: it naps while
 	// the first goes through the contract, and the last call wakes it.
-	svcs := m.Config.Services
-	m.Config.Idle, m.Config.Services = 10*time.Second, nil
+	svcs := m.Repo.Config.Services
+	m.Repo.Config.Idle, m.Repo.Config.Services = 10*time.Second, nil
 	fill()
 	nap, err := m.Create(ctx, CreateOptions{Name: "nap"})
 	must(err)
-	if pooled := m.Names(nap.Name).Pool != ""; pooled != (p.Pool > 0) {
+	if pooled := m.Repo.Names(nap.Name).Pool != ""; pooled != (p.Pool > 0) {
 		t.Fatalf("idle sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
 	}
-	m.Config.Idle, m.Config.Services = 0, svcs
-	_, err = m.Write(ctx, nap.Name, "kept.txt", []byte("kept\n"))
+	m.Repo.Config.Idle, m.Repo.Config.Services = 0, svcs
+	_, err = m.Agent.Write(ctx, nap.Name, "kept.txt", []byte("kept\n"))
 	must(err)
 
 	// exec: output, exit code, the sandbox user, the copied tree, the
 	// sandbox's name in its environment
-	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo $LITTERBOX_SANDBOX; echo err >&2; exit 3"})
+	res, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "id -u; cat README.md; echo $LITTERBOX_SANDBOX; echo err >&2; exit 3"})
 	must(err)
 	if res.ExitCode != 3 || res.Stdout != "1000\n# test repo\ncontract-box\n" || res.Stderr != "err\n" || res.Snapshot != "" {
 		t.Fatalf("bash: %+v", res)
 	}
 	// The kernel is gVisor's (it says 4.4.0), or the host's.
-	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "uname -r"})
+	res, err = m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "uname -r"})
 	must(err)
 	if gv := strings.TrimSpace(res.Stdout) == "4.4.0"; gv != p.GVisor || (c.Isolation == config.IsolationGVisor) != p.GVisor {
 		t.Fatalf("kernel %q, isolation %q, want gVisor's: %v", res.Stdout, c.Isolation, p.GVisor)
 	}
 
 	// files and snapshots: every change is a commit on the branch
-	w, err := m.Write(ctx, c.Name, "docs/new.txt", []byte("one\ntwo\n"))
+	w, err := m.Agent.Write(ctx, c.Name, "docs/new.txt", []byte("one\ntwo\n"))
 	must(err)
 	if w.Snapshot == "" || testenv.Git(t, dir, "show", c.Branch+":docs/new.txt") != "one\ntwo" {
 		t.Fatalf("write: %+v", w)
 	}
-	e, err := m.Edit(ctx, c.Name, "docs/new.txt", one("two", "three", false))
+	e, err := m.Agent.Edit(ctx, c.Name, "docs/new.txt", one("two", "three", false))
 	must(err)
-	r, err := m.Read(ctx, c.Name, "docs/new.txt", 0, 0)
+	r, err := m.Agent.Read(ctx, c.Name, "docs/new.txt", 0, 0)
 	must(err)
 	if e.Replacements != 1 || r.Content != "one\nthree\n" {
 		t.Fatalf("edit %+v, read %+v", e, r)
 	}
-	if g, _, err := m.Grep(ctx, c.Name, "thr+ee", "", ""); err != nil || len(g) != 1 || g[0].Path != "docs/new.txt" {
+	if g, _, err := m.Agent.Grep(ctx, c.Name, "thr+ee", "", ""); err != nil || len(g) != 1 || g[0].Path != "docs/new.txt" {
 		t.Fatalf("grep: %+v %v", g, err)
 	}
-	if paths, _, err := m.Glob(ctx, c.Name, "**/new.txt", ""); err != nil || len(paths) != 1 || paths[0] != "docs/new.txt" {
+	if paths, _, err := m.Agent.Glob(ctx, c.Name, "**/new.txt", ""); err != nil || len(paths) != 1 || paths[0] != "docs/new.txt" {
 		t.Fatalf("glob: %v %v", paths, err)
 	}
-	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "rm README.md && chmod +x docs/new.txt && ln -s docs/new.txt link"})
+	res, err = m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "rm README.md && chmod +x docs/new.txt && ln -s docs/new.txt link"})
 	must(err)
 	if res.Snapshot == "" {
 		t.Fatal("bash changes made no snapshot")
@@ -131,10 +131,10 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 	src := filepath.Join(t.TempDir(), "up.txt")
 	must(os.WriteFile(src, []byte("uploaded\n"), 0o644))
-	_, err = m.Upload(ctx, c.Name, src, "up.txt")
+	_, err = m.Agent.Upload(ctx, c.Name, src, "up.txt")
 	must(err)
 	out := filepath.Join(t.TempDir(), "down.txt")
-	_, err = m.Download(ctx, c.Name, "up.txt", out)
+	_, err = m.Agent.Download(ctx, c.Name, "up.txt", out)
 	must(err)
 	if data, _ := os.ReadFile(out); string(data) != "uploaded\n" {
 		t.Fatalf("download: %q", data)
@@ -143,7 +143,7 @@ func contract(t *testing.T, p testenv.Provider) {
 	// pause/resume: the service keeps its pid. A pod cannot be frozen:
 	// on Kubernetes pause stops the sandbox (deletes the pod, keeps the
 	// claim) and resume starts the service again in a new pod.
-	before, err := m.Service(ctx, c.Name, services.Status, "ticker")
+	before, err := m.Agent.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
 	_, err = m.Pause(ctx, c.Name)
 	must(err)
@@ -154,23 +154,23 @@ func contract(t *testing.T, p testenv.Provider) {
 	if s := listed(t, m, c.Name); s != wantStatus {
 		t.Fatalf("status %s after pause", s)
 	}
-	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
+	if _, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), wantWord) {
 		t.Fatalf("bash while paused: %v", err)
 	}
 	_, err = m.Resume(ctx, c.Name)
 	must(err)
-	after, err := m.Service(ctx, c.Name, services.Status, "ticker")
+	after, err := m.Agent.Service(ctx, c.Name, services.Status, "ticker")
 	must(err)
 	if after[0].State != services.Running || (after[0].PID != before[0].PID) != p.Kubernetes {
 		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
 	}
 	// What pause kept: the files, ignored ones included, and the branch.
-	res, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "cat docs/new.txt up.txt"})
+	res, err = m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "cat docs/new.txt up.txt"})
 	must(err)
 	if res.Stdout != "one\nthree\nuploaded\n" {
 		t.Fatalf("files across pause/resume: %+v", res)
 	}
-	stopped, err := m.Service(ctx, c.Name, services.Stop, "ticker")
+	stopped, err := m.Agent.Service(ctx, c.Name, services.Stop, "ticker")
 	must(err)
 	if stopped[0].State != services.Stopped {
 		t.Fatalf("stop: %+v", stopped)
@@ -183,7 +183,7 @@ func contract(t *testing.T, p testenv.Provider) {
 			t.Fatalf("sandbox %s with idle 10s is %q after a minute", nap.Name, listed(t, m, nap.Name))
 		}
 	}
-	res, err = m.Bash(ctx, nap.Name, agent.BashOptions{Command: "cat kept.txt"})
+	res, err = m.Agent.Bash(ctx, nap.Name, agent.BashOptions{Command: "cat kept.txt"})
 	must(err)
 	if res.Stdout != "kept\n" || listed(t, m, nap.Name) != StatusActive {
 		t.Fatalf("the call after the idle stop: %+v, status %s", res, listed(t, m, nap.Name))
@@ -192,10 +192,10 @@ func contract(t *testing.T, p testenv.Provider) {
 	must(err)
 
 	// delete: nothing of the sandbox is left
-	vol := m.Names(c.Name).Volume
+	vol := m.Repo.Names(c.Name).Volume
 	_, err = m.Delete(ctx, c.Name, true)
 	must(err)
-	if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
+	if _, err := m.Repo.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
 		t.Fatalf("container after delete: %v", err)
 	}
 	if vols := p.Volumes(); strings.Contains(vols, vol) {

@@ -50,7 +50,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 	} else if egressproxy.Used(c) {
 		allow = c.Allow // the pod's NetworkPolicy
 	}
-	labels := m.Labels(n.Slug, "true")
+	labels := m.Repo.Labels(n.Slug, "true")
 	labels[hostrepo.LabelBase] = base
 	if len(pmap) > 0 {
 		labels[LabelPorts] = ports.Label(pmap)
@@ -71,7 +71,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		ReadOnly:     c.ReadOnly,
 		Tmpfs:        map[string]string{"/tmp": "rw,exec,nosuid,nodev,mode=1777"},
 		Volumes:      ownVolumes(n, c.SetupKeep),
-		VolumeLabels: m.Labels(n.Slug, "true"),
+		VolumeLabels: m.Repo.Labels(n.Slug, "true"),
 		AnonVolumes:  []string{protocol.Dir},
 		Shared:       shared,
 		Workdir:      hostrepo.Workdir,
@@ -189,8 +189,8 @@ type Created struct {
 // nameInUse explains a container name that is taken: by a leftover of this
 // repository (which delete removes) or by someone else's container.
 func (m *Manager) nameInUse(ctx context.Context, n hostrepo.Names) error {
-	in, err := m.BoxOf(n).Inspect(ctx)
-	if err == nil && !m.Owns(ctx, n.Container, in.Labels) {
+	in, err := m.Repo.BoxOf(n).Inspect(ctx)
+	if err == nil && !m.Repo.Owns(ctx, n.Container, in.Labels) {
 		return hostrepo.Foreign("container", n.Container, in.Labels)
 	}
 	return &ExistsError{Name: n.Slug, Detail: "container " + n.Container + " exists without its branch; delete it with: litterbox delete " + n.Slug}
@@ -212,7 +212,7 @@ func orEmpty[T any](s []T) []T {
 // It returns the ports and the container's id.
 func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, string, error) {
 	if len(cfg.Ports) == 0 {
-		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Helper), prefill)
+		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Agent.Helper), prefill)
 		return nil, id, err
 	}
 	pmap, id, err := m.runContainerPorts(ctx, n, base, cfg)
@@ -230,7 +230,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 	// This machine's ports say nothing about a remote engine's: there only
 	// the engine's refusal tells a taken port.
 	free, remote := m.portFree, ""
-	if ep, err := m.Provider.Endpoint(ctx); err == nil {
+	if ep, err := m.Repo.Provider.Endpoint(ctx); err == nil {
 		remote = box.RemoteHost(ep)
 	}
 	if remote != "" {
@@ -244,7 +244,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 		for i := range pmap {
 			pmap[i].EngineHost = remote
 		}
-		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, pmap, m.Helper), nil)
+		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, pmap, m.Agent.Helper), nil)
 		if err == nil {
 			return pmap, id, nil
 		}
@@ -252,7 +252,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 			return nil, "", err
 		}
 		// The engine made the container before it failed to bind.
-		if rmErr := m.BoxOf(n).Remove(ctx); rmErr != nil {
+		if rmErr := m.Repo.BoxOf(n).Remove(ctx); rmErr != nil {
 			return nil, "", err
 		}
 		for _, p := range pmap {
@@ -267,13 +267,13 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 // returns the container's id, "" on a runtime without (box.Caps.IDs).
 func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) (string, error) {
 	step := "starting container " + n.Container
-	id, err := m.Provider.Create(ctx, spec)
+	id, err := m.Repo.Provider.Create(ctx, spec)
 	if err != nil {
 		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
 	id = m.keptID(id)
-	m.Owned(n.Container) // made just now, with our labels
-	if err := m.DeliverHelper(ctx, m.BoxOf(n), m.Helper); err != nil {
+	m.Repo.Owned(n.Container) // made just now, with our labels
+	if err := m.Agent.DeliverHelper(ctx, m.Repo.BoxOf(n), m.Agent.Helper); err != nil {
 		return "", &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)
@@ -282,7 +282,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	} else {
 		filled <- nil
 	}
-	err = m.BoxOf(n).Start(ctx)
+	err = m.Repo.BoxOf(n).Start(ctx)
 	if ferr := <-filled; ferr != nil && err == nil {
 		return "", ferr
 	}
@@ -313,7 +313,7 @@ func StartFix(err error, fallback string) string {
 // runtime whose boxes have none (box.Caps.IDs; Kubernetes gives the pod's
 // name). Names checks it again when a record is read.
 func (m *Manager) keptID(id string) string {
-	if !m.Provider.Caps().IDs {
+	if !m.Repo.Provider.Caps().IDs {
 		return ""
 	}
 	return id
@@ -329,7 +329,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, k
 			return err
 		}
 	}
-	return m.copyArchive(ctx, n, m.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
+	return m.copyArchive(ctx, n, m.Repo.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 
 // prepareVolumes gives the roots of vols to the sandbox user. A new
@@ -338,7 +338,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, k
 // root, without capabilities, may not chmod it: that is fine too.
 func (m *Manager) prepareVolumes(ctx context.Context, n hostrepo.Names, vols []box.Mount, uid int) error {
 	dirs := targets(vols)
-	if _, err := ExecChecked(ctx, m.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Helper.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: dirs})}); err != nil {
+	if _, err := ExecChecked(ctx, m.Repo.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Agent.Helper.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: dirs})}); err != nil {
 		return &hostrepo.StepError{Step: "preparing " + strings.Join(dirs, ", "), Err: err}
 	}
 	return nil
@@ -380,7 +380,7 @@ func execChecked(ctx context.Context, b box.Box, spec box.ExecSpec, s box.Stream
 // files into the sandbox's rules mirror as the tree streams into the
 // container.
 func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
-	root := m.Layout().Ignore(slug)
+	root := m.Repo.Layout().Ignore(slug)
 	return func(name string, data []byte) error {
 		if !snapshot.ValidPath(name) {
 			return nil
@@ -396,20 +396,20 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
 func (m *Manager) runSetup(ctx context.Context, n hostrepo.Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
-	unlock, err := m.Lock(ctx, n.Slug)
+	unlock, err := m.Repo.Lock(ctx, n.Slug)
 	if err != nil {
 		return layout.SetupResult{}, err
 	}
 	defer unlock()
-	if err := m.SaveSnap(n.Slug, start); err != nil {
+	if err := m.Repo.SaveSnap(n.Slug, start); err != nil {
 		return layout.SetupResult{}, err
 	}
-	res, err := m.ActLocked(ctx, n.Slug, agent.Action{Op: protocol.OpSetup, Arg: hostrepo.Workdir, Cmd: cmd, Env: env, Kind: "setup", Detail: cmd})
+	res, err := m.Agent.ActLocked(ctx, n.Slug, agent.Action{Op: protocol.OpSetup, Arg: hostrepo.Workdir, Cmd: cmd, Env: env, Kind: "setup", Detail: cmd})
 	if err != nil {
 		return layout.SetupResult{}, err
 	}
 	// The command is the user's, and may spell a secret out.
-	out := layout.SetupResult{Command: m.Secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
+	out := layout.SetupResult{Command: m.Repo.Secrets.Seen().Redact(cmd), ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr, Snapshot: res.Snapshot}
 	if res.NoShell {
 		out.Skipped = true
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"
@@ -424,12 +424,12 @@ func (m *Manager) rollback(ctx context.Context, n hostrepo.Names, base string, c
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()
 	var left []string
-	if err := m.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
+	if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
-	rec, _ := m.Store().Load(n.Slug)
+	rec, _ := m.Repo.Store().Load(n.Slug)
 	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
-		if err := m.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+		if err := m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 		}
 	}
@@ -444,12 +444,12 @@ func (m *Manager) rollbackRefs(ctx context.Context, n hostrepo.Names, base strin
 }
 
 func (m *Manager) finishRollback(ctx context.Context, n hostrepo.Names, base string, cause error, left []string) error {
-	if err := m.Store().Remove(n.Slug); err != nil {
-		left = append(left, "state file "+m.Layout().Record(n.Slug))
+	if err := m.Repo.Store().Remove(n.Slug); err != nil {
+		left = append(left, "state file "+m.Repo.Layout().Record(n.Slug))
 	}
 	left = append(left, m.removeHostState(n.Slug)...)
 	// Guarded by base: never delete a branch someone moved meanwhile.
-	if err := m.Git.DeleteRef(ctx, n.Ref, base); err != nil {
+	if err := m.Repo.Git.DeleteRef(ctx, n.Ref, base); err != nil {
 		left = append(left, "branch "+n.Branch)
 	}
 	if len(left) == 0 {
@@ -482,7 +482,7 @@ func (m *Manager) imageHint(cfg config.Config) string {
 	if !cfg.ImageIsDefault() {
 		return ""
 	}
-	if s, ok := projectimage.Suggest(m.Root); ok {
+	if s, ok := projectimage.Suggest(m.Repo.Root); ok {
 		return s.String()
 	}
 	return ""

@@ -78,10 +78,10 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 	if err := c.configure(ctx); err != nil {
 		return nil, err
 	}
-	if info, ok := m.Provider.(box.HostInfo); ok {
+	if info, ok := m.Repo.Provider.(box.HostInfo); ok {
 		// While the image is checked; waited for whatever happens, so a
 		// create leaves no command of its own running.
-		c.facts = readBudget(ctx, m.Provider, info)
+		c.facts = readBudget(ctx, m.Repo.Provider, info)
 		defer func() { <-c.facts.done }()
 	}
 	for _, look := range []func(context.Context) error{c.resolveImage, c.checkFree, c.checkLimits, c.plan} {
@@ -127,7 +127,7 @@ func (c *creation) configure(ctx context.Context) (err error) {
 	if c.slug, err = hostrepo.ParseName(c.opts.Name); err != nil {
 		return err
 	}
-	if c.cfg, err = m.CreateConfig(); err != nil {
+	if c.cfg, err = m.Repo.CreateConfig(); err != nil {
 		return err
 	}
 	if net := c.opts.Network; net != "" {
@@ -149,21 +149,21 @@ func (c *creation) configure(ctx context.Context) (err error) {
 	if f := c.opts.fork; f != nil && f.isolation == config.IsolationGVisor {
 		c.cfg.Isolation = f.isolation
 	}
-	if c.weakened, err = m.CheckWeakenings(ctx, c.cfg); err != nil {
+	if c.weakened, err = m.Repo.CheckWeakenings(ctx, c.cfg); err != nil {
 		return err
 	}
 	// Every secret must be readable before anything is made (a pool
 	// entry holds none, and its fill may run with nobody to answer).
 	if !c.fill {
-		if _, err := m.Secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
+		if _, err := m.Repo.Secrets.Resolve(ctx, c.cfg.Secrets); err != nil {
 			return err
 		}
 	}
 	if c.uid, c.gid, err = c.cfg.IDs(); err != nil {
 		return err
 	}
-	if m.IDErr != nil {
-		return fmt.Errorf("reading this repository's litterbox id: %w", m.IDErr)
+	if m.Repo.IDErr != nil {
+		return fmt.Errorf("reading this repository's litterbox id: %w", m.Repo.IDErr)
 	}
 	return nil
 }
@@ -180,7 +180,7 @@ func (c *creation) settleBase(ctx context.Context) (err error) {
 	if c.opts.BaseRef == "" {
 		return nil
 	}
-	persons, err := c.m.Persons(ctx, c.base)
+	persons, err := c.m.Repo.Persons(ctx, c.base)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if !m.Provider.Caps().EgressProxy {
+	if !m.Repo.Provider.Caps().EgressProxy {
 		if err := egressproxy.PolicyNetwork(c.cfg); err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 	}
 	// A user name may have turned out to be root.
 	if uid, _, _ := c.cfg.IDs(); uid == 0 && c.cfg.UserName() != "" {
-		more, err := m.AllowWeakenings(ctx, slices.DeleteFunc(c.cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
+		more, err := m.Repo.AllowWeakenings(ctx, slices.DeleteFunc(c.cfg.Weakenings(), func(w config.Weakening) bool { return w.Key != "docker.user" }))
 		if err != nil {
 			return err
 		}
@@ -258,19 +258,19 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 func (c *creation) checkFree(ctx context.Context) error {
 	m := c.m
 	// A new sandbox gets new names, whatever an old record says.
-	c.n = hostrepo.NamesFor(m.RepoSlug, m.RepoID, c.slug)
-	rec, err := m.Store().Load(c.slug)
+	c.n = hostrepo.NamesFor(m.Repo.RepoSlug, m.Repo.RepoID, c.slug)
+	rec, err := m.Repo.Store().Load(c.slug)
 	if err != nil || rec == nil {
 		return err
 	}
 	// A live sandbox, or the state of one whose branch was deleted.
-	if refs, err := m.Git.ListRefs(ctx, c.n.Ref); err != nil || len(refs) > 0 {
+	if refs, err := m.Repo.Git.ListRefs(ctx, c.n.Ref); err != nil || len(refs) > 0 {
 		if rec.Status == layout.FailedSetup {
 			return &ExistsError{Name: c.slug, Detail: "made before, its setup command failed; it is usable as it is: use it by this name"}
 		}
 		return &ExistsError{Name: c.slug}
 	}
-	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.Layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
+	return &ExistsError{Name: c.slug, Detail: "its branch is gone but its state is kept in " + m.Repo.Layout().Record(c.slug) + "; `litterbox delete " + c.slug + "` clears it"}
 }
 
 // plan settles the base and the branch's start, and whether the setup
@@ -289,7 +289,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 	}
 	switch {
 	case opts.fork != nil || !setupcache.Cacheable(c.cfg):
-	case !m.Provider.Caps().VolumeCopy:
+	case !m.Repo.Provider.Caps().VolumeCopy:
 		// A cluster tells no image id to key on and has no container that
 		// borrows another's volumes to copy with: say so once, instead of
 		// keying, looking up and failing to keep an entry on every create.
@@ -304,7 +304,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 		}
 	}
 	if opts.BaseRef == "" && opts.fork == nil {
-		if dirty, err := m.Uncommitted(ctx); err == nil && dirty > 0 {
+		if dirty, err := m.Repo.Uncommitted(ctx); err == nil && dirty > 0 {
 			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, hostrepo.ShortID(c.base)))
 		}
 	}
@@ -321,18 +321,18 @@ func (c *creation) claim(ctx context.Context) error {
 	if c.opts.fork != nil {
 		reason = "litterbox: fork " + c.opts.fork.slug + " as " + c.slug
 	}
-	if err := m.Git.CreateRef(ctx, n.Ref, c.tip, reason); err != nil {
+	if err := m.Repo.Git.CreateRef(ctx, n.Ref, c.tip, reason); err != nil {
 		if errors.Is(err, gitcli.ErrRefExists) {
 			return &ExistsError{Name: c.slug}
 		}
 		return &hostrepo.StepError{Step: "creating branch " + n.Branch, Err: err}
 	}
-	m.Step("branch "+n.Branch, t)
+	m.Repo.Step("branch "+n.Branch, t)
 	cfg := c.cfg
 	c.rec = &layout.Record{
 		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume, Volumes: ownVolumes(n, cfg.SetupKeep)[1:],
-		Base: c.base, Image: cfg.Image, Created: m.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
-		User: cfg.User, Services: cfg.Services, Helper: m.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
+		Base: c.base, Image: cfg.Image, Created: m.Repo.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
+		User: cfg.User, Services: cfg.Services, Helper: m.Agent.Helper.ContainerPath(), Limits: layout.LimitsOf(cfg),
 		Allow: cfg.Allow, Secrets: cfg.Secrets, Isolation: cfg.Isolation,
 	}
 	c.rec.Client, _ = layout.ClientOf(ctx)
@@ -340,7 +340,7 @@ func (c *creation) claim(ctx context.Context) error {
 	if c.rec.Injection, err = egressproxy.NewInjection(c.slug, cfg); err != nil {
 		return m.rollbackRefs(ctx, n, c.tip, err)
 	}
-	if err := m.Store().Save(c.rec); err != nil {
+	if err := m.Repo.Store().Save(c.rec); err != nil {
 		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
 	}
 	return nil
@@ -377,7 +377,7 @@ func (c *creation) startBox(ctx context.Context) error {
 		return m.rollback(ctx, n, c.tip, err)
 	}
 	c.rec.Ports, c.rec.ContainerID = pmap, id
-	m.Step("container "+n.Container, t)
+	m.Repo.Step("container "+n.Container, t)
 	if leftoverProxy {
 		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})
 	}
@@ -404,7 +404,7 @@ func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
 		t := time.Now()
 		err := m.Proxies().Start(ctx, n, cfg, egressproxy.FirstAllow(cfg))
 		if err == nil {
-			m.Step("egress proxy "+n.Egress(), t)
+			m.Repo.Step("egress proxy "+n.Egress(), t)
 		}
 		done <- err
 	}()
@@ -423,7 +423,7 @@ func (c *creation) prefill() func(context.Context) error {
 			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: f.trees(c.cfg.SetupKeep), IntoSandbox: true}); err != nil {
 				return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
 			}
-			m.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
+			m.Repo.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
 			return nil
 		}
 	case c.cacheHit != nil:
@@ -432,7 +432,7 @@ func (c *creation) prefill() func(context.Context) error {
 			if err := m.SetupCache().Restore(ctx, n, image, c.cacheHit); err != nil {
 				return &hostrepo.StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
 			}
-			m.Step("setup cache "+c.cacheKey[:12], t)
+			m.Repo.Step("setup cache "+c.cacheKey[:12], t)
 			return nil
 		}
 	}
@@ -445,7 +445,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	m, n := c.m, c.n
 	if f := c.opts.fork; f != nil {
 		// The source's ignore rules, as the tree copy would have kept them.
-		if err := os.CopyFS(m.Layout().Ignore(c.slug), os.DirFS(m.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.CopyFS(m.Repo.Layout().Ignore(c.slug), os.DirFS(m.Repo.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
 		}
 		// A volume the source had not (an older sandbox's home) is new.
@@ -461,7 +461,7 @@ func (c *creation) copyFiles(ctx context.Context) (err error) {
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
 	}
-	m.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
+	m.Repo.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
 	return nil
 }
 
@@ -483,7 +483,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "running the setup command", Err: err})
 	}
 	if setupCmd == "" {
-		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.Secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
+		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.Repo.Secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
 	}
 	if err := m.Proxies().EndSetupNetwork(ctx, n, cfg); err != nil {
 		return m.rollback(ctx, n, c.tip, err)
@@ -494,7 +494,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 	if c.setup.Snapshot != "" {
 		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+hostrepo.ShortID(c.setup.Snapshot))
 	}
-	m.Step("setup: "+c.setup.Command, t)
+	m.Repo.Step("setup: "+c.setup.Command, t)
 	return nil
 }
 
@@ -518,7 +518,7 @@ func (c *creation) keepCache(ctx context.Context) {
 		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))
 	case e != nil:
 		c.cache = &CacheReport{Key: c.cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
-		c.m.Step("keep setup cache "+c.cacheKey[:12], t)
+		c.m.Repo.Step("keep setup cache "+c.cacheKey[:12], t)
 	}
 }
 
@@ -531,11 +531,11 @@ func (c *creation) startServices(ctx context.Context) {
 	}
 	t := time.Now()
 	var err error
-	c.svcs, err = c.m.StartServices(ctx, c.slug, c.n.Container, specs)
+	c.svcs, err = c.m.Agent.StartServices(ctx, c.slug, c.n.Container, specs)
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	c.m.Step(fmt.Sprintf("start %d service(s)", len(specs)), t)
+	c.m.Repo.Step(fmt.Sprintf("start %d service(s)", len(specs)), t)
 }
 
 // report records the sandbox as ready (or as failed in its setup) and
@@ -548,11 +548,11 @@ func (c *creation) report(ctx context.Context) *Created {
 	if setup.ExitCode != 0 && !(setup.Skipped && cfg.SetupCommand == config.DefaultSetup) {
 		c.rec.Status, status = layout.FailedSetup, StatusFailedSetup
 	}
-	if err := m.Store().Save(c.rec); err != nil {
+	if err := m.Repo.Store().Save(c.rec); err != nil {
 		c.warnings = append(c.warnings, "could not save sandbox state: "+err.Error())
 	}
 	if c.storage == nil {
-		c.storage = storageAhead(ctx, m.Provider)
+		c.storage = storageAhead(ctx, m.Repo.Provider)
 	}
 	storage := c.storage()
 	return &Created{

@@ -34,12 +34,12 @@ type Deleted struct {
 // still run, and the error lists exactly what is left. A container or volume
 // of another repository is never touched, whatever this one's records say.
 func (m *Manager) Delete(ctx context.Context, name string, force bool) (*Deleted, error) {
-	return m.delete(ctx, name, force, m.Git)
+	return m.delete(ctx, name, force, m.Repo.Git)
 }
 
 // delete is Delete with the git client for the refs: merge's has hooks off.
 func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli.Client) (*Deleted, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (m *Manager) delete(ctx context.Context, name string, force bool, g *gitcli
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(ctx, slug)
+	unlock, err := m.Repo.Lock(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -76,13 +76,13 @@ type deleteLook struct {
 // lookBeforeDelete inspects the sandbox's container, refusing a running
 // one without force.
 func (m *Manager) lookBeforeDelete(ctx context.Context, slug string, force bool) (deleteLook, error) {
-	n := m.Names(slug)
-	in, err := m.BoxOf(n).Inspect(ctx)
+	n := m.Repo.Names(slug)
+	in, err := m.Repo.BoxOf(n).Inspect(ctx)
 	l := deleteLook{hasContainer: err == nil}
 	if err != nil && !errors.Is(err, box.ErrNotFound) {
 		return l, fmt.Errorf("deleting sandbox '%s': %w", slug, err)
 	}
-	if l.hasContainer && !m.Owns(ctx, n.Container, in.Labels) {
+	if l.hasContainer && !m.Repo.Owns(ctx, n.Container, in.Labels) {
 		l.foreignErr, l.hasContainer = hostrepo.Foreign("container", n.Container, in.Labels), false
 	}
 	if l.hasContainer && in.State == "running" && !force {
@@ -94,14 +94,14 @@ func (m *Manager) lookBeforeDelete(ctx context.Context, slug string, force bool)
 // deleteLocked removes the sandbox, its lock held; with tip set, only if
 // its branch is still there.
 func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook, g *gitcli.Client, tip string) (*Deleted, error) {
-	n := m.Names(slug)
+	n := m.Repo.Names(slug)
 	d := &Deleted{Name: slug}
 	hasContainer, foreignErr := look.hasContainer, look.foreignErr
 	refs, err := g.ListRefs(ctx, n.Ref, "refs/litterbox/"+slug+"/")
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 		if foreignErr != nil {
 			return nil, foreignErr
 		}
-		return nil, m.NotFound(ctx, slug)
+		return nil, m.Repo.NotFound(ctx, slug)
 	}
 	if foreignErr != nil {
 		d.LeftAlone = append(d.LeftAlone, foreignErr.Error())
@@ -130,8 +130,8 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 	left = removeRefs(ctx, g, refs, n, d)
 	left = append(left, m.removeHostState(slug)...)
 	if rec != nil {
-		if err := m.Store().Remove(slug); err != nil {
-			left = append(left, fmt.Sprintf("state file %s (%v)", m.Layout().Record(slug), err))
+		if err := m.Repo.Store().Remove(slug); err != nil {
+			left = append(left, fmt.Sprintf("state file %s (%v)", m.Repo.Layout().Record(slug), err))
 		} else {
 			d.Removed = append(d.Removed, "state")
 		}
@@ -147,11 +147,11 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 // is not touched either.
 func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer, foreign bool, rec *layout.Record, d *Deleted) (left []string) {
 	if hasContainer {
-		if err := m.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
+		if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 			left = append(left, fmt.Sprintf("container %s (%v)", n.Container, err))
 		} else {
 			d.Removed = append(d.Removed, "container "+n.Container)
-			m.Disowned(n.Container)
+			m.Repo.Disowned(n.Container)
 		}
 	}
 	// The volume cannot go while its container exists; try it only when the
@@ -195,18 +195,18 @@ func removeRefs(ctx context.Context, g *gitcli.Client, refs []gitcli.Ref, n host
 // would have been.
 func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer bool, d *Deleted) (left []string) {
 	if !ofOurContainer {
-		labels, err := m.Provider.VolumeLabels(ctx, vol)
+		labels, err := m.Repo.Provider.VolumeLabels(ctx, vol)
 		switch {
 		case errors.Is(err, box.ErrNoSuchVolume):
 			return nil
 		case err != nil:
 			return []string{fmt.Sprintf("volume %s (%v)", vol, err)}
-		case !m.Owns(ctx, vol, labels):
+		case !m.Repo.Owns(ctx, vol, labels):
 			d.LeftAlone = append(d.LeftAlone, hostrepo.Foreign("volume", vol, labels).Error())
 			return nil
 		}
 	}
-	err := m.Provider.RemoveVolume(ctx, vol)
+	err := m.Repo.Provider.RemoveVolume(ctx, vol)
 	switch {
 	case err == nil:
 		d.Removed = append(d.Removed, "volume "+vol)
@@ -220,7 +220,7 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 // older release kept) and ignore mirror of a sandbox, returning what could not be removed.
 func (m *Manager) removeHostState(slug string) []string {
 	var left []string
-	for _, p := range m.Layout().PerSandbox(slug) {
+	for _, p := range m.Repo.Layout().PerSandbox(slug) {
 		if err := os.RemoveAll(p); err != nil {
 			left = append(left, fmt.Sprintf("%s (%v)", p, err))
 		}

@@ -82,7 +82,7 @@ func TestIntegrationEgressAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	c, err := m.Create(ctx, CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestIntegrationEgressAllowlist(t *testing.T) {
 	if c.Network != "allow" || len(c.Allow) != 3 {
 		t.Errorf("create reports network %q, allow %v", c.Network, c.Allow)
 	}
-	n := m.Names("work")
+	n := m.Repo.Names("work")
 
 	for url, want := range map[string]string{
 		"http://allowed.test/":          "allowed",
@@ -172,7 +172,7 @@ func TestIntegrationEgressFromPython(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbeg"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	m := imageManager(t, dir, "litterbox-test/python:bookworm")
-	m.Config.Allow, m.Config.EgressNetwork = []string{"allowed.test"}, network
+	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"allowed.test"}, network
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func setupNetworkSandbox(t *testing.T, network, fetch string, cfg config.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestMatrixSetupNetworkOpen(t *testing.T) {
 				}
 			}
 			noRoute("after setup")
-			n := m.Names("work")
+			n := m.Repo.Names("work")
 			if _, err := testenv.Docker("stop", "-t", "1", n.Container); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +311,7 @@ func TestIntegrationSetupAllowlist(t *testing.T) {
 	if c.Network != "none" {
 		t.Errorf("create reports network %q", c.Network)
 	}
-	n := m.Names("work")
+	n := m.Repo.Names("work")
 	if out, _ := testenv.Docker("ps", "-aq", "--filter", "name="+n.Egress()); out != "" {
 		t.Errorf("the setup's proxy outlived the setup")
 	}
@@ -337,11 +337,11 @@ func TestIntegrationEgressCurlWget(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbeg"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	m := imageManager(t, dir, testenv.PythonImage)
-	m.Config.Allow, m.Config.EgressNetwork = []string{"allowed.test", "secure.test:443"}, network
+	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"allowed.test", "secure.test:443"}, network
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Write(ctx, "work", "/tmp/ca.pem", cert); err != nil {
+	if _, err := m.Agent.Write(ctx, "work", "/tmp/ca.pem", cert); err != nil {
 		t.Fatal(err)
 	}
 	for cmd, want := range map[string]string{
@@ -377,14 +377,14 @@ func TestIntegrationEgressCurlWget(t *testing.T) {
 // taken away, fails and leaves nothing: no container, proxy, volume,
 // branch or state.
 func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
-	newManager := func(t *testing.T, r runner.Runner) *Manager {
+	New := func(t *testing.T, r runner.Runner) *Manager {
 		m := realManager(t)
-		m.Config.Allow, m.Config.SetupAllow, m.Config.SetupOpen = []string{"allowed.test"}, []string{"api.example.test"}, false
+		m.Repo.Config.Allow, m.Repo.Config.SetupAllow, m.Repo.Config.SetupOpen = []string{"allowed.test"}, []string{"api.example.test"}, false
 		useRunner(m, r)
 		return m
 	}
 	counter := &runner.Counter{Inner: testenv.Exec()}
-	if _, err := newManager(t, counter).Create(context.Background(), CreateOptions{Name: "probe"}); err != nil {
+	if _, err := New(t, counter).Create(context.Background(), CreateOptions{Name: "probe"}); err != nil {
 		t.Fatal(err)
 	}
 	var egressSteps []string
@@ -402,7 +402,7 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 			t.Fatalf("fired %v, create: %v", fault.Fired(), err)
 		}
 		left := leftovers(t, m, "victim")
-		if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name="+m.Names("victim").Egress()); out != "" {
+		if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name="+m.Repo.Names("victim").Egress()); out != "" {
 			left = append(left, "volume "+out)
 		}
 		if len(left) > 0 {
@@ -412,13 +412,13 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 	for i, step := range egressSteps {
 		t.Run(fmt.Sprintf("%d-%s", i+1, strings.Fields(step)[1]), func(t *testing.T) {
 			fault := &runner.Fault{Inner: testenv.Exec(), Match: ".egress", N: i + 1, Stderr: "Error response from daemon: injected fault"}
-			check(t, newManager(t, fault), fault)
+			check(t, New(t, fault), fault)
 		})
 	}
 	t.Run("network-disconnect", func(t *testing.T) {
 		fault := &runner.Fault{Inner: testenv.Exec(), Match: "network disconnect", N: 1, Stderr: "Error response from daemon: injected fault"}
 		m := realManager(t)
-		m.Config.SetupOpen = true
+		m.Repo.Config.SetupOpen = true
 		useRunner(m, fault)
 		check(t, m, fault)
 	})
@@ -429,17 +429,17 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 func TestIntegrationEgressDeleteWithoutRecord(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.Allow = []string{"allowed.test"}
+	m.Repo.Config.Allow = []string{"allowed.test"}
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(m.Layout().Record("work")); err != nil {
+	if err := os.Remove(m.Repo.Layout().Record("work")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Delete(ctx, "work", true); err != nil {
 		t.Fatal(err)
 	}
-	n := m.Names("work")
+	n := m.Repo.Names("work")
 	if left, _ := testenv.Docker("ps", "-aq", "--filter", "name="+n.Egress()); left != "" {
 		t.Errorf("the egress proxy outlived its sandbox")
 	}
@@ -452,18 +452,18 @@ func TestIntegrationEgressDeleteWithoutRecord(t *testing.T) {
 func TestIntegrationEgressDeleteOrphan(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.Allow = []string{"allowed.test"}
+	m.Repo.Config.Allow = []string{"allowed.test"}
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(m.Root, m.Root+".moved"); err != nil {
+	if err := os.Rename(m.Repo.Root, m.Repo.Root+".moved"); err != nil {
 		t.Fatal(err)
 	}
-	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, m.RepoPath, "work", true)
+	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, m.Repo.RepoPath, "work", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := m.Names("work")
+	n := m.Repo.Names("work")
 	if !strings.Contains(strings.Join(d.Removed, ","), "egress proxy "+n.Egress()) {
 		t.Errorf("removed %v", d.Removed)
 	}

@@ -34,14 +34,14 @@ func repoManager(t *testing.T, files testenv.Files, local string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }
 
 // readFile reads p in sandbox name through the helper: no shell needed.
 func readFile(t *testing.T, m *Manager, name, p string) string {
 	t.Helper()
-	r, err := m.Read(context.Background(), name, p, 0, 100)
+	r, err := m.Agent.Read(context.Background(), name, p, 0, 100)
 	if err != nil {
 		t.Fatalf("read %s in %s: %v", p, name, err)
 	}
@@ -72,7 +72,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Build == nil || c.Build.Cached || !strings.HasPrefix(c.Image, "litterbox/"+m.RepoSlug+"-"+m.RepoID+":") {
+			if c.Build == nil || c.Build.Cached || !strings.HasPrefix(c.Image, "litterbox/"+m.Repo.RepoSlug+"-"+m.Repo.RepoID+":") {
 				t.Fatalf("first create: image %q build %+v", c.Image, c.Build)
 			}
 			if got := readFile(t, m, "one", "/opt/marker"); got != "built\n" {
@@ -87,7 +87,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 			}
 			// Only a commit changes what is built: the work tree's edit is
 			// not in the context until it is committed.
-			writeFile(t, filepath.Join(m.Root, "docker/marker.txt"), "changed\n")
+			writeFile(t, filepath.Join(m.Repo.Root, "docker/marker.txt"), "changed\n")
 			c25, err := m.Create(ctx, CreateOptions{Name: "uncommitted"})
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +95,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 			if !c25.Build.Cached || c25.Image != c.Image || readFile(t, m, "uncommitted", "/opt/marker") != "built\n" {
 				t.Fatalf("an uncommitted change reached the build: %+v %s", c25.Build, c25.Image)
 			}
-			testenv.Git(t, m.Root, "commit", "-qam", "marker")
+			testenv.Git(t, m.Repo.Root, "commit", "-qam", "marker")
 			c3, err := m.Create(ctx, CreateOptions{Name: "three"})
 			if err != nil {
 				t.Fatal(err)
@@ -121,7 +121,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 	}
 	assertNothingMade(t, m, "broken")
 
-	writeFile(t, filepath.Join(m.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"nope/Dockerfile\"\n")
+	writeFile(t, filepath.Join(m.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"nope/Dockerfile\"\n")
 	_, err = m.Create(ctx, CreateOptions{Name: "missing"})
 	if err == nil || !strings.HasPrefix(err.Error(), "[docker] build: no Dockerfile at nope/Dockerfile in commit ") {
 		t.Fatalf("missing Dockerfile: %v", err)
@@ -130,12 +130,12 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 
 	// A committed build runs the repository's Dockerfile with the network:
 	// it needs the user's trust like any other loosening.
-	if err := os.Remove(filepath.Join(m.Root, ".litterbox.local.toml")); err != nil {
+	if err := os.Remove(filepath.Join(m.Repo.Root, ".litterbox.local.toml")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(m.Root, ".litterbox.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
-	testenv.Git(t, m.Root, "add", ".litterbox.toml")
-	testenv.Git(t, m.Root, "commit", "-qm", "build")
+	writeFile(t, filepath.Join(m.Repo.Root, ".litterbox.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
+	testenv.Git(t, m.Repo.Root, "add", ".litterbox.toml")
+	testenv.Git(t, m.Repo.Root, "commit", "-qm", "build")
 	_, err = m.Create(ctx, CreateOptions{Name: "untrusted"})
 	if err == nil || !strings.Contains(err.Error(), "docker.build") || !strings.Contains(err.Error(), "litterbox trust") {
 		t.Fatalf("untrusted committed build: %v", err)
@@ -186,16 +186,16 @@ func TestIntegrationSetupCache(t *testing.T) {
 			}
 			// The agent's first change is committed as usual; the cached
 			// files are ignored and stay out of it.
-			if _, err := m.Write(ctx, "second", "agent.txt", []byte("x\n")); err != nil {
+			if _, err := m.Agent.Write(ctx, "second", "agent.txt", []byte("x\n")); err != nil {
 				t.Fatal(err)
 			}
-			if files := testenv.Git(t, m.Root, "diff", "--name-only", second.Base, "litterbox/second"); files != "agent.txt" {
+			if files := testenv.Git(t, m.Repo.Root, "diff", "--name-only", second.Base, "litterbox/second"); files != "agent.txt" {
 				t.Fatalf("second's branch changed %q", files)
 			}
 
-			testenv.Git(t, m.Root, "rm", "-q", "old.txt")
-			writeFile(t, filepath.Join(m.Root, "README.md"), "v2\n")
-			testenv.Git(t, m.Root, "commit", "-qam", "v2")
+			testenv.Git(t, m.Repo.Root, "rm", "-q", "old.txt")
+			writeFile(t, filepath.Join(m.Repo.Root, "README.md"), "v2\n")
+			testenv.Git(t, m.Repo.Root, "commit", "-qam", "v2")
 			third, err := m.Create(ctx, CreateOptions{Name: "third"})
 			if err != nil {
 				t.Fatal(err)
@@ -207,8 +207,8 @@ func TestIntegrationSetupCache(t *testing.T) {
 				t.Fatalf("third holds %q", got)
 			}
 
-			writeFile(t, filepath.Join(m.Root, "package.json"), `{"deps": 2}`+"\n")
-			testenv.Git(t, m.Root, "commit", "-qam", "deps")
+			writeFile(t, filepath.Join(m.Repo.Root, "package.json"), `{"deps": 2}`+"\n")
+			testenv.Git(t, m.Repo.Root, "commit", "-qam", "deps")
 			fourth, err := m.Create(ctx, CreateOptions{Name: "fourth"})
 			if err != nil {
 				t.Fatal(err)
@@ -268,7 +268,7 @@ func TestIntegrationSetupCacheKeepsNoEmptyEntry(t *testing.T) {
 	if entries, err := m.SetupCache().List(ctx); err != nil || len(entries) != 0 {
 		t.Errorf("entries %+v %v", entries, err)
 	}
-	if vols, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed=cache", "--filter", "label=dev.litterbox.repo="+m.Root); vols != "" {
+	if vols, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed=cache", "--filter", "label=dev.litterbox.repo="+m.Repo.Root); vols != "" {
 		t.Errorf("cache volumes left: %s", vols)
 	}
 }
@@ -296,11 +296,11 @@ func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {
 
 func commitsOn(t *testing.T, m *Manager, slug string) int {
 	t.Helper()
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil || rec == nil {
 		t.Fatalf("record of %s: %v", slug, err)
 	}
-	return len(strings.Fields(testenv.Git(t, m.Root, "rev-list", rec.Base+"..litterbox/"+slug)))
+	return len(strings.Fields(testenv.Git(t, m.Repo.Root, "rev-list", rec.Base+"..litterbox/"+slug)))
 }
 
 // Fork on the whole matrix: the new sandbox starts at the source's tip,
@@ -317,7 +317,7 @@ func TestIntegrationFork(t *testing.T) {
 				t.Fatal(err)
 			}
 			for p, body := range map[string]string{"work.txt": "agent work\n", "build/out.bin": "compiled\n"} {
-				if _, err := m.Write(ctx, "src", p, []byte(body)); err != nil {
+				if _, err := m.Agent.Write(ctx, "src", p, []byte(body)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -325,23 +325,23 @@ func TestIntegrationFork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srcTip := testenv.Git(t, m.Root, "rev-parse", "litterbox/src")
-			if tip := testenv.Git(t, m.Root, "rev-parse", "litterbox/copy"); tip != srcTip || c.ForkedFrom != "src" || c.Status != StatusActive {
+			srcTip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/src")
+			if tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/copy"); tip != srcTip || c.ForkedFrom != "src" || c.Status != StatusActive {
 				t.Fatalf("fork at %s, source at %s: %+v", tip, srcTip, c)
 			}
 			if got := readFile(t, m, "copy", "build/out.bin") + readFile(t, m, "copy", "work.txt"); got != "compiled\nagent work\n" {
 				t.Fatalf("fork holds %q", got)
 			}
-			if _, err := m.Write(ctx, "copy", "work.txt", []byte("fork's own\n")); err != nil {
+			if _, err := m.Agent.Write(ctx, "copy", "work.txt", []byte("fork's own\n")); err != nil {
 				t.Fatal(err)
 			}
 			if got := readFile(t, m, "src", "work.txt"); got != "agent work\n" {
 				t.Fatalf("the fork's write reached the source: %q", got)
 			}
-			if testenv.Git(t, m.Root, "rev-parse", "litterbox/src") != srcTip {
+			if testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/src") != srcTip {
 				t.Fatal("the fork's write moved the source's branch")
 			}
-			if got := testenv.Git(t, m.Root, "diff", "--name-only", srcTip, "litterbox/copy"); got != "work.txt" {
+			if got := testenv.Git(t, m.Repo.Root, "diff", "--name-only", srcTip, "litterbox/copy"); got != "work.txt" {
 				t.Fatalf("the fork's first commit changed %q", got)
 			}
 			infos, err := m.List(ctx, false)
@@ -374,7 +374,7 @@ func TestIntegrationForkEdges(t *testing.T) {
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "from-paused"}); err != nil {
 		t.Fatalf("fork of a paused sandbox: %v", err)
 	}
-	if in, _ := m.Provider.Inspect(ctx, m.Names("src").Container); in.State != "paused" {
+	if in, _ := m.Repo.Provider.Inspect(ctx, m.Repo.Names("src").Container); in.State != "paused" {
 		t.Fatalf("the source is %s after the fork", in.State)
 	}
 	var exists *ExistsError
@@ -385,7 +385,7 @@ func TestIntegrationForkEdges(t *testing.T) {
 	if _, err := m.Fork(ctx, ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
 		t.Fatalf("fork of an unknown sandbox: %v", err)
 	}
-	if _, err := os.Stat(m.Layout().Record("x")); err == nil || testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
+	if _, err := os.Stat(m.Repo.Layout().Record("x")); err == nil || testenv.Git(t, m.Repo.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
 		t.Fatal("a fork of an unknown sandbox left state or a branch")
 	}
 	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {

@@ -22,9 +22,9 @@ import (
 // the index and the work tree.
 func hostState(t *testing.T, m *Manager) string {
 	t.Helper()
-	return testenv.Git(t, m.Root, "rev-parse", "HEAD") + "\n" +
-		testenv.Git(t, m.Root, "ls-files", "-s") + "\n" +
-		testenv.Git(t, m.Root, "status", "--porcelain=v1", "--untracked-files=all")
+	return testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD") + "\n" +
+		testenv.Git(t, m.Repo.Root, "ls-files", "-s") + "\n" +
+		testenv.Git(t, m.Repo.Root, "status", "--porcelain=v1", "--untracked-files=all")
 }
 
 // faultOp is one operation walked through a failure at each of its steps.
@@ -52,7 +52,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			name:    "write",
 			prepare: sharedSandbox("w"),
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				_, err := m.Write(ctx, sb, fmt.Sprintf("w%d.txt", step), []byte("written\n"))
+				_, err := m.Agent.Write(ctx, sb, fmt.Sprintf("w%d.txt", step), []byte("written\n"))
 				return err
 			},
 			check: noSnapshotLost(func(step int) string { return fmt.Sprintf("w%d.txt", step) }),
@@ -61,7 +61,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			name:    "bash",
 			prepare: sharedSandbox("b"),
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				res, err := m.Bash(ctx, sb, agent.BashOptions{Command: fmt.Sprintf("echo made > b%d.txt", step)})
+				res, err := m.Agent.Bash(ctx, sb, agent.BashOptions{Command: fmt.Sprintf("echo made > b%d.txt", step)})
 				if err == nil && res.ExitCode != 0 {
 					err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
 				}
@@ -74,21 +74,21 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			prepare: func(t *testing.T, m *Manager, step int) string {
 				sb := sharedSandbox("m")(t, m, step)
 				for i := range 2 {
-					if _, err := m.Write(context.Background(), sb, fmt.Sprintf("m%d-%d.txt", step, i), []byte("x\n")); err != nil {
+					if _, err := m.Agent.Write(context.Background(), sb, fmt.Sprintf("m%d-%d.txt", step, i), []byte("x\n")); err != nil {
 						t.Fatal(err)
 					}
 				}
 				return sb
 			},
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				_, err := m.Milestone(ctx, sb, fmt.Sprintf("milestone %d", step))
+				_, err := m.Agent.Milestone(ctx, sb, fmt.Sprintf("milestone %d", step))
 				return err
 			},
 			check: func(t *testing.T, m *Manager, sb string, step int, err error) {
 				// Squashed or not, the branch holds both files.
 				for i := range 2 {
 					f := fmt.Sprintf("m%d-%d.txt", step, i)
-					if _, gerr := m.Git.Output(context.Background(), "cat-file", "-e", "litterbox/"+sb+":"+f); gerr != nil {
+					if _, gerr := m.Repo.Git.Output(context.Background(), "cat-file", "-e", "litterbox/"+sb+":"+f); gerr != nil {
 						t.Errorf("%s missing from the branch after the milestone (err %v)", f, err)
 					}
 				}
@@ -102,7 +102,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 				if _, err := m.Create(context.Background(), CreateOptions{Name: sb, OverLimit: true}); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := m.Write(context.Background(), sb, fmt.Sprintf("applied%d.txt", step), []byte("from the sandbox\n")); err != nil {
+				if _, err := m.Agent.Write(context.Background(), sb, fmt.Sprintf("applied%d.txt", step), []byte("from the sandbox\n")); err != nil {
 					t.Fatal(err)
 				}
 				return sb
@@ -117,7 +117,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 				}
 				// A failed apply leaves no cherry-pick (or am) session behind either.
 				for _, p := range []string{"rebase-apply", "CHERRY_PICK_HEAD", "sequencer"} {
-					if out, _ := m.Git.Output(context.Background(), "rev-parse", "--git-path", p); exists(strings.TrimSpace(out), m.Root) {
+					if out, _ := m.Repo.Git.Output(context.Background(), "rev-parse", "--git-path", p); exists(strings.TrimSpace(out), m.Repo.Root) {
 						t.Errorf("a git session was left in %s", out)
 					}
 				}
@@ -220,7 +220,7 @@ func walkFaults(t *testing.T, op faultOp) {
 // sharedSandbox prepares one sandbox for all the steps of an operation.
 func sharedSandbox(name string) func(t *testing.T, m *Manager, step int) string {
 	return func(t *testing.T, m *Manager, step int) string {
-		if ok, _ := m.Known(context.Background(), name); !ok {
+		if ok, _ := m.Repo.Known(context.Background(), name); !ok {
 			if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
 				t.Fatal(err)
 			}
@@ -234,11 +234,11 @@ func sharedSandbox(name string) func(t *testing.T, m *Manager, step int) string 
 func noSnapshotLost(file func(step int) string) func(t *testing.T, m *Manager, sb string, step int, err error) {
 	return func(t *testing.T, m *Manager, sb string, step int, err error) {
 		ctx := context.Background()
-		inBox, _ := m.Bash(ctx, sb, agent.BashOptions{Command: "test -e " + file(step)})
-		if _, serr := m.Scan(ctx, sb, "scan", "after a fault"); serr != nil {
+		inBox, _ := m.Agent.Bash(ctx, sb, agent.BashOptions{Command: "test -e " + file(step)})
+		if _, serr := m.Agent.Scan(ctx, sb, "scan", "after a fault"); serr != nil {
 			t.Fatalf("the next call failed: %v", serr)
 		}
-		_, gerr := m.Git.Output(ctx, "cat-file", "-e", "litterbox/"+sb+":"+file(step))
+		_, gerr := m.Repo.Git.Output(ctx, "cat-file", "-e", "litterbox/"+sb+":"+file(step))
 		onBranch := gerr == nil
 		if inBox != nil && inBox.ExitCode == 0 && !onBranch {
 			t.Errorf("%s reached the sandbox but was never committed (the call said %v)", file(step), err)

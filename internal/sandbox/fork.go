@@ -29,25 +29,25 @@ type ForkOptions struct {
 // and the rest of its configuration is what create would use now. The
 // source keeps running; it takes no call while its files are copied.
 func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) {
-	src, err := m.Resolve(opts.Source)
+	src, err := m.Repo.Resolve(opts.Source)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := hostrepo.ParseName(opts.Name); err != nil {
 		return nil, err
 	}
-	n, in, err := m.OwnContainer(ctx, src)
+	n, in, err := m.Repo.OwnContainer(ctx, src)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.Store().Load(src)
+	rec, err := m.Repo.Store().Load(src)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil || rec.Status == layout.Creating {
 		return nil, &hostrepo.NotFoundError{Name: src}
 	}
-	unlock, err := m.Lock(ctx, src)
+	unlock, err := m.Repo.Lock(ctx, src)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +55,11 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	// What background processes changed since the last call is committed
 	// on the source first, so the fork's branch and files agree.
 	if in.State == box.State("running") {
-		if _, err := m.ActLocked(ctx, src, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("fork", "before forking as "+opts.Name)}); err != nil {
+		if _, err := m.Agent.ActLocked(ctx, src, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("fork", "before forking as "+opts.Name)}); err != nil {
 			return nil, fmt.Errorf("committing %s's changes before the fork: %w", src, err)
 		}
 	}
-	refs, err := m.Git.ListRefs(ctx, n.Ref)
+	refs, err := m.Repo.Git.ListRefs(ctx, n.Ref)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if tip == "" {
 		return nil, fmt.Errorf("sandbox '%s' has no branch %s to fork", src, n.Branch)
 	}
-	st, err := m.LoadSnap(src)
+	st, err := m.Repo.LoadSnap(src)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func TestIntegrationGVisor(t *testing.T) {
 	if got := exec(t, m, "second", "uname -r; cat $HOME/deps/lib /opt/deps/lib node_modules/lib"); got != "4.4.0\n"+stamp+stamp+stamp {
 		t.Fatalf("second holds %q", got)
 	}
-	if _, err := m.Write(ctx, "second", "work.txt", []byte("agent\n")); err != nil {
+	if _, err := m.Agent.Write(ctx, "second", "work.txt", []byte("agent\n")); err != nil {
 		t.Fatal(err)
 	}
 	fork, err := m.Fork(ctx, ForkOptions{Source: "second", Name: "copy"})
@@ -57,7 +57,7 @@ func TestIntegrationGVisor(t *testing.T) {
 	if got := exec(t, m, "copy", viaProxy("http://allowed.test/")); strings.TrimSpace(got) != "allowed" {
 		t.Fatalf("through the proxy: %q", got)
 	}
-	if res, err := m.Bash(ctx, "copy", agent.BashOptions{Command: "wget -q -O- http://denied.test/ 2>&1"}); err != nil || res.ExitCode == 0 || !strings.Contains(res.Stdout, "403") {
+	if res, err := m.Agent.Bash(ctx, "copy", agent.BashOptions{Command: "wget -q -O- http://denied.test/ 2>&1"}); err != nil || res.ExitCode == 0 || !strings.Contains(res.Stdout, "403") {
 		t.Fatalf("a refused host: %+v %v", res, err)
 	}
 	list, err := m.List(ctx, false)
@@ -66,12 +66,12 @@ func TestIntegrationGVisor(t *testing.T) {
 	}
 
 	// What this runsc (--network=none) cannot give: one line, nothing made.
-	writeFile(t, m.Root+"/.litterbox.local.toml", "[network]\nmode = \"open\"\n")
+	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[network]\nmode = \"open\"\n")
 	if _, err := m.Create(ctx, CreateOptions{Name: "open"}); err == nil || !strings.Contains(err.Error(), `under isolation "gvisor"`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("network open under gVisor: %v", err)
 	}
 	refusedCleanly(t, m, "open")
-	writeFile(t, m.Root+"/.litterbox.local.toml", "[docker]\ngvisor-runtime = \"nope\"\n")
+	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[docker]\ngvisor-runtime = \"nope\"\n")
 	if _, err := m.Create(ctx, CreateOptions{Name: "nope"}); err == nil || !strings.Contains(err.Error(), `no runtime "nope"`) {
 		t.Fatalf("an unknown runtime: %v", err)
 	}
@@ -82,14 +82,14 @@ func TestIntegrationGVisor(t *testing.T) {
 // the sandboxes that exist.
 func refusedCleanly(t *testing.T, m *Manager, slug string) {
 	t.Helper()
-	n := m.Names(slug)
+	n := m.Repo.Names(slug)
 	if out, _ := testenv.Docker("ps", "-aq", "--filter", "name=^"+n.Container+"$"); out != "" {
 		t.Errorf("refused create of %s left container %s", slug, out)
 	}
 	if vols := volumesOf(t, m, slug); len(vols) > 0 {
 		t.Errorf("refused create of %s left volumes %q", slug, vols)
 	}
-	if out := testenv.Git(t, m.Root, "for-each-ref", n.Ref); out != "" {
+	if out := testenv.Git(t, m.Repo.Root, "for-each-ref", n.Ref); out != "" {
 		t.Errorf("refused create of %s left %s", slug, out)
 	}
 }

@@ -89,7 +89,7 @@ func TestIntegrationHomeAndKeptPaths(t *testing.T) {
 // volumesOf lists the engine's volumes of sandbox slug, by name.
 func volumesOf(t *testing.T, m *Manager, slug string) []string {
 	t.Helper()
-	out, err := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+m.Names(slug).Container+"-")
+	out, err := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+m.Repo.Names(slug).Container+"-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ import (
 func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
+	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
 
 	// Shell metacharacters in a name are slugified away, never run.
 	c, err := m.Create(ctx, CreateOptions{Name: "$(touch /tmp/lb-pwned); `id` | x"})
@@ -48,32 +48,32 @@ func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 		{long, "at most 4096"},
 		{"", "empty"},
 	} {
-		if _, err := m.Write(ctx, c.Name, tc.path, []byte("x")); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		if _, err := m.Agent.Write(ctx, c.Name, tc.path, []byte("x")); err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("write %.40q: %v, want one line about %s", tc.path, err, tc.want)
 		}
-		if _, err := m.Read(ctx, c.Name, tc.path, 0, 0); err == nil {
+		if _, err := m.Agent.Read(ctx, c.Name, tc.path, 0, 0); err == nil {
 			t.Errorf("read %.40q succeeded", tc.path)
 		}
 	}
 	// ".." resolves inside the container: /etc is read-only there, and the
 	// host's /etc is never reachable.
-	res, err := m.Write(ctx, c.Name, "../../etc/litterbox-escape", []byte("x"))
+	res, err := m.Agent.Write(ctx, c.Name, "../../etc/litterbox-escape", []byte("x"))
 	if err == nil && res.ExitCode == 0 {
 		t.Errorf("writing ../../etc succeeded: %+v", res)
 	}
-	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true", Workdir: "/src/\x00"}); err == nil {
+	if _, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "true", Workdir: "/src/\x00"}); err == nil {
 		t.Error("a NUL in workdir was accepted")
 	}
 	// A path of 255-byte components within PATH_MAX is a fine file name.
 	deep := strings.Repeat(strings.Repeat("n", 200)+"/", 3) + "f.txt"
-	w, err := m.Write(ctx, c.Name, deep, []byte("deep\n"))
+	w, err := m.Agent.Write(ctx, c.Name, deep, []byte("deep\n"))
 	if err != nil || w.Snapshot == "" {
 		t.Fatalf("deep path: %+v %v", w, err)
 	}
-	if got := testenv.Git(t, m.Root, "show", c.Branch+":"+deep); got != "deep" {
+	if got := testenv.Git(t, m.Repo.Root, "show", c.Branch+":"+deep); got != "deep" {
 		t.Fatalf("deep file on the branch: %q", got)
 	}
-	if testenv.Git(t, m.Root, "rev-parse", "HEAD") != head {
+	if testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD") != head {
 		t.Fatal("the host's HEAD moved")
 	}
 }
@@ -90,7 +90,7 @@ func TestIntegrationHugeAndBinaryContent(t *testing.T) {
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	huge := make([]byte, 100<<20)
-	if _, err := m.Write(ctx, c.Name, "huge.bin", huge); err == nil || !strings.Contains(err.Error(), "at most") {
+	if _, err := m.Agent.Write(ctx, c.Name, "huge.bin", huge); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Fatalf("100 MiB write: %v", err)
 	}
 	huge = nil
@@ -106,16 +106,16 @@ func TestIntegrationHugeAndBinaryContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin[0], bin[1] = 0, 0xff
-	w, err := m.Write(ctx, c.Name, "blob.bin", bin)
+	w, err := m.Agent.Write(ctx, c.Name, "blob.bin", bin)
 	if err != nil || w.Snapshot == "" {
 		t.Fatalf("binary write: %+v %v", w, err)
 	}
-	got, err := m.Git.CatBlob(ctx, testenv.Git(t, m.Root, "rev-parse", c.Branch+":blob.bin"))
+	got, err := m.Repo.Git.CatBlob(ctx, testenv.Git(t, m.Repo.Root, "rev-parse", c.Branch+":blob.bin"))
 	if err != nil || !bytes.Equal(got, bin) {
 		t.Fatalf("binary file on the branch differs (%d bytes, %v)", len(got), err)
 	}
 	// bash can still make files of any size; they are committed too.
-	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 3000000 /dev/urandom > made.bin"})
+	res, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 3000000 /dev/urandom > made.bin"})
 	if err != nil || res.Snapshot == "" {
 		t.Fatalf("bash-made binary: %+v %v", res, err)
 	}
@@ -126,13 +126,13 @@ func TestIntegrationHugeAndBinaryContent(t *testing.T) {
 func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.PidsLimit = 128
+	m.Repo.Config.PidsLimit = 128
 	c, err := m.Create(ctx, CreateOptions{Name: "flood"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 1073741824 /dev/zero | tr '\\0' x; echo done >&2"})
+	res, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "head -c 1073741824 /dev/zero | tr '\\0' x; echo done >&2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	}
 
 	start = time.Now()
-	bomb, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
+	bomb, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second})
 	if err != nil {
 		st, _ := testenv.Docker("inspect", "--format", "{{.State.Status}} {{.State.ExitCode}} {{.State.OOMKilled}}", c.Container)
 		logs, _ := testenv.Docker("logs", c.Container)
@@ -178,14 +178,14 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 func TestIntegrationForkBombKeepsInit(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.PidsLimit = 128
+	m.Repo.Config.PidsLimit = 128
 	for i := range 6 {
 		c, err := m.Create(ctx, CreateOptions{Name: fmt.Sprint("keep", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Streamed, as litterbox exec --timeout does: that kept PID 1 busiest.
-		_, bashErr := m.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second, Output: &agent.Output{Stdout: io.Discard, Stderr: io.Discard}})
+		_, bashErr := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "bomb() { bomb | bomb & }; bomb; sleep 2", Timeout: 10 * time.Second, Output: &agent.Output{Stdout: io.Discard, Stderr: io.Discard}})
 		st, err := testenv.Docker("inspect", "--format", "{{.State.Status}} {{.State.ExitCode}}", c.Container)
 		if err != nil || st != "running 0" {
 			logs, _ := testenv.Docker("logs", c.Container)
@@ -211,7 +211,7 @@ func TestIntegrationStoppedDuringCall(t *testing.T) {
 		time.Sleep(time.Second)
 		_, _ = testenv.Docker("kill", c.Container)
 	}()
-	_, err = m.Bash(ctx, c.Name, agent.BashOptions{Command: "echo before > kept.txt; sleep 30"})
+	_, err = m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "echo before > kept.txt; sleep 30"})
 	var ended *agent.EndedError
 	if !errors.As(err, &ended) || ended.ExitCode != 137 || !strings.Contains(err.Error(), "ended during the call") || !strings.Contains(err.Error(), "litterbox resume dies") {
 		t.Fatalf("error %v", err)
@@ -219,10 +219,10 @@ func TestIntegrationStoppedDuringCall(t *testing.T) {
 	if _, err := m.Resume(ctx, c.Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err != nil {
+	if _, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "true"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := testenv.Git(t, m.Root, "show", c.Branch+":kept.txt"); got != "before" {
+	if got := testenv.Git(t, m.Repo.Root, "show", c.Branch+":kept.txt"); got != "before" {
 		t.Errorf("kept.txt on the branch: %q", got)
 	}
 }

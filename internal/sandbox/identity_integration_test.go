@@ -34,10 +34,10 @@ func twinRepos(t *testing.T) (a, b *Manager) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.RepoSlug != slug {
-			t.Fatalf("repo slug %q, want the committed %q", m.RepoSlug, slug)
+		if m.Repo.RepoSlug != slug {
+			t.Fatalf("repo slug %q, want the committed %q", m.Repo.RepoSlug, slug)
 		}
-		testenv.CleanupRepo(t, m.Root, slug)
+		testenv.CleanupRepo(t, m.Repo.Root, slug)
 		ms = append(ms, m)
 	}
 	return ms[0], ms[1]
@@ -48,9 +48,9 @@ func twinRepos(t *testing.T) (a, b *Manager) {
 // branch and a file its agent wrote.
 func fingerprint(t *testing.T, m *Manager, name string) string {
 	t.Helper()
-	n := m.Names(name)
+	n := m.Repo.Names(name)
 	id, _ := testenv.Docker("inspect", "--format", "{{.Id}} {{.State.Status}}", n.Container)
-	tip := testenv.Git(t, m.Root, "rev-parse", "--verify", "--quiet", n.Ref)
+	tip := testenv.Git(t, m.Repo.Root, "rev-parse", "--verify", "--quiet", n.Ref)
 	vol, _ := testenv.Docker("volume", "inspect", "--format", "{{.Name}}", n.Volume)
 	return strings.Join([]string{id, tip, vol}, " ")
 }
@@ -62,19 +62,19 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 		if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Bash(ctx, "x", agent.BashOptions{Command: "echo " + m.RepoID + " > who"}); err != nil {
+		if _, err := m.Agent.Bash(ctx, "x", agent.BashOptions{Command: "echo " + m.Repo.RepoID + " > who"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if a.Names("x").Container == b.Names("x").Container || a.Names("x").Volume == b.Names("x").Volume {
-		t.Fatalf("both repositories use %s", a.Names("x").Container)
+	if a.Repo.Names("x").Container == b.Repo.Names("x").Container || a.Repo.Names("x").Volume == b.Repo.Names("x").Volume {
+		t.Fatalf("both repositories use %s", a.Repo.Names("x").Container)
 	}
 
 	for _, pair := range [][2]*Manager{{a, b}, {b, a}} {
 		me, other := pair[0], pair[1]
 		before := fingerprint(t, other, "x")
 		list, err := me.List(ctx, false)
-		if err != nil || len(list) != 1 || list[0].Container != me.Names("x").Container || list[0].Repo != me.RepoPath {
+		if err != nil || len(list) != 1 || list[0].Container != me.Repo.Names("x").Container || list[0].Repo != me.Repo.RepoPath {
 			t.Errorf("list: %+v %v", list, err)
 		}
 		for _, op := range []func(context.Context, string) (Outcome, error){me.Pause, me.Resume} {
@@ -82,13 +82,13 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := exec(t, me, "x", "cat who"); got != me.RepoID+"\n" {
-			t.Errorf("exec sees %q, want its own %q", got, me.RepoID)
+		if got := exec(t, me, "x", "cat who"); got != me.Repo.RepoID+"\n" {
+			t.Errorf("exec sees %q, want its own %q", got, me.Repo.RepoID)
 		}
-		if _, err := me.Write(ctx, "x", "mine.txt", []byte(me.RepoID+"\n")); err != nil {
+		if _, err := me.Agent.Write(ctx, "x", "mine.txt", []byte(me.Repo.RepoID+"\n")); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := me.Read(ctx, "x", "who", 0, 0); err != nil || r.Content != me.RepoID+"\n" {
+		if r, err := me.Agent.Read(ctx, "x", "who", 0, 0); err != nil || r.Content != me.Repo.RepoID+"\n" {
 			t.Errorf("read: %+v %v", r, err)
 		}
 		if err := me.Diff(ctx, "x", nil, io.Discard, io.Discard); err != nil {
@@ -97,11 +97,11 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 		if _, err := me.Apply(ctx, "x", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
-		if got := testenv.Git(t, me.Root, "show", "HEAD:mine.txt"); got != me.RepoID {
+		if got := testenv.Git(t, me.Repo.Root, "show", "HEAD:mine.txt"); got != me.Repo.RepoID {
 			t.Errorf("applied %q, want this repository's own work", got)
 		}
 		if after := fingerprint(t, other, "x"); after != before {
-			t.Errorf("working in %s changed %s's sandbox:\n%s\n%s", me.Root, other.Root, before, after)
+			t.Errorf("working in %s changed %s's sandbox:\n%s\n%s", me.Repo.Root, other.Repo.Root, before, after)
 		}
 	}
 
@@ -116,7 +116,7 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 	if _, err := b.Create(ctx, CreateOptions{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Write(ctx, "x", "merged.txt", []byte("b\n")); err != nil {
+	if _, err := b.Agent.Write(ctx, "x", "merged.txt", []byte("b\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := b.Merge(ctx, "x", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
@@ -151,22 +151,22 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old.RepoID, old.RepoPath = "", wt
+	old.Repo.RepoID, old.Repo.RepoPath = "", wt
 	if _, err := old.Create(ctx, CreateOptions{Name: "legacy"}); err != nil {
 		t.Fatal(err)
 	}
 	// The old name, in the container and in the record that names it.
 	legacyName := "litterbox-" + slug + "-legacy"
-	if _, err := testenv.Docker("rename", old.Names("legacy").Container, legacyName); err != nil {
+	if _, err := testenv.Docker("rename", old.Repo.Names("legacy").Container, legacyName); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := old.Store().Load("legacy")
+	rec, _ := old.Repo.Store().Load("legacy")
 	rec.Container = legacyName
-	if err := old.Store().Save(rec); err != nil {
+	if err := old.Repo.Store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 
-	m, err := Open(ctx, testenv.Exec(), engine.Docker, main, old.Config)
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, main, old.Repo.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name != "legacy" || list[0].Status != StatusActive || list[0].Container != legacyName {
 		t.Fatalf("list from the main work tree: %+v %v", list, err)
 	}
-	if _, err := m.Bash(ctx, "legacy", agent.BashOptions{Command: "echo still > works"}); err != nil {
+	if _, err := m.Agent.Bash(ctx, "legacy", agent.BashOptions{Command: "echo still > works"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Pause(ctx, "legacy"); err != nil {
@@ -182,7 +182,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	}
 
 	other := testenv.NewRepo(t, filepath.Join(top, "b", slug), testenv.SmallFiles)
-	o, err := Open(ctx, testenv.Exec(), engine.Docker, other, old.Config)
+	o, err := Open(ctx, testenv.Exec(), engine.Docker, other, old.Repo.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 	}
 	// Even handed the old record (a copy of the repository would have it),
 	// the other repository refuses to touch the container.
-	if err := o.Store().Save(rec); err != nil {
+	if err := o.Repo.Store().Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	for _, op := range []func(context.Context, string) (Outcome, error){o.Pause, o.Resume} {
@@ -237,14 +237,14 @@ func TestIntegrationCommaInRepositoryPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := m.Bash(ctx, "x", agent.BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {
+	if res, err := m.Agent.Bash(ctx, "x", agent.BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
-	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Repo != m.RepoPath {
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Repo != m.Repo.RepoPath {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	if _, err := m.Delete(ctx, "x", true); err != nil {

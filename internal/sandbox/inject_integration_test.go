@@ -57,7 +57,7 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 	agentSays := func(url string, flags ...string) string {
 		t.Helper()
 		var out strings.Builder
-		res, err := m.Run(ctx, "w", agent.RunOptions{ExecOptions: agent.ExecOptions{
+		res, err := m.Agent.Run(ctx, "w", agent.RunOptions{ExecOptions: agent.ExecOptions{
 			Cmd: append([]string{"standin", "-steps", "0", "-api", url, "-key-env", "API_KEY"}, flags...), Interactive: true, Secrets: true,
 			Streams: box.Streams{Stdin: strings.NewReader("call\n"), Stdout: &out, Stderr: &out}}})
 		if err != nil || res.ExitCode != 0 {
@@ -96,7 +96,7 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 	}
 	// The value is nowhere the sandbox reaches, nor in what the
 	// engine shows of either container.
-	n := m.Names("w")
+	n := m.Repo.Names("w")
 	where := map[string]string{}
 	where["environments of the sandbox's processes"], _ = testenv.Docker("exec", n.Container, "sh", "-c", "cat /proc/[0-9]*/environ")
 	where["its files"], _ = testenv.Docker("exec", n.Container, "tar", "-cf", "-", "/src", "/home", "/tmp", "/run/litterbox")
@@ -133,7 +133,7 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 	}
 	// The proxy's control socket is not the sandbox's to reach: it
 	// is in the proxy's network namespace.
-	argv := append([]string{"exec", n.Container}, m.Helper.Argv(protocol.CmdInject{Control: protocol.EgressControl})...)
+	argv := append([]string{"exec", n.Container}, m.Agent.Helper.Argv(protocol.CmdInject{Control: protocol.EgressControl})...)
 	if _, err := testenv.Docker(argv...); err == nil || !strings.Contains(err.Error(), "the egress proxy does not take secrets") {
 		t.Errorf("the sandbox reached the proxy's control socket: %v", err)
 	}

@@ -35,14 +35,14 @@ func realManager(t *testing.T) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }
 
 func exec(t *testing.T, m *Manager, name, script string) string {
 	t.Helper()
 	var out, errOut strings.Builder
-	code, err := m.Exec(context.Background(), name, agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
+	code, err := m.Agent.Exec(context.Background(), name, agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
 	if err != nil || code != 0 {
 		t.Fatalf("exec %q: code %d err %v stderr %s", script, code, err, errOut.String())
 	}
@@ -51,25 +51,25 @@ func exec(t *testing.T, m *Manager, name, script string) string {
 
 // useRunner sends every later command of m through r.
 func useRunner(m *Manager, r runner.Runner) {
-	m.Git.Runner = r
-	m.Provider = engine.Docker.Provider(r)
+	m.Repo.Git.Runner = r
+	m.Repo.Provider = engine.Docker.Provider(r)
 }
 
 // leftovers lists every resource of sandbox slug that still exists.
 func leftovers(t *testing.T, m *Manager, slug string) []string {
 	t.Helper()
-	n := m.Names(slug)
+	n := m.Repo.Names(slug)
 	var left []string
-	if out, _ := testenv.Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+m.Root); out != "" {
+	if out, _ := testenv.Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+m.Repo.Root); out != "" {
 		left = append(left, "container "+out)
 	}
 	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+n.Container+"-"); out != "" {
 		left = append(left, "volume "+out)
 	}
-	if out := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); out != "" {
+	if out := testenv.Git(t, m.Repo.Root, "for-each-ref", "refs/heads/litterbox/", "refs/litterbox/"); out != "" {
 		left = append(left, "refs "+out)
 	}
-	if _, err := os.Stat(m.Layout().Record(slug)); err == nil {
+	if _, err := os.Stat(m.Repo.Layout().Record(slug)); err == nil {
 		left = append(left, "state file")
 	}
 	return left
@@ -82,22 +82,22 @@ func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if head := testenv.Git(t, m.Root, "rev-parse", "HEAD"); c.Base != head {
+	if head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD"); c.Base != head {
 		t.Errorf("base %s, HEAD %s", c.Base, head)
 	}
-	if tip := testenv.Git(t, m.Root, "rev-parse", "litterbox/copy"); tip != c.Base {
+	if tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/copy"); tip != c.Base {
 		t.Errorf("branch at %s, want %s", tip, c.Base)
 	}
 	// Every tracked file, with its content digest, mode and owner, and nothing else.
 	got := exec(t, m, "copy", `cd /src && find . -type f | sort | while read -r f; do printf '%s %s %s\n' "$(stat -c '%a %u:%g' "$f")" "$(md5sum < "$f" | cut -d' ' -f1)" "$f"; done`)
 	var want []string
-	for _, f := range strings.Split(testenv.Git(t, m.Root, "ls-files"), "\n") {
-		data, err := os.ReadFile(filepath.Join(m.Root, f))
+	for _, f := range strings.Split(testenv.Git(t, m.Repo.Root, "ls-files"), "\n") {
+		data, err := os.ReadFile(filepath.Join(m.Repo.Root, f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		mode := "644"
-		if fi, _ := os.Stat(filepath.Join(m.Root, f)); fi.Mode()&0o100 != 0 {
+		if fi, _ := os.Stat(filepath.Join(m.Repo.Root, f)); fi.Mode()&0o100 != 0 {
 			mode = "755"
 		}
 		want = append(want, fmt.Sprintf("%s 1000:1000 %x ./%s", mode, md5.Sum(data), f))
@@ -245,7 +245,7 @@ func TestIntegrationConcurrentCreatesOfOneNameHaveOneWinner(t *testing.T) {
 
 func TestIntegrationFailedSetupIsKeptListedAndDeletable(t *testing.T) {
 	m := realManager(t)
-	m.Config.SetupCommand = "echo out; echo err >&2; exit 3"
+	m.Repo.Config.SetupCommand = "echo out; echo err >&2; exit 3"
 	ctx := context.Background()
 	c, err := m.Create(ctx, CreateOptions{Name: "bad-setup"})
 	if err != nil {
@@ -271,7 +271,7 @@ func TestIntegrationContainerRemovedBehindOurBack(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "gone"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := testenv.Docker("rm", "-f", "-v", m.Names("gone").Container); err != nil {
+	if _, err := testenv.Docker("rm", "-f", "-v", m.Repo.Names("gone").Container); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusMissing {
@@ -298,7 +298,7 @@ func TestIntegrationStoppedSandboxIsListedAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(t, m, "stopped", "echo kept > /src/work.txt")
-	if _, err := testenv.Docker("stop", "-t", "1", m.Names("stopped").Container); err != nil {
+	if _, err := testenv.Docker("stop", "-t", "1", m.Repo.Names("stopped").Container); err != nil {
 		t.Fatal(err)
 	}
 	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusStopped {
@@ -323,7 +323,7 @@ func TestIntegrationPauseKeepsProcessState(t *testing.T) {
 	if _, err := m.Pause(ctx, "frozen"); err != nil {
 		t.Fatal(err)
 	}
-	state, _ := testenv.Docker("inspect", "--format", "{{.State.Status}}", m.Names("frozen").Container)
+	state, _ := testenv.Docker("inspect", "--format", "{{.State.Status}}", m.Repo.Names("frozen").Container)
 	if state != "paused" {
 		t.Errorf("container state %q after pause", state)
 	}
@@ -346,23 +346,23 @@ func TestIntegrationUnreachableEngineFailsFastLeavingNothing(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("took %v", took)
 	}
-	if out := testenv.Git(t, m.Root, "for-each-ref", "refs/heads/litterbox/"); out != "" {
+	if out := testenv.Git(t, m.Repo.Root, "for-each-ref", "refs/heads/litterbox/"); out != "" {
 		t.Errorf("branch left: %s", out)
 	}
 }
 
 func TestIntegrationUncommittedChangesAreReportedAndHostUntouched(t *testing.T) {
 	m := realManager(t)
-	if err := os.WriteFile(filepath.Join(m.Root, "README.md"), []byte("edited on host\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, "README.md"), []byte("edited on host\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, m.Root, "add", "README.md")
-	if err := os.WriteFile(filepath.Join(m.Root, "untracked.txt"), []byte("u"), 0o644); err != nil {
+	testenv.Git(t, m.Repo.Root, "add", "README.md")
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, "untracked.txt"), []byte("u"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	status := testenv.Git(t, m.Root, "status", "--porcelain")
-	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
-	branch := testenv.Git(t, m.Root, "symbolic-ref", "HEAD")
+	status := testenv.Git(t, m.Repo.Root, "status", "--porcelain")
+	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
+	branch := testenv.Git(t, m.Repo.Root, "symbolic-ref", "HEAD")
 	c, err := m.Create(context.Background(), CreateOptions{Name: "dirty"})
 	if err != nil {
 		t.Fatal(err)
@@ -373,25 +373,25 @@ func TestIntegrationUncommittedChangesAreReportedAndHostUntouched(t *testing.T) 
 	if got := exec(t, m, "dirty", "cat README.md; ls untracked.txt 2>&1 || true"); !strings.HasPrefix(got, "# test repo\n") || !strings.Contains(got, "No such file") {
 		t.Errorf("sandbox sees host edits: %q", got)
 	}
-	if s := testenv.Git(t, m.Root, "status", "--porcelain"); s != status {
+	if s := testenv.Git(t, m.Repo.Root, "status", "--porcelain"); s != status {
 		t.Errorf("host status changed:\n%s\nwas\n%s", s, status)
 	}
-	if h := testenv.Git(t, m.Root, "rev-parse", "HEAD"); h != head {
+	if h := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD"); h != head {
 		t.Errorf("HEAD moved")
 	}
-	if b := testenv.Git(t, m.Root, "symbolic-ref", "HEAD"); b != branch {
+	if b := testenv.Git(t, m.Repo.Root, "symbolic-ref", "HEAD"); b != branch {
 		t.Errorf("current branch changed to %s", b)
 	}
 }
 
 func TestIntegrationBaseRef(t *testing.T) {
 	m := realManager(t)
-	first := testenv.Git(t, m.Root, "rev-parse", "HEAD")
-	if err := os.WriteFile(filepath.Join(m.Root, "second.txt"), []byte("2\n"), 0o644); err != nil {
+	first := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, "second.txt"), []byte("2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, m.Root, "add", "second.txt")
-	testenv.Git(t, m.Root, "commit", "-q", "-m", "second")
+	testenv.Git(t, m.Repo.Root, "add", "second.txt")
+	testenv.Git(t, m.Repo.Root, "commit", "-q", "-m", "second")
 	c, err := m.Create(context.Background(), CreateOptions{Name: "old", BaseRef: first})
 	if err != nil {
 		t.Fatal(err)

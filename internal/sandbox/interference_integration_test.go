@@ -26,11 +26,11 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "mover"}); err != nil {
 		t.Fatal(err)
 	}
-	moved := filepath.Join(t.TempDir(), filepath.Base(m.Root))
-	if err := os.Rename(m.Root, moved); err != nil {
+	moved := filepath.Join(t.TempDir(), filepath.Base(m.Repo.Root))
+	if err := os.Rename(m.Repo.Root, moved); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { testenv.RemoveAll(m.Root, m.RepoSlug) })
+	t.Cleanup(func() { testenv.RemoveAll(m.Repo.Root, m.Repo.RepoSlug) })
 	m2, err := Open(ctx, testenv.Exec(), engine.Docker, moved, config.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Name != "mover" || list[0].Status != StatusActive || list[0].Repo != moved {
 		t.Fatalf("list after the move: %+v %v", list, err)
 	}
-	if _, err := m2.Bash(ctx, "mover", agent.BashOptions{Command: "echo moved > here"}); err != nil {
+	if _, err := m2.Agent.Bash(ctx, "mover", agent.BashOptions{Command: "echo moved > here"}); err != nil {
 		t.Fatalf("an agent call after the move: %v", err)
 	}
 	elsewhere, err := Open(ctx, testenv.Exec(), engine.Docker, testenv.NewRepo(t, filepath.Join(t.TempDir(), "elsewhere"), testenv.SmallFiles), config.Default())
@@ -54,7 +54,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	for _, s := range all {
 		if s.Container == list[0].Container {
 			seen = true
-			if s.Repo != m.Root || !s.RepoGone {
+			if s.Repo != m.Repo.Root || !s.RepoGone {
 				t.Errorf("from elsewhere, the old path is not shown gone: %+v", s)
 			}
 		}
@@ -80,7 +80,7 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := m.Root
+	gone := m.Repo.Root
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
@@ -130,24 +130,24 @@ func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Write(ctx, c.Name, "first.txt", []byte("1\n")); err != nil {
+	if _, err := m.Agent.Write(ctx, c.Name, "first.txt", []byte("1\n")); err != nil {
 		t.Fatal(err)
 	}
-	tip := testenv.Git(t, m.Root, "rev-parse", c.Branch)
-	testenv.Git(t, m.Root, "branch", "-D", "-q", c.Branch)
-	_, err = m.Write(ctx, c.Name, "second.txt", []byte("2\n"))
+	tip := testenv.Git(t, m.Repo.Root, "rev-parse", c.Branch)
+	testenv.Git(t, m.Repo.Root, "branch", "-D", "-q", c.Branch)
+	_, err = m.Agent.Write(ctx, c.Name, "second.txt", []byte("2\n"))
 	if err == nil || !strings.Contains(err.Error(), "litterbox/nobranch") {
 		t.Fatalf("write with the branch deleted: %v", err)
 	}
-	if out := testenv.Git(t, m.Root, "branch", "--list", c.Branch); out != "" {
+	if out := testenv.Git(t, m.Repo.Root, "branch", "--list", c.Branch); out != "" {
 		t.Fatalf("the branch was made again: %s", out)
 	}
-	testenv.Git(t, m.Root, "branch", c.Branch, tip)
-	res, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "true"})
+	testenv.Git(t, m.Repo.Root, "branch", c.Branch, tip)
+	res, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "true"})
 	if err != nil || res.Between.Commit == "" || res.Snapshot != "" {
 		t.Fatalf("after restoring the branch: %+v %v", res, err)
 	}
-	if got := testenv.Git(t, m.Root, "show", c.Branch+":second.txt"); got != "2" {
+	if got := testenv.Git(t, m.Repo.Root, "show", c.Branch+":second.txt"); got != "2" {
 		t.Fatalf("second.txt on the branch: %q", got)
 	}
 }

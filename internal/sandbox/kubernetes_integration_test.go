@@ -38,7 +38,7 @@ func kubeManager(t *testing.T, p testenv.Provider, image string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.RemoveAll(m.Root, m.RepoSlug) })
+	t.Cleanup(func() { p.RemoveAll(m.Repo.Root, m.Repo.RepoSlug) })
 	return m
 }
 
@@ -59,34 +59,34 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 			if c.Status != StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
 				t.Fatalf("create: %+v", c)
 			}
-			res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME; echo home > $HOME/h"})
+			res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME; echo home > $HOME/h"})
 			if err != nil || res.ExitCode != 0 || res.Stdout != "1000\n/home/litterbox\n" || res.Snapshot == "" {
 				t.Fatalf("bash: %+v %v", res, err)
 			}
-			if got := testenv.Git(t, m.Root, "show", "litterbox/work:made.txt"); got != "x" {
+			if got := testenv.Git(t, m.Repo.Root, "show", "litterbox/work:made.txt"); got != "x" {
 				t.Fatalf("made.txt on the branch: %q", got)
 			}
-			if _, err := m.Write(ctx, "work", "w.txt", []byte("written\n")); err != nil {
+			if _, err := m.Agent.Write(ctx, "work", "w.txt", []byte("written\n")); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := m.Pause(ctx, "work"); err != nil {
 				t.Fatal(err)
 			}
-			if in, err := m.Provider.Inspect(ctx, c.Container); err != nil || in.State != "exited" {
+			if in, err := m.Repo.Provider.Inspect(ctx, c.Container); err != nil || in.State != "exited" {
 				t.Fatalf("after pause: %+v %v", in, err)
 			}
 			if _, err := m.Resume(ctx, "work"); err != nil {
 				t.Fatal(err)
 			}
 			// The home is a claim of its own, which outlives the pod too.
-			res, err = m.Bash(ctx, "work", agent.BashOptions{Command: "cat made.txt w.txt node_modules/d $HOME/h"})
+			res, err = m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "cat made.txt w.txt node_modules/d $HOME/h"})
 			if err != nil || res.Stdout != "xwritten\ndep\nhome\n" {
 				t.Fatalf("after resume: %+v %v", res, err)
 			}
 			if _, err := m.Delete(ctx, "work", true); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := m.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
+			if _, err := m.Repo.Provider.Inspect(ctx, c.Container); !errors.Is(err, box.ErrNotFound) {
 				t.Fatalf("after delete: %v", err)
 			}
 			if v := p.Volumes(); strings.Contains(v, c.Container) {
@@ -107,31 +107,31 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
 		t.Fatalf("no shell: %v", err)
 	}
-	if _, ierr := m.Provider.Inspect(ctx, m.Names("noshell").Container); !errors.Is(ierr, box.ErrNotFound) {
+	if _, ierr := m.Repo.Provider.Inspect(ctx, m.Repo.Names("noshell").Container); !errors.Is(ierr, box.ErrNotFound) {
 		t.Fatalf("left after a failed create: %v", ierr)
 	}
 
 	m = kubeManager(t, p, "busybox:latest")
-	m.Config.Allow = []string{"*.example.com"}
+	m.Repo.Config.Allow = []string{"*.example.com"}
 	if _, err := m.Create(ctx, CreateOptions{Name: "wild"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a wildcard allow entry: %v", err)
 	}
-	m.Config.Allow, m.Config.SetupAllow = []string{"localhost:8080"}, []string{"proxy.golang.org"}
+	m.Repo.Config.Allow, m.Repo.Config.SetupAllow = []string{"localhost:8080"}, []string{"proxy.golang.org"}
 	if _, err := m.Create(ctx, CreateOptions{Name: "setupnet"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a setup network: %v", err)
 	}
-	m.Config = config.Default()
-	m.Config.User = "0:0"
+	m.Repo.Config = config.Default()
+	m.Repo.Config.User = "0:0"
 	if _, err := m.Create(ctx, CreateOptions{Name: "root"}); err == nil || !strings.Contains(err.Error(), "non-root") {
 		t.Fatalf("root: %v", err)
 	}
-	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.RepoSlug) {
+	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.Repo.RepoSlug) {
 		t.Fatalf("claims left: %s", out)
 	}
 
 	// The setup cache is said not to be used, and nothing is made for it.
-	m.Config = config.Default()
-	m.Config.SetupCommand, m.Config.SetupCache = "echo made > made.txt", true
+	m.Repo.Config = config.Default()
+	m.Repo.Config.SetupCommand, m.Repo.Config.SetupCache = "echo made > made.txt", true
 	c, err := m.Create(ctx, CreateOptions{Name: "cached"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	p := kubeProvider(t)
 	ctx := context.Background()
 	m := kubeManager(t, p, "busybox:latest")
-	m.Config.Allow = []string{"localhost:8080", "10.9.8.7"}
+	m.Repo.Config.Allow = []string{"localhost:8080", "10.9.8.7"}
 	c, err := m.Create(ctx, CreateOptions{Name: "allow"})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	}
 	// The kubelet writes the aliases under a "HostAliases" comment; no
 	// proxy variables (there is no proxy).
-	res, err := m.Bash(ctx, "allow", agent.BashOptions{Command: "grep -A3 HostAliases /etc/hosts | grep -c '^127.0.0.1.*localhost'; env | grep -ci _proxy; true"})
+	res, err := m.Agent.Bash(ctx, "allow", agent.BashOptions{Command: "grep -A3 HostAliases /etc/hosts | grep -c '^127.0.0.1.*localhost'; env | grep -ci _proxy; true"})
 	if err != nil || res.Stdout != "1\n0\n" {
 		t.Fatalf("hosts and proxy env: %+v %v", res, err)
 	}
@@ -203,22 +203,22 @@ func TestIntegrationKubernetesBackgroundDuringCall(t *testing.T) {
 	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := m.Bash(ctx, "work", agent.BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {
+	if res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
 	bgErr := make(chan error, 1)
 	go func() {
 		time.Sleep(time.Second)
-		_, err := m.Background(ctx, "work", "lbx-kbg", agent.BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
+		_, err := m.Agent.Background(ctx, "work", "lbx-kbg", agent.BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
 		bgErr <- err
 	}()
-	if res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {
+	if res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
 	if err := <-bgErr; err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Bash(ctx, "work", agent.BashOptions{Command: "grep -l 'lbx-kbg[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l"})
+	res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "grep -l 'lbx-kbg[.]sh' /proc/[0-9]*/cmdline 2>/dev/null | wc -l"})
 	if err != nil || strings.TrimSpace(res.Stdout) == "0" {
 		t.Fatalf("the background command did not survive the call it was started during: %+v %v", res, err)
 	}

@@ -79,17 +79,17 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 	ctx := context.Background()
 	m := kubeManager(t, p, image)
 	warm, cold := warmAndCold(t, m)
-	entry := m.Names("warm").Pool
+	entry := m.Repo.Names("warm").Pool
 
 	alias := kubeObject(t, p, "configmap/"+warm.Container)
 	obj, _ := annotations(alias)["dev.litterbox.alias-of"].(string)
 	if obj == "" || alias["metadata"].(map[string]any)["labels"] != nil {
 		t.Fatalf("the claimed name is no alias with no labels: %v", alias)
 	}
-	if _, err := m.Provider.Inspect(ctx, entry); !errors.Is(err, box.ErrNotFound) {
+	if _, err := m.Repo.Provider.Inspect(ctx, entry); !errors.Is(err, box.ErrNotFound) {
 		t.Fatalf("the claimed entry %s still answers: %v", entry, err)
 	}
-	if in, err := m.Provider.Inspect(ctx, warm.Container); err != nil || in.State != "running" || in.Labels[pool.LabelDigest] == "" {
+	if in, err := m.Repo.Provider.Inspect(ctx, warm.Container); err != nil || in.State != "running" || in.Labels[pool.LabelDigest] == "" {
 		t.Fatalf("the claimed name: %+v %v", in, err)
 	}
 	if w, c := podSpec(t, p, obj), podSpec(t, p, cold.Container); !reflect.DeepEqual(w, c) {
@@ -137,7 +137,7 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 	if err != nil || len(st.Ready) != 1 {
 		t.Fatalf("pool before delete: %+v %v", st, err)
 	}
-	rec, err := m.Store().Load("warm")
+	rec, err := m.Repo.Store().Load("warm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 // own, never share an entry.
 func TestIntegrationKubernetesPoolClaimsNeverShare(t *testing.T) {
 	m := kubeManager(t, kubeProvider(t), "busybox:latest")
-	m.Config.PoolSize = 2
+	m.Repo.Config.PoolSize = 2
 	fillPool(t, m, 2)
 	claimsNeverShare(t, m)
 }
@@ -174,9 +174,9 @@ func TestIntegrationKubernetesPoolClaimsNeverShare(t *testing.T) {
 func TestIntegrationKubernetesClaimIsAtomic(t *testing.T) {
 	p := kubeProvider(t)
 	m := kubeManager(t, p, "busybox:latest")
-	m.Config.PoolSize = 1
+	m.Repo.Config.PoolSize = 1
 	entry := fillPool(t, m, 1).Ready[0]
-	targets := []string{m.Prefix() + "-race-a", m.Prefix() + "-race-b"}
+	targets := []string{m.Repo.Prefix() + "-race-a", m.Repo.Prefix() + "-race-b"}
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i, name := range targets {
@@ -222,7 +222,7 @@ func TestIntegrationKubernetesForgedNameNeverRoutesAnExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imp := m.Prefix() + "-zzz-impostor"
+	imp := m.Repo.Prefix() + "-zzz-impostor"
 	for _, args := range [][]string{
 		{"run", imp, "--image", "busybox:latest", "--image-pull-policy", "IfNotPresent", "--restart", "Never", "--command", "--", "sleep", "3600"},
 		{"create", "configmap", imp},

@@ -88,7 +88,7 @@ type RunSession struct {
 
 // sessionOf is the run session live in sandbox slug, nil when none is.
 func (m *Manager) sessionOf(slug string) *RunSession {
-	h := layout.Session(m.Layout().Session(slug))
+	h := layout.Session(m.Repo.Layout().Session(slug))
 	if h == nil {
 		return nil
 	}
@@ -149,12 +149,12 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 	// Every managed container, then ownership by label: a filter on the
 	// repository label would miss those an older release labelled with a
 	// linked worktree's root.
-	cts, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, listLabels)
+	cts, err := m.Repo.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, listLabels)
 	if err != nil {
 		return nil, err
 	}
-	recs := m.Store().All()
-	refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/")
+	recs := m.Repo.Store().All()
+	refs, err := m.Repo.Git.ListRefs(ctx, "refs/heads/litterbox/")
 	if err != nil {
 		return nil, err
 	}
@@ -166,10 +166,10 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			continue // a warm pool's entry, no sandbox yet
 		}
 		var rec *layout.Record
-		ours := m.Owns(ctx, c.Name, c.Labels)
+		ours := m.Repo.Owns(ctx, c.Name, c.Labels)
 		switch {
 		case ours:
-			rec, repo = recs[slug], m.RepoPath
+			rec, repo = recs[slug], m.Repo.RepoPath
 			seen[slug] = true
 		case !allRepos:
 			continue
@@ -218,7 +218,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		if rec := recs[s.Name]; rec != nil && rec.Isolation != "" {
 			s.Isolation = rec.Isolation
 		}
-		if n, err := m.CommitsAhead(ctx, s.Name, s.Base, tip); err == nil {
+		if n, err := m.Repo.CommitsAhead(ctx, s.Name, s.Base, tip); err == nil {
 			s.CommitsAhead = &n
 		}
 	}
@@ -226,8 +226,8 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 }
 
 func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
-	n := m.Names(slug)
-	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.RepoPath, Ports: []ports.Port{}, ours: true}
+	n := m.Repo.Names(slug)
+	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Repo.RepoPath, Ports: []ports.Port{}, ours: true}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
@@ -252,25 +252,25 @@ type Outcome struct {
 
 // Pause freezes a sandbox. Pausing a paused sandbox succeeds and says so.
 func (m *Manager) Pause(ctx context.Context, name string) (Outcome, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, in, err := m.OwnContainer(ctx, slug)
+	n, in, err := m.Repo.OwnContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
 	if in.State == "paused" { // the inspect said so: no second call
 		return alreadyPaused(slug), nil
 	}
-	return m.pauseBox(ctx, slug, m.BoxOf(n))
+	return m.pauseBox(ctx, slug, m.Repo.BoxOf(n))
 }
 
 func (m *Manager) pauseBox(ctx context.Context, slug string, b box.Box) (Outcome, error) {
 	o := Outcome{Name: slug}
 	err := b.Pause(ctx)
 	switch {
-	case err == nil && !m.Provider.Caps().Freeze:
+	case err == nil && !m.Repo.Provider.Caps().Freeze:
 		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
 	case err == nil:
 		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
@@ -282,7 +282,7 @@ func (m *Manager) pauseBox(ctx context.Context, slug string, b box.Box) (Outcome
 	case errors.Is(err, box.ErrNotRunning):
 		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
 	case errors.Is(err, box.ErrNotFound):
-		return o, m.MissingOrNotFound(ctx, slug)
+		return o, m.Repo.MissingOrNotFound(ctx, slug)
 	default:
 		return o, fmt.Errorf("pausing sandbox '%s': %w", slug, err)
 	}
@@ -292,15 +292,15 @@ func (m *Manager) pauseBox(ctx context.Context, slug string, b box.Box) (Outcome
 // Resume thaws a paused sandbox, or starts a stopped one. Resuming an active
 // sandbox succeeds and says so.
 func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return Outcome{}, err
 	}
-	n, in, err := m.OwnContainer(ctx, slug)
+	n, in, err := m.Repo.OwnContainer(ctx, slug)
 	if err != nil {
 		return Outcome{Name: slug}, err
 	}
-	return m.resumeBox(ctx, slug, m.BoxOf(n), &in)
+	return m.resumeBox(ctx, slug, m.Repo.BoxOf(n), &in)
 }
 
 func alreadyPaused(slug string) Outcome {
@@ -319,7 +319,7 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
 			return o, m.Proxies().Follow(ctx, slug, b.Name, false)
 		case errors.Is(err, box.ErrNotFound):
-			return o, m.MissingOrNotFound(ctx, slug)
+			return o, m.Repo.MissingOrNotFound(ctx, slug)
 		case !errors.Is(err, box.ErrNotPaused):
 			return o, fmt.Errorf("resuming sandbox '%s' (it is still paused): %w", slug, err)
 		}
@@ -338,10 +338,10 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	if err := b.Start(ctx); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
-	if !m.Provider.Caps().Freeze {
-		h, err := m.FindHelper()
+	if !m.Repo.Provider.Caps().Freeze {
+		h, err := m.Agent.FindHelper()
 		if err == nil {
-			err = m.DeliverHelper(ctx, b, h)
+			err = m.Agent.DeliverHelper(ctx, b, h)
 		}
 		if err != nil {
 			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
@@ -360,13 +360,13 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}
-	if m.Owns(ctx, b.Name, in.Labels) {
-		if rec, _ := m.Store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
+	if m.Repo.Owns(ctx, b.Name, in.Labels) {
+		if rec, _ := m.Repo.Store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
 			o.Status = StatusFailedSetup
 			return o, nil
 		}
 	}
-	states, err := m.StartServices(ctx, slug, b.Name, specs)
+	states, err := m.Agent.StartServices(ctx, slug, b.Name, specs)
 	if err != nil {
 		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return o, nil
@@ -382,7 +382,7 @@ func (m *Manager) awake(ctx context.Context, b box.Box, labels map[string]string
 	if l := labelLimits(labels); l == nil || l.Idle == "" {
 		return nil
 	}
-	_, err := ExecChecked(ctx, b, box.ExecSpec{Cmd: m.Helper.Argv(protocol.CmdAwake{})})
+	_, err := ExecChecked(ctx, b, box.ExecSpec{Cmd: m.Agent.Helper.Argv(protocol.CmdAwake{})})
 	return err
 }
 
@@ -421,7 +421,7 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 		if only == "" && s.Status == StatusActive {
 			continue
 		}
-		o, err := op(ctx, s.Name, box.Of(m.Provider, s.Container))
+		o, err := op(ctx, s.Name, box.Of(m.Repo.Provider, s.Container))
 		o.Repo = s.Repo
 		if err != nil {
 			errs = append(errs, err)

@@ -68,7 +68,7 @@ func (e *LimitError) Error() string { return e.Msg }
 func (c *creation) checkLimits(ctx context.Context) error {
 	m, cfg := c.m, c.cfg
 	c.limits = limitsOf(cfg)
-	recs := m.Store().All()
+	recs := m.Repo.Store().All()
 	delete(recs, c.slug)
 	c.limits.Sandboxes = len(recs) + 1
 	if len(recs) >= cfg.MaxSandboxes && !c.opts.OverLimit {
@@ -83,7 +83,7 @@ func (c *creation) checkLimits(ctx context.Context) error {
 // repository's running sandboxes past their budget (ownRunning).
 func (c *creation) checkMemory(ctx context.Context) error {
 	m, cfg := c.m, c.cfg
-	info, ok := m.Provider.(box.HostInfo)
+	info, ok := m.Repo.Provider.(box.HostInfo)
 	if !ok {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	}
 	facts := c.facts
 	if facts == nil {
-		facts = readBudget(ctx, m.Provider, info)
+		facts = readBudget(ctx, m.Repo.Provider, info)
 	}
 	<-facts.done
 	total, err := facts.total, facts.totalErr
@@ -119,12 +119,12 @@ func (c *creation) checkMemory(ctx context.Context) error {
 	c.boxes = orEmpty(list) // read, though it may be empty
 	own := int64(config.MemBytes(cfg.Memory))
 	used, users := own, []string(nil)
-	for _, s := range ownRunning(list, m.Prefix(), c.n.Container) {
+	for _, s := range ownRunning(list, m.Repo.Prefix(), c.n.Container) {
 		n := memoryOf(s.Labels)
 		used += n
 		// By name, from the container's: a claimed pool entry has the
 		// entry's labels.
-		users = append(users, fmt.Sprintf("%s (%s)", strings.TrimPrefix(s.Name, m.Prefix()+"-"), agent.HumanSize(n)))
+		users = append(users, fmt.Sprintf("%s (%s)", strings.TrimPrefix(s.Name, m.Repo.Prefix()+"-"), agent.HumanSize(n)))
 	}
 	slices.Sort(users)
 	c.limits.MemoryBudget, c.limits.MemoryInUse = budget, used

@@ -35,7 +35,7 @@ func TestIntegrationHostLimits(t *testing.T) {
 		}
 	}
 	want := strconv.FormatFloat(min(2, max(0.5, float64(runtime.NumCPU())-0.5))*1e9, 'f', 0, 64)
-	if got, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NanoCpus}}", m.Names("s1").Container); got != want {
+	if got, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NanoCpus}}", m.Repo.Names("s1").Container); got != want {
 		t.Errorf("NanoCpus %s, want %s: the host keeps half a CPU", got, want)
 	}
 	_, err := m.Create(ctx, CreateOptions{Name: "ninth"})
@@ -48,7 +48,7 @@ func TestIntegrationHostLimits(t *testing.T) {
 		t.Fatalf("a person's ninth sandbox: %+v %v", c, err)
 	}
 
-	writeFile(t, m.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n[limits]\nmemory-budget = \"75%\"\n")
+	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n[limits]\nmemory-budget = \"75%\"\n")
 	_, err = m.Create(ctx, CreateOptions{Name: "big", OverLimit: true})
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "memory budget: this sandbox's 64.0 GiB would bring") || !strings.Contains(err.Error(), `memory-budget = "75%"`) {
 		t.Fatalf("past the memory budget: %v", err)
@@ -106,7 +106,7 @@ func TestIntegrationIdleStop(t *testing.T) {
 	if err != nil || c.Limits.Idle != "10s" {
 		t.Fatalf("create: %+v %v", c, err)
 	}
-	if _, err := m.Write(ctx, "nap", "kept.txt", []byte("kept\n")); err != nil {
+	if _, err := m.Agent.Write(ctx, "nap", "kept.txt", []byte("kept\n")); err != nil {
 		t.Fatal(err)
 	}
 	waitIdle := func() {
@@ -122,7 +122,7 @@ func TestIntegrationIdleStop(t *testing.T) {
 		}
 	}
 	waitIdle()
-	res, err := m.Bash(ctx, "nap", agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
+	res, err := m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
 	if err != nil || res.Stdout != "kept\n" || res.Snapshot == "" {
 		t.Fatalf("the call after the idle stop: %+v %v", res, err)
 	}

@@ -19,7 +19,10 @@ import (
 
 // Manager runs the sandbox lifecycle for one repository.
 type Manager struct {
-	*agent.Agent
+	// Agent is what an agent does in these sandboxes.
+	Agent *agent.Agent
+	// Repo is the repository on the host whose sandboxes these are.
+	Repo *hostrepo.Repo
 
 	// BuildOutput, when set, receives a project image's build log as it
 	// is made (a terminal); otherwise only a failed build's tail is shown.
@@ -41,7 +44,7 @@ func OpenRepo(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostr
 	if err != nil {
 		return nil, err
 	}
-	return newManager(repo), nil
+	return New(repo), nil
 }
 
 // Open finds the repository at or above dir and returns its Manager, using the
@@ -51,14 +54,14 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 	if err != nil {
 		return nil, err
 	}
-	return newManager(repo), nil
+	return New(repo), nil
 }
 
-// newManager is the Manager of repo, whose calls start again a sandbox
+// New is the Manager of repo, whose calls start again a sandbox
 // that stopped for being idle.
-func newManager(repo *hostrepo.Repo) *Manager {
-	m := &Manager{Agent: &agent.Agent{Repo: repo}}
-	m.Wake = func(ctx context.Context, slug string) error {
+func New(repo *hostrepo.Repo) *Manager {
+	m := &Manager{Agent: &agent.Agent{Repo: repo}, Repo: repo}
+	m.Agent.Wake = func(ctx context.Context, slug string) error {
 		_, err := m.Resume(ctx, slug)
 		return err
 	}

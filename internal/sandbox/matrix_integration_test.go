@@ -41,7 +41,7 @@ func imageManager(t testing.TB, dir, image string) *Manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.CleanupRepo(t, m.Root, m.RepoSlug)
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	return m
 }
 
@@ -88,7 +88,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 			if res.Snapshot == "" || !strings.Contains(show(t, m, "README.md"), "change") {
 				t.Fatalf("append not committed: %+v", res)
 			}
-			w, err := m.Write(ctx, "work", "notes/new.txt", []byte("written\n"))
+			w, err := m.Agent.Write(ctx, "work", "notes/new.txt", []byte("written\n"))
 			if err != nil || w.Snapshot == "" || show(t, m, "notes/new.txt") != "written" {
 				t.Fatalf("write: %+v %v", w, err)
 			}
@@ -121,7 +121,7 @@ func TestMatrixChangeLoop(t *testing.T) {
 			}
 			// A timeout kills every process the command started, also those
 			// in the background, whatever the image's ps or kill.
-			tres, err := m.Bash(ctx, "work", agent.BashOptions{Command: "echo t > timed.out; sleep 300 & sleep 301", Timeout: 2 * time.Second})
+			tres, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "echo t > timed.out; sleep 300 & sleep 301", Timeout: 2 * time.Second})
 			if err != nil || !tres.TimedOut || tres.Snapshot == "" {
 				t.Errorf("timeout: %+v %v", tres, err)
 			}
@@ -134,27 +134,27 @@ func TestMatrixChangeLoop(t *testing.T) {
 				t.Errorf("no-op committed %s", res.Snapshot)
 			}
 			// The read-only tools and edit on this image.
-			r, err := m.Read(ctx, "work", "README.md", 0, 0)
+			r, err := m.Agent.Read(ctx, "work", "README.md", 0, 0)
 			if err != nil || !strings.HasPrefix(r.Content, "# test repo\nchange\n") || r.TotalLines != 2 {
 				t.Errorf("read: %+v %v", r, err)
 			}
-			if g, _, err := m.Grep(ctx, "work", "^chan", "", ""); err != nil || len(g) != 1 || g[0].Path != "README.md" || g[0].Line != 2 {
+			if g, _, err := m.Agent.Grep(ctx, "work", "^chan", "", ""); err != nil || len(g) != 1 || g[0].Path != "README.md" || g[0].Line != 2 {
 				t.Errorf("grep: %+v %v", g, err)
 			}
-			if l, _, err := m.Glob(ctx, "work", "**/*.txt", ""); err != nil || strings.Join(l, ",") != "docs/moved.txt,notes/new.txt" {
+			if l, _, err := m.Agent.Glob(ctx, "work", "**/*.txt", ""); err != nil || strings.Join(l, ",") != "docs/moved.txt,notes/new.txt" {
 				t.Errorf("glob: %v %v", l, err)
 			}
-			if e, err := m.Edit(ctx, "work", "notes/new.txt", one("written", "edited", false)); err != nil || e.Snapshot == "" {
+			if e, err := m.Agent.Edit(ctx, "work", "notes/new.txt", one("written", "edited", false)); err != nil || e.Snapshot == "" {
 				t.Errorf("edit: %+v %v", e, err)
 			}
 			// After a restart the container has no manifest: a full scan
 			// commits exactly what changed, here a deletion made by hand.
-			if _, err := testenv.Docker("restart", "-t", "1", m.Names("work").Container); err != nil {
+			if _, err := testenv.Docker("restart", "-t", "1", m.Repo.Names("work").Container); err != nil {
 				t.Fatal(err)
 			}
 			before = commits(t, m)
 			if res := bash(t, m, "true"); res.Snapshot != "" || !res.FullScan {
-				t.Errorf("first call after a restart committed %s:\n%s", res.Snapshot, testenv.Git(t, m.Root, "show", "--stat", "litterbox/work"))
+				t.Errorf("first call after a restart committed %s:\n%s", res.Snapshot, testenv.Git(t, m.Repo.Root, "show", "--stat", "litterbox/work"))
 			}
 			bash(t, m, "rm notes/new.txt")
 			if commits(t, m) != before+1 || strings.Contains(tree(t, m), "notes/new.txt") {
@@ -176,7 +176,7 @@ func TestMatrixPytestCache(t *testing.T) {
 		t.Fatalf("pytest: %+v", res)
 	}
 	if res.Snapshot != "" {
-		t.Errorf("pytest's caches committed:\n%s", testenv.Git(t, m.Root, "show", "--stat", res.Snapshot))
+		t.Errorf("pytest's caches committed:\n%s", testenv.Git(t, m.Repo.Root, "show", "--stat", res.Snapshot))
 	}
 	if res := bash(t, m, "ls -a .pytest_cache >/dev/null && true"); res.Snapshot != "" {
 		t.Errorf("the next call committed %s:\n%s", res.Snapshot, tree(t, m))
@@ -191,29 +191,29 @@ func TestMatrixPytestCache(t *testing.T) {
 func TestMatrixNoShell(t *testing.T) {
 	m := matrixSandbox(t, noShellImage, testenv.SmallFiles)
 	ctx := context.Background()
-	w, err := m.Write(ctx, "work", "hello.txt", []byte("one\ntwo\n"))
+	w, err := m.Agent.Write(ctx, "work", "hello.txt", []byte("one\ntwo\n"))
 	if err != nil || w.Snapshot == "" {
 		t.Fatalf("write: %+v %v", w, err)
 	}
-	if r, err := m.Read(ctx, "work", "hello.txt", 1, 1); err != nil || r.Content != "two\n" {
+	if r, err := m.Agent.Read(ctx, "work", "hello.txt", 1, 1); err != nil || r.Content != "two\n" {
 		t.Errorf("read: %+v %v", r, err)
 	}
-	if e, err := m.Edit(ctx, "work", "hello.txt", one("two", "three", false)); err != nil || e.Snapshot == "" {
+	if e, err := m.Agent.Edit(ctx, "work", "hello.txt", one("two", "three", false)); err != nil || e.Snapshot == "" {
 		t.Errorf("edit: %+v %v", e, err)
 	}
-	if p, err := m.Patch(ctx, "work", "README.md", "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# test repo\n+# patched\n"); err != nil || p.Snapshot == "" {
+	if p, err := m.Agent.Patch(ctx, "work", "README.md", "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# test repo\n+# patched\n"); err != nil || p.Snapshot == "" {
 		t.Errorf("patch: %+v %v", p, err)
 	}
-	if l, _, err := m.Ls(ctx, "work", "", false); err != nil || len(l) == 0 {
+	if l, _, err := m.Agent.Ls(ctx, "work", "", false); err != nil || len(l) == 0 {
 		t.Errorf("ls: %v %v", l, err)
 	}
-	if g, _, err := m.Grep(ctx, "work", "three", "", ""); err != nil || len(g) != 1 {
+	if g, _, err := m.Agent.Grep(ctx, "work", "three", "", ""); err != nil || len(g) != 1 {
 		t.Errorf("grep: %v %v", g, err)
 	}
-	if l, _, err := m.Glob(ctx, "work", "*.txt", ""); err != nil || len(l) != 1 {
+	if l, _, err := m.Agent.Glob(ctx, "work", "*.txt", ""); err != nil || len(l) != 1 {
 		t.Errorf("glob: %v %v", l, err)
 	}
-	if _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "true"}); !errors.Is(err, agent.ErrNoShell) || strings.Contains(err.Error(), "\n") {
+	if _, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "true"}); !errors.Is(err, agent.ErrNoShell) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("bash without a shell: %v", err)
 	}
 	if got := show(t, m, "hello.txt"); got != "one\nthree" {
@@ -269,7 +269,7 @@ func TestMatrixSubmodule(t *testing.T) {
 	if len(c.Submodules) != 1 || !c.Submodules[0].Copied || c.Submodules[0].Path != "vendor/lib" {
 		t.Fatalf("create's submodules: %+v", c.Submodules)
 	}
-	if r, err := m.Read(context.Background(), "work", "vendor/lib/lib.txt", 0, 0); err != nil || r.Content != "library\n" {
+	if r, err := m.Agent.Read(context.Background(), "work", "vendor/lib/lib.txt", 0, 0); err != nil || r.Content != "library\n" {
 		t.Errorf("submodule content: %+v %v", r, err)
 	}
 	res := bash(t, m, "echo changed >> vendor/lib/lib.txt && echo new > vendor/lib/new.txt && echo top > top.txt")
@@ -277,7 +277,7 @@ func TestMatrixSubmodule(t *testing.T) {
 	if !strings.Contains(tr, "160000 commit") || strings.Contains(tr, "vendor/lib/") || !strings.Contains(tr, "top.txt") {
 		t.Errorf("after changes inside the submodule (snapshot %s):\n%s", res.Snapshot, tr)
 	}
-	if _, err := m.Write(context.Background(), "work", "vendor/lib/x.txt", []byte("x")); err == nil || !strings.Contains(err.Error(), "inside submodule vendor/lib") {
+	if _, err := m.Agent.Write(context.Background(), "work", "vendor/lib/x.txt", []byte("x")); err == nil || !strings.Contains(err.Error(), "inside submodule vendor/lib") {
 		t.Errorf("write inside a submodule: %v", err)
 	}
 }
@@ -332,9 +332,9 @@ func TestMatrixTreeMatchesSandboxAfterEveryCall(t *testing.T) {
 func branchListing(t *testing.T, m *Manager) string {
 	t.Helper()
 	var b strings.Builder
-	for _, line := range strings.Split(testenv.Git(t, m.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", "litterbox/work"), "\n") {
+	for _, line := range strings.Split(testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", "litterbox/work"), "\n") {
 		mode, p, _ := strings.Cut(line, " ")
-		body := testenv.Git(t, m.Root, "cat-file", "blob", "litterbox/work:"+p)
+		body := testenv.Git(t, m.Repo.Root, "cat-file", "blob", "litterbox/work:"+p)
 		if mode == "120000" {
 			b.WriteString(p + " -> " + body + "\n")
 			continue
@@ -365,14 +365,14 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 			testenv.NewRepo(t, dir, testenv.SmallFiles)
 			m := imageManager(t, dir, image)
-			m.UseHelper(h)
+			m.Agent.UseHelper(h)
 			if c, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
 				t.Fatalf("create: %+v %v", c, err)
 			}
 			if res := bash(t, m, "echo dyn > dyn.txt"); res.Snapshot == "" || show(t, m, "dyn.txt") != "dyn" {
 				t.Errorf("bash: %+v", res)
 			}
-			if r, err := m.Read(context.Background(), "work", "dyn.txt", 0, 0); err != nil || r.Content != "dyn\n" {
+			if r, err := m.Agent.Read(context.Background(), "work", "dyn.txt", 0, 0); err != nil || r.Content != "dyn\n" {
 				t.Errorf("read: %+v %v", r, err)
 			}
 		})
@@ -389,7 +389,7 @@ func TestMatrixChangesBetweenCallsGetTheirOwnSnapshot(t *testing.T) {
 			ctx := context.Background()
 			m := matrixSandbox(t, image, testenv.SmallFiles)
 			exec(t, m, "work", "echo outside > outside.txt && mkdir -p d && echo x > d/y")
-			res, err := m.Write(ctx, "work", "docs/agent_note.txt", []byte("note\n"))
+			res, err := m.Agent.Write(ctx, "work", "docs/agent_note.txt", []byte("note\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,17 +399,17 @@ func TestMatrixChangesBetweenCallsGetTheirOwnSnapshot(t *testing.T) {
 			if got := changedIn(t, m, res.Between.Commit); got != "d/y outside.txt" {
 				t.Errorf("the between-calls snapshot holds %q", got)
 			}
-			if got := testenv.Git(t, m.Root, "log", "-1", "--format=%s", res.Between.Commit); got != "between calls: 2 paths" {
+			if got := testenv.Git(t, m.Repo.Root, "log", "-1", "--format=%s", res.Between.Commit); got != "between calls: 2 paths" {
 				t.Errorf("its subject: %q", got)
 			}
 			if got := changedIn(t, m, res.Snapshot); got != "docs/agent_note.txt" {
 				t.Errorf("the write's snapshot holds %q", got)
 			}
-			if parent := testenv.Git(t, m.Root, "rev-parse", res.Snapshot+"^"); parent != res.Between.Commit {
+			if parent := testenv.Git(t, m.Repo.Root, "rev-parse", res.Snapshot+"^"); parent != res.Between.Commit {
 				t.Errorf("the write's parent is %s, not the between-calls snapshot %s", parent, res.Between.Commit)
 			}
 
-			if _, err := m.Background(ctx, "work", "bg", agent.BashOptions{Command: "echo bg > bg.txt; sleep 60"}); err != nil {
+			if _, err := m.Agent.Background(ctx, "work", "bg", agent.BashOptions{Command: "echo bg > bg.txt; sleep 60"}); err != nil {
 				t.Fatal(err)
 			}
 			for deadline := time.Now().Add(10 * time.Second); exec(t, m, "work", "cat bg.txt 2>/dev/null || true") != "bg\n"; time.Sleep(50 * time.Millisecond) {
@@ -439,7 +439,7 @@ func changedIn(t *testing.T, m *Manager, commit string) string {
 	if commit == "" {
 		return ""
 	}
-	out := testenv.Git(t, m.Root, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
+	out := testenv.Git(t, m.Repo.Root, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
 	return strings.Join(strings.Fields(out), " ")
 }
 
@@ -478,8 +478,8 @@ func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
 				t.Fatal(err)
 			}
 			host := filepath.Join(t.TempDir(), "host")
-			testenv.Git(t, m.Root, "worktree", "add", "-q", "--detach", host, "HEAD")
-			t.Cleanup(func() { testenv.Git(t, m.Root, "worktree", "remove", "--force", host) })
+			testenv.Git(t, m.Repo.Root, "worktree", "add", "-q", "--detach", host, "HEAD")
+			t.Cleanup(func() { testenv.Git(t, m.Repo.Root, "worktree", "remove", "--force", host) })
 			// Each step in the sandbox, the same on the host, and the trees
 			// compared.
 			step := func(cmd string) {
@@ -492,19 +492,19 @@ func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
 				}
 				testenv.Git(t, host, "add", "-A")
 				want := testenv.Git(t, host, "write-tree")
-				if got := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}"); got != want {
-					t.Errorf("after %q the branch's tree is %s, git add's %s:\n%s", cmd, got, want, testenv.Git(t, m.Root, "diff", "--stat", want, "litterbox/work"))
+				if got := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^{tree}"); got != want {
+					t.Errorf("after %q the branch's tree is %s, git add's %s:\n%s", cmd, got, want, testenv.Git(t, m.Repo.Root, "diff", "--stat", want, "litterbox/work"))
 				}
 			}
 			step("mv d moved")
-			if got := testenv.Git(t, m.Root, "cat-file", "-s", "litterbox/work:moved/cr/1.txt"); got != "7" {
+			if got := testenv.Git(t, m.Repo.Root, "cat-file", "-s", "litterbox/work:moved/cr/1.txt"); got != "7" {
 				t.Errorf("moved/cr/1.txt is %s bytes; want 7, normalized", got)
 			}
 			if got := show(t, m, "moved/lfs/1.bin"); !strings.HasPrefix(got, "version https://git-lfs.github.com/spec/v1") {
 				t.Errorf("moved/lfs/1.bin committed as %q, not an LFS pointer", got)
 			}
 			packs := func() int {
-				p, _ := filepath.Glob(filepath.Join(m.Root, ".git", "objects", "pack", "*.pack"))
+				p, _ := filepath.Glob(filepath.Join(m.Repo.Root, ".git", "objects", "pack", "*.pack"))
 				return len(p)
 			}
 			before := packs()

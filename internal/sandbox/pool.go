@@ -22,7 +22,7 @@ import (
 
 // Pool is this repository's warm pool.
 func (m *Manager) Pool() pool.Pool {
-	return pool.Pool{P: m.Provider, RepoID: m.RepoID}
+	return pool.Pool{P: m.Repo.Provider, RepoID: m.Repo.RepoID}
 }
 
 // PoolState is the warm pool as `litterbox pool` tells it.
@@ -53,7 +53,7 @@ type PoolState struct {
 // host port, the egress proxy's volume.
 func (m *Manager) notPooled(cfg config.Config) string {
 	switch {
-	case !m.Provider.Caps().Pool:
+	case !m.Repo.Provider.Caps().Pool:
 		return box.Unsupported("a warm pool").Error()
 	case len(cfg.Ports) > 0:
 		return "a sandbox with [[ports]] gets its host ports when it is made"
@@ -68,7 +68,7 @@ func (m *Manager) notPooled(cfg config.Config) string {
 // record says whose it is once claimed.
 func (m *Manager) poolSpec(name string, cfg config.Config, digest string) box.Spec {
 	n := hostrepo.Names{Container: name, Volume: name + "-src"}
-	spec := m.ContainerSpec(n, "", cfg, nil, m.Helper)
+	spec := m.ContainerSpec(n, "", cfg, nil, m.Agent.Helper)
 	spec.Hostname = pool.Hostname
 	delete(spec.Env, "LITTERBOX_SANDBOX")
 	delete(spec.Labels, hostrepo.LabelSandbox)
@@ -82,7 +82,7 @@ func (m *Manager) poolSpec(name string, cfg config.Config, digest string) box.Sp
 // poolDigest is the digest of the entries a sandbox of cfg may claim,
 // imageID being the image it runs.
 func (m *Manager) poolDigest(cfg config.Config, imageID string) string {
-	return pool.Digest(m.poolSpec(m.Prefix()+".pool-0", cfg, ""), imageID)
+	return pool.Digest(m.poolSpec(m.Repo.Prefix()+".pool-0", cfg, ""), imageID)
 }
 
 // runConfig is the config the box runs with while it is made: the setup's
@@ -112,7 +112,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
 		c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
 		c.rec.ContainerID = m.keptID(e.ID)
-		return m.Store().Save(c.rec)
+		return m.Repo.Store().Save(c.rec)
 	}
 	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
 	if err != nil {
@@ -123,16 +123,16 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	if !ok {
 		if c.n.Pool != "" { // tried one another create had taken
 			*c.rec, c.n = cold, coldNames
-			if err := m.Store().Save(c.rec); err != nil {
+			if err := m.Repo.Store().Save(c.rec); err != nil {
 				return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
 			}
 		}
 		return false, nil
 	}
-	m.Owned(c.n.Container)
+	m.Repo.Owned(c.n.Container)
 	c.pooled = true
-	c.storage = storageAhead(ctx, m.Provider)
-	m.Step("claim pool entry "+e.Name, t)
+	c.storage = storageAhead(ctx, m.Repo.Provider)
+	m.Repo.Step("claim pool entry "+e.Name, t)
 	if fill := c.prefill(); fill != nil {
 		if err := fill(ctx); err != nil {
 			return true, m.rollback(ctx, c.n, c.tip, err)
@@ -162,7 +162,7 @@ func storageAhead(ctx context.Context, p box.Provider) func() string {
 // of this repository's entries runs on this host. A fill removes entries
 // under the same lock.
 func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed []box.Summary, before func(pool.Entry) error) (pool.Entry, bool, error) {
-	unlock, err := layout.LockFile(m.Layout().PoolLock("claim"))
+	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("claim"))
 	if err != nil {
 		return pool.Entry{}, false, err
 	}
@@ -216,7 +216,7 @@ func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *P
 	if why == "" {
 		st.Digest = m.poolDigest(c.runConfig(), c.imageID)
 	}
-	if data, err := os.ReadFile(m.Layout().PoolError()); err == nil {
+	if data, err := os.ReadFile(m.Repo.Layout().PoolError()); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
 	}
 	// The listing the memory budget read, when it read one.
@@ -246,7 +246,7 @@ func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *P
 // claims until it is ready. Fills take turns, so two never overshoot; a
 // failure is kept for `litterbox pool` to tell.
 func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
-	unlock, err := layout.LockFile(m.Layout().PoolLock("fill"))
+	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("fill"))
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +285,7 @@ func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
 // keepFillError keeps a fill's failure where PoolStatus reads it (a
 // refill runs detached, with nowhere else to say it), or clears it.
 func (m *Manager) keepFillError(err error) {
-	path := m.Layout().PoolError()
+	path := m.Repo.Layout().PoolError()
 	if err == nil {
 		os.Remove(path)
 		return
@@ -298,7 +298,7 @@ func (m *Manager) keepFillError(err error) {
 // the pool while [pool] size says so.
 func (m *Manager) DrainPool(ctx context.Context) (*PoolState, error) {
 	// After a fill under way, which would make entries behind it.
-	unlock, err := layout.LockFile(m.Layout().PoolLock("fill"))
+	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("fill"))
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +318,7 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 	if len(entries) == 0 {
 		return nil, nil
 	}
-	unlock, err := layout.LockFile(m.Layout().PoolLock("claim"))
+	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("claim"))
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
@@ -334,7 +334,7 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 		return !slices.ContainsFunc(now, func(n pool.Entry) bool { return n.Name == e.Name })
 	})
 	for _, e := range entries {
-		if l := pool.Remove(ctx, m.Provider, e); len(l) > 0 {
+		if l := pool.Remove(ctx, m.Repo.Provider, e); len(l) > 0 {
 			left = append(left, l...)
 			continue
 		}
@@ -346,7 +346,7 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 // makeEntry makes one entry of c's config under its making name, and
 // renames it ready once its volumes are prepared; a failure leaves nothing.
 func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (string, error) {
-	name := pool.NewName(m.Prefix())
+	name := pool.NewName(m.Repo.Prefix())
 	mk := pool.MakingName(name)
 	// The volumes have the entry's name from the start; the box, until it
 	// is ready, the making name.
@@ -358,14 +358,14 @@ func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (st
 		err = m.prepareVolumes(ctx, n, spec.Volumes, c.uid)
 	}
 	if err == nil {
-		err = box.PoolOf(m.Provider).Claim(ctx, mk, name)
+		err = box.PoolOf(m.Repo.Provider).Claim(ctx, mk, name)
 	}
 	if err != nil {
 		e := pool.Entry{Name: mk, Volumes: pool.VolumesOf(spec.Labels)}
 		// A rename cut short may have given the ready name already (on a
 		// cluster, an alias): that goes too.
-		_ = m.Provider.Remove(context.WithoutCancel(ctx), name)
-		if left := pool.Remove(context.WithoutCancel(ctx), m.Provider, e); len(left) > 0 {
+		_ = m.Repo.Provider.Remove(context.WithoutCancel(ctx), name)
+		if left := pool.Remove(context.WithoutCancel(ctx), m.Repo.Provider, e); len(left) > 0 {
 			err = fmt.Errorf("%w (also left: %v)", err, left)
 		}
 		return "", fmt.Errorf("making pool entry %s: %w", name, err)

@@ -25,7 +25,7 @@ import (
 func pooledManager(t *testing.T, size int) *Manager {
 	t.Helper()
 	m := realManager(t)
-	m.Config.PoolSize = size
+	m.Repo.Config.PoolSize = size
 	fillPool(t, m, size)
 	return m
 }
@@ -37,8 +37,8 @@ func createPooled(t *testing.T, m *Manager, name string) *Created {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Pool == "" || m.Names(name).Pool != c.Pool {
-		t.Fatalf("%s did not come from the pool (reported %q, recorded %q)", name, c.Pool, m.Names(name).Pool)
+	if c.Pool == "" || m.Repo.Names(name).Pool != c.Pool {
+		t.Fatalf("%s did not come from the pool (reported %q, recorded %q)", name, c.Pool, m.Repo.Names(name).Pool)
 	}
 	return c
 }
@@ -74,16 +74,16 @@ func inspected(t *testing.T, container string) (host, cfg map[string]any) {
 // without it; the pool keeps one entry.
 func warmAndCold(t *testing.T, m *Manager) (warm, cold *Created) {
 	t.Helper()
-	m.Config.PoolSize = 2
+	m.Repo.Config.PoolSize = 2
 	fillPool(t, m, 2)
 	warm = createPooled(t, m, "warm")
-	m.Config.PoolSize = 0
+	m.Repo.Config.PoolSize = 0
 	cold, err := m.Create(context.Background(), CreateOptions{Name: "cold"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Config.PoolSize = 2
-	if m.Names("cold").Pool != "" {
+	m.Repo.Config.PoolSize = 2
+	if m.Repo.Names("cold").Pool != "" {
 		t.Fatal("a create with no pool claimed an entry")
 	}
 	return warm, cold
@@ -104,7 +104,7 @@ func TestIntegrationPoolClaimIsACreate(t *testing.T) {
 func claimIsACreate(t *testing.T, image string) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.Image = image
+	m.Repo.Config.Image = image
 	warm, cold := warmAndCold(t, m)
 	wh, wc := inspected(t, warm.Container)
 	ch, cc := inspected(t, cold.Container)
@@ -169,7 +169,7 @@ func claimIsACreate(t *testing.T, image string) {
 	if err != nil || len(st.Ready) != 1 {
 		t.Fatalf("pool before delete: %+v %v", st, err)
 	}
-	vols := []string{m.Names("warm").Volume}
+	vols := []string{m.Repo.Names("warm").Volume}
 	if _, err := m.Delete(ctx, "warm", true); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func claimIsACreate(t *testing.T, image string) {
 		t.Fatalf("pool after the delete of a pooled sandbox: %+v (before %+v) %v", after, st, err)
 	}
 	out, _ := testenv.Docker("volume", "ls", "-q")
-	for _, v := range append(vols, m.Names("warm").Pool) {
+	for _, v := range append(vols, m.Repo.Names("warm").Pool) {
 		if v != "" && strings.Contains(out, v) {
 			t.Errorf("volume %s left after delete", v)
 		}
@@ -195,7 +195,7 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	ctx := context.Background()
 	m := pooledManager(t, 1)
 	old := fillPool(t, m, 1).Ready[0]
-	m.Config.Env = map[string]string{"CHANGED": "yes"}
+	m.Repo.Config.Env = map[string]string{"CHANGED": "yes"}
 	st, err := m.PoolStatus(ctx)
 	if err != nil || len(st.Ready) != 0 || !reflect.DeepEqual(st.Stale, []string{old}) {
 		t.Fatalf("status after a config change: %+v %v", st, err)
@@ -204,8 +204,8 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Names(c.Name).Pool != "" || exec(t, m, c.Name, "echo $CHANGED") != "yes\n" {
-		t.Fatalf("a create of a changed config claimed the stale entry %s", m.Names(c.Name).Pool)
+	if m.Repo.Names(c.Name).Pool != "" || exec(t, m, c.Name, "echo $CHANGED") != "yes\n" {
+		t.Fatalf("a create of a changed config claimed the stale entry %s", m.Repo.Names(c.Name).Pool)
 	}
 	if out, _ := testenv.Docker("ps", "-q", "--filter", "name=^"+old+"$"); out == "" {
 		t.Fatal("the stale entry was used or removed by a create")
@@ -224,8 +224,8 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = m.Create(ctx, CreateOptions{Name: "after-stop"})
-	if err != nil || m.Names("after-stop").Pool != "" {
-		t.Fatalf("create after the entry stopped: %v, claimed %q", err, m.Names("after-stop").Pool)
+	if err != nil || m.Repo.Names("after-stop").Pool != "" {
+		t.Fatalf("create after the entry stopped: %v, claimed %q", err, m.Repo.Names("after-stop").Pool)
 	}
 	st = fillPool(t, m, 1)
 	if !reflect.DeepEqual(st.Removed, []string{stopped}) || len(st.Made) != 1 {
@@ -233,7 +233,7 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	}
 
 	// A smaller size gives the entries past it back.
-	m.Config.PoolSize = 0
+	m.Repo.Config.PoolSize = 0
 	if after := fillPool(t, m, 0); !reflect.DeepEqual(after.Removed, st.Made) {
 		t.Fatalf("fill at size 0: %+v", after)
 	}
@@ -257,7 +257,7 @@ func claimsNeverShare(t *testing.T, m *Manager) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mi, err := Open(ctx, testenv.Exec(), m.Runtime, m.Root, m.Config)
+			mi, err := Open(ctx, testenv.Exec(), m.Repo.Runtime, m.Repo.Root, m.Repo.Config)
 			if err == nil {
 				_, err = mi.Create(ctx, CreateOptions{Name: fmt.Sprintf("race-%d", i)})
 			}
@@ -272,7 +272,7 @@ func claimsNeverShare(t *testing.T, m *Manager) {
 		if errs[i] != nil {
 			t.Fatalf("%s: %v", name, errs[i])
 		}
-		nm := m.Names(name)
+		nm := m.Repo.Names(name)
 		if nm.Pool != "" {
 			if other, ok := claimed[nm.Pool]; ok {
 				t.Fatalf("%s and %s both claimed %s", other, name, nm.Pool)
@@ -280,7 +280,7 @@ func claimsNeverShare(t *testing.T, m *Manager) {
 			claimed[nm.Pool] = name
 		}
 		containers[nm.Container] = true
-		if _, err := m.Write(ctx, name, "mine.txt", []byte(name)); err != nil {
+		if _, err := m.Agent.Write(ctx, name, "mine.txt", []byte(name)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -305,8 +305,8 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := pooledManager(t, 1)
 	c := createPooled(t, m, "orphan")
-	vol := m.Names("orphan").Volume
-	rec, err := m.Store().Load("orphan")
+	vol := m.Repo.Names("orphan").Volume
+	rec, err := m.Repo.Store().Load("orphan")
 	if err != nil || len(rec.Volumes) != 1 {
 		t.Fatalf("record: %+v %v", rec, err)
 	}
@@ -314,7 +314,7 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 	if _, err := m.DrainPool(ctx); err != nil {
 		t.Fatal(err)
 	}
-	gone := m.Root
+	gone := m.Repo.Root
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
 	m := realManager(t)
 	// A share of 1g (1000g over 1000 sandboxes), below the default 2g; a
 	// budget no concurrent suite comes near.
-	m.Config.PoolSize, m.Config.MemoryBudget, m.Config.MaxSandboxes = 1, "1000g", 1000
+	m.Repo.Config.PoolSize, m.Repo.Config.MemoryBudget, m.Repo.Config.MaxSandboxes = 1, "1000g", 1000
 	fillPool(t, m, 1)
 	c := createPooled(t, m, "shared")
 	if c.Limits.Memory != "1024m" {
@@ -353,8 +353,8 @@ func TestIntegrationPoolKeepsTheMemoryShare(t *testing.T) {
 // command does (its box was made before the name was known).
 func TestIntegrationPoolServicesKnowTheirSandbox(t *testing.T) {
 	m := realManager(t)
-	m.Config.PoolSize = 1
-	m.Config.Services = map[string]config.ServiceSpec{"namer": {Command: []string{"sh", "-c", "echo $LITTERBOX_SANDBOX > /tmp/namer; exec sleep 1000"}, Stop: "TERM", StopTimeout: 2}}
+	m.Repo.Config.PoolSize = 1
+	m.Repo.Config.Services = map[string]config.ServiceSpec{"namer": {Command: []string{"sh", "-c", "echo $LITTERBOX_SANDBOX > /tmp/namer; exec sleep 1000"}, Stop: "TERM", StopTimeout: 2}}
 	fillPool(t, m, 1)
 	createPooled(t, m, "svc")
 	if got := exec(t, m, "svc", "cat /tmp/namer"); got != "svc\n" {
@@ -372,7 +372,7 @@ func TestIntegrationPoolRemovalSparesAnEntryClaimedSince(t *testing.T) {
 
 func removalSparesAClaim(t *testing.T, m *Manager) {
 	ctx := context.Background()
-	m.Config.PoolSize = 1
+	m.Repo.Config.PoolSize = 1
 	fillPool(t, m, 1)
 	listed, err := m.Pool().Entries(ctx)
 	if err != nil || len(listed) != 1 {

@@ -23,7 +23,7 @@ const LabelServices = "dev.litterbox.services"
 // TakenPorts returns the host ports other sandboxes on this machine hold,
 // running or not: a stopped sandbox gets its ports back when it starts.
 func (m *Manager) TakenPorts(ctx context.Context) (map[int]bool, error) {
-	cts, err := m.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{LabelPorts})
+	cts, err := m.Repo.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{LabelPorts})
 	if err != nil {
 		return nil, err
 	}
@@ -38,16 +38,16 @@ func (m *Manager) TakenPorts(ctx context.Context) (map[int]bool, error) {
 
 // Ports returns the port map of a sandbox.
 func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := m.Store().Load(slug)
+	rec, err := m.Repo.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.MissingOrNotFound(ctx, slug)
+		return nil, m.Repo.MissingOrNotFound(ctx, slug)
 	}
 	return orEmpty(rec.Ports), nil
 }
@@ -66,7 +66,7 @@ var ErrNothingToForward = errors.New("this runtime publishes [[ports]] on the ho
 // its pod until ctx ends: on Kubernetes, a sandbox's ports are reached this
 // way, by a process the user sees and stops.
 func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error {
-	f, ok := m.Provider.(forwarder)
+	f, ok := m.Repo.Provider.(forwarder)
 	if !ok {
 		return ErrNothingToForward
 	}
@@ -77,8 +77,8 @@ func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error
 	if len(pmap) == 0 {
 		return fmt.Errorf("sandbox '%s' has no [[ports]] to forward", name)
 	}
-	slug, _ := m.Resolve(name)
-	n, in, err := m.OwnContainer(ctx, slug)
+	slug, _ := m.Repo.Resolve(name)
+	n, in, err := m.Repo.OwnContainer(ctx, slug)
 	if err != nil {
 		return err
 	}

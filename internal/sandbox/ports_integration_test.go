@@ -21,8 +21,8 @@ import (
 func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	m.Config.Network = "bridge"
-	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
+	m.Repo.Config.Network = "bridge"
+	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	// Every create starts its search at the same port and sees it free (the
 	// other create has not published it yet): the race, made certain.
 	m.portStart = func(int) int { return 7777 - ports.RangeLow }
@@ -94,8 +94,8 @@ func TestCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
 	busy := l.Addr().(*net.TCPAddr).Port
 
 	m := realManager(t)
-	m.Config.Network = "bridge"
-	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
+	m.Repo.Config.Network = "bridge"
+	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.portStart = func(int) int { return busy - ports.RangeLow }
 	m.portFree = func(int) bool { return true } // the check is fooled
 	c, err := m.Create(ctx, CreateOptions{Name: "retry"})

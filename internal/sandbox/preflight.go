@@ -125,12 +125,12 @@ func nearImage(ctx context.Context, cli box.Provider, image string) string {
 // It returns the image's id, which the setup cache's key needs: one
 // inspect tells both.
 func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
-	cli := m.Provider
-	h, err := m.FindHelper()
+	cli := m.Repo.Provider
+	h, err := m.Agent.FindHelper()
 	if err != nil {
 		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
 	}
-	m.Helper = h
+	m.Agent.Helper = h
 	info, err := box.Images(cli).Image(ctx, cfg.Image)
 	present := err == nil
 	if errors.Is(err, box.ErrImageNotFound) {
@@ -144,7 +144,7 @@ func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID str
 		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
 	}
 	if !present {
-		if c := PullCheck(ctx, cli, m.Runtime.Bin, cfg.Image, cfg.From["docker.image"]); c.Status == box.CheckFail {
+		if c := PullCheck(ctx, cli, m.Repo.Runtime.Bin, cfg.Image, cfg.From["docker.image"]); c.Status == box.CheckFail {
 			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
 		}
 		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {

@@ -49,13 +49,13 @@ func TestIntegrationOutputHeldByAnotherExec(t *testing.T) {
 	human := make(chan error, 1)
 	go func() {
 		var out strings.Builder
-		_, err := m.Exec(hctx, "work", agent.ExecOptions{Cmd: []string{"sh", "-c",
+		_, err := m.Agent.Exec(hctx, "work", agent.ExecOptions{Cmd: []string{"sh", "-c",
 			looper("hum") + "while [ ! -s /tmp/lbx-pipe ]; do sleep 0.1; done; exec 3>/proc/$(cat /tmp/lbx-pipe)/fd/1; /bin/sh /tmp/lbx-hum.sh"},
 			Streams: box.Streams{Stdout: &out, Stderr: &out}})
 		human <- err
 	}()
 	t0 := time.Now()
-	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Timeout: 3 * time.Second, Command: "echo $$ > /tmp/lbx-pipe; sleep 1000"})
+	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Timeout: 3 * time.Second, Command: "echo $$ > /tmp/lbx-pipe; sleep 1000"})
 	took := time.Since(t0)
 	t.Logf("the call took %v", took.Round(time.Millisecond))
 	if err != nil || !res.TimedOut {

@@ -35,7 +35,7 @@ func TestMatrixReadNumbersBinaryAndImages(t *testing.T) {
 		t.Run(imageName(image), func(t *testing.T) {
 			m := matrixSandbox(t, image, testenv.Files{"long.txt": lines.String()})
 			ctx := context.Background()
-			r, err := m.Read(ctx, "work", "long.txt", 93, 12)
+			r, err := m.Agent.Read(ctx, "work", "long.txt", 93, 12)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,11 +49,11 @@ func TestMatrixReadNumbersBinaryAndImages(t *testing.T) {
 			bash(t, m, "head -c 3000 /dev/urandom > blob.bin; printf 'a\\0b' > nul.txt; echo "+base64.StdEncoding.EncodeToString(shot.Bytes())+" | base64 -d > shot.png")
 			for _, p := range []string{"blob.bin", "nul.txt"} {
 				var be *agent.BinaryError
-				if _, err := m.Read(ctx, "work", p, 0, 0); !errors.As(err, &be) || !strings.Contains(err.Error(), p+" is a binary file (") || !strings.Contains(err.Error(), "application/octet-stream") {
+				if _, err := m.Agent.Read(ctx, "work", p, 0, 0); !errors.As(err, &be) || !strings.Contains(err.Error(), p+" is a binary file (") || !strings.Contains(err.Error(), "application/octet-stream") {
 					t.Errorf("%s: %v", p, err)
 				}
 			}
-			r, err = m.Read(ctx, "work", "shot.png", 0, 0)
+			r, err = m.Agent.Read(ctx, "work", "shot.png", 0, 0)
 			if err != nil || r.Image == nil || r.Image.MIME != "image/png" || !bytes.Equal(r.Image.Data, shot.Bytes()) {
 				t.Fatalf("image: %+v %v", r, err)
 			}

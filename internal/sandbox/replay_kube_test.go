@@ -31,9 +31,9 @@ func TestReplayKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Config.CPUs = "2"
-	m.PinHelper(testenv.ReplayHelper(t), "replay")
-	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	m.Repo.Config.CPUs = "2"
+	m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
+	m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 	c, err := m.Create(ctx, CreateOptions{Name: "kube"})
 	if err != nil {
@@ -42,11 +42,11 @@ func TestReplayKubernetes(t *testing.T) {
 	if c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || c.Storage != "PersistentVolumeClaim of storage class litterbox-local" {
 		t.Fatalf("create: %+v", c)
 	}
-	res, err := m.Bash(ctx, "kube", agent.BashOptions{Command: "id -u; echo new > new.txt"})
+	res, err := m.Agent.Bash(ctx, "kube", agent.BashOptions{Command: "id -u; echo new > new.txt"})
 	if err != nil || res.Stdout != "1000\n" || res.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", res, err)
 	}
-	if w, err := m.Write(ctx, "kube", "w.txt", []byte("w\n")); err != nil || w.Snapshot == "" {
+	if w, err := m.Agent.Write(ctx, "kube", "w.txt", []byte("w\n")); err != nil || w.Snapshot == "" {
 		t.Fatalf("write: %+v %v", w, err)
 	}
 	if o, err := m.Pause(ctx, "kube"); err != nil || o.Status != StatusStopped {
@@ -58,7 +58,7 @@ func TestReplayKubernetes(t *testing.T) {
 	if o, err := m.Resume(ctx, "kube"); err != nil || o.Status != StatusActive {
 		t.Fatalf("resume: %+v %v", o, err)
 	}
-	res, err = m.Bash(ctx, "kube", agent.BashOptions{Command: "cat new.txt w.txt"})
+	res, err = m.Agent.Bash(ctx, "kube", agent.BashOptions{Command: "cat new.txt w.txt"})
 	if err != nil || res.Stdout != "new\nw\n" {
 		t.Fatalf("after resume: %+v %v", res, err)
 	}

@@ -43,9 +43,9 @@ func replayManager(t *testing.T, name string) *Manager {
 		t.Fatal(err)
 	}
 	// Fixed so replays do not depend on the machine that recorded them.
-	m.Config.CPUs = "2"
-	m.PinHelper(testenv.ReplayHelper(t), "replay")
-	m.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	m.Repo.Config.CPUs = "2"
+	m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
+	m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	return m
 }
 
@@ -119,9 +119,9 @@ func TestReplayLifecycle(t *testing.T) {
 func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "create-rollback")
-	fault := &runner.Fault{Inner: m.Git.Runner, Match: "docker cp", N: 1}
-	m.Git.Runner = fault
-	m.Provider = providerWith(m, fault)
+	fault := &runner.Fault{Inner: m.Repo.Git.Runner, Match: "docker cp", N: 1}
+	m.Repo.Git.Runner = fault
+	m.Repo.Provider = providerWith(m, fault)
 
 	_, err := m.Create(ctx, CreateOptions{Name: "doomed"})
 	var se *hostrepo.StepError
@@ -131,7 +131,7 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	if !fault.Fired() {
 		t.Fatal("fault never fired")
 	}
-	if rec, _ := m.Store().Load("doomed"); rec != nil {
+	if rec, _ := m.Repo.Store().Load("doomed"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
 }
@@ -147,9 +147,9 @@ func errorAs[T error](err error) bool {
 func TestReplayServicesAndPorts(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "services")
-	m.Config.Network = "bridge"
-	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
-	m.Config.Services = map[string]config.ServiceSpec{
+	m.Repo.Config.Network = "bridge"
+	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
+	m.Repo.Config.Services = map[string]config.ServiceSpec{
 		"web":  {Command: []string{"busybox", "httpd", "-f", "-p", "8080", "-h", "/src"}, Stop: "TERM", StopTimeout: 10, Restart: "HUP"},
 		"oops": {Command: []string{"no-such-program"}, Stop: "TERM", StopTimeout: 10},
 	}
@@ -183,7 +183,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 
 	expect := func(action, service, state string) services.State {
 		t.Helper()
-		states, err := m.Service(ctx, "svc", action, service)
+		states, err := m.Agent.Service(ctx, "svc", action, service)
 		if err != nil || len(states) != 1 || states[0].State != state {
 			t.Fatalf("%s %s: %+v %v, want %s", action, service, states, err, state)
 		}
@@ -202,20 +202,20 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	if restarted := expect(services.Restart, "web", services.Running); restarted.PID != started.PID {
 		t.Errorf("restart with SIGHUP changed pid %d -> %d", started.PID, restarted.PID)
 	}
-	if _, err := m.Service(ctx, "svc", services.Start, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
+	if _, err := m.Agent.Service(ctx, "svc", services.Start, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
 		t.Errorf("start of a broken service: %v", err)
 	}
-	if _, err := m.Service(ctx, "svc", services.Stop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
+	if _, err := m.Agent.Service(ctx, "svc", services.Stop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
 		t.Errorf("unknown service: %v", err)
 	}
-	if _, err := m.Service(ctx, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
+	if _, err := m.Agent.Service(ctx, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
 		t.Errorf("unknown action: %v", err)
 	}
 
 	if _, err := m.Pause(ctx, "svc"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Service(ctx, "svc", services.Status, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
+	if _, err := m.Agent.Service(ctx, "svc", services.Status, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
 		t.Errorf("status while paused: %v", err)
 	}
 	if _, err := m.Resume(ctx, "svc"); err != nil {
@@ -227,7 +227,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 
 	// What an engine restart leaves: a stopped container. resume starts it
 	// and its services again.
-	if _, err := m.Git.Runner.Run(ctx, runner.Cmd{Name: "docker", Args: []string{"stop", "-t", "1", c.Container}}); err != nil {
+	if _, err := m.Repo.Git.Runner.Run(ctx, runner.Cmd{Name: "docker", Args: []string{"stop", "-t", "1", c.Container}}); err != nil {
 		t.Fatal(err)
 	}
 	o, err := m.Resume(ctx, "svc")
@@ -237,7 +237,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	expect(services.Status, "web", services.Running)
 	// /tmp is a tmpfs: the logs start again with the container.
 	var logs strings.Builder
-	if err := m.ServiceLogs(ctx, "svc", "oops", 0, false, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
+	if err := m.Agent.ServiceLogs(ctx, "svc", "oops", 0, false, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
 		t.Errorf("logs of oops: %q %v", logs.String(), err)
 	}
 	if _, err := m.Delete(ctx, "svc", true); err != nil {
@@ -250,17 +250,17 @@ func TestReplayServicesAndPorts(t *testing.T) {
 func TestReplayCreateWithoutFreePort(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "no-free-port")
-	m.Config.Network = "bridge"
-	m.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
+	m.Repo.Config.Network = "bridge"
+	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.portFree = func(int) bool { return false }
 	_, err := m.Create(ctx, CreateOptions{Name: "portless"})
 	if !errorAs[*ports.NoFreeError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
 		t.Fatalf("create: %v, want ports.NoFreeError", err)
 	}
-	if rec, _ := m.Store().Load("portless"); rec != nil {
+	if rec, _ := m.Repo.Store().Load("portless"); rec != nil {
 		t.Errorf("state left behind: %+v", rec)
 	}
-	if refs, err := m.Git.ListRefs(ctx, "refs/heads/litterbox/"); err != nil || len(refs) != 0 {
+	if refs, err := m.Repo.Git.ListRefs(ctx, "refs/heads/litterbox/"); err != nil || len(refs) != 0 {
 		t.Errorf("branches left behind: %+v %v", refs, err)
 	}
 }
@@ -272,10 +272,10 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := &Manager{Agent: &agent.Agent{Repo: &hostrepo.Repo{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), FromFiles: true, Now: time.Now}}}
+	m := New(&hostrepo.Repo{Root: dir, GitDir: filepath.Join(dir, ".git"), RepoSlug: "replayrepo", Config: config.Default(), FromFiles: true, Now: time.Now})
 	r := &runner.Replayer{}
-	m.Git = gitcli.New(dir, r)
-	m.Provider = engine.Docker.Provider(r)
+	m.Repo.Git = gitcli.New(dir, r)
+	m.Repo.Provider = engine.Docker.Provider(r)
 	if err := os.WriteFile(filepath.Join(dir, config.File), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -298,19 +298,19 @@ func TestReplayChanges(t *testing.T) {
 	}
 	onBranch := func(path string) string {
 		t.Helper()
-		out, err := m.Git.Output(ctx, "cat-file", "-p", c.Branch+":"+path)
+		out, err := m.Repo.Git.Output(ctx, "cat-file", "-p", c.Branch+":"+path)
 		if err != nil {
 			return "(missing)"
 		}
 		return out + "\n" // Output trims the last newline
 	}
 
-	w, err := m.Write(ctx, c.Name, "notes/todo.txt", []byte("one\ntwo\nthree\n"))
+	w, err := m.Agent.Write(ctx, c.Name, "notes/todo.txt", []byte("one\ntwo\nthree\n"))
 	if err != nil || w.Snapshot == "" || onBranch("notes/todo.txt") != "one\ntwo\nthree\n" {
 		t.Fatalf("write: %+v %v; on the branch %q", w, err, onBranch("notes/todo.txt"))
 	}
 
-	b, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "echo made > made.txt && echo changed >> src/main.go && rm README.md && echo '*.log' >> .gitignore && echo noise > build.log && echo out"})
+	b, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "echo made > made.txt && echo changed >> src/main.go && rm README.md && echo '*.log' >> .gitignore && echo noise > build.log && echo out"})
 	if err != nil || b.ExitCode != 0 || b.Stdout != "out\n" || b.Snapshot == "" {
 		t.Fatalf("bash: %+v %v", b, err)
 	}
@@ -320,26 +320,26 @@ func TestReplayChanges(t *testing.T) {
 		}
 	}
 
-	e, err := m.Edit(ctx, c.Name, "notes/todo.txt", []textedit.Op{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
+	e, err := m.Agent.Edit(ctx, c.Name, "notes/todo.txt", []textedit.Op{{Old: "one", New: "1"}, {Old: "three", New: "3"}})
 	if err != nil || e.Edits != 2 || e.Snapshot == "" || onBranch("notes/todo.txt") != "1\ntwo\n3\n" {
 		t.Fatalf("edit: %+v %v; on the branch %q", e, err, onBranch("notes/todo.txt"))
 	}
 
-	p, err := m.Patch(ctx, c.Name, "made.txt", "--- a/made.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-made\n")
+	p, err := m.Agent.Patch(ctx, c.Name, "made.txt", "--- a/made.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-made\n")
 	if err != nil || !p.Deleted || p.Snapshot == "" || onBranch("made.txt") != "(missing)" {
 		t.Fatalf("patch: %+v %v", p, err)
 	}
 
 	// Nothing changed: no snapshot.
-	if n, err := m.Bash(ctx, c.Name, agent.BashOptions{Command: "cat notes/todo.txt > /dev/null"}); err != nil || n.Snapshot != "" {
+	if n, err := m.Agent.Bash(ctx, c.Name, agent.BashOptions{Command: "cat notes/todo.txt > /dev/null"}); err != nil || n.Snapshot != "" {
 		t.Fatalf("a call that changes nothing: %+v %v", n, err)
 	}
 
-	ms, err := m.Milestone(ctx, c.Name, "Track the todo list")
+	ms, err := m.Agent.Milestone(ctx, c.Name, "Track the todo list")
 	if err != nil || ms.Squashed != 4 {
 		t.Fatalf("milestone: %+v %v", ms, err)
 	}
-	if subject, _ := m.Git.Output(ctx, "log", "-1", "--format=%s", c.Branch); subject != "Track the todo list" {
+	if subject, _ := m.Repo.Git.Output(ctx, "log", "-1", "--format=%s", c.Branch); subject != "Track the todo list" {
 		t.Errorf("branch tip subject %q", subject)
 	}
 
@@ -347,7 +347,7 @@ func TestReplayChanges(t *testing.T) {
 	if err != nil || a.Commits != 1 {
 		t.Fatalf("apply: %+v %v", a, err)
 	}
-	if got, _ := m.Git.Output(ctx, "cat-file", "-p", "HEAD:notes/todo.txt"); got != "1\ntwo\n3" {
+	if got, _ := m.Repo.Git.Output(ctx, "cat-file", "-p", "HEAD:notes/todo.txt"); got != "1\ntwo\n3" {
 		t.Errorf("the user's HEAD after apply: %q", got)
 	}
 	if _, err := m.Delete(ctx, c.Name, true); err != nil {

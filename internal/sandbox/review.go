@@ -27,7 +27,7 @@ func (m *Manager) Diff(ctx context.Context, name string, extra []string, stdout,
 		return err
 	}
 	m.noteApplied(ctx, w, stderr)
-	return review.Diff(ctx, m.Git, w, extra, stdout, stderr)
+	return review.Diff(ctx, m.Repo.Git, w, extra, stdout, stderr)
 }
 
 // Log shows the sandbox's commits since its base; patch adds each diff.
@@ -37,14 +37,14 @@ func (m *Manager) Log(ctx context.Context, name string, patch bool, extra []stri
 		return err
 	}
 	m.noteApplied(ctx, w, stderr)
-	return review.Log(ctx, m.Git, w, patch, extra, stdout, stderr)
+	return review.Log(ctx, m.Repo.Git, w, patch, extra, stdout, stderr)
 }
 
 // noteApplied tells the reviewer which part of base..tip was applied
 // already. The diff itself stays base..tip: the whole work, as merge's
 // delete will leave it.
 func (m *Manager) noteApplied(ctx context.Context, w review.Work, stderr io.Writer) {
-	note, err := review.AlreadyApplied(ctx, m.Git, w)
+	note, err := review.AlreadyApplied(ctx, m.Repo.Git, w)
 	if err != nil {
 		fmt.Fprintf(stderr, "Note: cannot tell what of sandbox '%s' was applied already: %v\n", w.Name, err)
 		return
@@ -61,11 +61,11 @@ func (m *Manager) noteApplied(ctx context.Context, w review.Work, stderr io.Writ
 // branch as it stands with nothing of the sandbox's left out, and, when o
 // names the tip that was reviewed, exactly that tip.
 func (m *Manager) Apply(ctx context.Context, name string, o review.Options) (*review.Applied, error) {
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := m.Lock(layout.WithCall(ctx, "apply"), slug)
+	unlock, err := m.Repo.Lock(layout.WithCall(ctx, "apply"), slug)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (m *Manager) applyHeld(ctx context.Context, slug string, o review.Options) 
 	if o.Tip != "" && o.Tip != w.Tip {
 		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, hostrepo.ShortID(o.Tip), hostrepo.ShortID(w.Tip))
 	}
-	return review.Apply(ctx, m.Git, w, o)
+	return review.Apply(ctx, m.Repo.Git, w, o)
 }
 
 // commitFirst commits what the sandbox's /src holds that no call committed,
@@ -93,7 +93,7 @@ func (m *Manager) applyHeld(ctx context.Context, slug string, o review.Options) 
 // container gone) has nothing new to commit; for a merge, which deletes
 // /src, any other failure to look stops it, as an apply need not.
 func (m *Manager) commitFirst(ctx context.Context, slug string, merge bool) error {
-	_, err := m.ActLocked(ctx, slug, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("changed since the last call", "committed before apply")})
+	_, err := m.Agent.ActLocked(ctx, slug, agent.Action{Op: protocol.OpScan, Message: hostrepo.CommitMessage("changed since the last call", "committed before apply")})
 	var nr *agent.NotRunningError
 	switch {
 	case err == nil, errors.As(err, &nr), errors.Is(err, box.ErrNotFound), errors.Is(err, hostrepo.ErrMissing):
@@ -105,12 +105,12 @@ func (m *Manager) commitFirst(ctx context.Context, slug string, merge bool) erro
 }
 
 func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
-	slug, base, tip, err := m.BaseAndTip(ctx, name)
+	slug, base, tip, err := m.Repo.BaseAndTip(ctx, name)
 	if err != nil {
 		return review.Work{}, err
 	}
 	w := review.Work{Name: slug, Base: base, Tip: tip, AppliedRef: appliedRef(slug)}
-	w.Applied, err = m.Git.RevParse(ctx, w.AppliedRef)
+	w.Applied, err = m.Repo.Git.RevParse(ctx, w.AppliedRef)
 	return w, err
 }
 
@@ -119,19 +119,19 @@ func (m *Manager) work(ctx context.Context, name string) (review.Work, error) {
 func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*review.Applied, *Deleted, error) {
 	// The delete needs the engine: without it, stop before applying rather
 	// than apply and then fail half-way.
-	if slug, err := m.Resolve(name); err == nil {
-		if _, err := m.Box(slug).Inspect(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
+	if slug, err := m.Repo.Resolve(name); err == nil {
+		if _, err := m.Repo.Box(slug).Inspect(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 			return nil, nil, fmt.Errorf("merging sandbox '%s': %w", slug, err)
 		}
 	}
-	slug, err := m.Resolve(name)
+	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The sandbox is held from the first look to the delete: a call that
 	// would land meanwhile waits, and then finds the sandbox gone, instead
 	// of committing work that the delete would take with the branch.
-	unlock, err := m.Lock(layout.WithCall(ctx, "merge"), slug)
+	unlock, err := m.Repo.Lock(layout.WithCall(ctx, "merge"), slug)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,6 +145,6 @@ func (m *Manager) Merge(ctx context.Context, name string, o review.Options) (*re
 	}
 	// The branch's files are in the work tree now: deleting the refs must
 	// not run a reference-transaction hook they bring (core.hooksPath).
-	d, err := m.deleteHeld(ctx, slug, true, review.Sealed(m.Git), a.Tip)
+	d, err := m.deleteHeld(ctx, slug, true, review.Sealed(m.Repo.Git), a.Tip)
 	return a, d, err
 }

@@ -61,7 +61,7 @@ func runSession(t *testing.T, m *Manager) {
 	var out strings.Builder
 	var during []string
 	listed := make(chan *RunSession, 1)
-	res, err := m.Run(ctx, "w", agent.RunOptions{
+	res, err := m.Agent.Run(ctx, "w", agent.RunOptions{
 		ExecOptions: agent.ExecOptions{Cmd: []string{"standin", "-exit", "3"}, Interactive: true,
 			Streams: box.Streams{Stdin: strings.NewReader("write the steps\n"), Stdout: &out, Stderr: &out}},
 		Committed: func(r *agent.ActResult) {
@@ -70,7 +70,7 @@ func runSession(t *testing.T, m *Manager) {
 				// While it runs: list shows it, and a second session is refused.
 				infos, _ := m.List(ctx, false)
 				listed <- infos[0].Agent
-				if _, err := m.Run(ctx, "w", agent.RunOptions{ExecOptions: agent.ExecOptions{Cmd: []string{"true"}}}); err == nil || !strings.Contains(err.Error(), "already runs an agent (run: standin -exit 3") {
+				if _, err := m.Agent.Run(ctx, "w", agent.RunOptions{ExecOptions: agent.ExecOptions{Cmd: []string{"true"}}}); err == nil || !strings.Contains(err.Error(), "already runs an agent (run: standin -exit 3") {
 					t.Errorf("a second session while one runs: %v", err)
 				}
 			}
@@ -94,18 +94,18 @@ func runSession(t *testing.T, m *Manager) {
 	}
 	tip := res.Commits[len(res.Commits)-1]
 	// The subject says what changed; the body holds the command.
-	if got := testenv.Git(t, m.Root, "log", "--format=%s", "-1", tip); !strings.HasPrefix(got, "run: standin/step-") || !strings.HasSuffix(got, ")") {
+	if got := testenv.Git(t, m.Repo.Root, "log", "--format=%s", "-1", tip); !strings.HasPrefix(got, "run: standin/step-") || !strings.HasSuffix(got, ")") {
 		t.Errorf("commit subject %q", got)
 	}
-	if got := testenv.Git(t, m.Root, "log", "--format=%b", "-1", tip); strings.TrimSpace(got) != "standin -exit 3" {
+	if got := testenv.Git(t, m.Repo.Root, "log", "--format=%b", "-1", tip); strings.TrimSpace(got) != "standin -exit 3" {
 		t.Errorf("commit body %q", got)
 	}
-	if got := testenv.Git(t, m.Root, "ls-tree", "-r", "--name-only", tip, "standin"); got != "standin/step-1.txt\nstandin/step-2.txt\nstandin/step-3.txt\nstandin/step-4.txt" {
+	if got := testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "--name-only", tip, "standin"); got != "standin/step-1.txt\nstandin/step-2.txt\nstandin/step-3.txt\nstandin/step-4.txt" {
 		t.Errorf("the branch holds %q", got)
 	}
 	// The branch is what /src holds, and the agent's background process
 	// ended with the session.
-	if got := testenv.Git(t, m.Root, "show", tip+":standin/step-4.txt"); got != "step 4 of 4: write the steps" {
+	if got := testenv.Git(t, m.Repo.Root, "show", tip+":standin/step-4.txt"); got != "step 4 of 4: write the steps" {
 		t.Errorf("step 4 on the branch: %q", got)
 	}
 	if n := exec(t, m, "w", "grep -l '[s]leep.600' /proc/[0-9]*/cmdline 2>/dev/null | grep -v self | wc -l"); strings.TrimSpace(n) != "0" {
@@ -117,7 +117,7 @@ func runInterrupted(t *testing.T, m *Manager) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out strings.Builder
 	time.AfterFunc(4*time.Second, cancel)
-	res, err := m.Run(ctx, "w", agent.RunOptions{
+	res, err := m.Agent.Run(ctx, "w", agent.RunOptions{
 		ExecOptions: agent.ExecOptions{Cmd: []string{"standin", "-steps", "20", "-pause", "500ms"}, Interactive: true,
 			Streams: box.Streams{Stdin: strings.NewReader("keep going\n"), Stdout: &out, Stderr: &out}},
 	})
@@ -127,7 +127,7 @@ func runInterrupted(t *testing.T, m *Manager) {
 	// What it wrote before the interrupt is all on the branch: the tree at
 	// the tip is the sandbox's.
 	tip := res.Commits[len(res.Commits)-1]
-	onBranch := testenv.Git(t, m.Root, "ls-tree", "-r", "--name-only", tip, "standin")
+	onBranch := testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "--name-only", tip, "standin")
 	inSandbox := exec(t, m, "w", "cd /src && ls standin/* | sort")
 	if onBranch != strings.TrimSpace(inSandbox) || !strings.Contains(onBranch, "step-5.txt") || strings.Contains(onBranch, "step-20.txt") {
 		t.Errorf("after the interrupt the branch holds %q, the sandbox %q", onBranch, inSandbox)

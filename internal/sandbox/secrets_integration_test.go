@@ -41,11 +41,11 @@ func TestMatrixSecrets(t *testing.T) {
 			log.SetOutput(&debug)
 			log.SetLevel(logrus.DebugLevel)
 			useRunner(m, runner.NewExec(log))
-			m.Secrets.Runner = runner.NewExec(log)
+			m.Repo.Secrets.Runner = runner.NewExec(log)
 			localConfig(t, m, "[secrets]\nTOKEN = { env = \""+variable+"\" }\n")
-			m.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: variable}}
-			m.Config.SetupCommand = `test "$TOKEN" = "` + value + `" && echo setup saw it > setup.txt`
-			m.Config.Services = map[string]config.ServiceSpec{"svc": {Command: []string{"sh", "-c", `echo "svc=$TOKEN"; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
+			m.Repo.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: variable}}
+			m.Repo.Config.SetupCommand = `test "$TOKEN" = "` + value + `" && echo setup saw it > setup.txt`
+			m.Repo.Config.Services = map[string]config.ServiceSpec{"svc": {Command: []string{"sh", "-c", `echo "svc=$TOKEN"; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
 
 			c, err := m.Create(ctx, CreateOptions{Name: "work"})
 			if err != nil {
@@ -60,7 +60,7 @@ func TestMatrixSecrets(t *testing.T) {
 				t.Errorf("output not masked: %q %q", res.Stdout, res.Stderr)
 			}
 			var streamed bytes.Buffer
-			if _, err := m.Bash(ctx, "work", agent.BashOptions{Command: `printf '%s' "$TOKEN"; printf '%s\n' "$TOKEN"`, Output: &agent.Output{Stdout: &streamed}}); err != nil || streamed.String() != "******\n" {
+			if _, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: `printf '%s' "$TOKEN"; printf '%s\n' "$TOKEN"`, Output: &agent.Output{Stdout: &streamed}}); err != nil || streamed.String() != "******\n" {
 				t.Errorf("streamed output: %q %v", streamed.String(), err)
 			}
 
@@ -84,7 +84,7 @@ func TestMatrixSecrets(t *testing.T) {
 			if res := bash(t, m, "echo token=redacted > leak.txt"); res.Snapshot == "" || !strings.Contains(tree(t, m), "leak.txt") {
 				t.Errorf("the cleaned file is not committed: %+v", res)
 			}
-			if _, err := m.Write(ctx, "work", "written.txt", []byte("key: "+value+"\n")); err != nil {
+			if _, err := m.Agent.Write(ctx, "work", "written.txt", []byte("key: "+value+"\n")); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(tree(t, m), "written.txt") {
@@ -92,19 +92,19 @@ func TestMatrixSecrets(t *testing.T) {
 			}
 
 			var logs strings.Builder
-			if err := m.ServiceLogs(ctx, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
+			if err := m.Agent.ServiceLogs(ctx, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
 				t.Errorf("service log: %q %v", logs.String(), err)
 			}
-			if err := m.AppendAudit(audit.Entry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {
+			if err := m.Repo.AppendAudit(audit.Entry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {
 				t.Fatal(err)
 			}
 
-			n := m.Names("work")
+			n := m.Repo.Names("work")
 			for what, text := range map[string]string{
 				"docker inspect": mustDocker(t, "inspect", n.Container),
 				"the debug log":  debug.String(),
-				"the branch":     testenv.Git(t, m.Root, "log", "-p", "--format=%B", "litterbox/work"),
-				"state files":    readTree(t, filepath.Join(m.GitDir, "litterbox")),
+				"the branch":     testenv.Git(t, m.Repo.Root, "log", "-p", "--format=%B", "litterbox/work"),
+				"state files":    readTree(t, filepath.Join(m.Repo.GitDir, "litterbox")),
 			} {
 				if i := strings.Index(text, value); i >= 0 {
 					t.Errorf("%s holds the secret: %q", what, text[max(0, i-300):i])
@@ -120,7 +120,7 @@ func TestMatrixSecrets(t *testing.T) {
 // A secret that cannot be read stops create before anything is made.
 func TestIntegrationSecretMissing(t *testing.T) {
 	m := realManager(t)
-	m.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: "LB_SURELY_UNSET_" + strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("x"), "-", "_"))}}
+	m.Repo.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: "LB_SURELY_UNSET_" + strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("x"), "-", "_"))}}
 	_, err := m.Create(context.Background(), CreateOptions{Name: "work"})
 	if err == nil || !strings.Contains(err.Error(), "secret TOKEN: LB_SURELY_UNSET_") || !strings.Contains(err.Error(), "is not set in the environment litterbox runs in") {
 		t.Fatalf("create: %v", err)

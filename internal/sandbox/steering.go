@@ -17,7 +17,7 @@ func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []steerin
 	if err != nil {
 		return nil, "", err
 	}
-	out, err := m.Git.Output(ctx, "diff", "--name-only", "-z", "--no-renames", w.Base, w.Tip, "--")
+	out, err := m.Repo.Git.Output(ctx, "diff", "--name-only", "-z", "--no-renames", w.Base, w.Tip, "--")
 	if err != nil {
 		return nil, "", err
 	}
@@ -36,10 +36,10 @@ func (m *Manager) ControlChanges(ctx context.Context, name string) (cs []steerin
 // A setting that cannot be read names nothing; the fixed list still holds.
 func (m *Manager) steeringNamed(ctx context.Context) map[string]string {
 	named := map[string]string{}
-	if listing, err := m.Git.Output(ctx, "config", "--list", "-z", "--show-origin"); err == nil {
-		named = steering.GitConfig(listing, m.Root)
+	if listing, err := m.Repo.Git.Output(ctx, "config", "--list", "-z", "--show-origin"); err == nil {
+		named = steering.GitConfig(listing, m.Repo.Root)
 	}
-	if cfg, err := m.CreateConfig(); err == nil && cfg.Build != nil {
+	if cfg, err := m.Repo.CreateConfig(); err == nil && cfg.Build != nil {
 		named[cfg.Build.Dockerfile] = steering.SteersBuild
 		named[path.Join(cfg.Build.Context, ".dockerignore")] = steering.SteersBuild
 	}

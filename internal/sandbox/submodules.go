@@ -44,17 +44,17 @@ func (s Submodule) String() string {
 // of the superproject leaves them empty. Changes inside a submodule are never
 // committed (the helper does not scan them): the note says so.
 func (m *Manager) copySubmodules(ctx context.Context, n hostrepo.Names, base string, uid, gid int) ([]Submodule, error) {
-	links, err := m.Git.Gitlinks(ctx, base)
+	links, err := m.Repo.Git.Gitlinks(ctx, base)
 	if err != nil {
 		return nil, &hostrepo.StepError{Step: "listing submodules", Err: err}
 	}
 	var out []Submodule
 	for _, p := range slices.Sorted(maps.Keys(links)) {
 		s := Submodule{Path: p, Commit: links[p]}
-		sub := gitcli.New(filepath.Join(m.Root, filepath.FromSlash(p)), m.Git.Runner)
+		sub := gitcli.New(filepath.Join(m.Repo.Root, filepath.FromSlash(p)), m.Repo.Git.Runner)
 		paths, rerr := sub.Repo(ctx)
 		has := false
-		if rerr == nil && paths.Root == filepath.Join(m.Root, filepath.FromSlash(p)) {
+		if rerr == nil && paths.Root == filepath.Join(m.Repo.Root, filepath.FromSlash(p)) {
 			sub.Dir = paths.Root
 			id, _ := sub.RevParse(ctx, s.Commit+"^{commit}")
 			has = id != ""
@@ -122,9 +122,9 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 // sandbox's kernel sees the files arrive (Podman's cp cannot reach a
 // gVisor container's volumes at all).
 func (m *Manager) copyIn(ctx context.Context, n hostrepo.Names, dir string, r io.Reader) error {
-	if rec, _ := m.Store().Load(n.Slug); rec == nil || rec.Isolation != config.IsolationGVisor {
-		return m.BoxOf(n).CopyIn(ctx, dir, r)
+	if rec, _ := m.Repo.Store().Load(n.Slug); rec == nil || rec.Isolation != config.IsolationGVisor {
+		return m.Repo.BoxOf(n).CopyIn(ctx, dir, r)
 	}
-	_, err := execChecked(ctx, m.BoxOf(n), box.ExecSpec{Interactive: true, Cmd: m.Helper.Argv(protocol.CmdUntar{Dir: dir})}, box.Streams{Stdin: r})
+	_, err := execChecked(ctx, m.Repo.BoxOf(n), box.ExecSpec{Interactive: true, Cmd: m.Agent.Helper.Argv(protocol.CmdUntar{Dir: dir})}, box.Streams{Stdin: r})
 	return err
 }

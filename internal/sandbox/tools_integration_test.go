@@ -36,7 +36,7 @@ func toolSandbox(t *testing.T) *Manager {
 
 func bash(t *testing.T, m *Manager, cmd string) *agent.ActResult {
 	t.Helper()
-	res, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: cmd})
+	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: cmd})
 	if err != nil {
 		t.Fatalf("bash %q: %v", cmd, err)
 	}
@@ -45,16 +45,16 @@ func bash(t *testing.T, m *Manager, cmd string) *agent.ActResult {
 
 // tree lists the branch tip as "mode path" lines.
 func tree(t *testing.T, m *Manager) string {
-	return testenv.Git(t, m.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", "litterbox/work")
+	return testenv.Git(t, m.Repo.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", "litterbox/work")
 }
 
 func show(t *testing.T, m *Manager, path string) string {
-	return testenv.Git(t, m.Root, "show", "litterbox/work:"+path)
+	return testenv.Git(t, m.Repo.Root, "show", "litterbox/work:"+path)
 }
 
 func commits(t *testing.T, m *Manager) int {
 	var n int
-	fmt.Sscan(testenv.Git(t, m.Root, "rev-list", "--count", "litterbox/work"), &n)
+	fmt.Sscan(testenv.Git(t, m.Repo.Root, "rev-list", "--count", "litterbox/work"), &n)
 	return n
 }
 
@@ -89,7 +89,7 @@ mkdir -p node_modules/pkg && echo dep > node_modules/pkg/index.js`)
 	if got := show(t, m, "empty"); got != "now-full" {
 		t.Errorf("empty file content %q", got)
 	}
-	msg := testenv.Git(t, m.Root, "log", "-1", "--format=%an <%ae>%n%B", "litterbox/work")
+	msg := testenv.Git(t, m.Repo.Root, "log", "-1", "--format=%an <%ae>%n%B", "litterbox/work")
 	if !strings.HasPrefix(msg, "work (litterbox) <litterbox@localhost>\nbash: set -e ...") || !strings.Contains(msg, "mkdir -p node_modules/pkg") {
 		t.Errorf("commit message/author:\n%s", msg)
 	}
@@ -103,7 +103,7 @@ func TestIntegrationNoCommitWhenNothingTrackedChanged(t *testing.T) {
 			t.Errorf("%q made snapshot %s", cmd, res.Snapshot)
 		}
 	}
-	if w, err := m.Write(context.Background(), "work", "README.md", []byte("# test repo\n")); err != nil || w.Snapshot != "" {
+	if w, err := m.Agent.Write(context.Background(), "work", "README.md", []byte("# test repo\n")); err != nil || w.Snapshot != "" {
 		t.Errorf("rewriting the same content: %+v %v", w, err)
 	}
 	if n := commits(t, m); n != before {
@@ -133,7 +133,7 @@ func TestIntegrationRacySameSecondSameSizeRewrite(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
 	for i, content := range []string{"aaaa\n", "bbbb\n", "cccc\n"} {
-		res, err := m.Write(ctx, "work", "racy.txt", []byte(content))
+		res, err := m.Agent.Write(ctx, "work", "racy.txt", []byte(content))
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("write %d: %+v %v", i, res, err)
 		}
@@ -150,30 +150,30 @@ func TestIntegrationRacySameSecondSameSizeRewrite(t *testing.T) {
 
 func TestIntegrationHostUntouched(t *testing.T) {
 	m := toolSandbox(t)
-	if err := os.WriteFile(filepath.Join(m.Root, "README.md"), []byte("host edit\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, "README.md"), []byte("host edit\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, m.Root, "add", "README.md")
-	if err := os.WriteFile(filepath.Join(m.Root, "src/main.go"), []byte("unstaged host edit\n"), 0o644); err != nil {
+	testenv.Git(t, m.Repo.Root, "add", "README.md")
+	if err := os.WriteFile(filepath.Join(m.Repo.Root, "src/main.go"), []byte("unstaged host edit\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	status := testenv.Git(t, m.Root, "status", "--porcelain")
-	head := testenv.Git(t, m.Root, "rev-parse", "HEAD")
-	staged := testenv.Git(t, m.Root, "diff", "--cached")
+	status := testenv.Git(t, m.Repo.Root, "status", "--porcelain")
+	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
+	staged := testenv.Git(t, m.Repo.Root, "diff", "--cached")
 	bash(t, m, "echo agent > README.md && echo agent > new.txt && rm src/main.go")
-	if _, err := m.Milestone(context.Background(), "work", "agent work"); err != nil {
+	if _, err := m.Agent.Milestone(context.Background(), "work", "agent work"); err != nil {
 		t.Fatal(err)
 	}
-	if s := testenv.Git(t, m.Root, "status", "--porcelain"); s != status {
+	if s := testenv.Git(t, m.Repo.Root, "status", "--porcelain"); s != status {
 		t.Errorf("status changed:\n%s\nwas:\n%s", s, status)
 	}
-	if h := testenv.Git(t, m.Root, "rev-parse", "HEAD"); h != head {
+	if h := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD"); h != head {
 		t.Error("HEAD moved")
 	}
-	if d := testenv.Git(t, m.Root, "diff", "--cached"); d != staged {
+	if d := testenv.Git(t, m.Repo.Root, "diff", "--cached"); d != staged {
 		t.Error("index changed")
 	}
-	if b, _ := os.ReadFile(filepath.Join(m.Root, "src/main.go")); string(b) != "unstaged host edit\n" {
+	if b, _ := os.ReadFile(filepath.Join(m.Repo.Root, "src/main.go")); string(b) != "unstaged host edit\n" {
 		t.Errorf("host work tree changed: %q", b)
 	}
 }
@@ -182,15 +182,15 @@ func TestIntegrationBranchMovedBehindOurBackIsNotOverwritten(t *testing.T) {
 	m := toolSandbox(t)
 	bash(t, m, "echo one > one.txt")
 	// The user commits on the sandbox branch directly.
-	tip := testenv.Git(t, m.Root, "rev-parse", "litterbox/work")
-	treeID := testenv.Git(t, m.Root, "rev-parse", tip+"^{tree}")
-	user := testenv.Git(t, m.Root, "commit-tree", treeID, "-p", tip, "-m", "user commit")
-	testenv.Git(t, m.Root, "update-ref", "refs/heads/litterbox/work", user, tip)
+	tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work")
+	treeID := testenv.Git(t, m.Repo.Root, "rev-parse", tip+"^{tree}")
+	user := testenv.Git(t, m.Repo.Root, "commit-tree", treeID, "-p", tip, "-m", "user commit")
+	testenv.Git(t, m.Repo.Root, "update-ref", "refs/heads/litterbox/work", user, tip)
 	res := bash(t, m, "echo two > two.txt")
 	if res.Snapshot == "" {
 		t.Fatal("no snapshot")
 	}
-	if parent := testenv.Git(t, m.Root, "rev-parse", res.Snapshot+"^"); parent != user {
+	if parent := testenv.Git(t, m.Repo.Root, "rev-parse", res.Snapshot+"^"); parent != user {
 		t.Errorf("snapshot parent %s, want the user's commit %s", parent, user)
 	}
 	if got := tree(t, m); !strings.Contains(got, "one.txt") || !strings.Contains(got, "two.txt") {
@@ -201,7 +201,7 @@ func TestIntegrationBranchMovedBehindOurBackIsNotOverwritten(t *testing.T) {
 func TestIntegrationBashTimeoutKillsEverything(t *testing.T) {
 	m := toolSandbox(t)
 	start := time.Now()
-	res, err := m.Bash(context.Background(), "work", agent.BashOptions{
+	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{
 		Command: "echo started; sleep 300 & setsid sleep 301 & (sleep 302; echo late) & echo kept > kept.txt; wait",
 		Timeout: 2 * time.Second,
 	})
@@ -246,18 +246,18 @@ func TestIntegrationBashOutputKeepsHeadAndTail(t *testing.T) {
 	if got := bash(t, m, "wc -c < "+res.StdoutLog+"; tail -n 1 "+res.StdoutLog).Stdout; strings.Fields(got)[0] != strconv.Itoa(full) || !strings.HasSuffix(got, "\n100000\n") {
 		t.Errorf("the saved stream: %q", got)
 	}
-	small, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "seq 1 2000", OutputLimit: 2048})
+	small, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "seq 1 2000", OutputLimit: 2048})
 	if err != nil || small.StdoutCut == 0 || len(small.Stdout) > 2048+200 || !strings.HasSuffix(small.Stdout, "\n2000\n") {
 		t.Errorf("output_limit 2048: %d bytes kept, cut %d, %v", len(small.Stdout), small.StdoutCut, err)
 	}
-	if _, err := m.Bash(context.Background(), "work", agent.BashOptions{Command: "true", OutputLimit: 10}); err == nil || !strings.Contains(err.Error(), "output_limit: 10 bytes is outside 1024-1048576") {
+	if _, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "true", OutputLimit: 10}); err == nil || !strings.Contains(err.Error(), "output_limit: 10 bytes is outside 1024-1048576") {
 		t.Errorf("output_limit 10: %v", err)
 	}
-	res, err = m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "docs"})
+	res, err = m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "docs"})
 	if err != nil || res.Stdout != "/src/docs\n" {
 		t.Errorf("workdir: %+v %v", res, err)
 	}
-	res, err = m.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "/nope"})
+	res, err = m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: "pwd", Workdir: "/nope"})
 	if err != nil || res.ExitCode == 0 || !strings.Contains(res.Stderr, "/nope") {
 		t.Errorf("missing workdir: %+v %v", res, err)
 	}
@@ -267,23 +267,23 @@ func TestIntegrationReadSlicesAndRefusesHidden(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
 	bash(t, m, "seq 1 10 > ten.txt")
-	r, err := m.Read(ctx, "work", "ten.txt", 2, 3)
+	r, err := m.Agent.Read(ctx, "work", "ten.txt", 2, 3)
 	if err != nil || r.Content != "3\n4\n5\n" || r.TotalLines != 10 || !r.Truncated || r.Lines != 3 {
 		t.Errorf("slice: %+v %v", r, err)
 	}
-	r, err = m.Read(ctx, "work", "/src/ten.txt", 8, 0)
+	r, err = m.Agent.Read(ctx, "work", "/src/ten.txt", 8, 0)
 	if err != nil || r.Content != "9\n10\n" || r.Truncated {
 		t.Errorf("tail: %+v %v", r, err)
 	}
 	for _, p := range []string{".gitignore", ".hidden/config", "docs/../.hidden/config"} {
-		if _, err := m.Read(ctx, "work", p, 0, 0); !errorAs[*agent.HiddenPathError](err) {
+		if _, err := m.Agent.Read(ctx, "work", p, 0, 0); !errorAs[*agent.HiddenPathError](err) {
 			t.Errorf("read %s: %v, want HiddenPathError", p, err)
 		}
 	}
-	if _, err := m.Read(ctx, "work", "nope.txt", 0, 0); !errors.Is(err, agent.ErrNoSuchFile) {
+	if _, err := m.Agent.Read(ctx, "work", "nope.txt", 0, 0); !errors.Is(err, agent.ErrNoSuchFile) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := m.Read(ctx, "work", "docs", 0, 0); err == nil || !strings.Contains(err.Error(), "directory") {
+	if _, err := m.Agent.Read(ctx, "work", "docs", 0, 0); err == nil || !strings.Contains(err.Error(), "directory") {
 		t.Errorf("directory: %v", err)
 	}
 }
@@ -291,15 +291,15 @@ func TestIntegrationReadSlicesAndRefusesHidden(t *testing.T) {
 func TestIntegrationEditAndPatch(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	e, err := m.Edit(ctx, "work", "src/main.go", one("func main() {}", "func main() { println(1) }", false))
+	e, err := m.Agent.Edit(ctx, "work", "src/main.go", one("func main() {}", "func main() { println(1) }", false))
 	if err != nil || e.Replacements != 1 || e.Snapshot == "" || !strings.Contains(show(t, m, "src/main.go"), "println(1)") {
 		t.Fatalf("edit: %+v %v", e, err)
 	}
-	if msg := testenv.Git(t, m.Root, "log", "-1", "--format=%s", "litterbox/work"); msg != "edit: src/main.go" {
+	if msg := testenv.Git(t, m.Repo.Root, "log", "-1", "--format=%s", "litterbox/work"); msg != "edit: src/main.go" {
 		t.Errorf("message %q", msg)
 	}
 	before := commits(t, m)
-	if _, err := m.Edit(ctx, "work", "src/main.go", one("no such text", "x", false)); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := m.Agent.Edit(ctx, "work", "src/main.go", one("no such text", "x", false)); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("missing old_string: %v", err)
 	}
 	if n := commits(t, m); n != before {
@@ -307,34 +307,34 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 	}
 	bash(t, m, "printf 'x\\nx\\n' > two.txt")
 	before = commits(t, m)
-	if _, err := m.Edit(ctx, "work", "two.txt", one("x", "y", false)); err == nil || !strings.Contains(err.Error(), "2 times") {
+	if _, err := m.Agent.Edit(ctx, "work", "two.txt", one("x", "y", false)); err == nil || !strings.Contains(err.Error(), "2 times") {
 		t.Errorf("ambiguous: %v", err)
 	}
-	if e, err := m.Edit(ctx, "work", "two.txt", one("x", "y", true)); err != nil || e.Replacements != 2 {
+	if e, err := m.Agent.Edit(ctx, "work", "two.txt", one("x", "y", true)); err != nil || e.Replacements != 2 {
 		t.Errorf("replace_all: %+v %v", e, err)
 	}
-	if _, err := m.Edit(ctx, "work", "nope.txt", one("a", "b", false)); !errors.Is(err, agent.ErrNoSuchFile) {
+	if _, err := m.Agent.Edit(ctx, "work", "nope.txt", one("a", "b", false)); !errors.Is(err, agent.ErrNoSuchFile) {
 		t.Errorf("missing file: %v", err)
 	}
 	if n := commits(t, m); n != before+1 {
 		t.Errorf("failed edits made commits: %d", n-before-1)
 	}
 
-	p, err := m.Patch(ctx, "work", "README.md", "--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n # test repo\n+patched\n")
+	p, err := m.Agent.Patch(ctx, "work", "README.md", "--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n # test repo\n+patched\n")
 	if err != nil || p.Snapshot == "" || show(t, m, "README.md") != "# test repo\npatched" {
 		t.Fatalf("patch: %+v %v", p, err)
 	}
 	before = commits(t, m)
-	if _, err := m.Patch(ctx, "work", "README.md", "@@ -1 +1 @@\n-not there\n+x\n"); err == nil || !strings.Contains(err.Error(), "does not apply") {
+	if _, err := m.Agent.Patch(ctx, "work", "README.md", "@@ -1 +1 @@\n-not there\n+x\n"); err == nil || !strings.Contains(err.Error(), "does not apply") {
 		t.Errorf("bad patch: %v", err)
 	}
 	if show(t, m, "README.md") != "# test repo\npatched" || commits(t, m) != before {
 		t.Error("a patch that does not apply changed something")
 	}
-	if p, err := m.Patch(ctx, "work", "made.txt", "--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1 @@\n+made\n"); err != nil || !p.Created || show(t, m, "made.txt") != "made" {
+	if p, err := m.Agent.Patch(ctx, "work", "made.txt", "--- /dev/null\n+++ b/made.txt\n@@ -0,0 +1 @@\n+made\n"); err != nil || !p.Created || show(t, m, "made.txt") != "made" {
 		t.Errorf("create: %+v %v", p, err)
 	}
-	if p, err := m.Patch(ctx, "work", "made.txt", "--- a/made.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-made\n"); err != nil || !p.Deleted || strings.Contains(tree(t, m), "made.txt") {
+	if p, err := m.Agent.Patch(ctx, "work", "made.txt", "--- a/made.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-made\n"); err != nil || !p.Deleted || strings.Contains(tree(t, m), "made.txt") {
 		t.Errorf("delete: %+v %v", p, err)
 	}
 }
@@ -342,7 +342,7 @@ func TestIntegrationEditAndPatch(t *testing.T) {
 func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	entries, _, err := m.Ls(ctx, "work", "", false)
+	entries, _, err := m.Agent.Ls(ctx, "work", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,30 +353,30 @@ func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 	if got := strings.Join(slices.Sorted(slices.Values(names)), ","); got != "README.md:file,docs:dir,scripts:dir,src:dir" {
 		t.Errorf("ls: %s", got)
 	}
-	all, _, _ := m.Ls(ctx, "work", ".", true)
+	all, _, _ := m.Agent.Ls(ctx, "work", ".", true)
 	for _, e := range all {
 		if strings.Contains(e.Path, "/.") || strings.HasPrefix(e.Path, ".") {
 			t.Errorf("recursive ls shows hidden %s", e.Path)
 		}
 	}
-	paths, _, err := m.Glob(ctx, "work", "**/*.sh", "")
+	paths, _, err := m.Agent.Glob(ctx, "work", "**/*.sh", "")
 	if err != nil || strings.Join(paths, ",") != "scripts/run.sh" {
 		t.Errorf("glob: %v %v", paths, err)
 	}
-	if paths, _, _ := m.Glob(ctx, "work", "**", ""); len(paths) != 4 {
+	if paths, _, _ := m.Agent.Glob(ctx, "work", "**", ""); len(paths) != 4 {
 		t.Errorf("glob ** found %v (hidden files must be left out)", paths)
 	}
-	matches, _, err := m.Grep(ctx, "work", "test|hidden", "", "")
+	matches, _, err := m.Agent.Grep(ctx, "work", "test|hidden", "", "")
 	if err != nil || len(matches) != 1 || matches[0].Path != "README.md" || matches[0].Line != 1 {
 		t.Errorf("grep: %+v %v", matches, err)
 	}
-	if matches, _, _ := m.Grep(ctx, "work", "echo", "", "*.sh"); len(matches) != 1 || matches[0].Path != "scripts/run.sh" {
+	if matches, _, _ := m.Agent.Grep(ctx, "work", "echo", "", "*.sh"); len(matches) != 1 || matches[0].Path != "scripts/run.sh" {
 		t.Errorf("grep include: %+v", matches)
 	}
-	if _, _, err := m.Grep(ctx, "work", "a(", "", ""); err == nil {
+	if _, _, err := m.Agent.Grep(ctx, "work", "a(", "", ""); err == nil {
 		t.Error("bad regex accepted")
 	}
-	if _, _, err := m.Ls(ctx, "work", ".hidden", false); !errorAs[*agent.HiddenPathError](err) {
+	if _, _, err := m.Agent.Ls(ctx, "work", ".hidden", false); !errorAs[*agent.HiddenPathError](err) {
 		t.Errorf("ls of hidden dir: %v", err)
 	}
 }
@@ -384,31 +384,31 @@ func TestIntegrationLsGlobGrepLeaveHiddenOut(t *testing.T) {
 func TestIntegrationMilestoneSquashes(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	base := testenv.Git(t, m.Root, "rev-parse", "main")
+	base := testenv.Git(t, m.Repo.Root, "rev-parse", "main")
 	for i := range 3 {
 		bash(t, m, fmt.Sprintf("echo %d > f%d.txt", i, i))
 	}
-	tipTree := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}")
-	ms, err := m.Milestone(ctx, "work", "Three files")
+	tipTree := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^{tree}")
+	ms, err := m.Agent.Milestone(ctx, "work", "Three files")
 	if err != nil || ms.Squashed != 3 {
 		t.Fatalf("milestone: %+v %v", ms, err)
 	}
-	if got := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^{tree}"); got != tipTree {
+	if got := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^{tree}"); got != tipTree {
 		t.Error("milestone changed the tree")
 	}
-	if parent := testenv.Git(t, m.Root, "rev-parse", "litterbox/work^"); parent != base {
+	if parent := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^"); parent != base {
 		t.Errorf("milestone parent %s, want base %s", parent, base)
 	}
-	if _, err := m.Milestone(ctx, "work", "again"); err == nil {
+	if _, err := m.Agent.Milestone(ctx, "work", "again"); err == nil {
 		t.Error("empty milestone accepted")
 	}
 	bash(t, m, "echo 4 > f4.txt")
 	bash(t, m, "echo 5 > f5.txt")
-	ms2, err := m.Milestone(ctx, "work", "Two more")
+	ms2, err := m.Agent.Milestone(ctx, "work", "Two more")
 	if err != nil || ms2.Squashed != 2 {
 		t.Fatalf("second milestone: %+v %v", ms2, err)
 	}
-	if log := testenv.Git(t, m.Root, "log", "--format=%s", "main..litterbox/work"); log != "Two more\nThree files" {
+	if log := testenv.Git(t, m.Repo.Root, "log", "--format=%s", "main..litterbox/work"); log != "Two more\nThree files" {
 		t.Errorf("log:\n%s", log)
 	}
 	if res := bash(t, m, "echo 6 > f6.txt"); res.Snapshot == "" {
@@ -431,13 +431,16 @@ func TestIntegrationDockerCallsPerToolCall(t *testing.T) {
 		call      func() error
 		want, git int
 	}{
-		{"bash no-op", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "true"}); return err }, 1, 0},
-		{"bash change", func() error { _, err := m.Bash(ctx, "work", agent.BashOptions{Command: "echo 1 > a.txt"}); return err }, 1, 8},
-		{"write", func() error { _, err := m.Write(ctx, "work", "b.txt", []byte("b")); return err }, 1, 5},
+		{"bash no-op", func() error { _, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "true"}); return err }, 1, 0},
+		{"bash change", func() error {
+			_, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "echo 1 > a.txt"})
+			return err
+		}, 1, 8},
+		{"write", func() error { _, err := m.Agent.Write(ctx, "work", "b.txt", []byte("b")); return err }, 1, 5},
 		// One exec: the helper reads, edits and writes the file.
-		{"edit", func() error { _, err := m.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 1, 4},
-		{"read", func() error { _, err := m.Read(ctx, "work", "b.txt", 0, 0); return err }, 1, 0},
-		{"grep", func() error { _, _, err := m.Grep(ctx, "work", "c", "", ""); return err }, 1, 0},
+		{"edit", func() error { _, err := m.Agent.Edit(ctx, "work", "b.txt", one("b", "c", false)); return err }, 1, 4},
+		{"read", func() error { _, err := m.Agent.Read(ctx, "work", "b.txt", 0, 0); return err }, 1, 0},
+		{"grep", func() error { _, _, err := m.Agent.Grep(ctx, "work", "c", "", ""); return err }, 1, 0},
 	} {
 		counter.Reset()
 		if err := tc.call(); err != nil {
@@ -456,7 +459,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 	// Two Managers stand for two `litterbox mcp` processes: they share only
 	// the repository, so only the flock serializes them.
 	m1 := toolSandbox(t)
-	m2, err := Open(context.Background(), testenv.Exec(), engine.Docker, m1.Root, config.Default())
+	m2, err := Open(context.Background(), testenv.Exec(), engine.Docker, m1.Repo.Root, config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,9 +473,9 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 				defer wg.Done()
 				var err error
 				if i%2 == 0 {
-					_, err = m.Write(ctx, "work", fmt.Sprintf("w/%d-%d.txt", j, i), []byte(fmt.Sprint(i)))
+					_, err = m.Agent.Write(ctx, "work", fmt.Sprintf("w/%d-%d.txt", j, i), []byte(fmt.Sprint(i)))
 				} else {
-					_, err = m.Bash(ctx, "work", agent.BashOptions{Command: fmt.Sprintf("echo %d > b-%d-%d.txt", i, j, i)})
+					_, err = m.Agent.Bash(ctx, "work", agent.BashOptions{Command: fmt.Sprintf("echo %d > b-%d-%d.txt", i, j, i)})
 				}
 				if err != nil {
 					errs <- err
@@ -494,7 +497,7 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 	if files != 50 {
 		t.Errorf("%d of 50 files committed", files)
 	}
-	if n := testenv.Git(t, m1.Root, "rev-list", "--count", "main..litterbox/work"); n != "50" {
+	if n := testenv.Git(t, m1.Repo.Root, "rev-list", "--count", "main..litterbox/work"); n != "50" {
 		t.Errorf("%s commits, want 50 (one per call)", n)
 	}
 }
@@ -502,16 +505,16 @@ func TestIntegrationConcurrentCallsLoseNothing(t *testing.T) {
 func TestIntegrationToolsOnMissingAndPausedSandboxes(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
-	if _, err := m.Bash(ctx, "nope", agent.BashOptions{Command: "true"}); !errorAs[*hostrepo.NotFoundError](err) {
+	if _, err := m.Agent.Bash(ctx, "nope", agent.BashOptions{Command: "true"}); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("bash on unknown sandbox: %v", err)
 	}
-	if _, err := m.Read(ctx, "nope", "README.md", 0, 0); !errorAs[*hostrepo.NotFoundError](err) {
+	if _, err := m.Agent.Read(ctx, "nope", "README.md", 0, 0); !errorAs[*hostrepo.NotFoundError](err) {
 		t.Errorf("read on unknown sandbox: %v", err)
 	}
 	if _, err := m.Pause(ctx, "work"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Write(ctx, "work", "x", []byte("x")); err == nil || !strings.Contains(err.Error(), "paused") {
+	if _, err := m.Agent.Write(ctx, "work", "x", []byte("x")); err == nil || !strings.Contains(err.Error(), "paused") {
 		t.Errorf("write on paused sandbox: %v", err)
 	}
 	if _, err := m.Resume(ctx, "work"); err != nil {
@@ -526,7 +529,7 @@ func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing
 	m := toolSandbox(t)
 	bash(t, m, "echo 'dist/' >> .gitignore && mkdir -p dist/sub && echo o > dist/o.js && echo p > dist/sub/p.js")
 	bash(t, m, "true") // dist/ is now skipped by scans
-	if st, _ := m.LoadSnap("work"); strings.Join(st.Prune, ",") != "dist" {
+	if st, _ := m.Repo.LoadSnap("work"); strings.Join(st.Prune, ",") != "dist" {
 		t.Fatalf("prune list %v, want [dist]", st.Prune)
 	}
 	bash(t, m, "printf 'node_modules/\\n*.map\\n' > .gitignore && echo m > dist/o.js.map")
@@ -534,7 +537,7 @@ func TestIntegrationUnIgnoringASkippedDirectoryCommitsItInTheSameCall(t *testing
 	if !strings.Contains(got, "dist/o.js") || !strings.Contains(got, "dist/sub/p.js") || strings.Contains(got, ".map") {
 		t.Errorf("after un-ignoring dist/:\n%s", got)
 	}
-	if st, _ := m.LoadSnap("work"); len(st.Prune) != 0 {
+	if st, _ := m.Repo.LoadSnap("work"); len(st.Prune) != 0 {
 		t.Errorf("prune list %v, want empty", st.Prune)
 	}
 }
@@ -543,7 +546,7 @@ func TestIntegrationDeletionAfterAContainerRestartIsCommitted(t *testing.T) {
 	m := toolSandbox(t)
 	bash(t, m, "echo kept > kept.txt")
 	// A restart empties /tmp, where the container keeps its manifests.
-	if _, err := testenv.Docker("restart", "-t", "1", m.Names("work").Container); err != nil {
+	if _, err := testenv.Docker("restart", "-t", "1", m.Repo.Names("work").Container); err != nil {
 		t.Fatal(err)
 	}
 	res := bash(t, m, "rm README.md scripts/run.sh")
@@ -554,7 +557,7 @@ func TestIntegrationDeletionAfterAContainerRestartIsCommitted(t *testing.T) {
 	if strings.Contains(got, "README.md") || strings.Contains(got, "run.sh") || !strings.Contains(got, "kept.txt") {
 		t.Errorf("tree after restart and rm:\n%s", got)
 	}
-	if n := testenv.Git(t, m.Root, "diff", "--name-status", res.Snapshot+"^", res.Snapshot); n != "D\tREADME.md\nD\tscripts/run.sh" {
+	if n := testenv.Git(t, m.Repo.Root, "diff", "--name-status", res.Snapshot+"^", res.Snapshot); n != "D\tREADME.md\nD\tscripts/run.sh" {
 		t.Errorf("snapshot changed:\n%s", n)
 	}
 }

@@ -27,20 +27,20 @@ type TrustResult struct {
 // included, and, when it builds the image, HEAD's Dockerfile and
 // .dockerignore.
 func (m *Manager) Trust() (*TrustResult, error) {
-	digest, files, err := m.CommittedDigest()
+	digest, files, err := m.Repo.CommittedDigest()
 	if err != nil {
 		return nil, err
 	}
 	if digest == "" {
-		return nil, fmt.Errorf("%s has no %s or devcontainer.json to trust", m.Root, config.File)
+		return nil, fmt.Errorf("%s has no %s or devcontainer.json to trust", m.Repo.Root, config.File)
 	}
-	cfg, err := config.Load(m.Root)
+	cfg, err := config.Load(m.Repo.Root)
 	if err != nil {
 		return nil, err
 	}
 	paths := make([]string, len(files))
 	for i, f := range files {
-		paths[i] = filepath.Join(m.Root, filepath.FromSlash(f))
+		paths[i] = filepath.Join(m.Repo.Root, filepath.FromSlash(f))
 	}
 	res := &TrustResult{File: strings.Join(paths, " + "), Digest: digest, Weakenings: []string{}}
 	for _, w := range cfg.Weakenings() {
@@ -51,22 +51,22 @@ func (m *Manager) Trust() (*TrustResult, error) {
 	// A build HEAD cannot make yet (no Dockerfile committed) is not
 	// trusted; create says why when it comes to it.
 	build, _ := m.headBuild(cfg)
-	unlock, err := layout.LockFile(m.TrustPath() + ".lock")
+	unlock, err := layout.LockFile(m.Repo.TrustPath() + ".lock")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	recs, err := m.LoadTrust()
+	recs, err := m.Repo.LoadTrust()
 	if err != nil {
 		return nil, err
 	}
-	recs[m.Root] = digest
-	delete(recs, hostrepo.BuildTrustKey(m.Root))
+	recs[m.Repo.Root] = digest
+	delete(recs, hostrepo.BuildTrustKey(m.Repo.Root))
 	if build != nil {
-		recs[hostrepo.BuildTrustKey(m.Root)] = build.TrustDigest()
+		recs[hostrepo.BuildTrustKey(m.Repo.Root)] = build.TrustDigest()
 		res.Build = build.Spec.Dockerfile + " at commit " + hostrepo.ShortID(build.Commit)
 	}
-	return res, layout.WriteFileAtomic(m.TrustPath(), layout.JSON(recs))
+	return res, layout.WriteFileAtomic(m.Repo.TrustPath(), layout.JSON(recs))
 }
 
 // headBuild is the build inputs of HEAD that the committed config asks
@@ -77,7 +77,7 @@ func (m *Manager) headBuild(cfg config.Config) (*image.Inputs, error) {
 		return nil, nil
 	}
 	ctx := context.Background()
-	head, err := m.Git.ResolveCommit(ctx, "HEAD")
+	head, err := m.Repo.Git.ResolveCommit(ctx, "HEAD")
 	if err != nil {
 		return nil, fmt.Errorf("[docker] build: the image is built from a commit and this repository has none yet: commit the Dockerfile, then run litterbox trust")
 	}

@@ -42,7 +42,7 @@ func (m *Manager) extraVolumes(ctx context.Context, n hostrepo.Names, rec *layou
 		return out
 	}
 	out := []string{n.Container + "-home"}
-	found, _ := m.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepoID: m.RepoID, hostrepo.LabelSandbox: n.Slug})
+	found, _ := m.Repo.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: "true", hostrepo.LabelRepoID: m.Repo.RepoID, hostrepo.LabelSandbox: n.Slug})
 	for _, v := range found {
 		if v != n.Volume && v != out[0] {
 			out = append(out, v)

@@ -60,7 +60,7 @@ const (
 // volume names a key's volume. The '.' keeps it apart from every
 // sandbox's resources, whose names are slugs.
 func (c *Cache) volume(key string) string {
-	return "litterbox-" + c.RepoSlug + "-" + c.RepoID + ".cache-" + key[:16]
+	return "litterbox-" + c.Agent.Repo.RepoSlug + "-" + c.Agent.Repo.RepoID + ".cache-" + key[:16]
 }
 
 // Cacheable says whether a create with cfg may use the setup cache.
@@ -76,7 +76,7 @@ func (c *Cache) Key(ctx context.Context, cfg config.Config, imageID, base string
 	h := sha256.New()
 	// v2: entries hold the home and kept paths beside /src.
 	fmt.Fprintf(h, "litterbox setup cache v2\x00repo %s\x00image %s\x00setup %s\x00user %s\x00network %s %v %v\x00keep %q\x00",
-		c.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow, cfg.SetupKeep)
+		c.Agent.Repo.RepoID, imageID, cfg.SetupCommand, cfg.User, cfg.Network, cfg.SetupOpen, cfg.SetupAllow, cfg.SetupKeep)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		fmt.Fprintf(h, "env %s=%s\x00", k, cfg.Env[k])
 	}
@@ -85,7 +85,7 @@ func (c *Cache) Key(ctx context.Context, cfg config.Config, imageID, base string
 		fmt.Fprintf(h, "secret %s %s\x00", k, cfg.Secrets[k])
 	}
 	if len(cfg.SetupInputs) == 0 {
-		tree, err := c.Git.RevParse(ctx, base+"^{tree}")
+		tree, err := c.Agent.Repo.Git.RevParse(ctx, base+"^{tree}")
 		if err != nil {
 			return "", err
 		}
@@ -93,7 +93,7 @@ func (c *Cache) Key(ctx context.Context, cfg config.Config, imageID, base string
 	} else {
 		// A named input missing at base counts as missing: adding it
 		// later changes the key.
-		out, err := c.Git.Output(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, cfg.SetupInputs...)...)
+		out, err := c.Agent.Repo.Git.Output(ctx, append([]string{"ls-tree", "-r", "-z", base, "--"}, cfg.SetupInputs...)...)
 		if err != nil {
 			return "", err
 		}
@@ -109,21 +109,21 @@ func (c *Cache) Lookup(ctx context.Context, key string) *Entry {
 	if err != nil || e == nil || e.State != cacheReady {
 		return nil
 	}
-	labels, err := c.Provider.VolumeLabels(ctx, e.Volume)
+	labels, err := c.Agent.Repo.Provider.VolumeLabels(ctx, e.Volume)
 	if errors.Is(err, box.ErrNoSuchVolume) {
 		// Removed behind our back (docker volume prune): the record goes
 		// too, so this create keeps a new entry.
-		os.Remove(c.Layout().CacheEntry(key))
+		os.Remove(c.Agent.Repo.Layout().CacheEntry(key))
 		return nil
 	}
-	if err != nil || labels[hostrepo.LabelRepoID] != c.RepoID || labels[LabelKey] != key {
+	if err != nil || labels[hostrepo.LabelRepoID] != c.Agent.Repo.RepoID || labels[LabelKey] != key {
 		return nil
 	}
 	return e
 }
 
 func (c *Cache) load(key string) (*Entry, error) {
-	data, err := os.ReadFile(c.Layout().CacheEntry(key))
+	data, err := os.ReadFile(c.Agent.Repo.Layout().CacheEntry(key))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -132,7 +132,7 @@ func (c *Cache) load(key string) (*Entry, error) {
 	}
 	var e Entry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Layout().CacheEntry(key), err)
+		return nil, fmt.Errorf("%s: %w", c.Agent.Repo.Layout().CacheEntry(key), err)
 	}
 	return &e, nil
 }
@@ -152,8 +152,8 @@ func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *
 	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: trees(e.Volume, e.Keep), IntoSandbox: true}); err != nil {
 		return err
 	}
-	e.Used, e.Hits = c.Now().UTC(), e.Hits+1
-	_ = layout.WriteFileAtomic(c.Layout().CacheEntry(e.Key), layout.JSON(e))
+	e.Used, e.Hits = c.Agent.Repo.Now().UTC(), e.Hits+1
+	_ = layout.WriteFileAtomic(c.Agent.Repo.Layout().CacheEntry(e.Key), layout.JSON(e))
 	return nil
 }
 
@@ -162,7 +162,7 @@ func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *
 // file; the loser leaves the saving to the winner. A failure costs the
 // cache, never the sandbox: it comes back as a warning.
 func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, key, imageID, base string) (*Entry, error) {
-	if err := os.MkdirAll(c.Layout().Cache(), 0o755); err != nil {
+	if err := os.MkdirAll(c.Agent.Repo.Layout().Cache(), 0o755); err != nil {
 		return nil, err
 	}
 	inputs := cfg.SetupInputs
@@ -170,18 +170,18 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 		inputs = []string{} // the record says [], not null
 	}
 	e := &Entry{
-		Key: key, Volume: c.volume(key), Image: cfg.Image, ImageID: imageID, Setup: c.Secrets.Seen().Redact(cfg.SetupCommand),
-		Inputs: inputs, Keep: cfg.SetupKeep, Base: base, From: n.Slug, Created: c.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
+		Key: key, Volume: c.volume(key), Image: cfg.Image, ImageID: imageID, Setup: c.Agent.Repo.Secrets.Seen().Redact(cfg.SetupCommand),
+		Inputs: inputs, Keep: cfg.SetupKeep, Base: base, From: n.Slug, Created: c.Agent.Repo.Now().UTC(), State: cacheSaving, PID: os.Getpid(),
 	}
-	f, err := os.OpenFile(c.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(c.Agent.Repo.Layout().CacheEntry(key), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		old, lerr := c.load(key)
 		if lerr != nil || old == nil || old.State == cacheReady || hostrepo.ProcessAlive(old.PID) {
 			return nil, nil
 		}
 		// A save that died half-way: start over.
-		_ = c.Provider.RemoveVolume(ctx, old.Volume)
-		if err := layout.WriteFileAtomic(c.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
+		_ = c.Agent.Repo.Provider.RemoveVolume(ctx, old.Volume)
+		if err := layout.WriteFileAtomic(c.Agent.Repo.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
@@ -192,24 +192,24 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(c.Layout().CacheEntry(key))
+			os.Remove(c.Agent.Repo.Layout().CacheEntry(key))
 			return nil, err
 		}
 	}
 	fail := func(err error) (*Entry, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = c.Provider.RemoveVolume(ctx, e.Volume)
-		os.Remove(c.Layout().CacheEntry(key))
+		_ = c.Agent.Repo.Provider.RemoveVolume(ctx, e.Volume)
+		os.Remove(c.Agent.Repo.Layout().CacheEntry(key))
 		return nil, err
 	}
-	tracked, err := c.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
+	tracked, err := c.Agent.Repo.Git.Output(ctx, "ls-tree", "-r", "-z", "--name-only", base)
 	if err != nil {
 		return fail(err)
 	}
-	labels := c.Labels("", role)
+	labels := c.Agent.Repo.Labels("", role)
 	labels[LabelKey] = key
-	if err := c.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
+	if err := c.Agent.Repo.Provider.CreateVolume(ctx, e.Volume, labels); err != nil {
 		return fail(err)
 	}
 	st, err := volcopy.Copy(ctx, c.Agent, cfg.Image, volcopy.Job{Sandbox: n.Container, Trees: trees(e.Volume, e.Keep), Skip: strings.NewReader(tracked)})
@@ -224,7 +224,7 @@ func (c *Cache) Save(ctx context.Context, n hostrepo.Names, cfg config.Config, k
 		return nil, ErrNothingKept
 	}
 	e.Files, e.Bytes, e.State, e.PID = st.Files, st.Bytes, cacheReady, 0
-	if err := layout.WriteFileAtomic(c.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
+	if err := layout.WriteFileAtomic(c.Agent.Repo.Layout().CacheEntry(key), layout.JSON(e)); err != nil {
 		return fail(err)
 	}
 	return e, nil
@@ -242,7 +242,7 @@ func (c *Cache) List(ctx context.Context) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	vols, err := c.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: role, hostrepo.LabelRepoID: c.RepoID})
+	vols, err := c.Agent.Repo.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: role, hostrepo.LabelRepoID: c.Agent.Repo.RepoID})
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (c *Cache) List(ctx context.Context) ([]Entry, error) {
 	out := []Entry{}
 	for _, e := range entries {
 		if !have[e.Volume] && e.State == cacheReady {
-			os.Remove(c.Layout().CacheEntry(e.Key))
+			os.Remove(c.Agent.Repo.Layout().CacheEntry(e.Key))
 			continue
 		}
 		out = append(out, e)
@@ -263,7 +263,7 @@ func (c *Cache) List(ctx context.Context) ([]Entry, error) {
 }
 
 func (c *Cache) entries() ([]Entry, error) {
-	names, err := os.ReadDir(c.Layout().Cache())
+	names, err := os.ReadDir(c.Agent.Repo.Layout().Cache())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -314,10 +314,10 @@ func (c *Cache) Remove(ctx context.Context, prefix string) ([]Entry, error) {
 }
 
 func (c *Cache) remove(ctx context.Context, e Entry) error {
-	if err := c.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+	if err := c.Agent.Repo.Provider.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 		return fmt.Errorf("removing setup cache volume %s: %w", e.Volume, err)
 	}
-	if err := os.Remove(c.Layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(c.Agent.Repo.Layout().CacheEntry(e.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -328,12 +328,12 @@ func (c *Cache) remove(ctx context.Context, e Entry) error {
 // entries left half-saved by a create that died.
 func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 	keep := ""
-	if cfg, err := c.CreateConfig(); err == nil && Cacheable(cfg) {
-		head, herr := c.Git.ResolveCommit(ctx, "HEAD")
+	if cfg, err := c.Agent.Repo.CreateConfig(); err == nil && Cacheable(cfg) {
+		head, herr := c.Agent.Repo.Git.ResolveCommit(ctx, "HEAD")
 		if cfg.Build != nil && herr == nil {
 			cfg.Image, err = c.Images.ProjectTag(ctx, cfg, head)
 		}
-		info, ierr := box.Images(c.Provider).Image(ctx, cfg.Image)
+		info, ierr := box.Images(c.Agent.Repo.Provider).Image(ctx, cfg.Image)
 		if err == nil && herr == nil && ierr == nil {
 			keep, _ = c.Key(ctx, cfg, info.ID, head)
 		}

@@ -12,7 +12,7 @@ import (
 // Cache is one repository's setup cache.
 type Cache struct {
 	// Agent's helper makes the volume copies.
-	*agent.Agent
+	Agent *agent.Agent
 	// Images gives the tag of HEAD's project image, which prune keeps.
 	Images *image.Builder
 }

@@ -55,7 +55,7 @@ type Tree struct {
 // `cp -a` needs, on no network, from the helper alone: the image lends
 // nothing but a root file system.
 func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, error) {
-	name := m.ScratchName("copy")
+	name := m.Repo.ScratchName("copy")
 	h := m.Helper
 	borrow := j.Sandbox
 	if !j.IntoSandbox {
@@ -78,7 +78,7 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	spec := box.Spec{
 		Name:        name,
 		Image:       image,
-		Labels:      m.Labels("", hostrepo.RoleCopy),
+		Labels:      m.Repo.Labels("", hostrepo.RoleCopy),
 		User:        "0:0",
 		ReadOnly:    true,
 		VolumesFrom: []string{borrow},
@@ -94,16 +94,16 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		_ = box.Of(m.Provider, name).Remove(ctx)
+		_ = box.Of(m.Repo.Provider, name).Remove(ctx)
 	}()
-	if _, err := m.Provider.Create(ctx, spec); err != nil {
+	if _, err := m.Repo.Provider.Create(ctx, spec); err != nil {
 		return Stats{}, err
 	}
 	skip := j.Skip
 	if skip == nil {
 		skip = strings.NewReader("")
 	}
-	res, err := box.Copier(m.Provider).StartAttached(ctx, name, skip)
+	res, err := box.Copier(m.Repo.Provider).StartAttached(ctx, name, skip)
 	if err != nil {
 		return Stats{}, fmt.Errorf("copying %s: %w", j.describe(), err)
 	}
