@@ -69,6 +69,7 @@ func act(stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintf(os.Stderr, "%s: protocol version %d asked, this helper speaks %d\n", protocol.Name, req.Version, protocol.Version)
 		return protocol.ExitWrongVersion
 	}
+	req.Path = mapped(req.Path)
 	s.req = req
 	if err := s.serve(); err != nil {
 		s.send(protocol.TFail, []byte(err.Error()))
@@ -235,7 +236,7 @@ func (s *session) run(res *protocol.Result) (hostGone bool) {
 		res.NoShell, res.ExitCode = true, 127
 		return false
 	}
-	if fi, err := os.Stat(req.Dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(mapped(req.Dir)); err != nil || !fi.IsDir() {
 		s.send(protocol.TStderr, []byte("workdir "+req.Dir+": no such directory\n"))
 		res.ExitCode = 2
 		return false
@@ -253,7 +254,7 @@ func (s *session) run(res *protocol.Result) (hostGone bool) {
 	var tok [12]byte
 	rand.Read(tok[:])
 	marker := "LITTERBOX_CALL=" + hex.EncodeToString(tok[:])
-	c, err := procgroup.Start([]string{"/bin/sh", "-c", req.Cmd}, req.Dir, os.Environ(), marker, outW, errW)
+	c, err := procgroup.Start([]string{"/bin/sh", "-c", req.Cmd}, mapped(req.Dir), os.Environ(), marker, outW, errW)
 	outW.Close()
 	errW.Close()
 	if err != nil {

@@ -34,21 +34,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, protocol.Usage)
 		return exitUsage
 	}
-	err := dispatch(args, os.Stdin, os.Stdout)
-	var te *toolError
-	var ec exitCode
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ec):
-		return int(ec)
-	case errors.As(err, &te):
-		fmt.Fprintln(os.Stderr, te.msg)
-		return te.code
-	default:
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	return exitOf(dispatch(args, os.Stdin, os.Stdout), os.Stderr)
 }
 
 type exitCode int
