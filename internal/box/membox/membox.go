@@ -7,9 +7,11 @@
 // provider has none of the optional capabilities (no images, no egress
 // proxy, no volume copies, no pool), as a minimal runtime would.
 //
-// Only the helper runs: an exec of any other program fails with exit code
-// 127, and PID 1 (the helper's init) is not started, so nothing watches a
-// box between calls and no idle timer stops it.
+// The helper's commands run in process, but for sized (a person's exec),
+// which would replace the test's process: its command runs as a child on
+// this machine, in the box's directory. An exec of any other program
+// fails with exit code 127, and PID 1 (the helper's init) is not started,
+// so nothing watches a box between calls and no idle timer stops it.
 package membox
 
 import (
@@ -26,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper"
@@ -96,13 +100,19 @@ func (p *Provider) Create(_ context.Context, spec box.Spec) (string, error) {
 	return "", nil
 }
 
+// fail is a refusal of kind about name, as a provider classifies its
+// engine's.
+func fail(kind error, name string) error {
+	return &box.Error{Kind: kind, Err: fmt.Errorf("%v: %s", kind, name)}
+}
+
 // get is box name, or ErrNotFound.
 func (p *Provider) get(name string) (*memBox, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	b, ok := p.boxes[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", box.ErrNotFound, name)
+		return nil, fail(box.ErrNotFound, name)
 	}
 	return b, nil
 }
@@ -119,9 +129,9 @@ func (p *Provider) Exec(ctx context.Context, name string, spec box.ExecSpec, s b
 	switch state {
 	case "running":
 	case "paused":
-		return runner.Result{}, fmt.Errorf("%w: %s", box.ErrPaused, name)
+		return runner.Result{}, fail(box.ErrPaused, name)
 	default:
-		return runner.Result{}, fmt.Errorf("%w: %s", box.ErrNotRunning, name)
+		return runner.Result{}, fail(box.ErrNotRunning, name)
 	}
 	args, ok := helperArgs(spec.Cmd)
 	if !ok {
@@ -132,6 +142,9 @@ func (p *Provider) Exec(ctx context.Context, name string, spec box.ExecSpec, s b
 		return runner.Result{ExitCode: 127, Stderr: []byte(msg)}, nil
 	}
 	p.count(args)
+	if len(args) > 1 && args[0] == "sized" {
+		return p.child(ctx, b.root, spec, args[1:], s)
+	}
 	// As a runner does, a stream left nil is kept in the result.
 	var out, errb strings.Builder
 	if s.Stdout == nil {
@@ -144,6 +157,26 @@ func (p *Provider) Exec(ctx context.Context, name string, spec box.ExecSpec, s b
 	// The command's own non-zero exit is a result, not an error, as every
 	// provider gives it.
 	return runner.Result{ExitCode: code, Stdout: []byte(out.String()), Stderr: []byte(errb.String())}, nil
+}
+
+// child runs cmd on this machine in the box's directory, in the box's
+// workdir, with the exec's environment; its non-zero exit is a result.
+func (p *Provider) child(ctx context.Context, root string, spec box.ExecSpec, cmd []string, s box.Streams) (runner.Result, error) {
+	wd := spec.Workdir
+	if wd == "" {
+		wd = "/src"
+	}
+	var env []string
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	quiet := logrus.New()
+	quiet.SetOutput(io.Discard)
+	res, err := runner.NewExec(quiet).Run(ctx, runner.Cmd{Name: cmd[0], Args: cmd[1:], Dir: filepath.Join(root, filepath.FromSlash(wd)), Env: env, Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr})
+	if ee, ok := runner.AsExit(err); ok {
+		return ee.Result, nil
+	}
+	return res, err
 }
 
 // helperArgs are the helper's arguments when cmd runs the helper (itself
@@ -292,7 +325,7 @@ func (p *Provider) setState(name string, to box.State, bad error, from ...box.St
 	defer p.mu.Unlock()
 	b, ok := p.boxes[name]
 	if !ok {
-		return fmt.Errorf("%w: %s", box.ErrNotFound, name)
+		return fail(box.ErrNotFound, name)
 	}
 	for _, f := range from {
 		if b.state == f {
@@ -300,14 +333,14 @@ func (p *Provider) setState(name string, to box.State, bad error, from ...box.St
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %s", bad, name)
+	return fail(bad, name)
 }
 
 // Pause freezes a running box.
 func (p *Provider) Pause(_ context.Context, name string) error {
 	b, err := p.get(name)
 	if err == nil && b.state == "paused" {
-		return fmt.Errorf("%w: %s", box.ErrAlreadyPaused, name)
+		return fail(box.ErrAlreadyPaused, name)
 	}
 	return p.setState(name, "paused", box.ErrNotRunning, "running")
 }
@@ -342,7 +375,7 @@ func (p *Provider) Remove(_ context.Context, name string) error {
 	delete(p.boxes, name)
 	p.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("%w: %s", box.ErrNotFound, name)
+		return fail(box.ErrNotFound, name)
 	}
 	return os.RemoveAll(b.root)
 }
@@ -362,7 +395,7 @@ func (p *Provider) RemoveVolume(_ context.Context, name string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.volumes[name]; !ok {
-		return fmt.Errorf("%w: %s", box.ErrNoSuchVolume, name)
+		return fail(box.ErrNoSuchVolume, name)
 	}
 	delete(p.volumes, name)
 	return nil
@@ -388,7 +421,7 @@ func (p *Provider) VolumeLabels(_ context.Context, name string) (map[string]stri
 	defer p.mu.Unlock()
 	l, ok := p.volumes[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", box.ErrNoSuchVolume, name)
+		return nil, fail(box.ErrNoSuchVolume, name)
 	}
 	return maps.Clone(l), nil
 }
@@ -399,7 +432,7 @@ func (p *Provider) Inspect(_ context.Context, name string) (box.Inspection, erro
 	defer p.mu.Unlock()
 	b, ok := p.boxes[name]
 	if !ok {
-		return box.Inspection{}, fmt.Errorf("%w: %s", box.ErrNotFound, name)
+		return box.Inspection{}, fail(box.ErrNotFound, name)
 	}
 	return box.Inspection{State: b.state, Labels: maps.Clone(b.spec.Labels), ExitCode: b.exit}, nil
 }
