@@ -50,7 +50,14 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	}
 	m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
-	c, err := client.NewInProcessClient(New(m, "test", io.Discard, nil))
+	return startClient(t, m, nil), m
+}
+
+// startClient starts a server of m's sandboxes (scope's, when set) in this
+// process and returns its client, past the handshake.
+func startClient(t *testing.T, m *sandbox.Manager, scope *Scope) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(New(m, "test", io.Discard, scope))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +72,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
 	}
-	return c, m
+	return c
 }
 
 func call(t *testing.T, c *client.Client, tool string, args map[string]any) (*gomcp.CallToolResult, map[string]any) {
