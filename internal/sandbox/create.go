@@ -261,6 +261,12 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 	}
 }
 
+// notMade is a failure to make the container: nothing of it exists, so
+// the create's rollback has only git to undo.
+type notMade struct{ error }
+
+func (e notMade) Unwrap() error { return e.error }
+
 // startContainer creates the container, copies the helper into its helper
 // volume (its PID 1 runs from there) and starts it, running prefill (when
 // set) at the same time: nothing reads /src before the setup step. It
@@ -269,7 +275,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	step := "starting container " + n.Container
 	id, err := m.Repo.Provider.Create(ctx, spec)
 	if err != nil {
-		return "", &hostrepo.StepError{Step: step, Err: err}
+		return "", notMade{&hostrepo.StepError{Step: step, Err: err}}
 	}
 	id = m.keptID(id)
 	m.Repo.Owned(n.Container) // made just now, with our labels

@@ -370,8 +370,11 @@ func (c *creation) startBox(ctx context.Context) error {
 			return m.rollbackRefs(ctx, n, c.tip, m.nameInUse(ctx, n))
 		}
 		var nf *ports.NoFreeError
-		if errors.Is(err, box.ErrEngineUnreachable) || errors.As(err, &nf) {
-			// The engine never made anything of ours.
+		var nm notMade
+		if errors.Is(err, box.ErrEngineUnreachable) && errors.As(err, &nm) || errors.As(err, &nf) {
+			// The engine never made anything of ours. Gone unreachable
+			// after it made the container, it may have left it: the
+			// rollback tries, and names what it could not remove.
 			return m.rollbackRefs(ctx, n, c.tip, err)
 		}
 		return m.rollback(ctx, n, c.tip, err)
