@@ -8,7 +8,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 # would commit now (tracked and untracked files as they are), written with
 # a copy of the index; nothing outside a git work tree. litterbox delivers
 # the litterbox-helper beside it only when the two carry the same build
-# (internal/agent, sameBuild).
+# (internal/helperbin, sameBuild).
 BUILD       := $(shell t=$$(mktemp -d) && cp "$$(git rev-parse --git-path index 2>/dev/null)" $$t/index 2>/dev/null; GIT_INDEX_FILE=$$t/index git add -A 2>/dev/null && GIT_INDEX_FILE=$$t/index git write-tree 2>/dev/null; rm -rf $$t)
 LDFLAGS     := -s -w -X main.version=$(VERSION)$(if $(BUILD), -X main.build=$(BUILD))
 # The helper runs in Linux containers: beside a litterbox for another

@@ -3,7 +3,7 @@
 // starts only what it needs: litterbox itself can serve as the helper too,
 // but its start runs the init of the MCP server's and the CLI's packages,
 // about 10 ms of every call. `make build` puts it beside litterbox, where
-// litterbox looks for it; see internal/agent's LocalHelper.
+// litterbox looks for it; see internal/helperbin's Local.
 package main
 
 import (

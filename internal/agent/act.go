@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
@@ -163,7 +164,7 @@ const maxShownInput = 64 << 10
 // writes the file (the snapshot is left out). Content too large, not text
 // or holding a secret, an upload and a scan show the call itself; a
 // secret in a command is masked.
-func shownAct(h *HelperBinary, a Action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
+func shownAct(h *helperbin.Binary, a Action, spec box.ExecSpec, sec *secrets.Values) *box.Shown {
 	const note = "the snapshot left out"
 	switch a.Op {
 	case protocol.OpRun, protocol.OpSetup:
@@ -366,7 +367,7 @@ type call struct {
 	slug    string
 	a       Action
 	st      snapshot.State
-	h       *HelperBinary
+	h       *helperbin.Binary
 	lim     layout.Limits
 	limNote string
 	sec     *secrets.Values

@@ -9,6 +9,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
@@ -18,10 +19,10 @@ type Agent struct {
 
 	// Helper is the sandbox helper binary create delivers, found by
 	// preflight.
-	Helper *HelperBinary
+	Helper *helperbin.Binary
 	// helperSource, when set, replaces the lookup of the helper binary
 	// (replay tests need one id whatever the build).
-	helperSource func() (*HelperBinary, error)
+	helperSource func() (*helperbin.Binary, error)
 	// startSeq tells service starts apart (see StartServices).
 	startSeq atomic.Int64
 	// Wake starts again a sandbox its PID 1 ended for being idle, with

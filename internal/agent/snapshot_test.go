@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
 
@@ -32,7 +33,7 @@ func TestShownAct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &HelperBinary{id: "abc"}
+	h := helperbin.Pinned("/nonexistent", "abc")
 	run := shownAct(h, Action{Op: protocol.OpRun, Arg: "/src/sub", Cmd: "curl -H 'x: hunter2-long-value' x"}, box.ExecSpec{Env: map[string]string{"A": "1"}, Secrets: sec.Env()}, sec)
 	if got := strings.Join(dockercli.ExecArgs("c", run.Spec), " "); got != "exec --workdir /src/sub --env A=1 --env TOKEN c /bin/sh -c curl -H 'x: ***' x" {
 		t.Errorf("run shown as %q", got)

@@ -20,12 +20,12 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
@@ -54,7 +54,7 @@ func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.L
 	if err == nil {
 		cfg, err = m.Repo.CreateConfig()
 	}
-	h, herr := agent.LocalHelper()
+	h, herr := helperbin.Local()
 	if herr != nil {
 		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
 	} else {
@@ -112,7 +112,7 @@ func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (ch
 // with what the config check refuses: then only the image is the config's.
 // m is nil, and cfgErr set, when the repository or its config could not be
 // read: the default image is probed.
-func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *agent.HelperBinary, herr error) []box.Check {
+func imageChecks(ctx context.Context, m *sandbox.Manager, cli box.Provider, rt engine.Runtime, cfg config.Config, cfgErr error, h *helperbin.Binary, herr error) []box.Check {
 	probeCfg := config.Default()
 	if cfgErr == nil {
 		probeCfg = cfg
@@ -300,11 +300,11 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 	if _, err := m.Repo.Provider.Create(ctx, spec); err != nil {
 		return p, "a sandbox container cannot be made: " + oneLineErr(err), ""
 	}
-	if err := m.Agent.DeliverHelper(ctx, probe, h); err != nil {
+	if err := h.Deliver(ctx, probe); err != nil {
 		return p, oneLineErr(err), ""
 	}
 	if err := probe.Start(ctx); err != nil {
-		return p, "the sandbox helper does not start: " + oneLineErr(err), sandbox.StartFix(err, "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+agent.HelperEnv+")")
+		return p, "the sandbox helper does not start: " + oneLineErr(err), sandbox.StartFix(err, "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+helperbin.Env+")")
 	}
 	uid, _, _ := cfg.IDs()
 	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {

@@ -245,7 +245,7 @@ func (p *Proxies) Start(ctx context.Context, n hostrepo.Names, cfg config.Config
 	if _, err := p.Agent.Repo.Provider.Create(ctx, spec); err != nil {
 		return &hostrepo.StepError{Step: "making the egress proxy " + n.Egress(), Err: err}
 	}
-	if err := p.Agent.DeliverHelper(ctx, p.proxy(n), h); err != nil {
+	if err := h.Deliver(ctx, p.proxy(n)); err != nil {
 		return &hostrepo.StepError{Step: "delivering the helper to the egress proxy", Err: err}
 	}
 	if err := p.proxy(n).Start(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -87,7 +88,7 @@ true`)
 			}
 			return strings.TrimSpace(out)
 		}
-		delivered, err := os.ReadFile(os.Getenv(agent.HelperEnv))
+		delivered, err := os.ReadFile(os.Getenv(helperbin.Env))
 		if err != nil {
 			t.Fatal(err)
 		}

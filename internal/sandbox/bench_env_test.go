@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -126,7 +126,7 @@ func BenchmarkRawFork(b *testing.B) {
 	for b.Loop() {
 		n := m.Repo.Names(fmt.Sprintf("rawfork%d", i))
 		i++
-		spec := m.ContainerSpec(n, "", m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
+		spec := m.ContainerSpec(n, "", m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -63,7 +63,7 @@ func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 		i++
 		ahead := n
 		ahead.Container, ahead.Volume = n.Container+".ahead", n.Container+".ahead-src"
-		spec := m.ContainerSpec(ahead, base, m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
+		spec := m.ContainerSpec(ahead, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)

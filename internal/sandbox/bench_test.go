@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
@@ -116,7 +117,7 @@ func benchRawCreateWith(b *testing.B, m *Manager) {
 func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
-	spec := m.ContainerSpec(n, base, m.Repo.Config, nil, agent.PinnedHelper("", "raw"))
+	spec := m.ContainerSpec(n, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -33,7 +34,7 @@ import (
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *agent.HelperBinary) box.Spec {
+func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *helperbin.Binary) box.Spec {
 	// GOMODCACHE: the golang images set GOPATH=/go, on the read-only root.
 	env := map[string]string{"HOME": config.Home, "GOMODCACHE": config.Home + "/go/pkg/mod", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
@@ -279,7 +280,7 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	}
 	id = m.keptID(id)
 	m.Repo.Owned(n.Container) // made just now, with our labels
-	if err := m.Agent.DeliverHelper(ctx, m.Repo.BoxOf(n), m.Agent.Helper); err != nil {
+	if err := m.Agent.Helper.Deliver(ctx, m.Repo.BoxOf(n)); err != nil {
 		return "", &hostrepo.StepError{Step: "delivering the sandbox helper", Err: err}
 	}
 	filled := make(chan error, 1)

@@ -341,7 +341,7 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	if !m.Repo.Provider.Caps().Freeze {
 		h, err := m.Agent.FindHelper()
 		if err == nil {
-			err = m.Agent.DeliverHelper(ctx, b, h)
+			err = h.Deliver(ctx, b)
 		}
 		if err != nil {
 			return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -353,7 +354,7 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 	if _, err := testenv.Exec().Run(context.Background(), runner.Cmd{Name: "go", Args: []string{"build", "-o", bin, "./cmd/litterbox"}, Dir: root, Env: []string{"CGO_ENABLED=1"}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := agent.InspectHelper(bin)
+	h, err := helperbin.Inspect(bin)
 	if err != nil {
 		t.Fatal(err)
 	}

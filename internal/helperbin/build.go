@@ -1,4 +1,4 @@
-package agent
+package helperbin
 
 import (
 	"debug/buildinfo"
@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// HelperProgram is the helper's own program, cmd/litterbox-helper, as it
+// Program is the helper's own program, cmd/litterbox-helper, as it
 // lies beside litterbox: on Linux it runs in sandboxes as it is; beside a
 // litterbox for another system it is the Linux build for the engine,
 // litterbox-helper-linux-<arch>.
-func HelperProgram() string {
+func Program() string {
 	if runtime.GOOS == "linux" {
 		return "litterbox-helper"
 	}

@@ -1,4 +1,4 @@
-package agent
+package helperbin
 
 import (
 	"context"
@@ -82,29 +82,29 @@ func TestHelperBeside(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	exe, own := filepath.Join(dir, "litterbox"), filepath.Join(dir, HelperProgram())
+	exe, own := filepath.Join(dir, "litterbox"), filepath.Join(dir, Program())
 	build("one", exe)
 	self, err := buildinfo.ReadFile(exe)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	h, err := helperBeside(exe, self)
+	h, err := beside(exe, self)
 	if err != nil || h.path != exe || !h.Self || h.Passed != "" || !strings.Contains(h.Describe(), "litterbox itself: no litterbox-helper beside it") {
 		t.Errorf("alone: %+v %v", h, err)
 	}
 	build("one", own)
-	if h, err := helperBeside(exe, self); err != nil || h.path != own || h.Self || strings.Contains(h.Describe(), "itself") {
+	if h, err := beside(exe, self); err != nil || h.path != own || h.Self || strings.Contains(h.Describe(), "itself") {
 		t.Errorf("beside a helper of its build: %+v %v", h, err)
 	}
 	build("two", own)
-	if h, err := helperBeside(exe, self); err != nil || h.path != exe || !h.Self || !strings.Contains(h.Passed, "it is build two, litterbox build one") {
+	if h, err := beside(exe, self); err != nil || h.path != exe || !h.Self || !strings.Contains(h.Passed, "it is build two, litterbox build one") {
 		t.Errorf("beside a helper of another build: %+v %v", h, err)
 	}
 	if err := os.WriteFile(own, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := helperBeside(exe, self); err != nil || h.path != exe || !strings.Contains(h.Passed, "has no Go build record") {
+	if h, err := beside(exe, self); err != nil || h.path != exe || !strings.Contains(h.Passed, "has no Go build record") {
 		t.Errorf("beside a script of the helper's name: %+v %v", h, err)
 	}
 }
