@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/search"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -28,10 +29,10 @@ func editFile(p string, content io.Reader, res *protocol.Result) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := cat(&buf, p, int64(min(eds.Max, 1<<62))); err != nil {
+	if err := search.Cat(&buf, p, int64(min(eds.Max, 1<<62))); err != nil {
 		res.ExitCode, res.Err = protocol.EditReadFailed, err.Error()
-		var te *toolError
-		if errors.As(err, &te) && te.code == exitMissing {
+		var te *protocol.ToolError
+		if errors.As(err, &te) && te.Code == protocol.ExitMissing {
 			res.ExitCode = protocol.EditMissing
 		}
 		return nil

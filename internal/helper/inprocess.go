@@ -48,7 +48,7 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, protocol.Usage)
-		return exitUsage
+		return protocol.ExitUsage
 	}
 	return exitOf(dispatch(args, stdin, stdout), stderr)
 }
@@ -56,7 +56,7 @@ func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 // exitOf is the exit code of dispatch's error, its message written to
 // stderr.
 func exitOf(err error, stderr io.Writer) int {
-	var te *toolError
+	var te *protocol.ToolError
 	var ec exitCode
 	switch {
 	case err == nil:
@@ -64,8 +64,8 @@ func exitOf(err error, stderr io.Writer) int {
 	case errors.As(err, &ec):
 		return int(ec)
 	case errors.As(err, &te):
-		fmt.Fprintln(stderr, te.msg)
-		return te.code
+		fmt.Fprintln(stderr, te.Msg)
+		return te.Code
 	default:
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
 func tarOf(t *testing.T, entries ...*tar.Header) *bytes.Buffer {
@@ -92,8 +94,8 @@ func TestReadLength(t *testing.T) {
 
 func TestWithEnvRefusesBadArguments(t *testing.T) {
 	for _, a := range [][]string{{"0", "", "0", "sh"}, {"0", "", "0", "--"}, {"0", "", "0", "NOEQ", "--", "sh"}, {"0", "--", "sh"}} {
-		var te *toolError
-		if err := dispatch(append([]string{"with-env"}, a...), os.Stdin, io.Discard); !errors.As(err, &te) || te.code != exitUsage {
+		var te *protocol.ToolError
+		if err := dispatch(append([]string{"with-env"}, a...), os.Stdin, io.Discard); !errors.As(err, &te) || te.Code != protocol.ExitUsage {
 			t.Errorf("%q: %v, want a usage error", a, err)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/search"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -32,7 +33,7 @@ import (
 func Main(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, protocol.Usage)
-		return exitUsage
+		return protocol.ExitUsage
 	}
 	return exitOf(dispatch(args, os.Stdin, os.Stdout), os.Stderr)
 }
@@ -46,7 +47,7 @@ func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	cmd, err := protocol.ParseCommand(args)
 	if err != nil {
-		return &toolError{exitUsage, err.Error()}
+		return &protocol.ToolError{Code: protocol.ExitUsage, Msg: err.Error()}
 	}
 	switch c := cmd.(type) {
 	case protocol.CmdWithEnv:
@@ -62,18 +63,18 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 			return exitCode(code)
 		}
 	case protocol.CmdCat:
-		return cat(stdout, c.Path, int64(c.Max))
+		return search.Cat(stdout, c.Path, int64(c.Max))
 	case protocol.CmdRead:
-		out, err := read(c.Path, c.Offset, c.Limit, c.MaxBytes)
+		out, err := search.Read(c.Path, c.Offset, c.Limit, c.MaxBytes)
 		return printResult(stdout, out, err)
 	case protocol.CmdLs:
-		out, err := ls(c.Path, c.Recursive, c.Max)
+		out, err := search.Ls(c.Path, c.Recursive, c.Max)
 		return printResult(stdout, out, err)
 	case protocol.CmdGlob:
-		out, err := glob(c.Path, c.Pattern, c.Max)
+		out, err := search.Glob(c.Path, c.Pattern, c.Max)
 		return printResult(stdout, out, err)
 	case protocol.CmdGrep:
-		out, err := grep(c.Path, c.Regexp, c.Include, c.Max)
+		out, err := search.Grep(c.Path, c.Regexp, c.Include, c.Max)
 		return printResult(stdout, out, err)
 	case protocol.CmdTar:
 		return writeTar(stdout, c.Path)

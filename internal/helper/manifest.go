@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/helper/search"
 )
 
 // entry is what a manifest remembers of one path under /src.
@@ -272,7 +273,7 @@ func (w *walker) readDir(rel string) (entries []*entry, subdirs []string) {
 			p = rel + "/" + name
 		}
 		var st syscall.Stat_t
-		if err := fstatat(fd, abs, name, &st); err != nil {
+		if err := search.Fstatat(fd, abs, name, &st); err != nil {
 			continue
 		}
 		e := statEntry(p, &st)

@@ -30,7 +30,7 @@ func proxy(c protocol.CmdProxy, stdout io.Writer) error {
 	}
 	list, err := egress.Parse(entries)
 	if err != nil {
-		return &toolError{exitUsage, err.Error()}
+		return &protocol.ToolError{Code: protocol.ExitUsage, Msg: err.Error()}
 	}
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)

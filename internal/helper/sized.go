@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -33,9 +34,9 @@ func sized(cmd []string) error {
 	}
 	if err := procgroup.Replace(cmd, "", os.Environ()); err != nil {
 		if procgroup.NotFound(err) {
-			return &toolError{exitNotFound, fmt.Sprintf("litterbox: %s is not in the sandbox (not found in its PATH, %s): install it in the sandbox's image", cmd[0], os.Getenv("PATH"))}
+			return &protocol.ToolError{Code: exitNotFound, Msg: fmt.Sprintf("litterbox: %s is not in the sandbox (not found in its PATH, %s): install it in the sandbox's image", cmd[0], os.Getenv("PATH"))}
 		}
-		return &toolError{exitNotFound, fmt.Sprintf("litterbox: %s: %v", cmd[0], err)}
+		return &protocol.ToolError{Code: exitNotFound, Msg: fmt.Sprintf("litterbox: %s: %v", cmd[0], err)}
 	}
 	return nil
 }

@@ -26,6 +26,24 @@ const Version = 4
 // ExitWrongVersion is the helper's exit code for a request of another version.
 const ExitWrongVersion = 99
 
+// Exit codes of the helper's commands besides 0 (done) and 1 (anything
+// else, message on stderr): 2 bad arguments, 3 a directory where a file
+// was wanted, 4 no such file.
+const (
+	ExitUsage   = 2
+	ExitIsDir   = 3
+	ExitMissing = 4
+)
+
+// ToolError is a helper command's refusal: its exit code and the message
+// it prints on stderr.
+type ToolError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ToolError) Error() string { return e.Msg }
+
 // Frame types.
 const (
 	// host -> helper

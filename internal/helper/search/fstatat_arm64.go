@@ -1,10 +1,10 @@
 //go:build linux
 
-package helper
+package search
 
 import "syscall"
 
-func fstatat(dirfd int, _ string, name string, st *syscall.Stat_t) error {
+func Fstatat(dirfd int, _ string, name string, st *syscall.Stat_t) error {
 	const atSymlinkNofollow = 0x100
 	return syscall.Fstatat(dirfd, name, st, atSymlinkNofollow)
 }

@@ -1,9 +1,9 @@
 //go:build linux && !amd64 && !arm64
 
-package helper
+package search
 
 import "syscall"
 
-func fstatat(_ int, dir string, name string, st *syscall.Stat_t) error {
+func Fstatat(_ int, dir string, name string, st *syscall.Stat_t) error {
 	return syscall.Lstat(dir+"/"+name, st)
 }

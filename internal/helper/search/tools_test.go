@@ -1,4 +1,4 @@
-package helper
+package search
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func TestGlobPatterns(t *testing.T) {
 		"**/*.{c,go}":        {"a/b/c.go", "main.c", "main.go", "src/main.go"},
 		"{docs,web}/**/*.js": {"web/app.js"},
 	} {
-		got, err := glob(root, pattern, 100)
+		got, err := Glob(root, pattern, 100)
 		if err != nil {
 			t.Fatalf("%s: %v", pattern, err)
 		}
@@ -58,7 +58,7 @@ func TestGlobPatterns(t *testing.T) {
 			t.Errorf("%s matched %v, want %v", pattern, paths(got), want)
 		}
 	}
-	if _, err := glob(root, "[abc", 100); err == nil {
+	if _, err := Glob(root, "[abc", 100); err == nil {
 		t.Error("an unclosed class was accepted")
 	}
 }
@@ -71,11 +71,11 @@ func TestGlobFindsPastTheCut(t *testing.T) {
 		files = append(files, fmt.Sprintf("gen/f%03d.txt", i))
 	}
 	root := tree(t, append(files, "zz/wanted.go")...)
-	got, err := glob(root, "**/*.go", 50)
+	got, err := Glob(root, "**/*.go", 50)
 	if err != nil || !slices.Equal(paths(got), []string{"zz/wanted.go"}) {
 		t.Fatalf("got %v, %v", paths(got), err)
 	}
-	got, _ = glob(root, "gen/*", 50)
+	got, _ = Glob(root, "gen/*", 50)
 	if len(got) != 50 {
 		t.Errorf("%d entries, want the cut of 50", len(got))
 	}
@@ -83,7 +83,7 @@ func TestGlobFindsPastTheCut(t *testing.T) {
 
 func TestGrepIncludeBraces(t *testing.T) {
 	root := tree(t, "a.go", "b.ts", "c.md")
-	got, err := grep(root, "x", "*.{go,ts}", 100)
+	got, err := Grep(root, "x", "*.{go,ts}", 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 //go:build linux
 
-package helper
+// Package search is the helper's read-only file tools (read, cat, ls,
+// glob, grep), which read the sandbox's tree by directory descriptors, and
+// the lstat relative to an open directory the scan uses too.
+package search
 
 import (
 	"bufio"
@@ -83,7 +86,7 @@ func (d *dirent) Type() fs.FileMode { return d.typ }
 
 func (d *dirent) Info() (fs.FileInfo, error) {
 	var st syscall.Stat_t
-	if err := fstatat(d.fd, d.dir, d.name, &st); err != nil {
+	if err := Fstatat(d.fd, d.dir, d.name, &st); err != nil {
 		return nil, &fs.PathError{Op: "lstat", Path: d.dir + "/" + d.name, Err: err}
 	}
 	return &statInfo{name: d.name, st: st}, nil

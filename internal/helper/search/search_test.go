@@ -1,4 +1,4 @@
-package helper
+package search
 
 import (
 	"bufio"
@@ -110,7 +110,7 @@ func TestGrepTreeKeepsWalkOrder(t *testing.T) {
 		}
 		return nil
 	})
-	got, err := grep(dir, "hit", "*", 1000)
+	got, err := Grep(dir, "hit", "*", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestGrepTreeKeepsWalkOrder(t *testing.T) {
 	}
 	// A cut keeps the walk's first matches, every time.
 	for range 5 {
-		got, _ := grep(dir, "hit", "*", 7)
+		got, _ := Grep(dir, "hit", "*", 7)
 		if len(got) != 7 || got[0].Path != walked[0] || got[6].Path != walked[6] {
 			t.Fatalf("max 7: %+v, want the first of %q", got, walked[:7])
 		}
@@ -135,7 +135,7 @@ func TestGrepTreeKeepsWalkOrder(t *testing.T) {
 	}
 	writeTestFile(t, filepath.Join(dir, "a", "x.go"), "hit\n")
 	writeTestFile(t, filepath.Join(dir, "b.go"), strings.Repeat("hit\n", 5))
-	if got, _ := grep(dir, "hit", "*", 3); len(got) != 3 || got[0].Path != "a/x.go" || got[1].Path != "b.go" {
+	if got, _ := Grep(dir, "hit", "*", 3); len(got) != 3 || got[0].Path != "a/x.go" || got[1].Path != "b.go" {
 		t.Errorf("max 3: %+v", got)
 	}
 }
@@ -154,7 +154,7 @@ func TestGrepLargeFile(t *testing.T) {
 	line := strings.Repeat("x", 1023) + "\n"
 	body := "hit first\n" + strings.Repeat(line, maxWholeFile/len(line)+10) + "hit last\n"
 	writeTestFile(t, filepath.Join(dir, "big.txt"), body)
-	got, err := grep(dir, "^hit", "*", 10)
+	got, err := Grep(dir, "^hit", "*", 10)
 	if err != nil || len(got) != 2 || got[0].Line != 1 || got[1].Line != maxWholeFile/len(line)+12 || got[1].Text != "hit last" {
 		t.Fatalf("%+v %v", got, err)
 	}

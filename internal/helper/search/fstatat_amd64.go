@@ -1,6 +1,6 @@
 //go:build linux
 
-package helper
+package search
 
 import (
 	"syscall"
@@ -10,7 +10,7 @@ import (
 // fstatat is lstat of name relative to an open directory, which spares the
 // kernel a walk from / for every entry; amd64's syscall package does not
 // export it.
-func fstatat(dirfd int, _ string, name string, st *syscall.Stat_t) error {
+func Fstatat(dirfd int, _ string, name string, st *syscall.Stat_t) error {
 	p, err := syscall.BytePtrFromString(name)
 	if err != nil {
 		return err
