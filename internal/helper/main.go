@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/search"
@@ -104,9 +105,9 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdProbe:
 		return printJSON(stdout, probe(c.Program))
 	case protocol.CmdProxy:
-		return proxy(c, stdout)
+		return egress.Serve(c, stdout)
 	case protocol.CmdInject:
-		return inject(c.Control, stdin, stdout)
+		return egress.Inject(c.Control, stdin, stdout)
 	case protocol.CmdVersion:
 		fmt.Fprintln(stdout, protocol.Version)
 	}
@@ -177,7 +178,7 @@ func initLoop(c protocol.CmdInit) {
 		go idleStop(w, c.Idle)
 	}
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
-		go forwardEgress(s)
+		go egress.Forward(s)
 	}
 	go w.Measure(30 * time.Second)
 	sigs := make(chan os.Signal, 8)

@@ -1,6 +1,4 @@
-//go:build linux
-
-package helper
+package egress
 
 import (
 	"encoding/json"
@@ -15,29 +13,28 @@ import (
 	"sync"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/internal/egress"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
-// proxy serves the egress proxy on c.Addr (host:port, or unix:PATH) for
+// Serve serves the egress proxy on c.Addr (host:port, or unix:PATH) for
 // the allowlist entries in c.Allow (comma-separated) until the process
 // ends, taking the secrets it injects on c.Control when set.
-func proxy(c protocol.CmdProxy, stdout io.Writer) error {
+func Serve(c protocol.CmdProxy, stdout io.Writer) error {
 	addr, allow := c.Addr, c.Allow
 	var entries []string
 	if allow != "" {
 		entries = strings.Split(allow, ",")
 	}
-	list, err := egress.Parse(entries)
+	list, err := Parse(entries)
 	if err != nil {
 		return &protocol.ToolError{Code: protocol.ExitUsage, Msg: err.Error()}
 	}
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)
-	p := &egress.Proxy{Allow: list, Refused: func(host string, port int) {
+	p := &Proxy{Allow: list, Refused: func(host string, port int) {
 		mu.Lock()
 		defer mu.Unlock()
-		_ = enc.Encode(egress.Refusal{Time: time.Now().UTC(), Refused: net.JoinHostPort(host, strconv.Itoa(port))})
+		_ = enc.Encode(Refusal{Time: time.Now().UTC(), Refused: net.JoinHostPort(host, strconv.Itoa(port))})
 	}}
 	if c.Control != "" {
 		ctl, err := net.Listen("unix", c.Control)
@@ -53,12 +50,12 @@ func proxy(c protocol.CmdProxy, stdout io.Writer) error {
 			defer mu.Unlock()
 			_ = enc.Encode(v)
 		}
-		go serveControl(ctl, p, trust, func(in *egress.Injector) {
+		go serveControl(ctl, p, trust, func(in *Injector) {
 			in.Used = func(secret, host string) {
-				logLine(egress.Injected{Time: time.Now().UTC(), Injected: secret, Host: host})
+				logLine(Injected{Time: time.Now().UTC(), Injected: secret, Host: host})
 			}
 			in.Leaked = func(secret, host string) {
-				logLine(egress.Refusal{Time: time.Now().UTC(), Refused: host, Secret: secret})
+				logLine(Refusal{Time: time.Now().UTC(), Refused: host, Secret: secret})
 			}
 		})
 	}
@@ -79,10 +76,10 @@ func proxy(c protocol.CmdProxy, stdout io.Writer) error {
 	return srv.Serve(l)
 }
 
-// forwardEgress is PID 1's part in a sandbox with an allowlist: it relays
+// Forward is PID 1's part in a sandbox with an allowlist: it relays
 // connections to its loopback port to the egress proxy's socket. It holds
 // no policy; the proxy does.
-func forwardEgress(socket string) {
+func Forward(socket string) {
 	l, err := net.Listen("tcp", "127.0.0.1:"+protocol.EgressPort)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, protocol.Name+": egress:", err)
@@ -101,18 +98,18 @@ func forwardEgress(socket string) {
 				c.Close()
 				return
 			}
-			egress.Splice(c, up)
+			Splice(c, up)
 		}()
 	}
 }
 
 // serveControl takes, on l, the secrets the proxy injects (an
-// egress.Secrets message, then the end of the writer's half): from then on
+// Secrets message, then the end of the writer's half): from then on
 // the proxy gives them to their hosts, and the sandbox's trust files in
 // trustDir (the socket's directory, which the sandbox mounts) hold its CA.
 // Each message replaces the last (the host sends them again after a
 // restart). The answer is "ok", or the reason.
-func serveControl(l net.Listener, p *egress.Proxy, trustDir string, logs func(*egress.Injector)) {
+func serveControl(l net.Listener, p *Proxy, trustDir string, logs func(*Injector)) {
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -128,8 +125,8 @@ func serveControl(l net.Listener, p *egress.Proxy, trustDir string, logs func(*e
 	}
 }
 
-func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string, logs func(*egress.Injector)) error {
-	s, err := egress.ReadSecrets(r)
+func loadSecrets(r io.Reader, p *Proxy, trustDir string, logs func(*Injector)) error {
+	s, err := ReadSecrets(r)
 	if err != nil {
 		return err
 	}
@@ -138,7 +135,7 @@ func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string, logs func(*egres
 		return err
 	}
 	if trustDir != "" {
-		if err := egress.WriteTrust(trustDir, []byte(s.CACert)); err != nil {
+		if err := WriteTrust(trustDir, []byte(s.CACert)); err != nil {
 			return fmt.Errorf("writing the sandbox's trust files: %w", err)
 		}
 	}
@@ -152,9 +149,9 @@ func loadSecrets(r io.Reader, p *egress.Proxy, trustDir string, logs func(*egres
 // injectWait bounds inject's wait for the proxy to listen.
 var injectWait = 10 * time.Second
 
-// inject sends the secrets on stdin to the egress proxy's control socket
+// Inject sends the secrets on stdin to the egress proxy's control socket
 // and reports its answer.
-func inject(control string, stdin io.Reader, stdout io.Writer) error {
+func Inject(control string, stdin io.Reader, stdout io.Writer) error {
 	// The proxy may be starting still: it listens within moments.
 	var conn net.Conn
 	var err error
@@ -167,7 +164,7 @@ func inject(control string, stdin io.Reader, stdout io.Writer) error {
 		return fmt.Errorf("the egress proxy does not take secrets: %w", err)
 	}
 	defer conn.Close()
-	if _, err := io.Copy(conn, io.LimitReader(stdin, egress.MaxSecrets+1)); err != nil {
+	if _, err := io.Copy(conn, io.LimitReader(stdin, MaxSecrets+1)); err != nil {
 		return err
 	}
 	if err := conn.(*net.UnixConn).CloseWrite(); err != nil {

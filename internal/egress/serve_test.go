@@ -1,6 +1,4 @@
-//go:build linux
-
-package helper
+package egress
 
 import (
 	"bytes"
@@ -14,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/litterbox-dev/litterbox/internal/egress"
 )
 
 // The host gives a running proxy its secrets through `helper inject` on
@@ -31,24 +27,24 @@ func TestInjectIntoProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	p := &egress.Proxy{}
+	p := &Proxy{}
 	trust := t.TempDir()
 	go serveControl(l, p, trust, nil)
 
-	ca, _ := egress.NewCA("w", []string{"api.test"})
+	ca, _ := NewCA("w", []string{"api.test"})
 	key, _ := ca.KeyPEM()
-	msg, _ := json.Marshal(egress.Secrets{CACert: string(ca.CertPEM()), CAKey: string(key),
-		Injections: []egress.Injection{{Name: "KEY", Placeholder: "ph-0123456789", Value: "sk-real", Hosts: []string{"api.test"}}}})
-	if err := inject(control, bytes.NewReader(msg), io.Discard); err != nil {
+	msg, _ := json.Marshal(Secrets{CACert: string(ca.CertPEM()), CAKey: string(key),
+		Injections: []Injection{{Name: "KEY", Placeholder: "ph-0123456789", Value: "sk-real", Hosts: []string{"api.test"}}}})
+	if err := Inject(control, bytes.NewReader(msg), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if in := p.Loaded(); in == nil || !in.Terminates("api.test") {
 		t.Fatalf("the proxy holds %+v", in)
 	}
-	if got, _ := os.ReadFile(filepath.Join(trust, egress.CAFile)); !bytes.Equal(got, ca.CertPEM()) {
+	if got, _ := os.ReadFile(filepath.Join(trust, CAFile)); !bytes.Equal(got, ca.CertPEM()) {
 		t.Errorf("the sandbox's CA file holds %q", got)
 	}
-	err = inject(control, strings.NewReader(`{"ca_cert": "x"}`), io.Discard)
+	err = Inject(control, strings.NewReader(`{"ca_cert": "x"}`), io.Discard)
 	if err == nil || !strings.HasPrefix(err.Error(), "the egress proxy refused the secrets: ") {
 		t.Errorf("a bad message: %v", err)
 	}
@@ -56,7 +52,7 @@ func TestInjectIntoProxy(t *testing.T) {
 		t.Errorf("after a bad message the proxy holds %+v", in)
 	}
 	injectWait = 100 * time.Millisecond
-	if err := inject("@litterbox-test-nobody-"+hex.EncodeToString(rnd[:]), bytes.NewReader(msg), io.Discard); err == nil || !strings.HasPrefix(err.Error(), "the egress proxy does not take secrets: ") {
+	if err := Inject("@litterbox-test-nobody-"+hex.EncodeToString(rnd[:]), bytes.NewReader(msg), io.Discard); err == nil || !strings.HasPrefix(err.Error(), "the egress proxy does not take secrets: ") {
 		t.Errorf("no proxy: %v", err)
 	}
 }
