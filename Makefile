@@ -21,7 +21,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit checks images test test-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
+.PHONY: release all build install check check-unit checks images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
 
 all: build
 
@@ -53,9 +53,9 @@ check-unit:
 #
 # The suites that talk to engines on this machine run first, two at a time,
 # longest first, make -j2 starting the next as soon as one ends: the
-# integration tests, the attack table, the Docker bats suites in two halves,
-# the attack table's kernel rows and the tools suite under gVisor (make
-# test-extended has the cluster's bats re-runs and the benchmarks' smoke run).
+# integration tests, the attack table, the Docker bats suites in two halves
+# (without the tests tagged extended), and the attack table's kernel rows
+# under gVisor (make test-extended has the rest: see there).
 # They spend part of their time waiting on an engine, but the gVisor runs
 # and the attack table keep both cores busy, so more at once only slows
 # each. Then the cluster's suites (the contract suite on its three
@@ -85,20 +85,20 @@ checks:
 	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b integration-gvisor e2e-gvisor
+	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b integration-gvisor
 
 test-cluster:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-cluster e2e-kubernetes
 
-# The bats suites again on the cluster, the tools suite under gVisor on
-# Podman, and the benchmarks' smoke run:
-# make test (CI) leaves them out for time (measured 2026-11-28: the Docker
-# bats halves alone keep both cores busy for about 35 minutes each). CI
-# still runs the contract suite on the cluster (under gVisor too), the
-# cluster's integration tests and kubernetes.bats. Run this before changing
-# a provider or a benchmark.
+# What make test (CI) leaves out for time, since other suites cover the
+# same ground there: the bats suites again on the cluster; the tools suite
+# under gVisor on Docker and on Podman (CI runs the contract suite under
+# gVisor on both, and the attack table's kernel rows); the bats tests
+# tagged extended (the tools flows through the second MCP client, which
+# tests the client, not the sandbox); and the benchmarks' smoke run. Run
+# it before changing a provider or a benchmark, and once per issue.
 test-extended: lint build image
-	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j2 --output-sync=target e2e-cluster e2e-gvisor-podman bench-smoke
+	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j2 --output-sync=target e2e-cluster e2e-gvisor e2e-gvisor-podman e2e-extended bench-smoke
 
 # The bats suites' sandboxes, side by side with the other suites', pass the
 # default memory budget (75% of the host's memory), which only
@@ -110,7 +110,7 @@ SIDE_BY_SIDE := LITTERBOX_MEMORY_BUDGET=1000%
 # engine-wide test (make e2e runs them all, one after another).
 E2E_A := lifecycle review tools soak failures identity network stress
 E2E_B := $(filter-out $(E2E_A) kubernetes,$(patsubst e2e/%.bats,%,$(wildcard e2e/*.bats)))
-E2E_SOME = $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide'
+E2E_SOME = $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide,!extended'
 e2e-docker-a:
 	scripts/timed.sh $@ env $(E2E_SOME) $(patsubst %,e2e/%.bats,$(E2E_A))
 e2e-docker-b:
@@ -120,6 +120,9 @@ e2e-kubernetes:
 	scripts/timed.sh $@ env $(E2E_SOME) e2e/kubernetes.bats
 e2e-engine-wide:
 	scripts/timed.sh $@ env LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags engine-wide e2e
+# The bats tests tagged extended (make test-extended).
+e2e-extended:
+	scripts/timed.sh $@ env $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags 'extended,!engine-wide' $(filter-out e2e/kubernetes.bats,$(wildcard e2e/*.bats))
 
 e2e-cluster:
 	scripts/timed.sh $@ env $(E2E_K8S)
@@ -200,7 +203,7 @@ integration-cluster: image
 # image with no shell, again with every sandbox under gVisor (runsc
 # registered with docker: scripts/gvisor.sh, which .ci/run calls). The
 # contract suite runs under gVisor in integration-rest (docker-gvisor,
-# podman-gvisor), the tools suite in e2e-gvisor.
+# podman-gvisor), the tools suite in e2e-gvisor (make test-extended).
 GVISOR_MATRIX := ^TestMatrixNoShell$$
 integration-gvisor: image
 	LITTERBOX_TEST_ISOLATION=gvisor scripts/timed.sh $@ $(INTEGRATION) -run '$(GVISOR_MATRIX)|$(ATTACKS)' ./internal/sandbox

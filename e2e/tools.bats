@@ -2,7 +2,9 @@
 # The agent tools over MCP (README: "Tools"): bash, read, write, patch,
 # edit, ls, glob, grep and sandbox-milestone, driven through `litterbox mcp` by
 # two real MCP clients (e2e/mcpcall: mcp-go and the official go-sdk). Every
-# flow runs once per client. Effects are checked on the host with git: one
+# flow runs through mcp-go; through go-sdk, make test runs the change loop
+# and what only it covers, and make test-extended (tag extended) the rest,
+# since the second client tests the client, not the sandbox. Effects are checked on the host with git: one
 # snapshot commit per changing call on litterbox/<name>, none for a call that
 # changed nothing or failed, and the user's work tree, index and HEAD untouched.
 
@@ -473,6 +475,7 @@ looking() {
   CLIENT=mcp-go looking
 }
 
+# bats test_tags=extended
 @test "go-sdk: read, ls, glob and grep see the sandbox's files; read refuses hidden paths and ls, glob and grep leave them out" {
   CLIENT=sdk looking
 }
@@ -555,6 +558,7 @@ failures() {
   CLIENT=mcp-go failures
 }
 
+# bats test_tags=extended
 @test "go-sdk: failures (unknown sandbox, missing or hidden file, diff that does not apply, edit not found or ambiguous, bad regex) are isError with one line and commit nothing" {
   CLIENT=sdk failures
 }
@@ -619,6 +623,7 @@ milestones() {
   CLIENT=mcp-go milestones
 }
 
+# bats test_tags=extended
 @test "go-sdk: sandbox-milestone squashes the snapshots since the base, then since the last milestone, keeping the tree" {
   CLIENT=sdk milestones
 }
@@ -667,6 +672,7 @@ timeouts() {
   CLIENT=mcp-go timeouts
 }
 
+# bats test_tags=extended
 @test "go-sdk: bash with timeout 2 running 'sleep 300 & sleep 301 & wait' returns timed_out within 15 s and leaves no process behind" {
   CLIENT=sdk timeouts
 }
@@ -699,6 +705,7 @@ output_cap() {
   CLIENT=mcp-go output_cap
 }
 
+# bats test_tags=extended
 @test "go-sdk: bash output beyond the cap keeps its head and tail and names the file holding all of it" {
   CLIENT=sdk output_cap
 }
