@@ -12,23 +12,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
-// Serve serves the egress proxy on c.Addr (host:port, or unix:PATH) for
-// the allowlist entries in c.Allow (comma-separated) until the process
-// ends, taking the secrets it injects on c.Control when set.
-func Serve(c protocol.CmdProxy, stdout io.Writer) error {
-	addr, allow := c.Addr, c.Allow
-	var entries []string
-	if allow != "" {
-		entries = strings.Split(allow, ",")
-	}
-	list, err := Parse(entries)
-	if err != nil {
-		return &protocol.ToolError{Code: protocol.ExitUsage, Msg: err.Error()}
-	}
+// Serve serves the egress proxy on addr (host:port, or unix:PATH) for the
+// allowlist list until the process ends, taking the secrets it injects on
+// the socket control when set. It logs each refusal and injection to
+// stdout as a JSON line.
+func Serve(addr string, list Allowlist, control string, stdout io.Writer) error {
+	var err error
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)
 	p := &Proxy{Allow: list, Refused: func(host string, port int) {
@@ -36,8 +27,8 @@ func Serve(c protocol.CmdProxy, stdout io.Writer) error {
 		defer mu.Unlock()
 		_ = enc.Encode(Refusal{Time: time.Now().UTC(), Refused: net.JoinHostPort(host, strconv.Itoa(port))})
 	}}
-	if c.Control != "" {
-		ctl, err := net.Listen("unix", c.Control)
+	if control != "" {
+		ctl, err := net.Listen("unix", control)
 		if err != nil {
 			return err
 		}
@@ -77,18 +68,17 @@ func Serve(c protocol.CmdProxy, stdout io.Writer) error {
 }
 
 // Forward is PID 1's part in a sandbox with an allowlist: it relays
-// connections to its loopback port to the egress proxy's socket. It holds
-// no policy; the proxy does.
-func Forward(socket string) {
-	l, err := net.Listen("tcp", "127.0.0.1:"+protocol.EgressPort)
+// connections to addr, its loopback port, to the egress proxy's socket
+// until the listener fails. It holds no policy; the proxy does.
+func Forward(addr, socket string) error {
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, protocol.Name+": egress:", err)
-		return
+		return err
 	}
 	for {
 		c, err := l.Accept()
 		if err != nil {
-			return
+			return err
 		}
 		go func() {
 			up, err := net.DialTimeout("unix", socket, 5*time.Second)

@@ -105,13 +105,27 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 	case protocol.CmdProbe:
 		return printJSON(stdout, probe(c.Program))
 	case protocol.CmdProxy:
-		return egress.Serve(c, stdout)
+		return proxy(c, stdout)
 	case protocol.CmdInject:
 		return egress.Inject(c.Control, stdin, stdout)
 	case protocol.CmdVersion:
 		fmt.Fprintln(stdout, protocol.Version)
 	}
 	return nil
+}
+
+// proxy serves the egress proxy for c.Allow (comma-separated allowlist
+// entries); a malformed entry is a usage error.
+func proxy(c protocol.CmdProxy, stdout io.Writer) error {
+	var entries []string
+	if c.Allow != "" {
+		entries = strings.Split(c.Allow, ",")
+	}
+	list, err := egress.Parse(entries)
+	if err != nil {
+		return &protocol.ToolError{Code: protocol.ExitUsage, Msg: err.Error()}
+	}
+	return egress.Serve(c.Addr, list, c.Control, stdout)
 }
 
 // printResult prints a tool's output as JSON, or returns its error.
@@ -178,7 +192,10 @@ func initLoop(c protocol.CmdInit) {
 		go idleStop(w, c.Idle)
 	}
 	if s := os.Getenv("LITTERBOX_EGRESS"); s != "" {
-		go egress.Forward(s)
+		go func() {
+			err := egress.Forward("127.0.0.1:"+protocol.EgressPort, s)
+			fmt.Fprintln(os.Stderr, protocol.Name+": egress:", err)
+		}()
 	}
 	go w.Measure(30 * time.Second)
 	sigs := make(chan os.Signal, 8)
