@@ -169,7 +169,7 @@ unit:
 FUZZSCALE ?= 1
 FUZZ_TARGETS := internal/hostrepo:FuzzParseName:60000 internal/config:FuzzLoadConfig:8000 internal/unidiff:FuzzApplyPatch:200000 \
 	internal/tarstream:FuzzChown:200000 internal/helper/protocol:FuzzDecoders:150000 internal/helper/protocol:FuzzFrameReader:40000 \
-	internal/helper/protocol:FuzzCommand:80000 internal/helper/search:FuzzLineMatcher:40000 internal/helper:FuzzLoadManifest:20000
+	internal/helper/protocol:FuzzCommand:80000 internal/helper/search:FuzzLineMatcher:40000 internal/helper/manifest:FuzzLoadManifest:20000
 fuzz:
 	@for t in $(FUZZ_TARGETS); do p=$${t%%:*} r=$${t#*:}; f=$${r%%:*} n=$$(( $${r#*:} * $(FUZZSCALE) )); echo "fuzz $$p $$f $${n}x"; \
 	  out=$$($(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $${n}x 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; done

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/inotify"
+	"github.com/litterbox-dev/litterbox/internal/helper/manifest"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
@@ -41,7 +42,7 @@ type session struct {
 	frames chan frame
 	req    *protocol.Request
 	// old delivers the last manifest, nil when there is none.
-	old chan *manifest
+	old chan *manifest.Manifest
 }
 
 func (s *session) send(t byte, p []byte) error {
@@ -87,24 +88,24 @@ func (s *session) serve() error {
 			return err
 		}
 	}
-	s.old = make(chan *manifest, 1)
+	s.old = make(chan *manifest.Manifest, 1)
 	if req.Op == protocol.OpSetup {
 		// The baseline the setup command's changes are measured against:
 		// the tree as copied in, which nothing else is writing. PID 1's
 		// record of changes starts here too.
 		inotify.Ask(&protocol.WatchCut{Reset: true, New: req.OldGen, Prune: req.Prune})
-		list, err := walk(root, prune(req.Prune), "")
+		list, err := manifest.Walk(root, manifest.Prune(req.Prune), "")
 		if err != nil {
 			return err
 		}
-		base := newManifest(list, "")
-		if err := base.save(req.OldGen, req.OldGen); err != nil {
+		base := manifest.New(list, "")
+		if err := base.Save(req.OldGen, req.OldGen); err != nil {
 			return err
 		}
 		s.old <- base
 	} else {
 		// The last manifest loads while the action runs.
-		go func() { s.old <- loadManifest(req.OldGen) }()
+		go func() { s.old <- manifest.Load(req.OldGen) }()
 		if err := s.between(); err != nil {
 			return err
 		}
@@ -172,8 +173,8 @@ func (s *session) between() error {
 	// The action's scan starts from the manifest this one saved.
 	req.OldGen, req.NewGen = req.NewGen, req.NewGen+1
 	next := req.OldGen
-	s.old = make(chan *manifest, 1)
-	go func() { s.old <- loadManifest(next) }()
+	s.old = make(chan *manifest.Manifest, 1)
+	go func() { s.old <- manifest.Load(next) }()
 	return nil
 }
 
@@ -381,25 +382,6 @@ func writeFile(p string, content io.Reader) error {
 	return f.Close()
 }
 
-func isRuleFile(p string) bool {
-	b := path.Base(p)
-	return b == ".gitignore" || b == ".gitattributes"
-}
-
-func readRule(abs string, e *entry) ([]byte, bool) {
-	if e.kind() != protocol.ModeRegular {
-		return nil, false
-	}
-	if e.size > protocol.MaxRuleFile {
-		return []byte{}, true
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil || len(data) > protocol.MaxRuleFile {
-		return nil, false
-	}
-	return data, true
-}
-
 // sendChanges splits the list into frames well under MaxFrame.
 func (s *session) sendChanges(list []protocol.Change) error {
 	const budget = 4 << 20
@@ -423,7 +405,7 @@ func (s *session) sendChanges(list []protocol.Change) error {
 // sendFile sends one file the host asked for. A file that changed size
 // while it was read is sent as far as it goes (padded) and left out of the
 // manifest, so the next call sends it again.
-func (s *session) sendFile(p string, cur *manifest) error {
+func (s *session) sendFile(p string, cur *manifest.Manifest) error {
 	h := &protocol.FileHeader{Path: p}
 	abs := root + "/" + p
 	if path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
@@ -433,7 +415,7 @@ func (s *session) sendFile(p string, cur *manifest) error {
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		h.Missing = true
-		cur.drop(p)
+		cur.Drop(p)
 		return s.send(protocol.TFile, h.Encode())
 	}
 	h.Mode = uint32(unixMode(fi))
@@ -450,7 +432,7 @@ func (s *session) sendFile(p string, cur *manifest) error {
 	f, err := os.Open(abs)
 	if err != nil {
 		h.Missing = true
-		cur.drop(p)
+		cur.Drop(p)
 		return s.send(protocol.TFile, h.Encode())
 	}
 	defer f.Close()
@@ -462,12 +444,12 @@ func (s *session) sendFile(p string, cur *manifest) error {
 	}
 	n, _ := io.Copy(s.out.Buffered(), io.LimitReader(f, int64(h.Size)))
 	if n < int64(h.Size) {
-		cur.drop(p)
+		cur.Drop(p)
 		if _, err := io.CopyN(s.out.Buffered(), zeros{}, int64(h.Size)-n); err != nil {
 			return err
 		}
 	} else if after, err := f.Stat(); err != nil || after.Size() != fi.Size() || after.ModTime() != fi.ModTime() {
-		cur.drop(p)
+		cur.Drop(p)
 	}
 	return s.out.Flush()
 }

@@ -3,6 +3,7 @@ package helper
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/manifest"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
@@ -31,7 +33,9 @@ func sandboxDir(t *testing.T, files map[string]string) string {
 	oldRoot := root
 	root = dir
 	t.Cleanup(func() { root = oldRoot })
-	useStateDir(t)
+	oldState := manifest.StateDir
+	manifest.StateDir = t.TempDir()
+	t.Cleanup(func() { manifest.StateDir = oldState })
 	return dir
 }
 
@@ -158,19 +162,19 @@ func TestActReportsChanges(t *testing.T) {
 	}
 
 	w := call(t, &protocol.Request{Op: protocol.OpWrite, OldGen: 1, NewGen: 2, Cap: 1 << 20, Path: dir + "/notes/todo.txt"}, "one\ntwo\n")
-	if w.res.ExitCode != 0 || !maps(w.changes, map[string]byte{"notes/todo.txt": protocol.Changed}) || w.files["notes/todo.txt"] != "one\ntwo\n" {
+	if w.res.ExitCode != 0 || !maps.Equal(w.changes, map[string]byte{"notes/todo.txt": protocol.Changed}) || w.files["notes/todo.txt"] != "one\ntwo\n" {
 		t.Fatalf("write: %+v %v %v", w.res, w.changes, w.files)
 	}
 
 	b := call(t, &protocol.Request{Op: protocol.OpRun, OldGen: 2, NewGen: 3, Cap: 1 << 20, Dir: dir,
 		Cmd: "echo more >> src/main.go && rm README.md && mkdir -p .cache && echo x > .cache/y && echo done"}, "")
 	want := map[string]byte{"src/main.go": protocol.Changed, "README.md": protocol.Removed, ".cache/y": protocol.Changed}
-	if b.res.ExitCode != 0 || b.stdout != "done\n" || !maps(b.changes, want) || b.files["src/main.go"] != "package main\nmore\n" {
+	if b.res.ExitCode != 0 || b.stdout != "done\n" || !maps.Equal(b.changes, want) || b.files["src/main.go"] != "package main\nmore\n" {
 		t.Fatalf("bash: %+v %q %v %v", b.res, b.stdout, b.changes, b.files)
 	}
 
 	rm := call(t, &protocol.Request{Op: protocol.OpRemove, OldGen: 3, NewGen: 4, Cap: 1 << 20, Path: dir + "/notes/todo.txt"}, "")
-	if rm.res.ExitCode != 0 || !maps(rm.changes, map[string]byte{"notes/todo.txt": protocol.Removed}) {
+	if rm.res.ExitCode != 0 || !maps.Equal(rm.changes, map[string]byte{"notes/todo.txt": protocol.Removed}) {
 		t.Fatalf("remove: %+v %v", rm.res, rm.changes)
 	}
 
@@ -183,18 +187,6 @@ func TestActReportsChanges(t *testing.T) {
 	if failed.res.ExitCode != 3 || failed.files["half.txt"] != "half\n" {
 		t.Fatalf("a failing command's changes are reported too: %+v %v", failed.res, failed.files)
 	}
-}
-
-func maps(got, want map[string]byte) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // A process the kill does not reach (here: outside a sandbox, an orphan
@@ -324,7 +316,7 @@ func TestActEdits(t *testing.T) {
 		return call(t, &protocol.Request{Op: protocol.OpEdit, OldGen: gen, NewGen: gen + 1, Cap: 1 << 20, Path: dir + "/" + p}, string(content))
 	}
 	ok := edit(1, "a.go", 1<<20, protocol.Edit{Old: "one", New: "1"}, protocol.Edit{Old: "two", New: "2", All: true})
-	if ok.res.ExitCode != 0 || ok.res.Replaced != 3 || !maps(ok.changes, map[string]byte{"a.go": protocol.Changed}) || ok.files["a.go"] != "1\n2\nthree\n2\n" {
+	if ok.res.ExitCode != 0 || ok.res.Replaced != 3 || !maps.Equal(ok.changes, map[string]byte{"a.go": protocol.Changed}) || ok.files["a.go"] != "1\n2\nthree\n2\n" {
 		t.Fatalf("edit: %+v %v %q", ok.res, ok.changes, ok.files)
 	}
 	for _, c := range []struct {

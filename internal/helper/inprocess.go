@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/litterbox-dev/litterbox/internal/helper/manifest"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
 
@@ -37,10 +38,10 @@ func mapped(p string) string {
 func RunIn(dir string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	inProcess.Lock()
 	defer inProcess.Unlock()
-	saved := [...]string{root, stateDir, outDir, fsRoot}
-	defer func() { root, stateDir, outDir, fsRoot = saved[0], saved[1], saved[2], saved[3] }()
+	saved := [...]string{root, manifest.StateDir, outDir, fsRoot}
+	defer func() { root, manifest.StateDir, outDir, fsRoot = saved[0], saved[1], saved[2], saved[3] }()
 	fsRoot = dir
-	root, stateDir, outDir = mapped(Root), mapped("/tmp/.litterbox"), mapped(OutDir)
+	root, manifest.StateDir, outDir = mapped(Root), mapped("/tmp/.litterbox"), mapped(OutDir)
 	for i, a := range args {
 		if strings.HasPrefix(a, "/") {
 			args[i] = mapped(a)

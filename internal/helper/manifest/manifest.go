@@ -1,6 +1,6 @@
 //go:build linux
 
-package helper
+package manifest
 
 import (
 	"bufio"
@@ -51,11 +51,11 @@ func (e *entry) sameStat(o *entry) bool {
 	return e.mode == o.mode && e.size == o.size && e.mtime == o.mtime && e.ctime == o.ctime && e.ino == o.ino
 }
 
-// manifest is what one scan saw under /src, paths relative to it, as one
+// Manifest is what one scan saw under /src, paths relative to it, as one
 // record per directory: its entries. A call reads and compares only the
 // records of the directories PID 1 saw change, and writes the others back
 // as it read them, so its cost follows the change, not the tree.
-type manifest struct {
+type Manifest struct {
 	dirs    map[string]*record
 	recheck []string // directories the next scan reads, watched or not
 	// rechecks collects recheck for the save: the directories of entries
@@ -97,17 +97,17 @@ func (r *record) size() uint64 {
 	return n
 }
 
-// newManifest groups entries by directory. roots are the directories the
+// New groups entries by directory. roots are the directories the
 // entries were walked from: each has a record even when empty, as every
 // directory among the entries does.
-func newManifest(list []*entry, roots ...string) *manifest {
-	m := &manifest{dirs: map[string]*record{}}
+func New(list []*entry, roots ...string) *Manifest {
+	m := &Manifest{dirs: map[string]*record{}}
 	m.put(list, roots...)
 	return m
 }
 
 // put adds fresh records for entries walked from roots, replacing any.
-func (m *manifest) put(list []*entry, roots ...string) {
+func (m *Manifest) put(list []*entry, roots ...string) {
 	for _, d := range roots {
 		m.dirs[d] = &record{dir: d, fresh: true}
 	}
@@ -130,7 +130,7 @@ func (m *manifest) put(list []*entry, roots ...string) {
 }
 
 // all lists every entry, parsing every record, directory by directory.
-func (m *manifest) all() []*entry {
+func (m *Manifest) all() []*entry {
 	var out []*entry
 	for _, d := range m.sorted() {
 		out = append(out, m.dirs[d].entries()...)
@@ -138,8 +138,12 @@ func (m *manifest) all() []*entry {
 	return out
 }
 
+// Recheck lists the directories the next scan reads again whatever PID 1
+// saw.
+func (m *Manifest) Recheck() []string { return m.recheck }
+
 // sorted lists the directories that have a record, sorted.
-func (m *manifest) sorted() []string {
+func (m *Manifest) sorted() []string {
 	dirs := make([]string, 0, len(m.dirs))
 	for d := range m.dirs {
 		dirs = append(dirs, d)
@@ -148,9 +152,9 @@ func (m *manifest) sorted() []string {
 	return dirs
 }
 
-// drop leaves p out of the saved manifest and has the next scan read its
+// Drop leaves p out of the saved manifest and has the next scan read its
 // directory again, watched or not.
-func (m *manifest) drop(p string) {
+func (m *Manifest) Drop(p string) {
 	r := m.dirs[parentDir(p)]
 	if r == nil {
 		return
@@ -164,7 +168,7 @@ func (m *manifest) drop(p string) {
 
 // dropEntry leaves e out of the saved manifest, its directory read again
 // by the next scan with recheck.
-func (m *manifest) dropEntry(e *entry, recheck bool) {
+func (m *Manifest) dropEntry(e *entry, recheck bool) {
 	e.dropped = true
 	d := parentDir(e.path)
 	if r := m.dirs[d]; r != nil {
@@ -179,16 +183,16 @@ func (m *manifest) dropEntry(e *entry, recheck bool) {
 	}
 }
 
-// racyMargin: timestamps come from the kernel's coarse clock, truncated to
+// RacyMargin: timestamps come from the kernel's coarse clock, truncated to
 // the file system's granularity; an entry stamped this close to the scan's
 // clock reading is checked by content next time.
-const racyMargin = 20 * time.Millisecond
+const RacyMargin = 20 * time.Millisecond
 
-// fsNow is the file systems' clock: the mtime of a file written now, as
+// FSNow is the file systems' clock: the mtime of a file written now, as
 // git compares entries with its index file's mtime.
-func fsNow() int64 {
-	f := stateDir + "/clock"
-	if err := os.MkdirAll(stateDir, 0o700); err == nil {
+func FSNow() int64 {
+	f := StateDir + "/clock"
+	if err := os.MkdirAll(StateDir, 0o700); err == nil {
 		if err := os.WriteFile(f, []byte{'.'}, 0o600); err == nil {
 			var st syscall.Stat_t
 			if syscall.Stat(f, &st) == nil {
@@ -199,7 +203,8 @@ func fsNow() int64 {
 	return time.Now().UnixNano()
 }
 
-func prune(dirs []string) map[string]bool {
+// Prune is the set of directories a scan leaves out.
+func Prune(dirs []string) map[string]bool {
 	m := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		m[d] = true
@@ -207,11 +212,11 @@ func prune(dirs []string) map[string]bool {
 	return m
 }
 
-// walk lists rel (a directory under root, "" for root itself) and
+// Walk lists rel (a directory under root, "" for root itself) and
 // everything below it but the pruned directories, without following
 // symlinks or crossing into another file system. Directories are read in
 // parallel, each entry with one stat relative to its directory.
-func walk(root string, pruned map[string]bool, rel string) ([]*entry, error) {
+func Walk(root string, pruned map[string]bool, rel string) ([]*entry, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(root, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, err)
@@ -365,17 +370,19 @@ func hashAll(root string, entries []*entry) (ok []bool) {
 
 // Manifests live in the sandbox's /tmp, which a restart empties: then the
 // next scan has nothing to compare with and reports everything (Full).
-var stateDir = "/tmp/.litterbox" // a var: unit tests point it at a temp dir
+// StateDir holds the manifests; a variable, which tests and the in-process
+// helper (helper.RunIn) point elsewhere.
+var StateDir = "/tmp/.litterbox"
 
-func manifestPath(gen uint64) string { return stateDir + "/m." + strconv.FormatUint(gen, 10) }
+func manifestPath(gen uint64) string { return StateDir + "/m." + strconv.FormatUint(gen, 10) }
 
 const manifestMagic = "LBXM3\n"
 
-// loadManifest reads generation gen, nil when there is none (or it is not
+// Load reads generation gen, nil when there is none (or it is not
 // one this helper wrote). Every call that changes something reads it, so
 // only the records' headers are read now, and a record's entries when the
 // scan asks for them: a few ms on 38,000 entries for the file's read.
-func loadManifest(gen uint64) *manifest {
+func Load(gen uint64) *Manifest {
 	data, err := os.ReadFile(manifestPath(gen))
 	if err != nil || !bytes.HasPrefix(data, []byte(manifestMagic)) {
 		return nil
@@ -384,7 +391,7 @@ func loadManifest(gen uint64) *manifest {
 	if !ok {
 		return nil
 	}
-	m := &manifest{dirs: dirs}
+	m := &Manifest{dirs: dirs}
 	if data, err := os.ReadFile(manifestPath(gen) + ".recheck"); err == nil {
 		for _, d := range strings.Split(string(data), "\x00") {
 			if d != "" {
@@ -523,8 +530,8 @@ func (e *entry) bytes() uint64 {
 	return uint64(e.size)
 }
 
-// size sums the sizes of the files and symlinks the manifest keeps.
-func (m *manifest) size() uint64 {
+// Size sums the sizes of the files and symlinks the manifest keeps.
+func (m *Manifest) Size() uint64 {
 	var n uint64
 	for _, r := range m.dirs {
 		n += r.size()
@@ -532,11 +539,11 @@ func (m *manifest) size() uint64 {
 	return n
 }
 
-// save writes the manifest as generation gen (atomically) and removes every
+// Save writes the manifest as generation gen (atomically) and removes every
 // other generation but keep. A record the scan did not touch is written as
 // it was read.
-func (m *manifest) save(gen, keep uint64) error {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+func (m *Manifest) Save(gen, keep uint64) error {
+	if err := os.MkdirAll(StateDir, 0o700); err != nil {
 		return err
 	}
 	tmp := manifestPath(gen) + ".tmp"
@@ -612,9 +619,9 @@ func encodeEntries(buf []byte, dir string, list []*entry) []byte {
 	return buf
 }
 
-// link saves an unchanged manifest as generation gen: the old one's file,
+// Link saves an unchanged manifest as generation gen: the old one's file,
 // linked.
-func linkManifest(old, gen uint64) error {
+func Link(old, gen uint64) error {
 	if old == gen {
 		return nil
 	}
@@ -627,11 +634,11 @@ func linkManifest(old, gen uint64) error {
 }
 
 func cleanManifests(gen, keep uint64) error {
-	names, _ := os.ReadDir(stateDir)
+	names, _ := os.ReadDir(StateDir)
 	for _, n := range names {
 		base := strings.TrimSuffix(n.Name(), ".recheck")
 		if base != path.Base(manifestPath(gen)) && base != path.Base(manifestPath(keep)) && strings.HasPrefix(n.Name(), "m.") {
-			os.Remove(stateDir + "/" + n.Name())
+			os.Remove(StateDir + "/" + n.Name())
 		}
 	}
 	return nil

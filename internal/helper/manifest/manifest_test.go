@@ -1,6 +1,6 @@
 //go:build linux
 
-package helper
+package manifest
 
 import (
 	"fmt"
@@ -29,14 +29,14 @@ func TestManifestRoundTrip(t *testing.T) {
 		e.racy = p == "racy"
 		list = append(list, e)
 	}
-	m := newManifest(list, "")
-	m.drop("sub/gone")
-	if err := m.save(7, 7); err != nil {
+	m := New(list, "")
+	m.Drop("sub/gone")
+	if err := m.Save(7, 7); err != nil {
 		t.Fatal(err)
 	}
-	got := loadManifest(7)
+	got := Load(7)
 	if got == nil {
-		t.Fatal("the saved manifest did not load")
+		t.Fatal("the saved Manifest did not load")
 	}
 	var want []string
 	for _, e := range list {
@@ -52,8 +52,8 @@ func TestManifestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got.recheck, []string{"sub"}) {
 		t.Errorf("recheck %q, want the dropped entry's directory", got.recheck)
 	}
-	if got.size() != m.size() || m.size() == 0 {
-		t.Errorf("size %d loaded, %d saved", got.size(), m.size())
+	if got.Size() != m.Size() || m.Size() == 0 {
+		t.Errorf("size %d loaded, %d saved", got.Size(), m.Size())
 	}
 	data, err := os.ReadFile(manifestPath(7))
 	if err != nil {
@@ -63,17 +63,17 @@ func TestManifestRoundTrip(t *testing.T) {
 		if err := os.WriteFile(manifestPath(8), data[:cut], 0o600); err != nil {
 			t.Fatal(err)
 		}
-		m := loadManifest(8)
+		m := Load(8)
 		if m == nil {
 			continue
 		}
 		part := dump(m)
 		if len(part) >= len(want) {
-			t.Fatalf("a manifest cut at %d of %d bytes loaded whole", cut, len(data))
+			t.Fatalf("a Manifest cut at %d of %d bytes loaded whole", cut, len(data))
 		}
 		for _, e := range part {
 			if !slices.Contains(want, e) {
-				t.Fatalf("a manifest cut at %d of %d bytes loaded %s, never saved", cut, len(data), e)
+				t.Fatalf("a Manifest cut at %d of %d bytes loaded %s, never saved", cut, len(data), e)
 			}
 		}
 	}
@@ -81,14 +81,14 @@ func TestManifestRoundTrip(t *testing.T) {
 		if err := os.WriteFile(manifestPath(9), bad, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if loadManifest(9) != nil {
+		if Load(9) != nil {
 			t.Errorf("%.40q loaded as a manifest", bad)
 		}
 	}
 }
 
 // dump lists a manifest's entries, sorted by path.
-func dump(m *manifest) []string {
+func dump(m *Manifest) []string {
 	all := m.all()
 	slices.SortFunc(all, func(a, b *entry) int { return strings.Compare(a.path, b.path) })
 	var out []string
@@ -107,11 +107,11 @@ func BenchmarkLoadManifest38k(b *testing.B) {
 	for i := range 37889 {
 		list = append(list, &entry{path: fmt.Sprintf("src/cmd/compile/internal/dir%03d/file_%05d.go", i/40, i), mode: 0o100644, size: int64(i)})
 	}
-	if err := newManifest(list, "").save(1, 1); err != nil {
+	if err := New(list, "").Save(1, 1); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if loadManifest(1) == nil {
+		if Load(1) == nil {
 			b.Fatal("did not load")
 		}
 	}
@@ -122,8 +122,8 @@ func BenchmarkLoadManifest38k(b *testing.B) {
 // what it loaded as.
 func FuzzLoadManifest(f *testing.F) {
 	useStateDir(f)
-	m := newManifest([]*entry{{path: "a", mode: 0o100644}, {path: "d", mode: protocol.ModeDir | 0o755}, {path: "d/b", mode: 0o100644, size: 3}}, "")
-	if err := m.save(1, 1); err != nil {
+	m := New([]*entry{{path: "a", mode: 0o100644}, {path: "d", mode: protocol.ModeDir | 0o755}, {path: "d/b", mode: 0o100644, size: 3}}, "")
+	if err := m.Save(1, 1); err != nil {
 		f.Fatal(err)
 	}
 	data, err := os.ReadFile(manifestPath(1))
@@ -135,24 +135,24 @@ func FuzzLoadManifest(f *testing.F) {
 		if err := os.WriteFile(manifestPath(2), append([]byte(manifestMagic), b...), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		m := loadManifest(2)
+		m := Load(2)
 		if m == nil {
 			return
 		}
 		want := dump(m)
-		if err := m.save(3, 3); err != nil {
+		if err := m.Save(3, 3); err != nil {
 			t.Fatal(err)
 		}
-		again := loadManifest(3)
+		again := Load(3)
 		if again == nil || !slices.Equal(dump(again), want) {
 			t.Fatalf("saved again, it loads as %v, not %v", again, want)
 		}
 	})
 }
 
-// useStateDir points the helper's manifests at a temp dir for the test.
+// useStateDir points the manifests at a temp dir for the test.
 func useStateDir(tb testing.TB) {
-	old := stateDir
-	stateDir = tb.TempDir()
-	tb.Cleanup(func() { stateDir = old })
+	old := StateDir
+	StateDir = tb.TempDir()
+	tb.Cleanup(func() { StateDir = old })
 }

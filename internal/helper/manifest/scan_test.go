@@ -1,9 +1,10 @@
 //go:build linux
 
-package helper
+package manifest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,10 +20,11 @@ import (
 // the last manifest, nothing twice and nothing of what went away (a file
 // become a directory, a directory gone with its subdirectories, new
 // directories walked whole).
+// root is the tree the scan tests work on, made by each test.
+var root string
+
 func TestWalkDirtyMatchesAFullWalk(t *testing.T) {
-	old := root
 	root = t.TempDir()
-	t.Cleanup(func() { root = old })
 	put := func(p string) {
 		t.Helper()
 		f := filepath.Join(root, p)
@@ -36,7 +38,7 @@ func TestWalkDirtyMatchesAFullWalk(t *testing.T) {
 	for _, p := range []string{"a/x", "a/b/y", "c/z", "d", "e/f/g", "k/l/m", "k/n"} {
 		put(p)
 	}
-	before, err := walk(root, prune(nil), "")
+	before, err := Walk(root, Prune(nil), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +52,12 @@ func TestWalkDirtyMatchesAFullWalk(t *testing.T) {
 	}
 	put("c/w/q/r")
 	// What PID 1 reports: the directories whose entries changed.
-	d, err := walkDirty(newManifest(before, ""), []string{"a", "", "c", "e", "e/f"}, prune(nil))
+	d, err := WalkDirty(root, New(before, ""), []string{"a", "", "c", "e", "e/f"}, Prune(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := d.cur.all()
-	full, err := walk(root, prune(nil), "")
+	list := d.Cur.all()
+	full, err := Walk(root, Prune(nil), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,31 +84,35 @@ func names(list []*entry) []string {
 // kind changed and the files gone, as a comparison of the whole trees
 // would, and its manifest loads back as a full walk finds the tree.
 func TestScansReportWhatChanged(t *testing.T) {
-	sandboxDir(t, nil)
+	root = filepath.Join(t.TempDir(), "src")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	useStateDir(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	files := map[string]string{}
 	for i := range 300 {
 		files[fmt.Sprintf("d%d/e%d/f%d", i%7, i%5, i)] = fmt.Sprint(i)
 	}
 	writeTree(t, files)
-	list, err := walk(root, prune(nil), "")
+	list, err := Walk(root, Prune(nil), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newManifest(list, "")
+	m := New(list, "")
 	hashAll(root, list)
-	if err := m.save(1, 1); err != nil {
+	if err := m.Save(1, 1); err != nil {
 		t.Fatal(err)
 	}
 	for gen := uint64(1); gen < 40; gen++ {
 		before := treeOf(t)
 		mutate(t, rng, gen)
 		after := treeOf(t)
-		old := loadManifest(gen)
+		old := Load(gen)
 		if old == nil {
-			t.Fatalf("round %d: manifest %d did not load", gen, gen)
+			t.Fatalf("round %d: Manifest %d did not load", gen, gen)
 		}
-		d, err := walkDirty(old, dirtyDirs(before, after), prune(nil))
+		d, err := WalkDirty(root, old, dirtyDirs(before, after), Prune(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +121,7 @@ func TestScansReportWhatChanged(t *testing.T) {
 				o.seen = o.kind() == e.kind()
 			}
 		}
-		list, dirty := d.changes(nil, 0, 0) // every file racy: compared by content
+		list, dirty := d.Changes(nil, 0, 0) // every file racy: compared by content
 		got := map[string]byte{}
 		for _, c := range list {
 			got[c.Path] = c.Op
@@ -131,23 +137,23 @@ func TestScansReportWhatChanged(t *testing.T) {
 				want[p] = protocol.Removed
 			}
 		}
-		if !maps(got, want) {
+		if !maps.Equal(got, want) {
 			t.Fatalf("round %d reported\n%v\nwant\n%v", gen, got, want)
 		}
 		// As the scan does: an unchanged manifest is the last one, linked.
 		if dirty {
-			err = d.cur.save(gen+1, gen)
+			err = d.Cur.Save(gen+1, gen)
 		} else {
-			err = linkManifest(gen, gen+1)
+			err = Link(gen, gen+1)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := walk(root, prune(nil), "")
+		full, err := Walk(root, Prune(nil), "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := names(loadManifest(gen+1).all()), names(full); !slices.Equal(got, want) {
+		if got, want := names(Load(gen+1).all()), names(full); !slices.Equal(got, want) {
 			t.Fatalf("round %d saved\n%q\nwant, as a full walk,\n%q", gen, got, want)
 		}
 	}
