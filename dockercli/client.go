@@ -226,6 +226,13 @@ func runtimeFlags(flags []string) []string {
 // volumes.
 func (c *Client) Remove(ctx context.Context, container string) error {
 	_, err := c.args(ctx, "rm", "-f", "-v", container)
+	// Podman's rm -f stops the container first and exits 2 ("paused or
+	// running") when it has not ended by the time it looks again after the
+	// kill, as a gVisor container under load did here; a second rm, once
+	// it has ended, removes it.
+	if ee, ok := runner.AsExit(err); ok && c.Flavor == Podman && ee.Result.ExitCode == 2 {
+		_, err = c.args(ctx, "rm", "-f", "-v", container)
+	}
 	return err
 }
 
