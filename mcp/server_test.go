@@ -14,6 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -57,7 +58,13 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 // process and returns its client, past the handshake.
 func startClient(t *testing.T, m *sandbox.Manager, scope *Scope) *client.Client {
 	t.Helper()
-	c, err := client.NewInProcessClient(New(m, "test", io.Discard, scope))
+	return clientOf(t, New(m, "test", io.Discard, scope))
+}
+
+// clientOf starts a client of srv in this process, past the handshake.
+func clientOf(t *testing.T, srv *server.MCPServer) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(srv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,20 +158,8 @@ func TestMemForkAndScope(t *testing.T) {
 // A server for a repository that could not be opened answers the
 // handshake and lists its tools, and refuses every call with the reason.
 func TestUnavailableRefusesEveryCallWithWhy(t *testing.T) {
-	c, err := client.NewInProcessClient(Unavailable("test", io.Discard, errors.New("--repo /nowhere: not a git repository")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := clientOf(t, Unavailable("test", io.Discard, errors.New("--repo /nowhere: not a git repository")))
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := gomcp.InitializeRequest{}
-	init.Params.ProtocolVersion = gomcp.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	tools, err := c.ListTools(ctx, gomcp.ListToolsRequest{})
 	if err != nil || len(tools.Tools) == 0 {
 		t.Fatalf("tools: %v %v", tools, err)
