@@ -16,13 +16,14 @@ import (
 	"testing"
 	"time"
 
+	gomcp "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
-	gomcp "github.com/mark3labs/mcp-go/mcp"
 )
 
 // takingAttacks are the attack table's rows on taking work as bad luck

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -117,8 +116,6 @@ type CreateOptions struct {
 // copy of its volume), its image, its branch tip and its base.
 type forkSource struct {
 	slug, volume, image, tip, base string
-	// isolation is the source's: a fork is never less isolated.
-	isolation string
 	// volumes are the source's besides /src (its home, its kept paths).
 	volumes []box.Mount
 	// snap is where the source's snapshots start from: its submodules
@@ -262,8 +259,8 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 	}
 }
 
-// notMade is a failure to make the container: nothing of it exists, so
-// the create's rollback has only git to undo.
+// notMade is a failure to make the container: nothing of it exists
+// (boxNotMade says when that spares the engine the create's undo).
 type notMade struct{ error }
 
 func (e notMade) Unwrap() error { return e.error }
@@ -422,52 +419,6 @@ func (m *Manager) runSetup(ctx context.Context, n hostrepo.Names, cmd string, en
 		out.Stderr = "the image has no /bin/sh: the setup command did not run"
 	}
 	return out, nil
-}
-
-// rollback undoes a create that failed before the setup command: container,
-// volume, state and branch. It runs even when ctx was cancelled (Ctrl-C), and
-// names whatever it could not remove.
-func (m *Manager) rollback(ctx context.Context, n hostrepo.Names, base string, cause error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
-	defer cancel()
-	var left []string
-	if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
-		left = append(left, "container "+n.Container)
-	}
-	rec, _ := m.Repo.Store().Load(n.Slug)
-	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
-		if err := m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
-			left = append(left, "volume "+v)
-		}
-	}
-	return m.finishRollback(ctx, n, base, cause, left)
-}
-
-// rollbackRefs undoes only what Create did in git.
-func (m *Manager) rollbackRefs(ctx context.Context, n hostrepo.Names, base string, cause error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
-	defer cancel()
-	return m.finishRollback(ctx, n, base, cause, nil)
-}
-
-func (m *Manager) finishRollback(ctx context.Context, n hostrepo.Names, base string, cause error, left []string) error {
-	if err := m.Repo.Store().Remove(n.Slug); err != nil {
-		left = append(left, "state file "+m.Repo.Layout().Record(n.Slug))
-	}
-	left = append(left, m.removeHostState(n.Slug)...)
-	// Guarded by base: never delete a branch someone moved meanwhile.
-	if err := m.Repo.Git.DeleteRef(ctx, n.Ref, base); err != nil {
-		left = append(left, "branch "+n.Branch)
-	}
-	if len(left) == 0 {
-		return cause
-	}
-	var se *hostrepo.StepError
-	if errors.As(cause, &se) {
-		se.Left = append(se.Left, left...)
-		return cause
-	}
-	return &hostrepo.StepError{Step: "create", Err: cause, Left: left}
 }
 
 // CacheReport is what a create did with the setup cache.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -20,8 +19,6 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
-	"github.com/litterbox-dev/litterbox/internal/snapshot"
-	"github.com/litterbox-dev/litterbox/internal/volcopy"
 )
 
 // creation is one create in progress: what each step decided, for the
@@ -65,15 +62,19 @@ type creation struct {
 	// egressMade: this create made the egress proxy, which goes with it
 	// when it fails (a leftover's, whose name it found taken, stays).
 	egressMade bool
-	subs       []Submodule
-	setup      layout.SetupResult
-	svcs       []services.State
-	limits     Limits
+	// proxyDone gives the egress proxy's start's outcome.
+	proxyDone chan error
+	// files is where /src comes from, settled by plan.
+	files  filesSource
+	subs   []Submodule
+	setup  layout.SetupResult
+	svcs   []services.State
+	limits Limits
 }
 
 // Create makes a sandbox: a branch, a record and a container holding the
 // base commit's files, set up by the config's setup command.
-func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, err error) {
+func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
 	c := &creation{m: m, opts: opts}
 	if err := c.configure(ctx); err != nil {
 		return nil, err
@@ -84,30 +85,32 @@ func (m *Manager) Create(ctx context.Context, opts CreateOptions) (_ *Created, e
 		c.facts = readBudget(ctx, m.Repo.Provider, info)
 		defer func() { <-c.facts.done }()
 	}
-	for _, look := range []func(context.Context) error{c.resolveImage, c.checkFree, c.checkLimits, c.plan} {
-		if err := look(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.claim(ctx); err != nil {
+	if err := runSteps(ctx, c.steps()); err != nil {
 		return nil, err
-	}
-	defer func() {
-		if err != nil && c.egressMade {
-			if _, left := m.Proxies().Remove(context.WithoutCancel(ctx), c.n); len(left) > 0 {
-				err = fmt.Errorf("%w (also left: %s)", err, strings.Join(left, ", "))
-			}
-		}
-	}()
-	for _, step := range []func(context.Context) error{c.startBox, c.copyFiles, c.setUp} {
-		if err := step(ctx); err != nil {
-			return nil, err
-		}
 	}
 	c.keepCache(ctx)
 	c.startServices(ctx)
 	c.refillPool()
 	return c.report(ctx), nil
+}
+
+// steps are a create's steps. Those before the branch only look (git, the
+// engine, the config) and refuse; the branch takes the name (of two
+// racing creates exactly one gets past it); each step after takes away
+// what it made when a later one fails.
+func (c *creation) steps() []step {
+	return []step{
+		{name: "image", do: c.resolveImage},
+		{name: "name", do: c.checkFree},
+		{name: "limits", do: c.checkLimits},
+		{name: "plan", do: c.plan},
+		{name: "branch", do: c.makeBranch, undo: c.removeBranch},
+		{name: "record", do: c.saveRecord, undo: c.removeRecord},
+		{name: "egress proxy", do: c.startEgress, undo: c.removeEgress},
+		{name: "box", do: c.makeBox, undo: c.removeBox},
+		{name: "files", do: c.fillFiles},
+		{name: "setup", do: c.setUp},
+	}
 }
 
 // refillPool starts the pool's refill, when this repository keeps one for
@@ -145,9 +148,6 @@ func (c *creation) configure(ctx context.Context) (err error) {
 			return fmt.Errorf(`--isolation %q: use "container" or "gvisor"`, iso)
 		}
 		c.cfg.Isolation = iso
-	}
-	if f := c.opts.fork; f != nil && f.isolation == config.IsolationGVisor {
-		c.cfg.Isolation = f.isolation
 	}
 	if c.weakened, err = m.Repo.CheckWeakenings(ctx, c.cfg); err != nil {
 		return err
@@ -303,6 +303,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 			c.cache = &CacheReport{Key: c.cacheKey[:12], Hit: true, Files: h.Files, Bytes: h.Bytes, From: h.From}
 		}
 	}
+	c.files = filesFor(c)
 	if opts.BaseRef == "" && opts.fork == nil {
 		if dirty, err := m.Repo.Uncommitted(ctx); err == nil && dirty > 0 {
 			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, hostrepo.ShortID(c.base)))
@@ -311,10 +312,9 @@ func (c *creation) plan(ctx context.Context) (err error) {
 	return nil
 }
 
-// claim takes the name: the branch first (update-ref with an empty old
-// value is atomic, so of two racing creates exactly one gets past it),
-// then the record that says the create is under way.
-func (c *creation) claim(ctx context.Context) error {
+// makeBranch takes the name: update-ref with an empty old value is
+// atomic, so of two racing creates exactly one gets past it.
+func (c *creation) makeBranch(ctx context.Context) error {
 	m, n := c.m, c.n
 	t := time.Now()
 	reason := "litterbox: create " + c.slug
@@ -323,12 +323,26 @@ func (c *creation) claim(ctx context.Context) error {
 	}
 	if err := m.Repo.Git.CreateRef(ctx, n.Ref, c.tip, reason); err != nil {
 		if errors.Is(err, gitcli.ErrRefExists) {
-			return &ExistsError{Name: c.slug}
+			return madeNothing{&ExistsError{Name: c.slug}}
 		}
-		return &hostrepo.StepError{Step: "creating branch " + n.Branch, Err: err}
+		return madeNothing{&hostrepo.StepError{Step: "creating branch " + n.Branch, Err: err}}
 	}
 	m.Repo.Step("branch "+n.Branch, t)
-	cfg := c.cfg
+	return nil
+}
+
+// removeBranch deletes the branch, guarded by its start: never one that
+// someone moved meanwhile.
+func (c *creation) removeBranch(ctx context.Context) []string {
+	if err := c.m.Repo.Git.DeleteRef(ctx, c.n.Ref, c.tip); err != nil {
+		return []string{"branch " + c.n.Branch}
+	}
+	return nil
+}
+
+// saveRecord saves the record that says the create is under way.
+func (c *creation) saveRecord(ctx context.Context) error {
+	m, n, cfg := c.m, c.n, c.cfg
 	c.rec = &layout.Record{
 		Name: c.slug, Branch: n.Branch, Container: n.Container, Volume: n.Volume, Volumes: ownVolumes(n, cfg.SetupKeep)[1:],
 		Base: c.base, Image: cfg.Image, Created: m.Repo.Now().UTC(), Status: layout.Creating, CreatorPID: os.Getpid(),
@@ -338,70 +352,36 @@ func (c *creation) claim(ctx context.Context) error {
 	c.rec.Client, _ = layout.ClientOf(ctx)
 	var err error
 	if c.rec.Injection, err = egressproxy.NewInjection(c.slug, cfg); err != nil {
-		return m.rollbackRefs(ctx, n, c.tip, err)
+		return err
 	}
 	if err := m.Repo.Store().Save(c.rec); err != nil {
-		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
+		return &hostrepo.StepError{Step: "saving sandbox state", Err: err}
 	}
 	return nil
 }
 
-// startBox starts the container, and beside it the egress proxy, which
-// starts while the container is made: only the volume both mount comes
-// first.
-func (c *creation) startBox(ctx context.Context) error {
-	if claimed, err := c.claimPooled(ctx); claimed || err != nil {
-		return err
+// removeRecord removes the record and the sandbox's state on the host.
+func (c *creation) removeRecord(context.Context) []string {
+	var left []string
+	if err := c.m.Repo.Store().Remove(c.slug); err != nil {
+		left = append(left, "state file "+c.m.Repo.Layout().Record(c.slug))
 	}
-	m, n := c.m, c.n
-	proxyDone, err := c.startEgress(ctx)
-	if err != nil {
-		return m.rollback(ctx, n, c.tip, err)
-	}
-	t := time.Now()
-	pmap, id, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.prefill())
-	proxyErr := <-proxyDone
-	// A leftover's proxy: not this create's to remove.
-	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
-	c.egressMade = c.egressMade && !leftoverProxy
-	if err != nil {
-		if errors.Is(err, box.ErrNameInUse) {
-			// Another container holds the name: not this create's to remove.
-			return m.rollbackRefs(ctx, n, c.tip, m.nameInUse(ctx, n))
-		}
-		var nf *ports.NoFreeError
-		var nm notMade
-		if errors.Is(err, box.ErrEngineUnreachable) && errors.As(err, &nm) || errors.As(err, &nf) {
-			// The engine never made anything of ours. Gone unreachable
-			// after it made the container, it may have left it: the
-			// rollback tries, and names what it could not remove.
-			return m.rollbackRefs(ctx, n, c.tip, err)
-		}
-		return m.rollback(ctx, n, c.tip, err)
-	}
-	c.rec.Ports, c.rec.ContainerID = pmap, id
-	m.Repo.Step("container "+n.Container, t)
-	if leftoverProxy {
-		return m.rollback(ctx, n, c.tip, &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug})
-	}
-	if proxyErr != nil {
-		return m.rollback(ctx, n, c.tip, proxyErr)
-	}
-	return nil
+	return append(left, c.m.removeHostState(c.slug)...)
 }
 
 // startEgress makes the egress volume and starts the proxy in the
-// background, when the sandbox has one; the channel gives its outcome.
-func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
+// background, when the sandbox has one: it starts while the box is made,
+// which waits for it (proxyDone).
+func (c *creation) startEgress(ctx context.Context) error {
 	m, n, cfg := c.m, c.n, c.cfg
-	done := make(chan error, 1)
+	c.proxyDone = make(chan error, 1)
 	if !m.Proxies().Proxied(cfg) {
-		done <- nil
-		return done, nil
+		c.proxyDone <- nil
+		return nil
 	}
 	c.rec.Egress, c.egressMade = true, true
 	if err := m.Proxies().MakeVolume(ctx, n, c.uid, c.gid); err != nil {
-		return nil, err
+		return err
 	}
 	go func() {
 		t := time.Now()
@@ -409,87 +389,97 @@ func (c *creation) startEgress(ctx context.Context) (<-chan error, error) {
 		if err == nil {
 			m.Repo.Step("egress proxy "+n.Egress(), t)
 		}
-		done <- err
+		c.proxyDone <- err
 	}()
-	return done, nil
-}
-
-// prefill is what fills /src before the container's PID 1 runs: a fork's
-// source's files, or the setup cache's entry; nil for neither.
-func (c *creation) prefill() func(context.Context) error {
-	m, n, image := c.m, c.n, c.cfg.Image
-	switch {
-	case c.opts.fork != nil:
-		f := c.opts.fork
-		return func(ctx context.Context) error {
-			t := time.Now()
-			if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: f.trees(c.cfg.SetupKeep), IntoSandbox: true}); err != nil {
-				return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
-			}
-			m.Repo.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
-			return nil
-		}
-	case c.cacheHit != nil:
-		return func(ctx context.Context) error {
-			t := time.Now()
-			if err := m.SetupCache().Restore(ctx, n, image, c.cacheHit); err != nil {
-				return &hostrepo.StepError{Step: "copying setup cache " + c.cacheHit.Volume, Err: err}
-			}
-			m.Repo.Step("setup cache "+c.cacheKey[:12], t)
-			return nil
-		}
-	}
 	return nil
 }
 
-// copyFiles puts the base commit's files (and its submodules') into /src;
-// a fork's came with prefill, and only its ignore rules are copied here.
-func (c *creation) copyFiles(ctx context.Context) (err error) {
-	m, n := c.m, c.n
-	if f := c.opts.fork; f != nil {
-		// The source's ignore rules, as the tree copy would have kept them.
-		if err := os.CopyFS(m.Repo.Layout().Ignore(c.slug), os.DirFS(m.Repo.Layout().Ignore(f.slug))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "copying " + f.slug + "'s ignore rules", Err: err})
-		}
-		// A volume the source had not (an older sandbox's home) is new.
-		if err := m.prepareVolumes(ctx, n, ownVolumes(n, c.cfg.SetupKeep)[1:], c.uid); err != nil {
-			return m.rollback(ctx, n, c.tip, err)
-		}
+// removeEgress removes the egress proxy and its volume, when this create
+// made them (a leftover's, whose name it found taken, stays).
+func (c *creation) removeEgress(ctx context.Context) []string {
+	if !c.egressMade {
 		return nil
 	}
-	t := time.Now()
-	if err := m.copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid, c.pooled); err != nil {
-		return m.rollback(ctx, n, c.tip, err)
-	}
-	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
-		return m.rollback(ctx, n, c.tip, err)
-	}
-	m.Repo.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
-	return nil
+	_, left := c.m.Proxies().Remove(ctx, c.n)
+	return left
 }
 
-// setUp runs the setup command, unless the files came prepared (a fork, a
+// makeBox claims a warm pool entry for the sandbox, or else makes its
+// container (with the files' prefill) beside the egress proxy.
+func (c *creation) makeBox(ctx context.Context) error {
+	if claimed, err := c.claimPooled(ctx); claimed || err != nil {
+		return err
+	}
+	m, n := c.m, c.n
+	t := time.Now()
+	pmap, id, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.files.prefill())
+	proxyErr := <-c.proxyDone
+	// A leftover's proxy: not this create's to remove.
+	leftoverProxy := errors.Is(proxyErr, box.ErrNameInUse)
+	c.egressMade = c.egressMade && !leftoverProxy
+	if err != nil {
+		return boxNotMade(ctx, m, n, err)
+	}
+	c.rec.Ports, c.rec.ContainerID = pmap, id
+	m.Repo.Step("container "+n.Container, t)
+	if leftoverProxy {
+		return &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug}
+	}
+	return proxyErr
+}
+
+// boxNotMade marks a failure to make the box that made nothing of it: a
+// container of someone else's holding the name, no free port, an engine
+// that never made it. Gone unreachable after it made the container, the
+// engine may have left it: the undo tries, and names what it could not
+// remove.
+func boxNotMade(ctx context.Context, m *Manager, n hostrepo.Names, err error) error {
+	var nf *ports.NoFreeError
+	var nm notMade
+	switch {
+	case errors.Is(err, box.ErrNameInUse):
+		return madeNothing{m.nameInUse(ctx, n)}
+	case errors.Is(err, box.ErrEngineUnreachable) && errors.As(err, &nm), errors.As(err, &nf):
+		return madeNothing{err}
+	}
+	return err
+}
+
+// removeBox removes the sandbox's container and volumes: those its
+// record names (a claimed pool entry's), else those it would have.
+func (c *creation) removeBox(ctx context.Context) []string {
+	m, n := c.m, c.n
+	var left []string
+	if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
+		left = append(left, "container "+n.Container)
+	}
+	rec, _ := m.Repo.Store().Load(n.Slug)
+	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
+		if err := m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			left = append(left, "volume "+v)
+		}
+	}
+	return left
+}
+
+// fillFiles puts into /src what its prefill did not.
+func (c *creation) fillFiles(ctx context.Context) error { return c.files.fill(ctx) }
+
+// setUp runs the setup command, unless the files came set up (a fork, a
 // setup cache hit), in which case it takes the baseline only; then takes
 // the setup's own network away.
 func (c *creation) setUp(ctx context.Context) (err error) {
 	m, n, cfg := c.m, c.n, c.cfg
-	setupCmd := cfg.SetupCommand
-	if c.opts.fork != nil || c.cacheHit != nil {
-		setupCmd = "" // its result came with prefill
-	}
+	setupCmd, start := c.files.setup()
 	t := time.Now()
-	start := snapshot.State{Submodules: submodulePaths(c.subs)}
-	if c.opts.fork != nil {
-		start = c.opts.fork.snap
-	}
 	if c.setup, err = m.runSetup(ctx, n, setupCmd, egressproxy.SetupEnv(cfg), start); err != nil {
-		return m.rollback(ctx, n, c.tip, &hostrepo.StepError{Step: "running the setup command", Err: err})
+		return &hostrepo.StepError{Step: "running the setup command", Err: err}
 	}
 	if setupCmd == "" {
 		c.setup.Command, c.setup.Skipped, c.setup.ExitCode, c.setup.Stderr = m.Repo.Secrets.Seen().Redact(cfg.SetupCommand), false, 0, ""
 	}
 	if err := m.Proxies().EndSetupNetwork(ctx, n, cfg); err != nil {
-		return m.rollback(ctx, n, c.tip, err)
+		return err
 	}
 	if c.setup.Skipped {
 		c.warnings = append(c.warnings, "the image has no /bin/sh: the setup command did not run, and bash is not available (read, write, edit, patch, ls, glob and grep are)")

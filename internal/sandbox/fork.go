@@ -76,8 +76,13 @@ func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if err != nil {
 		return nil, err
 	}
-	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, fork: &forkSource{
-		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base, isolation: rec.Isolation,
+	// A fork is never less isolated than its source.
+	isolation := ""
+	if rec.Isolation == config.IsolationGVisor {
+		isolation = rec.Isolation
+	}
+	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, Isolation: isolation, fork: &forkSource{
+		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
 	}})
 }

@@ -118,13 +118,13 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	if err != nil {
 		// A rename that may have happened (cancelled, the engine gone):
 		// the rollback removes whatever of the entry the record names.
-		return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "claiming a warm pool entry", Err: err})
+		return true, &hostrepo.StepError{Step: "claiming a warm pool entry", Err: err}
 	}
 	if !ok {
 		if c.n.Pool != "" { // tried one another create had taken
 			*c.rec, c.n = cold, coldNames
 			if err := m.Repo.Store().Save(c.rec); err != nil {
-				return true, m.rollback(ctx, c.n, c.tip, &hostrepo.StepError{Step: "saving sandbox state", Err: err})
+				return true, &hostrepo.StepError{Step: "saving sandbox state", Err: err}
 			}
 		}
 		return false, nil
@@ -133,10 +133,8 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	c.pooled = true
 	c.storage = storageAhead(ctx, m.Repo.Provider)
 	m.Repo.Step("claim pool entry "+e.Name, t)
-	if fill := c.prefill(); fill != nil {
-		if err := fill(ctx); err != nil {
-			return true, m.rollback(ctx, c.n, c.tip, err)
-		}
+	if fill := c.files.prefill(); fill != nil {
+		return true, fill(ctx)
 	}
 	return true, nil
 }

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+)
+
+// step is one step of a create. do makes its part of the sandbox; undo,
+// when set, takes that part away again and names what it could not
+// remove. A step that only looks (at git, the engine, the config) has no
+// undo.
+type step struct {
+	name string
+	do   func(context.Context) error
+	undo func(context.Context) (left []string)
+}
+
+// madeNothing marks the failure of a step that made nothing of its part,
+// so that its own undo does not run: a name another create or container
+// holds is not this create's to remove.
+type madeNothing struct{ error }
+
+func (e madeNothing) Unwrap() error { return e.error }
+
+// runSteps runs steps in order until one fails. Then the undos of the
+// steps done run in the reverse order, the failed step's first unless it
+// made nothing, so that a failed create leaves nothing behind, or names
+// what it could not remove.
+func runSteps(ctx context.Context, steps []step) error {
+	var made []step
+	for _, s := range steps {
+		err := s.do(ctx)
+		if err != nil && s.undo != nil && !errors.As(err, new(madeNothing)) {
+			made = append(made, s)
+		}
+		if err != nil {
+			return unwind(ctx, made, err)
+		}
+		if s.undo != nil {
+			made = append(made, s)
+		}
+	}
+	return nil
+}
+
+// unwind runs the undos of made, the last first, even when ctx was
+// cancelled (Ctrl-C), and adds what they could not remove to cause.
+func unwind(ctx context.Context, made []step, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	var left []string
+	for i := len(made) - 1; i >= 0; i-- {
+		logrus.Debugf("create: undoing %s", made[i].name)
+		left = append(left, made[i].undo(ctx)...)
+	}
+	if len(left) == 0 {
+		return cause
+	}
+	var se *hostrepo.StepError
+	if errors.As(cause, &se) {
+		se.Left = append(se.Left, left...)
+		return cause
+	}
+	return &hostrepo.StepError{Step: "create", Err: cause, Left: left}
+}
