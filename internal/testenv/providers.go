@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,25 @@ type Provider struct {
 	// Pool makes every sandbox from a warm pool of this size, filled
 	// before each create.
 	Pool int
+	// Rows are the contract suite's rows this provider runs, besides
+	// create, exec and delete, which all run; nil for every row. A
+	// provider runs the rows where its code or its engine differs from
+	// Docker's, which runs them all (CONTRIBUTING.md).
+	Rows []string
+}
+
+// The contract suite's rows that a provider may leave to Docker.
+const (
+	RowIdle     = "idle"     // a sandbox stopped for being idle, woken by a call
+	RowKernel   = "kernel"   // the kernel the sandbox runs on
+	RowFiles    = "files"    // write, edit, read, grep, glob and a bash change, each a snapshot
+	RowTransfer = "transfer" // upload and download
+	RowPause    = "pause"    // pause and resume with a service running
+)
+
+// Runs says whether p runs the contract row.
+func (p Provider) Runs(row string) bool {
+	return p.Rows == nil || slices.Contains(p.Rows, row)
 }
 
 // ProviderNames are the engines the contract suite covers unless
@@ -54,28 +74,34 @@ func Providers(t *testing.T) []Provider {
 		case "docker":
 			out = append(out, Provider{Name: n, Bin: "docker"})
 		case "docker-tcp":
-			out = append(out, Provider{Name: n, Bin: "docker", Global: []string{"--host", "tcp://" + forwardDockerSocket(t)}})
+			// Only the transport differs: the streams of calls and copies.
+			out = append(out, Provider{Name: n, Bin: "docker", Global: []string{"--host", "tcp://" + forwardDockerSocket(t)}, Rows: []string{RowFiles, RowTransfer}})
 		case "podman":
 			out = append(out, Provider{Name: n, Bin: "podman"})
 		case "kubernetes":
 			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true})
 		case "docker-pool":
 			// Sandboxes claimed from a warm pool must pass as made.
-			out = append(out, Provider{Name: n, Bin: "docker", Pool: 1})
+			// The box differs (a renamed entry, its volumes named by the
+			// record), not the kernel or the engine.
+			out = append(out, Provider{Name: n, Bin: "docker", Pool: 1, Rows: []string{RowIdle, RowFiles, RowTransfer, RowPause}})
 		case "kubernetes-pool":
 			// The same on the cluster, where a claim is an alias.
-			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, Pool: 1})
+			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, Pool: 1, Rows: []string{RowIdle, RowFiles, RowTransfer}})
 		case "docker-gvisor":
 			// .ci/run registers runsc with the engine (scripts/gvisor.sh).
 			out = append(out, Provider{Name: n, Bin: "docker", GVisor: true})
 		case "kubernetes-gvisor":
 			// The test cluster's RuntimeClass gvisor (scripts/k8s/up.sh).
-			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, GVisor: true})
+			// The kernel differs; the cluster's lifecycle is kubernetes's.
+			out = append(out, Provider{Name: n, Bin: "kubectl", Kubernetes: true, GVisor: true, Rows: []string{RowKernel, RowFiles, RowTransfer}})
 		case "podman-gvisor":
 			// Rootful Podman on these machines needs runsc's own network
 			// off (NOTES-docker.md); a sandbox of network "none" has only
 			// loopback either way.
-			out = append(out, Provider{Name: n, Bin: "podman", GVisor: true, GVisorFlags: []string{"network=none", "host-uds=open"}})
+			// What Podman and gVisor each change runs on podman and on
+			// docker-gvisor; here, runsc as Podman starts it.
+			out = append(out, Provider{Name: n, Bin: "podman", GVisor: true, GVisorFlags: []string{"network=none", "host-uds=open"}, Rows: []string{RowKernel, RowFiles, RowPause}})
 		default:
 			t.Fatalf("LITTERBOX_PROVIDERS: unknown provider %q (want %s)", n, strings.Join(ProviderNames, ", "))
 		}
