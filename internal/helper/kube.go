@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/tarstream"
 	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
@@ -73,9 +74,17 @@ func readLength(r io.Reader) (int, error) {
 
 // untar extracts the tar stream r into dir as the helper's user, as `docker
 // cp -` does where the engine has no copy (kubernetes): directories, regular
-// files and symlinks with their modes and times; the root entry and owners
-// are not applied. Names must stay inside dir.
+// files and symlinks with their permission bits and times; the root entry
+// and owners are not applied. Names must be plain relative paths, and every
+// entry is written by tarstream.WriteEntry inside an os.Root of dir, so a
+// link the sandbox holds can neither be written through nor lead outside
+// dir.
 func untar(dir string, r io.Reader) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
@@ -92,51 +101,16 @@ func untar(dir string, r io.Reader) error {
 		if h.Name != name && h.Name != name+"/" && h.Name != "./"+name && h.Name != "./"+name+"/" {
 			return fmt.Errorf("tar entry %q is not a plain relative path", h.Name)
 		}
-		p := filepath.Join(dir, name)
-		mode := os.FileMode(h.Mode).Perm() | os.FileMode(h.Mode)&(os.ModeSetuid|os.ModeSetgid|os.ModeSticky)
 		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-			if err := os.Chmod(p, mode|0o700); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := writeEntry(p, mode, tr); err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			_ = os.Remove(p)
-			if err := os.Symlink(h.Linkname, p); err != nil {
-				return err
-			}
-			continue
+		case tar.TypeDir, tar.TypeReg, tar.TypeSymlink:
 		default:
 			return fmt.Errorf("tar entry %q: type %q is not copied", h.Name, h.Typeflag)
 		}
-		_ = os.Chtimes(p, h.ModTime, h.ModTime)
-	}
-}
-
-// writeEntry replaces whatever is at p (a symlink, say) with a new file.
-func writeEntry(p string, mode os.FileMode, r io.Reader) error {
-	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		if err := os.Remove(p); err != nil {
+		if err := tarstream.WriteEntry(root, name, h, tr); err != nil {
 			return err
 		}
+		if h.Typeflag != tar.TypeSymlink {
+			_ = root.Chtimes(name, h.ModTime, h.ModTime)
+		}
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -69,6 +69,22 @@ func TestUntar(t *testing.T) {
 	if fi, _ := os.Stat(dir); fi.Mode().Perm() == 0o700 {
 		t.Error("the root entry was applied")
 	}
+	// A directory link of the sandbox's leads nowhere outside dir, and no
+	// entry gets setuid.
+	outDir := t.TempDir()
+	_ = os.Symlink(outDir, filepath.Join(dir, "out"))
+	if err := untar(dir, tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: "out/x", Mode: 0o644, Linkname: "x"})); err == nil {
+		t.Error("an entry under a link to outside dir was written")
+	}
+	if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+		t.Errorf("written outside dir: %v", ents)
+	}
+	if err := untar(dir, tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: "suid", Mode: 0o4755, Linkname: "x"})); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "suid")); err != nil || fi.Mode()&os.ModeSetuid != 0 || fi.Mode().Perm() != 0o755 {
+		t.Errorf("suid: %v %v", fi.Mode(), err)
+	}
 	for _, bad := range []string{"../x", "a/../../x", "/etc/x"} {
 		err := untar(dir, tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: bad, Mode: 0o644, Linkname: "x"}))
 		if err == nil || !strings.Contains(err.Error(), "plain relative path") {

@@ -211,7 +211,7 @@ func writeExtract(tr *tar.Reader, entries []entry, dest string) (int, error) {
 		if e.rel != "" {
 			name = filepath.Join(top, filepath.FromSlash(e.rel))
 		}
-		if err := writeEntry(root, name, h, tr); err != nil {
+		if err := WriteEntry(root, name, h, tr); err != nil {
 			return n, fmt.Errorf("writing %q: %w", filepath.Join(parent, name), err)
 		}
 		n++
@@ -236,9 +236,14 @@ func nextOf(tr *tar.Reader, kind byte) (*tar.Header, error) {
 	}
 }
 
-// writeEntry creates one entry. Modes are set through a descriptor opened
-// with O_NOFOLLOW, never by name, so a chmod cannot land on a link's target.
-func writeEntry(root *os.Root, name string, h *tar.Header, body io.Reader) error {
+// WriteEntry creates one entry of a tar (a directory, a regular file from
+// body, or a symlink) at name under root, making its parent directories.
+// A file or link already at name is replaced, never written through;
+// modes are set through a descriptor opened with O_NOFOLLOW, never by
+// name, so a chmod cannot land on a link's target; and the permission
+// bits alone are applied, never setuid, setgid or sticky. It is the one
+// way Litterbox writes a file from a tar, on the host and in a sandbox.
+func WriteEntry(root *os.Root, name string, h *tar.Header, body io.Reader) error {
 	mode := os.FileMode(h.Mode) & os.ModePerm
 	if d := filepath.Dir(name); d != "." {
 		if err := root.MkdirAll(d, 0o755); err != nil {
