@@ -95,7 +95,8 @@ test-cluster:
 # under gVisor on Docker and on Podman (CI runs the contract suite under
 # gVisor on both, and the attack table's kernel rows); the bats tests
 # tagged extended (the tools flows through the second MCP client, which
-# tests the client, not the sandbox); and the benchmarks' smoke run. Run
+# tests the client, not the sandbox, and the soak, whose invariants the
+# stress test checks in CI over fewer calls); and the benchmarks' smoke run. Run
 # it before changing a provider or a benchmark, and once per issue.
 test-extended: lint build image
 	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j2 --output-sync=target e2e-cluster e2e-gvisor e2e-gvisor-podman e2e-extended bench-smoke
@@ -108,7 +109,7 @@ SIDE_BY_SIDE := LITTERBOX_MEMORY_BUDGET=1000%
 
 # The Docker bats suites in two halves of about equal time, without the
 # engine-wide test (make e2e runs them all, one after another).
-E2E_A := lifecycle review tools soak failures identity network stress
+E2E_A := lifecycle review tools soak failures identity network stress mcp cli control
 E2E_B := $(filter-out $(E2E_A) kubernetes,$(patsubst e2e/%.bats,%,$(wildcard e2e/*.bats)))
 E2E_SOME = $(SIDE_BY_SIDE) LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing --filter-tags '!engine-wide,!extended'
 e2e-docker-a:

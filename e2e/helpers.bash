@@ -44,10 +44,7 @@ common_setup() {
   export XDG_CONFIG_HOME="$BATS_TEST_TMPDIR/xdg"
   export GIT_CONFIG_NOSYSTEM=1
   export GIT_CONFIG_GLOBAL="$BATS_TEST_TMPDIR/gitconfig"
-  git config --global user.name "Litterbox E2E"
-  git config --global user.email "e2e@litterbox.invalid"
-  git config --global init.defaultBranch main
-  git config --global advice.detachedHead false
+  printf '[user]\n\tname = Litterbox E2E\n\temail = e2e@litterbox.invalid\n[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n' >"$GIT_CONFIG_GLOBAL"
   if [ -n "$ISOLATION" ]; then
     mkdir -p "$XDG_CONFIG_HOME/litterbox"
     printf '[docker]\nisolation = "%s"\n' "$ISOLATION" >"$XDG_CONFIG_HOME/litterbox/config.toml"
@@ -95,18 +92,26 @@ remove_k8s_objects() {
   fi
 }
 
+# label_format KEY is the --format of a listing's label KEY on this
+# engine: Docker has .Label, Podman's labels are a map.
+label_format() {
+  if [ "$RUNTIME" = podman ]; then
+    printf '{{index .Labels "%s"}}' "$1"
+  else
+    printf '{{.Label "%s"}}' "$1"
+  fi
+}
+
+# remove_containers REPO SLUG removes the containers labelled with REPO or
+# named for SLUG, from one listing of the engine's.
 remove_containers() {
   local repo=$1 slug=$2 ids
   if [ "$RUNTIME" = kubernetes ]; then
     remove_k8s_objects "litterbox-$slug-"
     return
   fi
-  ids=$(
-    {
-      "$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$repo"
-      "$RUNTIME" ps -a --format '{{.ID}} {{.Names}}' | awk -v p="litterbox-$slug-" 'index($2, p) == 1 { print $1 }'
-    } | sort -u
-  )
+  ids=$("$RUNTIME" ps -a --format "{{.ID}}	{{.Names}}	$(label_format dev.litterbox.repo)" |
+    P="litterbox-$slug-" R=$repo awk -F '\t' 'index($2, ENVIRON["P"]) == 1 || $3 == ENVIRON["R"] { print $1 }')
   if [ -n "$ids" ]; then
     # shellcheck disable=SC2086 # one id per word
     "$RUNTIME" rm -f -v $ids >/dev/null 2>&1 || true
@@ -124,15 +129,13 @@ remove_images() {
   fi
 }
 
+# remove_volumes SLUG REPO removes the volumes labelled with REPO or named
+# for SLUG, from one listing of the engine's.
 remove_volumes() {
   local slug=$1 repo=$2 vols
   [ "$RUNTIME" != kubernetes ] || return 0 # claims go with remove_containers
-  vols=$(
-    {
-      "$RUNTIME" volume ls -q --filter "label=dev.litterbox.repo=$repo"
-      "$RUNTIME" volume ls -q | awk -v p="litterbox-$slug-" 'index($0, p) == 1'
-    } | sort -u
-  )
+  vols=$("$RUNTIME" volume ls --format "{{.Name}}	$(label_format dev.litterbox.repo)" |
+    P="litterbox-$slug-" R=$repo awk -F '\t' 'index($1, ENVIRON["P"]) == 1 || $2 == ENVIRON["R"] { print $1 }')
   if [ -n "$vols" ]; then
     # shellcheck disable=SC2086
     "$RUNTIME" volume rm -f $vols >/dev/null 2>&1 || true

@@ -13,6 +13,7 @@ load helpers
 setup() { common_setup; }
 teardown() { common_teardown; }
 
+# bats test_tags=extended
 @test "soak: 2 servers, 8 sandboxes, mixed concurrent calls: nothing lost, duplicated or leaked, memory flat" {
   (cd "$BATS_TEST_DIRNAME/.." && go build -o "$BATS_TEST_TMPDIR/soak" ./e2e/soak)
   run "$BATS_TEST_TMPDIR/soak" --bin "$LITTERBOX" --repo "$REPO" \

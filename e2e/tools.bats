@@ -324,6 +324,7 @@ change_loop() {
   CLIENT=mcp-go change_loop
 }
 
+# bats test_tags=extended
 @test "go-sdk: write, bash, patch and edit each commit exactly one snapshot (message, mode, symlink, delete, rename, ignored files) and leave the host untouched" {
   CLIENT=sdk change_loop
 }

@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -161,6 +162,9 @@ func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
 			if err := rec.Save(path); err != nil {
 				t.Errorf("saving transcript: %v", err)
 			}
+			if noise := otherRun(path); noise != "" {
+				t.Errorf("transcript %s holds %s, another test's: record on an engine with no other sandboxes, one package at a time (go test -p 1)", filepath.Base(path), noise)
+			}
 		})
 		return rec
 	}
@@ -174,6 +178,26 @@ func Transcript(t testing.TB, path string, subst runner.Subst) runner.Runner {
 		}
 	})
 	return rep
+}
+
+// otherRun returns a temp directory of another test that the transcript at
+// path holds ("" for none): this test's own are replaced by placeholders,
+// so one left is what the engine listed of a test running beside it.
+func otherRun(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	prefix := filepath.Join(os.TempDir(), "Test")
+	i := bytes.Index(data, []byte(prefix))
+	if i < 0 {
+		return ""
+	}
+	end := i + len(prefix)
+	for end < len(data) && data[end] != '/' && data[end] != '"' && data[end] != '\\' {
+		end++
+	}
+	return string(data[i:end])
 }
 
 // SweepStale removes containers and volumes left by test runs that died
