@@ -196,9 +196,9 @@ func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
 		cmd.Stdout = c.Stdout
 	}
 	if c.Stderr != nil {
-		// Keep a copy of the tail of stderr for the error message even when the
-		// caller streams it.
-		cmd.Stderr = io.MultiWriter(c.Stderr, &tailBuffer{buf: &stderr, max: 64 << 10})
+		// Keep a copy of the start of stderr for the error message even when
+		// the caller streams it.
+		cmd.Stderr = io.MultiWriter(c.Stderr, &headBuffer{buf: &stderr, max: 64 << 10})
 	}
 	for _, out := range []*io.Writer{&cmd.Stdout, &cmd.Stderr} {
 		if _, isFile := (*out).(*os.File); isFile {
@@ -293,13 +293,14 @@ func (e *Exec) log(c Cmd, res Result, err error) {
 	e.Log.WithFields(fields).Debug(line)
 }
 
-// tailBuffer keeps at most max bytes, enough to explain a failure.
-type tailBuffer struct {
+// headBuffer keeps the first max bytes written to it, enough to explain a
+// failure, and drops the rest.
+type headBuffer struct {
 	buf *bytes.Buffer
 	max int
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+func (t *headBuffer) Write(p []byte) (int, error) {
 	if room := t.max - t.buf.Len(); room > 0 {
 		if len(p) <= room {
 			t.buf.Write(p)

@@ -66,7 +66,6 @@ func (e *env) engine() engine.Runtime {
 	return rt
 }
 
-// repoDir is the directory --repo names, or the working directory.
 // engineArgs are the global flags that point another litterbox process
 // at this one's engine: --context and --namespace, when given.
 func (e *env) engineArgs() []string {
@@ -80,6 +79,7 @@ func (e *env) engineArgs() []string {
 	return args
 }
 
+// repoDir is the directory --repo names, or the working directory.
 func (e *env) repoDir() string {
 	if e.repo == "" {
 		return "."
