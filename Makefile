@@ -19,6 +19,9 @@ HELPER      := $(if $(filter linux,$(HOSTOS)),litterbox-helper,litterbox-helper-
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BATS        ?= bats
+# What the suites that need the test images depend on; make test-engines
+# empties it, its images being made already.
+IMAGE       ?= image
 RUNTIME     ?= docker
 
 .PHONY: release all build install check check-unit checks images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
@@ -84,11 +87,15 @@ checks:
 	@scripts/timed.sh unit $(MAKE) --no-print-directory unit
 	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
 
+# The images are made by then (make test's images step): IMAGE= leaves
+# them out of the suites' prerequisites, so that make -j2 starts the suites
+# in the order given, longest first, rather than the two that need no
+# image while the others wait on its check.
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-rest integration-attacks e2e-docker-a e2e-docker-b integration-gvisor
+	@$(MAKE) --no-print-directory -j2 --output-sync=target IMAGE= integration-rest integration-attacks e2e-docker-b e2e-docker-a integration-gvisor
 
 test-cluster:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-cluster e2e-kubernetes
+	@$(MAKE) --no-print-directory -j2 --output-sync=target IMAGE= integration-cluster e2e-kubernetes
 
 # What make test (CI) leaves out for time, since other suites cover the
 # same ground there: the bats suites again on the cluster; the tools suite
@@ -187,17 +194,17 @@ integration: image
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
 	@$(MAKE) --no-print-directory integration-cluster
 
-integration-attacks: image
+integration-attacks: $(IMAGE)
 	scripts/timed.sh $@ $(INTEGRATION) -run '$(ATTACKS)' ./internal/sandbox
 
 # Everything but the attack table and what needs the test cluster, which
 # integration-cluster runs: the contract suite on the cluster's providers
 # (LITTERBOX_PROVIDERS groups, internal/testenv) and the Kubernetes tests.
 CLUSTER_TESTS := ^TestIntegrationKubernetes
-integration-rest: image
+integration-rest: $(IMAGE)
 	LITTERBOX_PROVIDERS=local scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)|$(CLUSTER_TESTS)' ./...
 
-integration-cluster: image
+integration-cluster: $(IMAGE)
 	LITTERBOX_PROVIDERS=cluster scripts/timed.sh $@ $(INTEGRATION) -run '^TestContract$$|$(CLUSTER_TESTS)' ./internal/sandbox
 
 # The attack table's rows whose defence is the sandbox's kernel, and the
@@ -206,7 +213,7 @@ integration-cluster: image
 # contract suite runs under gVisor in integration-rest (docker-gvisor,
 # podman-gvisor), the tools suite in e2e-gvisor (make test-extended).
 GVISOR_MATRIX := ^TestMatrixNoShell$$
-integration-gvisor: image
+integration-gvisor: $(IMAGE)
 	LITTERBOX_TEST_ISOLATION=gvisor scripts/timed.sh $@ $(INTEGRATION) -run '$(GVISOR_MATRIX)|$(ATTACKS)' ./internal/sandbox
 
 E2E = LITTERBOX=$(CURDIR)/$(BIN) $(BATS) --timing e2e
