@@ -108,10 +108,13 @@ func (s *runSession) settle(ctx context.Context, spec box.ExecSpec) {
 	go func() {
 		defer close(done)
 		_, err := s.m.Repo.Box(s.slug).Exec(ctx, spec, box.Streams{Stdin: inR, Stdout: outW, Stderr: io.Discard})
+		// A settle that ended (killed by the agent, say) reads no more:
+		// the answer to its last line fails rather than waits forever.
+		inR.Close()
 		outW.CloseWithError(errOrEOF(err))
 	}()
-	lines := bufio.NewScanner(outR)
-	for lines.Scan() && ctx.Err() == nil {
+	lines := bufio.NewReader(outR)
+	for nextLine(lines) == nil && ctx.Err() == nil {
 		// The commit finishes even when the session ends meanwhile.
 		_ = s.commit(context.WithoutCancel(ctx))
 		if _, err := io.WriteString(inW, "\n"); err != nil {
@@ -121,6 +124,19 @@ func (s *runSession) settle(ctx context.Context, spec box.ExecSpec) {
 	inW.Close()
 	outR.Close()
 	<-done
+}
+
+// nextLine reads up to the end of the next line and drops it: settle's
+// lines only say "settled", and the agent may write into settle's output
+// (it runs as the same user), so a line of any length is one line, not an
+// end of the session, as a bufio.Scanner's token limit would make it.
+func nextLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
 }
 
 // commit snapshots what changed since the last commit.
