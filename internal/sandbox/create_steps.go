@@ -445,16 +445,18 @@ func boxNotMade(ctx context.Context, m *Manager, n hostrepo.Names, err error) er
 	return err
 }
 
-// removeBox removes the sandbox's container and volumes: those its
-// record names (a claimed pool entry's), else those it would have.
+// removeBox removes the sandbox's container and the volumes its record
+// names: a claimed pool entry's, or its own. The record in hand is the
+// one this create saved last, so no listing or read is needed; after a
+// claim that lost its race it names the sandbox's own volumes again,
+// never the entry another create took.
 func (c *creation) removeBox(ctx context.Context) []string {
 	m, n := c.m, c.n
 	var left []string
 	if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
-	rec, _ := m.Repo.Store().Load(n.Slug)
-	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
+	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, c.rec)...) {
 		if err := m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 		}

@@ -117,7 +117,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
 	if err != nil {
 		// A rename that may have happened (cancelled, the engine gone):
-		// the rollback removes whatever of the entry the record names.
+		// the box's undo removes whatever of the entry the record names.
 		return true, &hostrepo.StepError{Step: "claiming a warm pool entry", Err: err}
 	}
 	if !ok {

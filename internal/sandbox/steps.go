@@ -35,14 +35,11 @@ func runSteps(ctx context.Context, steps []step) error {
 	var made []step
 	for _, s := range steps {
 		err := s.do(ctx)
-		if err != nil && s.undo != nil && !errors.As(err, new(madeNothing)) {
+		if s.undo != nil && (err == nil || !errors.As(err, new(madeNothing))) {
 			made = append(made, s)
 		}
 		if err != nil {
 			return unwind(ctx, made, err)
-		}
-		if s.undo != nil {
-			made = append(made, s)
 		}
 	}
 	return nil

@@ -193,11 +193,11 @@ func otherRun(path string) string {
 	if i < 0 {
 		return ""
 	}
-	end := i + len(prefix)
-	for end < len(data) && data[end] != '/' && data[end] != '"' && data[end] != '\\' {
-		end++
+	rest := data[i+len(prefix):]
+	if end := bytes.IndexAny(rest, `/"\`); end >= 0 {
+		rest = rest[:end]
 	}
-	return string(data[i:end])
+	return string(prefix) + string(rest)
 }
 
 // SweepStale removes containers and volumes left by test runs that died
