@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -14,7 +16,10 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -25,6 +30,9 @@ var transferAttacks = []attack{
 	}},
 	{name: "download leaves a link, then the sandbox writes under it", side: "agent", expect: "the second download is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
 		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d")
+	}},
+	{name: "the host's copy into /src through the helper (gVisor, Kubernetes) meets links the agent planted", side: "agent", gvisor: true, expect: "an entry under a link to a directory outside /src is refused and nothing lands there; a file over a link replaces the link, never its target; no setuid bit is applied", run: func(t *testing.T, e *attackEnv) {
+		helperCopyThroughPlantedLinks(t, e)
 	}},
 	{name: "base_ref into the stash, reflog, records, a dangling commit or another's sandbox", side: "agent", expect: "each is refused naming the ref and what may be used; nothing is created; a tag, a branch and a reachable commit id work", run: func(t *testing.T, e *attackEnv) {
 		baseRefAttack(t, e)
@@ -351,4 +359,37 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// helperCopyThroughPlantedLinks runs the helper's untar, the copy into a
+// sandbox under gVisor and on Kubernetes (copyIn, kubecli's CopyIn), on a
+// /src where the agent planted a link to a directory of its own outside
+// /src and a link to a file there, and hands it a tar that names both.
+func helperCopyThroughPlantedLinks(t *testing.T, e *attackEnv) {
+	bash(t, e.m, "rm -rf cpin /tmp/cpin-out && mkdir -p cpin /tmp/cpin-out && echo theirs > /tmp/cpin-out/kept && ln -s /tmp/cpin-out cpin/dir && ln -s /tmp/cpin-out/kept cpin/file")
+	tarOf := func(name string, mode int64) *bytes.Buffer {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: mode, Size: 5}); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = tw.Write([]byte("host\n"))
+		_ = tw.Close()
+		return &buf
+	}
+	untar := func(name string, mode int64) error {
+		_, err := execChecked(context.Background(), e.m.Repo.Box("work"), box.ExecSpec{Interactive: true, Cmd: e.m.Agent.Helper.Argv(protocol.CmdUntar{Dir: hostrepo.Workdir + "/cpin"})}, box.Streams{Stdin: tarOf(name, mode)})
+		return err
+	}
+	if err := untar("dir/planted", 0o644); err == nil {
+		t.Error("an entry under the link to a directory outside /src was written")
+	}
+	if err := untar("file", 0o4755); err != nil {
+		t.Fatalf("a file over a link: %v", err)
+	}
+	got := exec(t, e.m, "work", "ls -A /tmp/cpin-out; cat /tmp/cpin-out/kept; [ -L cpin/file ] && echo link; cat cpin/file; stat -c %a cpin/file")
+	if want := "kept\ntheirs\nhost\n755\n"; got != want {
+		t.Errorf("after the copies: %q, want %q (nothing new outside /src, the link's target kept, the link replaced by a file without setuid)", got, want)
+	}
+	bash(t, e.m, "rm -rf cpin /tmp/cpin-out")
 }
