@@ -17,6 +17,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -64,12 +65,12 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 	}
 	s := server.NewMCPServer("litterbox", version, opts...)
 	h := handlers{mgr: mgr, scope: scope}
-	s.AddTool(gomcp.NewTool("sandbox-create", input[createIn](nil), output[sandbox.Created](), gomcp.WithOpenWorldHintAnnotation(false),
+	s.AddTool(gomcp.NewTool("sandbox-create", input[createIn](nil), output[create.Created](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. "+
 			"Reads .litterbox.toml and .litterbox.local.toml, runs the project's setup command and reports its output, starts the configured services and reports the published ports."),
 		gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.create))
-	s.AddTool(gomcp.NewTool("sandbox-fork", input[forkIn](nil), output[sandbox.Created](), gomcp.WithOpenWorldHintAnnotation(false),
+	s.AddTool(gomcp.NewTool("sandbox-fork", input[forkIn](nil), output[create.Created](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Fork a sandbox: a new sandbox whose branch starts at this one's latest commit and whose /src is a copy of this one's, "+
 			"ignored files (installed dependencies, build output) included, so no setup runs. Use it to try a second approach without losing the first; "+
 			"the original keeps running unchanged."),
@@ -109,7 +110,7 @@ type handlers struct {
 
 func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in createIn) (*gomcp.CallToolResult, error) {
 	// base_ref may name or reach only this server's sandboxes' branches.
-	res, err := h.mgr.Create(ctx, sandbox.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: func(slug string) bool { return h.scope.allows(ctx, slug) }})
+	res, err := h.mgr.Create(ctx, create.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: func(slug string) bool { return h.scope.allows(ctx, slug) }})
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -121,7 +122,7 @@ func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in create
 }
 
 func (h handlers) fork(ctx context.Context, _ gomcp.CallToolRequest, in forkIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Fork(ctx, sandbox.ForkOptions{Source: in.Sandbox, Name: in.Name})
+	res, err := h.mgr.Creator.Fork(ctx, create.ForkOptions{Source: in.Sandbox, Name: in.Name})
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/sandbox/sandboxtest"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -132,7 +133,7 @@ func TestMemBashMilestoneDiff(t *testing.T) {
 func TestMemForkAndScope(t *testing.T) {
 	m, _ := sandboxtest.Mem(t, nil)
 	ctx := context.Background()
-	if _, err := m.Create(ctx, sandbox.CreateOptions{Name: "theirs"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
 	scope, err := NewScope(false, nil, "test")

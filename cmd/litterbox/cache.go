@@ -80,11 +80,11 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 	var entries []setupcache.Entry
 	switch o.Action {
 	case "ls":
-		entries, err = m.SetupCache().List(ctx)
+		entries, err = m.Creator.SetupCache().List(ctx)
 	case "rm":
-		entries, err = m.SetupCache().Remove(ctx, o.Key)
+		entries, err = m.Creator.SetupCache().Remove(ctx, o.Key)
 	case "prune":
-		entries, err = m.SetupCache().Prune(ctx)
+		entries, err = m.Creator.SetupCache().Prune(ctx)
 	}
 	if err != nil {
 		return err

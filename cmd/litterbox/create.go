@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
@@ -77,7 +78,7 @@ func runCreate(ctx context.Context, e *env, o createOptions) error {
 		return err
 	}
 	e.showProgress(m, o.Quiet || o.JSON)
-	c, err := m.Create(ctx, sandbox.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit})
+	c, err := m.Create(ctx, create.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit})
 	if err != nil {
 		return err
 	}
@@ -96,12 +97,12 @@ func (e *env) showProgress(m *sandbox.Manager, quiet bool) {
 	m.Repo.Progress = func(step string, took time.Duration) {
 		fmt.Fprintf(e.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 	}
-	m.BuildOutput = e.stderr
+	m.Creator.BuildOutput = e.stderr
 }
 
 // reportCreated prints a new sandbox, its warnings, and fails for a failed
 // setup.
-func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
+func (e *env) reportCreated(c *create.Created, asJSON bool) error {
 	if asJSON {
 		if err := writeJSON(e.stdout, c); err != nil {
 			return err
@@ -112,7 +113,7 @@ func (e *env) reportCreated(c *sandbox.Created, asJSON bool) error {
 	for _, w := range c.Warnings {
 		fmt.Fprintln(e.stderr, "Warning: "+w)
 	}
-	if c.Status == sandbox.StatusFailedSetup {
+	if c.Status == create.StatusFailedSetup {
 		return fmt.Errorf("sandbox '%s': %s litterbox shell %s opens it; litterbox delete %s removes it", c.Name, present.SetupFailure(c), c.Name, c.Name)
 	}
 	return nil

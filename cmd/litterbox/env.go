@@ -110,7 +110,7 @@ func (e *env) open(ctx context.Context, how opening) (*sandbox.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Refill = e.refiller(context.WithoutCancel(ctx), m.Repo.Root)
+	m.Creator.Refill = e.refiller(context.WithoutCancel(ctx), m.Repo.Root)
 	if e.opened != nil {
 		e.opened(m)
 	}

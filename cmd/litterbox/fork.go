@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/create"
 )
 
 // forkOptions are what fork was asked.
@@ -45,7 +45,7 @@ func runFork(ctx context.Context, e *env, o forkOptions) error {
 		return err
 	}
 	e.showProgress(m, o.Quiet || o.JSON)
-	c, err := m.Fork(ctx, sandbox.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network})
+	c, err := m.Creator.Fork(ctx, create.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network})
 	if err != nil {
 		return err
 	}

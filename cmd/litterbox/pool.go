@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -81,14 +81,14 @@ func runPool(ctx context.Context, e *env, o poolOptions) error {
 	if err != nil {
 		return err
 	}
-	var st *sandbox.PoolState
+	var st *create.PoolState
 	switch o.Action {
 	case "fill":
-		st, err = m.FillPool(ctx)
+		st, err = m.Creator.FillPool(ctx)
 	case "drain":
-		st, err = m.DrainPool(ctx)
+		st, err = m.Creator.DrainPool(ctx)
 	default:
-		st, err = m.PoolStatus(ctx)
+		st, err = m.Creator.PoolStatus(ctx)
 	}
 	if o.Quiet || st == nil {
 		return err
@@ -103,7 +103,7 @@ func runPool(ctx context.Context, e *env, o poolOptions) error {
 	return err
 }
 
-func printPool(e *env, action string, st *sandbox.PoolState) {
+func printPool(e *env, action string, st *create.PoolState) {
 	for _, n := range st.Removed {
 		fmt.Fprintf(e.stdout, "Removed %s.\n", n)
 	}
@@ -144,7 +144,7 @@ func runPoolAllRepos(ctx context.Context, e *env, o poolOptions) error {
 	case "fill":
 		return usagef("pool fill takes no --all-repos: a pool is filled for its repository's config, in that repository")
 	case "drain":
-		removed, left, err := sandbox.DrainGone(ctx, r, e.engine())
+		removed, left, err := create.DrainGone(ctx, r, e.engine())
 		if err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ func runPoolAllRepos(ctx context.Context, e *env, o poolOptions) error {
 		}
 		return nil
 	}
-	all, err := sandbox.PoolEntriesAll(ctx, r, e.engine())
+	all, err := create.PoolEntriesAll(ctx, r, e.engine())
 	if err != nil {
 		return err
 	}

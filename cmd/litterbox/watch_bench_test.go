@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -78,7 +79,7 @@ func watchRepo(b *testing.B, r runner.Runner, count int) *sandbox.Manager {
 	}
 	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	for i := range count {
-		if _, err := m.Create(context.Background(), sandbox.CreateOptions{Name: fmt.Sprintf("w%02d", i), OverLimit: true}); err != nil {
+		if _, err := m.Create(context.Background(), create.CreateOptions{Name: fmt.Sprintf("w%02d", i), OverLimit: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

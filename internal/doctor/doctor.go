@@ -23,12 +23,14 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/preflight"
 	"github.com/litterbox-dev/litterbox/internal/projectimage"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -56,7 +58,7 @@ func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.L
 	}
 	h, herr := helperbin.Local()
 	if herr != nil {
-		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: oneLineErr(herr)})
+		checks = append(checks, box.Check{Name: "helper", Status: box.CheckFail, Detail: preflight.OneLineErr(herr)})
 	} else {
 		c := box.Check{Name: "helper", Status: box.CheckOK, Detail: h.Describe()}
 		if h.Passed != "" {
@@ -71,15 +73,15 @@ func Run(ctx context.Context, r runner.Runner, rt engine.Runtime, loc hostrepo.L
 	}
 	g := gitcli.New(loc.Dir, r)
 	if v, gerr := g.Output(ctx, "version"); gerr != nil {
-		checks = append(checks, box.Check{Name: "git", Status: box.CheckFail, Detail: oneLineErr(gerr), Fix: "install git"})
+		checks = append(checks, box.Check{Name: "git", Status: box.CheckFail, Detail: preflight.OneLineErr(gerr), Fix: "install git"})
 	} else {
 		checks = append(checks, box.Check{Name: "git", Status: box.CheckOK, Detail: strings.TrimSpace(v)})
 	}
 	if m == nil {
-		c := box.Check{Name: "repository", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
+		c := box.Check{Name: "repository", Status: box.CheckFail, Detail: preflight.OneLineErr(err), Fix: "run litterbox inside a git repository, or pass --repo DIR"}
 		var re *hostrepo.RepoError
 		if errors.As(err, &re) {
-			c.Detail, c.Fix = oneLineErr(re.Err), re.Fix
+			c.Detail, c.Fix = preflight.OneLineErr(re.Err), re.Fix
 		}
 		return append(checks, c)
 	}
@@ -98,7 +100,7 @@ func runtimeChecks(ctx context.Context, cli box.Provider, rt engine.Runtime) (ch
 		}, false
 	}
 	checks = append(checks, box.Check{Name: "runtime", Status: box.CheckOK, Detail: rt.Bin + " " + orUnknown(client)})
-	c := sandbox.EngineCheck(ctx, cli, server, err)
+	c := preflight.EngineCheck(ctx, cli, server, err)
 	engineUp = c.Status == box.CheckOK
 	checks = append(checks, c)
 	if ch, ok := cli.(box.Checker); ok && engineUp {
@@ -159,7 +161,7 @@ func repoChecks(ctx context.Context, m *sandbox.Manager, cfg config.Config, cfgE
 		checks = append(checks, entryCheck(p))
 	}
 	if cfgErr != nil {
-		return append(checks, box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(cfgErr), Fix: "fix the file named above"})
+		return append(checks, box.Check{Name: "config", Status: box.CheckFail, Detail: preflight.OneLineErr(cfgErr), Fix: "fix the file named above"})
 	}
 	checks = append(checks, configCheck(ctx, m, cfg))
 	if len(cfg.Ports) > 0 && engineUp {
@@ -202,7 +204,7 @@ func buildCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) (box
 		tag, err = m.Images().ProjectTag(ctx, cfg, tag)
 	}
 	if err != nil {
-		return box.Check{Name: "image", Status: box.CheckFail, Detail: oneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: preflight.OneLineErr(err), Fix: "fix [docker] build, context and the Dockerfile it names"}, ""
 	}
 	info, err := box.Images(m.Repo.Provider).Image(ctx, tag)
 	if err != nil {
@@ -248,7 +250,7 @@ func sandboxCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config, pl
 	if platform == "" { // just pulled
 		info, err := box.Images(m.Repo.Provider).Image(ctx, cfg.Image)
 		if err != nil {
-			return fail(oneLineErr(err), "")
+			return fail(preflight.OneLineErr(err), "")
 		}
 		platform = info.Platform
 	}
@@ -283,7 +285,7 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	n := hostrepo.Names{Slug: "doctor", Container: "litterbox-doctor-" + hex.EncodeToString(rnd[:])}
-	spec := m.ContainerSpec(n, "", cfg, nil, h)
+	spec := m.Creator.ContainerSpec(n, "", cfg, nil, h)
 	spec.Labels = map[string]string{"dev.litterbox.probe": "true"}
 	var own []string // /src and the home, as anonymous volumes here
 	for _, v := range spec.Volumes {
@@ -298,17 +300,17 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 		_ = probe.Remove(rctx)
 	}()
 	if _, err := m.Repo.Provider.Create(ctx, spec); err != nil {
-		return p, "a sandbox container cannot be made: " + oneLineErr(err), ""
+		return p, "a sandbox container cannot be made: " + preflight.OneLineErr(err), ""
 	}
 	if err := h.Deliver(ctx, probe); err != nil {
-		return p, oneLineErr(err), ""
+		return p, preflight.OneLineErr(err), ""
 	}
 	if err := probe.Start(ctx); err != nil {
-		return p, "the sandbox helper does not start: " + oneLineErr(err), sandbox.StartFix(err, "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+helperbin.Env+")")
+		return p, "the sandbox helper does not start: " + preflight.OneLineErr(err), preflight.StartFix(err, "use an image for linux/"+h.Arch+", or a helper for the image's architecture ("+helperbin.Env+")")
 	}
 	uid, _, _ := cfg.IDs()
-	if _, err := sandbox.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {
-		return p, "/src and the home cannot be given to the sandbox user: " + oneLineErr(err), ""
+	if _, err := create.ExecChecked(ctx, probe, box.ExecSpec{User: "0:0", Cmd: h.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: own})}); err != nil {
+		return p, "/src and the home cannot be given to the sandbox user: " + preflight.OneLineErr(err), ""
 	}
 	var out bytes.Buffer
 	var program string
@@ -322,7 +324,7 @@ func runProbe(ctx context.Context, m *sandbox.Manager, cfg config.Config) (p pro
 		err = fmt.Errorf("exit code %d: %s", res.ExitCode, agenttext.FirstLine(string(res.Stderr)))
 	}
 	if err != nil {
-		return p, "the sandbox helper does not answer: " + oneLineErr(err), ""
+		return p, "the sandbox helper does not answer: " + preflight.OneLineErr(err), ""
 	}
 	return p, "", ""
 }
@@ -339,15 +341,15 @@ func isolationCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) 
 	}
 	fix := "install gVisor (apt-get install runsc) and register it with the engine (docs/security.md#isolation-levels)"
 	if ch, ok := m.Repo.Provider.(box.IsolationChecker); ok {
-		if err := ch.CheckIsolation(ctx, sandbox.IsolationOf(cfg)); err != nil {
-			c.Status, c.Detail, c.Fix = box.CheckWarn, "container; not gvisor: "+oneLineErr(err), fix
+		if err := ch.CheckIsolation(ctx, preflight.IsolationOf(cfg)); err != nil {
+			c.Status, c.Detail, c.Fix = box.CheckWarn, "container; not gvisor: "+preflight.OneLineErr(err), fix
 			return c
 		}
 	}
 	p, detail, _ := runProbe(ctx, m, cfg)
 	if strings.Contains(detail, "root network namespace") {
 		// Rootful Podman on a host like these (NOTES-docker.md).
-		fix = sandbox.GVisorFlagsFix
+		fix = preflight.GVisorFlagsFix
 	}
 	switch {
 	case detail != "":
@@ -376,9 +378,9 @@ func imageCheck(ctx context.Context, cli box.Provider, bin, image, from string) 
 	platform := info.Platform
 	switch {
 	case errors.Is(err, box.ErrImageNotFound):
-		return sandbox.PullCheck(ctx, cli, bin, image, from), ""
+		return preflight.PullCheck(ctx, cli, bin, image, from), ""
 	case err != nil:
-		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + ": " + oneLineErr(err)}, ""
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + ": " + preflight.OneLineErr(err)}, ""
 	}
 	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " present"}, platform
 }
@@ -406,7 +408,7 @@ func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box
 			if errors.As(err, &we) && we.Weakening.File == config.File {
 				fix = "read " + config.File + ", then: litterbox trust"
 			}
-			return box.Check{Name: "config", Status: box.CheckFail, Detail: oneLineErr(err), Fix: fix}
+			return box.Check{Name: "config", Status: box.CheckFail, Detail: preflight.OneLineErr(err), Fix: fix}
 		}
 		c.Detail = fmt.Sprintf("%s: image %s, network %s, %d port(s), %d service(s)",
 			strings.Join(cfg.Files, " + "), cfg.Image, cfg.Network, len(cfg.Ports), len(cfg.Services))
@@ -423,11 +425,11 @@ func configCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box
 
 // portsCheck makes sure a create would find a host port for every entry.
 func portsCheck(ctx context.Context, m *sandbox.Manager, cfg config.Config) box.Check {
-	taken, err := m.TakenPorts(ctx)
+	taken, err := m.Creator.TakenPorts(ctx)
 	if err != nil {
-		return box.Check{Name: "ports", Status: box.CheckFail, Detail: oneLineErr(err)}
+		return box.Check{Name: "ports", Status: box.CheckFail, Detail: preflight.OneLineErr(err)}
 	}
-	pmap, err := m.AllocatePorts(cfg.Ports, taken)
+	pmap, err := m.Creator.AllocatePorts(cfg.Ports, taken)
 	if err != nil {
 		return box.Check{Name: "ports", Status: box.CheckFail, Detail: err.Error(),
 			Fix: fmt.Sprintf("free a port in %d-%d, or delete sandboxes you no longer need", ports.RangeLow, ports.RangeHigh)}
@@ -444,11 +446,4 @@ func orUnknown(s string) string {
 		return "(version unknown)"
 	}
 	return s
-}
-
-func oneLineErr(err error) string {
-	if err == nil {
-		return "no answer"
-	}
-	return agenttext.FirstLine(err.Error())
 }

@@ -7,6 +7,7 @@ package hostrepo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -185,6 +186,26 @@ func (r *Repo) Store() layout.Store { return r.Layout().Store() }
 
 // Layout is where this repository keeps its Litterbox state.
 func (r *Repo) Layout() layout.Layout { return layout.New(r.GitDir) }
+
+// RemoveHostState removes the snapshot state (and the private index an
+// older release kept) and ignore mirror of a sandbox, returning what could
+// not be removed.
+func (r *Repo) RemoveHostState(slug string) []string {
+	var left []string
+	for _, p := range r.Layout().PerSandbox(slug) {
+		if err := os.RemoveAll(p); err != nil {
+			left = append(left, fmt.Sprintf("%s (%v)", p, err))
+		}
+	}
+	return left
+}
+
+// Gone says whether no directory stands at path: a repository moved or
+// deleted.
+func Gone(path string) bool {
+	fi, err := os.Stat(path)
+	return err != nil || !fi.IsDir()
+}
 
 // Names returns the resource names for a slug in this repository. Those of
 // an existing sandbox come from its record: they were made from the project

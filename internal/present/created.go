@@ -12,14 +12,14 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
-	"github.com/litterbox-dev/litterbox/internal/sandbox"
+	"github.com/litterbox-dev/litterbox/internal/create"
 )
 
 // Created writes a new sandbox for a person: aligned "label: value" lines
 // under "Created sandbox 'NAME'", the setup command's output indented. Its
 // warnings and a failed setup are the caller's to report (stderr, the exit
 // status).
-func Created(w io.Writer, c *sandbox.Created) {
+func Created(w io.Writer, c *create.Created) {
 	fmt.Fprintf(w, "Created sandbox '%s'\n", c.Name)
 	line := func(label, value string) { fmt.Fprintf(w, "  %-11s%s\n", label+":", value) }
 	where(c, line)
@@ -78,7 +78,7 @@ func Created(w io.Writer, c *sandbox.Created) {
 }
 
 // limits says a sandbox's bounds, and where it stands in the budgets.
-func limits(l sandbox.Limits) string {
+func limits(l create.Limits) string {
 	s := fmt.Sprintf("%s CPUs, %s memory, %d processes", l.CPUs, l.Memory, l.Pids)
 	if l.Idle != "" {
 		s += ", stops after " + l.Idle + " idle"
@@ -98,7 +98,7 @@ func limits(l sandbox.Limits) string {
 
 // setup says, for a person, whether the setup command ran, or where its
 // result came from.
-func setup(c *sandbox.Created, line func(label, value string)) {
+func setup(c *create.Created, line func(label, value string)) {
 	switch sc := c.SetupCache; {
 	case c.ForkedFrom != "":
 	case sc != nil && sc.Hit:
@@ -117,9 +117,9 @@ func setup(c *sandbox.Created, line func(label, value string)) {
 // CreatedForAgent is a new sandbox for an agent: whether it is ready, then
 // plain "label: value" lines, the setup command's output in blocks, and its
 // notes and warnings, since an agent sees nothing else.
-func CreatedForAgent(c *sandbox.Created) string {
+func CreatedForAgent(c *create.Created) string {
 	var b strings.Builder
-	if c.Status == sandbox.StatusFailedSetup {
+	if c.Status == create.StatusFailedSetup {
 		fmt.Fprintf(&b, "Sandbox '%s' was created and is usable, but its setup command failed: %s Do not create it again: work in it as it is (bash can run the steps you need), and tell the person what failed.\n", c.Name, SetupFailure(c))
 	} else {
 		fmt.Fprintf(&b, "Sandbox '%s' is ready.\n", c.Name)
@@ -170,7 +170,7 @@ func CreatedForAgent(c *sandbox.Created) string {
 
 // where is what both readers are told first: the branch, the container,
 // the base commit and the working directory.
-func where(c *sandbox.Created, line func(label, value string)) {
+func where(c *create.Created, line func(label, value string)) {
 	line("branch", c.Branch)
 	line("container", c.Container)
 	line("base", c.Base)
@@ -179,7 +179,7 @@ func where(c *sandbox.Created, line func(label, value string)) {
 
 // imageOrigin is the image and the file that chose it; on the default
 // image, the one the project's files ask for, with its line of config.
-func imageOrigin(c *sandbox.Created) string {
+func imageOrigin(c *create.Created) string {
 	switch {
 	case c.ImageFrom != "":
 		return fmt.Sprintf("%s (from %s)", c.Image, c.ImageFrom)
@@ -191,7 +191,7 @@ func imageOrigin(c *sandbox.Created) string {
 
 // defaultSetup marks the default setup command as such, so its output is
 // not taken for the project's.
-func defaultSetup(c *sandbox.Created) string {
+func defaultSetup(c *create.Created) string {
 	if c.SetupFrom != "" || c.Setup.Command != config.DefaultSetup {
 		return ""
 	}
@@ -199,7 +199,7 @@ func defaultSetup(c *sandbox.Created) string {
 }
 
 // configFiles names the config files the sandbox was made from, or none.
-func configFiles(c *sandbox.Created, none string) string {
+func configFiles(c *create.Created, none string) string {
 	if len(c.ConfigFiles) == 0 {
 		return none
 	}
@@ -226,7 +226,7 @@ func indent(s, prefix string) string {
 // SetupFailure explains a failed setup command: which file it came from,
 // what network it had, and how a person turns it off, so that nobody
 // takes it for a failed create.
-func SetupFailure(c *sandbox.Created) string {
+func SetupFailure(c *create.Created) string {
 	from := "the default setup command"
 	if c.SetupFrom != "" {
 		from = "the setup command from " + c.SetupFrom

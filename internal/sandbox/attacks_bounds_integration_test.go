@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -174,7 +175,7 @@ var boundsAttacks = []attack{
 			t.Fatal(err)
 		}
 		r.Repo.Config.Secrets, r.Repo.Config.MaxFileSize = cfg.Secrets, cfg.MaxFileSize
-		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+		if _, err := r.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		res := bashIn(t, r, "for i in 0 1 2 3 4 5 6 7 8 9; do cp vault.txt v$i.txt; cp big.bin b$i.bin; done; mv d moved")
@@ -213,7 +214,7 @@ var boundsAttacks = []attack{
 		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
 		testenv.Git(t, r.Repo.Root, "add", "-A")
 		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "lfs")
-		if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+		if _, err := r.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		bashIn(t, r, `mkdir big && i=0; while [ $i -lt 100 ]; do printf 'raw\000%d' $i > big/f$i.bin; i=$((i+1)); done`)
@@ -264,7 +265,7 @@ var boundsAttacks = []attack{
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		r.Repo.Config.Services = map[string]config.ServiceSpec{"noisy": {Command: []string{"sh", "-c", `printf '\033]52;c;aGk=\007\033[2J\302\233done\n'; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
-		if _, err := r.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		var escaped, raw bytes.Buffer
@@ -302,7 +303,7 @@ func boundsRepo(t *testing.T, e *attackEnv, toml string) *Manager {
 		}
 		r.Repo.Config.Secrets, r.Repo.Config.MaxFileSize, r.Repo.Config.MaxCallSize = cfg.Secrets, cfg.MaxFileSize, cfg.MaxCallSize
 	}
-	if _, err := r.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+	if _, err := r.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
@@ -30,7 +31,7 @@ var buildAttacks = []attack{
 		if _, err := r.Trust(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: `printf 'FROM busybox:latest\nRUN echo pwned > /pwned\n' > Dockerfile`})
@@ -43,7 +44,7 @@ var buildAttacks = []attack{
 		}
 		testenv.Git(t, r.Repo.Root, "merge", "-q", "--no-edit", "litterbox/w")
 		var bt *image.BuildTrustError
-		_, err = r.Create(ctx, CreateOptions{Name: "next"})
+		_, err = r.Create(ctx, create.CreateOptions{Name: "next"})
 		if !errors.As(err, &bt) || !bt.Changed || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "litterbox trust") {
 			t.Fatalf("create after the merge: %v", err)
 		}
@@ -52,13 +53,13 @@ var buildAttacks = []attack{
 			t.Fatalf("a refused create left %s", refs)
 		}
 		// An agent's base_ref does not get around it either.
-		if _, err := r.Create(ctx, CreateOptions{Name: "next", BaseRef: "litterbox/w"}); !errors.As(err, &bt) {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "next", BaseRef: "litterbox/w"}); !errors.As(err, &bt) {
 			t.Fatalf("create from the agent's branch: %v", err)
 		}
 		if _, err := r.Trust(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Create(ctx, CreateOptions{Name: "next"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "next"}); err != nil {
 			t.Fatalf("create after trust: %v", err)
 		}
 		if got := readFile(t, r, "next", "/pwned"); got != "pwned\n" {
@@ -79,7 +80,7 @@ var buildAttacks = []attack{
 		}
 		r := buildRepo(t, testenv.Files{"Dockerfile": dockerfile("none")})
 		writeFile(t, filepath.Join(r.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
-		if _, err := r.Create(ctx, CreateOptions{Name: "none"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "none"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := readFile(t, r, "none", "/reach"); got != "blocked\n" {
@@ -88,7 +89,7 @@ var buildAttacks = []attack{
 		writeFile(t, filepath.Join(r.Repo.Root, "Dockerfile"), dockerfile("open"))
 		testenv.Git(t, r.Repo.Root, "commit", "-qam", "phase two")
 		writeFile(t, filepath.Join(r.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"Dockerfile\"\n[network]\nsetup = \"open\"\n")
-		if _, err := r.Create(ctx, CreateOptions{Name: "open"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "open"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := readFile(t, r, "open", "/reach"); got != "reached\n" {
@@ -99,7 +100,7 @@ var buildAttacks = []attack{
 		if res, err := r.Agent.Bash(ctx, "open", agent.BashOptions{Command: "cat > Dockerfile <<'EOF'\n" + dockerfile("agent") + "EOF"}); err != nil || res.Snapshot == "" {
 			t.Fatalf("%+v %v", res, err)
 		}
-		made, err := r.Create(ctx, CreateOptions{Name: "agent", BaseRef: "litterbox/open"})
+		made, err := r.Create(ctx, create.CreateOptions{Name: "agent", BaseRef: "litterbox/open"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ var buildAttacks = []attack{
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		testenv.Git(t, r.Repo.Root, "config", "core.hooksPath", "ci/hooks")
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{".cursorignore", "CLAUDE.md", "pkg/AGENTS.md", ".github/copilot-instructions.md", ".husky/pre-commit",
@@ -182,7 +183,7 @@ func buildReadsOnlyTheCommit(t *testing.T, image string) {
 	if data, err := os.ReadFile(filepath.Join(r.Repo.GitDir, "config")); err != nil || !strings.Contains(string(data), cred) {
 		t.Fatalf("the host's .git/config should hold the credential: %v", err)
 	}
-	c, err := r.Create(ctx, CreateOptions{Name: "b"})
+	c, err := r.Create(ctx, create.CreateOptions{Name: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -77,12 +78,12 @@ var classAttacks = []attack{
 		ctx := context.Background()
 		a, b := freshRepo(t, e, ""), freshRepo(t, e, "")
 		a.Repo.Config.PoolSize, b.Repo.Config.PoolSize = 1, 1
-		st, err := a.FillPool(ctx)
+		st, err := a.Creator.FillPool(ctx)
 		if err != nil || len(st.Ready) != 1 {
 			t.Fatalf("fill: %+v %v", st, err)
 		}
 		entry := st.Ready[0]
-		c, err := b.Create(ctx, CreateOptions{Name: "other"})
+		c, err := b.Create(ctx, create.CreateOptions{Name: "other"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ var classAttacks = []attack{
 		slugRE := regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 		made, refused := 0, 0
 		for _, name := range []string{"-rf", "--help", "$(touch " + marker + ")", "`touch " + marker + "`", "a;touch " + marker, "..", "../x", "x\n--y", "-"} {
-			c, err := r.Create(ctx, CreateOptions{Name: name})
+			c, err := r.Create(ctx, create.CreateOptions{Name: name})
 			if err != nil {
 				refused++
 				continue

@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -110,7 +111,7 @@ func attackTable(t *testing.T, image string, kernelRowsOnly bool) {
 	}
 	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
 	for _, name := range []string{"work", "other"} {
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -219,7 +220,7 @@ var attacks = []attack{
 		// network, with a writable root.
 		r := freshRepo(t, e, "[docker]\nuser = \"0:0\"\nread-only = false\nnetwork = \"bridge\"\n")
 		var we *hostrepo.WeakeningError
-		if _, err := r.Create(context.Background(), CreateOptions{Name: "x"}); !errors.As(err, &we) {
+		if _, err := r.Create(context.Background(), create.CreateOptions{Name: "x"}); !errors.As(err, &we) {
 			t.Fatalf("create: %v, want a refusal naming the setting", err)
 		}
 		if refs := testenv.Git(t, r.Repo.Root, "for-each-ref", "refs/heads/litterbox/"); refs != "" {
@@ -228,7 +229,7 @@ var attacks = []attack{
 	}},
 	{name: "config written by the agent and merged", side: "agent", expect: "review names .litterbox.toml; after a merge the next create refuses until trust", run: func(t *testing.T, e *attackEnv) {
 		r := freshRepo(t, e, "")
-		if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(context.Background(), create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: `printf '[docker]\nnetwork = "bridge"\nuser = "0:0"\n' > .litterbox.toml`})
@@ -248,7 +249,7 @@ var attacks = []attack{
 		cfg.Image = e.image
 		r.Repo.Config = cfg
 		var we *hostrepo.WeakeningError
-		if _, err := r.Create(context.Background(), CreateOptions{Name: "next"}); !errors.As(err, &we) {
+		if _, err := r.Create(context.Background(), create.CreateOptions{Name: "next"}); !errors.As(err, &we) {
 			t.Fatalf("create after the merge: %v", err)
 		}
 	}},
@@ -447,7 +448,7 @@ var attacks = []attack{
 	{name: "another engine user renames a sandbox's container away and puts one with this repository's labels under its name", side: "engine", expect: "a call from a new process reaches the sandbox's own container by the id its create kept, inspects nothing first, and never execs in the impostor", run: func(t *testing.T, e *attackEnv) {
 		r := freshRepo(t, e, "")
 		ctx := context.Background()
-		if _, err := r.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 			t.Fatal(err)
 		}
 		n := r.Repo.Names("work")
@@ -584,7 +585,7 @@ var attacks = []attack{
 		// DAC_OVERRIDE, the source's volumes at /other/N.
 		exec(t, e.m, "work", "cd $HOME && ln -sfn / root && ln -sfn "+e.sentinel+" host && ln -sfn /other/0 other && ln -sfn /src/../../etc up && "+
 			"mkfifo fifo && echo x > suid && chmod 4755 suid")
-		if _, err := e.m.Fork(ctx, ForkOptions{Source: "work", Name: "hcopy"}); err != nil {
+		if _, err := e.m.Creator.Fork(ctx, create.ForkOptions{Source: "work", Name: "hcopy"}); err != nil {
 			t.Fatal(err)
 		}
 		defer e.m.Delete(context.WithoutCancel(ctx), "hcopy", true)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -19,13 +20,13 @@ var poolAttacks = []attack{
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		r.Repo.Config.PoolSize, r.Repo.Config.Network = 1, "bridge"
-		st, err := r.FillPool(ctx)
+		st, err := r.Creator.FillPool(ctx)
 		if err != nil || len(st.Ready) != 1 {
 			t.Fatalf("fill: %+v %v", st, err)
 		}
 		loose := st.Ready[0]
 		r.Repo.Config.Network = "none"
-		if _, err := r.Create(ctx, CreateOptions{Name: "tight"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "tight"}); err != nil {
 			t.Fatal(err)
 		}
 		if p := r.Repo.Names("tight").Pool; p != "" {
@@ -43,7 +44,7 @@ var poolAttacks = []attack{
 		r := freshRepo(t, e, "")
 		r.Repo.Config.PoolSize = 1
 		for _, name := range []string{"first", "second"} {
-			if st, err := r.FillPool(ctx); err != nil || len(st.Ready) != 1 {
+			if st, err := r.Creator.FillPool(ctx); err != nil || len(st.Ready) != 1 {
 				t.Fatalf("fill: %+v %v", st, err)
 			}
 			createPooled(t, r, name)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -84,7 +85,7 @@ var processAttacks = []attack{
 			if res := bash(t, e.m, "echo alive"); res.Stdout != "alive\n" {
 				t.Fatalf("after kill -%s 1 the sandbox answers %+v", sig, res)
 			}
-			if st := status(t, e, "work"); st != StatusActive {
+			if st := status(t, e, "work"); st != create.StatusActive {
 				t.Fatalf("after kill -%s 1 the sandbox is %s", sig, st)
 			}
 		}
@@ -125,7 +126,7 @@ var processAttacks = []attack{
 	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", gvisor: true, expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		e.m.Repo.Config.Idle = 10 * time.Second
-		_, err := e.m.Create(ctx, CreateOptions{Name: "nap"})
+		_, err := e.m.Create(ctx, create.CreateOptions{Name: "nap"})
 		e.m.Repo.Config.Idle = 0
 		if err != nil {
 			t.Fatal(err)
@@ -143,7 +144,7 @@ var processAttacks = []attack{
 		if err != nil || res.Stdout != "1\n" {
 			t.Fatalf("the forged process is not running: %+v %v", res, err)
 		}
-		for deadline := time.Now().Add(60 * time.Second); status(t, e, "nap") != StatusIdle; time.Sleep(time.Second) {
+		for deadline := time.Now().Add(60 * time.Second); status(t, e, "nap") != create.StatusIdle; time.Sleep(time.Second) {
 			if time.Now().After(deadline) {
 				t.Fatalf("a sandbox of idle 10s with a forged process asleep is %s after a minute", status(t, e, "nap"))
 			}
@@ -155,7 +156,7 @@ var processAttacks = []attack{
 		if files := testenv.Git(t, e.m.Repo.Root, "show", "--name-only", "--format=", res.Snapshot); files != "woke.txt" {
 			t.Errorf("the waking call's commit holds %q, want woke.txt alone", files)
 		}
-		if st := status(t, e, "nap"); st != StatusActive {
+		if st := status(t, e, "nap"); st != create.StatusActive {
 			t.Errorf("after the call the sandbox is %s", st)
 		}
 	}},

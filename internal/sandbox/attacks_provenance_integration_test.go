@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -22,14 +23,14 @@ var provenanceAttacks = []attack{
 	{name: "a setup cache entry made from the agent's branch, served to a person's create", side: "agent", expect: "the scratch sandbox made from the agent's branch runs its setup but keeps nothing in the cache, and says so in one line; the person's create after merging the lock bump misses the cache and runs the reviewed setup: no planted file in its home or ignored directories", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := provenanceRepo(t, e, "[docker]\nsetup-command = \"sh setup.sh\"\n[setup]\ninputs = [\"deps.lock\"]\n")
-		if _, err := r.Create(ctx, CreateOptions{Name: "a"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "a"}); err != nil {
 			t.Fatal(err)
 		}
 		// The agent: lock v2 and a setup script that plants files, on its
 		// branch; a scratch sandbox from that branch, as sandbox-create
 		// with base_ref would make it.
 		agentBash(t, r, "a", `echo v2 > deps.lock && printf 'echo planted > "$HOME/.planted"; mkdir -p node_modules; echo planted > node_modules/planted\n' > setup.sh`)
-		scratch, err := r.Create(ctx, CreateOptions{Name: "scratch", BaseRef: "litterbox/a", MayBaseOn: func(s string) bool { return s == "a" || s == "scratch" }})
+		scratch, err := r.Create(ctx, create.CreateOptions{Name: "scratch", BaseRef: "litterbox/a", MayBaseOn: func(s string) bool { return s == "a" || s == "scratch" }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ var provenanceAttacks = []attack{
 		if _, _, err := r.Merge(ctx, "a", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 			t.Fatal(err)
 		}
-		fresh, err := r.Create(ctx, CreateOptions{Name: "fresh"})
+		fresh, err := r.Create(ctx, create.CreateOptions{Name: "fresh"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,14 +65,14 @@ var provenanceAttacks = []attack{
 	{name: "the setup network running the agent's setup script through base_ref", side: "agent", expect: "a sandbox made from the agent's branch runs its setup with no network (its setup sees loopback alone), and create says so in one line; a person's create from HEAD still has the setup network", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := provenanceRepo(t, e, "[docker]\nsetup-command = \"sh setup.sh\"\n[network]\nsetup = \"open\"\n")
-		if _, err := r.Create(ctx, CreateOptions{Name: "a"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "a"}); err != nil {
 			t.Fatal(err)
 		}
 		if got := exec(t, r, "a", "cat node_modules/nets"); !strings.Contains(got, "eth0") {
 			t.Fatalf("the person's setup had no network, so this row tests nothing: %q", got)
 		}
 		agentBash(t, r, "a", `printf 'mkdir -p node_modules; cat /proc/net/dev > node_modules/nets; echo agent > node_modules/ran\n' > setup.sh`)
-		b, err := r.Create(ctx, CreateOptions{Name: "b", BaseRef: "litterbox/a", MayBaseOn: func(s string) bool { return s == "a" || s == "b" }})
+		b, err := r.Create(ctx, create.CreateOptions{Name: "b", BaseRef: "litterbox/a", MayBaseOn: func(s string) bool { return s == "a" || s == "b" }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -143,7 +144,7 @@ var reviewAttacks = []attack{
 		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n")
 		testenv.Git(t, r.Repo.Root, "add", ".gitattributes")
 		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "lfs")
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
@@ -196,7 +197,7 @@ var reviewAttacks = []attack{
 		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
 		testenv.Git(t, r.Repo.Root, "add", "shared.txt")
 		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
@@ -259,7 +260,7 @@ var allHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "
 func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
 	t.Helper()
 	r := freshRepo(t, e, "")
-	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+	if _, err := r.Create(context.Background(), create.CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	return r, testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")

@@ -19,6 +19,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/internal/review"
@@ -134,7 +135,7 @@ var takingAttacks = []attack{
 		ctx := context.Background()
 		mnt := smallDisk(t, "6m")
 		r := repoIn(t, e, filepath.Join(mnt, testenv.UniqueName("lbfull")))
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		base := testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
@@ -201,7 +202,7 @@ var takingAttacks = []attack{
 		ctx := context.Background()
 		mnt := smallDisk(t, "6m")
 		r := repoIn(t, e, filepath.Join(mnt, testenv.UniqueName("lbfull")))
-		if _, err := r.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		filler := fillDisk(t, mnt, 300000)

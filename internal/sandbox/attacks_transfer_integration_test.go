@@ -17,6 +17,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -300,7 +301,7 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 		":/second": ":/second",
 	}
 	for ref, says := range refused {
-		_, err := r.Create(ctx, CreateOptions{Name: "b", BaseRef: ref, MayBaseOn: mine})
+		_, err := r.Create(ctx, create.CreateOptions{Name: "b", BaseRef: ref, MayBaseOn: mine})
 		if err == nil {
 			t.Errorf("base_ref %q accepted", ref)
 			continue
@@ -316,7 +317,7 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 		t.Errorf("a refused base made a sandbox: %+v %v", list, err)
 	}
 	for name, ref := range map[string]string{"tag": "v1", "branch": "feature", "sha": first[:10], "walked": "main~1"} {
-		c, err := r.Create(ctx, CreateOptions{Name: name, BaseRef: ref, MayBaseOn: mine})
+		c, err := r.Create(ctx, create.CreateOptions{Name: name, BaseRef: ref, MayBaseOn: mine})
 		if err != nil || c.Base != first {
 			t.Errorf("base_ref %q: %v, base %v, want %s", ref, err, c, first)
 			continue
@@ -333,7 +334,7 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *agent.ActResult) {
 	t.Helper()
 	r = freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
-	if _, err := r.Create(context.Background(), CreateOptions{Name: "w"}); err != nil {
+	if _, err := r.Create(context.Background(), create.CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	return r, func(cmd string) *agent.ActResult {
@@ -378,7 +379,11 @@ func helperCopyThroughPlantedLinks(t *testing.T, e *attackEnv) {
 		return &buf
 	}
 	untar := func(name string, mode int64) error {
-		_, err := execChecked(context.Background(), e.m.Repo.Box("work"), box.ExecSpec{Interactive: true, Cmd: e.m.Agent.Helper.Argv(protocol.CmdUntar{Dir: hostrepo.Workdir + "/cpin"})}, box.Streams{Stdin: tarOf(name, mode)})
+		spec := box.ExecSpec{Interactive: true, Cmd: e.m.Agent.Helper.Argv(protocol.CmdUntar{Dir: hostrepo.Workdir + "/cpin"})}
+		res, err := e.m.Repo.Box("work").Exec(context.Background(), spec, box.Streams{Stdin: tarOf(name, mode)})
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("untar exited with code %d: %s", res.ExitCode, res.Stderr)
+		}
 		return err
 	}
 	if err := untar("dir/planted", 0o644); err == nil {

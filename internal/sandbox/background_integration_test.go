@@ -15,6 +15,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -43,7 +44,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 	m.Repo.Config.Network = "bridge"
 	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	m.Repo.Config.Services = map[string]config.ServiceSpec{"web": {Command: []string{"sleep", "600"}, Stop: "TERM", StopTimeout: 2}}
-	c, err := m.Create(ctx, CreateOptions{Name: "work"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "work"})
 	if m.Repo.Config.Isolation == config.IsolationGVisor {
 		// runsc runs with --network=none here (scripts/gvisor.sh): ports
 		// are refused in one line, before anything is made.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -43,7 +44,7 @@ func benchDownload(b *testing.B, viaProxy bool) {
 		m.Repo.Config.Network = network
 	}
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "bench"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := m.Agent.Write(ctx, "bench", "/tmp/ca.pem", cert); err != nil {
@@ -85,7 +86,7 @@ func benchInjected(b *testing.B, host string) {
 	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"api.test:443", "tunnel.test:443"}, network
 	m.Repo.Config.Secrets = map[string]config.SecretSpec{"API_KEY": {Env: "LB_BENCH_API_KEY", Inject: []string{"api.test"}}}
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "bench"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := m.Agent.Write(ctx, "bench", "/tmp/tunnel.pem", tunnelCert); err != nil {

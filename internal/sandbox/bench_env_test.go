@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -47,7 +48,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 		name := fmt.Sprintf("first%d", i)
 		m.Repo.Config.Env = map[string]string{"BENCH_RUN": name}
 		i++
-		c, err := m.Create(ctx, CreateOptions{Name: name})
+		c, err := m.Create(ctx, create.CreateOptions{Name: name})
 		if err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 			b.Fatalf("%+v %v", c, err)
 		}
@@ -55,7 +56,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.SetupCache().Prune(ctx); err != nil {
+		if _, err := m.Creator.SetupCache().Prune(ctx); err != nil {
 			b.Fatal(err)
 		}
 		settle()
@@ -78,11 +79,11 @@ func BenchmarkRawSetupFirst(b *testing.B) {
 func BenchmarkSetupCached(b *testing.B) {
 	m := benchSetupManager(b, 0)
 	ctx := context.Background()
-	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+	if c, err := m.Create(ctx, create.CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		b.Fatalf("%+v %v", c, err)
 	}
-	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
-		c, err := m.Create(ctx, CreateOptions{Name: name})
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
+		c, err := m.Create(ctx, create.CreateOptions{Name: name})
 		if err == nil && (c.SetupCache == nil || !c.SetupCache.Hit) {
 			err = fmt.Errorf("not from the cache: %+v", c.SetupCache)
 		}
@@ -106,11 +107,11 @@ func BenchmarkFork(b *testing.B) {
 	m := benchSetupManager(b, 0)
 	m.Repo.Config.SetupCache = false
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
 		b.Fatal(err)
 	}
-	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
-		return m.Fork(ctx, ForkOptions{Source: "src", Name: name})
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
+		return m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: name})
 	})
 }
 
@@ -126,7 +127,7 @@ func BenchmarkRawFork(b *testing.B) {
 	for b.Loop() {
 		n := m.Repo.Names(fmt.Sprintf("rawfork%d", i))
 		i++
-		spec := m.ContainerSpec(n, "", m.Repo.Config, nil, helperbin.Pinned("", "raw"))
+		spec := m.Creator.ContainerSpec(n, "", m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -77,7 +78,7 @@ func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
 	name := testenv.UniqueName("g")
 	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
-	if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
 		b.Fatal(err)
 	}
 	return m, m.Repo.Names(name)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -53,7 +54,7 @@ func kubeBenchManager(b *testing.B) *Manager {
 func kubeBenchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	b.Helper()
 	m := kubeBenchManager(b)
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	return m, m.Repo.Names("bench")
@@ -61,8 +62,8 @@ func kubeBenchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 
 func BenchmarkKubeCreate(b *testing.B) {
 	m := kubeBenchManager(b)
-	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
-		return m.Create(ctx, CreateOptions{Name: name})
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
+		return m.Create(ctx, create.CreateOptions{Name: name})
 	})
 }
 
@@ -163,7 +164,7 @@ func BenchmarkRawKubeDelete(b *testing.B) {
 // filled before each outside the timing, as the background refill fills
 // it.
 func BenchmarkKubeCreatePooled(b *testing.B) {
-	benchPooledCreates(b, kubeBenchManager(b), func(*Created) error { return nil })
+	benchPooledCreates(b, kubeBenchManager(b), func(*create.Created) error { return nil })
 }
 
 // BenchmarkRawKubeCreatePooled: a pod made ahead (untimed) given a name by
@@ -183,10 +184,10 @@ func BenchmarkRawKubeCreatePooled(b *testing.B) {
 func BenchmarkKubeBashNoopPooled(b *testing.B) {
 	m := kubeBenchManager(b)
 	m.Repo.Config.PoolSize = 1
-	if st, err := m.FillPool(context.Background()); err != nil || len(st.Ready) != 1 {
+	if st, err := m.Creator.FillPool(context.Background()); err != nil || len(st.Ready) != 1 {
 		b.Fatalf("fill: %+v %v", st, err)
 	}
-	c, err := m.Create(context.Background(), CreateOptions{Name: "bench"})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "bench"})
 	if err != nil || c.Pool == "" {
 		b.Fatalf("create from the pool: %+v %v", c, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -25,22 +26,22 @@ func BenchmarkRawCreatePooled10k(b *testing.B) { benchRawCreatePooled(b, bigFile
 
 func benchCreatePooled(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
-	benchPooledCreates(b, m, func(*Created) error { return nil })
+	benchPooledCreates(b, m, func(*create.Created) error { return nil })
 }
 
 // benchPooledCreates times creates with m from a pool of one, filled
 // before each outside the timing; check says what else each must have
 // done. Each sandbox is deleted untimed (benchMakes).
-func benchPooledCreates(b *testing.B, m *Manager, check func(*Created) error) {
+func benchPooledCreates(b *testing.B, m *Manager, check func(*create.Created) error) {
 	m.Repo.Config.PoolSize = 1
-	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
 		b.StopTimer()
-		if st, err := m.FillPool(ctx); err != nil || len(st.Ready) != 1 {
+		if st, err := m.Creator.FillPool(ctx); err != nil || len(st.Ready) != 1 {
 			b.Fatalf("fill: %+v %v", st, err)
 		}
 		settle()
 		b.StartTimer()
-		c, err := m.Create(ctx, CreateOptions{Name: name})
+		c, err := m.Create(ctx, create.CreateOptions{Name: name})
 		if err == nil && c.Pool == "" {
 			err = fmt.Errorf("the create did not claim the entry")
 		}
@@ -63,7 +64,7 @@ func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 		i++
 		ahead := n
 		ahead.Container, ahead.Volume = n.Container+".ahead", n.Container+".ahead-src"
-		spec := m.ContainerSpec(ahead, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
+		spec := m.Creator.ContainerSpec(ahead, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 		spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 		if _, err := cli.Run(ctx, spec); err != nil {
 			b.Fatal(err)
@@ -95,10 +96,10 @@ func benchRawCreatePooled(b *testing.B, files testenv.Files) {
 func BenchmarkSetupCachedPooled(b *testing.B) {
 	m := benchSetupManager(b, 0)
 	ctx := context.Background()
-	if c, err := m.Create(ctx, CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+	if c, err := m.Create(ctx, create.CreateOptions{Name: "warm"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		b.Fatalf("%+v %v", c, err)
 	}
-	benchPooledCreates(b, m, func(c *Created) error {
+	benchPooledCreates(b, m, func(c *create.Created) error {
 		if c.SetupCache == nil || !c.SetupCache.Hit {
 			return fmt.Errorf("not from the cache: %+v", c.SetupCache)
 		}

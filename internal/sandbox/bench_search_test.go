@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -66,7 +67,7 @@ func makeSearchSandbox() error {
 		return err
 	}
 	searchBox.m, searchBox.n = m, m.Repo.Names("search")
-	if _, err := m.Create(ctx, CreateOptions{Name: "search"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "search"}); err != nil {
 		return err
 	}
 	for i, src := range []string{"src", "src", "src", "test"} {

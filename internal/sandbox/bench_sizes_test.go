@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -66,7 +67,7 @@ func makeTracked38k() error {
 		return err
 	}
 	tracked38k.m = m
-	_, err = m.Create(ctx, CreateOptions{Name: "t38k"})
+	_, err = m.Create(ctx, create.CreateOptions{Name: "t38k"})
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -61,14 +62,14 @@ func benchCreate(b *testing.B, files testenv.Files) { benchCreates(b, benchManag
 
 // benchCreates times creates with m, each sandbox deleted untimed.
 func benchCreates(b *testing.B, m *Manager) {
-	benchMakes(b, m, func(ctx context.Context, name string) (*Created, error) {
-		return m.Create(ctx, CreateOptions{Name: name})
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
+		return m.Create(ctx, create.CreateOptions{Name: name})
 	})
 }
 
 // benchMakes times makeOne, which makes one sandbox of the given name; each
 // is deleted untimed, with the disk settled.
-func benchMakes(b *testing.B, m *Manager, makeOne func(ctx context.Context, name string) (*Created, error)) {
+func benchMakes(b *testing.B, m *Manager, makeOne func(ctx context.Context, name string) (*create.Created, error)) {
 	ctx := context.Background()
 	i := 0
 	for b.Loop() {
@@ -117,7 +118,7 @@ func benchRawCreateWith(b *testing.B, m *Manager) {
 func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names, base string) {
 	b.Helper()
 	ctx := context.Background()
-	spec := m.ContainerSpec(n, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
+	spec := m.Creator.ContainerSpec(n, base, m.Repo.Config, nil, helperbin.Pinned("", "raw"))
 	spec.Entrypoint, spec.Cmd, spec.AnonVolumes = "/bin/sh", []string{"-c", "sleep 1000000"}, nil
 	if _, err := cli.Run(ctx, spec); err != nil {
 		b.Fatal(err)
@@ -137,7 +138,7 @@ func rawCreate(b *testing.B, m *Manager, cli *dockercli.Client, n hostrepo.Names
 
 func benchSandbox(b *testing.B) (*Manager, hostrepo.Names) {
 	m := benchManager(b)
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	return m, m.Repo.Names("bench")
@@ -168,7 +169,7 @@ func listRepo(b *testing.B, count int) *Manager {
 	m := benchManager(b)
 	for i := range count {
 		// More than an agent may make in a repository: a person's.
-		if _, err := m.Create(context.Background(), CreateOptions{Name: fmt.Sprintf("l%02d", i), OverLimit: true}); err != nil {
+		if _, err := m.Create(context.Background(), create.CreateOptions{Name: fmt.Sprintf("l%02d", i), OverLimit: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -222,7 +223,7 @@ func benchDeletes(b *testing.B, m *Manager, del func(ctx context.Context, name s
 		b.StopTimer()
 		name := fmt.Sprintf("d%d", i)
 		i++
-		if _, err := m.Create(ctx, CreateOptions{Name: name}); err != nil {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: name}); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -246,7 +247,7 @@ func benchToolSandbox(b *testing.B, files testenv.Files) (*Manager, hostrepo.Nam
 // benchSandboxIn makes sandbox "bench" with m.
 func benchSandboxIn(b *testing.B, m *Manager) (*Manager, hostrepo.Names) {
 	b.Helper()
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "bench"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	return m, m.Repo.Names("bench")

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -57,19 +58,19 @@ func contract(t *testing.T, p testenv.Provider) {
 		if p.Pool == 0 {
 			return
 		}
-		st, err := m.FillPool(ctx)
+		st, err := m.Creator.FillPool(ctx)
 		must(err)
 		if len(st.Ready) != p.Pool {
 			t.Fatalf("pool after fill: %+v", st)
 		}
 	}
 	fill()
-	c, err := m.Create(ctx, CreateOptions{Name: "Contract Box"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "Contract Box"})
 	must(err)
 	if pooled := m.Repo.Names(c.Name).Pool != ""; pooled != (p.Pool > 0) {
 		t.Fatalf("sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
 	}
-	if c.Name != "contract-box" || c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
+	if c.Name != "contract-box" || c.Status != create.StatusActive || c.Setup.Stdout != "hello world\n" || len(c.Services) != 1 || c.Services[0].State != services.Running {
 		t.Fatalf("create: %+v", c)
 	}
 	if tip := testenv.Git(t, dir, "rev-parse", c.Branch); tip != c.Base {
@@ -77,12 +78,12 @@ func contract(t *testing.T, p testenv.Provider) {
 	}
 	// A second sandbox that stops itself after 10 s idle: it naps while
 	// the first goes through the contract, and the last call wakes it.
-	var nap *Created
+	var nap *create.Created
 	if p.Runs(testenv.RowIdle) {
 		svcs := m.Repo.Config.Services
 		m.Repo.Config.Idle, m.Repo.Config.Services = 10*time.Second, nil
 		fill()
-		nap, err = m.Create(ctx, CreateOptions{Name: "nap"})
+		nap, err = m.Create(ctx, create.CreateOptions{Name: "nap"})
 		must(err)
 		if pooled := m.Repo.Names(nap.Name).Pool != ""; pooled != (p.Pool > 0) {
 			t.Fatalf("idle sandbox from the pool: %v, want %v", pooled, p.Pool > 0)
@@ -139,7 +140,7 @@ func contractMust(t *testing.T, err error) {
 }
 
 // contractKernel: the kernel is gVisor's (it says 4.4.0), or the host's.
-func contractKernel(t *testing.T, m *Manager, c *Created, p testenv.Provider) {
+func contractKernel(t *testing.T, m *Manager, c *create.Created, p testenv.Provider) {
 	res, err := m.Agent.Bash(context.Background(), c.Name, agent.BashOptions{Command: "uname -r"})
 	contractMust(t, err)
 	if gv := strings.TrimSpace(res.Stdout) == "4.4.0"; gv != p.GVisor || (c.Isolation == config.IsolationGVisor) != p.GVisor {
@@ -148,7 +149,7 @@ func contractKernel(t *testing.T, m *Manager, c *Created, p testenv.Provider) {
 }
 
 // contractFiles: files and snapshots, every change a commit on the branch.
-func contractFiles(t *testing.T, m *Manager, c *Created, dir string) {
+func contractFiles(t *testing.T, m *Manager, c *create.Created, dir string) {
 	ctx := context.Background()
 	must := func(err error) { t.Helper(); contractMust(t, err) }
 	w, err := m.Agent.Write(ctx, c.Name, "docs/new.txt", []byte("one\ntwo\n"))
@@ -181,7 +182,7 @@ func contractFiles(t *testing.T, m *Manager, c *Created, dir string) {
 }
 
 // contractTransfer: upload and download.
-func contractTransfer(t *testing.T, m *Manager, c *Created) {
+func contractTransfer(t *testing.T, m *Manager, c *create.Created) {
 	ctx := context.Background()
 	must := func(err error) { t.Helper(); contractMust(t, err) }
 	src := filepath.Join(t.TempDir(), "up.txt")
@@ -200,7 +201,7 @@ func contractTransfer(t *testing.T, m *Manager, c *Created) {
 // pid. A pod cannot be frozen: on Kubernetes pause stops the sandbox
 // (deletes the pod, keeps the claim) and resume starts the service again
 // in a new pod.
-func contractPause(t *testing.T, m *Manager, c *Created, p testenv.Provider) {
+func contractPause(t *testing.T, m *Manager, c *create.Created, p testenv.Provider) {
 	ctx := context.Background()
 	must := func(err error) { t.Helper(); contractMust(t, err) }
 	if _, err := m.Agent.Write(ctx, c.Name, "kept.txt", []byte("kept\n")); err != nil {
@@ -210,9 +211,9 @@ func contractPause(t *testing.T, m *Manager, c *Created, p testenv.Provider) {
 	must(err)
 	_, err = m.Pause(ctx, c.Name)
 	must(err)
-	wantStatus, wantWord := StatusPaused, "paused"
+	wantStatus, wantWord := create.StatusPaused, "paused"
 	if p.Kubernetes {
-		wantStatus, wantWord = StatusStopped, "stopped"
+		wantStatus, wantWord = create.StatusStopped, "stopped"
 	}
 	if s := listed(t, m, c.Name); s != wantStatus {
 		t.Fatalf("status %s after pause", s)
@@ -242,17 +243,17 @@ func contractPause(t *testing.T, m *Manager, c *Created, p testenv.Provider) {
 
 // contractIdle: the idle sandbox stopped itself, and a call starts it
 // again with its files.
-func contractIdle(t *testing.T, m *Manager, nap *Created) {
+func contractIdle(t *testing.T, m *Manager, nap *create.Created) {
 	ctx := context.Background()
 	must := func(err error) { t.Helper(); contractMust(t, err) }
-	for deadline := time.Now().Add(60 * time.Second); listed(t, m, nap.Name) != StatusIdle; time.Sleep(time.Second) {
+	for deadline := time.Now().Add(60 * time.Second); listed(t, m, nap.Name) != create.StatusIdle; time.Sleep(time.Second) {
 		if time.Now().After(deadline) {
 			t.Fatalf("sandbox %s with idle 10s is %q after a minute", nap.Name, listed(t, m, nap.Name))
 		}
 	}
 	res, err := m.Agent.Bash(ctx, nap.Name, agent.BashOptions{Command: "cat kept.txt"})
 	must(err)
-	if res.Stdout != "kept\n" || listed(t, m, nap.Name) != StatusActive {
+	if res.Stdout != "kept\n" || listed(t, m, nap.Name) != create.StatusActive {
 		t.Fatalf("the call after the idle stop: %+v, status %s", res, listed(t, m, nap.Name))
 	}
 	_, err = m.Delete(ctx, nap.Name, true)

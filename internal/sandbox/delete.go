@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
@@ -128,7 +127,7 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 		return d, &PartialDeleteError{Name: slug, Left: append(left, "branch "+n.Branch+" and state (kept so that the delete can be retried)")}
 	}
 	left = removeRefs(ctx, g, refs, n, d)
-	left = append(left, m.removeHostState(slug)...)
+	left = append(left, m.Repo.RemoveHostState(slug)...)
 	if rec != nil {
 		if err := m.Repo.Store().Remove(slug); err != nil {
 			left = append(left, fmt.Sprintf("state file %s (%v)", m.Repo.Layout().Record(slug), err))
@@ -159,7 +158,7 @@ func (m *Manager) removeBox(ctx context.Context, n hostrepo.Names, hasContainer,
 	switch {
 	case foreign:
 	case len(left) == 0:
-		for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, rec)...) {
+		for _, v := range append([]string{n.Volume}, m.Creator.ExtraVolumes(ctx, n, rec)...) {
 			left = append(left, m.removeVolume(ctx, v, hasContainer, d)...)
 		}
 		if rec != nil && rec.Egress || rec == nil && m.Proxies().Owns(ctx, n) {
@@ -212,18 +211,6 @@ func (m *Manager) removeVolume(ctx context.Context, vol string, ofOurContainer b
 		d.Removed = append(d.Removed, "volume "+vol)
 	case !errors.Is(err, box.ErrNoSuchVolume):
 		left = append(left, fmt.Sprintf("volume %s (%v)", vol, err))
-	}
-	return left
-}
-
-// removeHostState removes the snapshot state (and the private index an
-// older release kept) and ignore mirror of a sandbox, returning what could not be removed.
-func (m *Manager) removeHostState(slug string) []string {
-	var left []string
-	for _, p := range m.Repo.Layout().PerSandbox(slug) {
-		if err := os.RemoveAll(p); err != nil {
-			left = append(left, fmt.Sprintf("%s (%v)", p, err))
-		}
 	}
 	return left
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -83,7 +84,7 @@ func TestIntegrationEgressAllowlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
-	c, err := m.Create(ctx, CreateOptions{Name: "work"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestIntegrationEgressFromPython(t *testing.T) {
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	m := imageManager(t, dir, "litterbox-test/python:bookworm")
 	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"allowed.test"}, network
-	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	res := bash(t, m, `python3 -c '
@@ -193,7 +194,7 @@ except urllib.error.HTTPError as e:
 // setupNetworkSandbox makes sandbox "work" whose setup command runs fetch
 // (a command printing "allowed") into fetched.txt, with cfg's network
 // settings on the test servers' network.
-func setupNetworkSandbox(t *testing.T, network, fetch string, cfg config.Config) (*Manager, *Created) {
+func setupNetworkSandbox(t *testing.T, network, fetch string, cfg config.Config) (*Manager, *create.Created) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbsn"))
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
@@ -204,7 +205,7 @@ func setupNetworkSandbox(t *testing.T, network, fetch string, cfg config.Config)
 		t.Fatal(err)
 	}
 	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
-	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func TestIntegrationEgressCurlWget(t *testing.T) {
 	testenv.NewRepo(t, dir, testenv.SmallFiles)
 	m := imageManager(t, dir, testenv.PythonImage)
 	m.Repo.Config.Allow, m.Repo.Config.EgressNetwork = []string{"allowed.test", "secure.test:443"}, network
-	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Agent.Write(ctx, "work", "/tmp/ca.pem", cert); err != nil {
@@ -384,7 +385,7 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 		return m
 	}
 	counter := &runner.Counter{Inner: testenv.Exec()}
-	if _, err := New(t, counter).Create(context.Background(), CreateOptions{Name: "probe"}); err != nil {
+	if _, err := New(t, counter).Create(context.Background(), create.CreateOptions{Name: "probe"}); err != nil {
 		t.Fatal(err)
 	}
 	var egressSteps []string
@@ -397,7 +398,7 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 		t.Fatalf("egress steps: %q", egressSteps)
 	}
 	check := func(t *testing.T, m *Manager, fault *runner.Fault) {
-		_, err := m.Create(context.Background(), CreateOptions{Name: "victim"})
+		_, err := m.Create(context.Background(), create.CreateOptions{Name: "victim"})
 		if !fault.Fired() || err == nil || !strings.Contains(err.Error(), "injected fault") {
 			t.Fatalf("fired %v, create: %v", fault.Fired(), err)
 		}
@@ -430,7 +431,7 @@ func TestIntegrationEgressDeleteWithoutRecord(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
 	m.Repo.Config.Allow = []string{"allowed.test"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(m.Repo.Layout().Record("work")); err != nil {
@@ -453,7 +454,7 @@ func TestIntegrationEgressDeleteOrphan(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
 	m.Repo.Config.Allow = []string{"allowed.test"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(m.Repo.Root, m.Repo.Root+".moved"); err != nil {

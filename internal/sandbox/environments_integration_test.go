@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
@@ -68,7 +69,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 				"docker/Dockerfile": "FROM " + base + "\nARG FLAVOUR=plain\nCOPY marker.txt /opt/marker\n",
 				"docker/marker.txt": "built\n",
 			}, "[docker]\nbuild = \"docker/Dockerfile\"\ncontext = \"docker\"\nargs = { FLAVOUR = \"x\" }\n")
-			c, err := m.Create(ctx, CreateOptions{Name: "one"})
+			c, err := m.Create(ctx, create.CreateOptions{Name: "one"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +79,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 			if got := readFile(t, m, "one", "/opt/marker"); got != "built\n" {
 				t.Fatalf("/opt/marker = %q", got)
 			}
-			c2, err := m.Create(ctx, CreateOptions{Name: "two"})
+			c2, err := m.Create(ctx, create.CreateOptions{Name: "two"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 			// Only a commit changes what is built: the work tree's edit is
 			// not in the context until it is committed.
 			writeFile(t, filepath.Join(m.Repo.Root, "docker/marker.txt"), "changed\n")
-			c25, err := m.Create(ctx, CreateOptions{Name: "uncommitted"})
+			c25, err := m.Create(ctx, create.CreateOptions{Name: "uncommitted"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func TestIntegrationProjectImage(t *testing.T) {
 				t.Fatalf("an uncommitted change reached the build: %+v %s", c25.Build, c25.Image)
 			}
 			testenv.Git(t, m.Repo.Root, "commit", "-qam", "marker")
-			c3, err := m.Create(ctx, CreateOptions{Name: "three"})
+			c3, err := m.Create(ctx, create.CreateOptions{Name: "three"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +115,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 		"README.md":  "hi\n",
 		"Dockerfile": "FROM busybox:latest\nRUN echo the-build-broke-here && exit 3\n",
 	}, "[docker]\nbuild = \"Dockerfile\"\n")
-	_, err := m.Create(ctx, CreateOptions{Name: "broken"})
+	_, err := m.Create(ctx, create.CreateOptions{Name: "broken"})
 	var be *image.BuildError
 	if !errors.As(err, &be) || !strings.Contains(be.Tail, "the-build-broke-here") || !strings.HasPrefix(err.Error(), "building Dockerfile failed") {
 		t.Fatalf("failing build: %v", err)
@@ -122,7 +123,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 	assertNothingMade(t, m, "broken")
 
 	writeFile(t, filepath.Join(m.Repo.Root, ".litterbox.local.toml"), "[docker]\nbuild = \"nope/Dockerfile\"\n")
-	_, err = m.Create(ctx, CreateOptions{Name: "missing"})
+	_, err = m.Create(ctx, create.CreateOptions{Name: "missing"})
 	if err == nil || !strings.HasPrefix(err.Error(), "[docker] build: no Dockerfile at nope/Dockerfile in commit ") {
 		t.Fatalf("missing Dockerfile: %v", err)
 	}
@@ -136,7 +137,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 	writeFile(t, filepath.Join(m.Repo.Root, ".litterbox.toml"), "[docker]\nbuild = \"Dockerfile\"\n")
 	testenv.Git(t, m.Repo.Root, "add", ".litterbox.toml")
 	testenv.Git(t, m.Repo.Root, "commit", "-qm", "build")
-	_, err = m.Create(ctx, CreateOptions{Name: "untrusted"})
+	_, err = m.Create(ctx, create.CreateOptions{Name: "untrusted"})
 	if err == nil || !strings.Contains(err.Error(), "docker.build") || !strings.Contains(err.Error(), "litterbox trust") {
 		t.Fatalf("untrusted committed build: %v", err)
 	}
@@ -162,7 +163,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 				".litterbox.toml": "[docker]\nimage = \"" + image + "\"\nsetup-command = '" + cacheSetup + "'\n" +
 					"[setup]\ninputs = [\"package.json\"]\n",
 			}, "")
-			first, err := m.Create(ctx, CreateOptions{Name: "first"})
+			first, err := m.Create(ctx, create.CreateOptions{Name: "first"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +172,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 			}
 			stamp := exec(t, m, "first", "cat node_modules/stamp")
 
-			second, err := m.Create(ctx, CreateOptions{Name: "second"})
+			second, err := m.Create(ctx, create.CreateOptions{Name: "second"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +197,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 			testenv.Git(t, m.Repo.Root, "rm", "-q", "old.txt")
 			writeFile(t, filepath.Join(m.Repo.Root, "README.md"), "v2\n")
 			testenv.Git(t, m.Repo.Root, "commit", "-qam", "v2")
-			third, err := m.Create(ctx, CreateOptions{Name: "third"})
+			third, err := m.Create(ctx, create.CreateOptions{Name: "third"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 
 			writeFile(t, filepath.Join(m.Repo.Root, "package.json"), `{"deps": 2}`+"\n")
 			testenv.Git(t, m.Repo.Root, "commit", "-qam", "deps")
-			fourth, err := m.Create(ctx, CreateOptions{Name: "fourth"})
+			fourth, err := m.Create(ctx, create.CreateOptions{Name: "fourth"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if got := exec(t, m, "fourth", "cat node_modules/pkg/from-inputs"); got != `{"deps": 2}`+"\n" {
 				t.Fatalf("fourth ran setup on %q", got)
 			}
-			entries, err := m.SetupCache().List(ctx)
+			entries, err := m.Creator.SetupCache().List(ctx)
 			if err != nil || len(entries) != 2 {
 				t.Fatalf("cache ls: %+v %v", entries, err)
 			}
@@ -227,17 +228,17 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if _, err := m.Delete(ctx, "first", true); err != nil {
 				t.Fatal(err)
 			}
-			removed, err := m.SetupCache().Prune(ctx)
+			removed, err := m.Creator.SetupCache().Prune(ctx)
 			if err != nil || len(removed) != 1 || removed[0].Key != entries[1].Key {
 				t.Fatalf("prune removed %+v (%v), want the older of %+v", removed, err, entries)
 			}
 			if _, err := testenv.Docker("volume", "inspect", entries[1].Volume); err == nil {
 				t.Fatalf("pruned volume %s is still there", entries[1].Volume)
 			}
-			if _, err := m.SetupCache().Remove(ctx, entries[0].Key[:8]); err != nil {
+			if _, err := m.Creator.SetupCache().Remove(ctx, entries[0].Key[:8]); err != nil {
 				t.Fatal(err)
 			}
-			if left, _ := m.SetupCache().List(ctx); len(left) != 0 {
+			if left, _ := m.Creator.SetupCache().List(ctx); len(left) != 0 {
 				t.Fatalf("after rm: %+v", left)
 			}
 		})
@@ -254,7 +255,7 @@ func TestIntegrationSetupCacheKeepsNoEmptyEntry(t *testing.T) {
 		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p /tmp/deps && echo made > /tmp/deps/lib\"\n",
 	}, "")
 	for _, name := range []string{"one", "two"} {
-		c, err := m.Create(ctx, CreateOptions{Name: name})
+		c, err := m.Create(ctx, create.CreateOptions{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestIntegrationSetupCacheKeepsNoEmptyEntry(t *testing.T) {
 			t.Errorf("%s: the setup's work is missing: %q", name, got)
 		}
 	}
-	if entries, err := m.SetupCache().List(ctx); err != nil || len(entries) != 0 {
+	if entries, err := m.Creator.SetupCache().List(ctx); err != nil || len(entries) != 0 {
 		t.Errorf("entries %+v %v", entries, err)
 	}
 	if vols, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed=cache", "--filter", "label=dev.litterbox.repo="+m.Repo.Root); vols != "" {
@@ -281,14 +282,14 @@ func TestIntegrationSetupCacheRefusesTrackedChanges(t *testing.T) {
 		"README.md":       "v1\n",
 		".litterbox.toml": "[docker]\nsetup-command = \"echo generated >> README.md\"\n",
 	}, "")
-	c, err := m.Create(ctx, CreateOptions{Name: "one"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.SetupCache != nil || !strings.Contains(strings.Join(c.Warnings, "\n"), "setup cache: not kept, because the setup command changed tracked files") {
 		t.Fatalf("cache %+v warnings %v", c.SetupCache, c.Warnings)
 	}
-	c2, err := m.Create(ctx, CreateOptions{Name: "two"})
+	c2, err := m.Create(ctx, create.CreateOptions{Name: "two"})
 	if err != nil || c2.SetupCache != nil || c2.Setup.Snapshot == "" {
 		t.Fatalf("second: %+v %v", c2, err)
 	}
@@ -313,7 +314,7 @@ func TestIntegrationFork(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbfork"))
 			testenv.NewRepo(t, dir, testenv.Files{"README.md": "hi\n", ".gitignore": "build/\n"})
 			m := imageManager(t, dir, image)
-			if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+			if _, err := m.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
 				t.Fatal(err)
 			}
 			for p, body := range map[string]string{"work.txt": "agent work\n", "build/out.bin": "compiled\n"} {
@@ -321,12 +322,12 @@ func TestIntegrationFork(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "copy"})
+			c, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: "copy"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			srcTip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/src")
-			if tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/copy"); tip != srcTip || c.ForkedFrom != "src" || c.Status != StatusActive {
+			if tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/copy"); tip != srcTip || c.ForkedFrom != "src" || c.Status != create.StatusActive {
 				t.Fatalf("fork at %s, source at %s: %+v", tip, srcTip, c)
 			}
 			if got := readFile(t, m, "copy", "build/out.bin") + readFile(t, m, "copy", "work.txt"); got != "compiled\nagent work\n" {
@@ -349,7 +350,7 @@ func TestIntegrationFork(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, i := range infos {
-				if i.Status != StatusActive {
+				if i.Status != create.StatusActive {
 					t.Fatalf("%s is %s after the fork", i.Name, i.Status)
 				}
 			}
@@ -362,33 +363,33 @@ func TestIntegrationFork(t *testing.T) {
 func TestIntegrationForkEdges(t *testing.T) {
 	ctx := context.Background()
 	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "")
-	if _, err := m.Create(ctx, CreateOptions{Name: "src"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Create(ctx, CreateOptions{Name: "taken"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "taken"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Pause(ctx, "src"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "from-paused"}); err != nil {
+	if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: "from-paused"}); err != nil {
 		t.Fatalf("fork of a paused sandbox: %v", err)
 	}
 	if in, _ := m.Repo.Provider.Inspect(ctx, m.Repo.Names("src").Container); in.State != "paused" {
 		t.Fatalf("the source is %s after the fork", in.State)
 	}
-	var exists *ExistsError
-	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "taken"}); !errors.As(err, &exists) {
+	var exists *create.ExistsError
+	if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: "taken"}); !errors.As(err, &exists) {
 		t.Fatalf("fork onto an existing name: %v", err)
 	}
 	var nf *hostrepo.NotFoundError
-	if _, err := m.Fork(ctx, ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
+	if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "nope", Name: "x"}); !errors.As(err, &nf) {
 		t.Fatalf("fork of an unknown sandbox: %v", err)
 	}
 	if _, err := os.Stat(m.Repo.Layout().Record("x")); err == nil || testenv.Git(t, m.Repo.Root, "for-each-ref", "refs/heads/litterbox/x") != "" {
 		t.Fatal("a fork of an unknown sandbox left state or a branch")
 	}
-	if _, err := m.Fork(ctx, ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {
+	if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: "!!!"}); err == nil || !strings.Contains(err.Error(), "invalid sandbox name") {
 		t.Fatalf("fork to a bad name: %v", err)
 	}
 }
@@ -414,11 +415,11 @@ func TestIntegrationDevcontainerImage(t *testing.T) {
 }
 `,
 	}, "")
-	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusActive || c.Image != "litterbox-test/debian:bookworm" || strings.Join(c.ConfigFiles, ",") != ".devcontainer/devcontainer.json" {
+	if c.Status != create.StatusActive || c.Image != "litterbox-test/debian:bookworm" || strings.Join(c.ConfigFiles, ",") != ".devcontainer/devcontainer.json" {
 		t.Fatalf("created %+v", c)
 	}
 	if got := exec(t, m, "dev", "cat a.out b.out c.out; test -f d.out && echo d; echo $TOOLS"); got != "on-create\nhello\none\nd\n/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/tools\n" {
@@ -444,11 +445,11 @@ func TestIntegrationDevcontainerSetupFailure(t *testing.T) {
 		".devcontainer/devcontainer.json": `{"image": "litterbox-test/debian:bookworm", "onCreateCommand": "npm install && pip install -r requirements.txt"}`,
 	}
 	m := repoManager(t, files, "")
-	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusFailedSetup || c.Setup.ExitCode != 127 || c.SetupFrom != ".devcontainer/devcontainer.json" {
+	if c.Status != create.StatusFailedSetup || c.Setup.ExitCode != 127 || c.SetupFrom != ".devcontainer/devcontainer.json" {
 		t.Fatalf("created %+v", c)
 	}
 	// What the explanation is made of (present's tests check its words).
@@ -458,15 +459,15 @@ func TestIntegrationDevcontainerSetupFailure(t *testing.T) {
 	if got := exec(t, m, "dev", "echo usable"); got != "usable\n" {
 		t.Errorf("the sandbox: %q", got)
 	}
-	if _, err := m.Create(ctx, CreateOptions{Name: "dev"}); err == nil || !strings.Contains(err.Error(), "sandbox 'dev' already exists; please choose a different name (made before, its setup command failed; it is usable as it is: use it by this name)") {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "dev"}); err == nil || !strings.Contains(err.Error(), "sandbox 'dev' already exists; please choose a different name (made before, its setup command failed; it is usable as it is: use it by this name)") {
 		t.Errorf("a retry: %v", err)
 	}
 
 	m = repoManager(t, files, "[docker]\nimage = \"litterbox-test/debian:bookworm\"\n")
-	if c, err = m.Create(ctx, CreateOptions{Name: "chosen"}); err != nil {
+	if c, err = m.Create(ctx, create.CreateOptions{Name: "chosen"}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusActive || c.Setup.Command != config.DefaultSetup || strings.Join(c.ConfigFiles, ",") != config.LocalFile ||
+	if c.Status != create.StatusActive || c.Setup.Command != config.DefaultSetup || strings.Join(c.ConfigFiles, ",") != config.LocalFile ||
 		!slices.Contains(c.Notes, ".devcontainer/devcontainer.json: not used, because .litterbox.local.toml chooses the image; its setup command and settings are for its own") {
 		t.Errorf("with the image chosen: status %s setup %q files %q notes %q", c.Status, c.Setup.Command, c.ConfigFiles, c.Notes)
 	}
@@ -491,7 +492,7 @@ func TestIntegrationDevcontainerBuild(t *testing.T) {
 `,
 		".litterbox.toml": "[docker]\nsetup-command = \"id -u > from-toml.txt\"\n",
 	}, "")
-	_, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	_, err := m.Create(ctx, create.CreateOptions{Name: "dev"})
 	if err == nil || !strings.HasPrefix(err.Error(), ".devcontainer/devcontainer.json sets ") || !strings.Contains(err.Error(), "litterbox trust") {
 		t.Fatalf("untrusted devcontainer.json: %v", err)
 	}
@@ -499,7 +500,7 @@ func TestIntegrationDevcontainerBuild(t *testing.T) {
 	if _, err := m.Trust(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := m.Create(ctx, CreateOptions{Name: "dev"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,7 +525,7 @@ func TestIntegrationDevcontainerFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := repoManager(t, testenv.Files{"README.md": "hi\n", ".devcontainer/devcontainer.json": tc.file}, "")
 			_, _ = m.Trust() // the config may not even load: create says why
-			_, err := m.Create(ctx, CreateOptions{Name: "dev"})
+			_, err := m.Create(ctx, create.CreateOptions{Name: "dev"})
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("got %v, want a line starting %q", err, tc.want)
 			}
@@ -542,24 +543,24 @@ func TestIntegrationSetupCacheVolumeGone(t *testing.T) {
 		".gitignore":      "out/\n",
 		".litterbox.toml": "[docker]\nsetup-command = \"mkdir -p out && echo built > out/x\"\n",
 	}, "")
-	if c, err := m.Create(ctx, CreateOptions{Name: "one"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
+	if c, err := m.Create(ctx, create.CreateOptions{Name: "one"}); err != nil || c.SetupCache == nil || !c.SetupCache.Saved {
 		t.Fatalf("first: %+v %v", c, err)
 	}
-	entries, err := m.SetupCache().List(ctx)
+	entries, err := m.Creator.SetupCache().List(ctx)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("entries %+v %v", entries, err)
 	}
 	if out, err := testenv.Docker("volume", "rm", entries[0].Volume); err != nil {
 		t.Fatalf("volume rm: %v %s", err, out)
 	}
-	c, err := m.Create(ctx, CreateOptions{Name: "two"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "two"})
 	if err != nil || c.SetupCache == nil || !c.SetupCache.Saved || c.SetupCache.Hit {
 		t.Fatalf("after the volume went: %+v %v", c.SetupCache, err)
 	}
 	if got := exec(t, m, "two", "cat out/x"); got != "built\n" {
 		t.Fatalf("out/x = %q", got)
 	}
-	c, err = m.Create(ctx, CreateOptions{Name: "three"})
+	c, err = m.Create(ctx, create.CreateOptions{Name: "three"})
 	if err != nil || c.SetupCache == nil || !c.SetupCache.Hit {
 		t.Fatalf("third: %+v %v", c.SetupCache, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -99,7 +100,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			prepare: func(t *testing.T, m *Manager, step int) string {
 				sb := fmt.Sprintf("a%d", step)
 				// A sandbox a step, more than an agent may have: a person's.
-				if _, err := m.Create(context.Background(), CreateOptions{Name: sb, OverLimit: true}); err != nil {
+				if _, err := m.Create(context.Background(), create.CreateOptions{Name: sb, OverLimit: true}); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := m.Agent.Write(context.Background(), sb, fmt.Sprintf("applied%d.txt", step), []byte("from the sandbox\n")); err != nil {
@@ -127,7 +128,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 			name: "delete",
 			prepare: func(t *testing.T, m *Manager, step int) string {
 				sb := fmt.Sprintf("d%d", step)
-				if _, err := m.Create(context.Background(), CreateOptions{Name: sb}); err != nil {
+				if _, err := m.Create(context.Background(), create.CreateOptions{Name: sb}); err != nil {
 					t.Fatal(err)
 				}
 				return sb
@@ -221,7 +222,7 @@ func walkFaults(t *testing.T, op faultOp) {
 func sharedSandbox(name string) func(t *testing.T, m *Manager, step int) string {
 	return func(t *testing.T, m *Manager, step int) string {
 		if ok, _ := m.Repo.Known(context.Background(), name); !ok {
-			if _, err := m.Create(context.Background(), CreateOptions{Name: name}); err != nil {
+			if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ func TestIntegrationGVisor(t *testing.T) {
 		".litterbox.toml": "[docker]\nisolation = \"gvisor\"\nsetup-command = '" + homeSetup + " && mkdir -p node_modules && cp $HOME/deps/lib node_modules/lib'\n" +
 			"[setup]\nkeep = [\"/opt/deps\"]\n",
 	}, "[network]\nmode = \"allow\"\nallow = [\"allowed.test\"]\negress = \""+network+"\"\n")
-	first, err := m.Create(ctx, CreateOptions{Name: "first"})
+	first, err := m.Create(ctx, create.CreateOptions{Name: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestIntegrationGVisor(t *testing.T) {
 		t.Fatalf("first: isolation %q, cache %+v, setup %+v, warnings %v", first.Isolation, first.SetupCache, first.Setup, first.Warnings)
 	}
 	stamp := exec(t, m, "first", "cat $HOME/deps/lib")
-	second, err := m.Create(ctx, CreateOptions{Name: "second"})
+	second, err := m.Create(ctx, create.CreateOptions{Name: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestIntegrationGVisor(t *testing.T) {
 	if _, err := m.Agent.Write(ctx, "second", "work.txt", []byte("agent\n")); err != nil {
 		t.Fatal(err)
 	}
-	fork, err := m.Fork(ctx, ForkOptions{Source: "second", Name: "copy"})
+	fork, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "second", Name: "copy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +68,12 @@ func TestIntegrationGVisor(t *testing.T) {
 
 	// What this runsc (--network=none) cannot give: one line, nothing made.
 	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[network]\nmode = \"open\"\n")
-	if _, err := m.Create(ctx, CreateOptions{Name: "open"}); err == nil || !strings.Contains(err.Error(), `under isolation "gvisor"`) || strings.Contains(err.Error(), "\n") {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "open"}); err == nil || !strings.Contains(err.Error(), `under isolation "gvisor"`) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("network open under gVisor: %v", err)
 	}
 	refusedCleanly(t, m, "open")
 	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[docker]\ngvisor-runtime = \"nope\"\n")
-	if _, err := m.Create(ctx, CreateOptions{Name: "nope"}); err == nil || !strings.Contains(err.Error(), `no runtime "nope"`) {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "nope"}); err == nil || !strings.Contains(err.Error(), `no runtime "nope"`) {
 		t.Fatalf("an unknown runtime: %v", err)
 	}
 	refusedCleanly(t, m, "nope")

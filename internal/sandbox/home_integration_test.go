@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func TestIntegrationHomeAndKeptPaths(t *testing.T) {
 				".litterbox.toml": "[docker]\nimage = \"" + image + "\"\nsetup-command = '" + homeSetup + "'\n" +
 					"[setup]\nkeep = [\"/opt/deps\"]\n",
 			}, "")
-			first, err := m.Create(ctx, CreateOptions{Name: "first"})
+			first, err := m.Create(ctx, create.CreateOptions{Name: "first"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func TestIntegrationHomeAndKeptPaths(t *testing.T) {
 				t.Fatalf("first: %q", got)
 			}
 
-			second, err := m.Create(ctx, CreateOptions{Name: "second"})
+			second, err := m.Create(ctx, create.CreateOptions{Name: "second"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +61,7 @@ func TestIntegrationHomeAndKeptPaths(t *testing.T) {
 			}
 
 			exec(t, m, "second", "echo agent > $HOME/agent-state")
-			if _, err := m.Fork(ctx, ForkOptions{Source: "second", Name: "copy"}); err != nil {
+			if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "second", Name: "copy"}); err != nil {
 				t.Fatal(err)
 			}
 			if got := exec(t, m, "copy", "cat $HOME/agent-state /opt/deps/lib; echo fork > $HOME/agent-state"); got != "agent\n"+stamp {
@@ -128,7 +129,7 @@ func TestIntegrationSetupCacheGoModules(t *testing.T) {
 func createFromCache(t *testing.T, m *Manager, script, want string) {
 	t.Helper()
 	for i, name := range []string{"one", "two"} {
-		c, err := m.Create(context.Background(), CreateOptions{Name: name})
+		c, err := m.Create(context.Background(), create.CreateOptions{Name: name})
 		if err != nil {
 			t.Fatal(err)
 		}

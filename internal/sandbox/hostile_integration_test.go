@@ -17,6 +17,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -28,7 +29,7 @@ func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
 
 	// Shell metacharacters in a name are slugified away, never run.
-	c, err := m.Create(ctx, CreateOptions{Name: "$(touch /tmp/lb-pwned); `id` | x"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "$(touch /tmp/lb-pwned); `id` | x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 		t.Fatalf("slug %q", c.Name)
 	}
 	for _, bad := range []string{"", "!!!", strings.Repeat("a", 64), "\x00"} {
-		if _, err := m.Create(ctx, CreateOptions{Name: bad}); err == nil {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: bad}); err == nil {
 			t.Errorf("create %q succeeded", bad)
 		}
 	}
@@ -83,7 +84,7 @@ func TestIntegrationHostileNamesAndPaths(t *testing.T) {
 func TestIntegrationHugeAndBinaryContent(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	c, err := m.Create(ctx, CreateOptions{Name: "big"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "big"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestIntegrationFloodAndForkBomb(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
 	m.Repo.Config.PidsLimit = 128
-	c, err := m.Create(ctx, CreateOptions{Name: "flood"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "flood"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestIntegrationForkBombKeepsInit(t *testing.T) {
 	m := realManager(t)
 	m.Repo.Config.PidsLimit = 128
 	for i := range 6 {
-		c, err := m.Create(ctx, CreateOptions{Name: fmt.Sprint("keep", i)})
+		c, err := m.Create(ctx, create.CreateOptions{Name: fmt.Sprint("keep", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +204,7 @@ func TestIntegrationForkBombKeepsInit(t *testing.T) {
 func TestIntegrationStoppedDuringCall(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	c, err := m.Create(ctx, CreateOptions{Name: "dies"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "dies"})
 	if err != nil {
 		t.Fatal(err)
 	}

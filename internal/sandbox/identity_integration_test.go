@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
@@ -59,7 +60,7 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 	ctx := context.Background()
 	a, b := twinRepos(t)
 	for _, m := range []*Manager{a, b} {
-		if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: "x"}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := m.Agent.Bash(ctx, "x", agent.BashOptions{Command: "echo " + m.Repo.RepoID + " > who"}); err != nil {
@@ -113,7 +114,7 @@ func TestIntegrationTwoRepositoriesOneNameOneSlug(t *testing.T) {
 	if _, err := b.Delete(ctx, "x", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Create(ctx, CreateOptions{Name: "x"}); err != nil {
+	if _, err := b.Create(ctx, create.CreateOptions{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.Agent.Write(ctx, "x", "merged.txt", []byte("b\n")); err != nil {
@@ -152,7 +153,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.Repo.RepoID, old.Repo.RepoPath = "", wt
-	if _, err := old.Create(ctx, CreateOptions{Name: "legacy"}); err != nil {
+	if _, err := old.Create(ctx, create.CreateOptions{Name: "legacy"}); err != nil {
 		t.Fatal(err)
 	}
 	// The old name, in the container and in the record that names it.
@@ -171,7 +172,7 @@ func TestIntegrationOlderReleaseSandboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := m.List(ctx, false)
-	if err != nil || len(list) != 1 || list[0].Name != "legacy" || list[0].Status != StatusActive || list[0].Container != legacyName {
+	if err != nil || len(list) != 1 || list[0].Name != "legacy" || list[0].Status != create.StatusActive || list[0].Container != legacyName {
 		t.Fatalf("list from the main work tree: %+v %v", list, err)
 	}
 	if _, err := m.Agent.Bash(ctx, "legacy", agent.BashOptions{Command: "echo still > works"}); err != nil {
@@ -238,7 +239,7 @@ func TestIntegrationCommaInRepositoryPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
-	if _, err := m.Create(ctx, CreateOptions{Name: "x"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := m.Agent.Bash(ctx, "x", agent.BashOptions{Command: "echo ok > ok.txt"}); err != nil || res.Snapshot == "" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -51,7 +52,7 @@ egress = "`+network+`"
 API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 `)
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	agentSays := func(url string, flags ...string) string {
@@ -125,7 +126,7 @@ API_KEY = { env = "LB_TEST_API_KEY", inject = ["api.test"] }
 			t.Fatal(err)
 		}
 	}
-	if o, err := m.Resume(ctx, "w"); err != nil || o.Status != StatusActive {
+	if o, err := m.Resume(ctx, "w"); err != nil || o.Status != create.StatusActive {
 		t.Fatalf("resume: %+v %v", o, err)
 	}
 	if said := agentSays("https://api.test/v1/messages"); !strings.Contains(said, `standin: api 200: {"authorized": true`) {

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -78,7 +79,7 @@ func leftovers(t *testing.T, m *Manager, slug string) []string {
 func TestIntegrationCreateCopiesHeadExactly(t *testing.T) {
 	m := realManager(t)
 	ctx := context.Background()
-	c, err := m.Create(ctx, CreateOptions{Name: "copy"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "copy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestIntegrationCreateDockerCalls(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	m := realManager(t)
 	useRunner(m, counter)
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "count"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "count"}); err != nil {
 		t.Fatal(err)
 	}
 	var docker []string
@@ -158,7 +159,7 @@ func TestIntegrationCreateFailureAtEveryStepLeavesNothing(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	probe := realManager(t)
 	useRunner(probe, counter)
-	if _, err := probe.Create(context.Background(), CreateOptions{Name: "probe"}); err != nil {
+	if _, err := probe.Create(context.Background(), create.CreateOptions{Name: "probe"}); err != nil {
 		t.Fatal(err)
 	}
 	steps := counter.Commands()
@@ -170,7 +171,7 @@ func TestIntegrationCreateFailureAtEveryStepLeavesNothing(t *testing.T) {
 			fault := &runner.Fault{Inner: testenv.Exec(), N: n, Stderr: "Error response from daemon: injected fault"}
 			m := realManager(t)
 			useRunner(m, fault)
-			_, err := m.Create(context.Background(), CreateOptions{Name: "victim"})
+			_, err := m.Create(context.Background(), create.CreateOptions{Name: "victim"})
 			if !fault.Fired() {
 				t.Fatalf("fault %d (%s) never fired", n, step)
 			}
@@ -205,7 +206,7 @@ func TestIntegrationCreateHangingCopyIsCancelledAndRolledBack(t *testing.T) {
 	// rollback had looked for it.
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
-	_, err := m.Create(ctx, CreateOptions{Name: "hang"})
+	_, err := m.Create(ctx, create.CreateOptions{Name: "hang"})
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("create: %v, want a deadline error", err)
 	}
@@ -222,7 +223,7 @@ func TestIntegrationConcurrentCreatesOfOneNameHaveOneWinner(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = m.Create(context.Background(), CreateOptions{Name: "race"})
+			_, errs[i] = m.Create(context.Background(), create.CreateOptions{Name: "race"})
 		}()
 	}
 	wg.Wait()
@@ -231,14 +232,14 @@ func TestIntegrationConcurrentCreatesOfOneNameHaveOneWinner(t *testing.T) {
 		switch {
 		case err == nil:
 			wins++
-		case !errorAs[*ExistsError](err):
-			t.Errorf("loser got %v, want ExistsError", err)
+		case !errorAs[*create.ExistsError](err):
+			t.Errorf("loser got %v, want create.ExistsError", err)
 		}
 	}
 	if wins != 1 {
 		t.Errorf("%d creates won, want 1", wins)
 	}
-	if list, _ := m.List(context.Background(), false); len(list) != 1 || list[0].Status != StatusActive {
+	if list, _ := m.List(context.Background(), false); len(list) != 1 || list[0].Status != create.StatusActive {
 		t.Errorf("list %+v", list)
 	}
 }
@@ -247,14 +248,14 @@ func TestIntegrationFailedSetupIsKeptListedAndDeletable(t *testing.T) {
 	m := realManager(t)
 	m.Repo.Config.SetupCommand = "echo out; echo err >&2; exit 3"
 	ctx := context.Background()
-	c, err := m.Create(ctx, CreateOptions{Name: "bad-setup"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "bad-setup"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusFailedSetup || c.Setup.ExitCode != 3 || c.Setup.Stdout != "out\n" || c.Setup.Stderr != "err\n" {
+	if c.Status != create.StatusFailedSetup || c.Setup.ExitCode != 3 || c.Setup.Stdout != "out\n" || c.Setup.Stderr != "err\n" {
 		t.Errorf("created %+v", c)
 	}
-	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusFailedSetup {
+	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != create.StatusFailedSetup {
 		t.Errorf("list %+v", list)
 	}
 	if _, err := m.Delete(ctx, "bad-setup", true); err != nil {
@@ -268,20 +269,20 @@ func TestIntegrationFailedSetupIsKeptListedAndDeletable(t *testing.T) {
 func TestIntegrationContainerRemovedBehindOurBack(t *testing.T) {
 	m := realManager(t)
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "gone"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "gone"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := testenv.Docker("rm", "-f", "-v", m.Repo.Names("gone").Container); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusMissing {
+	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != create.StatusMissing {
 		t.Errorf("list %+v, want one missing", list)
 	}
 	if _, err := m.Pause(ctx, "gone"); !errors.Is(err, hostrepo.ErrMissing) {
 		t.Errorf("pause: %v, want ErrMissing", err)
 	}
-	if _, err := m.Create(ctx, CreateOptions{Name: "gone"}); !errorAs[*ExistsError](err) {
-		t.Errorf("create over missing: %v, want ExistsError", err)
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "gone"}); !errorAs[*create.ExistsError](err) {
+		t.Errorf("create over missing: %v, want create.ExistsError", err)
 	}
 	if _, err := m.Delete(ctx, "gone", false); err != nil {
 		t.Fatal(err)
@@ -294,18 +295,18 @@ func TestIntegrationContainerRemovedBehindOurBack(t *testing.T) {
 func TestIntegrationStoppedSandboxIsListedAndResumed(t *testing.T) {
 	m := realManager(t)
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "stopped"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	exec(t, m, "stopped", "echo kept > /src/work.txt")
 	if _, err := testenv.Docker("stop", "-t", "1", m.Repo.Names("stopped").Container); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != StatusStopped {
+	if list, _ := m.List(ctx, false); len(list) != 1 || list[0].Status != create.StatusStopped {
 		t.Errorf("list %+v, want stopped", list)
 	}
 	o, err := m.Resume(ctx, "stopped")
-	if err != nil || !o.Changed || o.Status != StatusActive {
+	if err != nil || !o.Changed || o.Status != create.StatusActive {
 		t.Fatalf("resume: %+v %v", o, err)
 	}
 	if got := exec(t, m, "stopped", "cat /src/work.txt"); got != "kept\n" {
@@ -316,7 +317,7 @@ func TestIntegrationStoppedSandboxIsListedAndResumed(t *testing.T) {
 func TestIntegrationPauseKeepsProcessState(t *testing.T) {
 	m := realManager(t)
 	ctx := context.Background()
-	if _, err := m.Create(ctx, CreateOptions{Name: "frozen"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "frozen"}); err != nil {
 		t.Fatal(err)
 	}
 	exec(t, m, "frozen", "echo in-memory > /tmp/state")
@@ -339,7 +340,7 @@ func TestIntegrationUnreachableEngineFailsFastLeavingNothing(t *testing.T) {
 	m := realManager(t)
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent/litterbox-test.sock")
 	start := time.Now()
-	_, err := m.Create(context.Background(), CreateOptions{Name: "nodaemon"})
+	_, err := m.Create(context.Background(), create.CreateOptions{Name: "nodaemon"})
 	if !errors.Is(err, box.ErrEngineUnreachable) {
 		t.Fatalf("create: %v, want ErrDaemonUnreachable", err)
 	}
@@ -363,7 +364,7 @@ func TestIntegrationUncommittedChangesAreReportedAndHostUntouched(t *testing.T) 
 	status := testenv.Git(t, m.Repo.Root, "status", "--porcelain")
 	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
 	branch := testenv.Git(t, m.Repo.Root, "symbolic-ref", "HEAD")
-	c, err := m.Create(context.Background(), CreateOptions{Name: "dirty"})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "dirty"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestIntegrationBaseRef(t *testing.T) {
 	}
 	testenv.Git(t, m.Repo.Root, "add", "second.txt")
 	testenv.Git(t, m.Repo.Root, "commit", "-q", "-m", "second")
-	c, err := m.Create(context.Background(), CreateOptions{Name: "old", BaseRef: first})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "old", BaseRef: first})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +403,7 @@ func TestIntegrationBaseRef(t *testing.T) {
 	if got := exec(t, m, "old", "ls /src/second.txt 2>/dev/null || echo absent"); got != "absent\n" {
 		t.Errorf("second.txt in old sandbox: %q", got)
 	}
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "nope", BaseRef: "no-such-ref"}); err == nil || !strings.Contains(err.Error(), "no-such-ref") {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "nope", BaseRef: "no-such-ref"}); err == nil || !strings.Contains(err.Error(), "no-such-ref") {
 		t.Errorf("unknown base: %v", err)
 	}
 	if left := leftovers(t, m, "nope"); len(left) != 2 { // the "old" container and its branch only

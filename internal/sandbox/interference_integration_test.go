@@ -11,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -23,7 +24,7 @@ import (
 func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	if _, err := m.Create(ctx, CreateOptions{Name: "mover"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "mover"}); err != nil {
 		t.Fatal(err)
 	}
 	moved := filepath.Join(t.TempDir(), filepath.Base(m.Repo.Root))
@@ -36,7 +37,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := m2.List(ctx, false)
-	if err != nil || len(list) != 1 || list[0].Name != "mover" || list[0].Status != StatusActive || list[0].Repo != moved {
+	if err != nil || len(list) != 1 || list[0].Name != "mover" || list[0].Status != create.StatusActive || list[0].Repo != moved {
 		t.Fatalf("list after the move: %+v %v", list, err)
 	}
 	if _, err := m2.Agent.Bash(ctx, "mover", agent.BashOptions{Command: "echo moved > here"}); err != nil {
@@ -76,7 +77,7 @@ func TestIntegrationRepoMovedKeepsItsSandboxesDeletable(t *testing.T) {
 func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	c, err := m.Create(ctx, CreateOptions{Name: "orphan"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "orphan"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 	for _, s := range all {
 		if s.Repo == gone && s.Name == "orphan" {
 			found = true
-			if !s.RepoGone || s.Status != StatusActive {
+			if !s.RepoGone || s.Status != create.StatusActive {
 				t.Errorf("listed as %+v, want active and repo gone", s)
 			}
 		}
@@ -126,7 +127,7 @@ func TestIntegrationRepoDeletedSandboxIsListedAndDeletable(t *testing.T) {
 func TestIntegrationBranchDeletedByTheUser(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
-	c, err := m.Create(ctx, CreateOptions{Name: "nobranch"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "nobranch"})
 	if err != nil {
 		t.Fatal(err)
 	}

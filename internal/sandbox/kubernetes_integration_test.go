@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -52,11 +53,11 @@ func TestIntegrationKubernetesImages(t *testing.T) {
 		t.Run(imageName(image), func(t *testing.T) {
 			ctx := context.Background()
 			m := kubeManager(t, p, image)
-			c, err := m.Create(ctx, CreateOptions{Name: "work"})
+			c, err := m.Create(ctx, create.CreateOptions{Name: "work"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Status != StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
+			if c.Status != create.StatusActive || !strings.Contains(c.Storage, "PersistentVolumeClaim") {
 				t.Fatalf("create: %+v", c)
 			}
 			res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "id -u; printf x > made.txt; mkdir -p node_modules && echo dep > node_modules/d; echo $HOME; echo home > $HOME/h"})
@@ -103,7 +104,7 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	ctx := context.Background()
 
 	m := kubeManager(t, p, noShellImage)
-	_, err := m.Create(ctx, CreateOptions{Name: "noshell"})
+	_, err := m.Create(ctx, create.CreateOptions{Name: "noshell"})
 	if err == nil || !strings.Contains(err.Error(), "has no /bin/sh") {
 		t.Fatalf("no shell: %v", err)
 	}
@@ -113,16 +114,16 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 
 	m = kubeManager(t, p, "busybox:latest")
 	m.Repo.Config.Allow = []string{"*.example.com"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "wild"}); !errors.Is(err, box.ErrUnsupported) {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "wild"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a wildcard allow entry: %v", err)
 	}
 	m.Repo.Config.Allow, m.Repo.Config.SetupAllow = []string{"localhost:8080"}, []string{"proxy.golang.org"}
-	if _, err := m.Create(ctx, CreateOptions{Name: "setupnet"}); !errors.Is(err, box.ErrUnsupported) {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "setupnet"}); !errors.Is(err, box.ErrUnsupported) {
 		t.Fatalf("a setup network: %v", err)
 	}
 	m.Repo.Config = config.Default()
 	m.Repo.Config.User = "0:0"
-	if _, err := m.Create(ctx, CreateOptions{Name: "root"}); err == nil || !strings.Contains(err.Error(), "non-root") {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "root"}); err == nil || !strings.Contains(err.Error(), "non-root") {
 		t.Fatalf("root: %v", err)
 	}
 	if out := p.Volumes(); strings.Contains(out, "litterbox-"+m.Repo.RepoSlug) {
@@ -132,7 +133,7 @@ func TestIntegrationKubernetesRefusals(t *testing.T) {
 	// The setup cache is said not to be used, and nothing is made for it.
 	m.Repo.Config = config.Default()
 	m.Repo.Config.SetupCommand, m.Repo.Config.SetupCache = "echo made > made.txt", true
-	c, err := m.Create(ctx, CreateOptions{Name: "cached"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "cached"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	ctx := context.Background()
 	m := kubeManager(t, p, "busybox:latest")
 	m.Repo.Config.Allow = []string{"localhost:8080", "10.9.8.7"}
-	c, err := m.Create(ctx, CreateOptions{Name: "allow"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "allow"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestIntegrationKubernetesAllow(t *testing.T) {
 	if err != nil || res.Stdout != "1\n0\n" {
 		t.Fatalf("hosts and proxy env: %+v %v", res, err)
 	}
-	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Status != StatusActive {
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Status != create.StatusActive {
 		t.Fatalf("list of an allow sandbox (no proxy to ask): %+v %v", list, err)
 	}
 	if _, err := m.Pause(ctx, "allow"); err != nil {
@@ -200,7 +201,7 @@ func TestIntegrationKubernetesBackgroundDuringCall(t *testing.T) {
 	p := kubeProvider(t)
 	ctx := context.Background()
 	m := kubeManager(t, p, "busybox:latest")
-	if _, err := m.Create(ctx, CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: looper("kbg")}); err != nil || res.ExitCode != 0 {

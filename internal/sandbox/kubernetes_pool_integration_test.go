@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/pool"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -118,7 +119,7 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	for _, s := range list {
-		if s.Status != StatusActive || s.Branch != "litterbox/"+s.Name {
+		if s.Status != create.StatusActive || s.Branch != "litterbox/"+s.Name {
 			t.Errorf("listed %+v", s)
 		}
 	}
@@ -133,7 +134,7 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 		t.Fatalf("after a stop and a start: %q", got)
 	}
 
-	st, err := m.PoolStatus(ctx)
+	st, err := m.Creator.PoolStatus(ctx)
 	if err != nil || len(st.Ready) != 1 {
 		t.Fatalf("pool before delete: %+v %v", st, err)
 	}
@@ -144,7 +145,7 @@ func kubeClaimIsACreate(t *testing.T, p testenv.Provider, image string) {
 	if _, err := m.Delete(ctx, "warm", true); err != nil {
 		t.Fatal(err)
 	}
-	after, err := m.PoolStatus(ctx)
+	after, err := m.Creator.PoolStatus(ctx)
 	if err != nil || !reflect.DeepEqual(after.Ready, st.Ready) || len(after.Stale) != 0 {
 		t.Fatalf("pool after the delete of a pooled sandbox: %+v (before %+v) %v", after, st, err)
 	}
@@ -218,7 +219,7 @@ func TestIntegrationKubernetesForgedNameNeverRoutesAnExec(t *testing.T) {
 	p := kubeProvider(t)
 	ctx := context.Background()
 	m := kubeManager(t, p, "busybox:latest")
-	c, err := m.Create(ctx, CreateOptions{Name: "victim"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "victim"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,34 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
-)
-
-// Statuses shown by list.
-const (
-	StatusActive  = "active"
-	StatusPaused  = "paused"
-	StatusStopped = "stopped"
-	// StatusIdle is a sandbox its PID 1 stopped for being idle; the next
-	// call starts it again.
-	StatusIdle        = "stopped (idle)"
-	StatusFailedSetup = layout.FailedSetup
-	StatusMissing     = "missing"
-	StatusError       = "error"
-	// StatusCreating is a create still under way (its process is alive).
-	StatusCreating = "creating"
 )
 
 // Info is one sandbox as list shows it.
@@ -61,7 +46,7 @@ type Info struct {
 	Background []string `json:"background,omitempty"`
 	// Limits are the sandbox's CPUs, memory, processes and idle stop, as
 	// its container's label keeps them (none for an older sandbox's).
-	Limits *Limits `json:"limits,omitempty"`
+	Limits *create.Limits `json:"limits,omitempty"`
 	// Isolation is "gvisor" for a sandbox under gVisor, else "container"
 	// (or empty, for a sandbox of another repository or an older record).
 	Isolation string `json:"isolation,omitempty"`
@@ -95,7 +80,7 @@ func (m *Manager) sessionOf(slug string) *RunSession {
 	return &RunSession{Command: strings.TrimPrefix(h.Call, agent.RunKind+": "), Since: h.Since, PID: h.PID}
 }
 
-var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, LabelPorts, LabelLimits}
+var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, create.LabelPorts, create.LabelLimits}
 
 // baseOf is a sandbox's base commit: its container's label, or the
 // record's for one claimed from a warm pool, made before it had a base.
@@ -117,28 +102,28 @@ func createdOf(container string, rec *layout.Record) string {
 
 func statusOf(state box.State, rec *layout.Record) string {
 	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
-		return StatusCreating
+		return create.StatusCreating
 	}
 	switch state {
 	case "paused":
-		return StatusPaused
+		return create.StatusPaused
 	case "running":
 		if rec != nil && rec.Status == layout.FailedSetup {
-			return StatusFailedSetup
+			return create.StatusFailedSetup
 		}
-		return StatusActive
+		return create.StatusActive
 	case "exited", "created":
-		return StatusStopped
+		return create.StatusStopped
 	}
-	return StatusError
+	return create.StatusError
 }
 
-// idleOr is StatusIdle for a stopped sandbox whose PID 1 ended it for
+// idleOr is create.StatusIdle for a stopped sandbox whose PID 1 ended it for
 // being idle, as the engine's status line says ("Exited (75) 2 minutes
 // ago"), else status.
 func idleOr(status, detail string) string {
-	if status == StatusStopped && strings.HasPrefix(detail, fmt.Sprintf("Exited (%d)", protocol.IdleExit)) {
-		return StatusIdle
+	if status == create.StatusStopped && strings.HasPrefix(detail, fmt.Sprintf("Exited (%d)", protocol.IdleExit)) {
+		return create.StatusIdle
 	}
 	return status
 }
@@ -175,10 +160,10 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			continue
 		}
 		out = append(out, Info{
-			ours: ours, RepoGone: !ours && !isDir(repo),
+			ours: ours, RepoGone: !ours && hostrepo.Gone(repo),
 			Name: slug, Status: idleOr(statusOf(c.State, rec), c.Status), Branch: "litterbox/" + slug,
-			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: createdOf(c.Created, rec), Ports: ports.ParseLabel(c.Labels[LabelPorts]),
-			Background: agent.BackgroundOf(rec), Limits: labelLimits(c.Labels),
+			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: createdOf(c.Created, rec), Ports: ports.ParseLabel(c.Labels[create.LabelPorts]),
+			Background: agent.BackgroundOf(rec), Limits: create.ParseLimits(c.Labels),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -227,12 +212,12 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 
 func (m *Manager) missingInfo(slug string, rec *layout.Record) Info {
 	n := m.Repo.Names(slug)
-	info := Info{Name: slug, Status: StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Repo.RepoPath, Ports: []ports.Port{}, ours: true}
+	info := Info{Name: slug, Status: create.StatusMissing, Branch: n.Branch, Container: n.Container, Repo: m.Repo.RepoPath, Ports: []ports.Port{}, ours: true}
 	if rec != nil && rec.Ports != nil {
 		info.Ports = rec.Ports
 	}
 	if rec != nil && rec.Status == layout.Creating && hostrepo.ProcessAlive(rec.CreatorPID) {
-		info.Status = StatusCreating
+		info.Status = create.StatusCreating
 	}
 	if rec != nil {
 		info.Base = rec.Base
@@ -271,16 +256,16 @@ func (m *Manager) pauseBox(ctx context.Context, slug string, b box.Box) (Outcome
 	err := b.Pause(ctx)
 	switch {
 	case err == nil && !m.Repo.Provider.Caps().Freeze:
-		o.Changed, o.Status, o.Message = true, StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
+		o.Changed, o.Status, o.Message = true, create.StatusStopped, fmt.Sprintf("Stopped sandbox '%s': its pod is deleted, its claim (/src) kept; resume makes a new pod.", slug)
 	case err == nil:
-		o.Changed, o.Status, o.Message = true, StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
+		o.Changed, o.Status, o.Message = true, create.StatusPaused, fmt.Sprintf("Paused sandbox '%s'.", slug)
 		if err := m.Proxies().Follow(ctx, slug, b.Name, true); err != nil {
 			return o, err
 		}
 	case errors.Is(err, box.ErrAlreadyPaused):
 		return alreadyPaused(slug), nil
 	case errors.Is(err, box.ErrNotRunning):
-		o.Status, o.Message = StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
+		o.Status, o.Message = create.StatusStopped, fmt.Sprintf("Sandbox '%s' is stopped, so there is nothing to pause.", slug)
 	case errors.Is(err, box.ErrNotFound):
 		return o, m.Repo.MissingOrNotFound(ctx, slug)
 	default:
@@ -304,7 +289,7 @@ func (m *Manager) Resume(ctx context.Context, name string) (Outcome, error) {
 }
 
 func alreadyPaused(slug string) Outcome {
-	return Outcome{Name: slug, Status: StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}
+	return Outcome{Name: slug, Status: create.StatusPaused, Message: fmt.Sprintf("Sandbox '%s' is already paused.", slug)}
 }
 
 // resumeBox unpauses or starts sandbox slug's box b. in is its inspection when
@@ -316,7 +301,7 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 		err := b.Unpause(ctx)
 		switch {
 		case err == nil:
-			o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
+			o.Changed, o.Status, o.Message = true, create.StatusActive, fmt.Sprintf("Resumed sandbox '%s'.", slug)
 			return o, m.Proxies().Follow(ctx, slug, b.Name, false)
 		case errors.Is(err, box.ErrNotFound):
 			return o, m.Repo.MissingOrNotFound(ctx, slug)
@@ -331,7 +316,7 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 		in = &i
 	}
 	if in.State == "running" {
-		o.Status, o.Message = StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
+		o.Status, o.Message = create.StatusActive, fmt.Sprintf("Sandbox '%s' is already active.", slug)
 		// Its proxy may have stopped (killed at its memory limit).
 		return o, m.Proxies().Follow(ctx, slug, b.Name, false)
 	}
@@ -353,16 +338,16 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 	if err := m.awake(ctx, b, in.Labels); err != nil {
 		return o, fmt.Errorf("starting stopped sandbox '%s': %w", slug, err)
 	}
-	o.Changed, o.Status, o.Message = true, StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
+	o.Changed, o.Status, o.Message = true, create.StatusActive, fmt.Sprintf("Started stopped sandbox '%s'.", slug)
 	// A started container has lost its processes: start the services again,
 	// as create did, unless its setup failed (then create started none).
 	var specs map[string]config.ServiceSpec
-	if json.Unmarshal([]byte(in.Labels[LabelServices]), &specs) != nil || len(specs) == 0 {
+	if json.Unmarshal([]byte(in.Labels[create.LabelServices]), &specs) != nil || len(specs) == 0 {
 		return o, nil
 	}
 	if m.Repo.Owns(ctx, b.Name, in.Labels) {
 		if rec, _ := m.Repo.Store().Load(slug); rec != nil && rec.Status == layout.FailedSetup {
-			o.Status = StatusFailedSetup
+			o.Status = create.StatusFailedSetup
 			return o, nil
 		}
 	}
@@ -379,10 +364,10 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 // PID 1 counts from the first question, and resume is a start no call may
 // follow.
 func (m *Manager) awake(ctx context.Context, b box.Box, labels map[string]string) error {
-	if l := labelLimits(labels); l == nil || l.Idle == "" {
+	if l := create.ParseLimits(labels); l == nil || l.Idle == "" {
 		return nil
 	}
-	_, err := ExecChecked(ctx, b, box.ExecSpec{Cmd: m.Agent.Helper.Argv(protocol.CmdAwake{})})
+	_, err := create.ExecChecked(ctx, b, box.ExecSpec{Cmd: m.Agent.Helper.Argv(protocol.CmdAwake{})})
 	return err
 }
 
@@ -397,7 +382,7 @@ const (
 
 // PauseAll pauses every active sandbox in scope.
 func (m *Manager) PauseAll(ctx context.Context, scope Scope) ([]Outcome, error) {
-	return m.each(ctx, scope, StatusActive, m.pauseBox)
+	return m.each(ctx, scope, create.StatusActive, m.pauseBox)
 }
 
 // ResumeAll resumes every paused or stopped sandbox in scope.
@@ -415,10 +400,10 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 	var outs []Outcome
 	var errs []error
 	for _, s := range list {
-		if s.Status == StatusMissing || (only != "" && s.Status != only && s.Status != StatusFailedSetup) {
+		if s.Status == create.StatusMissing || (only != "" && s.Status != only && s.Status != create.StatusFailedSetup) {
 			continue
 		}
-		if only == "" && s.Status == StatusActive {
+		if only == "" && s.Status == create.StatusActive {
 			continue
 		}
 		o, err := op(ctx, s.Name, box.Of(m.Repo.Provider, s.Container))
@@ -430,9 +415,4 @@ func (m *Manager) each(ctx context.Context, scope Scope, only string, op func(co
 		outs = append(outs, o)
 	}
 	return outs, errors.Join(errs...)
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

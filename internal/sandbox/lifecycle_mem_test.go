@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/box/membox"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -28,7 +29,7 @@ import (
 func TestMemCreateListPauseResumeDelete(t *testing.T) {
 	m, p := sandboxtest.Mem(t, nil)
 	ctx := context.Background()
-	c, err := m.Create(ctx, sandbox.CreateOptions{Name: "One Two"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "One Two"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +37,11 @@ func TestMemCreateListPauseResumeDelete(t *testing.T) {
 	if c.Name != "one-two" || c.Branch != "litterbox/one-two" || testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/one-two") != head {
 		t.Fatalf("created %+v", c)
 	}
-	if _, err := m.Create(ctx, sandbox.CreateOptions{Name: "one-two"}); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "one-two"}); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("a second create of one name: %v", err)
 	}
 	list, err := m.List(ctx, false)
-	if err != nil || len(list) != 1 || list[0].Name != "one-two" || list[0].Status != sandbox.StatusActive || list[0].CommitsAhead == nil || *list[0].CommitsAhead != 0 {
+	if err != nil || len(list) != 1 || list[0].Name != "one-two" || list[0].Status != create.StatusActive || list[0].CommitsAhead == nil || *list[0].CommitsAhead != 0 {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	if o, err := m.Pause(ctx, "one-two"); err != nil || !o.Changed {
@@ -52,7 +53,7 @@ func TestMemCreateListPauseResumeDelete(t *testing.T) {
 	if _, err := m.Agent.Bash(ctx, "one-two", agent.BashOptions{Command: "true"}); !errorAs[*agent.NotRunningError](err) {
 		t.Errorf("a call in a paused sandbox: %v", err)
 	}
-	if list, _ := m.List(ctx, false); list[0].Status != sandbox.StatusPaused {
+	if list, _ := m.List(ctx, false); list[0].Status != create.StatusPaused {
 		t.Errorf("listed as %s while paused", list[0].Status)
 	}
 	if o, err := m.Resume(ctx, "one-two"); err != nil || !o.Changed {
@@ -84,7 +85,7 @@ func TestMemPauseAllResumeAll(t *testing.T) {
 	m, _ := sandboxtest.Mem(t, nil)
 	ctx := context.Background()
 	for _, n := range []string{"a", "b"} {
-		if _, err := m.Create(ctx, sandbox.CreateOptions{Name: n}); err != nil {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +99,7 @@ func TestMemPauseAllResumeAll(t *testing.T) {
 	}
 	list, _ := m.List(ctx, false)
 	for _, s := range list {
-		if s.Status != sandbox.StatusActive {
+		if s.Status != create.StatusActive {
 			t.Errorf("%s is %s after resume all", s.Name, s.Status)
 		}
 	}
@@ -164,11 +165,11 @@ func TestMemCreateFromABaseRef(t *testing.T) {
 	testenv.Git(t, m.Repo.Root, "commit", "-q", "--allow-empty", "-m", "topic work")
 	topic := testenv.Git(t, m.Repo.Root, "rev-parse", "topic")
 	testenv.Git(t, m.Repo.Root, "checkout", "-q", "-")
-	c, err := m.Create(ctx, sandbox.CreateOptions{Name: "t", BaseRef: "topic"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "t", BaseRef: "topic"})
 	if err != nil || testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/t") != topic {
 		t.Fatalf("create from topic: %+v %v", c, err)
 	}
-	if _, err := m.Create(ctx, sandbox.CreateOptions{Name: "u", BaseRef: "no-such-branch"}); err == nil || !strings.Contains(err.Error(), "no-such-branch") {
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "u", BaseRef: "no-such-branch"}); err == nil || !strings.Contains(err.Error(), "no-such-branch") {
 		t.Errorf("an unknown base_ref: %v", err)
 	}
 	if out := testenv.Git(t, m.Repo.Root, "branch", "--list", "litterbox/u"); out != "" {
@@ -198,7 +199,7 @@ func failEveryStep(t *testing.T, kind func(error) error) {
 	probe, p := sandboxtest.Mem(t, nil)
 	counted := &membox.Faulty{P: p}
 	probe.Repo.Provider = counted
-	if _, err := probe.Create(context.Background(), sandbox.CreateOptions{Name: "probe"}); err != nil {
+	if _, err := probe.Create(context.Background(), create.CreateOptions{Name: "probe"}); err != nil {
 		t.Fatal(err)
 	}
 	ops := counted.Ops()
@@ -210,7 +211,7 @@ func failEveryStep(t *testing.T, kind func(error) error) {
 			m, p := sandboxtest.Mem(t, nil)
 			fault := &membox.Faulty{P: p, FailAt: n, Kind: kind}
 			m.Repo.Provider = fault
-			_, err := m.Create(context.Background(), sandbox.CreateOptions{Name: "victim"})
+			_, err := m.Create(context.Background(), create.CreateOptions{Name: "victim"})
 			if !fault.Fired() {
 				t.Fatalf("fault %d (%s) never fired", n, ops[n-1])
 			}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 )
 
@@ -13,13 +14,13 @@ func TestStatusOf(t *testing.T) {
 		rec   *layout.Record
 		want  string
 	}{
-		{"running", nil, StatusActive},
-		{"running", failed, StatusFailedSetup},
-		{"paused", failed, StatusPaused},
-		{"exited", nil, StatusStopped},
-		{"created", nil, StatusStopped},
-		{"dead", nil, StatusError},
-		{"removing", nil, StatusError},
+		{"running", nil, create.StatusActive},
+		{"running", failed, create.StatusFailedSetup},
+		{"paused", failed, create.StatusPaused},
+		{"exited", nil, create.StatusStopped},
+		{"created", nil, create.StatusStopped},
+		{"dead", nil, create.StatusError},
+		{"removing", nil, create.StatusError},
 	} {
 		if got := statusOf(dockerState(tc.state), tc.rec); got != tc.want {
 			t.Errorf("statusOf(%s) = %s, want %s", tc.state, got, tc.want)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ func TestIntegrationHostLimits(t *testing.T) {
 	// Small sandboxes: other tests' beside them count against the budget.
 	m := repoManager(t, testenv.Files{"README.md": "hi\n"}, "[docker]\nmemory = \"64m\"\n[limits]\nmemory-budget = \"75%\"\n")
 	for i := 1; i <= 8; i++ {
-		c, err := m.Create(ctx, CreateOptions{Name: fmt.Sprintf("s%d", i)})
+		c, err := m.Create(ctx, create.CreateOptions{Name: fmt.Sprintf("s%d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,18 +39,18 @@ func TestIntegrationHostLimits(t *testing.T) {
 	if got, _ := testenv.Docker("inspect", "--format", "{{.HostConfig.NanoCpus}}", m.Repo.Names("s1").Container); got != want {
 		t.Errorf("NanoCpus %s, want %s: the host keeps half a CPU", got, want)
 	}
-	_, err := m.Create(ctx, CreateOptions{Name: "ninth"})
-	var le *LimitError
+	_, err := m.Create(ctx, create.CreateOptions{Name: "ninth"})
+	var le *create.LimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "this repository has 8 sandboxes (s1, s2,") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a ninth sandbox: %v", err)
 	}
 	refusedCleanly(t, m, "ninth")
-	if c, err := m.Create(ctx, CreateOptions{Name: "ninth", OverLimit: true}); err != nil || c.Limits.Sandboxes != 9 {
+	if c, err := m.Create(ctx, create.CreateOptions{Name: "ninth", OverLimit: true}); err != nil || c.Limits.Sandboxes != 9 {
 		t.Fatalf("a person's ninth sandbox: %+v %v", c, err)
 	}
 
 	writeFile(t, m.Repo.Root+"/.litterbox.local.toml", "[docker]\nmemory = \"64g\"\n[limits]\nmemory-budget = \"75%\"\n")
-	_, err = m.Create(ctx, CreateOptions{Name: "big", OverLimit: true})
+	_, err = m.Create(ctx, create.CreateOptions{Name: "big", OverLimit: true})
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "memory budget: this sandbox's 64.0 GiB would bring") || !strings.Contains(err.Error(), `memory-budget = "75%"`) {
 		t.Fatalf("past the memory budget: %v", err)
 	}
@@ -73,22 +74,22 @@ func TestIntegrationBudgetCountsOneRepository(t *testing.T) {
 	// Each limit alone fits a budget of 1 GiB; two do not.
 	local := "[docker]\nmemory = \"700m\"\n[limits]\nmemory-budget = \"1g\"\n"
 	other := repoManager(t, testenv.Files{"README.md": "other\n"}, local)
-	if _, err := other.Create(ctx, CreateOptions{Name: "theirs"}); err != nil {
+	if _, err := other.Create(ctx, create.CreateOptions{Name: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
 	m := repoManager(t, testenv.Files{"README.md": "mine\n"}, local+"[pool]\nsize = 1\n")
-	if _, err := m.FillPool(ctx); err != nil {
+	if _, err := m.Creator.FillPool(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c, err := m.Create(ctx, CreateOptions{Name: "mine"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "mine"})
 	if err != nil {
 		t.Fatalf("another repository's sandbox, or the pool, refused a create: %v", err)
 	}
 	if c.Limits.MemoryInUse != 700<<20 {
 		t.Errorf("memory counted %d, want this sandbox's 700 MiB alone", c.Limits.MemoryInUse)
 	}
-	_, err = m.Create(ctx, CreateOptions{Name: "second"})
-	var le *LimitError
+	_, err = m.Create(ctx, create.CreateOptions{Name: "second"})
+	var le *create.LimitError
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), "they are: mine (700.0 MiB);") || strings.Contains(err.Error(), "theirs") {
 		t.Fatalf("a second sandbox of this repository: %v", err)
 	}
@@ -102,7 +103,7 @@ func TestIntegrationBudgetCountsOneRepository(t *testing.T) {
 func TestIntegrationIdleStop(t *testing.T) {
 	ctx := context.Background()
 	m := repoManager(t, testenv.Files{"README.md": "hi\n", ".litterbox.toml": "[limits]\nidle = \"10s\"\n"}, "")
-	c, err := m.Create(ctx, CreateOptions{Name: "nap"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "nap"})
 	if err != nil || c.Limits.Idle != "10s" {
 		t.Fatalf("create: %+v %v", c, err)
 	}
@@ -113,7 +114,7 @@ func TestIntegrationIdleStop(t *testing.T) {
 		t.Helper()
 		for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(time.Second) {
 			list, err := m.List(ctx, false)
-			if err == nil && len(list) == 1 && list[0].Status == StatusIdle {
+			if err == nil && len(list) == 1 && list[0].Status == create.StatusIdle {
 				return
 			}
 			if time.Now().After(deadline) {
@@ -126,7 +127,7 @@ func TestIntegrationIdleStop(t *testing.T) {
 	if err != nil || res.Stdout != "kept\n" || res.Snapshot == "" {
 		t.Fatalf("the call after the idle stop: %+v %v", res, err)
 	}
-	if list, _ := m.List(ctx, false); list[0].Status != StatusActive {
+	if list, _ := m.List(ctx, false); list[0].Status != create.StatusActive {
 		t.Fatalf("after the call: %s", list[0].Status)
 	}
 	waitIdle()
@@ -136,7 +137,7 @@ func TestIntegrationIdleStop(t *testing.T) {
 	// A resume that no call follows starts the idle clock itself (PID 1
 	// counts from the first question it is asked).
 	waitIdle()
-	if o, err := m.Resume(ctx, "nap"); err != nil || o.Status != StatusActive {
+	if o, err := m.Resume(ctx, "nap"); err != nil || o.Status != create.StatusActive {
 		t.Fatalf("resume after the idle stop: %+v %v", o, err)
 	}
 	waitIdle()

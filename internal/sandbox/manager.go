@@ -1,19 +1,19 @@
-// Package sandbox is the lifecycle of Litterbox's sandboxes (create, fork,
-// list, pause, resume, delete) and what an agent does in one, over a
-// repository on the host (internal/hostrepo) and a container Provider.
+// Package sandbox is the lifecycle of Litterbox's sandboxes after create
+// (list, pause, resume, review, delete), over a repository on the host
+// (internal/hostrepo), what an agent does in one (internal/agent) and the
+// making of them (internal/create).
 package sandbox
 
 import (
 	"context"
-	"io"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
-	"github.com/litterbox-dev/litterbox/internal/setupcache"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -23,18 +23,8 @@ type Manager struct {
 	Agent *agent.Agent
 	// Repo is the repository on the host whose sandboxes these are.
 	Repo *hostrepo.Repo
-
-	// BuildOutput, when set, receives a project image's build log as it
-	// is made (a terminal); otherwise only a failed build's tail is shown.
-	BuildOutput io.Writer
-	// portStart and portFree, when set, replace the random start of the
-	// port search and the host check (tests need the same ports every run).
-	portStart func(span int) int
-	portFree  func(port int) bool
-	// Refill, when set, starts filling the warm pool apart from the
-	// caller (the CLI starts `litterbox pool fill` detached) after a
-	// create that may have taken an entry.
-	Refill func()
+	// Creator makes them, forks them and keeps the warm pool.
+	Creator *create.Creator
 }
 
 // OpenRepo is Open with the configuration of the repository's config files,
@@ -60,7 +50,8 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 // New is the Manager of repo, whose calls start again a sandbox
 // that stopped for being idle.
 func New(repo *hostrepo.Repo) *Manager {
-	m := &Manager{Agent: &agent.Agent{Repo: repo}, Repo: repo}
+	a := &agent.Agent{Repo: repo}
+	m := &Manager{Agent: a, Repo: repo, Creator: &create.Creator{Repo: repo, Agent: a}}
 	m.Agent.Wake = func(ctx context.Context, slug string) error {
 		_, err := m.Resume(ctx, slug)
 		return err
@@ -68,16 +59,13 @@ func New(repo *hostrepo.Repo) *Manager {
 	return m
 }
 
-// Images builds and reads this repository's images, its build log going
-// where BuildOutput says.
-func (m *Manager) Images() *image.Builder {
-	return &image.Builder{Repo: m.Repo, Output: m.BuildOutput}
+// Create makes a sandbox (see create.Creator.Create).
+func (m *Manager) Create(ctx context.Context, opts create.CreateOptions) (*create.Created, error) {
+	return m.Creator.Create(ctx, opts)
 }
 
-// SetupCache is this repository's setup cache.
-func (m *Manager) SetupCache() *setupcache.Cache {
-	return &setupcache.Cache{Agent: m.Agent, Images: m.Images()}
-}
+// Images builds and reads this repository's images.
+func (m *Manager) Images() *image.Builder { return m.Creator.Images() }
 
 // Proxies are the egress proxies of this repository's sandboxes.
-func (m *Manager) Proxies() *egressproxy.Proxies { return &egressproxy.Proxies{Agent: m.Agent} }
+func (m *Manager) Proxies() *egressproxy.Proxies { return m.Creator.Proxies() }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -52,11 +53,11 @@ func matrixSandbox(t *testing.T, image string, files testenv.Files) *Manager {
 	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbit"))
 	testenv.NewRepo(t, dir, files)
 	m := imageManager(t, dir, image)
-	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if image != noShellImage && (c.Status != StatusActive || c.Setup.ExitCode != 0) {
+	if image != noShellImage && (c.Status != create.StatusActive || c.Setup.ExitCode != 0) {
 		t.Fatalf("create on %s: %+v", image, c)
 	}
 	return m
@@ -236,7 +237,7 @@ func TestMatrixLFS(t *testing.T) {
 	testenv.Git(t, dir, "add", "-A")
 	testenv.Git(t, dir, "commit", "-q", "-m", "lfs file")
 	m := imageManager(t, dir, "litterbox-test/debian:bookworm")
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := commits(t, m); n != 2 {
@@ -263,7 +264,7 @@ func TestMatrixSubmodule(t *testing.T) {
 	testenv.Git(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
 	testenv.Git(t, dir, "commit", "-q", "-m", "submodule")
 	m := imageManager(t, dir, "litterbox-test/debian:bookworm")
-	c, err := m.Create(context.Background(), CreateOptions{Name: "work"})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestMatrixDynamicallyLinkedHelper(t *testing.T) {
 			testenv.NewRepo(t, dir, testenv.SmallFiles)
 			m := imageManager(t, dir, image)
 			m.Agent.UseHelper(h)
-			if c, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
+			if c, err := m.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil || c.Setup.Stdout != "hello world\n" {
 				t.Fatalf("create: %+v %v", c, err)
 			}
 			if res := bash(t, m, "echo dyn > dyn.txt"); res.Snapshot == "" || show(t, m, "dyn.txt") != "dyn" {
@@ -475,7 +476,7 @@ func TestMatrixMovedDirectoryIsWhatGitAddCommits(t *testing.T) {
 			testenv.Git(t, dir, "add", "-A")
 			testenv.Git(t, dir, "commit", "-q", "-m", "files")
 			m := imageManager(t, dir, image)
-			if _, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+			if _, err := m.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 				t.Fatal(err)
 			}
 			host := filepath.Join(t.TempDir(), "host")

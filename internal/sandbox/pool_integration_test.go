@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/pool"
@@ -31,9 +32,9 @@ func pooledManager(t *testing.T, size int) *Manager {
 }
 
 // createPooled creates sandbox name, which must come from the pool.
-func createPooled(t *testing.T, m *Manager, name string) *Created {
+func createPooled(t *testing.T, m *Manager, name string) *create.Created {
 	t.Helper()
-	c, err := m.Create(context.Background(), CreateOptions{Name: name})
+	c, err := m.Create(context.Background(), create.CreateOptions{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +44,9 @@ func createPooled(t *testing.T, m *Manager, name string) *Created {
 	return c
 }
 
-func fillPool(t *testing.T, m *Manager, want int) *PoolState {
+func fillPool(t *testing.T, m *Manager, want int) *create.PoolState {
 	t.Helper()
-	st, err := m.FillPool(context.Background())
+	st, err := m.Creator.FillPool(context.Background())
 	if err != nil || len(st.Ready) != want || len(st.Stale) != 0 {
 		t.Fatalf("fill: %+v %v", st, err)
 	}
@@ -72,13 +73,13 @@ func inspected(t *testing.T, container string) (host, cfg map[string]any) {
 
 // warmAndCold fills m's pool of two and creates "warm" from it and "cold"
 // without it; the pool keeps one entry.
-func warmAndCold(t *testing.T, m *Manager) (warm, cold *Created) {
+func warmAndCold(t *testing.T, m *Manager) (warm, cold *create.Created) {
 	t.Helper()
 	m.Repo.Config.PoolSize = 2
 	fillPool(t, m, 2)
 	warm = createPooled(t, m, "warm")
 	m.Repo.Config.PoolSize = 0
-	cold, err := m.Create(context.Background(), CreateOptions{Name: "cold"})
+	cold, err := m.Create(context.Background(), create.CreateOptions{Name: "cold"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +161,12 @@ func claimIsACreate(t *testing.T, image string) {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 	for _, s := range list {
-		if s.Status != StatusActive || s.Base != warm.Base || s.Branch != "litterbox/"+s.Name || s.Limits == nil {
+		if s.Status != create.StatusActive || s.Base != warm.Base || s.Branch != "litterbox/"+s.Name || s.Limits == nil {
 			t.Errorf("listed %+v", s)
 		}
 	}
 
-	st, err := m.PoolStatus(ctx)
+	st, err := m.Creator.PoolStatus(ctx)
 	if err != nil || len(st.Ready) != 1 {
 		t.Fatalf("pool before delete: %+v %v", st, err)
 	}
@@ -173,7 +174,7 @@ func claimIsACreate(t *testing.T, image string) {
 	if _, err := m.Delete(ctx, "warm", true); err != nil {
 		t.Fatal(err)
 	}
-	after, err := m.PoolStatus(ctx)
+	after, err := m.Creator.PoolStatus(ctx)
 	if err != nil || !reflect.DeepEqual(after.Ready, st.Ready) || len(after.Stale) != 0 {
 		t.Fatalf("pool after the delete of a pooled sandbox: %+v (before %+v) %v", after, st, err)
 	}
@@ -196,11 +197,11 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	m := pooledManager(t, 1)
 	old := fillPool(t, m, 1).Ready[0]
 	m.Repo.Config.Env = map[string]string{"CHANGED": "yes"}
-	st, err := m.PoolStatus(ctx)
+	st, err := m.Creator.PoolStatus(ctx)
 	if err != nil || len(st.Ready) != 0 || !reflect.DeepEqual(st.Stale, []string{old}) {
 		t.Fatalf("status after a config change: %+v %v", st, err)
 	}
-	c, err := m.Create(ctx, CreateOptions{Name: "after-change"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "after-change"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestIntegrationPoolStaleEntryIsDiscarded(t *testing.T) {
 	if _, err := testenv.Docker("stop", "--time", "0", stopped); err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.Create(ctx, CreateOptions{Name: "after-stop"})
+	_, err = m.Create(ctx, create.CreateOptions{Name: "after-stop"})
 	if err != nil || m.Repo.Names("after-stop").Pool != "" {
 		t.Fatalf("create after the entry stopped: %v, claimed %q", err, m.Repo.Names("after-stop").Pool)
 	}
@@ -259,7 +260,7 @@ func claimsNeverShare(t *testing.T, m *Manager) {
 			defer wg.Done()
 			mi, err := Open(ctx, testenv.Exec(), m.Repo.Runtime, m.Repo.Root, m.Repo.Config)
 			if err == nil {
-				_, err = mi.Create(ctx, CreateOptions{Name: fmt.Sprintf("race-%d", i)})
+				_, err = mi.Create(ctx, create.CreateOptions{Name: fmt.Sprintf("race-%d", i)})
 			}
 			errs[i] = err
 		}()
@@ -293,7 +294,7 @@ func claimsNeverShare(t *testing.T, m *Manager) {
 			t.Errorf("%s sees %q", name, got)
 		}
 	}
-	if st, err := m.PoolStatus(ctx); err != nil || len(st.Ready) != 0 || len(st.Stale) != 0 {
+	if st, err := m.Creator.PoolStatus(ctx); err != nil || len(st.Ready) != 0 || len(st.Stale) != 0 {
 		t.Fatalf("pool after the race: %+v %v", st, err)
 	}
 }
@@ -311,7 +312,7 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 		t.Fatalf("record: %+v %v", rec, err)
 	}
 	home := rec.Volumes[0].Volume
-	if _, err := m.DrainPool(ctx); err != nil {
+	if _, err := m.Creator.DrainPool(ctx); err != nil {
 		t.Fatal(err)
 	}
 	gone := m.Repo.Root
@@ -374,13 +375,13 @@ func removalSparesAClaim(t *testing.T, m *Manager) {
 	ctx := context.Background()
 	m.Repo.Config.PoolSize = 1
 	fillPool(t, m, 1)
-	listed, err := m.Pool().Entries(ctx)
+	listed, err := m.Creator.Pool().Entries(ctx)
 	if err != nil || len(listed) != 1 {
 		t.Fatalf("entries: %+v %v", listed, err)
 	}
 	createPooled(t, m, "claimed")
 	exec(t, m, "claimed", "echo kept > kept.txt")
-	if removed, left := m.removeEntries(ctx, listed); len(removed)+len(left) != 0 {
+	if removed, left := m.Creator.RemoveEntries(ctx, listed); len(removed)+len(left) != 0 {
 		t.Fatalf("removed %v, left %v of an entry claimed since", removed, left)
 	}
 	for _, step := range []func(context.Context, string) (Outcome, error){m.Pause, m.Resume} {

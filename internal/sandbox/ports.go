@@ -7,34 +7,8 @@ import (
 	"io"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
-	"github.com/litterbox-dev/litterbox/internal/config"
-	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
-
-// LabelPorts carries a sandbox's port map on its container, so list and
-// allocation read every sandbox's ports from one `docker ps`.
-const LabelPorts = "dev.litterbox.ports"
-
-// LabelServices carries the service definitions, so a resume after an engine
-// restart can start them again whichever repository the container belongs to.
-const LabelServices = "dev.litterbox.services"
-
-// TakenPorts returns the host ports other sandboxes on this machine hold,
-// running or not: a stopped sandbox gets its ports back when it starts.
-func (m *Manager) TakenPorts(ctx context.Context) (map[int]bool, error) {
-	cts, err := m.Repo.Provider.List(ctx, map[string]string{hostrepo.LabelManaged: "true"}, []string{LabelPorts})
-	if err != nil {
-		return nil, err
-	}
-	taken := map[int]bool{}
-	for _, c := range cts {
-		for _, p := range ports.ParseLabel(c.Labels[LabelPorts]) {
-			taken[p.HostPort] = true
-		}
-	}
-	return taken, nil
-}
 
 // Ports returns the port map of a sandbox.
 func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) {
@@ -49,7 +23,7 @@ func (m *Manager) Ports(ctx context.Context, name string) ([]ports.Port, error) 
 	if rec == nil {
 		return nil, m.Repo.MissingOrNotFound(ctx, slug)
 	}
-	return orEmpty(rec.Ports), nil
+	return orNoPorts(rec.Ports), nil
 }
 
 // forwarder is a provider whose ports are reached through a forwarding
@@ -92,8 +66,10 @@ func (m *Manager) Forward(ctx context.Context, name string, out io.Writer) error
 	return f.PortForward(ctx, n.Container, pairs, out)
 }
 
-// AllocatePorts picks a free host port for each of specs, none of them in
-// taken.
-func (m *Manager) AllocatePorts(specs []config.PortSpec, taken map[int]bool) ([]ports.Port, error) {
-	return ports.Allocate(specs, taken, m.portStart, m.portFree)
+// orNoPorts is pmap, or an empty map for none (JSON [], not null).
+func orNoPorts(pmap []ports.Port) []ports.Port {
+	if pmap == nil {
+		return []ports.Port{}
+	}
+	return pmap
 }

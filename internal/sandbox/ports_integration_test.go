@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -25,17 +26,17 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
 	// Every create starts its search at the same port and sees it free (the
 	// other create has not published it yet): the race, made certain.
-	m.portStart = func(int) int { return 7777 - ports.RangeLow }
-	m.portFree = ports.HostFree
+	m.Creator.PortStart = func(int) int { return 7777 - ports.RangeLow }
+	m.Creator.PortFree = ports.HostFree
 
 	var wg sync.WaitGroup
-	created := make([]*Created, 2)
+	created := make([]*create.Created, 2)
 	errs := make([]error, 2)
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			created[i], errs[i] = m.Create(ctx, CreateOptions{Name: fmt.Sprintf("racer-%d", i)})
+			created[i], errs[i] = m.Create(ctx, create.CreateOptions{Name: fmt.Sprintf("racer-%d", i)})
 		}()
 	}
 	wg.Wait()
@@ -64,7 +65,7 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	}
 	// A third create sees both ports taken, through the labels, before it
 	// asks the engine.
-	taken, err := m.TakenPorts(ctx)
+	taken, err := m.Creator.TakenPorts(ctx)
 	if err != nil || !taken[a] || !taken[b] {
 		t.Fatalf("takenPorts %v %v, want %d and %d", taken, err, a, b)
 	}
@@ -96,9 +97,9 @@ func TestCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
 	m := realManager(t)
 	m.Repo.Config.Network = "bridge"
 	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
-	m.portStart = func(int) int { return busy - ports.RangeLow }
-	m.portFree = func(int) bool { return true } // the check is fooled
-	c, err := m.Create(ctx, CreateOptions{Name: "retry"})
+	m.Creator.PortStart = func(int) int { return busy - ports.RangeLow }
+	m.Creator.PortFree = func(int) bool { return true } // the check is fooled
+	c, err := m.Create(ctx, create.CreateOptions{Name: "retry"})
 	if err != nil {
 		t.Fatal(err)
 	}

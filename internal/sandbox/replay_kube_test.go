@@ -8,6 +8,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -35,11 +36,11 @@ func TestReplayKubernetes(t *testing.T) {
 	m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
 	m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
-	c, err := m.Create(ctx, CreateOptions{Name: "kube"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "kube"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != StatusActive || c.Setup.Stdout != "hello world\n" || c.Storage != "PersistentVolumeClaim of storage class litterbox-local" {
+	if c.Status != create.StatusActive || c.Setup.Stdout != "hello world\n" || c.Storage != "PersistentVolumeClaim of storage class litterbox-local" {
 		t.Fatalf("create: %+v", c)
 	}
 	res, err := m.Agent.Bash(ctx, "kube", agent.BashOptions{Command: "id -u; echo new > new.txt"})
@@ -49,13 +50,13 @@ func TestReplayKubernetes(t *testing.T) {
 	if w, err := m.Agent.Write(ctx, "kube", "w.txt", []byte("w\n")); err != nil || w.Snapshot == "" {
 		t.Fatalf("write: %+v %v", w, err)
 	}
-	if o, err := m.Pause(ctx, "kube"); err != nil || o.Status != StatusStopped {
+	if o, err := m.Pause(ctx, "kube"); err != nil || o.Status != create.StatusStopped {
 		t.Fatalf("pause: %+v %v", o, err)
 	}
-	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Status != StatusStopped {
+	if list, err := m.List(ctx, false); err != nil || len(list) != 1 || list[0].Status != create.StatusStopped {
 		t.Fatalf("list after pause: %+v %v", list, err)
 	}
-	if o, err := m.Resume(ctx, "kube"); err != nil || o.Status != StatusActive {
+	if o, err := m.Resume(ctx, "kube"); err != nil || o.Status != create.StatusActive {
 		t.Fatalf("resume: %+v %v", o, err)
 	}
 	res, err = m.Agent.Bash(ctx, "kube", agent.BashOptions{Command: "cat new.txt w.txt"})

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
@@ -59,23 +60,23 @@ func TestReplayLifecycle(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "lifecycle")
 
-	c, err := m.Create(ctx, CreateOptions{Name: "My Feature Name!@#"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "My Feature Name!@#"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Name != "my-feature-name" || c.Branch != "litterbox/my-feature-name" || c.Container != "litterbox-replayrepo-"+replayID+"-my-feature-name" {
 		t.Errorf("created %+v", c)
 	}
-	if c.Status != StatusActive || c.Setup.ExitCode != 0 || c.Setup.Stdout != "hello world\n" || len(c.Warnings) != 0 {
+	if c.Status != create.StatusActive || c.Setup.ExitCode != 0 || c.Setup.Stdout != "hello world\n" || len(c.Warnings) != 0 {
 		t.Errorf("created %+v", c)
 	}
 
-	if _, err := m.Create(ctx, CreateOptions{Name: "my-feature-name"}); !errorAs[*ExistsError](err) {
-		t.Errorf("second create: %v, want ExistsError", err)
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "my-feature-name"}); !errorAs[*create.ExistsError](err) {
+		t.Errorf("second create: %v, want create.ExistsError", err)
 	}
 
 	list, err := m.List(ctx, false)
-	if err != nil || len(list) != 1 || list[0].Status != StatusActive || list[0].Base != c.Base {
+	if err != nil || len(list) != 1 || list[0].Status != create.StatusActive || list[0].Base != c.Base {
 		t.Fatalf("list: %+v %v", list, err)
 	}
 
@@ -84,10 +85,10 @@ func TestReplayLifecycle(t *testing.T) {
 		changed bool
 		status  string
 	}{
-		{m.Pause, true, StatusPaused},
-		{m.Pause, false, StatusPaused},
-		{m.Resume, true, StatusActive},
-		{m.Resume, false, StatusActive},
+		{m.Pause, true, create.StatusPaused},
+		{m.Pause, false, create.StatusPaused},
+		{m.Resume, true, create.StatusActive},
+		{m.Resume, false, create.StatusActive},
 	}
 	for i, s := range steps {
 		o, err := s.op(ctx, "my-feature-name")
@@ -123,7 +124,7 @@ func TestReplayCreateRollsBackOnCopyFailure(t *testing.T) {
 	m.Repo.Git.Runner = fault
 	m.Repo.Provider = providerWith(m, fault)
 
-	_, err := m.Create(ctx, CreateOptions{Name: "doomed"})
+	_, err := m.Create(ctx, create.CreateOptions{Name: "doomed"})
 	var se *hostrepo.StepError
 	if !errors.As(err, &se) || len(se.Left) != 0 {
 		t.Fatalf("create: %v, want a StepError with nothing left", err)
@@ -155,10 +156,10 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	}
 	// Ports from a fixed place in the range, and taken as free, so the
 	// argv is the same in every replay.
-	m.portStart = func(int) int { return 4321 - ports.RangeLow }
-	m.portFree = func(int) bool { return true }
+	m.Creator.PortStart = func(int) int { return 4321 - ports.RangeLow }
+	m.Creator.PortFree = func(int) bool { return true }
 
-	c, err := m.Create(ctx, CreateOptions{Name: "svc"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "svc"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +253,8 @@ func TestReplayCreateWithoutFreePort(t *testing.T) {
 	m := replayManager(t, "no-free-port")
 	m.Repo.Config.Network = "bridge"
 	m.Repo.Config.Ports = []config.PortSpec{{Name: "www", Target: 8080}}
-	m.portFree = func(int) bool { return false }
-	_, err := m.Create(ctx, CreateOptions{Name: "portless"})
+	m.Creator.PortFree = func(int) bool { return false }
+	_, err := m.Create(ctx, create.CreateOptions{Name: "portless"})
 	if !errorAs[*ports.NoFreeError](err) || !strings.Contains(err.Error(), `no free host port in 3000-8000 for port "www"`) {
 		t.Fatalf("create: %v, want ports.NoFreeError", err)
 	}
@@ -279,7 +280,7 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, config.File), []byte("[[ports]]\nname = \"www\"\ntarget = 70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := m.Create(context.Background(), CreateOptions{Name: "x"})
+	_, err := m.Create(context.Background(), create.CreateOptions{Name: "x"})
 	if err == nil || err.Error() != ".litterbox.toml, line 3, key ports.target: port 70000 is out of range 1-65535" {
 		t.Fatalf("create: %v", err)
 	}
@@ -292,7 +293,7 @@ func TestCreateRefusesBadConfigBeforeAnything(t *testing.T) {
 func TestReplayChanges(t *testing.T) {
 	ctx := context.Background()
 	m := replayManager(t, "changes")
-	c, err := m.Create(ctx, CreateOptions{Name: "work"})
+	c, err := m.Create(ctx, create.CreateOptions{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}

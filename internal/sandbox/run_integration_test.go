@@ -13,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -47,7 +48,7 @@ func TestIntegrationRun(t *testing.T) {
 			img := standinImage(t, base)
 			m := repoManager(t, testenv.Files{"README.md": "hi\n", ".litterbox.toml": "[docker]\nimage = \"" + img + "\"\n"}, "")
 			ctx := context.Background()
-			if _, err := m.Create(ctx, CreateOptions{Name: "w"}); err != nil {
+			if _, err := m.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 				t.Fatal(err)
 			}
 			t.Run("a session", func(t *testing.T) { runSession(t, m) })

@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -47,7 +48,7 @@ func TestMatrixSecrets(t *testing.T) {
 			m.Repo.Config.SetupCommand = `test "$TOKEN" = "` + value + `" && echo setup saw it > setup.txt`
 			m.Repo.Config.Services = map[string]config.ServiceSpec{"svc": {Command: []string{"sh", "-c", `echo "svc=$TOKEN"; exec sleep 600`}, Stop: "TERM", StopTimeout: 2}}
 
-			c, err := m.Create(ctx, CreateOptions{Name: "work"})
+			c, err := m.Create(ctx, create.CreateOptions{Name: "work"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestMatrixSecrets(t *testing.T) {
 func TestIntegrationSecretMissing(t *testing.T) {
 	m := realManager(t)
 	m.Repo.Config.Secrets = map[string]config.SecretSpec{"TOKEN": {Env: "LB_SURELY_UNSET_" + strings.ToUpper(strings.ReplaceAll(testenv.UniqueName("x"), "-", "_"))}}
-	_, err := m.Create(context.Background(), CreateOptions{Name: "work"})
+	_, err := m.Create(context.Background(), create.CreateOptions{Name: "work"})
 	if err == nil || !strings.Contains(err.Error(), "secret TOKEN: LB_SURELY_UNSET_") || !strings.Contains(err.Error(), "is not set in the environment litterbox runs in") {
 		t.Fatalf("create: %v", err)
 	}

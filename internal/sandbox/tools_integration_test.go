@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -23,7 +24,7 @@ import (
 func toolSandbox(t *testing.T) *Manager {
 	t.Helper()
 	m := realManager(t)
-	if _, err := m.Create(context.Background(), CreateOptions{Name: "work"}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	return m

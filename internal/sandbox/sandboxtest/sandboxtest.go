@@ -14,6 +14,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/box/membox"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -48,7 +49,7 @@ func Mem(t testing.TB, files testenv.Files) (*sandbox.Manager, *membox.Provider)
 func Sandbox(t testing.TB, name string, files testenv.Files) (*sandbox.Manager, *membox.Provider) {
 	t.Helper()
 	m, p := Mem(t, files)
-	if _, err := m.Create(context.Background(), sandbox.CreateOptions{Name: name}); err != nil {
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	return m, p

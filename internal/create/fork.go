@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type ForkOptions struct {
 // files such as built dependencies included), its image is the source's
 // and the rest of its configuration is what create would use now. The
 // source keeps running; it takes no call while its files are copied.
-func (m *Manager) Fork(ctx context.Context, opts ForkOptions) (*Created, error) {
+func (m *Creator) Fork(ctx context.Context, opts ForkOptions) (*Created, error) {
 	src, err := m.Repo.Resolve(opts.Source)
 	if err != nil {
 		return nil, err

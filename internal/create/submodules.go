@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func (s Submodule) String() string {
 // sandbox where the host has that commit checked out or fetched; git archive
 // of the superproject leaves them empty. Changes inside a submodule are never
 // committed (the helper does not scan them): the note says so.
-func (m *Manager) copySubmodules(ctx context.Context, n hostrepo.Names, base string, uid, gid int) ([]Submodule, error) {
+func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base string, uid, gid int) ([]Submodule, error) {
 	links, err := m.Repo.Git.Gitlinks(ctx, base)
 	if err != nil {
 		return nil, &hostrepo.StepError{Step: "listing submodules", Err: err}
@@ -77,7 +77,7 @@ func (m *Manager) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 // copyArchive streams `git archive` of commit in g's repository through
 // Chown into `docker cp -` at dir, so the sandbox user owns it and no archive
 // is held in memory or on disk.
-func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
+func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -121,7 +121,7 @@ func (m *Manager) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 // engine's copy, or under gVisor through the helper inside, where the
 // sandbox's kernel sees the files arrive (Podman's cp cannot reach a
 // gVisor container's volumes at all).
-func (m *Manager) copyIn(ctx context.Context, n hostrepo.Names, dir string, r io.Reader) error {
+func (m *Creator) copyIn(ctx context.Context, n hostrepo.Names, dir string, r io.Reader) error {
 	if rec, _ := m.Repo.Store().Load(n.Slug); rec == nil || rec.Isolation != config.IsolationGVisor {
 		return m.Repo.BoxOf(n).CopyIn(ctx, dir, r)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -30,10 +30,10 @@ func targets(vols []box.Mount) []string {
 	return out
 }
 
-// extraVolumes are the names of a sandbox's volumes besides /src: those
+// ExtraVolumes are the names of a sandbox's volumes besides /src: those
 // its record lists, or, without a record, its home's and those the engine
 // finds by its labels (Podman's volumes have none).
-func (m *Manager) extraVolumes(ctx context.Context, n hostrepo.Names, rec *layout.Record) []string {
+func (m *Creator) ExtraVolumes(ctx context.Context, n hostrepo.Names, rec *layout.Record) []string {
 	if rec != nil {
 		var out []string
 		for _, v := range rec.Volumes {

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/preflight"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
@@ -26,7 +27,7 @@ import (
 // (git, the engine, the config) and refuse; claim takes the name; every
 // step after it undoes what the create made when it fails.
 type creation struct {
-	m    *Manager
+	m    *Creator
 	opts CreateOptions
 	slug string
 	n    hostrepo.Names
@@ -74,7 +75,7 @@ type creation struct {
 
 // Create makes a sandbox: a branch, a record and a container holding the
 // base commit's files, set up by the config's setup command.
-func (m *Manager) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
+func (m *Creator) Create(ctx context.Context, opts CreateOptions) (*Created, error) {
 	c := &creation{m: m, opts: opts}
 	if err := c.configure(ctx); err != nil {
 		return nil, err
@@ -296,7 +297,7 @@ func (c *creation) plan(ctx context.Context) (err error) {
 		c.warnings = append(c.warnings, "setup cache not used: "+box.ErrUnsupported.Error())
 	default:
 		if c.cacheKey, err = m.SetupCache().Key(ctx, c.cfg, c.imageID, c.base); err != nil {
-			c.warnings = append(c.warnings, "setup cache not used: "+oneLineErr(err))
+			c.warnings = append(c.warnings, "setup cache not used: "+preflight.OneLineErr(err))
 			c.cacheKey = ""
 		} else if c.cacheHit = m.SetupCache().Lookup(ctx, c.cacheKey); c.cacheHit != nil {
 			h := c.cacheHit
@@ -366,7 +367,7 @@ func (c *creation) removeRecord(context.Context) []string {
 	if err := c.m.Repo.Store().Remove(c.slug); err != nil {
 		left = append(left, "state file "+c.m.Repo.Layout().Record(c.slug))
 	}
-	return append(left, c.m.removeHostState(c.slug)...)
+	return append(left, c.m.Repo.RemoveHostState(c.slug)...)
 }
 
 // startEgress makes the egress volume and starts the proxy in the
@@ -433,7 +434,7 @@ func (c *creation) makeBox(ctx context.Context) error {
 // that never made it. Gone unreachable after it made the container, the
 // engine may have left it: the undo tries, and names what it could not
 // remove.
-func boxNotMade(ctx context.Context, m *Manager, n hostrepo.Names, err error) error {
+func boxNotMade(ctx context.Context, m *Creator, n hostrepo.Names, err error) error {
 	var nf *ports.NoFreeError
 	var nm notMade
 	switch {
@@ -456,7 +457,7 @@ func (c *creation) removeBox(ctx context.Context) []string {
 	if err := m.Repo.BoxOf(n).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
 		left = append(left, "container "+n.Container)
 	}
-	for _, v := range append([]string{n.Volume}, m.extraVolumes(ctx, n, c.rec)...) {
+	for _, v := range append([]string{n.Volume}, m.ExtraVolumes(ctx, n, c.rec)...) {
 		if err := m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 		}
@@ -510,7 +511,7 @@ func (c *creation) keepCache(ctx context.Context) {
 	case errors.Is(err, setupcache.ErrNothingKept):
 		c.cache = &CacheReport{Key: c.cacheKey[:12], NotKept: err.Error()}
 	case err != nil:
-		c.warnings = append(c.warnings, "setup cache: not kept: "+oneLineErr(err))
+		c.warnings = append(c.warnings, "setup cache: not kept: "+preflight.OneLineErr(err))
 	case e != nil:
 		c.cache = &CacheReport{Key: c.cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
 		c.m.Repo.Step("keep setup cache "+c.cacheKey[:12], t)

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -17,11 +17,12 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/pool"
+	"github.com/litterbox-dev/litterbox/internal/preflight"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Pool is this repository's warm pool.
-func (m *Manager) Pool() pool.Pool {
+func (m *Creator) Pool() pool.Pool {
 	return pool.Pool{P: m.Repo.Provider, RepoID: m.Repo.RepoID}
 }
 
@@ -51,7 +52,7 @@ type PoolState struct {
 // notPooled says why the pool cannot serve a sandbox of cfg, "" when it
 // can. What differs per sandbox beyond its name cannot be made ahead: a
 // host port, the egress proxy's volume.
-func (m *Manager) notPooled(cfg config.Config) string {
+func (m *Creator) notPooled(cfg config.Config) string {
 	switch {
 	case !m.Repo.Provider.Caps().Pool:
 		return box.Unsupported("a warm pool").Error()
@@ -66,7 +67,7 @@ func (m *Manager) notPooled(cfg config.Config) string {
 // poolSpec is the box of a pool entry called name: the sandbox's
 // (ContainerSpec) but for what names it, which is not known yet; the
 // record says whose it is once claimed.
-func (m *Manager) poolSpec(name string, cfg config.Config, digest string) box.Spec {
+func (m *Creator) poolSpec(name string, cfg config.Config, digest string) box.Spec {
 	n := hostrepo.Names{Container: name, Volume: name + "-src"}
 	spec := m.ContainerSpec(n, "", cfg, nil, m.Agent.Helper)
 	spec.Hostname = pool.Hostname
@@ -81,7 +82,7 @@ func (m *Manager) poolSpec(name string, cfg config.Config, digest string) box.Sp
 
 // poolDigest is the digest of the entries a sandbox of cfg may claim,
 // imageID being the image it runs.
-func (m *Manager) poolDigest(cfg config.Config, imageID string) string {
+func (m *Creator) poolDigest(cfg config.Config, imageID string) string {
 	return pool.Digest(m.poolSpec(m.Repo.Prefix()+".pool-0", cfg, ""), imageID)
 }
 
@@ -159,7 +160,7 @@ func storageAhead(ctx context.Context, p box.Provider) func() string {
 // is not atomic against another rename of the same box, and every claimer
 // of this repository's entries runs on this host. A fill removes entries
 // under the same lock.
-func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed []box.Summary, before func(pool.Entry) error) (pool.Entry, bool, error) {
+func (m *Creator) claimEntry(ctx context.Context, digest, target string, listed []box.Summary, before func(pool.Entry) error) (pool.Entry, bool, error) {
 	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("claim"))
 	if err != nil {
 		return pool.Entry{}, false, err
@@ -180,7 +181,7 @@ func (m *Manager) claimEntry(ctx context.Context, digest, target string, listed 
 // reads it (but for the secrets, which no entry holds: a fill in the
 // background never runs a password manager), with the reason the pool
 // cannot serve it, "" when it can.
-func (m *Manager) poolConfig(ctx context.Context) (*creation, string, error) {
+func (m *Creator) poolConfig(ctx context.Context) (*creation, string, error) {
 	c := &creation{m: m, opts: CreateOptions{Name: "pool"}, fill: true}
 	for _, look := range []func(context.Context) error{c.configure, c.resolveImage} {
 		if err := look(ctx); err != nil {
@@ -199,7 +200,7 @@ func (m *Manager) poolConfig(ctx context.Context) (*creation, string, error) {
 
 // PoolStatus tells the pool: its size, the entries ready for the config
 // of now, those being made, the stale ones, and a fill's last failure.
-func (m *Manager) PoolStatus(ctx context.Context) (*PoolState, error) {
+func (m *Creator) PoolStatus(ctx context.Context) (*PoolState, error) {
 	c, why, err := m.poolConfig(ctx)
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func (m *Manager) PoolStatus(ctx context.Context) (*PoolState, error) {
 }
 
 // poolState is the pool for config c, with its ready and stale entries.
-func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *PoolState, ready, stale []pool.Entry, err error) {
+func (m *Creator) poolState(ctx context.Context, c *creation, why string) (st *PoolState, ready, stale []pool.Entry, err error) {
 	st = &PoolState{Size: c.cfg.PoolSize, NotPooled: why, Ready: []string{}, Stale: []string{}, Making: []string{}}
 	if why == "" {
 		st.Digest = m.poolDigest(c.runConfig(), c.imageID)
@@ -243,7 +244,7 @@ func (m *Manager) poolState(ctx context.Context, c *creation, why string) (st *P
 // prepared, exactly as a create would make it, under a name no create
 // claims until it is ready. Fills take turns, so two never overshoot; a
 // failure is kept for `litterbox pool` to tell.
-func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
+func (m *Creator) FillPool(ctx context.Context) (st *PoolState, err error) {
 	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("fill"))
 	if err != nil {
 		return nil, err
@@ -262,7 +263,7 @@ func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
 	if len(ready) > st.Size {
 		gone, ready = append(gone, ready[st.Size:]...), ready[:st.Size]
 	}
-	st.Removed, st.Left = m.removeEntries(ctx, gone)
+	st.Removed, st.Left = m.RemoveEntries(ctx, gone)
 	st.Ready, st.Stale, st.Making = names(ready), []string{}, []string{}
 	if why != "" {
 		return st, nil
@@ -282,19 +283,19 @@ func (m *Manager) FillPool(ctx context.Context) (st *PoolState, err error) {
 
 // keepFillError keeps a fill's failure where PoolStatus reads it (a
 // refill runs detached, with nowhere else to say it), or clears it.
-func (m *Manager) keepFillError(err error) {
+func (m *Creator) keepFillError(err error) {
 	path := m.Repo.Layout().PoolError()
 	if err == nil {
 		os.Remove(path)
 		return
 	}
-	line := time.Now().UTC().Format(time.RFC3339) + " " + oneLineErr(err)
+	line := time.Now().UTC().Format(time.RFC3339) + " " + preflight.OneLineErr(err)
 	_ = os.WriteFile(path, []byte(agenttext.Cap(line, 1000)+"\n"), 0o600)
 }
 
 // DrainPool removes every entry of the pool. A create after it refills
 // the pool while [pool] size says so.
-func (m *Manager) DrainPool(ctx context.Context) (*PoolState, error) {
+func (m *Creator) DrainPool(ctx context.Context) (*PoolState, error) {
 	// After a fill under way, which would make entries behind it.
 	unlock, err := layout.LockFile(m.Repo.Layout().PoolLock("fill"))
 	if err != nil {
@@ -306,13 +307,13 @@ func (m *Manager) DrainPool(ctx context.Context) (*PoolState, error) {
 		return nil, err
 	}
 	st := &PoolState{Ready: []string{}, Stale: []string{}, Making: []string{}}
-	st.Removed, st.Left = m.removeEntries(ctx, entries)
+	st.Removed, st.Left = m.RemoveEntries(ctx, entries)
 	return st, nil
 }
 
-// removeEntries removes entries, taking turns with claims: a box a create
+// RemoveEntries removes entries, taking turns with claims: a box a create
 // is renaming is not removed under it.
-func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (removed, left []string) {
+func (m *Creator) RemoveEntries(ctx context.Context, entries []pool.Entry) (removed, left []string) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -343,7 +344,7 @@ func (m *Manager) removeEntries(ctx context.Context, entries []pool.Entry) (remo
 
 // makeEntry makes one entry of c's config under its making name, and
 // renames it ready once its volumes are prepared; a failure leaves nothing.
-func (m *Manager) makeEntry(ctx context.Context, c *creation, digest string) (string, error) {
+func (m *Creator) makeEntry(ctx context.Context, c *creation, digest string) (string, error) {
 	name := pool.NewName(m.Repo.Prefix())
 	mk := pool.MakingName(name)
 	// The volumes have the entry's name from the start; the box, until it
@@ -388,7 +389,7 @@ func PoolEntriesAll(ctx context.Context, r runner.Runner, rt engine.Runtime) ([]
 	}
 	out := make([]GoneEntry, 0, len(all))
 	for _, e := range all {
-		out = append(out, GoneEntry{Entry: e, RepoGone: !isDir(e.Repo)})
+		out = append(out, GoneEntry{Entry: e, RepoGone: hostrepo.Gone(e.Repo)})
 	}
 	return out, nil
 }

@@ -1,4 +1,8 @@
-package sandbox
+// Package preflight is what create and doctor check of the engine
+// before they rely on it: that it answers, that it has the image (pulled
+// if need be), and what runs a sandbox under gVisor; and what to do when
+// a sandbox's helper will not start.
+package preflight
 
 import (
 	"context"
@@ -13,16 +17,16 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 )
 
-// PreflightError is the first failed check, which stops a create; Err is the
+// Error is the first failed check, which stops a create; Err is the
 // failure under it, for errors.Is.
-type PreflightError struct {
+type Error struct {
 	Check box.Check
 	Err   error
 }
 
-func (e *PreflightError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-func (e *PreflightError) Error() string {
+func (e *Error) Error() string {
 	msg := e.Check.Name + ": " + e.Check.Detail
 	if e.Check.Fix != "" {
 		msg += " (" + e.Check.Fix + ")"
@@ -37,7 +41,7 @@ const pullTimeout = 5 * time.Minute
 // versions call answered.
 func EngineCheck(ctx context.Context, cli box.Provider, server string, err error) box.Check {
 	if errors.Is(err, box.ErrBinaryMissing) {
-		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + oneLineErr(err),
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "the runtime CLI is not installed: " + OneLineErr(err),
 			Fix: "install it, or choose another runtime with --runtime or LITTERBOX_RUNTIME"}
 	}
 	if err != nil || server == "" {
@@ -45,7 +49,7 @@ func EngineCheck(ctx context.Context, cli box.Provider, server string, err error
 		if ep, eerr := cli.Endpoint(ctx); eerr == nil && ep != "" {
 			where = " at " + ep
 		}
-		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "not reachable" + where + ": " + oneLineErr(err),
+		return box.Check{Name: "engine", Status: box.CheckFail, Detail: "not reachable" + where + ": " + OneLineErr(err),
 			Fix: "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one"}
 	}
 	return box.Check{Name: "engine", Status: box.CheckOK, Detail: "reachable, version " + server}
@@ -71,7 +75,7 @@ func PullCheck(ctx context.Context, cli box.Provider, bin, image, from string) b
 		if near := nearImage(ctx, cli, image); near != "" {
 			fix = fmt.Sprintf("did you mean %s, which this engine has? set image = %q under [docker] in %s", near, near, from)
 		}
-		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + oneLineErr(err), Fix: fix}
+		return box.Check{Name: "image", Status: box.CheckFail, Detail: image + " is not present and could not be pulled: " + OneLineErr(err), Fix: fix}
 	}
 	return box.Check{Name: "image", Status: box.CheckOK, Detail: image + " pulled"}
 }
@@ -118,53 +122,22 @@ func nearImage(ctx context.Context, cli box.Provider, image string) string {
 	return best
 }
 
-// preflight is what create checks before it makes anything: the engine
-// answers and has the image (pulled if need be). The config, the base commit
-// and the ports are checked by the steps that use them.
-//
-// It returns the image's id, which the setup cache's key needs: one
-// inspect tells both.
-func (m *Manager) preflight(ctx context.Context, cfg config.Config) (imageID string, err error) {
-	cli := m.Repo.Provider
-	h, err := m.Agent.FindHelper()
-	if err != nil {
-		return "", &PreflightError{Check: box.Check{Name: "helper", Status: box.CheckFail, Detail: err.Error()}, Err: err}
+// GVisorFlagsFix is what runsc needs where it cannot set up its own
+// network (rootful Podman on a nested host): its flags, which only
+// Podman passes from the config (Docker takes them from its daemon.json).
+var GVisorFlagsFix = `runsc needs its flags on this host: set gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config (` + config.UserFile() + `); see docs/security.md#isolation-levels`
+
+// StartFix is what to do about a sandbox whose helper would not start,
+// from what the engine said; fallback when it says nothing known.
+func StartFix(err error, fallback string) string {
+	if strings.Contains(err.Error(), "root network namespace") {
+		return GVisorFlagsFix
 	}
-	m.Agent.Helper = h
-	info, err := box.Images(cli).Image(ctx, cfg.Image)
-	present := err == nil
-	if errors.Is(err, box.ErrImageNotFound) {
-		err = nil
-	}
-	if err != nil {
-		if errors.Is(err, box.ErrEngineUnreachable) || errors.Is(err, box.ErrBinaryMissing) {
-			_, server, verr := cli.Versions(ctx)
-			return "", &PreflightError{Check: EngineCheck(ctx, cli, server, verr), Err: err}
-		}
-		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
-	}
-	if !present {
-		if c := PullCheck(ctx, cli, m.Repo.Runtime.Bin, cfg.Image, cfg.From["docker.image"]); c.Status == box.CheckFail {
-			return "", &PreflightError{Check: c, Err: box.ErrImageNotFound}
-		}
-		if info, err = box.Images(cli).Image(ctx, cfg.Image); err != nil {
-			return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: cfg.Image + ": " + oneLineErr(err)}, Err: err}
-		}
-	}
-	if err := h.CheckPlatform(cfg.Image, info.Platform); err != nil {
-		return "", &PreflightError{Check: box.Check{Name: "image", Status: box.CheckFail, Detail: err.Error()}, Err: err}
-	}
-	if iso := IsolationOf(cfg); iso != nil {
-		if ch, ok := cli.(box.IsolationChecker); ok {
-			if err := ch.CheckIsolation(ctx, iso); err != nil {
-				return "", &PreflightError{Check: box.Check{Name: "isolation", Status: box.CheckFail, Detail: err.Error()}, Err: err}
-			}
-		}
-	}
-	return info.ID, nil
+	return fallback
 }
 
-func oneLineErr(err error) string {
+// OneLineErr is the first line of err, or "no answer" for none.
+func OneLineErr(err error) string {
 	if err == nil {
 		return "no answer"
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/image"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/preflight"
 	"github.com/litterbox-dev/litterbox/internal/projectimage"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
@@ -33,7 +34,7 @@ import (
 // it reaps orphans and ignores the signals the sandbox user may send it;
 // the container ends by SIGKILL from outside), so the image needs nothing,
 // not even a shell.
-func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *helperbin.Binary) box.Spec {
+func (m *Creator) ContainerSpec(n hostrepo.Names, base string, c config.Config, pmap []ports.Port, h *helperbin.Binary) box.Spec {
 	// GOMODCACHE: the golang images set GOPATH=/go, on the read-only root.
 	env := map[string]string{"HOME": config.Home, "GOMODCACHE": config.Home + "/go/pkg/mod", "LITTERBOX_SANDBOX": n.Slug}
 	maps.Copy(env, c.Env)
@@ -86,7 +87,7 @@ func (m *Manager) ContainerSpec(n hostrepo.Names, base string, c config.Config, 
 		Publish:      ports.Bindings(pmap),
 		Entrypoint:   h.Argv(protocol.CmdInit{})[0],
 		Cmd:          h.Argv(protocol.CmdInit{Idle: c.Idle, Volumes: targets(ownVolumes(n, c.SetupKeep)[1:])})[1:],
-		Isolation:    IsolationOf(c),
+		Isolation:    preflight.IsolationOf(c),
 	}
 }
 
@@ -186,7 +187,7 @@ type Created struct {
 
 // nameInUse explains a container name that is taken: by a leftover of this
 // repository (which delete removes) or by someone else's container.
-func (m *Manager) nameInUse(ctx context.Context, n hostrepo.Names) error {
+func (m *Creator) nameInUse(ctx context.Context, n hostrepo.Names) error {
 	in, err := m.Repo.BoxOf(n).Inspect(ctx)
 	if err == nil && !m.Repo.Owns(ctx, n.Container, in.Labels) {
 		return hostrepo.Foreign("container", n.Container, in.Labels)
@@ -208,7 +209,7 @@ func orEmpty[T any](s []T) []T {
 // setup cache): while the container starts when it has no ports, after
 // it when a retry could remove the container under the copy.
 // It returns the ports and the container's id.
-func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, string, error) {
+func (m *Creator) runContainer(ctx context.Context, n hostrepo.Names, base string, cfg config.Config, prefill func(context.Context) error) ([]ports.Port, string, error) {
 	if len(cfg.Ports) == 0 {
 		id, err := m.startContainer(ctx, n, m.ContainerSpec(n, base, cfg, nil, m.Agent.Helper), prefill)
 		return nil, id, err
@@ -220,14 +221,14 @@ func (m *Manager) runContainer(ctx context.Context, n hostrepo.Names, base strin
 	return pmap, id, err
 }
 
-func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, string, error) {
+func (m *Creator) runContainerPorts(ctx context.Context, n hostrepo.Names, base string, cfg config.Config) ([]ports.Port, string, error) {
 	taken, err := m.TakenPorts(ctx)
 	if err != nil {
 		return nil, "", &hostrepo.StepError{Step: "listing the ports other sandboxes hold", Err: err}
 	}
 	// This machine's ports say nothing about a remote engine's: there only
 	// the engine's refusal tells a taken port.
-	free, remote := m.portFree, ""
+	free, remote := m.PortFree, ""
 	if ep, err := m.Repo.Provider.Endpoint(ctx); err == nil {
 		remote = box.RemoteHost(ep)
 	}
@@ -235,7 +236,7 @@ func (m *Manager) runContainerPorts(ctx context.Context, n hostrepo.Names, base 
 		free = func(int) bool { return true }
 	}
 	for attempt := 1; ; attempt++ {
-		pmap, err := ports.Allocate(cfg.Ports, taken, m.portStart, free)
+		pmap, err := ports.Allocate(cfg.Ports, taken, m.PortStart, free)
 		if err != nil {
 			return nil, "", err
 		}
@@ -269,7 +270,7 @@ func (e notMade) Unwrap() error { return e.error }
 // volume (its PID 1 runs from there) and starts it, running prefill (when
 // set) at the same time: nothing reads /src before the setup step. It
 // returns the container's id, "" on a runtime without (box.Caps.IDs).
-func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) (string, error) {
+func (m *Creator) startContainer(ctx context.Context, n hostrepo.Names, spec box.Spec, prefill func(context.Context) error) (string, error) {
 	step := "starting container " + n.Container
 	id, err := m.Repo.Provider.Create(ctx, spec)
 	if err != nil {
@@ -292,31 +293,17 @@ func (m *Manager) startContainer(ctx context.Context, n hostrepo.Names, spec box
 	}
 	if err != nil {
 		if !errors.Is(err, box.ErrPortInUse) {
-			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; %s: %w", spec.Image, StartFix(err, "litterbox doctor checks the image"), err)
+			err = fmt.Errorf("the sandbox helper (PID 1) could not start in image %s; %s: %w", spec.Image, preflight.StartFix(err, "litterbox doctor checks the image"), err)
 		}
 		return "", &hostrepo.StepError{Step: step, Err: err}
 	}
 	return id, nil
 }
 
-// GVisorFlagsFix is what runsc needs where it cannot set up its own
-// network (rootful Podman on a nested host): its flags, which only
-// Podman passes from the config (Docker takes them from its daemon.json).
-var GVisorFlagsFix = `runsc needs its flags on this host: set gvisor-flags = ["network=none", "host-uds=open"] under [docker] in your own config (` + config.UserFile() + `); see docs/security.md#isolation-levels`
-
-// StartFix is what to do about a sandbox whose helper would not start,
-// from what the engine said; fallback when it says nothing known.
-func StartFix(err error, fallback string) string {
-	if strings.Contains(err.Error(), "root network namespace") {
-		return GVisorFlagsFix
-	}
-	return fallback
-}
-
 // keptID is the id a record keeps of a box the engine made: "" on a
 // runtime whose boxes have none (box.Caps.IDs; Kubernetes gives the pod's
 // name). Names checks it again when a record is read.
-func (m *Manager) keptID(id string) string {
+func (m *Creator) keptID(id string) string {
 	if !m.Repo.Provider.Caps().IDs {
 		return ""
 	}
@@ -327,7 +314,7 @@ func (m *Manager) keptID(id string) string {
 // the sandbox user owns /src and no archive is held in memory or on disk;
 // first it gives the volumes to that user, unless they were already (a
 // pool entry's).
-func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int, prepared bool) error {
+func (m *Creator) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int, prepared bool) error {
 	if !prepared {
 		if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
 			return err
@@ -340,7 +327,7 @@ func (m *Manager) copyTree(ctx context.Context, n hostrepo.Names, base string, k
 // volume's root is root:root 0755; its owner (root, needing no capability)
 // opens it up. Podman gives the volume to the container's user already, and
 // root, without capabilities, may not chmod it: that is fine too.
-func (m *Manager) prepareVolumes(ctx context.Context, n hostrepo.Names, vols []box.Mount, uid int) error {
+func (m *Creator) prepareVolumes(ctx context.Context, n hostrepo.Names, vols []box.Mount, uid int) error {
 	dirs := targets(vols)
 	if _, err := ExecChecked(ctx, m.Repo.BoxOf(n), box.ExecSpec{User: "0:0", Cmd: m.Agent.Helper.Argv(protocol.CmdPrepare{UID: strconv.Itoa(uid), Dirs: dirs})}); err != nil {
 		return &hostrepo.StepError{Step: "preparing " + strings.Join(dirs, ", "), Err: err}
@@ -383,7 +370,7 @@ func execChecked(ctx context.Context, b box.Box, spec box.ExecSpec, s box.Stream
 // keepIgnore returns a visitor that copies .gitignore and .gitattributes
 // files into the sandbox's rules mirror as the tree streams into the
 // container.
-func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
+func (m *Creator) keepIgnore(slug string) func(string, []byte) error {
 	root := m.Repo.Layout().Ignore(slug)
 	return func(name string, data []byte) error {
 		if !snapshot.ValidPath(name) {
@@ -399,7 +386,7 @@ func (m *Manager) keepIgnore(slug string) func(string, []byte) error {
 
 // runSetup runs the setup command through the helper, which first takes the
 // baseline manifest, so whatever the command changes is snapshotted too.
-func (m *Manager) runSetup(ctx context.Context, n hostrepo.Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
+func (m *Creator) runSetup(ctx context.Context, n hostrepo.Names, cmd string, env map[string]string, start snapshot.State) (layout.SetupResult, error) {
 	unlock, err := m.Repo.Lock(ctx, n.Slug)
 	if err != nil {
 		return layout.SetupResult{}, err
@@ -436,7 +423,7 @@ type CacheReport struct {
 // imageHint, for a sandbox on the default image, names the image the
 // project's files ask for and the line of config that sets it; "" when
 // the config chose the image, or the files name none.
-func (m *Manager) imageHint(cfg config.Config) string {
+func (m *Creator) imageHint(cfg config.Config) string {
 	if !cfg.ImageIsDefault() {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func allowedNS(ref string) bool {
 // resolveBaseRef returns the commit a base ref names after checking it is
 // one the user could have typed (see above). maySandbox, when set, limits
 // which sandboxes' branches may be named and reached through.
-func (m *Manager) resolveBaseRef(ctx context.Context, ref string, maySandbox func(slug string) bool) (string, error) {
+func (m *Creator) resolveBaseRef(ctx context.Context, ref string, maySandbox func(slug string) bool) (string, error) {
 	name, suffix, err := splitBaseRef(ref)
 	if err != nil {
 		return "", err
@@ -134,7 +134,7 @@ func (m *Manager) resolveBaseRef(ctx context.Context, ref string, maySandbox fun
 
 // reachable refuses a commit named by id unless a branch, tag or
 // remote-tracking branch the caller may use contains it.
-func (m *Manager) reachable(ctx context.Context, ref, commit string, maySandbox func(slug string) bool) error {
+func (m *Creator) reachable(ctx context.Context, ref, commit string, maySandbox func(slug string) bool) error {
 	out, err := m.Repo.Git.Output(ctx, "for-each-ref", "--format=%(refname)", "--contains", commit, "refs/heads/", "refs/tags/", "refs/remotes/")
 	if err != nil {
 		return err
@@ -150,7 +150,7 @@ func (m *Manager) reachable(ctx context.Context, ref, commit string, maySandbox 
 
 // createBase is the commit a new sandbox starts from: HEAD, or the checked
 // base ref.
-func (m *Manager) createBase(ctx context.Context, opts CreateOptions) (string, error) {
+func (m *Creator) createBase(ctx context.Context, opts CreateOptions) (string, error) {
 	if opts.BaseRef != "" {
 		return m.resolveBaseRef(ctx, opts.BaseRef, opts.MayBaseOn)
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package create
 
 import (
 	"context"
@@ -193,7 +193,7 @@ func readBudget(ctx context.Context, p box.Provider, info box.HostInfo) *budgetF
 // memoryOf is a sandbox container's memory limit, by its label; a sandbox
 // of an older release, which has none, counts the default.
 func memoryOf(labels map[string]string) int64 {
-	if l := labelLimits(labels); l != nil {
+	if l := ParseLimits(labels); l != nil {
 		if n := config.MemBytes(l.Memory); n > 0 {
 			return int64(n)
 		}
@@ -209,8 +209,8 @@ func shortList(items []string, max int) string {
 	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
-// labelLimits reads a container's LabelLimits; nil without one.
-func labelLimits(labels map[string]string) *Limits {
+// ParseLimits reads a container's LabelLimits; nil without one.
+func ParseLimits(labels map[string]string) *Limits {
 	var l Limits
 	if json.Unmarshal([]byte(labels[LabelLimits]), &l) != nil {
 		return nil
