@@ -9,6 +9,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
@@ -51,12 +52,12 @@ func (h handlers) service(ctx context.Context, _ gomcp.CallToolRequest, in servi
 			return errResult(fmt.Errorf("logs needs the service argument")), nil
 		}
 		var buf bytes.Buffer
-		if err := h.mgr.Agent.ServiceLogs(ctx, name, svc, serviceLogLines, false, &buf); err != nil {
+		if err := servicectl.Logs(ctx, h.mgr.Repo, name, svc, serviceLogLines, false, &buf); err != nil {
 			return errResult(err), nil
 		}
 		return structured(serviceOut{Service: svc, Log: ptr(buf.String())}, buf.String()), nil
 	}
-	states, err := h.mgr.Agent.Service(ctx, name, action, svc)
+	states, err := servicectl.Control(ctx, h.mgr.Repo, name, action, svc)
 	if states == nil && err != nil {
 		return errResult(err), nil
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -53,11 +55,11 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithDescription("Search file contents with a regular expression in Go's RE2 syntax (the same in every image), printing path, line number and line of each match, at most 5000 (truncated says when there were more). Binary and hidden files are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.grep))
-	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[agent.MilestoneResult](), gomcp.WithOpenWorldHintAnnotation(false),
+	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[milestone.Result](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message (at most 4096 bytes; a secret's value in it is masked). The files do not change."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.milestone))
-	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[agent.AgentDiff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[milestone.Diff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.diff))
@@ -68,7 +70,7 @@ func (h handlers) diff(ctx context.Context, _ gomcp.CallToolRequest, in diffIn) 
 	if since == "" {
 		since = "base"
 	}
-	d, err := h.mgr.Agent.DiffSince(ctx, in.Sandbox, since)
+	d, err := milestone.DiffSince(ctx, h.mgr.Repo, in.Sandbox, since)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -176,7 +178,7 @@ func ptr[T any](v T) *T { return &v }
 
 // background starts a bash command as a service of the agent's own.
 func (h handlers) background(ctx context.Context, in bashIn) (*gomcp.CallToolResult, error) {
-	st, err := h.mgr.Agent.Background(ctx, in.Sandbox, in.Name, agent.BashOptions{Command: in.Command, Workdir: in.Workdir})
+	st, err := servicectl.Background(ctx, h.mgr.Repo, in.Sandbox, in.Name, agent.BashOptions{Command: in.Command, Workdir: in.Workdir})
 	if st == nil {
 		return errResult(err), nil
 	}
@@ -356,7 +358,7 @@ func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) 
 }
 
 func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in milestoneIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Agent.Milestone(ctx, in.Sandbox, in.Message)
+	res, err := milestone.Make(ctx, h.mgr.Repo, in.Sandbox, in.Message)
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 )
 
 // milestoneOptions are what milestone was asked.
@@ -38,7 +40,7 @@ func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.Agent.Milestone(ctx, o.Name, o.Message)
+	res, err := milestone.Make(ctx, m.Repo, o.Name, o.Message)
 	if err != nil {
 		return err
 	}

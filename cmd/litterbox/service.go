@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
 
@@ -66,9 +67,9 @@ func runService(ctx context.Context, e *env, o serviceOptions) error {
 		return err
 	}
 	if action == "logs" {
-		return m.Agent.ServiceLogs(ctx, name, service, o.Lines, o.Raw, e.stdout)
+		return servicectl.Logs(ctx, m.Repo, name, service, o.Lines, o.Raw, e.stdout)
 	}
-	states, err := m.Agent.Service(ctx, name, action, service)
+	states, err := servicectl.Control(ctx, m.Repo, name, action, service)
 	if o.JSON && states != nil {
 		if jerr := writeJSON(e.stdout, states); jerr != nil {
 			return jerr

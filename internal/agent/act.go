@@ -399,11 +399,11 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 	}
 	c := &call{slug: slug, a: a, st: st, h: h, watchEnd: watchesEnd(rec)}
 	var specs map[string]config.SecretSpec
-	c.lim, specs, c.limNote = m.CallConfig(ctx, rec)
+	c.lim, specs, c.limNote = m.Repo.CallConfig(ctx, rec)
 	if c.sec, err = m.Repo.Secrets.Resolve(ctx, specs); err != nil {
 		return nil, fmt.Errorf("%w (the call did not run)", err)
 	}
-	c.sec = c.sec.InSandbox(specs, placeholders(rec))
+	c.sec = c.sec.InSandbox(specs, hostrepo.Placeholders(rec))
 	over := diskOver(&c.st, c.lim)
 	if over != nil && (a.Op == protocol.OpWrite || a.Op == protocol.OpUpload || a.Op == protocol.OpEdit) {
 		return nil, &DiskFullError{Name: slug, DiskOver: *over}

@@ -92,10 +92,10 @@ func (v *actExec) failure(ctx context.Context, execErr error) error {
 			return ended
 		}
 		if exited == nil {
-			return v.m.execError(ctx, v.slug, execErr)
+			return ExecError(ctx, v.m.Repo, v.slug, execErr)
 		}
 	case errors.As(execErr, &engine):
-		return v.m.execError(ctx, v.slug, execErr)
+		return ExecError(ctx, v.m.Repo, v.slug, execErr)
 	}
 	return nil
 }
@@ -376,16 +376,16 @@ func errOrEOF(err error) error {
 	return err
 }
 
-// execError explains a failed docker exec in the sandbox's terms.
-func (m *Agent) execError(ctx context.Context, slug string, err error) error {
+// ExecError explains a failed docker exec in the sandbox's terms.
+func ExecError(ctx context.Context, r *hostrepo.Repo, slug string, err error) error {
 	switch {
 	case errors.Is(err, box.ErrNotFound):
-		return m.Repo.MissingOrNotFound(ctx, slug)
+		return r.MissingOrNotFound(ctx, slug)
 	case errors.Is(err, box.ErrPaused):
 		return NotRunning(slug, "paused")
 	case errors.Is(err, box.ErrNotRunning):
 		// Podman does not say which: ask.
-		if in, ierr := m.Repo.Box(slug).Inspect(ctx); ierr == nil {
+		if in, ierr := r.Box(slug).Inspect(ctx); ierr == nil {
 			return NotRunning(slug, in.State)
 		}
 		return NotRunning(slug, "exited")

@@ -1,13 +1,13 @@
 // Package agent is what an agent does in a sandbox: the conversation with
 // the sandbox's helper that runs a command or changes files and commits the
 // change before the call returns, the file tools, uploads and downloads,
-// milestones, services and background commands. The lifecycle (internal/sandbox)
-// builds on it; it builds on the host repository (internal/hostrepo).
+// exec and run sessions. Create, the lifecycle and a sandbox's services
+// (internal/create, internal/sandbox, internal/servicectl) build on it; it
+// builds on the host repository (internal/hostrepo).
 package agent
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -23,8 +23,6 @@ type Agent struct {
 	// helperSource, when set, replaces the lookup of the helper binary
 	// (replay tests need one id whatever the build).
 	helperSource func() (*helperbin.Binary, error)
-	// startSeq tells service starts apart (see StartServices).
-	startSeq atomic.Int64
 	// Wake starts again a sandbox its PID 1 ended for being idle, with
 	// its services, as resume does; nil: a call to it fails.
 	Wake func(ctx context.Context, slug string) error

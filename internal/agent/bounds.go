@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -41,26 +39,6 @@ type DiskFullError struct {
 func (e *DiskFullError) Error() string {
 	return fmt.Sprintf("sandbox '%s' holds %s in /src and its home, over its limit of %s ([docker] disk): writes are refused until files are removed (bash: rm ...) or the limit is raised in .litterbox.local.toml", e.Name, HumanSize(e.Used), HumanSize(e.Limit))
 }
-
-// CallConfig is what a call honours of the config as it is now: its bounds,
-// so one raised in .litterbox.local.toml holds from the next call on, and
-// where its secrets come from. When the config cannot be read or may not
-// loosen them, those fixed at create hold, and note says why.
-func (m *Agent) CallConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
-	cfg, err := config.Load(m.Repo.Root)
-	if err == nil {
-		_, err = m.Repo.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
-			return !limitKeys[w.Key] && !strings.HasPrefix(w.Key, "secrets.")
-		}))
-	}
-	if err != nil {
-		return rec.Limits.OrDefaults(), rec.Secrets, "the config's bounds are not used, those of create hold: " + err.Error()
-	}
-	return layout.LimitsOf(cfg), cfg.Secrets, ""
-}
-
-// limitKeys are the weakenings of the bounds a call reads afresh.
-var limitKeys = map[string]bool{"docker.disk": true, "snapshot.max-file-size": true, "snapshot.max-call-size": true}
 
 // diskOver reports /src over the disk guard, by the helper's last count.
 func diskOver(st *snapshot.State, lim layout.Limits) *DiskOver {

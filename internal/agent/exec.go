@@ -78,7 +78,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 	}
 	spec := box.ExecSpec{Workdir: wd, Interactive: o.Interactive, TTY: o.TTY, Cmd: h.Argv(protocol.CmdSized{Cmd: o.Cmd})}
 	if o.Secrets {
-		sec, err := m.secretsFor(ctx, slug)
+		sec, err := m.Repo.SecretsFor(ctx, slug)
 		if err != nil {
 			return 0, err
 		}
@@ -120,7 +120,7 @@ func (m *Agent) session(ctx context.Context, slug string, n hostrepo.Names, o Ex
 		if ctx.Err() != nil {
 			return 130, nil // interrupted: the session is over
 		}
-		return 0, m.execError(ctx, slug, err)
+		return 0, ExecError(ctx, m.Repo, slug, err)
 	}
 	return res.ExitCode, nil
 }

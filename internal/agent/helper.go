@@ -42,7 +42,7 @@ func (m *Agent) helperFor(ctx context.Context, slug string) (*helperbin.Binary, 
 		return h, rec, nil
 	}
 	if err := h.Deliver(ctx, m.Repo.Box(slug)); err != nil {
-		if err := m.execError(ctx, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
+		if err := ExecError(ctx, m.Repo, slug, err); !strings.HasPrefix(err.Error(), "copying the sandbox helper") {
 			return nil, nil, err // missing, paused, stopped
 		}
 		if rec.Helper == "" {

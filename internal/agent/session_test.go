@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/sandbox/sandboxtest"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -102,15 +103,15 @@ func TestDiffSinceBaseAndMilestone(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
 	bash(t, m, "echo one > one.txt")
-	if _, err := m.Agent.Milestone(ctx, "work", "first"); err != nil {
+	if _, err := milestone.Make(ctx, m.Repo, "work", "first"); err != nil {
 		t.Fatal(err)
 	}
 	bash(t, m, "echo two > two.txt && rm README.md")
-	all, err := m.Agent.DiffSince(ctx, "work", "base")
+	all, err := milestone.DiffSince(ctx, m.Repo, "work", "base")
 	if err != nil || len(all.Files) != 3 {
 		t.Fatalf("since base: %+v %v", all, err)
 	}
-	last, err := m.Agent.DiffSince(ctx, "work", "milestone")
+	last, err := milestone.DiffSince(ctx, m.Repo, "work", "milestone")
 	if err != nil || len(last.Files) != 2 || last.Since != "milestone" {
 		t.Fatalf("since milestone: %+v %v", last, err)
 	}

@@ -104,7 +104,7 @@ func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResul
 	if err != nil {
 		return nil, err
 	}
-	if err := o.check(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	if o.Timeout <= 0 {
@@ -129,8 +129,8 @@ func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResul
 	return res, err
 }
 
-// check refuses a command no shell can take and a workdir outside reach.
-func (o BashOptions) check() error {
+// Check refuses a command no shell can take and a workdir outside reach.
+func (o BashOptions) Check() error {
 	if strings.TrimSpace(o.Command) == "" {
 		return errors.New("command is empty")
 	}

@@ -45,7 +45,7 @@ func (m *Agent) helperTool(ctx context.Context, slug string, stdout io.Writer, c
 	res, err := m.Repo.Box(slug).Exec(ctx, box.ExecSpec{Cmd: h.Argv(c)},
 		box.Streams{Stdout: stdout, Stderr: &errOut})
 	if err != nil {
-		return res, m.execError(ctx, slug, err)
+		return res, ExecError(ctx, m.Repo, slug, err)
 	}
 	switch res.ExitCode {
 	case 0:
@@ -154,7 +154,7 @@ func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*R
 		if err != nil {
 			return nil, err
 		}
-		sec, err := m.secretsFor(ctx, slug)
+		sec, err := m.Repo.SecretsFor(ctx, slug)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +163,7 @@ func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*R
 		}
 		return &ReadResult{Image: &Image{MIME: out.MIME, Size: int64(len(data)), Data: data}}, nil
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := m.Repo.SecretsFor(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (m *Agent) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry
 	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdLs{Path: abs, Recursive: recursive, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := m.Repo.SecretsFor(ctx, slug)
 	if err != nil {
 		return nil, false, err
 	}
@@ -271,7 +271,7 @@ func (m *Agent) Glob(ctx context.Context, name, pattern, p string) ([]string, bo
 	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdGlob{Path: abs, Pattern: pattern, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := m.Repo.SecretsFor(ctx, slug)
 	if err != nil {
 		return nil, false, err
 	}
@@ -311,7 +311,7 @@ func (m *Agent) Grep(ctx context.Context, name, pattern, p, include string) ([]M
 		}
 		return nil, false, err
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := m.Repo.SecretsFor(ctx, slug)
 	if err != nil {
 		return nil, false, err
 	}

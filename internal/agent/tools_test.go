@@ -14,6 +14,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/sandbox/sandboxtest"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -168,7 +169,7 @@ func TestHostUntouched(t *testing.T) {
 	head := testenv.Git(t, m.Repo.Root, "rev-parse", "HEAD")
 	staged := testenv.Git(t, m.Repo.Root, "diff", "--cached")
 	bash(t, m, "echo agent > README.md && echo agent > new.txt && rm src/main.go")
-	if _, err := m.Agent.Milestone(context.Background(), "work", "agent work"); err != nil {
+	if _, err := milestone.Make(context.Background(), m.Repo, "work", "agent work"); err != nil {
 		t.Fatal(err)
 	}
 	if s := testenv.Git(t, m.Repo.Root, "status", "--porcelain"); s != status {
@@ -331,7 +332,7 @@ func TestMilestoneSquashes(t *testing.T) {
 		bash(t, m, fmt.Sprintf("echo %d > f%d.txt", i, i))
 	}
 	tipTree := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^{tree}")
-	ms, err := m.Agent.Milestone(ctx, "work", "Three files")
+	ms, err := milestone.Make(ctx, m.Repo, "work", "Three files")
 	if err != nil || ms.Squashed != 3 {
 		t.Fatalf("milestone: %+v %v", ms, err)
 	}
@@ -341,12 +342,12 @@ func TestMilestoneSquashes(t *testing.T) {
 	if parent := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/work^"); parent != base {
 		t.Errorf("milestone parent %s, want base %s", parent, base)
 	}
-	if _, err := m.Agent.Milestone(ctx, "work", "again"); err == nil {
+	if _, err := milestone.Make(ctx, m.Repo, "work", "again"); err == nil {
 		t.Error("empty milestone accepted")
 	}
 	bash(t, m, "echo 4 > f4.txt")
 	bash(t, m, "echo 5 > f5.txt")
-	ms2, err := m.Agent.Milestone(ctx, "work", "Two more")
+	ms2, err := milestone.Make(ctx, m.Repo, "work", "Two more")
 	if err != nil || ms2.Squashed != 2 {
 		t.Fatalf("second milestone: %+v %v", ms2, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/preflight"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
@@ -527,7 +528,7 @@ func (c *creation) startServices(ctx context.Context) {
 	}
 	t := time.Now()
 	var err error
-	c.svcs, err = c.m.Agent.StartServices(ctx, c.slug, c.n.Container, specs)
+	c.svcs, err = servicectl.Start(ctx, c.m.Repo, c.slug, c.n.Container, specs)
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}

@@ -10,12 +10,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/devcontainer"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
 
 // The committed config comes with the repository, possibly someone else's,
@@ -201,4 +204,47 @@ func (r *Repo) AllowWeakenings(ctx context.Context, ws []config.Weakening) ([]st
 		out = append(out, fmt.Sprintf("%s (%s)", w, w.File))
 	}
 	return out, nil
+}
+
+// CallConfig is what a call honours of the config as it is now: its bounds,
+// so one raised in .litterbox.local.toml holds from the next call on, and
+// where its secrets come from. When the config cannot be read or may not
+// loosen them, those fixed at create hold, and note says why.
+func (r *Repo) CallConfig(ctx context.Context, rec *layout.Record) (lim layout.Limits, specs map[string]config.SecretSpec, note string) {
+	cfg, err := config.Load(r.Root)
+	if err == nil {
+		_, err = r.AllowWeakenings(ctx, slices.DeleteFunc(cfg.Weakenings(), func(w config.Weakening) bool {
+			return !limitKeys[w.Key] && !strings.HasPrefix(w.Key, "secrets.")
+		}))
+	}
+	if err != nil {
+		return rec.Limits.OrDefaults(), rec.Secrets, "the config's bounds are not used, those of create hold: " + err.Error()
+	}
+	return layout.LimitsOf(cfg), cfg.Secrets, ""
+}
+
+// limitKeys are the weakenings of the bounds a call reads afresh.
+var limitKeys = map[string]bool{"docker.disk": true, "snapshot.max-file-size": true, "snapshot.max-call-size": true}
+
+// SecretsFor reads the secrets a sandbox of this repository gets now, with
+// the rule of every call (see CallConfig).
+func (r *Repo) SecretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
+	rec, err := r.Store().Load(slug)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		rec = &layout.Record{}
+	}
+	_, specs, _ := r.CallConfig(ctx, rec)
+	sec, err := r.Secrets.Resolve(ctx, specs)
+	return sec.InSandbox(specs, Placeholders(rec)), err
+}
+
+// Placeholders are the placeholders of a sandbox's injected secrets.
+func Placeholders(rec *layout.Record) map[string]string {
+	if rec == nil || rec.Injection == nil {
+		return nil
+	}
+	return rec.Injection.Placeholders
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -68,7 +70,7 @@ var boundsAttacks = []attack{
 		auditBefore := fileSize(r.Repo.AuditPath())
 		huge := strings.Repeat("m", 30<<20)
 		trail := &runner.Trail{}
-		_, err := r.Agent.Milestone(runner.WithTrail(ctx, trail), "work", huge)
+		_, err := milestone.Make(runner.WithTrail(ctx, trail), r.Repo, "work", huge)
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "over the 4096") {
 			t.Errorf("a 30 MB milestone message: %v", err)
 		}
@@ -97,7 +99,7 @@ var boundsAttacks = []attack{
 		if grew > 64<<10 {
 			t.Errorf("audit.jsonl grew by %d bytes for a 30 MB message and two long commands", grew)
 		}
-		if ok, err := r.Agent.Milestone(ctx, "work", "a summary"); err != nil || ok.Squashed != 1 {
+		if ok, err := milestone.Make(ctx, r.Repo, "work", "a summary"); err != nil || ok.Squashed != 1 {
 			t.Errorf("a short milestone after: %+v %v", ok, err)
 		}
 	}},
@@ -124,7 +126,7 @@ var boundsAttacks = []attack{
 		if inName != 2 || !strings.Contains(strings.Join(res.Notes(), "\n"), "holds the value of secret TOKEN (shown masked)") {
 			t.Errorf("withheld %+v, notes %q; want both paths named masked", res.Withheld, res.Notes())
 		}
-		if _, err := r.Agent.Milestone(ctx, "work", "done with "+value); err != nil {
+		if _, err := milestone.Make(ctx, r.Repo, "work", "done with "+value); err != nil {
 			t.Fatal(err)
 		}
 		history := testenv.Git(t, r.Repo.Root, "log", "--format=%B", "litterbox/work") + testenv.Git(t, r.Repo.Root, "log", "--name-only", "--format=", "litterbox/work")
@@ -271,14 +273,14 @@ var boundsAttacks = []attack{
 		var escaped, raw bytes.Buffer
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			escaped.Reset()
-			if err := r.Agent.ServiceLogs(ctx, "work", "noisy", 0, false, &escaped); err != nil {
+			if err := servicectl.Logs(ctx, r.Repo, "work", "noisy", 0, false, &escaped); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(escaped.String(), "done") || time.Now().After(deadline) {
 				break
 			}
 		}
-		if err := r.Agent.ServiceLogs(ctx, "work", "noisy", 0, true, &raw); err != nil {
+		if err := servicectl.Logs(ctx, r.Repo, "work", "noisy", 0, true, &raw); err != nil {
 			t.Fatal(err)
 		}
 		if want := `\x1b]52;c;aGk=\x07\x1b[2J\u009bdone`; !strings.Contains(escaped.String(), want) || bytes.ContainsAny(escaped.Bytes(), "\x1b\x07\u009b") {

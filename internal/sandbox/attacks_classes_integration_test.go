@@ -12,6 +12,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -23,7 +24,7 @@ var classAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		target := t.TempDir() // the host directory the agent's link names
-		if _, err := r.Agent.Background(ctx, "w", "swapper", agent.BashOptions{Command: "mkdir -p out; while :; do rm -rf out/d; ln -s " + target + " out/d; rm -f out/d; mkdir -p out/d; echo x > out/d/f; done"}); err != nil {
+		if _, err := servicectl.Background(ctx, r.Repo, "w", "swapper", agent.BashOptions{Command: "mkdir -p out; while :; do rm -rf out/d; ln -s " + target + " out/d; rm -f out/d; mkdir -p out/d; echo x > out/d/f; done"}); err != nil {
 			t.Fatal(err)
 		}
 		dests := t.TempDir()
@@ -53,7 +54,7 @@ var classAttacks = []attack{
 		ctx := context.Background()
 		r, _ := reviewRepo(t, e)
 		helperDir := exec(t, r, "w", "ls -laR /.litterbox")
-		if _, err := r.Agent.Background(ctx, "w", "swapper", agent.BashOptions{Command: "while :; do rm -rf /src/up; ln -s /.litterbox /src/up; rm -f /src/up; mkdir -p /src/up; done"}); err != nil {
+		if _, err := servicectl.Background(ctx, r.Repo, "w", "swapper", agent.BashOptions{Command: "while :; do rm -rf /src/up; ln -s /.litterbox /src/up; rm -f /src/up; mkdir -p /src/up; done"}); err != nil {
 			t.Fatal(err)
 		}
 		src := filepath.Join(t.TempDir(), "payload")

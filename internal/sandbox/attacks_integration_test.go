@@ -23,6 +23,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/internal/watch"
@@ -272,7 +273,7 @@ var attacks = []attack{
 	}},
 	{name: ".git paths and a hook made between calls by a background command", side: "agent", expect: "the next call commits them as a between-calls snapshot with nothing under a .git component", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		if _, err := e.m.Agent.Background(ctx, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {
+		if _, err := servicectl.Background(ctx, e.m.Repo, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); exec(t, e.m, "work", "cat between-ok.txt 2>/dev/null || true") != "ok\n"; time.Sleep(50 * time.Millisecond) {
@@ -280,7 +281,7 @@ var attacks = []attack{
 				t.Fatal("the background command did not run")
 			}
 		}
-		if _, err := e.m.Agent.Service(ctx, "work", services.Stop, "sneak"); err != nil {
+		if _, err := servicectl.Control(ctx, e.m.Repo, "work", services.Stop, "sneak"); err != nil {
 			t.Fatal(err)
 		}
 		res := bash(t, e.m, "true")

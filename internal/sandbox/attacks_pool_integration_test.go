@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -56,7 +57,7 @@ var poolAttacks = []attack{
 				t.Fatalf("planting: %+v %v", res, err)
 			}
 			// A process that outlives the call: a background command.
-			if _, err := r.Agent.Background(ctx, name, "planted", agent.BashOptions{Command: "exec sleep 600"}); err != nil {
+			if _, err := servicectl.Background(ctx, r.Repo, name, "planted", agent.BashOptions{Command: "exec sleep 600"}); err != nil {
 				t.Fatal(err)
 			}
 			if ps := procs(t, r, name); !strings.Contains(ps, "sleep 600") {

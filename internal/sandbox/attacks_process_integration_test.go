@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -93,18 +94,18 @@ var processAttacks = []attack{
 	{name: "background command and a call", side: "agent", gvisor: true, expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		bash(t, e.m, looper("bg1")+looper("bg2")+"true")
-		if _, err := e.m.Agent.Background(ctx, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
+		if _, err := servicectl.Background(ctx, e.m.Repo, "work", "lbx-bg1", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg1.sh"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
 			for _, n := range []string{"lbx-bg1", "lbx-bg2"} {
-				_, _ = e.m.Agent.Service(context.Background(), "work", services.Stop, n)
+				_, _ = servicectl.Control(context.Background(), e.m.Repo, "work", services.Stop, n)
 			}
 		})
 		bgErr := make(chan error, 1)
 		go func() {
 			time.Sleep(time.Second)
-			_, err := e.m.Agent.Background(ctx, "work", "lbx-bg2", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
+			_, err := servicectl.Background(ctx, e.m.Repo, "work", "lbx-bg2", agent.BashOptions{Command: "/bin/sh /tmp/lbx-bg2.sh"})
 			bgErr <- err
 		}()
 		bash(t, e.m, "sleep 3")
@@ -137,7 +138,7 @@ var processAttacks = []attack{
 		// would take for the state, the parent and CPU times.
 		forged := "/tmp/) R 0 0 0 99 99"
 		script := fmt.Sprintf(`printf '#!/bin/sh\nsleep 600\n' > %q && chmod +x %[1]q && exec %[1]q`, forged)
-		if _, err := e.m.Agent.Background(ctx, "nap", "forged", agent.BashOptions{Command: script}); err != nil {
+		if _, err := servicectl.Background(ctx, e.m.Repo, "nap", "forged", agent.BashOptions{Command: script}); err != nil {
 			t.Fatal(err)
 		}
 		res, err := e.m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "sleep 1; grep -c '^) R 0 0 0 99 99$' /proc/[0-9]*/comm | grep -c ':1$'"})

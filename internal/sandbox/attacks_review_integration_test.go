@@ -16,6 +16,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -27,7 +28,7 @@ var reviewAttacks = []attack{
 	{name: "milestone message carrying a patch", side: "agent", expect: "apply brings exactly base..tip (app.py); no innocent.txt or .envrc; the message is kept as text", run: func(t *testing.T, e *attackEnv) {
 		r, base := reviewRepo(t, e)
 		reviewBash(t, r, "echo 'print(2)' > app.py")
-		if _, err := r.Agent.Milestone(context.Background(), "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
+		if _, err := milestone.Make(context.Background(), r.Repo, "w", "Fix the greeting\n\n"+smuggledPatch); err != nil {
 			t.Fatal(err)
 		}
 		applyIn(t, r, false)

@@ -23,6 +23,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
 	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -38,7 +39,7 @@ var takingAttacks = []attack{
 		r, _ := reviewRepo(t, e)
 		reviewBash(t, r, "echo one > one.txt")
 		reviewed := testenv.Git(t, r.Repo.Root, "rev-parse", "litterbox/w")
-		if _, err := r.Agent.Background(ctx, "w", "writer", agent.BashOptions{Command: "sleep 1; echo bg > bg.txt; sleep 600"}); err != nil {
+		if _, err := servicectl.Background(ctx, r.Repo, "w", "writer", agent.BashOptions{Command: "sleep 1; echo bg > bg.txt; sleep 600"}); err != nil {
 			t.Fatal(err)
 		}
 		late := make(chan *agent.ActResult, 1)

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -57,7 +58,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := m.Agent.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)})
+	st, err := servicectl.Background(ctx, m.Repo, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)})
 	if err != nil || st.Name != name || st.State != services.Running || st.PID == 0 {
 		t.Fatalf("background: %+v %v", st, err)
 	}
@@ -76,7 +77,7 @@ func backgroundServer(t *testing.T, image, server, name string) {
 	}
 	// A later call does not end it.
 	bash(t, m, "true")
-	if states, err := m.Agent.Service(ctx, "work", services.Status, name); err != nil || states[0].State != services.Running {
+	if states, err := servicectl.Control(ctx, m.Repo, "work", services.Status, name); err != nil || states[0].State != services.Running {
 		t.Errorf("status after a call: %+v %v", states, err)
 	}
 	list, err := m.List(ctx, false)
@@ -84,21 +85,21 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("list: %+v %v", list, err)
 	}
 	// The same program again, while the first runs: a name of its own.
-	st2, err := m.Agent.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8081)})
+	st2, err := servicectl.Background(ctx, m.Repo, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8081)})
 	if err != nil || st2.Name != name+"-2" {
 		t.Errorf("second: %+v %v", st2, err)
 	}
-	if states, err := m.Agent.Service(ctx, "work", services.Stop, name); err != nil || states[0].State == services.Running {
+	if states, err := servicectl.Control(ctx, m.Repo, "work", services.Stop, name); err != nil || states[0].State == services.Running {
 		t.Errorf("stop: %+v %v", states, err)
 	}
 	// Stopped, its name is free again.
-	if st, err := m.Agent.Background(ctx, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)}); err != nil || st.Name != name {
+	if st, err := servicectl.Background(ctx, m.Repo, "work", "", agent.BashOptions{Command: fmt.Sprintf(server, 8080)}); err != nil || st.Name != name {
 		t.Errorf("restart by name: %+v %v", st, err)
 	}
 
 	// What a background command writes is committed by the next call,
 	// first, as a snapshot of its own.
-	if _, err := m.Agent.Background(ctx, "work", "writer", agent.BashOptions{Command: "sleep 1; echo later > later.txt; sleep 600", Workdir: "/src"}); err != nil {
+	if _, err := servicectl.Background(ctx, m.Repo, "work", "writer", agent.BashOptions{Command: "sleep 1; echo later > later.txt; sleep 600", Workdir: "/src"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
@@ -106,14 +107,14 @@ func backgroundServer(t *testing.T, image, server, name string) {
 		t.Errorf("the background command's file is not committed: %+v", res)
 	}
 	var logs strings.Builder
-	if err := m.Agent.ServiceLogs(ctx, "work", name, 0, false, &logs); err != nil || !strings.Contains(logs.String(), "starting "+name) {
+	if err := servicectl.Logs(ctx, m.Repo, "work", name, 0, false, &logs); err != nil || !strings.Contains(logs.String(), "starting "+name) {
 		t.Errorf("logs: %q %v", logs.String(), err)
 	}
 	// A configured service's name is not the agent's to take.
-	if _, err := m.Agent.Background(ctx, "work", "web", agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), `service "web" is configured`) {
+	if _, err := servicectl.Background(ctx, m.Repo, "work", "web", agent.BashOptions{Command: "true"}); err == nil || !strings.Contains(err.Error(), `service "web" is configured`) {
 		t.Errorf("a configured name: %v", err)
 	}
-	if _, err := m.Agent.Background(ctx, "work", "bad name!", agent.BashOptions{Command: "true"}); err == nil {
+	if _, err := servicectl.Background(ctx, m.Repo, "work", "bad name!", agent.BashOptions{Command: "true"}); err == nil {
 		t.Error("a bad name was taken")
 	}
 }

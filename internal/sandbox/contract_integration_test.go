@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -207,7 +208,7 @@ func contractPause(t *testing.T, m *Manager, c *create.Created, p testenv.Provid
 	if _, err := m.Agent.Write(ctx, c.Name, "kept.txt", []byte("kept\n")); err != nil {
 		t.Fatal(err)
 	}
-	before, err := m.Agent.Service(ctx, c.Name, services.Status, "ticker")
+	before, err := servicectl.Control(ctx, m.Repo, c.Name, services.Status, "ticker")
 	must(err)
 	_, err = m.Pause(ctx, c.Name)
 	must(err)
@@ -223,7 +224,7 @@ func contractPause(t *testing.T, m *Manager, c *create.Created, p testenv.Provid
 	}
 	_, err = m.Resume(ctx, c.Name)
 	must(err)
-	after, err := m.Agent.Service(ctx, c.Name, services.Status, "ticker")
+	after, err := servicectl.Control(ctx, m.Repo, c.Name, services.Status, "ticker")
 	must(err)
 	if after[0].State != services.Running || (after[0].PID != before[0].PID) != p.Kubernetes {
 		t.Fatalf("service across pause/resume: %+v -> %+v", before, after)
@@ -234,7 +235,7 @@ func contractPause(t *testing.T, m *Manager, c *create.Created, p testenv.Provid
 	if res.Stdout != "kept\n" {
 		t.Fatalf("files across pause/resume: %+v", res)
 	}
-	stopped, err := m.Agent.Service(ctx, c.Name, services.Stop, "ticker")
+	stopped, err := servicectl.Control(ctx, m.Repo, c.Name, services.Stop, "ticker")
 	must(err)
 	if stopped[0].State != services.Stopped {
 		t.Fatalf("stop: %+v", stopped)

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -82,7 +83,7 @@ func TestIntegrationFaultAtEveryStep(t *testing.T) {
 				return sb
 			},
 			run: func(ctx context.Context, m *Manager, sb string, step int) error {
-				_, err := m.Agent.Milestone(ctx, sb, fmt.Sprintf("milestone %d", step))
+				_, err := milestone.Make(ctx, m.Repo, sb, fmt.Sprintf("milestone %d", step))
 				return err
 			},
 			check: func(t *testing.T, m *Manager, sb string, step int, err error) {

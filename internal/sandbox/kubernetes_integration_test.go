@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -210,7 +211,7 @@ func TestIntegrationKubernetesBackgroundDuringCall(t *testing.T) {
 	bgErr := make(chan error, 1)
 	go func() {
 		time.Sleep(time.Second)
-		_, err := m.Agent.Background(ctx, "work", "lbx-kbg", agent.BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
+		_, err := servicectl.Background(ctx, m.Repo, "work", "lbx-kbg", agent.BashOptions{Command: "/bin/sh /tmp/lbx-kbg.sh"})
 		bgErr <- err
 	}()
 	if res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "sleep 3"}); err != nil || res.ExitCode != 0 {

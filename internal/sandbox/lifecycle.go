@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
@@ -163,7 +164,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			ours: ours, RepoGone: !ours && hostrepo.Gone(repo),
 			Name: slug, Status: idleOr(statusOf(c.State, rec), c.Status), Branch: "litterbox/" + slug,
 			Container: c.Name, Base: baseOf(c.Labels, rec), Repo: repo, Created: createdOf(c.Created, rec), Ports: ports.ParseLabel(c.Labels[create.LabelPorts]),
-			Background: agent.BackgroundOf(rec), Limits: create.ParseLimits(c.Labels),
+			Background: servicectl.BackgroundOf(rec), Limits: create.ParseLimits(c.Labels),
 		})
 	}
 	// Branches and records with no container: the container was removed
@@ -351,7 +352,7 @@ func (m *Manager) resumeBox(ctx context.Context, slug string, b box.Box, in *box
 			return o, nil
 		}
 	}
-	states, err := m.Agent.StartServices(ctx, slug, b.Name, specs)
+	states, err := servicectl.Start(ctx, m.Repo, slug, b.Name, specs)
 	if err != nil {
 		o.Message += " Services: " + strings.ReplaceAll(err.Error(), "\n", "; ")
 		return o, nil

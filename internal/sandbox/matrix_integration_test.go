@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -411,7 +412,7 @@ func TestMatrixChangesBetweenCallsGetTheirOwnSnapshot(t *testing.T) {
 				t.Errorf("the write's parent is %s, not the between-calls snapshot %s", parent, res.Between.Commit)
 			}
 
-			if _, err := m.Agent.Background(ctx, "work", "bg", agent.BashOptions{Command: "echo bg > bg.txt; sleep 60"}); err != nil {
+			if _, err := servicectl.Background(ctx, m.Repo, "work", "bg", agent.BashOptions{Command: "echo bg > bg.txt; sleep 60"}); err != nil {
 				t.Fatal(err)
 			}
 			for deadline := time.Now().Add(10 * time.Second); exec(t, m, "work", "cat bg.txt 2>/dev/null || true") != "bg\n"; time.Sleep(50 * time.Millisecond) {

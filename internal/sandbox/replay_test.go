@@ -18,8 +18,10 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
@@ -184,7 +186,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 
 	expect := func(action, service, state string) services.State {
 		t.Helper()
-		states, err := m.Agent.Service(ctx, "svc", action, service)
+		states, err := servicectl.Control(ctx, m.Repo, "svc", action, service)
 		if err != nil || len(states) != 1 || states[0].State != state {
 			t.Fatalf("%s %s: %+v %v, want %s", action, service, states, err, state)
 		}
@@ -203,20 +205,20 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	if restarted := expect(services.Restart, "web", services.Running); restarted.PID != started.PID {
 		t.Errorf("restart with SIGHUP changed pid %d -> %d", started.PID, restarted.PID)
 	}
-	if _, err := m.Agent.Service(ctx, "svc", services.Start, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
+	if _, err := servicectl.Control(ctx, m.Repo, "svc", services.Start, "oops"); err == nil || !strings.Contains(err.Error(), "exit code 127") {
 		t.Errorf("start of a broken service: %v", err)
 	}
-	if _, err := m.Agent.Service(ctx, "svc", services.Stop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
+	if _, err := servicectl.Control(ctx, m.Repo, "svc", services.Stop, "nope"); err == nil || !strings.Contains(err.Error(), "no service \"nope\"") {
 		t.Errorf("unknown service: %v", err)
 	}
-	if _, err := m.Agent.Service(ctx, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
+	if _, err := servicectl.Control(ctx, m.Repo, "svc", "reload", "web"); err == nil || !strings.Contains(err.Error(), "unknown service action") {
 		t.Errorf("unknown action: %v", err)
 	}
 
 	if _, err := m.Pause(ctx, "svc"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Agent.Service(ctx, "svc", services.Status, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
+	if _, err := servicectl.Control(ctx, m.Repo, "svc", services.Status, "web"); err == nil || !strings.Contains(err.Error(), "paused") {
 		t.Errorf("status while paused: %v", err)
 	}
 	if _, err := m.Resume(ctx, "svc"); err != nil {
@@ -238,7 +240,7 @@ func TestReplayServicesAndPorts(t *testing.T) {
 	expect(services.Status, "web", services.Running)
 	// /tmp is a tmpfs: the logs start again with the container.
 	var logs strings.Builder
-	if err := m.Agent.ServiceLogs(ctx, "svc", "oops", 0, false, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
+	if err := servicectl.Logs(ctx, m.Repo, "svc", "oops", 0, false, &logs); err != nil || strings.Count(logs.String(), "starting oops") != 1 {
 		t.Errorf("logs of oops: %q %v", logs.String(), err)
 	}
 	if _, err := m.Delete(ctx, "svc", true); err != nil {
@@ -336,7 +338,7 @@ func TestReplayChanges(t *testing.T) {
 		t.Fatalf("a call that changes nothing: %+v %v", n, err)
 	}
 
-	ms, err := m.Agent.Milestone(ctx, c.Name, "Track the todo list")
+	ms, err := milestone.Make(ctx, m.Repo, c.Name, "Track the todo list")
 	if err != nil || ms.Squashed != 4 {
 		t.Fatalf("milestone: %+v %v", ms, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -164,7 +165,7 @@ func TestIntegrationApplyAfterMilestone(t *testing.T) {
 	m := toolSandbox(t)
 	ctx := context.Background()
 	bash(t, m, "echo a > a.txt")
-	if _, err := m.Agent.Milestone(ctx, "work", "m1"); err != nil {
+	if _, err := milestone.Make(ctx, m.Repo, "work", "m1"); err != nil {
 		t.Fatal(err)
 	}
 	applyOK(t, m, false)
@@ -173,7 +174,7 @@ func TestIntegrationApplyAfterMilestone(t *testing.T) {
 	applyOK(t, m, false)
 	bash(t, m, "echo d > d.txt")
 	// m2 squashes b, c and d: no commit on the branch has the applied tree.
-	if _, err := m.Agent.Milestone(ctx, "work", "m2 across the applied point"); err != nil {
+	if _, err := milestone.Make(ctx, m.Repo, "work", "m2 across the applied point"); err != nil {
 		t.Fatal(err)
 	}
 	if a := applyOK(t, m, false); a.Commits != 1 {
@@ -190,7 +191,7 @@ func TestIntegrationApplyAfterMilestone(t *testing.T) {
 	// m3 squashes up to exactly the applied tree: nothing new, then one.
 	bash(t, m, "echo e > e.txt")
 	applyOK(t, m, false)
-	if _, err := m.Agent.Milestone(ctx, "work", "m3"); err != nil {
+	if _, err := milestone.Make(ctx, m.Repo, "work", "m3"); err != nil {
 		t.Fatal(err)
 	}
 	if a := applyOK(t, m, false); !a.NothingNew {

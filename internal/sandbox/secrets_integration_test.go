@@ -18,6 +18,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -93,7 +94,7 @@ func TestMatrixSecrets(t *testing.T) {
 			}
 
 			var logs strings.Builder
-			if err := m.Agent.ServiceLogs(ctx, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
+			if err := servicectl.Logs(ctx, m.Repo, "work", "svc", 0, false, &logs); err != nil || !strings.Contains(logs.String(), "svc=***") {
 				t.Errorf("service log: %q %v", logs.String(), err)
 			}
 			if err := m.Repo.AppendAudit(audit.Entry{Tool: "bash", Sandbox: "work", Arguments: map[string]any{"command": "echo " + value}}); err != nil {

@@ -126,26 +126,26 @@ func TestCallBoundsNeedTrustToo(t *testing.T) {
 	})
 	m := mustOpen(t, root)
 	rec := &layout.Record{Limits: layout.Limits{MaxFileSize: 10 << 20}}
-	lim, _, note := m.Agent.CallConfig(context.Background(), rec)
+	lim, _, note := m.Repo.CallConfig(context.Background(), rec)
 	if want := (layout.Limits{MaxFileSize: 10 << 20, MaxCallSize: 500 << 20, Disk: 10 << 30, Output: 32 << 10}); lim != want || !strings.Contains(note, "not trusted") {
 		t.Fatalf("untrusted: %+v %q, want %+v and why", lim, note, want)
 	}
 	if _, err := m.Trust(); err != nil {
 		t.Fatal(err)
 	}
-	if lim, _, note = m.Agent.CallConfig(context.Background(), rec); lim != (layout.Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30, Output: 32 << 10}) || note != "" {
+	if lim, _, note = m.Repo.CallConfig(context.Background(), rec); lim != (layout.Limits{MaxFileSize: 1 << 30, MaxCallSize: 2 << 30, Disk: 100 << 30, Output: 32 << 10}) || note != "" {
 		t.Fatalf("trusted: %+v %q", lim, note)
 	}
 	writeFile(t, filepath.Join(root, config.File), "[snapshot]\nmax-file-size = \"1m\"\n")
-	if lim, _, note = m.Agent.CallConfig(context.Background(), rec); lim.MaxFileSize != 1<<20 || note != "" {
+	if lim, _, note = m.Repo.CallConfig(context.Background(), rec); lim.MaxFileSize != 1<<20 || note != "" {
 		t.Fatalf("a lowering needs no trust: %+v %q", lim, note)
 	}
 	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\ndisk = \"20g\"\n")
-	if lim, _, note = m.Agent.CallConfig(context.Background(), rec); lim.Disk != 20<<30 || note != "" {
+	if lim, _, note = m.Repo.CallConfig(context.Background(), rec); lim.Disk != 20<<30 || note != "" {
 		t.Fatalf("local: %+v %q", lim, note)
 	}
 	writeFile(t, filepath.Join(root, config.LocalFile), "[docker]\ndisk = \"lots\"\n")
-	if lim, _, note = m.Agent.CallConfig(context.Background(), rec); lim.MaxFileSize != 10<<20 || !strings.Contains(note, `size "lots"`) {
+	if lim, _, note = m.Repo.CallConfig(context.Background(), rec); lim.MaxFileSize != 10<<20 || !strings.Contains(note, `size "lots"`) {
 		t.Fatalf("broken: %+v %q", lim, note)
 	}
 
@@ -154,12 +154,12 @@ func TestCallBoundsNeedTrustToo(t *testing.T) {
 	os.Remove(filepath.Join(root, config.LocalFile))
 	writeFile(t, filepath.Join(root, config.File), "[secrets]\nAWS = { env = \"AWS_SECRET_ACCESS_KEY\" }\n")
 	rec.Secrets = map[string]config.SecretSpec{"NPM_TOKEN": {Env: "NPM_TOKEN"}}
-	if _, specs, note := m.Agent.CallConfig(context.Background(), rec); len(specs) != 1 || specs["NPM_TOKEN"].Env != "NPM_TOKEN" || !strings.Contains(note, "secrets.AWS") {
+	if _, specs, note := m.Repo.CallConfig(context.Background(), rec); len(specs) != 1 || specs["NPM_TOKEN"].Env != "NPM_TOKEN" || !strings.Contains(note, "secrets.AWS") {
 		t.Fatalf("untrusted secret: %v %q", specs, note)
 	}
 	writeFile(t, filepath.Join(root, config.LocalFile), "[secrets]\nGH = { command = \"pass show gh\" }\n")
 	os.Remove(filepath.Join(root, config.File))
-	if _, specs, note := m.Agent.CallConfig(context.Background(), rec); len(specs) != 1 || specs["GH"].Command != "pass show gh" || note != "" {
+	if _, specs, note := m.Repo.CallConfig(context.Background(), rec); len(specs) != 1 || specs["GH"].Command != "pass show gh" || note != "" {
 		t.Fatalf("local secret: %v %q", specs, note)
 	}
 }

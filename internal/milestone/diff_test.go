@@ -1,4 +1,4 @@
-package agent
+package milestone
 
 import (
 	"reflect"
@@ -15,7 +15,7 @@ func TestParseNumstat(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v", got)
 	}
-	d := &AgentDiff{Files: want}
+	d := &Diff{Files: want}
 	if s := d.Stat(); s != " main.go                      | +3 -1\n shot.png                     | binary\n old name.txt => new name.txt | +2 -0\n 3 file(s) changed, 5 insertion(s)(+), 1 deletion(s)(-)\n" {
 		t.Errorf("stat:\n%s", s)
 	}
@@ -23,7 +23,7 @@ func TestParseNumstat(t *testing.T) {
 
 // The per-file summary lines up its names, as git diff --stat does.
 func TestStatAligned(t *testing.T) {
-	d := &AgentDiff{Files: []DiffFile{{Path: "a.go", Added: 1}, {Path: "internal/long/name.go", Deleted: 2}, {Path: "new.go", From: "old.go", Added: 3}, {Path: "logo.png", Binary: true}}}
+	d := &Diff{Files: []DiffFile{{Path: "a.go", Added: 1}, {Path: "internal/long/name.go", Deleted: 2}, {Path: "new.go", From: "old.go", Added: 3}, {Path: "logo.png", Binary: true}}}
 	want := " a.go                  | +1 -0\n" +
 		" internal/long/name.go | +0 -2\n" +
 		" old.go => new.go      | +3 -0\n" +

@@ -1,4 +1,4 @@
-package agent
+package milestone
 
 import (
 	"context"
@@ -21,9 +21,9 @@ type DiffFile struct {
 	Binary  bool   `json:"binary,omitempty"`
 }
 
-// AgentDiff is what a sandbox's branch changed since its base or its last
+// Diff is what a sandbox's branch changed since its base or its last
 // milestone: per file counts and the unified diff, cut at OutputCap.
-type AgentDiff struct {
+type Diff struct {
 	Since string     `json:"since"` // "base" or "milestone"
 	From  string     `json:"from"`
 	To    string     `json:"to"`
@@ -40,16 +40,16 @@ var plainDiff = []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
 // DiffSince returns the changes of sandbox name's branch since its base
 // (since "base" or "") or its last milestone ("milestone"; the base when
 // it has none). It reads only the host repository.
-func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, error) {
-	slug, base, tip, err := m.Repo.BaseAndTip(ctx, name)
+func DiffSince(ctx context.Context, r *hostrepo.Repo, name, since string) (*Diff, error) {
+	slug, base, tip, err := r.BaseAndTip(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	d := &AgentDiff{Since: "base", From: base, To: tip, Files: []DiffFile{}}
+	d := &Diff{Since: "base", From: base, To: tip, Files: []DiffFile{}}
 	switch since {
 	case "", "base":
 	case "milestone":
-		ms, err := m.Repo.Git.RevParse(ctx, milestoneRef(slug))
+		ms, err := r.Git.RevParse(ctx, milestoneRef(slug))
 		if err != nil {
 			return nil, err
 		}
@@ -59,13 +59,13 @@ func (m *Agent) DiffSince(ctx context.Context, name, since string) (*AgentDiff, 
 	default:
 		return nil, fmt.Errorf("since %q: use \"base\" or \"milestone\"", since)
 	}
-	numstat, err := m.Repo.Git.Output(ctx, slices.Concat(plainDiff, []string{"--numstat", "-z", d.From, d.To})...)
+	numstat, err := r.Git.Output(ctx, slices.Concat(plainDiff, []string{"--numstat", "-z", d.From, d.To})...)
 	if err != nil {
 		return nil, err
 	}
 	d.Files = parseNumstat(numstat)
 	var out headBuf
-	if err := m.Repo.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
+	if err := r.Git.Stream(ctx, nil, &out, nil, slices.Concat(plainDiff, []string{d.From, d.To})...); err != nil {
 		return nil, err
 	}
 	d.Diff, d.Cut = out.String(), out.cut
@@ -96,7 +96,7 @@ func parseNumstat(s string) []DiffFile {
 
 // Stat renders the files as git diff --stat does, roughly: one line each
 // and a summary.
-func (d *AgentDiff) Stat() string {
+func (d *Diff) Stat() string {
 	names := make([]string, len(d.Files))
 	width := 0
 	for i, f := range d.Files {

@@ -1,4 +1,8 @@
-package agent
+// Package servicectl is a sandbox's services and background commands as
+// the agent and the CLI ask for them: started at create and resume,
+// acted on by name, their logs read, each action in its sandbox's turn and
+// with its secrets. internal/services is what runs them inside the box.
+package servicectl
 
 import (
 	"context"
@@ -8,10 +12,13 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/services"
@@ -22,112 +29,92 @@ import (
 // box is the services of a sandbox whose container is container (resume
 // may start sandboxes of other repositories, so it is not always ours:
 // ours goes through its own handle, with what the handle adds).
-func (m *Agent) box(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
-	b := box.Of(m.Repo.Provider, container)
-	if n := m.Repo.Names(slug); n.Container == container {
-		b = m.Repo.CallBox(n)
+func boxOf(ctx context.Context, r *hostrepo.Repo, slug, container string, specs map[string]config.ServiceSpec, sec *secrets.Values) *services.Box {
+	b := box.Of(r.Provider, container)
+	if n := r.Names(slug); n.Container == container {
+		b = r.CallBox(n)
 	}
 	return &services.Box{
 		Box: b, Sandbox: slug, Specs: specs, Secrets: sec.Env(),
-		EngineErr: func(err error) error { return m.execError(ctx, slug, err) },
+		EngineErr: func(err error) error { return agent.ExecError(ctx, r, slug, err) },
 	}
 }
 
-// secretsFor reads the secrets a sandbox of this repository gets now, with
-// the rule of every call (see CallConfig).
-func (m *Agent) secretsFor(ctx context.Context, slug string) (*secrets.Values, error) {
-	rec, err := m.Repo.Store().Load(slug)
-	if err != nil {
-		return nil, err
-	}
-	if rec == nil {
-		rec = &layout.Record{}
-	}
-	_, specs, _ := m.CallConfig(ctx, rec)
-	sec, err := m.Repo.Secrets.Resolve(ctx, specs)
-	return sec.InSandbox(specs, placeholders(rec)), err
-}
-
-// placeholders are the placeholders of a sandbox's injected secrets.
-func placeholders(rec *layout.Record) map[string]string {
-	if rec == nil || rec.Injection == nil {
-		return nil
-	}
-	return rec.Injection.Placeholders
-}
+// startSeq tells service starts apart within one process.
+var startSeq atomic.Int64
 
 // serviceToken tells one start apart from every other.
-func (m *Agent) serviceToken() string {
-	return fmt.Sprintf("%x-%d", m.Repo.Now().UnixNano(), m.startSeq.Add(1))
+func serviceToken(r *hostrepo.Repo) string {
+	return fmt.Sprintf("%x-%d", r.Now().UnixNano(), startSeq.Add(1))
 }
 
-// StartServices starts the services of specs and checks they stay up.
-func (m *Agent) StartServices(ctx context.Context, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
+// Start starts the services of specs and checks they stay up.
+func Start(ctx context.Context, r *hostrepo.Repo, slug, container string, specs map[string]config.ServiceSpec) ([]services.State, error) {
 	var sec *secrets.Values
-	if container == m.Repo.Names(slug).Container {
+	if container == r.Names(slug).Container {
 		var err error
-		if sec, err = m.secretsFor(ctx, slug); err != nil {
+		if sec, err = r.SecretsFor(ctx, slug); err != nil {
 			return nil, err
 		}
 	}
-	b := m.box(ctx, slug, container, specs, sec)
-	states, err := b.Start(ctx, slices.Sorted(maps.Keys(specs)), m.serviceToken())
+	b := boxOf(ctx, r, slug, container, specs, sec)
+	states, err := b.Start(ctx, slices.Sorted(maps.Keys(specs)), serviceToken(r))
 	if err != nil {
 		return nil, err
 	}
 	return states, b.CheckStarted(ctx, states)
 }
 
-// Service runs action on one service of a sandbox; status with no service
+// Control runs action on one service of a sandbox; status with no service
 // reports them all.
-func (m *Agent) Service(ctx context.Context, name, action, service string) ([]services.State, error) {
-	slug, err := m.Repo.Resolve(name)
+func Control(ctx context.Context, r *hostrepo.Repo, name, action, service string) ([]services.State, error) {
+	slug, err := r.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
 	if !slices.Contains(services.Actions, action) {
 		return nil, fmt.Errorf("unknown service action %q: want %s or logs", action, strings.Join(services.Actions, ", "))
 	}
-	rec, err := m.Repo.Store().Load(slug)
+	rec, err := r.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.Repo.MissingOrNotFound(ctx, slug)
+		return nil, r.MissingOrNotFound(ctx, slug)
 	}
 	names, err := services.Pick(slug, rec.Services, action, service)
 	if err != nil {
 		return nil, err
 	}
 	if action == services.Start || action == services.Restart {
-		unlockCall, err := m.lockSpawn(ctx, slug)
+		unlockCall, err := lockSpawn(ctx, r, slug)
 		if err != nil {
 			return nil, err
 		}
 		defer unlockCall()
 	}
-	unlock, err := m.lockServices(ctx, slug)
+	unlock, err := lockServices(ctx, r, slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	var sec *secrets.Values
 	if action == services.Start || action == services.Restart {
-		if sec, err = m.secretsFor(ctx, slug); err != nil {
+		if sec, err = r.SecretsFor(ctx, slug); err != nil {
 			return nil, err
 		}
 	}
-	b := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, sec)
+	b := boxOf(ctx, r, slug, r.Names(slug).Container, rec.Services, sec)
 	var states []services.State
 	switch action {
 	case services.Status:
 		return b.Status(ctx, names)
 	case services.Start:
-		states, err = b.Start(ctx, names, m.serviceToken())
+		states, err = b.Start(ctx, names, serviceToken(r))
 	case services.Stop:
 		return b.Stop(ctx, service)
 	case services.Restart:
-		states, err = b.Restart(ctx, service, m.serviceToken)
+		states, err = b.Restart(ctx, service, func() string { return serviceToken(r) })
 	}
 	if err != nil {
 		return nil, err
@@ -135,34 +122,34 @@ func (m *Agent) Service(ctx context.Context, name, action, service string) ([]se
 	return states, b.CheckStarted(ctx, states)
 }
 
-// ServiceLogs writes a service's log (its last lines, when lines > 0) to w.
+// Logs writes a service's log (its last lines, when lines > 0) to w.
 //
 // Unless raw, what a terminal would act on is written out as escapes (see
 // Escaped): a service prints what the agent made it print, and an OSC 52
 // sequence in its log would write the reviewer's clipboard.
-func (m *Agent) ServiceLogs(ctx context.Context, name, service string, lines int, raw bool, w io.Writer) error {
-	slug, err := m.Repo.Resolve(name)
+func Logs(ctx context.Context, r *hostrepo.Repo, name, service string, lines int, raw bool, w io.Writer) error {
+	slug, err := r.Resolve(name)
 	if err != nil {
 		return err
 	}
-	rec, err := m.Repo.Store().Load(slug)
+	rec, err := r.Store().Load(slug)
 	if err != nil {
 		return err
 	}
 	if rec == nil {
-		return m.Repo.MissingOrNotFound(ctx, slug)
+		return r.MissingOrNotFound(ctx, slug)
 	}
 	if _, err := services.Pick(slug, rec.Services, "logs", service); err != nil {
 		return err
 	}
-	if err := m.Repo.EnsureOwn(ctx, slug); err != nil {
+	if err := r.EnsureOwn(ctx, slug); err != nil {
 		return err
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := r.SecretsFor(ctx, slug)
 	if err != nil {
 		return err
 	}
-	out, err := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, nil).Logs(ctx, service, lines)
+	out, err := boxOf(ctx, r, slug, r.Names(slug).Container, rec.Services, nil).Logs(ctx, service, lines)
 	if err != nil {
 		return err
 	}
@@ -177,11 +164,11 @@ func (m *Agent) ServiceLogs(ctx context.Context, name, service string, lines int
 // lockServices takes the turn of a sandbox of this repository's for its
 // services. Service calls on one sandbox take turns, but not with file
 // changes: a stop may wait out a grace period.
-func (m *Agent) lockServices(ctx context.Context, slug string) (func(), error) {
-	if err := m.Repo.EnsureOwn(ctx, slug); err != nil {
+func lockServices(ctx context.Context, r *hostrepo.Repo, slug string) (func(), error) {
+	if err := r.EnsureOwn(ctx, slug); err != nil {
 		return nil, err
 	}
-	return m.Repo.LockNamed(ctx, slug, slug+".services")
+	return r.LockNamed(ctx, slug, slug+".services")
 }
 
 // lockSpawn takes the sandbox's call turn for a service start. A call ends
@@ -190,8 +177,8 @@ func (m *Agent) lockServices(ctx context.Context, slug string) (func(), error) {
 // exec on Kubernetes is such an orphan, so it must not start while a call
 // runs, or that call's end would take it for an escapee. It is taken
 // before the services lock, never after, so the two cannot deadlock.
-func (m *Agent) lockSpawn(ctx context.Context, slug string) (func(), error) {
-	return m.Repo.Lock(ctx, slug)
+func lockSpawn(ctx context.Context, r *hostrepo.Repo, slug string) (func(), error) {
+	return r.Lock(ctx, slug)
 }
 
 // MaxBackground bounds the background commands a sandbox remembers.
@@ -201,12 +188,12 @@ const MaxBackground = 50
 // named service (or after the command's program), and returns its state
 // once it runs: status, logs, stop and restart then work on it as on a
 // configured service. It is not started again when the sandbox is.
-func (m *Agent) Background(ctx context.Context, name, service string, o BashOptions) (*services.State, error) {
-	slug, err := m.Repo.Resolve(name)
+func Background(ctx context.Context, r *hostrepo.Repo, name, service string, o agent.BashOptions) (*services.State, error) {
+	slug, err := r.Resolve(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := o.check(); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	if service != "" && !config.ValidServiceName(service) {
@@ -214,32 +201,32 @@ func (m *Agent) Background(ctx context.Context, name, service string, o BashOpti
 	}
 	cmd := o.Command
 	if o.Workdir != "" {
-		cmd = "cd " + runner.Quote(ResolvePath(o.Workdir)) + " && " + cmd
+		cmd = "cd " + runner.Quote(agent.ResolvePath(o.Workdir)) + " && " + cmd
 	}
-	unlockCall, err := m.lockSpawn(ctx, slug)
+	unlockCall, err := lockSpawn(ctx, r, slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlockCall()
-	unlock, err := m.lockServices(ctx, slug)
+	unlock, err := lockServices(ctx, r, slug)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	rec, err := m.Repo.Store().Load(slug)
+	rec, err := r.Store().Load(slug)
 	if err != nil {
 		return nil, err
 	}
 	if rec == nil {
-		return nil, m.Repo.MissingOrNotFound(ctx, slug)
+		return nil, r.MissingOrNotFound(ctx, slug)
 	}
-	sec, err := m.secretsFor(ctx, slug)
+	sec, err := r.SecretsFor(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	box := m.box(ctx, slug, m.Repo.Names(slug).Container, rec.Services, sec)
+	box := boxOf(ctx, r, slug, r.Names(slug).Container, rec.Services, sec)
 	if service == "" {
-		if service, err = m.backgroundName(ctx, box, rec.Services, o.Command); err != nil {
+		if service, err = backgroundName(ctx, box, rec.Services, o.Command); err != nil {
 			return nil, err
 		}
 	} else if s, ok := rec.Services[service]; ok && !s.Background {
@@ -252,11 +239,11 @@ func (m *Agent) Background(ctx context.Context, name, service string, o BashOpti
 		rec.Services = map[string]config.ServiceSpec{}
 	}
 	rec.Services[service] = config.ServiceSpec{Command: []string{"sh", "-c", cmd}, Stop: config.DefaultStopSignal, StopTimeout: 5, Background: true}
-	if err := m.Repo.Store().Save(rec); err != nil {
+	if err := r.Store().Save(rec); err != nil {
 		return nil, err
 	}
 	box.Specs = rec.Services
-	states, err := box.Start(ctx, []string{service}, m.serviceToken())
+	states, err := box.Start(ctx, []string{service}, serviceToken(r))
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +252,7 @@ func (m *Agent) Background(ctx context.Context, name, service string, o BashOpti
 
 // backgroundName names a background command after its program, with a
 // number when a running one has that name already.
-func (m *Agent) backgroundName(ctx context.Context, box *services.Box, specs map[string]config.ServiceSpec, command string) (string, error) {
+func backgroundName(ctx context.Context, box *services.Box, specs map[string]config.ServiceSpec, command string) (string, error) {
 	base := "bg"
 	if f := strings.Fields(command); len(f) > 0 {
 		if s := slug.Make(path.Base(f[0])); s != "" {
