@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -22,7 +23,7 @@ type applyOptions struct {
 	Merge, Squash, Yes bool
 }
 
-func newApplyCommand(p *program, merge bool) *cobra.Command {
+func newApplyCommand(p *cli.Program, merge bool) *cobra.Command {
 	o := applyOptions{Merge: merge}
 	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
@@ -54,16 +55,16 @@ refused first. On a conflict the repository is left in git's usual
 cherry-pick state with instructions, and the sandbox is untouched.`,
 		Example:           example,
 		Args:              cobra.ArbitraryArgs,
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
-				return p.nameRequired(cmd, "")
+				return p.NameRequired(cmd, "")
 			}
 			var err error
-			if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
+			if o.Name, o.Extra, err = cli.DashArgs(cmd, args); err != nil {
 				return err
 			}
-			return runApply(cmd.Context(), p.env, o)
+			return runApply(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Squash, "squash", false, "stage the combined change instead of making commits")
@@ -76,8 +77,8 @@ cherry-pick state with instructions, and the sandbox is untouched.`,
 // runApply brings the sandbox's checked commits onto the current branch
 // (and with Merge deletes the sandbox after), asking first on a terminal
 // when they change files that steer this machine.
-func runApply(ctx context.Context, e *env, o applyOptions) error {
-	m, err := e.manager(ctx)
+func runApply(ctx context.Context, e *cli.Env, o applyOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,15 +86,15 @@ func runApply(ctx context.Context, e *env, o applyOptions) error {
 	if err != nil {
 		return err // fail closed: a merge must know what it brings
 	}
-	e.warnChanges(cs)
+	warnChanges(e, cs)
 	if o.Merge && len(cs) > 0 && !o.Yes {
-		if err := e.confirmMerge(o.Name, cs); err != nil {
+		if err := confirmMerge(e, o.Name, cs); err != nil {
 			return err
 		}
 	}
 	// Exactly the commits that were checked: the agent may commit more
 	// while the user answers.
-	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: e.stdout, Stderr: e.stderr}
+	ro := review.Options{Tip: tip, Squash: o.Squash, PickArgs: o.Extra, Stdout: e.Stdout, Stderr: e.Stderr}
 	var applied *review.Applied
 	var deleted *sandbox.Deleted
 	if o.Merge {
@@ -103,19 +104,19 @@ func runApply(ctx context.Context, e *env, o applyOptions) error {
 	}
 	if applied != nil {
 		if applied.NothingNew {
-			fmt.Fprintf(e.stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, shortID(applied.Since))
+			fmt.Fprintf(e.Stdout, "Nothing new in sandbox '%s' since it was applied at %s.\n", applied.Name, cli.ShortID(applied.Since))
 		} else if applied.Squash {
-			fmt.Fprintf(e.stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
+			fmt.Fprintf(e.Stdout, "Staged the combined change of %d commit(s) from sandbox '%s'; review it and commit.\n", applied.Commits, applied.Name)
 		} else {
-			fmt.Fprintf(e.stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
+			fmt.Fprintf(e.Stdout, "Applied %d commit(s) from sandbox '%s'.\n", applied.Commits, applied.Name)
 		}
 		if len(applied.Pointers) > 0 {
-			fmt.Fprintf(e.stdout, "Left as the LFS pointers you reviewed, their objects not being on this machine (apply fetches nothing): %s. `git lfs pull` fetches them from the LFS server your config and .lfsconfig name.\n", shownPaths(applied.Pointers, 10))
+			fmt.Fprintf(e.Stdout, "Left as the LFS pointers you reviewed, their objects not being on this machine (apply fetches nothing): %s. `git lfs pull` fetches them from the LFS server your config and .lfsconfig name.\n", shownPaths(applied.Pointers, 10))
 		}
 	}
 	if deleted != nil && err == nil {
-		fmt.Fprintf(e.stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
-		e.printLeftAlone(deleted)
+		fmt.Fprintf(e.Stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
+		printLeftAlone(e, deleted)
 	}
 	var conflict *review.ConflictError
 	if errors.As(err, &conflict) && o.Merge {
@@ -126,13 +127,13 @@ func runApply(ctx context.Context, e *env, o applyOptions) error {
 
 // confirmMerge asks on a terminal; elsewhere a merge of such a branch needs
 // --yes.
-func (e *env) confirmMerge(name string, cs []steering.Change) error {
+func confirmMerge(e *cli.Env, name string, cs []steering.Change) error {
 	refusal := fmt.Errorf("not merged: sandbox '%s' changes %s; review them (litterbox diff %s), then: litterbox merge %s --yes", name, joinChanges(cs), name, name)
-	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
+	if !cli.IsTerminal(e.Stdin) || !cli.IsTerminal(e.Stderr) {
 		return refusal
 	}
-	fmt.Fprint(e.stderr, "Merge anyway? [y/N] ")
-	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	fmt.Fprint(e.Stderr, "Merge anyway? [y/N] ")
+	answer, _ := bufio.NewReader(e.Stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return refusal
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
@@ -23,19 +24,19 @@ type bulkOptions struct {
 
 // bulkCommand builds pause and resume, which share their shape: NAME, or
 // --all-envs (this repo), or --all-repos.
-func newBulkCommand(p *program, use, short, example string, pick func(*sandbox.Manager) (one, all)) *cobra.Command {
+func newBulkCommand(p *cli.Program, use, short, example string, pick func(*sandbox.Manager) (one, all)) *cobra.Command {
 	o := bulkOptions{Verb: use}
 	cmd := &cobra.Command{
 		Use:               use + " NAME | --all-envs | --all-repos",
 		Short:             short,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Name = args[0]
 			}
-			return runBulk(cmd.Context(), p.env, o, pick)
+			return runBulk(cmd.Context(), p.Env, o, pick)
 		},
 	}
 	cmd.Flags().BoolVar(&o.AllEnvs, "all-envs", false, "every sandbox of this repository")
@@ -44,7 +45,7 @@ func newBulkCommand(p *program, use, short, example string, pick func(*sandbox.M
 }
 
 // runBulk pauses or resumes what o names, one line per sandbox.
-func runBulk(ctx context.Context, e *env, o bulkOptions, pick func(*sandbox.Manager) (one, all)) error {
+func runBulk(ctx context.Context, e *cli.Env, o bulkOptions, pick func(*sandbox.Manager) (one, all)) error {
 	chosen := 0
 	for _, b := range []bool{o.Name != "", o.AllEnvs, o.AllRepos} {
 		if b {
@@ -52,9 +53,9 @@ func runBulk(ctx context.Context, e *env, o bulkOptions, pick func(*sandbox.Mana
 		}
 	}
 	if chosen != 1 {
-		return usagef("%s takes exactly one of: a sandbox NAME, --all-envs, --all-repos", o.Verb)
+		return cli.Usagef("%s takes exactly one of: a sandbox NAME, --all-envs, --all-repos", o.Verb)
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func runBulk(ctx context.Context, e *env, o bulkOptions, pick func(*sandbox.Mana
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, out.Message)
+		fmt.Fprintln(e.Stdout, out.Message)
 		return nil
 	}
 	scope := sandbox.ThisRepo
@@ -74,13 +75,13 @@ func runBulk(ctx context.Context, e *env, o bulkOptions, pick func(*sandbox.Mana
 	outs, err := doAll(ctx, scope)
 	for _, out := range outs {
 		if o.AllRepos {
-			fmt.Fprintf(e.stdout, "%s (%s)\n", out.Message, out.Repo)
+			fmt.Fprintf(e.Stdout, "%s (%s)\n", out.Message, out.Repo)
 		} else {
-			fmt.Fprintln(e.stdout, out.Message)
+			fmt.Fprintln(e.Stdout, out.Message)
 		}
 	}
 	if len(outs) == 0 && err == nil {
-		fmt.Fprintf(e.stdout, "No sandboxes to %s.\n", o.Verb)
+		fmt.Fprintf(e.Stdout, "No sandboxes to %s.\n", o.Verb)
 	}
 	return err
 }

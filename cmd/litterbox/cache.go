@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
@@ -21,7 +22,7 @@ type cacheOptions struct {
 	AllRepos bool
 }
 
-func newCacheCommand(p *program) *cobra.Command {
+func newCacheCommand(p *cli.Program) *cobra.Command {
 	var o cacheOptions
 	cmd := &cobra.Command{
 		Use:   "cache ls | rm KEY | prune",
@@ -46,13 +47,13 @@ repositories that are gone, which nothing can use again.`,
   litterbox cache ls --all-repos
   litterbox cache prune --all-repos`,
 		Args:              cobra.RangeArgs(1, 2),
-		ValidArgsFunction: actionArg("ls", "rm", "prune"),
+		ValidArgsFunction: cli.ActionArg("ls", "rm", "prune"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Action = args[0]
 			if len(args) == 2 {
 				o.Key = args[1]
 			}
-			return runCache(cmd.Context(), p.env, o)
+			return runCache(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the entries as JSON")
@@ -60,20 +61,20 @@ repositories that are gone, which nothing can use again.`,
 	return cmd
 }
 
-func runCache(ctx context.Context, e *env, o cacheOptions) error {
+func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	switch {
 	case o.Action == "rm" && o.Key == "":
-		return usagef("cache rm needs the KEY of an entry (see litterbox cache ls)")
+		return cli.Usagef("cache rm needs the KEY of an entry (see litterbox cache ls)")
 	case o.Action != "rm" && o.Key != "":
-		return usagef("cache %s takes no KEY", o.Action)
+		return cli.Usagef("cache %s takes no KEY", o.Action)
 	case o.Action != "ls" && o.Action != "rm" && o.Action != "prune":
-		return usagef("cache: unknown action %q: use ls, rm KEY or prune", o.Action)
+		return cli.Usagef("cache: unknown action %q: use ls, rm KEY or prune", o.Action)
 	case o.AllRepos && o.Action == "rm":
-		return usagef("cache rm takes no --all-repos: run it in the entry's repository (litterbox cache ls --all-repos names it), or prune --all-repos for those of repositories that are gone")
+		return cli.Usagef("cache rm takes no --all-repos: run it in the entry's repository (litterbox cache ls --all-repos names it), or prune --all-repos for those of repositories that are gone")
 	case o.AllRepos:
 		return runCacheAllRepos(ctx, e, o)
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -90,22 +91,22 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(e.stdout, orNone(entries))
+		return cli.WriteJSON(e.Stdout, cli.OrNone(entries))
 	}
 	if o.Action != "ls" {
 		for _, entry := range entries {
-			fmt.Fprintf(e.stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, agent.HumanSize(entry.Bytes))
+			fmt.Fprintf(e.Stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, agent.HumanSize(entry.Bytes))
 		}
 		if len(entries) == 0 {
-			fmt.Fprintln(e.stdout, "Nothing to prune.")
+			fmt.Fprintln(e.Stdout, "Nothing to prune.")
 		}
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(e.stdout, "No setup cache entries.")
+		fmt.Fprintln(e.Stdout, "No setup cache entries.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
 	for _, entry := range entries {
 		size := agent.HumanSize(entry.Bytes)
@@ -119,8 +120,8 @@ func runCache(ctx context.Context, e *env, o cacheOptions) error {
 
 // runCacheAllRepos lists the entries of every repository, or removes
 // those whose repository is gone.
-func runCacheAllRepos(ctx context.Context, e *env, o cacheOptions) error {
-	p := e.engine().Provider(e.runner(false))
+func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
+	p := e.Engine().Provider(e.Runner(false))
 	var entries []setupcache.RepoEntry
 	var err error
 	if o.Action == "prune" {
@@ -132,22 +133,22 @@ func runCacheAllRepos(ctx context.Context, e *env, o cacheOptions) error {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(e.stdout, orNone(entries))
+		return cli.WriteJSON(e.Stdout, cli.OrNone(entries))
 	}
 	if o.Action == "prune" {
 		for _, entry := range entries {
-			fmt.Fprintf(e.stdout, "Removed setup cache %s of %s (gone).\n", entry.Volume, agenttext.Shown(entry.Repo))
+			fmt.Fprintf(e.Stdout, "Removed setup cache %s of %s (gone).\n", entry.Volume, agenttext.Shown(entry.Repo))
 		}
 		if len(entries) == 0 {
-			fmt.Fprintln(e.stdout, "No setup cache entry of a repository that is gone.")
+			fmt.Fprintln(e.Stdout, "No setup cache entry of a repository that is gone.")
 		}
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintln(e.stdout, "No setup cache entries.")
+		fmt.Fprintln(e.Stdout, "No setup cache entries.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPO\tKEY\tSIZE\tFILES\tHITS\tAGE")
 	for _, entry := range entries {
 		repo, size, files, hits, created := agenttext.Shown(entry.Repo), "-", "-", "-", "-"

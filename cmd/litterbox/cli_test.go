@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -17,18 +18,18 @@ type invocation struct {
 	stdout, stderr string
 }
 
-// cli runs litterbox with args on p (a fresh program when nil) with buffers
+// invoke runs litterbox with args on p (a fresh program when nil) with buffers
 // for streams, as a user would in repo; no engine answers (DOCKER_HOST
 // points nowhere).
-func cli(t *testing.T, p *program, args ...string) invocation {
+func invoke(t *testing.T, p *cli.Program, args ...string) invocation {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if p == nil {
-		p = newProgram(strings.NewReader(""), nil, nil)
+		p = cli.NewProgram(strings.NewReader(""), nil, nil)
 	}
-	p.stdout, p.stderr = &out, &errb
-	p.log.SetOutput(&errb)
-	code := p.main(args)
+	p.Stdout, p.Stderr = &out, &errb
+	p.Log.SetOutput(&errb)
+	code := runProgram(p, args)
 	return invocation{code, out.String(), errb.String()}
 }
 
@@ -83,7 +84,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"exec", "box", "--timeout", "soon", "--", "true"}, `Invalid argument "soon" for "--timeout" flag`},
 		{[]string{"list", "--json", "--all-repos", "--bogus"}, "Unknown flag: --bogus"},
 	} {
-		got := cli(t, nil, append([]string{"--repo", repo}, c.args...)...)
+		got := invoke(t, nil, append([]string{"--repo", repo}, c.args...)...)
 		lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
 		if got.code != 2 || got.stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "Error: ") || !strings.Contains(lines[0], c.want) {
 			t.Errorf("litterbox %s: exit %d, stdout %q, stderr %q; want exit 2 and one error line with %q", strings.Join(c.args, " "), got.code, got.stdout, got.stderr, c.want)
@@ -107,7 +108,7 @@ func TestFailuresExitOne(t *testing.T) {
 		{[]string{"--repo", repo, "list"}, "Cannot connect to the Docker daemon"},
 		{[]string{"--repo", repo, "pause", "box"}, "Cannot connect to the Docker daemon"},
 	} {
-		got := cli(t, nil, c.args...)
+		got := invoke(t, nil, c.args...)
 		if got.code != 1 || got.stdout != "" || !strings.HasPrefix(got.stderr, "Error: ") || !strings.Contains(got.stderr, c.want) {
 			t.Errorf("litterbox %s: exit %d, stdout %q, stderr %q; want exit 1 and an error with %q", strings.Join(c.args, " "), got.code, got.stdout, got.stderr, c.want)
 		}
@@ -118,12 +119,12 @@ func TestFailuresExitOne(t *testing.T) {
 func TestHelp(t *testing.T) {
 	noEngine(t)
 	for _, args := range [][]string{{"--help"}, {"create", "--help"}, {"help", "exec"}} {
-		got := cli(t, nil, args...)
+		got := invoke(t, nil, args...)
 		if got.code != 0 || !strings.Contains(got.stdout, "Usage:") || got.stderr != "" {
 			t.Errorf("litterbox %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), got.code, got.stdout, got.stderr)
 		}
 	}
-	if got := cli(t, nil, "--version"); got.code != 0 || !strings.HasPrefix(got.stdout, "litterbox version ") {
+	if got := invoke(t, nil, "--version"); got.code != 0 || !strings.HasPrefix(got.stdout, "litterbox version ") {
 		t.Errorf("--version: %+v", got)
 	}
 }
@@ -137,14 +138,14 @@ func TestColour(t *testing.T) {
 	}{{"", "xterm", true}, {"1", "xterm", false}, {"0", "xterm", false}, {"", "dumb", false}} {
 		t.Setenv("NO_COLOR", c.noColor)
 		t.Setenv("TERM", c.term)
-		if got := colorAllowed(); got != c.want {
+		if got := cli.ColorAllowed(); got != c.want {
 			t.Errorf("NO_COLOR=%q TERM=%q: colour allowed %v", c.noColor, c.term, got)
 		}
 	}
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("TERM", "xterm")
-	e := newProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).envOf()
-	if got := e.paintColumn("NAME   STATUS\nbox    active\n", 7, 1); got != "NAME   STATUS\nbox    active\n" {
+	e := cli.NewProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).EnvOf()
+	if got := e.PaintColumn("NAME   STATUS\nbox    active\n", 7, 1); got != "NAME   STATUS\nbox    active\n" {
 		t.Errorf("a buffer (no terminal) got colour: %q", got)
 	}
 }
@@ -153,7 +154,7 @@ func TestColour(t *testing.T) {
 // run functions check what the flags cannot, before anything runs.
 func TestRunFunctionsCheckTheirOptions(t *testing.T) {
 	noEngine(t)
-	e := newProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).envOf()
+	e := cli.NewProgram(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).EnvOf()
 	ctx := context.Background()
 	for name, err := range map[string]error{
 		"pause with nothing":          runBulk(ctx, e, bulkOptions{Verb: "pause"}, nil),
@@ -164,7 +165,7 @@ func TestRunFunctionsCheckTheirOptions(t *testing.T) {
 		"service, unknown action":     runService(ctx, e, serviceOptions{Name: "x", Action: "explode"}),
 		"service stop, no service":    runService(ctx, e, serviceOptions{Name: "x", Action: "stop"}),
 	} {
-		var u usageError
+		var u cli.UsageError
 		if !errors.As(err, &u) {
 			t.Errorf("%s: %v, want a usage error", name, err)
 		}

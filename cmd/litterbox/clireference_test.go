@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
+
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 )
 
 var updateCLIReference = flag.Bool("update", false, "rewrite docs/cli from the commands' help")
@@ -55,7 +57,7 @@ func generateCLIReference(t *testing.T) map[string]string {
 	// Defaults that come from the environment would make the pages vary
 	// by machine.
 	t.Setenv("LITTERBOX_RUNTIME", "")
-	root := newProgram(strings.NewReader(""), io.Discard, io.Discard).rootCommand()
+	root := rootCommand(cli.NewProgram(strings.NewReader(""), io.Discard, io.Discard))
 	var stable func(*cobra.Command)
 	stable = func(c *cobra.Command) {
 		c.DisableAutoGenTag = true // no generation date

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 )
@@ -13,15 +14,15 @@ import (
 // sandbox's branch changes that steer sandboxes or programs on this machine
 // once merged. A sandbox that cannot be read is left to the command itself
 // to report.
-func (e *env) warnControl(ctx context.Context, m *sandbox.Manager, name string) {
+func warnControl(e *cli.Env, ctx context.Context, m *sandbox.Manager, name string) {
 	if cs, _, err := m.ControlChanges(ctx, name); err == nil {
-		e.warnChanges(cs)
+		warnChanges(e, cs)
 	}
 }
 
-func (e *env) warnChanges(cs []steering.Change) {
+func warnChanges(e *cli.Env, cs []steering.Change) {
 	if len(cs) > 0 {
-		fmt.Fprintf(e.stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
+		fmt.Fprintf(e.Stderr, "Warning: this branch changes files that steer sandboxes or programs on this machine; review them: %s\n", joinChanges(cs))
 	}
 }
 

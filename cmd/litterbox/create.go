@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -22,7 +23,7 @@ type createOptions struct {
 	RunCmd []string
 }
 
-func newCreateCommand(p *program) *cobra.Command {
+func newCreateCommand(p *cli.Program) *cobra.Command {
 	var o createOptions
 	cmd := &cobra.Command{
 		Use:   "create NAME [--run [-- CMD [ARG...]]]",
@@ -56,9 +57,9 @@ or CMD) then runs in it as litterbox run does.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.RunCmd = args[0], args[1:]
 			if o.Run && o.JSON {
-				return usagef("create: --run takes the terminal for the agent, so --json cannot go with it")
+				return cli.Usagef("create: --run takes the terminal for the agent, so --json cannot go with it")
 			}
-			return runCreate(cmd.Context(), p.env, o)
+			return runCreate(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "branch, tag or commit id on one to start from, optionally with ~N or ^N (default HEAD)")
@@ -72,17 +73,17 @@ or CMD) then runs in it as litterbox run does.`,
 }
 
 // runCreate makes the sandbox and prints it (progress on a terminal).
-func runCreate(ctx context.Context, e *env, o createOptions) error {
-	m, err := e.open(ctx, opening{configNeeded: true})
+func runCreate(ctx context.Context, e *cli.Env, o createOptions) error {
+	m, err := e.Open(ctx, cli.Opening{ConfigNeeded: true})
 	if err != nil {
 		return err
 	}
-	e.showProgress(m, o.Quiet || o.JSON)
+	showProgress(e, m, o.Quiet || o.JSON)
 	c, err := m.Create(ctx, create.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit})
 	if err != nil {
 		return err
 	}
-	if err := e.reportCreated(c, o.JSON); err != nil || !o.Run {
+	if err := reportCreated(e, c, o.JSON); err != nil || !o.Run {
 		return err
 	}
 	return runRun(ctx, e, runOptions{Name: c.Name, Cmd: o.RunCmd})
@@ -90,28 +91,28 @@ func runCreate(ctx context.Context, e *env, o createOptions) error {
 
 // showProgress shows create's steps, and a project image's build log, on
 // a terminal.
-func (e *env) showProgress(m *sandbox.Manager, quiet bool) {
-	if quiet || !isTerminal(e.stderr) {
+func showProgress(e *cli.Env, m *sandbox.Manager, quiet bool) {
+	if quiet || !cli.IsTerminal(e.Stderr) {
 		return
 	}
 	m.Repo.Progress = func(step string, took time.Duration) {
-		fmt.Fprintf(e.stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+		fmt.Fprintf(e.Stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
 	}
-	m.Creator.BuildOutput = e.stderr
+	m.Creator.BuildOutput = e.Stderr
 }
 
 // reportCreated prints a new sandbox, its warnings, and fails for a failed
 // setup.
-func (e *env) reportCreated(c *create.Created, asJSON bool) error {
+func reportCreated(e *cli.Env, c *create.Created, asJSON bool) error {
 	if asJSON {
-		if err := writeJSON(e.stdout, c); err != nil {
+		if err := cli.WriteJSON(e.Stdout, c); err != nil {
 			return err
 		}
 	} else {
-		present.Created(e.stdout, c)
+		present.Created(e.Stdout, c)
 	}
 	for _, w := range c.Warnings {
-		fmt.Fprintln(e.stderr, "Warning: "+w)
+		fmt.Fprintln(e.Stderr, "Warning: "+w)
 	}
 	if c.Status == create.StatusFailedSetup {
 		return fmt.Errorf("sandbox '%s': %s litterbox shell %s opens it; litterbox delete %s removes it", c.Name, present.SetupFailure(c), c.Name, c.Name)

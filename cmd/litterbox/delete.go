@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
@@ -25,7 +26,7 @@ type deleteOptions struct {
 	AllEnvs, Yes bool
 }
 
-func newDeleteCommand(p *program) *cobra.Command {
+func newDeleteCommand(p *cli.Program) *cobra.Command {
 	var o deleteOptions
 	cmd := &cobra.Command{
 		Use:   "delete NAME... | --all-envs",
@@ -46,13 +47,13 @@ found by their labels; its branch and state went with the repository.
 --all-envs deletes every sandbox of this repository, after asking at a
 terminal; elsewhere it needs --yes. Active sandboxes still need --force.`,
 		Example:           "  litterbox delete fix-login\n  litterbox delete fix-login --force\n  litterbox delete try-a try-b try-c\n  litterbox delete --all-envs --force --yes\n  litterbox --repo /path/of/a/deleted/repo delete fix-login --force",
-		ValidArgsFunction: p.namesArg,
+		ValidArgsFunction: p.NamesArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) > 0) == o.AllEnvs {
-				return usageError{errors.New("delete takes exactly one of: sandbox NAMEs, --all-envs")}
+				return cli.UsageError{Err: errors.New("delete takes exactly one of: sandbox NAMEs, --all-envs")}
 			}
 			o.Names = args
-			return runDelete(cmd.Context(), p.env, o)
+			return runDelete(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Force, "force", "f", false, "delete even if the sandbox is active")
@@ -62,26 +63,26 @@ terminal; elsewhere it needs --yes. Active sandboxes still need --force.`,
 }
 
 // runDelete removes the sandbox o names and says what went.
-func runDelete(ctx context.Context, e *env, o deleteOptions) error {
-	if e.repo != "" {
-		if _, serr := os.Stat(e.repo); errors.Is(serr, fs.ErrNotExist) {
-			return e.deleteOrphan(ctx, o)
+func runDelete(ctx context.Context, e *cli.Env, o deleteOptions) error {
+	if e.Repo != "" {
+		if _, serr := os.Stat(e.Repo); errors.Is(serr, fs.ErrNotExist) {
+			return deleteOrphan(e, ctx, o)
 		}
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
 	if o.AllEnvs {
-		return e.deleteAll(ctx, m, o)
+		return deleteAll(e, ctx, m, o)
 	}
 	if len(o.Names) == 1 {
-		return e.deleteOne(ctx, m, o.Names[0], o.Force)
+		return deleteOne(e, ctx, m, o.Names[0], o.Force)
 	}
 	if err := allKnown(ctx, m, o.Names); err != nil {
 		return err
 	}
-	return e.deleteEach(ctx, m, o.Names, o.Force)
+	return deleteEach(e, ctx, m, o.Names, o.Force)
 }
 
 // allKnown refuses a list of names one of which no sandbox has, before
@@ -91,7 +92,7 @@ func allKnown(ctx context.Context, m *sandbox.Manager, names []string) error {
 	for _, n := range names {
 		slug, err := hostrepo.ParseName(n)
 		if err != nil {
-			return usageError{err}
+			return cli.UsageError{Err: err}
 		}
 		if ok, err := m.Repo.Known(ctx, slug); err != nil {
 			return err
@@ -107,11 +108,11 @@ func allKnown(ctx context.Context, m *sandbox.Manager, names []string) error {
 
 // deleteEach deletes each sandbox of names, going on past one it cannot
 // delete, and fails at the end if there was one.
-func (e *env) deleteEach(ctx context.Context, m *sandbox.Manager, names []string, force bool) error {
+func deleteEach(e *cli.Env, ctx context.Context, m *sandbox.Manager, names []string, force bool) error {
 	var failed []string
 	for _, name := range names {
-		if err := e.deleteOne(ctx, m, name, force); err != nil {
-			fmt.Fprintf(e.stderr, "Error: %s\n", sentence(err.Error()))
+		if err := deleteOne(e, ctx, m, name, force); err != nil {
+			fmt.Fprintf(e.Stderr, "Error: %s\n", cli.Sentence(err.Error()))
 			failed = append(failed, name)
 		}
 	}
@@ -123,38 +124,38 @@ func (e *env) deleteEach(ctx context.Context, m *sandbox.Manager, names []string
 
 // deleteAll deletes every sandbox of the repository, once agreed; it goes
 // on past a sandbox it cannot delete and fails at the end if there was one.
-func (e *env) deleteAll(ctx context.Context, m *sandbox.Manager, o deleteOptions) error {
+func deleteAll(e *cli.Env, ctx context.Context, m *sandbox.Manager, o deleteOptions) error {
 	list, err := m.List(ctx, false)
 	if err != nil {
 		return err
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(e.stdout, "No sandboxes to delete.")
+		fmt.Fprintln(e.Stdout, "No sandboxes to delete.")
 		return nil
 	}
 	names := make([]string, len(list))
 	for i, s := range list {
 		names[i] = s.Name
 	}
-	if err := e.confirmDeleteAll(names, o.Yes); err != nil {
+	if err := confirmDeleteAll(e, names, o.Yes); err != nil {
 		return err
 	}
-	return e.deleteEach(ctx, m, names, o.Force)
+	return deleteEach(e, ctx, m, names, o.Force)
 }
 
 // confirmDeleteAll asks at a terminal; elsewhere deleting every sandbox
 // needs --yes.
-func (e *env) confirmDeleteAll(names []string, yes bool) error {
+func confirmDeleteAll(e *cli.Env, names []string, yes bool) error {
 	if yes {
 		return nil
 	}
 	what := fmt.Sprintf("%d sandbox(es) (%s) with their branches", len(names), strings.Join(names, ", "))
 	refusal := fmt.Errorf("nothing deleted: --all-envs deletes %s; run again with --yes to go ahead", what)
-	if !isTerminal(e.stdin) || !isTerminal(e.stderr) {
+	if !cli.IsTerminal(e.Stdin) || !cli.IsTerminal(e.Stderr) {
 		return refusal
 	}
-	fmt.Fprintf(e.stderr, "Delete %s? [y/N] ", what)
-	answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	fmt.Fprintf(e.Stderr, "Delete %s? [y/N] ", what)
+	answer, _ := bufio.NewReader(e.Stdin).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 		return refusal
 	}
@@ -162,18 +163,18 @@ func (e *env) confirmDeleteAll(names []string, yes bool) error {
 }
 
 // deleteOne deletes sandbox name and says what went.
-func (e *env) deleteOne(ctx context.Context, m *sandbox.Manager, name string, force bool) error {
+func deleteOne(e *cli.Env, ctx context.Context, m *sandbox.Manager, name string, force bool) error {
 	d, err := m.Delete(ctx, name, force)
 	if d != nil {
 		if len(d.Removed) > 0 {
-			fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+			fmt.Fprintf(e.Stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 		}
 		if d.BranchTip != "" {
-			fmt.Fprintf(e.stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Repo.Names(d.Name).Branch, d.BranchTip, m.Repo.Names(d.Name).Branch, d.BranchTip)
+			fmt.Fprintf(e.Stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Repo.Names(d.Name).Branch, d.BranchTip, m.Repo.Names(d.Name).Branch, d.BranchTip)
 		}
-		e.printLeftAlone(d)
+		printLeftAlone(e, d)
 		if err == nil {
-			fmt.Fprintf(e.stdout, "Deleted sandbox '%s'.\n", d.Name)
+			fmt.Fprintf(e.Stdout, "Deleted sandbox '%s'.\n", d.Name)
 		}
 	}
 	var partial *sandbox.PartialDeleteError
@@ -185,27 +186,27 @@ func (e *env) deleteOne(ctx context.Context, m *sandbox.Manager, name string, fo
 
 // printLeftAlone names what a delete did not touch because another
 // repository owns it.
-func (e *env) printLeftAlone(d *sandbox.Deleted) {
+func printLeftAlone(e *cli.Env, d *sandbox.Deleted) {
 	for _, l := range d.LeftAlone {
-		fmt.Fprintf(e.stdout, "Left alone: %s.\n", l)
+		fmt.Fprintf(e.Stdout, "Left alone: %s.\n", l)
 	}
 }
 
-func (e *env) deleteOrphan(ctx context.Context, o deleteOptions) error {
-	abs, err := filepath.Abs(e.repo)
+func deleteOrphan(e *cli.Env, ctx context.Context, o deleteOptions) error {
+	abs, err := filepath.Abs(e.Repo)
 	if err != nil {
 		return err
 	}
 	if len(o.Names) != 1 {
-		return usageError{fmt.Errorf("delete in a repository that no longer exists (%s) takes one sandbox NAME at a time", abs)}
+		return cli.UsageError{Err: fmt.Errorf("delete in a repository that no longer exists (%s) takes one sandbox NAME at a time", abs)}
 	}
-	d, err := sandbox.DeleteOrphan(ctx, e.runner(false), e.engine(), abs, o.Names[0], o.Force)
+	d, err := sandbox.DeleteOrphan(ctx, e.Runner(false), e.Engine(), abs, o.Names[0], o.Force)
 	if d != nil && len(d.Removed) > 0 {
-		fmt.Fprintf(e.stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
+		fmt.Fprintf(e.Stdout, "Removed %s.\n", strings.Join(d.Removed, ", "))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Deleted sandbox '%s' of %s, which no longer exists (its branch and state went with it).\n", d.Name, abs)
+	fmt.Fprintf(e.Stdout, "Deleted sandbox '%s' of %s, which no longer exists (its branch and state went with it).\n", d.Name, abs)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/doctor"
 )
@@ -19,7 +20,7 @@ type doctorOptions struct {
 	JSON bool
 }
 
-func newDoctorCommand(p *program) *cobra.Command {
+func newDoctorCommand(p *cli.Program) *cobra.Command {
 	var o doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -34,7 +35,7 @@ stops at the first failure.`,
   litterbox doctor --runtime podman --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDoctor(cmd.Context(), p.env, o)
+			return runDoctor(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the checks as JSON")
@@ -43,10 +44,10 @@ stops at the first failure.`,
 
 // runDoctor runs every check and prints it with its fix; any failure is an
 // error.
-func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
-	checks := doctor.Run(ctx, e.runner(false), e.engine(), e.location(e.repoDir()))
+func runDoctor(ctx context.Context, e *cli.Env, o doctorOptions) error {
+	checks := doctor.Run(ctx, e.Runner(false), e.Engine(), e.Location(e.RepoDir()))
 	if o.JSON {
-		if err := writeJSON(e.stdout, checks); err != nil {
+		if err := cli.WriteJSON(e.Stdout, checks); err != nil {
 			return err
 		}
 	} else {
@@ -61,7 +62,7 @@ func runDoctor(ctx context.Context, e *env, o doctorOptions) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		if _, err := io.WriteString(e.stdout, e.paintColumn(table.String(), 0, 0)); err != nil {
+		if _, err := io.WriteString(e.Stdout, e.PaintColumn(table.String(), 0, 0)); err != nil {
 			return err
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 )
 
-func newDownloadCommand(p *program) *cobra.Command {
+func newDownloadCommand(p *cli.Program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "download NAME SRC DEST",
 		Short: "Copy a file or directory out of a sandbox to DEST on the host",
@@ -19,16 +21,16 @@ under DEST (one an earlier download left) is refused before anything is
 written: remove the link, or download to a new DEST.`,
 		Example:           "  litterbox download fix-login coverage.html ./coverage.html\n  litterbox download fix-login build ./build-out",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: p.nameThenHostPath(2),
+		ValidArgsFunction: p.NameThenHostPath(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runDownload(cmd.Context(), p.env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
+			return runDownload(cmd.Context(), p.Env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
 }
 
 // runDownload copies o.Src out of the sandbox to o.Dest on the host.
-func runDownload(ctx context.Context, e *env, o transferOptions) error {
-	m, err := e.manager(ctx)
+func runDownload(ctx context.Context, e *cli.Env, o transferOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -36,6 +38,6 @@ func runDownload(ctx context.Context, e *env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
+	fmt.Fprintf(e.Stdout, "Downloaded %s to %s (%d entries).\n", o.Src, o.Dest, n)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -19,7 +20,7 @@ type execOptions struct {
 	Workdir string
 }
 
-func newExecCommand(p *program) *cobra.Command {
+func newExecCommand(p *cli.Program) *cobra.Command {
 	var o execOptions
 	cmd := &cobra.Command{
 		Use:   "exec NAME -- CMD [ARG...]",
@@ -33,13 +34,13 @@ with status 130.`,
 		Example: `  litterbox exec fix-login -- ls -la
   litterbox exec fix-login --timeout 10m -- sh -c 'make test'`,
 		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 1 {
-				return usagef("exec: put -- between the sandbox name and the command (litterbox exec NAME -- CMD...)")
+				return cli.Usagef("exec: put -- between the sandbox name and the command (litterbox exec NAME -- CMD...)")
 			}
 			o.Name, o.Cmd = args[0], args[1:]
-			return runExec(cmd.Context(), p.env, o)
+			return runExec(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 0, "kill the command after this long (e.g. 30s, 10m); default no limit")
@@ -49,8 +50,8 @@ with status 130.`,
 
 // runExec runs o.Cmd through the agent's bash path, output streamed, and
 // returns its exit status (124 timed out, 130 interrupted).
-func runExec(ctx context.Context, e *env, o execOptions) error {
-	m, err := e.manager(ctx)
+func runExec(ctx context.Context, e *cli.Env, o execOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,28 +60,28 @@ func runExec(ctx context.Context, e *env, o execOptions) error {
 		timeout = 365 * 24 * time.Hour
 	}
 	line := runner.Join(o.Cmd)
-	res, err := m.Agent.Bash(e.sayWaiting(ctx), o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
-		Output: &agent.Output{Stdout: e.stdout, Stderr: e.stderr}})
+	res, err := m.Agent.Bash(sayWaiting(e, ctx), o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
+		Output: &agent.Output{Stdout: e.Stdout, Stderr: e.Stderr}})
 	if res != nil {
 		if res.TimedOut {
-			fmt.Fprintf(e.stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
+			fmt.Fprintf(e.Stderr, "litterbox: timed out after %s; every process the command started was killed\n", timeout)
 		}
 		if res.Cancelled {
-			fmt.Fprintln(e.stderr, "litterbox: interrupted; every process the command started was killed")
+			fmt.Fprintln(e.Stderr, "litterbox: interrupted; every process the command started was killed")
 		}
 	}
 	if err != nil {
 		return err
 	}
-	e.reportSnapshot(m, o.Name, res)
+	reportSnapshot(e, m, o.Name, res)
 	if res.Cancelled {
-		return exitCode(130)
+		return cli.ExitCode(130)
 	}
 	if res.TimedOut {
-		return exitCode(124)
+		return cli.ExitCode(124)
 	}
 	if res.ExitCode != 0 {
-		return exitCode(res.ExitCode)
+		return cli.ExitCode(res.ExitCode)
 	}
 	return nil
 }

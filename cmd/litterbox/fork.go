@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/create"
 )
 
@@ -14,7 +15,7 @@ type forkOptions struct {
 	JSON, Quiet           bool
 }
 
-func newForkCommand(p *program) *cobra.Command {
+func newForkCommand(p *cli.Program) *cobra.Command {
 	var o forkOptions
 	cmd := &cobra.Command{
 		Use:   "fork SRC NEW",
@@ -27,10 +28,10 @@ background processes changed is committed on its branch first.`,
 		Example: `  litterbox fork parser-a parser-b
   litterbox fork fix-login fix-login-alt --json`,
 		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Source, o.Name = args[0], args[1]
-			return runFork(cmd.Context(), p.env, o)
+			return runFork(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Network, "network", "", "network for the new sandbox, as create's --network")
@@ -39,15 +40,15 @@ background processes changed is committed on its branch first.`,
 	return cmd
 }
 
-func runFork(ctx context.Context, e *env, o forkOptions) error {
-	m, err := e.open(ctx, opening{configNeeded: true})
+func runFork(ctx context.Context, e *cli.Env, o forkOptions) error {
+	m, err := e.Open(ctx, cli.Opening{ConfigNeeded: true})
 	if err != nil {
 		return err
 	}
-	e.showProgress(m, o.Quiet || o.JSON)
+	showProgress(e, m, o.Quiet || o.JSON)
 	c, err := m.Creator.Fork(ctx, create.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network})
 	if err != nil {
 		return err
 	}
-	return e.reportCreated(c, o.JSON)
+	return reportCreated(e, c, o.JSON)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/ports"
@@ -24,7 +25,7 @@ type listOptions struct {
 	AllRepos, JSON bool
 }
 
-func newListCommand(p *program) *cobra.Command {
+func newListCommand(p *cli.Program) *cobra.Command {
 	var o listOptions
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -33,7 +34,7 @@ func newListCommand(p *program) *cobra.Command {
 		Example: `  litterbox list
   litterbox list --all-repos --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), p.env, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runList(cmd.Context(), p.Env, o) },
 	}
 	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "list sandboxes of every repository")
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -42,8 +43,8 @@ func newListCommand(p *program) *cobra.Command {
 
 // runList prints the sandboxes as a table (status coloured on a terminal)
 // or as JSON.
-func runList(ctx context.Context, e *env, o listOptions) error {
-	m, err := e.manager(ctx)
+func runList(ctx context.Context, e *cli.Env, o listOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -55,11 +56,11 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 		if list == nil {
 			list = []sandbox.Info{}
 		}
-		return writeJSON(e.stdout, list)
+		return cli.WriteJSON(e.Stdout, list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(e.stdout, "No sandboxes.")
-		return e.cacheTotals(ctx, m, o)
+		fmt.Fprintln(e.Stdout, "No sandboxes.")
+		return cacheTotals(e, ctx, m, o)
 	}
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
@@ -87,26 +88,26 @@ func runList(ctx context.Context, e *env, o listOptions) error {
 		return err
 	}
 	out := table.String()
-	if _, err = io.WriteString(e.stdout, e.paintColumn(out, strings.Index(out, "STATUS"), 1)); err != nil {
+	if _, err = io.WriteString(e.Stdout, e.PaintColumn(out, strings.Index(out, "STATUS"), 1)); err != nil {
 		return err
 	}
 	for _, s := range list {
 		if s.Agent != nil {
-			fmt.Fprintf(e.stdout, "%s: an agent runs: %s (since %s, litterbox run process %d)\n", s.Name, agenttext.Inert(agenttext.Elide(s.Agent.Command, 100)), s.Agent.Since.Local().Format(time.DateTime), s.Agent.PID)
+			fmt.Fprintf(e.Stdout, "%s: an agent runs: %s (since %s, litterbox run process %d)\n", s.Name, agenttext.Inert(agenttext.Elide(s.Agent.Command, 100)), s.Agent.Since.Local().Format(time.DateTime), s.Agent.PID)
 		}
 		if len(s.Refused) > 0 {
-			fmt.Fprintf(e.stdout, "%s: its egress proxy refused %s\n", s.Name, egressproxy.RefusedSummary(s.Refused))
+			fmt.Fprintf(e.Stdout, "%s: its egress proxy refused %s\n", s.Name, egressproxy.RefusedSummary(s.Refused))
 		}
 		if len(s.Background) > 0 {
-			fmt.Fprintf(e.stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
+			fmt.Fprintf(e.Stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
 		}
 	}
-	return e.cacheTotals(ctx, m, o)
+	return cacheTotals(e, ctx, m, o)
 }
 
 // cacheTotals ends list --all-repos with the setup cache's size, where
 // volumes of removed repositories otherwise pile up unseen.
-func (e *env) cacheTotals(ctx context.Context, m *sandbox.Manager, o listOptions) error {
+func cacheTotals(e *cli.Env, ctx context.Context, m *sandbox.Manager, o listOptions) error {
 	if !o.AllRepos {
 		return nil
 	}
@@ -115,7 +116,7 @@ func (e *env) cacheTotals(ctx context.Context, m *sandbox.Manager, o listOptions
 		return err
 	}
 	if line := cacheSummary(entries); line != "" {
-		fmt.Fprintln(e.stdout, line)
+		fmt.Fprintln(e.Stdout, line)
 	}
 	return nil
 }

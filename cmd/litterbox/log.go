@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
@@ -30,7 +31,7 @@ type logOptions struct {
 	Verbose, Follow bool
 }
 
-func newLogCommand(p *program) *cobra.Command {
+func newLogCommand(p *cli.Program) *cobra.Command {
 	var o logOptions
 	cmd := &cobra.Command{
 		Use:   "log NAME [-p] [-- GIT-LOG-ARGS...] | log --audit [NAME] [-v] [--follow] [--json]",
@@ -46,25 +47,25 @@ start (marked running) and end, until interrupted. The log is JSON lines in
 $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 		Example:           "  litterbox log fix-login\n  litterbox log fix-login -p\n  litterbox log fix-login -- --oneline\n  litterbox log --audit fix-login\n  litterbox log --audit --follow",
 		Args:              cobra.ArbitraryArgs,
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case !o.Audit && (o.Verbose || o.Follow):
-				return usagef("log: -v and --follow go with --audit")
+				return cli.Usagef("log: -v and --follow go with --audit")
 			case o.Audit && len(args) > 1:
-				return usagef("log --audit takes at most one sandbox name")
+				return cli.Usagef("log --audit takes at most one sandbox name")
 			case o.Audit && len(args) == 1:
 				o.Name = args[0]
 			case o.Audit:
 			case len(args) == 0 || cmd.ArgsLenAtDash() == 0:
-				return p.nameRequired(cmd, " (or use --audit)")
+				return p.NameRequired(cmd, " (or use --audit)")
 			default:
 				var err error
-				if o.Name, o.Extra, err = dashArgs(cmd, args); err != nil {
+				if o.Name, o.Extra, err = cli.DashArgs(cmd, args); err != nil {
 					return err
 				}
 			}
-			return runLog(cmd.Context(), p.env, o)
+			return runLog(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Patch, "patch", "p", false, "show each commit's diff")
@@ -76,23 +77,23 @@ $(git rev-parse --git-common-dir)/litterbox/audit.jsonl; --json prints them.`,
 }
 
 // runLog prints the sandbox's commits since its base, or the audit log.
-func runLog(ctx context.Context, e *env, o logOptions) error {
+func runLog(ctx context.Context, e *cli.Env, o logOptions) error {
 	if o.Audit {
-		return e.printAudit(ctx, o)
+		return printAudit(e, ctx, o)
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
-	e.warnControl(ctx, m, o.Name)
-	return m.Log(ctx, o.Name, o.Patch, o.Extra, e.stdout, e.stderr)
+	warnControl(e, ctx, m, o.Name)
+	return m.Log(ctx, o.Name, o.Patch, o.Extra, e.Stdout, e.Stderr)
 }
 
 // auditFollowEvery is how often --follow looks for new calls.
 const auditFollowEvery = 250 * time.Millisecond
 
-func (e *env) printAudit(ctx context.Context, o logOptions) error {
-	m, err := e.manager(ctx)
+func printAudit(e *cli.Env, ctx context.Context, o logOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -108,14 +109,14 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 		return err
 	}
 	if len(entries) == 0 && !o.Follow {
-		fmt.Fprintln(e.stderr, "No tool calls in the audit log.")
+		fmt.Fprintln(e.Stderr, "No tool calls in the audit log.")
 		return nil
 	}
 	if !o.JSON {
-		fmt.Fprintln(e.stdout, present.AuditHeader)
+		fmt.Fprintln(e.Stdout, present.AuditHeader)
 	}
 	for _, entry := range entries {
-		if err := e.printEntry(entry, o); err != nil {
+		if err := printEntry(e, entry, o); err != nil {
 			return err
 		}
 	}
@@ -137,7 +138,7 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 			}
 			if !running[s].Equal(h.Since) {
 				running[s] = h.Since
-				e.printRunning(s, *h, o.JSON)
+				printRunning(e, s, *h, o.JSON)
 			}
 		}
 		select {
@@ -150,7 +151,7 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 			return err
 		}
 		for _, entry := range entries {
-			if err := e.printEntry(entry, o); err != nil {
+			if err := printEntry(e, entry, o); err != nil {
 				return err
 			}
 		}
@@ -159,27 +160,27 @@ func (e *env) printAudit(ctx context.Context, o logOptions) error {
 
 // printRunning prints a call that has started: with --json, as an entry
 // of status "running".
-func (e *env) printRunning(slug string, h layout.Holder, asJSON bool) {
+func printRunning(e *cli.Env, slug string, h layout.Holder, asJSON bool) {
 	if !asJSON {
-		fmt.Fprintln(e.stdout, present.AuditRunning(slug, h))
+		fmt.Fprintln(e.Stdout, present.AuditRunning(slug, h))
 		return
 	}
 	tool, what, _ := strings.Cut(h.Call, ": ")
 	line, _ := json.Marshal(map[string]any{"time": h.Since.UTC(), "sandbox": slug, "tool": tool, "call": what, "status": "running", "pid": h.PID})
-	fmt.Fprintln(e.stdout, string(line))
+	fmt.Fprintln(e.Stdout, string(line))
 }
 
 // printEntry prints one call: a line, with -v its details and commands.
-func (e *env) printEntry(entry audit.Entry, o logOptions) error {
+func printEntry(e *cli.Env, entry audit.Entry, o logOptions) error {
 	if o.JSON {
 		line, err := json.Marshal(entry)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, string(line))
+		fmt.Fprintln(e.Stdout, string(line))
 		return nil
 	}
-	fmt.Fprintln(e.stdout, present.AuditLine(entry))
+	fmt.Fprintln(e.Stdout, present.AuditLine(entry))
 	if !o.Verbose {
 		return nil
 	}
@@ -189,22 +190,22 @@ func (e *env) printEntry(entry audit.Entry, o logOptions) error {
 	enc := json.NewEncoder(&args)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(entry.Arguments)
-	fmt.Fprintf(e.stdout, "    arguments: %s\n", agenttext.Inert(strings.TrimSuffix(args.String(), "\n")))
+	fmt.Fprintf(e.Stdout, "    arguments: %s\n", agenttext.Inert(strings.TrimSuffix(args.String(), "\n")))
 	if entry.Error != "" {
-		fmt.Fprintf(e.stdout, "    error: %s\n", agenttext.Inert(entry.Error))
+		fmt.Fprintf(e.Stdout, "    error: %s\n", agenttext.Inert(entry.Error))
 	}
 	if entry.ExitCode != nil && entry.Tool == "run" {
-		fmt.Fprintf(e.stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), plural(len(entry.Commits), "commit", "commits"), shortIDs(entry.Commits))
+		fmt.Fprintf(e.Stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), plural(len(entry.Commits), "commit", "commits"), shortIDs(entry.Commits))
 	}
 	for _, use := range slices.Sorted(maps.Keys(entry.Injected)) {
-		fmt.Fprintf(e.stdout, "    injected by the egress proxy: %s (%dx)\n", agenttext.Inert(use), entry.Injected[use])
+		fmt.Fprintf(e.Stdout, "    injected by the egress proxy: %s (%dx)\n", agenttext.Inert(use), entry.Injected[use])
 	}
 	for _, host := range slices.Sorted(maps.Keys(entry.Refused)) {
-		fmt.Fprintf(e.stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), entry.Refused[host])
+		fmt.Fprintf(e.Stdout, "    refused by the egress proxy: %s (%dx)\n", agenttext.Inert(host), entry.Refused[host])
 	}
 	for _, c := range entry.Commands {
 		logged := runner.Logged(c.Line, c.ExitCode, time.Duration(c.DurationMS)*time.Millisecond, c.Note)
-		fmt.Fprintln(e.stdout, "    "+strings.ReplaceAll(agenttext.Inert(logged), "\n", "\n    "))
+		fmt.Fprintln(e.Stdout, "    "+strings.ReplaceAll(agenttext.Inert(logged), "\n", "\n    "))
 	}
 	return nil
 }

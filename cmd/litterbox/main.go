@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/helper"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -39,29 +40,29 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	p := newProgram(stdin, stdout, stderr)
-	p.gitEnv = takeGitEnv()
-	return p.main(args)
+	p := cli.NewProgram(stdin, stdout, stderr)
+	p.GitEnv = takeGitEnv()
+	return runProgram(p, args)
 }
 
 // main runs the command args name and returns the exit code: 0, 1 for a
 // failure, 2 for a usage error, or the code a command chose (exec).
-func (p *program) main(args []string) int {
+func runProgram(p *cli.Program, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	stderr := p.stderr
-	root := p.rootCommand()
+	stderr := p.Stderr
+	root := rootCommand(p)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	var code exitCode
+	var code cli.ExitCode
 	if errors.As(err, &code) {
 		return int(code)
 	}
-	fmt.Fprintln(stderr, "Error: "+sentence(withFix(err).Error()))
-	var u usageError
+	fmt.Fprintln(stderr, "Error: "+cli.Sentence(cli.WithFix(err).Error()))
+	var u cli.UsageError
 	// cobra reports an unknown subcommand as a plain error.
 	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "unknown command") {
 		return 2

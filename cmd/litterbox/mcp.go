@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/mcp"
 )
 
@@ -19,7 +20,7 @@ type mcpOptions struct {
 	Client string
 }
 
-func newMCPCommand(p *program) *cobra.Command {
+func newMCPCommand(p *cli.Program) *cobra.Command {
 	var o mcpOptions
 	cmd := &cobra.Command{
 		Use:     "mcp",
@@ -44,7 +45,7 @@ naming it with --sandbox in that client's entry.`,
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), p.env, o)
+			return runMCP(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "a sandbox this server may act on besides those it creates (repeatable)")
@@ -54,21 +55,21 @@ naming it with --sandbox in that client's entry.`,
 }
 
 // runMCP serves the tools on e's stdin and stdout until stdin closes.
-func runMCP(ctx context.Context, e *env, o mcpOptions) error {
+func runMCP(ctx context.Context, e *cli.Env, o mcpOptions) error {
 	if o.All && len(o.Sandboxes) > 0 {
-		return usageError{errors.New("--all-sandboxes and --sandbox do not go together")}
+		return cli.UsageError{Err: errors.New("--all-sandboxes and --sandbox do not go together")}
 	}
 	scope, err := mcp.NewScope(o.All, o.Sandboxes, o.Client)
 	if err != nil {
-		return usageError{err}
+		return cli.UsageError{Err: err}
 	}
-	m, err := e.open(ctx, opening{audited: true})
+	m, err := e.Open(ctx, cli.Opening{Audited: true})
 	if err != nil {
 		// A client that gets no handshake shows only "EOF": answer it,
 		// and give the reason with every call (and here, on stderr).
 		why := fmt.Errorf("litterbox mcp cannot serve: %w; give the server the repository with --repo DIR in the client's entry, or start the client in the repository", err)
-		fmt.Fprintf(e.stderr, "litterbox mcp: %v\n", why)
-		return mcp.Serve(ctx, mcp.Unavailable(version, e.stderr, why), e.stdin, e.stdout, e.stderr)
+		fmt.Fprintf(e.Stderr, "litterbox mcp: %v\n", why)
+		return mcp.Serve(ctx, mcp.Unavailable(version, e.Stderr, why), e.Stdin, e.Stdout, e.Stderr)
 	}
-	return mcp.Serve(ctx, mcp.New(m, version, e.stderr, scope), e.stdin, e.stdout, e.stderr)
+	return mcp.Serve(ctx, mcp.New(m, version, e.Stderr, scope), e.Stdin, e.Stdout, e.Stderr)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/mcpclients"
 	"github.com/litterbox-dev/litterbox/mcp"
 )
@@ -23,7 +24,7 @@ type mcpConfigOptions struct {
 	AllowBuiltin bool
 }
 
-func newMCPConfigCommand(p *program) *cobra.Command {
+func newMCPConfigCommand(p *cli.Program) *cobra.Command {
 	var o mcpConfigOptions
 	cmd := &cobra.Command{
 		Use:   "mcp-config CLIENT",
@@ -83,7 +84,7 @@ stay in the project.`,
 		ValidArgs: []string{"claude", "codex", "opencode", "cursor", "zed"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Client = args[0]
-			return runMCPConfig(cmd.Context(), p.env, o)
+			return runMCPConfig(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Write, "write", false, "merge the entry, and the client's own rules, into its files")
@@ -97,12 +98,12 @@ stay in the project.`,
 
 // runMCPConfig prints the client's server entry and the rules keeping its
 // own tools off the host, or merges them into the client's files.
-func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
+func runMCPConfig(ctx context.Context, e *cli.Env, o mcpConfigOptions) error {
 	client, err := mcpclients.Lookup(o.Client)
 	if err != nil {
-		return usageError{err}
+		return cli.UsageError{Err: err}
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -112,12 +113,12 @@ func runMCPConfig(ctx context.Context, e *env, o mcpConfigOptions) error {
 	}
 	opts := mcpclients.Options{Root: m.Repo.Root, File: o.File, AllowBuiltin: o.AllowBuiltin}
 	if !o.Write {
-		e.printPlan(client.Snippets(srv, opts))
-	} else if err := e.writePlan(client.Plan(srv, opts)); err != nil {
+		printPlan(e, client.Snippets(srv, opts))
+	} else if err := writePlan(e, client.Plan(srv, opts)); err != nil {
 		return err
 	}
 	if note := onPath(); note != "" {
-		e.printNotes([]string{note})
+		printNotes(e, []string{note})
 	}
 	return nil
 }
@@ -150,14 +151,14 @@ func onPath() string {
 // client's own variable for it), with the global flags and sandboxes this
 // run names: nothing of this machine, so a committed entry works in every
 // clone.
-func serverEntry(e *env, o mcpConfigOptions, client mcpclients.Client) (mcpclients.Server, error) {
+func serverEntry(e *cli.Env, o mcpConfigOptions, client mcpclients.Client) (mcpclients.Server, error) {
 	srv := mcpclients.Server{Name: o.Name, Command: mcpclients.Command, Args: append([]string{"mcp"}, client.RepoArgs...)}
-	if e.runtime != "docker" {
-		srv.Args = append(srv.Args, "--runtime", e.runtime)
+	if e.Runtime != "docker" {
+		srv.Args = append(srv.Args, "--runtime", e.Runtime)
 	}
-	srv.Args = append(srv.Args, e.engineArgs()...)
+	srv.Args = append(srv.Args, e.EngineArgs()...)
 	if _, err := mcp.NewScope(o.All, o.Sandboxes, ""); err != nil {
-		return mcpclients.Server{}, usageError{err}
+		return mcpclients.Server{}, cli.UsageError{Err: err}
 	}
 	if o.All {
 		srv.Args = append(srv.Args, "--all-sandboxes")
@@ -170,11 +171,11 @@ func serverEntry(e *env, o mcpConfigOptions, client mcpclients.Client) (mcpclien
 
 // writePlan merges the plan into the client's files and says what each
 // file got; a file it cannot write safely is printed to add by hand.
-func (e *env) writePlan(plan mcpclients.Plan) error {
+func writePlan(e *cli.Env, plan mcpclients.Plan) error {
 	if err := plan.Write(); err != nil {
 		for _, f := range plan.Files {
 			if f.Err != nil {
-				fmt.Fprintf(e.stderr, "Add this to %s by hand:\n%s", f.Path, f.New)
+				fmt.Fprintf(e.Stderr, "Add this to %s by hand:\n%s", f.Path, f.New)
 			}
 		}
 		return err
@@ -182,51 +183,51 @@ func (e *env) writePlan(plan mcpclients.Plan) error {
 	for _, f := range plan.Files {
 		switch {
 		case f.Manual:
-			e.printFile(f, e.stdout)
+			printFile(e, f, e.Stdout)
 		case f.Changed():
-			fmt.Fprintf(e.stdout, "Wrote %s to %s.\n", f.What, f.Path)
+			fmt.Fprintf(e.Stdout, "Wrote %s to %s.\n", f.What, f.Path)
 		default:
-			fmt.Fprintf(e.stdout, "%s already has %s; nothing changed.\n", f.Path, f.What)
+			fmt.Fprintf(e.Stdout, "%s already has %s; nothing changed.\n", f.Path, f.What)
 		}
 	}
-	e.printNotes(plan.Notes)
+	printNotes(e, plan.Notes)
 	return nil
 }
 
 // printPlan prints every file of the plan, for the user to merge by hand,
 // and its notes.
-func (e *env) printPlan(p mcpclients.Plan) {
+func printPlan(e *cli.Env, p mcpclients.Plan) {
 	for i, f := range p.Files {
 		if i == 0 {
-			e.printFile(f, e.stdout)
+			printFile(e, f, e.Stdout)
 			continue
 		}
-		e.printFile(f, e.stderr)
+		printFile(e, f, e.Stderr)
 	}
-	e.printNotes(p.Notes)
+	printNotes(e, p.Notes)
 }
 
 // printFile prints a file's content on w, after a line on stderr naming
 // it. Only the server entry's file goes to stdout, so that
 // `mcp-config claude > .mcp.json` is one valid file; the others follow on
 // stderr, for --write or a hand merge.
-func (e *env) printFile(f mcpclients.FileChange, w io.Writer) {
+func printFile(e *cli.Env, f mcpclients.FileChange, w io.Writer) {
 	where := ""
-	if w != e.stdout {
+	if w != e.Stdout {
 		where = "; on stderr, below"
 	}
 	if f.Manual {
-		fmt.Fprintf(e.stderr, "# %s: add to %s by hand (mcp-config never writes it)%s\n", f.Doc, f.Path, where)
+		fmt.Fprintf(e.Stderr, "# %s: add to %s by hand (mcp-config never writes it)%s\n", f.Doc, f.Path, where)
 	} else {
-		fmt.Fprintf(e.stderr, "# %s: merge into %s, or run again with --write%s\n", f.Doc, f.Path, where)
+		fmt.Fprintf(e.Stderr, "# %s: merge into %s, or run again with --write%s\n", f.Doc, f.Path, where)
 	}
 	fmt.Fprint(w, string(f.New))
 }
 
 // printNotes says what the client cannot be made to enforce.
-func (e *env) printNotes(notes []string) {
+func printNotes(e *cli.Env, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintf(e.stderr, "note: %s\n", n)
+		fmt.Fprintf(e.Stderr, "note: %s\n", n)
 	}
 }
 

@@ -59,7 +59,7 @@ func TestMCPConfigEntryIsPortable(t *testing.T) {
         "${workspaceFolder}"
       ]`,
 	} {
-		got := cli(t, nil, "--repo", repo, "mcp-config", client, "--allow-builtin")
+		got := invoke(t, nil, "--repo", repo, "mcp-config", client, "--allow-builtin")
 		if got.code != 0 || !strings.Contains(got.stdout, want) || strings.Contains(got.stdout, repo) {
 			t.Errorf("%s: %+v, want %s and no path of this machine", client, got, want)
 		}
@@ -89,7 +89,7 @@ func TestMCPConfigToolNamesAreTheServers(t *testing.T) {
 func TestMCPConfigWritesTheRulesOnce(t *testing.T) {
 	repo := mcpConfigRepo(t)
 	mcpJSON, settings := filepath.Join(repo, ".mcp.json"), filepath.Join(repo, ".claude", "settings.json")
-	got := cli(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
+	got := invoke(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
 	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
 	if got.code != 0 || got.stderr != "" || len(lines) != 2 ||
 		lines[0] != "Wrote MCP server 'litterbox' to "+mcpJSON+"." ||
@@ -103,7 +103,7 @@ func TestMCPConfigWritesTheRulesOnce(t *testing.T) {
 	if err := json.Unmarshal(data, &f); err != nil || !slices.Contains(f.Permissions.Deny, "Bash") || !slices.Contains(f.Permissions.Allow, "mcp__litterbox") {
 		t.Fatalf("settings %s: %v", data, err)
 	}
-	got = cli(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
+	got = invoke(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
 	lines = strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
 	if got.code != 0 || len(lines) != 2 || lines[0] != mcpJSON+" already has MCP server 'litterbox'; nothing changed." ||
 		!strings.HasPrefix(lines[1], settings+" already has Claude Code permissions") || !strings.HasSuffix(lines[1], "; nothing changed.") {
@@ -117,7 +117,7 @@ func TestMCPConfigWritesTheRulesOnce(t *testing.T) {
 // --allow-builtin writes the entry, as mcp-config did before rules.
 func TestMCPConfigAllowBuiltin(t *testing.T) {
 	repo := mcpConfigRepo(t)
-	got := cli(t, nil, "--repo", repo, "mcp-config", "opencode", "--write", "--allow-builtin")
+	got := invoke(t, nil, "--repo", repo, "mcp-config", "opencode", "--write", "--allow-builtin")
 	if got.code != 0 || got.stdout != "Wrote MCP server 'litterbox' to "+filepath.Join(repo, "opencode.json")+".\n" || got.stderr != "" {
 		t.Fatalf("%+v", got)
 	}
@@ -125,7 +125,7 @@ func TestMCPConfigAllowBuiltin(t *testing.T) {
 	if strings.Contains(string(data), "permission") {
 		t.Errorf("rules written:\n%s", data)
 	}
-	got = cli(t, nil, "--repo", repo, "mcp-config", "codex", "--allow-builtin")
+	got = invoke(t, nil, "--repo", repo, "mcp-config", "codex", "--allow-builtin")
 	if got.code != 0 || strings.Count(got.stderr, "\n") != 1 || strings.Contains(got.stdout, "shell_tool") {
 		t.Errorf("print: %+v", got)
 	}
@@ -135,7 +135,7 @@ func TestMCPConfigAllowBuiltin(t *testing.T) {
 // what the client cannot enforce; nothing is written.
 func TestMCPConfigPrintsEveryFile(t *testing.T) {
 	repo := mcpConfigRepo(t)
-	got := cli(t, nil, "--repo", repo, "mcp-config", "cursor")
+	got := invoke(t, nil, "--repo", repo, "mcp-config", "cursor")
 	var heads, notes []string
 	for _, l := range strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n") {
 		switch {
@@ -162,7 +162,7 @@ func TestMCPConfigPrintsEveryFile(t *testing.T) {
 		}
 	}
 	// A client whose entry and rules share a file prints one document.
-	got = cli(t, nil, "--repo", repo, "mcp-config", "opencode")
+	got = invoke(t, nil, "--repo", repo, "mcp-config", "opencode")
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(got.stdout), &doc); err != nil || doc["permission"] == nil || doc["mcp"] == nil {
 		t.Errorf("opencode: %v %+v", err, got)
@@ -180,7 +180,7 @@ func TestMCPConfigRefusesAFileItCannotMerge(t *testing.T) {
 	if err := os.WriteFile(settings, []byte("[1, 2]"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := cli(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
+	got := invoke(t, nil, "--repo", repo, "mcp-config", "claude", "--write")
 	lines := strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n")
 	if got.code != 1 || got.stdout != "" || !strings.Contains(got.stderr, "Add this to "+settings+" by hand:") ||
 		!strings.HasPrefix(lines[len(lines)-1], "Error: ") || !strings.Contains(lines[len(lines)-1], settings) {

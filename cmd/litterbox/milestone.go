@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
 )
 
@@ -14,17 +15,17 @@ type milestoneOptions struct {
 	Name, Message string
 }
 
-func newMilestoneCommand(p *program) *cobra.Command {
+func newMilestoneCommand(p *cli.Program) *cobra.Command {
 	var o milestoneOptions
 	cmd := &cobra.Command{
 		Use:               "milestone NAME -m MESSAGE",
 		Short:             "Squash a sandbox's snapshots since the last milestone into one commit",
 		Example:           `  litterbox milestone fix-login -m "Fix the login redirect"`,
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return runMilestone(cmd.Context(), p.env, o)
+			return runMilestone(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.Message, "message", "m", "", "commit message of the milestone (at most 4096 bytes)")
@@ -32,11 +33,11 @@ func newMilestoneCommand(p *program) *cobra.Command {
 }
 
 // runMilestone squashes the sandbox's snapshots since the last milestone.
-func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
+func runMilestone(ctx context.Context, e *cli.Env, o milestoneOptions) error {
 	if o.Message == "" {
-		return usagef("milestone: -m MESSAGE is required")
+		return cli.Usagef("milestone: -m MESSAGE is required")
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -44,6 +45,6 @@ func runMilestone(ctx context.Context, e *env, o milestoneOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
+	fmt.Fprintf(e.Stdout, "Milestone %s squashes %d snapshot(s).\n", res.Commit, res.Squashed)
 	return nil
 }

@@ -3,17 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/create"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // poolOptions are what pool was asked: an action ("" to show it).
@@ -27,7 +24,7 @@ type poolOptions struct {
 	AllRepos bool
 }
 
-func newPoolCommand(p *program) *cobra.Command {
+func newPoolCommand(p *cli.Program) *cobra.Command {
 	var o poolOptions
 	cmd := &cobra.Command{
 		Use:   "pool [fill | drain]",
@@ -56,12 +53,12 @@ entries made), which nothing can claim again.`,
   litterbox pool --all-repos
   litterbox pool drain --all-repos`,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: actionArg("fill", "drain"),
+		ValidArgsFunction: cli.ActionArg("fill", "drain"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.Action = args[0]
 			}
-			return runPool(cmd.Context(), p.env, o)
+			return runPool(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the pool as JSON")
@@ -70,14 +67,14 @@ entries made), which nothing can claim again.`,
 	return cmd
 }
 
-func runPool(ctx context.Context, e *env, o poolOptions) error {
+func runPool(ctx context.Context, e *cli.Env, o poolOptions) error {
 	if o.Action != "" && o.Action != "fill" && o.Action != "drain" {
-		return usagef("pool: unknown action %q: use fill or drain, or nothing to show the pool", o.Action)
+		return cli.Usagef("pool: unknown action %q: use fill or drain, or nothing to show the pool", o.Action)
 	}
 	if o.AllRepos {
 		return runPoolAllRepos(ctx, e, o)
 	}
-	m, err := e.open(ctx, opening{configNeeded: o.Action != "drain"})
+	m, err := e.Open(ctx, cli.Opening{ConfigNeeded: o.Action != "drain"})
 	if err != nil {
 		return err
 	}
@@ -94,7 +91,7 @@ func runPool(ctx context.Context, e *env, o poolOptions) error {
 		return err
 	}
 	if o.JSON {
-		if werr := writeJSON(e.stdout, st); werr != nil {
+		if werr := cli.WriteJSON(e.Stdout, st); werr != nil {
 			return werr
 		}
 		return err
@@ -103,77 +100,77 @@ func runPool(ctx context.Context, e *env, o poolOptions) error {
 	return err
 }
 
-func printPool(e *env, action string, st *create.PoolState) {
+func printPool(e *cli.Env, action string, st *create.PoolState) {
 	for _, n := range st.Removed {
-		fmt.Fprintf(e.stdout, "Removed %s.\n", n)
+		fmt.Fprintf(e.Stdout, "Removed %s.\n", n)
 	}
 	for _, n := range st.Made {
-		fmt.Fprintf(e.stdout, "Made %s.\n", n)
+		fmt.Fprintf(e.Stdout, "Made %s.\n", n)
 	}
 	if action == "drain" {
 		if len(st.Removed) == 0 {
-			fmt.Fprintln(e.stdout, "The pool was empty.")
+			fmt.Fprintln(e.Stdout, "The pool was empty.")
 		}
 		return
 	}
 	switch {
 	case st.NotPooled != "":
-		fmt.Fprintf(e.stdout, "Pool: size %d, not used for this config: %s.\n", st.Size, st.NotPooled)
+		fmt.Fprintf(e.Stdout, "Pool: size %d, not used for this config: %s.\n", st.Size, st.NotPooled)
 	case st.Size == 0 && len(st.Ready) == 0:
-		fmt.Fprintln(e.stdout, "Pool: off ([pool] size = 0).")
+		fmt.Fprintln(e.Stdout, "Pool: off ([pool] size = 0).")
 	default:
-		fmt.Fprintf(e.stdout, "Pool: %d of %d ready (config %s).\n", len(st.Ready), st.Size, st.Digest)
+		fmt.Fprintf(e.Stdout, "Pool: %d of %d ready (config %s).\n", len(st.Ready), st.Size, st.Digest)
 	}
 	for _, n := range st.Ready {
-		fmt.Fprintf(e.stdout, "  ready  %s\n", n)
+		fmt.Fprintf(e.Stdout, "  ready  %s\n", n)
 	}
 	for _, n := range st.Making {
-		fmt.Fprintf(e.stdout, "  making %s\n", n)
+		fmt.Fprintf(e.Stdout, "  making %s\n", n)
 	}
 	for _, n := range st.Stale {
-		fmt.Fprintf(e.stdout, "  stale  %s (litterbox pool fill removes it)\n", n)
+		fmt.Fprintf(e.Stdout, "  stale  %s (litterbox pool fill removes it)\n", n)
 	}
 	if st.LastError != "" {
-		fmt.Fprintf(e.stdout, "Last fill failed: %s\n", agenttext.Shown(st.LastError))
+		fmt.Fprintf(e.Stdout, "Last fill failed: %s\n", agenttext.Shown(st.LastError))
 	}
 }
 
-func runPoolAllRepos(ctx context.Context, e *env, o poolOptions) error {
-	r := e.runner(false)
+func runPoolAllRepos(ctx context.Context, e *cli.Env, o poolOptions) error {
+	r := e.Runner(false)
 	switch o.Action {
 	case "fill":
-		return usagef("pool fill takes no --all-repos: a pool is filled for its repository's config, in that repository")
+		return cli.Usagef("pool fill takes no --all-repos: a pool is filled for its repository's config, in that repository")
 	case "drain":
-		removed, left, err := create.DrainGone(ctx, r, e.engine())
+		removed, left, err := create.DrainGone(ctx, r, e.Engine())
 		if err != nil {
 			return err
 		}
 		if o.JSON {
-			return writeJSON(e.stdout, orNone(removed))
+			return cli.WriteJSON(e.Stdout, cli.OrNone(removed))
 		}
 		for _, g := range removed {
-			fmt.Fprintf(e.stdout, "Removed %s of %s (gone).\n", g.Name, agenttext.Shown(g.Repo))
+			fmt.Fprintf(e.Stdout, "Removed %s of %s (gone).\n", g.Name, agenttext.Shown(g.Repo))
 		}
 		if len(removed) == 0 && len(left) == 0 {
-			fmt.Fprintln(e.stdout, "No pool entry of a repository that is gone.")
+			fmt.Fprintln(e.Stdout, "No pool entry of a repository that is gone.")
 		}
 		if len(left) > 0 {
 			return fmt.Errorf("could not remove: %s", strings.Join(left, ", "))
 		}
 		return nil
 	}
-	all, err := create.PoolEntriesAll(ctx, r, e.engine())
+	all, err := create.PoolEntriesAll(ctx, r, e.Engine())
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(e.stdout, orNone(all))
+		return cli.WriteJSON(e.Stdout, cli.OrNone(all))
 	}
 	if len(all) == 0 {
-		fmt.Fprintln(e.stdout, "No pool entries.")
+		fmt.Fprintln(e.Stdout, "No pool entries.")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "REPO\tENTRY\tSTATE")
 	for _, g := range all {
 		repo, state := agenttext.Shown(g.Repo), "running"
@@ -186,21 +183,4 @@ func runPoolAllRepos(ctx context.Context, e *env, o poolOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", repo, g.Name, state)
 	}
 	return tw.Flush()
-}
-
-// refiller starts `litterbox pool fill --quiet` for this repository and
-// runtime, detached: the create that took an entry returns at once, and
-// no daemon is left once the pool is full.
-func (e *env) refiller(ctx context.Context, root string) func() {
-	return func() {
-		exe, err := os.Executable()
-		if err != nil {
-			e.log.Warnf("warm pool: not refilled: %v", err)
-			return
-		}
-		args := slices.Concat([]string{"--repo", root, "--runtime", e.runtime, "--log-level", "error"}, e.engineArgs(), []string{"pool", "fill", "--quiet"})
-		if _, err := e.run.Run(ctx, runner.Cmd{Name: filepath.Clean(exe), Args: args, Detach: true}); err != nil {
-			e.log.Warnf("warm pool: not refilled: %s", strings.TrimSpace(err.Error()))
-		}
-	}
 }

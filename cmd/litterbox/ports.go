@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -21,7 +22,7 @@ type portsOptions struct {
 	Forward bool
 }
 
-func newPortsCommand(p *program) *cobra.Command {
+func newPortsCommand(p *cli.Program) *cobra.Command {
 	var o portsOptions
 	cmd := &cobra.Command{
 		Use:   "ports NAME",
@@ -36,10 +37,10 @@ kubectl port-forward from those host ports to the pod until Ctrl-C.`,
 		Example: `  litterbox ports fix-login
   curl http://$(litterbox ports fix-login --json | jq -r '.[0].address')/`,
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return runPorts(cmd.Context(), p.env, o)
+			return runPorts(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -48,28 +49,28 @@ kubectl port-forward from those host ports to the pod until Ctrl-C.`,
 }
 
 // runPorts prints where each of the sandbox's ports is published.
-func runPorts(ctx context.Context, e *env, o portsOptions) error {
-	m, err := e.manager(ctx)
+func runPorts(ctx context.Context, e *cli.Env, o portsOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
 	if o.Forward {
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return m.Forward(ctx, o.Name, e.stderr)
+		return m.Forward(ctx, o.Name, e.Stderr)
 	}
 	ports, err := m.Ports(ctx, o.Name)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(e.stdout, ports)
+		return cli.WriteJSON(e.Stdout, ports)
 	}
 	if len(ports) == 0 {
-		fmt.Fprintf(e.stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", o.Name, config.File)
+		fmt.Fprintf(e.Stdout, "Sandbox '%s' publishes no ports ([[ports]] in %s).\n", o.Name, config.File)
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tADDRESS\tCONTAINER PORT\tENV")
 	for _, p := range ports {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.Name, p.Reach(), p.ContainerPort, strings.Join(p.Env, " "))

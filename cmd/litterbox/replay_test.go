@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -17,7 +18,7 @@ import (
 // or, with -record, from the real engine and a real repository
 // (re-recording the transcript). It returns the program and the repository
 // to pass as --repo.
-func replayProgram(t *testing.T, name string) (*program, string) {
+func replayProgram(t *testing.T, name string) (*cli.Program, string) {
 	t.Helper()
 	t.Setenv("DOCKER_HOST", "")
 	t.Setenv("NO_COLOR", "")
@@ -25,9 +26,9 @@ func replayProgram(t *testing.T, name string) (*program, string) {
 	if err := layout.PinRepoID(filepath.Join(dir, ".git"), "c11e0001"); err != nil {
 		t.Fatal(err)
 	}
-	p := newProgram(strings.NewReader(""), nil, nil)
-	p.inner = testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
-	p.opened = func(m *sandbox.Manager) {
+	p := cli.NewProgram(strings.NewReader(""), nil, nil)
+	p.Inner = testenv.Transcript(t, filepath.Join("testdata", name+".json"), runner.Subst{dir: "$REPO"})
+	p.Opened = func(m *sandbox.Manager) {
 		m.Agent.PinHelper(testenv.ReplayHelper(t), "replay")
 		m.Repo.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 		m.Repo.Config.CPUs = "2"
@@ -42,7 +43,7 @@ func TestReplayCLILifecycle(t *testing.T) {
 	p, repo := replayProgram(t, "cli-lifecycle")
 	run := func(want int, args ...string) invocation {
 		t.Helper()
-		got := cli(t, p, append([]string{"--repo", repo}, args...)...)
+		got := invoke(t, p, append([]string{"--repo", repo}, args...)...)
 		if got.code != want {
 			t.Fatalf("litterbox %s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), got.code, want, got.stdout, got.stderr)
 		}

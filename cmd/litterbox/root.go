@@ -8,11 +8,12 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
 // rootCommand is litterbox with its global flags and every command.
-func (p *program) rootCommand() *cobra.Command {
+func rootCommand(p *cli.Program) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "litterbox",
 		Short: "Sandboxes for coding agents, with every change on a git branch",
@@ -23,13 +24,13 @@ their branch. You review and accept the work with this CLI.`,
 		Version:           version,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: p.setup,
+		PersistentPreRunE: func(c *cobra.Command, args []string) error { return setup(p, c, args) },
 	}
-	root.SetIn(p.stdin)
-	root.SetOut(p.stdout)
-	root.SetErr(p.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	p.bindGlobalFlags(root)
+	root.SetIn(p.Stdin)
+	root.SetOut(p.Stdout)
+	root.SetErr(p.Stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cli.UsageError{Err: err} })
+	bindGlobalFlags(p, root)
 	root.AddCommand(
 		newCreateCommand(p),
 		newForkCommand(p),
@@ -68,18 +69,18 @@ their branch. You review and accept the work with this CLI.`,
 }
 
 // bindGlobalFlags binds the flags every command takes to p.flags.
-func (p *program) bindGlobalFlags(root *cobra.Command) {
+func bindGlobalFlags(p *cli.Program, root *cobra.Command) {
 	f := root.PersistentFlags()
-	f.StringVar(&p.flags.repo, "repo", "", "repository to work on (default: the git root above the working directory)")
-	f.StringVar(&p.flags.logLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
-	f.BoolVarP(&p.flags.verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
+	f.StringVar(&p.Flags.Repo, "repo", "", "repository to work on (default: the git root above the working directory)")
+	f.StringVar(&p.Flags.LogLevel, "log-level", "warn", "log level: error, warn, info, debug (debug shows every docker/git command)")
+	f.BoolVarP(&p.Flags.Verbose, "verbose", "v", false, "same as --log-level debug: print every docker/git command as a pasteable line")
 	defRuntime := os.Getenv("LITTERBOX_RUNTIME")
 	if defRuntime == "" {
 		defRuntime = "docker"
 	}
-	f.StringVar(&p.flags.runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
-	f.StringVar(&p.flags.context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
-	f.StringVar(&p.flags.namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
+	f.StringVar(&p.Flags.Runtime, "runtime", defRuntime, "container runtime: docker, podman or kubernetes (env LITTERBOX_RUNTIME)")
+	f.StringVar(&p.Flags.Context, "context", "", "docker context, or kubectl context with --runtime kubernetes (default: the current one)")
+	f.StringVar(&p.Flags.Namespace, "namespace", "", "Kubernetes namespace, with --runtime kubernetes (default: the context's)")
 }
 
 // wrapArgs marks argument-count errors as usage errors (exit 2).
@@ -90,7 +91,7 @@ func wrapArgs(c *cobra.Command) {
 	check := c.Args
 	c.Args = func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return usageError{fmt.Errorf("%s: %w (see 'litterbox %s --help')", cmd.Name(), err, cmd.Name())}
+			return cli.UsageError{Err: fmt.Errorf("%s: %w (see 'litterbox %s --help')", cmd.Name(), err, cmd.Name())}
 		}
 		return nil
 	}
@@ -98,30 +99,30 @@ func wrapArgs(c *cobra.Command) {
 
 // setup checks the global flags, sets the log level and makes the env the
 // command runs with.
-func (p *program) setup(_ *cobra.Command, _ []string) error {
-	g := p.flags
-	level := g.logLevel
-	if g.verbose {
+func setup(p *cli.Program, _ *cobra.Command, _ []string) error {
+	g := p.Flags
+	level := g.LogLevel
+	if g.Verbose {
 		level = "debug"
 	}
 	lvl, err := logrus.ParseLevel(level)
 	if err != nil {
-		return usagef("--log-level %q: want error, warn, info or debug", level)
+		return cli.Usagef("--log-level %q: want error, warn, info or debug", level)
 	}
-	p.log.SetLevel(lvl)
-	switch g.runtime {
+	p.Log.SetLevel(lvl)
+	switch g.Runtime {
 	case "docker", "podman", "kubernetes":
 	default:
-		if !strings.Contains(g.runtime, "/") {
-			return usagef("--runtime %q: want docker, podman or kubernetes", g.runtime)
+		if !strings.Contains(g.Runtime, "/") {
+			return cli.Usagef("--runtime %q: want docker, podman or kubernetes", g.Runtime)
 		}
 	}
-	if g.namespace != "" && g.runtime != "kubernetes" {
-		return usagef("--namespace is a kubernetes option (--runtime kubernetes)")
+	if g.Namespace != "" && g.Runtime != "kubernetes" {
+		return cli.Usagef("--namespace is a kubernetes option (--runtime kubernetes)")
 	}
-	if g.context != "" && dockercli.FlavorOf(g.runtime) == dockercli.Podman {
-		return usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
+	if g.Context != "" && dockercli.FlavorOf(g.Runtime) == dockercli.Podman {
+		return cli.Usagef("--context is a docker option; podman chooses its engine with CONTAINER_HOST or its connections")
 	}
-	p.env = p.envOf()
+	p.Env = p.EnvOf()
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -24,7 +25,7 @@ type runOptions struct {
 	Cmd  []string // empty: [agent] command
 }
 
-func newRunCommand(p *program) *cobra.Command {
+func newRunCommand(p *cli.Program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "run NAME [-- CMD [ARG...]]",
 		Short: "Run an agent (or any command) inside a sandbox, committing what it changes as it works",
@@ -44,20 +45,20 @@ with diff, log and apply, as for an agent that works through MCP.`,
   litterbox run fix-login                 # [agent] command = ["claude"]
   litterbox run fix-login -- sh -c 'make test'`,
 		Args:              cobra.MinimumNArgs(1),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 && cmd.ArgsLenAtDash() != 1 {
-				return usagef("run: put -- between the sandbox name and the command (litterbox run NAME -- CMD...)")
+				return cli.Usagef("run: put -- between the sandbox name and the command (litterbox run NAME -- CMD...)")
 			}
-			return runRun(cmd.Context(), p.env, runOptions{Name: args[0], Cmd: args[1:]})
+			return runRun(cmd.Context(), p.Env, runOptions{Name: args[0], Cmd: args[1:]})
 		},
 	}
 }
 
 // runRun runs the session and reports it: in the audit log (its start and
 // its end), and on stderr once it is over.
-func runRun(ctx context.Context, e *env, o runOptions) error {
-	m, err := e.manager(ctx)
+func runRun(ctx context.Context, e *cli.Env, o runOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 			return m.Repo.ConfigErr
 		}
 		if cmd = m.Repo.Config.AgentCommand; len(cmd) == 0 {
-			return usagef("run: no command: give one after -- (litterbox run %s -- claude), or name the project's agent with [agent] command in %s", o.Name, config.LocalFile)
+			return cli.Usagef("run: no command: give one after -- (litterbox run %s -- claude), or name the project's agent with [agent] command in %s", o.Name, config.LocalFile)
 		}
 	}
 	slug, err := hostrepo.ParseName(o.Name)
@@ -77,12 +78,12 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	line := runner.Join(cmd)
 	start := time.Now()
 	entry := audit.Entry{Time: start.UTC(), Tool: "run", Sandbox: slug, Arguments: map[string]any{"command": line}, Status: audit.StatusStarted, PID: os.Getpid()}
-	e.audit(m, entry)
+	recordAudit(e, m, entry)
 	trail := &runner.Trail{}
-	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
-	res, err := m.Agent.Run(e.sayWaiting(runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
+	tty := cli.IsTerminal(e.Stdin) && cli.IsTerminal(e.Stdout)
+	res, err := m.Agent.Run(sayWaiting(e, runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
 		Cmd: cmd, Interactive: true, TTY: tty, Secrets: true,
-		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
+		Streams: box.Streams{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr},
 	}})
 	entry.Status, entry.DurationMS, entry.Commands = audit.StatusOK, time.Since(start).Milliseconds(), trail.Commands()
 	if res != nil {
@@ -94,35 +95,35 @@ func runRun(ctx context.Context, e *env, o runOptions) error {
 	if a, aerr := m.Proxies().ActivityOf(context.WithoutCancel(ctx), slug, start); aerr == nil {
 		entry.Refused, entry.Injected = audit.Counts(a.Refused), audit.Counts(a.Injected)
 	}
-	e.audit(m, entry)
+	recordAudit(e, m, entry)
 	if res != nil {
-		e.reportRun(m, slug, line, res)
+		reportRun(e, m, slug, line, res)
 	}
 	if err != nil {
 		return err
 	}
 	if res.ExitCode != 0 {
-		return exitCode(res.ExitCode)
+		return cli.ExitCode(res.ExitCode)
 	}
 	return nil
 }
 
 // audit appends a session's entry; a log that cannot be written is said,
 // and the session goes on.
-func (e *env) audit(m *sandbox.Manager, entry audit.Entry) {
+func recordAudit(e *cli.Env, m *sandbox.Manager, entry audit.Entry) {
 	if err := m.Repo.AppendAudit(entry); err != nil {
-		fmt.Fprintf(e.stderr, "litterbox: audit log: %v\n", err)
+		fmt.Fprintf(e.Stderr, "litterbox: audit log: %v\n", err)
 	}
 }
 
 // reportRun says what a session committed.
-func (e *env) reportRun(m *sandbox.Manager, slug, line string, res *agent.RunResult) {
+func reportRun(e *cli.Env, m *sandbox.Manager, slug, line string, res *agent.RunResult) {
 	branch := m.Repo.Names(slug).Branch
 	switch len(res.Commits) {
 	case 0:
-		fmt.Fprintf(e.stderr, "litterbox: run: %s changed nothing git would track; %s is as it was\n", line, branch)
+		fmt.Fprintf(e.Stderr, "litterbox: run: %s changed nothing git would track; %s is as it was\n", line, branch)
 	default:
-		fmt.Fprintf(e.stderr, "litterbox: run: %d %s on %s (%s); litterbox diff %s shows them\n", len(res.Commits), plural(len(res.Commits), "commit", "commits"), branch, shortIDs(res.Commits), slug)
+		fmt.Fprintf(e.Stderr, "litterbox: run: %d %s on %s (%s); litterbox diff %s shows them\n", len(res.Commits), plural(len(res.Commits), "commit", "commits"), branch, shortIDs(res.Commits), slug)
 	}
 }
 

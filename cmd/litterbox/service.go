@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/services"
 )
@@ -19,7 +20,7 @@ type serviceOptions struct {
 	Raw                   bool
 }
 
-func newServiceCommand(p *program) *cobra.Command {
+func newServiceCommand(p *cli.Program) *cobra.Command {
 	var o serviceOptions
 	cmd := &cobra.Command{
 		Use:   "service NAME ACTION [SERVICE]",
@@ -37,14 +38,16 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
 		Example: `  litterbox service fix-login status
   litterbox service fix-login restart web
   litterbox service fix-login logs web -n 50`,
-		Args:              cobra.RangeArgs(2, 3),
-		ValidArgsFunction: p.serviceArgs,
+		Args: cobra.RangeArgs(2, 3),
+		ValidArgsFunction: func(c *cobra.Command, args []string, s string) ([]string, cobra.ShellCompDirective) {
+			return serviceArgs(p, c, args, s)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Action = args[0], args[1]
 			if len(args) == 3 {
 				o.Service = args[2]
 			}
-			return runService(cmd.Context(), p.env, o)
+			return runService(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print as JSON")
@@ -54,39 +57,39 @@ clear the screen or set the clipboard) as \xNN escapes unless --raw.`,
 }
 
 // runService starts, stops or restarts a service, or shows status or logs.
-func runService(ctx context.Context, e *env, o serviceOptions) error {
+func runService(ctx context.Context, e *cli.Env, o serviceOptions) error {
 	name, action, service := o.Name, o.Action, o.Service
 	if !slices.Contains(services.Actions, action) && action != "logs" {
-		return usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
+		return cli.Usagef("service: unknown action %q: want start, stop, restart, status or logs", action)
 	}
 	if service == "" && action != services.Status {
-		return usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
+		return cli.Usagef("service %s %s: name the service (litterbox service %s status lists them)", name, action, name)
 	}
-	m, err := e.manager(ctx)
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
 	if action == "logs" {
-		return servicectl.Logs(ctx, m.Repo, name, service, o.Lines, o.Raw, e.stdout)
+		return servicectl.Logs(ctx, m.Repo, name, service, o.Lines, o.Raw, e.Stdout)
 	}
 	states, err := servicectl.Control(ctx, m.Repo, name, action, service)
 	if o.JSON && states != nil {
-		if jerr := writeJSON(e.stdout, states); jerr != nil {
+		if jerr := cli.WriteJSON(e.Stdout, states); jerr != nil {
 			return jerr
 		}
 	} else {
 		for _, s := range states {
-			fmt.Fprintln(e.stdout, s.String())
+			fmt.Fprintln(e.Stdout, s.String())
 		}
 	}
 	return err
 }
 
 // serviceArgs completes sandbox names, then actions.
-func (p *program) serviceArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+func serviceArgs(p *cli.Program, cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	switch len(args) {
 	case 0:
-		return p.nameArg(cmd, args, toComplete)
+		return p.NameArg(cmd, args, toComplete)
 	case 1:
 		return append(append([]string{}, services.Actions...), "logs"), cobra.ShellCompDirectiveNoFileComp
 	}

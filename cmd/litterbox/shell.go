@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 )
@@ -12,7 +13,7 @@ import (
 // shellOptions are what shell was asked.
 type shellOptions struct{ Name string }
 
-func newShellCommand(p *program) *cobra.Command {
+func newShellCommand(p *cli.Program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "shell NAME",
 		Short: "Open an interactive shell in a sandbox, as the sandbox user, in /src",
@@ -22,36 +23,36 @@ started is stopped and whatever it changed that git would track is committed
 to the sandbox's branch ("shell: interactive session").`,
 		Example:           "  litterbox shell fix-login",
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: p.nameArg,
+		ValidArgsFunction: p.NameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runShell(cmd.Context(), p.env, shellOptions{Name: args[0]})
+			return runShell(cmd.Context(), p.Env, shellOptions{Name: args[0]})
 		},
 	}
 }
 
 // runShell opens sh in the sandbox on e's streams (a terminal when both
 // ends are one), then commits what the session changed.
-func runShell(ctx context.Context, e *env, o shellOptions) error {
-	m, err := e.manager(ctx)
+func runShell(ctx context.Context, e *cli.Env, o shellOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
-	tty := isTerminal(e.stdin) && isTerminal(e.stdout)
+	tty := cli.IsTerminal(e.Stdin) && cli.IsTerminal(e.Stdout)
 	code, err := m.Agent.Exec(ctx, o.Name, agent.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
-		Streams: box.Streams{Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr},
+		Streams: box.Streams{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr},
 	})
 	if err != nil {
 		return err
 	}
 	// Interrupted or not, what the session changed is committed.
-	res, err := m.Agent.Scan(e.sayWaiting(context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
+	res, err := m.Agent.Scan(sayWaiting(e, context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
 	if err != nil {
 		return err
 	}
-	e.reportSnapshot(m, o.Name, res)
+	reportSnapshot(e, m, o.Name, res)
 	if code != 0 {
-		return exitCode(code)
+		return cli.ExitCode(code)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 )
 
 // /dev/null is a character device, not a terminal: output sent there
@@ -14,10 +16,10 @@ func TestIsTerminalNotDevNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if isTerminal(f) {
+	if cli.IsTerminal(f) {
 		t.Error("/dev/null counted as a terminal")
 	}
-	if isTerminal(&strings.Builder{}) {
+	if cli.IsTerminal(&strings.Builder{}) {
 		t.Error("a buffer counted as a terminal")
 	}
 }

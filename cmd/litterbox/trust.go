@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/config"
 )
 
@@ -15,7 +16,7 @@ type trustOptions struct {
 	Revoke bool
 }
 
-func newTrustCommand(p *program) *cobra.Command {
+func newTrustCommand(p *cli.Program) *cobra.Command {
 	var o trustOptions
 	cmd := &cobra.Command{
 		Use:   "trust",
@@ -34,7 +35,7 @@ The trust is kept in the repository's git dir, per work tree.`,
 		Example: "  litterbox trust\n  litterbox trust --revoke",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTrust(cmd.Context(), p.env, o)
+			return runTrust(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Revoke, "revoke", false, "withdraw the trust")
@@ -43,8 +44,8 @@ The trust is kept in the repository's git dir, per work tree.`,
 
 // runTrust records (or with Revoke withdraws) the trust in the committed
 // config as it is now.
-func runTrust(ctx context.Context, e *env, o trustOptions) error {
-	m, err := e.manager(ctx)
+func runTrust(ctx context.Context, e *cli.Env, o trustOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func runTrust(ctx context.Context, e *env, o trustOptions) error {
 		if err := m.Repo.Untrust(); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s is no longer trusted.\n", config.File)
+		fmt.Fprintf(e.Stdout, "%s is no longer trusted.\n", config.File)
 		return nil
 	}
 	res, err := m.Trust()
@@ -66,6 +67,6 @@ func runTrust(ctx context.Context, e *env, o trustOptions) error {
 	if res.Build != "" {
 		what += "; and its image build from " + res.Build
 	}
-	fmt.Fprintf(e.stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
+	fmt.Fprintf(e.Stdout, "Trusted %s (%s): %s.\n", res.File, res.Digest[:19], what)
 	return nil
 }

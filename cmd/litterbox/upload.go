@@ -5,12 +5,14 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 )
 
 // transferOptions are what upload or download was asked.
 type transferOptions struct{ Name, Src, Dest string }
 
-func newUploadCommand(p *program) *cobra.Command {
+func newUploadCommand(p *cli.Program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "upload NAME SRC DEST",
 		Short: "Copy a host file or directory into a sandbox at DEST, and commit it",
@@ -19,16 +21,16 @@ func newUploadCommand(p *program) *cobra.Command {
 Modes are kept, and the change is committed like the agent's write.`,
 		Example:           "  litterbox upload fix-login ./fixtures tests/fixtures\n  litterbox upload fix-login ./run.sh scripts/run.sh",
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: p.nameThenHostPath(1),
+		ValidArgsFunction: p.NameThenHostPath(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runUpload(cmd.Context(), p.env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
+			return runUpload(cmd.Context(), p.Env, transferOptions{Name: args[0], Src: args[1], Dest: args[2]})
 		},
 	}
 }
 
 // runUpload copies o.Src from the host into the sandbox and commits it.
-func runUpload(ctx context.Context, e *env, o transferOptions) error {
-	m, err := e.manager(ctx)
+func runUpload(ctx context.Context, e *cli.Env, o transferOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func runUpload(ctx context.Context, e *env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Uploaded %s to %s.\n", o.Src, o.Dest)
-	e.reportSnapshot(m, o.Name, res)
+	fmt.Fprintf(e.Stdout, "Uploaded %s to %s.\n", o.Src, o.Dest)
+	reportSnapshot(e, m, o.Name, res)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -28,7 +29,7 @@ type watchOptions struct {
 	Every    time.Duration
 }
 
-func newWatchCommand(p *program) *cobra.Command {
+func newWatchCommand(p *cli.Program) *cobra.Command {
 	var o watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [--all-repos] [--once]",
@@ -49,9 +50,9 @@ When stdout is not a terminal, the table is printed again every refresh;
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Every < 500*time.Millisecond {
-				return usagef("watch: --every %s is too often: give 500ms or more", o.Every)
+				return cli.Usagef("watch: --every %s is too often: give 500ms or more", o.Every)
 			}
-			return runWatch(cmd.Context(), p.env, o)
+			return runWatch(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.AllRepos, "all-repos", false, "every repository's sandboxes")
@@ -60,8 +61,8 @@ When stdout is not a terminal, the table is printed again every refresh;
 	return cmd
 }
 
-func runWatch(ctx context.Context, e *env, o watchOptions) error {
-	m, err := e.manager(ctx)
+func runWatch(ctx context.Context, e *cli.Env, o watchOptions) error {
+	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,15 +71,15 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	if o.AllRepos {
 		title = "litterbox watch, every repository"
 	}
-	width := terminalWidth(e.stdout)
-	if o.Once || !isTerminal(e.stdout) {
+	width := cli.TerminalWidth(e.Stdout)
+	if o.Once || !cli.IsTerminal(e.Stdout) {
 		src.wait = true
 		for {
 			rows, err := src.Rows(ctx)
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(e.stdout, watch.Frame(title, rows, width, time.Now()))
+			fmt.Fprint(e.Stdout, watch.Frame(title, rows, width, time.Now()))
 			if o.Once {
 				return nil
 			}
@@ -86,7 +87,7 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 			case <-ctx.Done():
 				return nil
 			case <-time.After(o.Every):
-				fmt.Fprintln(e.stdout)
+				fmt.Fprintln(e.Stdout)
 			}
 		}
 	}
@@ -94,10 +95,10 @@ func runWatch(ctx context.Context, e *env, o watchOptions) error {
 	if err != nil {
 		return err
 	}
-	act := &watchActions{run: e.run, self: self, repo: m.Repo.Root, rows: src}
+	act := &watchActions{run: e.Run, self: self, repo: m.Repo.Root, rows: src}
 	model := watch.New(title, src, act, o.Every, time.Now)
-	in, _ := e.stdin.(*os.File)
-	out, _ := e.stdout.(*os.File)
+	in, _ := e.Stdin.(*os.File)
+	out, _ := e.Stdout.(*os.File)
 	_, err = tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)).Run()
 	if ctx.Err() != nil {
 		return nil // Ctrl-C or SIGTERM: the view ends.

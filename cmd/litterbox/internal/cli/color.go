@@ -1,37 +1,37 @@
-package main
+package cli
 
 import (
 	"os"
 	"strings"
 )
 
-// color reports whether output may be colored: only to a terminal that is not
+// Color reports whether output may be colored: only to a terminal that is not
 // dumb, and never when NO_COLOR is set to anything (https://no-color.org).
-func (e *env) color() bool { return colorAllowed() && isTerminal(e.stdout) }
+func (e *Env) Color() bool { return ColorAllowed() && IsTerminal(e.Stdout) }
 
-// colorAllowed is the environment's say in coloring, for tables and logs.
-func colorAllowed() bool { return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" }
+// ColorAllowed is the environment's say in coloring, for tables and logs.
+func ColorAllowed() bool { return os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb" }
 
-var statusColors = map[string]string{
+var StatusColors = map[string]string{
 	"ok": "32", "active": "32", "running": "32",
 	"warn": "33", "paused": "33", "stopped": "33", "creating": "33",
 	"fail": "31", "failed-setup": "31", "missing": "31", "error": "31", "exited": "31",
 }
 
-// paint colors a status word for the terminal.
-func (e *env) paint(word string) string {
-	c, ok := statusColors[word]
-	if !ok || !e.color() {
+// Paint colors a status word for the terminal.
+func (e *Env) Paint(word string) string {
+	c, ok := StatusColors[word]
+	if !ok || !e.Color() {
 		return word
 	}
 	return "\x1b[" + c + "m" + word + "\x1b[0m"
 }
 
-// paintColumn colors the status word that starts at byte offset at of each
+// PaintColumn colors the status word that starts at byte offset at of each
 // line of an aligned table. Coloring after alignment keeps the columns
 // straight: tabwriter would count the escape bytes as width.
-func (e *env) paintColumn(table string, at int, skip int) string {
-	if !e.color() {
+func (e *Env) PaintColumn(table string, at int, skip int) string {
+	if !e.Color() {
 		return table
 	}
 	lines := strings.SplitAfter(table, "\n")
@@ -44,7 +44,7 @@ func (e *env) paintColumn(table string, at int, skip int) string {
 		for end < len(l) && l[end] != ' ' && l[end] != '\n' {
 			end++
 		}
-		lines[i] = l[:at] + e.paint(l[at:end]) + l[end:]
+		lines[i] = l[:at] + e.Paint(l[at:end]) + l[end:]
 	}
 	return strings.Join(lines, "")
 }

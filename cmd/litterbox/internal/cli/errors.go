@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,23 +10,23 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 )
 
-// exitCode makes the process exit with a command's own status, silently.
-type exitCode int
+// ExitCode makes the process exit with a command's own status, silently.
+type ExitCode int
 
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e ExitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// usageError is bad command-line usage: exit status 2.
-type usageError struct{ err error }
+// UsageError is bad command-line usage: exit status 2.
+type UsageError struct{ Err error }
 
-func (u usageError) Error() string { return u.err.Error() }
+func (u UsageError) Error() string { return u.Err.Error() }
 
-func (u usageError) Unwrap() error { return u.err }
+func (u UsageError) Unwrap() error { return u.Err }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func Usagef(format string, a ...any) error { return UsageError{Err: fmt.Errorf(format, a...)} }
 
-// sentence capitalises the first letter and ends msg with a full stop, so every
+// Sentence capitalises the first letter and ends msg with a full stop, so every
 // error reads the same ("Error: Sandbox 'x' not found.").
-func sentence(msg string) string {
+func Sentence(msg string) string {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return "unknown error."
@@ -45,10 +45,10 @@ func sentence(msg string) string {
 // engineFix is what to do about an engine that does not answer.
 const engineFix = "start the engine (e.g. systemctl start docker), or point DOCKER_HOST / --context at a running one; litterbox doctor checks it"
 
-// withFix adds to an error whose cause every command shares the one fix
+// WithFix adds to an error whose cause every command shares the one fix
 // for it, where the command did not say it already: an engine that does
 // not answer is named as such, not as the engine CLI's own words alone.
-func withFix(err error) error {
+func WithFix(err error) error {
 	if errors.Is(err, box.ErrEngineUnreachable) && !strings.Contains(err.Error(), "DOCKER_HOST") {
 		return fmt.Errorf("the engine is not reachable (%w); %s", err, engineFix)
 	}

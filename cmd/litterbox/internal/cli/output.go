@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -8,21 +8,21 @@ import (
 	"golang.org/x/term"
 )
 
-func writeJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
-// isTerminal reports whether w is a terminal (not merely a character
+// IsTerminal reports whether w is a terminal (not merely a character
 // device: /dev/null is one too).
-func isTerminal(w any) bool {
+func IsTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// terminalWidth is w's width in columns when it is a terminal, else 80.
-func terminalWidth(w any) int {
+// TerminalWidth is w's width in columns when it is a terminal, else 80.
+func TerminalWidth(w any) int {
 	if f, ok := w.(*os.File); ok {
 		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
 			return cols
@@ -31,15 +31,15 @@ func terminalWidth(w any) int {
 	return 80
 }
 
-func orNone[T any](s []T) []T {
+func OrNone[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
 	return s
 }
 
-// shortID abbreviates a commit id for a message.
-func shortID(id string) string {
+// ShortID abbreviates a commit id for a message.
+func ShortID(id string) string {
 	if len(id) > 12 {
 		return id[:12]
 	}
