@@ -160,7 +160,6 @@ func TestRunFunctionsCheckTheirOptions(t *testing.T) {
 		"pause with nothing":          runBulk(ctx, e, bulkOptions{Verb: "pause"}, nil),
 		"pause with a name and --all": runBulk(ctx, e, bulkOptions{Verb: "pause", Name: "x", AllEnvs: true}, nil),
 		"resume everywhere twice":     runBulk(ctx, e, bulkOptions{Verb: "resume", AllEnvs: true, AllRepos: true}, nil),
-		"milestone without -m":        runMilestone(ctx, e, milestoneOptions{Name: "x"}),
 		"mcp with both scopes":        runMCP(ctx, e, mcpOptions{All: true, Sandboxes: []string{"x"}}),
 		"service, unknown action":     runService(ctx, e, serviceOptions{Name: "x", Action: "explode"}),
 		"service stop, no service":    runService(ctx, e, serviceOptions{Name: "x", Action: "stop"}),

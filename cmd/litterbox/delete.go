@@ -172,7 +172,7 @@ func deleteOne(e *cli.Env, ctx context.Context, m *sandbox.Manager, name string,
 		if d.BranchTip != "" {
 			fmt.Fprintf(e.Stdout, "Branch %s was at %s (recover with: git branch %s %s)\n", m.Repo.Names(d.Name).Branch, d.BranchTip, m.Repo.Names(d.Name).Branch, d.BranchTip)
 		}
-		printLeftAlone(e, d)
+		cli.PrintLeftAlone(e, d)
 		if err == nil {
 			fmt.Fprintf(e.Stdout, "Deleted sandbox '%s'.\n", d.Name)
 		}
@@ -182,14 +182,6 @@ func deleteOne(e *cli.Env, ctx context.Context, m *sandbox.Manager, name string,
 		return fmt.Errorf("%w; retry with: litterbox delete %s --force", err, d.Name)
 	}
 	return err
-}
-
-// printLeftAlone names what a delete did not touch because another
-// repository owns it.
-func printLeftAlone(e *cli.Env, d *sandbox.Deleted) {
-	for _, l := range d.LeftAlone {
-		fmt.Fprintf(e.Stdout, "Left alone: %s.\n", l)
-	}
 }
 
 func deleteOrphan(e *cli.Env, ctx context.Context, o deleteOptions) error {

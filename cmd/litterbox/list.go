@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/systemcmd"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/ports"
@@ -115,7 +116,7 @@ func cacheTotals(e *cli.Env, ctx context.Context, m *sandbox.Manager, o listOpti
 	if err != nil {
 		return err
 	}
-	if line := cacheSummary(entries); line != "" {
+	if line := systemcmd.CacheSummary(entries); line != "" {
 		fmt.Fprintln(e.Stdout, line)
 	}
 	return nil
@@ -137,7 +138,7 @@ func age(created string, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return since(now.Sub(t))
+	return cli.Since(now.Sub(t))
 }
 
 // idleFor is how long sandbox s has had no call: "busy" while one (or a
@@ -148,22 +149,9 @@ func idleFor(s sandbox.Info, now time.Time) string {
 	case s.Call != nil || s.Agent != nil:
 		return "busy"
 	case !s.LastActivity.IsZero():
-		return since(now.Sub(s.LastActivity))
+		return cli.Since(now.Sub(s.LastActivity))
 	}
 	return age(s.Created, now)
-}
-
-// since renders a duration as age does.
-func since(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 func ahead(n *int) string {

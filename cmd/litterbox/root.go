@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/reviewcmd"
+	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/systemcmd"
 	"github.com/litterbox-dev/litterbox/dockercli"
 )
 
@@ -34,9 +36,9 @@ their branch. You review and accept the work with this CLI.`,
 	root.AddCommand(
 		newCreateCommand(p),
 		newForkCommand(p),
-		newCacheCommand(p),
-		newPoolCommand(p),
-		newTrustCommand(p),
+		systemcmd.NewCacheCommand(p),
+		systemcmd.NewPoolCommand(p),
+		systemcmd.NewTrustCommand(p),
 		newListCommand(p),
 		newPauseCommand(p),
 		newResumeCommand(p),
@@ -44,19 +46,19 @@ their branch. You review and accept the work with this CLI.`,
 		newShellCommand(p),
 		newRunCommand(p),
 		newExecCommand(p),
-		newMilestoneCommand(p),
-		newDiffCommand(p),
-		newLogCommand(p),
+		reviewcmd.NewMilestoneCommand(p),
+		reviewcmd.NewDiffCommand(p),
+		reviewcmd.NewLogCommand(p),
 		newWatchCommand(p),
-		newApplyCommand(p, false),
-		newApplyCommand(p, true),
+		reviewcmd.NewApplyCommand(p, false),
+		reviewcmd.NewApplyCommand(p, true),
 		newUploadCommand(p),
 		newPortsCommand(p),
 		newServiceCommand(p),
 		newDownloadCommand(p),
 		newMCPCommand(p),
-		newDoctorCommand(p),
-		newMCPConfigCommand(p),
+		systemcmd.NewDoctorCommand(p),
+		systemcmd.NewMCPConfigCommand(p),
 	)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

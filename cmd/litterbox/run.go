@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -123,18 +122,6 @@ func reportRun(e *cli.Env, m *sandbox.Manager, slug, line string, res *agent.Run
 	case 0:
 		fmt.Fprintf(e.Stderr, "litterbox: run: %s changed nothing git would track; %s is as it was\n", line, branch)
 	default:
-		fmt.Fprintf(e.Stderr, "litterbox: run: %d %s on %s (%s); litterbox diff %s shows them\n", len(res.Commits), plural(len(res.Commits), "commit", "commits"), branch, shortIDs(res.Commits), slug)
+		fmt.Fprintf(e.Stderr, "litterbox: run: %d %s on %s (%s); litterbox diff %s shows them\n", len(res.Commits), cli.Plural(len(res.Commits), "commit", "commits"), branch, cli.ShortIDs(res.Commits), slug)
 	}
-}
-
-// shortIDs lists commit ids shortened, the first and last of a long list.
-func shortIDs(ids []string) string {
-	short := make([]string, len(ids))
-	for i, id := range ids {
-		short[i] = hostrepo.ShortID(id)
-	}
-	if len(short) > 4 {
-		return short[0] + " ... " + short[len(short)-1]
-	}
-	return strings.Join(short, " ")
 }

@@ -1,4 +1,4 @@
-package main
+package systemcmd
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type poolOptions struct {
 	AllRepos bool
 }
 
-func newPoolCommand(p *cli.Program) *cobra.Command {
+func NewPoolCommand(p *cli.Program) *cobra.Command {
 	var o poolOptions
 	cmd := &cobra.Command{
 		Use:   "pool [fill | drain]",

@@ -1,4 +1,4 @@
-package main
+package systemcmd
 
 import (
 	"context"
@@ -22,7 +22,7 @@ type cacheOptions struct {
 	AllRepos bool
 }
 
-func newCacheCommand(p *cli.Program) *cobra.Command {
+func NewCacheCommand(p *cli.Program) *cobra.Command {
 	var o cacheOptions
 	cmd := &cobra.Command{
 		Use:   "cache ls | rm KEY | prune",
@@ -113,7 +113,7 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 		if entry.State != "ready" {
 			size = entry.State
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, since(time.Since(entry.Created)), entry.From, entry.Setup)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, cli.Since(time.Since(entry.Created)), entry.From, entry.Setup)
 	}
 	return tw.Flush()
 }
@@ -156,7 +156,7 @@ func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
 			repo += " (gone)"
 		}
 		if entry.Known {
-			size, files, hits, created = agent.HumanSize(entry.Bytes), fmt.Sprint(entry.Files), fmt.Sprint(entry.Hits), since(time.Since(entry.Created))
+			size, files, hits, created = agent.HumanSize(entry.Bytes), fmt.Sprint(entry.Files), fmt.Sprint(entry.Hits), cli.Since(time.Since(entry.Created))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", repo, shortKey(entry.Key), size, files, hits, created)
 	}
@@ -166,14 +166,14 @@ func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
 // shortKey is the 12 characters of a key ls shows.
 func shortKey(key string) string { return key[:min(len(key), 12)] }
 
-// cacheSummary is list --all-repos's line on the setup cache, "" when
+// CacheSummary is list --all-repos's line on the setup cache, "" when
 // there is none.
-func cacheSummary(entries []setupcache.RepoEntry) string {
+func CacheSummary(entries []setupcache.RepoEntry) string {
 	n, bytes, gone := setupcache.Totals(entries)
 	if n == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("Setup cache: %d %s, %s", n, plural(n, "entry", "entries"), agent.HumanSize(bytes))
+	line := fmt.Sprintf("Setup cache: %d %s, %s", n, cli.Plural(n, "entry", "entries"), agent.HumanSize(bytes))
 	if unknown := n - known(entries); unknown > 0 {
 		line += fmt.Sprintf(" and %d of unknown size", unknown)
 	}
@@ -191,11 +191,4 @@ func known(entries []setupcache.RepoEntry) int {
 		}
 	}
 	return n
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

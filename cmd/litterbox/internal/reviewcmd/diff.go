@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"context"
@@ -15,7 +15,7 @@ type diffOptions struct {
 	Extra []string
 }
 
-func newDiffCommand(p *cli.Program) *cobra.Command {
+func NewDiffCommand(p *cli.Program) *cobra.Command {
 	return &cobra.Command{
 		Use:   "diff NAME [-- GIT-DIFF-ARGS...]",
 		Short: "Show the sandbox's changes since its base (base..litterbox/NAME)",

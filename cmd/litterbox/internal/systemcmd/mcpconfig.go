@@ -1,4 +1,4 @@
-package main
+package systemcmd
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type mcpConfigOptions struct {
 	AllowBuiltin bool
 }
 
-func newMCPConfigCommand(p *cli.Program) *cobra.Command {
+func NewMCPConfigCommand(p *cli.Program) *cobra.Command {
 	var o mcpConfigOptions
 	cmd := &cobra.Command{
 		Use:   "mcp-config CLIENT",

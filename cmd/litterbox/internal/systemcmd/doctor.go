@@ -1,4 +1,4 @@
-package main
+package systemcmd
 
 import (
 	"context"
@@ -20,7 +20,7 @@ type doctorOptions struct {
 	JSON bool
 }
 
-func newDoctorCommand(p *cli.Program) *cobra.Command {
+func NewDoctorCommand(p *cli.Program) *cobra.Command {
 	var o doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",

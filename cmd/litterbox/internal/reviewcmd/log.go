@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type logOptions struct {
 	Verbose, Follow bool
 }
 
-func newLogCommand(p *cli.Program) *cobra.Command {
+func NewLogCommand(p *cli.Program) *cobra.Command {
 	var o logOptions
 	cmd := &cobra.Command{
 		Use:   "log NAME [-p] [-- GIT-LOG-ARGS...] | log --audit [NAME] [-v] [--follow] [--json]",
@@ -195,7 +195,7 @@ func printEntry(e *cli.Env, entry audit.Entry, o logOptions) error {
 		fmt.Fprintf(e.Stdout, "    error: %s\n", agenttext.Inert(entry.Error))
 	}
 	if entry.ExitCode != nil && entry.Tool == "run" {
-		fmt.Fprintf(e.Stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), plural(len(entry.Commits), "commit", "commits"), shortIDs(entry.Commits))
+		fmt.Fprintf(e.Stdout, "    exit status %d, %d %s: %s\n", *entry.ExitCode, len(entry.Commits), cli.Plural(len(entry.Commits), "commit", "commits"), cli.ShortIDs(entry.Commits))
 	}
 	for _, use := range slices.Sorted(maps.Keys(entry.Injected)) {
 		fmt.Fprintf(e.Stdout, "    injected by the egress proxy: %s (%dx)\n", agenttext.Inert(use), entry.Injected[use])

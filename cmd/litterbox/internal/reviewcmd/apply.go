@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ type applyOptions struct {
 	Merge, Squash, Yes bool
 }
 
-func newApplyCommand(p *cli.Program, merge bool) *cobra.Command {
+func NewApplyCommand(p *cli.Program, merge bool) *cobra.Command {
 	o := applyOptions{Merge: merge}
 	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
@@ -116,7 +116,7 @@ func runApply(ctx context.Context, e *cli.Env, o applyOptions) error {
 	}
 	if deleted != nil && err == nil {
 		fmt.Fprintf(e.Stdout, "Deleted sandbox '%s' (its branch was at %s).\n", deleted.Name, deleted.BranchTip)
-		printLeftAlone(e, deleted)
+		cli.PrintLeftAlone(e, deleted)
 	}
 	var conflict *review.ConflictError
 	if errors.As(err, &conflict) && o.Merge {

@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"context"
@@ -15,7 +15,7 @@ type milestoneOptions struct {
 	Name, Message string
 }
 
-func newMilestoneCommand(p *cli.Program) *cobra.Command {
+func NewMilestoneCommand(p *cli.Program) *cobra.Command {
 	var o milestoneOptions
 	cmd := &cobra.Command{
 		Use:               "milestone NAME -m MESSAGE",

@@ -1,11 +1,9 @@
-package main
+package cli
 
 import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 )
 
 // /dev/null is a character device, not a terminal: output sent there
@@ -16,10 +14,10 @@ func TestIsTerminalNotDevNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if cli.IsTerminal(f) {
+	if IsTerminal(f) {
 		t.Error("/dev/null counted as a terminal")
 	}
-	if cli.IsTerminal(&strings.Builder{}) {
+	if IsTerminal(&strings.Builder{}) {
 		t.Error("a buffer counted as a terminal")
 	}
 }

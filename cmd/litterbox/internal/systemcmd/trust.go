@@ -1,4 +1,4 @@
-package main
+package systemcmd
 
 import (
 	"context"
@@ -16,7 +16,7 @@ type trustOptions struct {
 	Revoke bool
 }
 
-func newTrustCommand(p *cli.Program) *cobra.Command {
+func NewTrustCommand(p *cli.Program) *cobra.Command {
 	var o trustOptions
 	cmd := &cobra.Command{
 		Use:   "trust",
