@@ -144,8 +144,12 @@ func (h handlers) bash(ctx context.Context, req gomcp.CallToolRequest, in bashIn
 	if in.Name != "" {
 		return errResult(errors.New("name is for background commands: set background: true")), nil
 	}
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
 	out, stop := progress(ctx, req)
-	res, err := h.mgr.Agent.Bash(ctx, in.Sandbox, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out, OutputLimit: in.OutputLimit})
+	res, err := sb.Bash(ctx, agent.BashOptions{Command: in.Command, Workdir: in.Workdir, Timeout: timeout, Output: out, OutputLimit: in.OutputLimit})
 	stop()
 	if res == nil {
 		return errResult(err), nil
@@ -226,7 +230,11 @@ func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) 
 
 func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn) (*gomcp.CallToolResult, error) {
 	content := in.Content
-	res, err := h.mgr.Agent.Write(ctx, in.Sandbox, in.Path, []byte(content))
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	res, err := sb.Write(ctx, in.Path, []byte(content))
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -248,7 +256,11 @@ func notes(text *strings.Builder, b agent.Bounds) {
 }
 
 func (h handlers) patch(ctx context.Context, _ gomcp.CallToolRequest, in patchIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Agent.Patch(ctx, in.Sandbox, in.Path, in.Diff)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	res, err := sb.Patch(ctx, in.Path, in.Diff)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -270,7 +282,11 @@ func (h handlers) edit(ctx context.Context, _ gomcp.CallToolRequest, in editIn) 
 	if err != nil {
 		return errResult(err), nil
 	}
-	res, err := h.mgr.Agent.Edit(ctx, in.Sandbox, in.Path, edits)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	res, err := sb.Edit(ctx, in.Path, edits)
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -59,8 +59,12 @@ func runExec(ctx context.Context, e *cli.Env, o execOptions) error {
 	if timeout <= 0 {
 		timeout = 365 * 24 * time.Hour
 	}
+	sb, err := m.Open(o.Name)
+	if err != nil {
+		return err
+	}
 	line := runner.Join(o.Cmd)
-	res, err := m.Agent.Bash(sayWaiting(e, ctx), o.Name, agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
+	res, err := sb.Bash(sayWaiting(e, ctx), agent.BashOptions{Command: line, Workdir: o.Workdir, Timeout: timeout, Kind: "exec",
 		Output: &agent.Output{Stdout: e.Stdout, Stderr: e.Stderr}})
 	if res != nil {
 		if res.TimedOut {

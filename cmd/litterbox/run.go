@@ -80,7 +80,11 @@ func runRun(ctx context.Context, e *cli.Env, o runOptions) error {
 	recordAudit(e, m, entry)
 	trail := &runner.Trail{}
 	tty := cli.IsTerminal(e.Stdin) && cli.IsTerminal(e.Stdout)
-	res, err := m.Agent.Run(sayWaiting(e, runner.WithTrail(ctx, trail)), o.Name, agent.RunOptions{ExecOptions: agent.ExecOptions{
+	sb, err := m.Open(o.Name)
+	if err != nil {
+		return err
+	}
+	res, err := sb.Run(sayWaiting(e, runner.WithTrail(ctx, trail)), agent.RunOptions{ExecOptions: agent.ExecOptions{
 		Cmd: cmd, Interactive: true, TTY: tty, Secrets: true,
 		Streams: box.Streams{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr},
 	}})

@@ -37,8 +37,12 @@ func runShell(ctx context.Context, e *cli.Env, o shellOptions) error {
 	if err != nil {
 		return err
 	}
+	sb, err := m.Open(o.Name)
+	if err != nil {
+		return err
+	}
 	tty := cli.IsTerminal(e.Stdin) && cli.IsTerminal(e.Stdout)
-	code, err := m.Agent.Exec(ctx, o.Name, agent.ExecOptions{
+	code, err := sb.Exec(ctx, agent.ExecOptions{
 		Cmd: []string{"sh"}, Interactive: true, TTY: tty,
 		Streams: box.Streams{Stdin: e.Stdin, Stdout: e.Stdout, Stderr: e.Stderr},
 	})
@@ -46,7 +50,7 @@ func runShell(ctx context.Context, e *cli.Env, o shellOptions) error {
 		return err
 	}
 	// Interrupted or not, what the session changed is committed.
-	res, err := m.Agent.Scan(sayWaiting(e, context.WithoutCancel(ctx)), o.Name, "shell", "interactive session")
+	res, err := sb.Scan(sayWaiting(e, context.WithoutCancel(ctx)), "shell", "interactive session")
 	if err != nil {
 		return err
 	}

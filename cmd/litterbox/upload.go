@@ -34,7 +34,11 @@ func runUpload(ctx context.Context, e *cli.Env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := m.Agent.Upload(ctx, o.Name, o.Src, o.Dest)
+	sb, err := m.Open(o.Name)
+	if err != nil {
+		return err
+	}
+	res, err := sb.Upload(ctx, o.Src, o.Dest)
 	if err != nil {
 		return err
 	}

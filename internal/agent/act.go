@@ -104,47 +104,24 @@ func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, err
 	}
 	defer unlock()
 	res, err := m.ActLocked(ctx, slug, a)
-	woke, werr := m.wakeIdle(ctx, slug, err)
-	switch {
-	case werr != nil:
-		return nil, werr
-	case woke && rewind(a.Content):
-		return m.ActLocked(ctx, slug, a)
-	case woke:
-		return nil, fmt.Errorf("sandbox '%s' had stopped after being idle and is started again; send the call again", slug)
+	if idle := m.idleStopped(ctx, slug, err); idle != nil {
+		return nil, idle
 	}
 	return res, err
 }
 
-// wakeIdle starts again a sandbox that PID 1 ended for being idle, when
-// err says a call found it stopped; it reports whether it did.
-func (m *Agent) wakeIdle(ctx context.Context, slug string, err error) (bool, error) {
+// idleStopped is the IdleError of a sandbox that PID 1 ended for being
+// idle, when err says a call found it stopped; nil otherwise.
+func (m *Agent) idleStopped(ctx context.Context, slug string, err error) error {
 	var nr *NotRunningError
-	if !errors.As(err, &nr) || nr.State == "paused" || m.Wake == nil {
-		return false, nil
+	if !errors.As(err, &nr) || nr.State == "paused" {
+		return nil
 	}
 	in, ierr := m.Repo.Box(slug).Inspect(ctx)
 	if ierr != nil || in.State == "running" || in.ExitCode != protocol.IdleExit {
-		return false, nil
+		return nil
 	}
-	if werr := m.Wake(ctx, slug); werr != nil {
-		return false, fmt.Errorf("sandbox '%s' stopped after being idle, and starting it again failed: %w", slug, werr)
-	}
-	return true, nil
-}
-
-// rewind readies a call's content to be sent again; false when it cannot
-// be (a stream).
-func rewind(r io.Reader) bool {
-	if r == nil {
-		return true
-	}
-	s, ok := r.(io.Seeker)
-	if !ok {
-		return false
-	}
-	_, err := s.Seek(0, io.SeekStart)
-	return err == nil
+	return &IdleError{Slug: slug, State: in.State}
 }
 
 // callName is how a waiter is told of a: its kind and command, or its

@@ -423,6 +423,21 @@ func (e *NotRunningError) Error() string {
 	return fmt.Sprintf("sandbox '%s' is %s; it must be resumed first (litterbox resume %s)", e.Slug, word, e.Slug)
 }
 
+// IdleError is a call that found its sandbox stopped by PID 1 for being
+// idle, having done nothing: the lifecycle starts the sandbox again, with
+// its services, and sends the call again (sandbox.Sandbox).
+type IdleError struct {
+	Slug  string
+	State box.State
+}
+
+func (e *IdleError) Error() string {
+	return fmt.Sprintf("sandbox '%s' stopped after being idle; it must be started again first (litterbox resume %s)", e.Slug, e.Slug)
+}
+
+// Unwrap is the NotRunningError the call found, for errors.As.
+func (e *IdleError) Unwrap() error { return &NotRunningError{Slug: e.Slug, State: e.State} }
+
 // Bounds on the wait for the helper's result: resultSlack past the
 // command's own timeout, after which the host asks for the kill itself, and
 // cancelGrace past a cancel (the caller's or that one), after which it

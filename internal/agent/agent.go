@@ -7,8 +7,6 @@
 package agent
 
 import (
-	"context"
-
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
@@ -23,7 +21,4 @@ type Agent struct {
 	// helperSource, when set, replaces the lookup of the helper binary
 	// (replay tests need one id whatever the build).
 	helperSource func() (*helperbin.Binary, error)
-	// Wake starts again a sandbox its PID 1 ended for being idle, with
-	// its services, as resume does; nil: a call to it fails.
-	Wake func(ctx context.Context, slug string) error
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -51,12 +50,10 @@ func (m *Agent) running(ctx context.Context, name string) (slug string, n hostre
 		return "", n, err
 	}
 	if in.State != "running" {
-		if in.ExitCode != protocol.IdleExit || in.State == "paused" || m.Wake == nil {
-			return "", n, NotRunning(slug, in.State)
+		if in.ExitCode == protocol.IdleExit && in.State != "paused" {
+			return "", n, &IdleError{Slug: slug, State: in.State}
 		}
-		if err := m.Wake(ctx, slug); err != nil {
-			return "", n, fmt.Errorf("sandbox '%s' stopped after being idle, and starting it again failed: %w", slug, err)
-		}
+		return "", n, NotRunning(slug, in.State)
 	}
 	return slug, n, nil
 }

@@ -120,23 +120,31 @@ func TestDiffSinceBaseAndMilestone(t *testing.T) {
 	}
 }
 
-// A sandbox whose PID 1 ended it for being idle is started again by the
-// next call, which is then sent; one stopped any other way is refused.
-func TestIdleSandboxIsWokenByTheNextCall(t *testing.T) {
+// A call in a sandbox whose PID 1 ended it for being idle does nothing and
+// says so (IdleError: sandbox.Sandbox starts it again and sends the call
+// again); one stopped any other way is plainly not running.
+func TestIdleSandboxIsToldApart(t *testing.T) {
 	m, p := sandboxtest.Sandbox(t, "work", nil)
 	ctx := context.Background()
 	c := m.Repo.Names("work").Container
 	if err := p.Stop(c, protocol.IdleExit); err != nil {
 		t.Fatal(err)
 	}
-	res, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "echo awake > awake.txt"})
-	if err != nil || res.Snapshot == "" {
-		t.Fatalf("call after an idle stop: %+v %v", res, err)
+	_, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "echo awake > awake.txt"})
+	if !errorAs[*agent.IdleError](err) || !errorAs[*agent.NotRunningError](err) {
+		t.Fatalf("call after an idle stop: %v, want an IdleError", err)
+	}
+	if _, err := m.Agent.Exec(ctx, "work", agent.ExecOptions{Cmd: []string{"true"}}); !errorAs[*agent.IdleError](err) {
+		t.Errorf("exec after an idle stop: %v, want an IdleError", err)
+	}
+	if err := p.Start(ctx, c); err != nil {
+		t.Fatal(err)
 	}
 	if err := p.Stop(c, 137); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "true"}); !errorAs[*agent.NotRunningError](err) {
+	_, err = m.Agent.Bash(ctx, "work", agent.BashOptions{Command: "true"})
+	if !errorAs[*agent.NotRunningError](err) || errorAs[*agent.IdleError](err) {
 		t.Errorf("call in a stopped sandbox: %v", err)
 	}
 }

@@ -252,7 +252,9 @@ func contractIdle(t *testing.T, m *Manager, nap *create.Created) {
 			t.Fatalf("sandbox %s with idle 10s is %q after a minute", nap.Name, listed(t, m, nap.Name))
 		}
 	}
-	res, err := m.Agent.Bash(ctx, nap.Name, agent.BashOptions{Command: "cat kept.txt"})
+	sb, err := m.Open(nap.Name)
+	must(err)
+	res, err := sb.Bash(ctx, agent.BashOptions{Command: "cat kept.txt"})
 	must(err)
 	if res.Stdout != "kept\n" || listed(t, m, nap.Name) != create.StatusActive {
 		t.Fatalf("the call after the idle stop: %+v, status %s", res, listed(t, m, nap.Name))

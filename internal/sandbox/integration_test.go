@@ -43,7 +43,11 @@ func realManager(t *testing.T) *Manager {
 func exec(t *testing.T, m *Manager, name, script string) string {
 	t.Helper()
 	var out, errOut strings.Builder
-	code, err := m.Agent.Exec(context.Background(), name, agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
+	sb, err := m.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := sb.Exec(context.Background(), agent.ExecOptions{Cmd: []string{"sh", "-c", script}, Streams: box.Streams{Stdout: &out, Stderr: &errOut}})
 	if err != nil || code != 0 {
 		t.Fatalf("exec %q: code %d err %v stderr %s", script, code, err, errOut.String())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/box/membox"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -234,5 +235,55 @@ func failEveryStep(t *testing.T, kind func(error) error) {
 				t.Error("record left")
 			}
 		})
+	}
+}
+
+// A sandbox its PID 1 stopped for being idle: the agent's call says so and
+// does nothing (agent.IdleError), and the handle starts the sandbox again
+// and sends the call again, with the files it had.
+func TestMemHandleWakesAnIdleSandbox(t *testing.T) {
+	m, p := sandboxtest.Mem(t, nil)
+	ctx := context.Background()
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "nap"}); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := m.Open("nap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Write(ctx, "kept.txt", []byte("kept\n")); err != nil {
+		t.Fatal(err)
+	}
+	container := m.Repo.Names("nap").Container
+	tip := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/nap")
+	if err := p.Stop(container, protocol.IdleExit); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "echo lost > lost.txt"})
+	if !errorAs[*agent.IdleError](err) || !errorAs[*agent.NotRunningError](err) {
+		t.Fatalf("the agent's call in an idle-stopped sandbox: %v, want an IdleError", err)
+	}
+	if got := testenv.Git(t, m.Repo.Root, "rev-parse", "litterbox/nap"); got != tip {
+		t.Fatalf("the refused call moved the branch to %s", got)
+	}
+	if list, _ := m.List(ctx, false); list[0].Status != create.StatusIdle {
+		t.Fatalf("listed as %s, want %s", list[0].Status, create.StatusIdle)
+	}
+	res, err := sb.Bash(ctx, agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
+	if err != nil || res.Stdout != "kept\n" || res.Snapshot == "" {
+		t.Fatalf("the handle's call after the idle stop: %+v %v", res, err)
+	}
+	if list, _ := m.List(ctx, false); list[0].Status != create.StatusActive {
+		t.Fatalf("after the call: %s", list[0].Status)
+	}
+	// A paused sandbox is a person's choice: the handle does not undo it.
+	if _, err := m.Pause(ctx, "nap"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Bash(ctx, agent.BashOptions{Command: "true"}); !errorAs[*agent.NotRunningError](err) || errorAs[*agent.IdleError](err) {
+		t.Fatalf("a call through the handle in a paused sandbox: %v", err)
+	}
+	if _, err := m.Open("!!!"); err == nil {
+		t.Error("a handle opened for an invalid name")
 	}
 }

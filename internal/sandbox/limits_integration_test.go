@@ -123,7 +123,14 @@ func TestIntegrationIdleStop(t *testing.T) {
 		}
 	}
 	waitIdle()
-	res, err := m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
+	if _, err := m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "echo lost > lost.txt"}); !errors.As(err, new(*agent.IdleError)) {
+		t.Fatalf("the agent's call after the idle stop: %v, want an IdleError", err)
+	}
+	sb, err := m.Open("nap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sb.Bash(ctx, agent.BashOptions{Command: "cat kept.txt; echo again > again.txt"})
 	if err != nil || res.Stdout != "kept\n" || res.Snapshot == "" {
 		t.Fatalf("the call after the idle stop: %+v %v", res, err)
 	}

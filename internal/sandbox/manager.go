@@ -47,16 +47,10 @@ func Open(ctx context.Context, r runner.Runner, rt engine.Runtime, dir string, c
 	return New(repo), nil
 }
 
-// New is the Manager of repo, whose calls start again a sandbox
-// that stopped for being idle.
+// New is the Manager of repo.
 func New(repo *hostrepo.Repo) *Manager {
 	a := &agent.Agent{Repo: repo}
-	m := &Manager{Agent: a, Repo: repo, Creator: &create.Creator{Repo: repo, Agent: a}}
-	m.Agent.Wake = func(ctx context.Context, slug string) error {
-		_, err := m.Resume(ctx, slug)
-		return err
-	}
-	return m
+	return &Manager{Agent: a, Repo: repo, Creator: &create.Creator{Repo: repo, Agent: a}}
 }
 
 // Create makes a sandbox (see create.Creator.Create).

@@ -447,7 +447,13 @@ func (p *Provider) List(_ context.Context, filters map[string]string, _ []string
 		if !matches(b.spec.Labels, filters) {
 			continue
 		}
-		out = append(out, box.Summary{Name: name, State: b.state, Status: string(b.state), Created: b.created.Format(time.RFC3339), Labels: maps.Clone(b.spec.Labels)})
+		status := string(b.state)
+		if b.state == "exited" {
+			// As docker's status line says it, which list reads for the
+			// idle stop.
+			status = fmt.Sprintf("Exited (%d)", b.exit)
+		}
+		out = append(out, box.Summary{Name: name, State: b.state, Status: status, Created: b.created.Format(time.RFC3339), Labels: maps.Clone(b.spec.Labels)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
