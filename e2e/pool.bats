@@ -7,7 +7,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup_file() { build_helpers; }
+setup_file() { build_helpers mcpcall; }
 setup() {
   common_setup
   printf '[pool]\nsize = 1\n' >"$REPO/.litterbox.local.toml"
@@ -83,6 +83,18 @@ pooled() { [ -n "$(inspect "$(container_of "$1")" '{{index .Config.Labels "dev.l
   refute volume_exists "${refill}-src"
   run lb pool drain
   assert_output "The pool was empty."
+}
+
+@test "pool: a create through MCP claims the entry and the pool refills too" {
+  lb_ok pool fill >/dev/null
+  entry=$(pool_ready)
+  run --separate-stderr mcpcall --repo "$REPO" sandbox-create '{"name":"agent"}'
+  assert_success
+  pooled agent
+  refute container_exists "$entry"
+  # The server started the refill apart from the call, as the CLI does.
+  pool_full
+  [ "$(pool_ready)" != "$entry" ]
 }
 
 @test "pool: an entry made for another config is stale, never claimed, and removed by the next fill" {

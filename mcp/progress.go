@@ -5,9 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
 )
 
 // progressEvery is how often a long bash reports its latest output.

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/litterbox-dev/litterbox/internal/agenttext"
-	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
 
 // Scope is the sandboxes one server may act on: those its client made

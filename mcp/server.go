@@ -26,9 +26,10 @@ import (
 
 // New returns an MCP server exposing the sandbox tools of mgr. Every tool call
 // is appended to the repository's audit log; problems writing it go to
-// errLog, never to stdout.
-func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *server.MCPServer {
-	return newServer(mgr, version, errLog, scope, nil)
+// errLog, never to stdout. refill, when set, starts the warm pool's refill
+// apart from the server after a create that asks for it (create.Created.Refill).
+func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope, refill func()) *server.MCPServer {
+	return newServer(mgr, version, errLog, scope, refill, nil)
 }
 
 // Unavailable is a server for a repository that could not be opened (a
@@ -36,10 +37,10 @@ func New(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope) *
 // the tools, and every call is refused with why, so the client and its
 // agent read the reason instead of a closed connection.
 func Unavailable(version string, errLog io.Writer, why error) *server.MCPServer {
-	return newServer(nil, version, errLog, nil, why)
+	return newServer(nil, version, errLog, nil, nil, why)
 }
 
-func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope, broken error) *server.MCPServer {
+func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Scope, refill func(), broken error) *server.MCPServer {
 	if scope != nil {
 		scope.clients = func() map[string]string {
 			out := map[string]string{}
@@ -64,7 +65,7 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Repo.Known(ctx, slug) })))
 	}
 	s := server.NewMCPServer("litterbox", version, opts...)
-	h := handlers{mgr: mgr, scope: scope}
+	h := handlers{mgr: mgr, scope: scope, refill: refill}
 	s.AddTool(gomcp.NewTool("sandbox-create", input[createIn](nil), output[create.Created](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Create a sandbox: a container with a copy of the repository at /src (from HEAD, or base_ref) and a git branch litterbox/<name> that receives every change made in it. "+
 			"Reads .litterbox.toml and .litterbox.local.toml, runs the project's setup command and reports its output, starts the configured services and reports the published ports."),
@@ -106,6 +107,8 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 type handlers struct {
 	mgr   *sandbox.Manager
 	scope *Scope // nil: every sandbox
+	// refill starts the warm pool's refill; nil: none.
+	refill func()
 }
 
 func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in createIn) (*gomcp.CallToolResult, error) {
@@ -113,6 +116,9 @@ func (h handlers) create(ctx context.Context, _ gomcp.CallToolRequest, in create
 	res, err := h.mgr.Create(ctx, create.CreateOptions{Name: in.Name, BaseRef: in.BaseRef, MayBaseOn: func(slug string) bool { return h.scope.allows(ctx, slug) }})
 	if err != nil {
 		return errResult(err), nil
+	}
+	if res.Refill && h.refill != nil {
+		h.refill()
 	}
 	h.scope.add(res.Name)
 	// A failed setup is no error: the sandbox exists and is usable, and

@@ -58,7 +58,7 @@ func replayServer(t *testing.T, name string) (*client.Client, *sandbox.Manager) 
 // process and returns its client, past the handshake.
 func startClient(t *testing.T, m *sandbox.Manager, scope *Scope) *client.Client {
 	t.Helper()
-	return clientOf(t, New(m, "test", io.Discard, scope))
+	return clientOf(t, New(m, "test", io.Discard, scope, nil))
 }
 
 // clientOf starts a client of srv in this process, past the handshake.
@@ -106,7 +106,7 @@ func checkSchema(t *testing.T, tool string, data []byte) {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	var doc any
-	st := New(nil, "test", io.Discard, nil).GetTool(tool)
+	st := New(nil, "test", io.Discard, nil, nil).GetTool(tool)
 	if st == nil {
 		t.Fatalf("no tool %s", tool)
 	}
@@ -153,7 +153,7 @@ func TestEveryToolHasAnOutputSchemaAndProtocolIsNegotiated(t *testing.T) {
 			t.Errorf("write states no limit, or another than it enforces: %q", tool.Description)
 		}
 	}
-	srv := New(nil, "test", io.Discard, nil)
+	srv := New(nil, "test", io.Discard, nil, nil)
 	msg := srv.HandleMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 	data, _ := json.Marshal(msg)
 	if !strings.Contains(string(data), `"protocolVersion":"2025-11-25"`) {

@@ -78,10 +78,13 @@ func runCreate(ctx context.Context, e *cli.Env, o createOptions) error {
 	if err != nil {
 		return err
 	}
-	showProgress(e, m, o.Quiet || o.JSON)
-	c, err := m.Create(ctx, create.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit})
+	progress := showProgress(e, m, o.Quiet || o.JSON)
+	c, err := m.Create(ctx, create.CreateOptions{Name: o.Name, BaseRef: o.Base, Network: o.Network, Isolation: o.Isolation, OverLimit: o.OverLimit, Progress: progress})
 	if err != nil {
 		return err
+	}
+	if c.Refill {
+		e.Refiller(context.WithoutCancel(ctx), m.Repo.Root)()
 	}
 	if err := reportCreated(e, c, o.JSON); err != nil || !o.Run {
 		return err
@@ -90,15 +93,15 @@ func runCreate(ctx context.Context, e *cli.Env, o createOptions) error {
 }
 
 // showProgress shows create's steps, and a project image's build log, on
-// a terminal.
-func showProgress(e *cli.Env, m *sandbox.Manager, quiet bool) {
+// a terminal: it returns the create's Progress, nil when quiet.
+func showProgress(e *cli.Env, m *sandbox.Manager, quiet bool) func(step string, took time.Duration) {
 	if quiet || !cli.IsTerminal(e.Stderr) {
-		return
-	}
-	m.Repo.Progress = func(step string, took time.Duration) {
-		fmt.Fprintf(e.Stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+		return nil
 	}
 	m.Creator.BuildOutput = e.Stderr
+	return func(step string, took time.Duration) {
+		fmt.Fprintf(e.Stderr, "  %-50s %6s\n", step, took.Round(time.Millisecond))
+	}
 }
 
 // reportCreated prints a new sandbox, its warnings, and fails for a failed

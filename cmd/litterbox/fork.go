@@ -45,8 +45,8 @@ func runFork(ctx context.Context, e *cli.Env, o forkOptions) error {
 	if err != nil {
 		return err
 	}
-	showProgress(e, m, o.Quiet || o.JSON)
-	c, err := m.Creator.Fork(ctx, create.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network})
+	progress := showProgress(e, m, o.Quiet || o.JSON)
+	c, err := m.Creator.Fork(ctx, create.ForkOptions{Source: o.Source, Name: o.Name, Network: o.Network, Progress: progress})
 	if err != nil {
 		return err
 	}

@@ -71,5 +71,6 @@ func runMCP(ctx context.Context, e *cli.Env, o mcpOptions) error {
 		fmt.Fprintf(e.Stderr, "litterbox mcp: %v\n", why)
 		return mcp.Serve(ctx, mcp.Unavailable(version, e.Stderr, why), e.Stdin, e.Stdout, e.Stderr)
 	}
-	return mcp.Serve(ctx, mcp.New(m, version, e.Stderr, scope), e.Stdin, e.Stdout, e.Stderr)
+	refill := e.Refiller(context.WithoutCancel(ctx), m.Repo.Root)
+	return mcp.Serve(ctx, mcp.New(m, version, e.Stderr, scope, refill), e.Stdin, e.Stdout, e.Stderr)
 }

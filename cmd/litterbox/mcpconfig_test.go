@@ -70,7 +70,7 @@ func TestMCPConfigEntryIsPortable(t *testing.T) {
 // server's.
 func TestMCPConfigToolNamesAreTheServers(t *testing.T) {
 	var served []string
-	for name := range mcp.New(nil, "test", io.Discard, nil).ListTools() {
+	for name := range mcp.New(nil, "test", io.Discard, nil, nil).ListTools() {
 		served = append(served, name)
 	}
 	slices.Sort(served)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -109,6 +110,9 @@ type CreateOptions struct {
 	Isolation string
 	// OverLimit lets a person create past [limits] sandboxes.
 	OverLimit bool
+	// Progress, when set, is told about each step as it finishes (the CLI
+	// shows them on a terminal).
+	Progress func(step string, took time.Duration)
 	// fork, set by Fork, makes the sandbox from another's files.
 	fork *forkSource
 }
@@ -126,6 +130,12 @@ type forkSource struct {
 
 // Created describes a new sandbox.
 type Created struct {
+	// Refill: this repository keeps a warm pool for this config, from
+	// which the create may have taken an entry. The caller starts the
+	// pool's refill apart from itself (the CLI starts `litterbox pool
+	// fill` detached), so that no create waits on it.
+	Refill bool `json:"-"`
+
 	Name      string             `json:"name"`
 	Branch    string             `json:"branch"`
 	Container string             `json:"container"`

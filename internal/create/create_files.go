@@ -56,7 +56,7 @@ func (s treeFiles) fill(ctx context.Context) (err error) {
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
 		return err
 	}
-	m.Repo.Step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
+	c.step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
 	return nil
 }
 
@@ -80,7 +80,7 @@ func (s cachedFiles) prefill() func(context.Context) error {
 		if err := m.SetupCache().Restore(ctx, n, image, s.hit); err != nil {
 			return &hostrepo.StepError{Step: "copying setup cache " + s.hit.Volume, Err: err}
 		}
-		m.Repo.Step("setup cache "+c.cacheKey[:12], t)
+		c.step("setup cache "+c.cacheKey[:12], t)
 		return nil
 	}
 }
@@ -108,7 +108,7 @@ func (s forkFiles) prefill() func(context.Context) error {
 		if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: f.trees(c.cfg.SetupKeep), IntoSandbox: true}); err != nil {
 			return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
 		}
-		m.Repo.Step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
+		c.step("copy "+f.slug+"'s "+hostrepo.Workdir, t)
 		return nil
 	}
 }

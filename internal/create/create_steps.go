@@ -92,7 +92,6 @@ func (m *Creator) Create(ctx context.Context, opts CreateOptions) (*Created, err
 	}
 	c.keepCache(ctx)
 	c.startServices(ctx)
-	c.refillPool()
 	return c.report(ctx), nil
 }
 
@@ -112,14 +111,6 @@ func (c *creation) steps() []step {
 		{name: "box", do: c.makeBox, undo: c.removeBox},
 		{name: "files", do: c.fillFiles},
 		{name: "setup", do: c.setUp},
-	}
-}
-
-// refillPool starts the pool's refill, when this repository keeps one for
-// this config: apart from this create, which it must not slow.
-func (c *creation) refillPool() {
-	if c.cfg.PoolSize > 0 && c.opts.fork == nil && c.m.Refill != nil && c.m.notPooled(c.cfg) == "" {
-		c.m.Refill()
 	}
 }
 
@@ -227,7 +218,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 		if err := c.settleBase(ctx); err != nil {
 			return err
 		}
-		if c.built, err = m.Images().Project(ctx, &c.cfg, c.base, !c.agentBase); err != nil {
+		if c.built, err = c.images().Project(ctx, &c.cfg, c.base, !c.agentBase); err != nil {
 			return err
 		}
 	}
@@ -242,7 +233,7 @@ func (c *creation) resolveImage(ctx context.Context) (err error) {
 	if c.cfg.Devcontainer() == nil {
 		return nil
 	}
-	if err := m.Images().DevcontainerImage(ctx, &c.cfg); err != nil {
+	if err := c.images().DevcontainerImage(ctx, &c.cfg); err != nil {
 		return err
 	}
 	// A user name may have turned out to be root.
@@ -329,7 +320,7 @@ func (c *creation) makeBranch(ctx context.Context) error {
 		}
 		return madeNothing{&hostrepo.StepError{Step: "creating branch " + n.Branch, Err: err}}
 	}
-	m.Repo.Step("branch "+n.Branch, t)
+	c.step("branch "+n.Branch, t)
 	return nil
 }
 
@@ -389,7 +380,7 @@ func (c *creation) startEgress(ctx context.Context) error {
 		t := time.Now()
 		err := m.Proxies().Start(ctx, n, cfg, egressproxy.FirstAllow(cfg))
 		if err == nil {
-			m.Repo.Step("egress proxy "+n.Egress(), t)
+			c.step("egress proxy "+n.Egress(), t)
 		}
 		c.proxyDone <- err
 	}()
@@ -423,7 +414,7 @@ func (c *creation) makeBox(ctx context.Context) error {
 		return boxNotMade(ctx, m, n, err)
 	}
 	c.rec.Ports, c.rec.ContainerID = pmap, id
-	m.Repo.Step("container "+n.Container, t)
+	c.step("container "+n.Container, t)
 	if leftoverProxy {
 		return &ExistsError{Name: c.slug, Detail: "egress proxy " + n.Egress() + " exists without its sandbox; delete it with: litterbox delete " + c.slug}
 	}
@@ -491,7 +482,7 @@ func (c *creation) setUp(ctx context.Context) (err error) {
 	if c.setup.Snapshot != "" {
 		c.warnings = append(c.warnings, "the setup command changed tracked files; committed as "+hostrepo.ShortID(c.setup.Snapshot))
 	}
-	m.Repo.Step("setup: "+c.setup.Command, t)
+	c.step("setup: "+c.setup.Command, t)
 	return nil
 }
 
@@ -515,7 +506,7 @@ func (c *creation) keepCache(ctx context.Context) {
 		c.warnings = append(c.warnings, "setup cache: not kept: "+preflight.OneLineErr(err))
 	case e != nil:
 		c.cache = &CacheReport{Key: c.cacheKey[:12], Saved: true, Files: e.Files, Bytes: e.Bytes}
-		c.m.Repo.Step("keep setup cache "+c.cacheKey[:12], t)
+		c.step("keep setup cache "+c.cacheKey[:12], t)
 	}
 }
 
@@ -532,7 +523,7 @@ func (c *creation) startServices(ctx context.Context) {
 	if err != nil {
 		c.warnings = append(c.warnings, "services: "+strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	c.m.Repo.Step(fmt.Sprintf("start %d service(s)", len(specs)), t)
+	c.step(fmt.Sprintf("start %d service(s)", len(specs)), t)
 }
 
 // report records the sandbox as ready (or as failed in its setup) and
@@ -557,5 +548,6 @@ func (c *creation) report(ctx context.Context) *Created {
 		Image: cfg.Image, ImageFrom: cfg.From["docker.image"], ImageHint: m.imageHint(cfg), Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork), Pool: c.n.Pool,
 		Status: status, Setup: setup, Ports: orEmpty(c.rec.Ports), Services: orEmpty(c.svcs), Network: egressproxy.NetworkOf(cfg), Isolation: cfg.Isolation, Limits: c.limits, Allow: cfg.Allow, SetupNetwork: egressproxy.SetupNetworkOf(cfg), SetupFrom: cfg.From["docker.setup-command"],
 		Workdir: hostrepo.Workdir, ConfigFiles: orEmpty(cfg.Files), Weakened: c.weakened, Submodules: orEmpty(c.subs), Notes: orEmpty(cfg.Notes), Warnings: orEmpty(c.warnings),
+		Refill: cfg.PoolSize > 0 && c.opts.fork == nil && m.notPooled(cfg) == "",
 	}
 }

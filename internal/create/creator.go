@@ -30,10 +30,6 @@ type Creator struct {
 	// port search and the host check (tests need the same ports every run).
 	PortStart func(span int) int
 	PortFree  func(port int) bool
-	// Refill, when set, starts filling the warm pool apart from the
-	// caller (the CLI starts `litterbox pool fill` detached) after a
-	// create that may have taken an entry.
-	Refill func()
 }
 
 // Images builds and reads this repository's images, its build log going

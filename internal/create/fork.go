@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -21,6 +22,8 @@ type ForkOptions struct {
 	Name   string
 	// Network, as CreateOptions.Network.
 	Network string
+	// Progress, as CreateOptions.Progress.
+	Progress func(step string, took time.Duration)
 }
 
 // Fork makes a sandbox from another's current state: its branch starts at
@@ -81,7 +84,7 @@ func (m *Creator) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if rec.Isolation == config.IsolationGVisor {
 		isolation = rec.Isolation
 	}
-	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, Isolation: isolation, fork: &forkSource{
+	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, Isolation: isolation, Progress: opts.Progress, fork: &forkSource{
 		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
 	}})

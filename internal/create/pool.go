@@ -133,7 +133,7 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 	m.Repo.Owned(c.n.Container)
 	c.pooled = true
 	c.storage = storageAhead(ctx, m.Repo.Provider)
-	m.Repo.Step("claim pool entry "+e.Name, t)
+	c.step("claim pool entry "+e.Name, t)
 	if fill := c.files.prefill(); fill != nil {
 		return true, fill(ctx)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/image"
 )
 
 // step is one step of a create. do makes its part of the sandbox; undo,
@@ -64,4 +65,20 @@ func unwind(ctx context.Context, made []step, cause error) error {
 		return cause
 	}
 	return &hostrepo.StepError{Step: "create", Err: cause, Left: left}
+}
+
+// step tells the create's Progress, when set, that the step name, begun
+// at start, is done.
+func (c *creation) step(name string, start time.Time) {
+	if c.opts.Progress != nil {
+		c.opts.Progress(name, time.Since(start))
+	}
+}
+
+// images is the repository's image builder, its builds told to the
+// create's Progress.
+func (c *creation) images() *image.Builder {
+	b := c.m.Images()
+	b.Progress = c.opts.Progress
+	return b
 }

@@ -54,9 +54,6 @@ type Repo struct {
 	Runtime engine.Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
-	// Progress, when set, is told about each step of a create as it
-	// finishes.
-	Progress func(step string, took time.Duration)
 	// ConfigErr is what was wrong with the config files when the repository
 	// was opened; only create needs them, so other commands go on.
 	ConfigErr error
@@ -247,12 +244,4 @@ func (r *Repo) CreateConfig() (config.Config, error) {
 		return r.Config, nil
 	}
 	return config.Load(r.Root)
-}
-
-// Step tells Progress, when set, that the create step name, begun at
-// start, is done.
-func (r *Repo) Step(name string, start time.Time) {
-	if r.Progress != nil {
-		r.Progress(name, time.Since(start))
-	}
 }

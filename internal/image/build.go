@@ -99,7 +99,9 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 		return nil, err
 	}
 	out.Took = time.Since(t)
-	im.Repo.Step("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, t)
+	if im.Progress != nil {
+		im.Progress("build "+b.Dockerfile+" of "+hostrepo.ShortID(commit)+" as "+tag, time.Since(t))
+	}
 	return out, nil
 }
 

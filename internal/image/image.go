@@ -6,6 +6,7 @@ package image
 
 import (
 	"io"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
@@ -16,4 +17,7 @@ type Builder struct {
 	// Output, when set, receives a build's log as it is made (a
 	// terminal); otherwise only a failed build's tail is shown.
 	Output io.Writer
+	// Progress, when set, is told about a build when it is done (a
+	// create's progress).
+	Progress func(step string, took time.Duration)
 }

@@ -113,7 +113,6 @@ func (e *Env) Open(ctx context.Context, how Opening) (*sandbox.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Creator.Refill = e.Refiller(context.WithoutCancel(ctx), m.Repo.Root)
 	if e.Opened != nil {
 		e.Opened(m)
 	}
