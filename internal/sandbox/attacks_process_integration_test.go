@@ -150,7 +150,11 @@ var processAttacks = []attack{
 				t.Fatalf("a sandbox of idle 10s with a forged process asleep is %s after a minute", status(t, e, "nap"))
 			}
 		}
-		res, err = e.m.Agent.Bash(ctx, "nap", agent.BashOptions{Command: "echo woke > woke.txt"})
+		sb, err := e.m.Open("nap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err = sb.Bash(ctx, agent.BashOptions{Command: "echo woke > woke.txt"})
 		if err != nil || res.Snapshot == "" {
 			t.Fatalf("the call after the idle stop: %+v %v", res, err)
 		}
