@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
@@ -54,6 +55,8 @@ type Repo struct {
 	Runtime engine.Runtime
 	// Now is the clock, replaceable in tests.
 	Now func() time.Time
+	// seq counts Seq's answers.
+	seq atomic.Int64
 	// ConfigErr is what was wrong with the config files when the repository
 	// was opened; only create needs them, so other commands go on.
 	ConfigErr error
@@ -183,6 +186,11 @@ func (r *Repo) Store() layout.Store { return r.Layout().Store() }
 
 // Layout is where this repository keeps its Litterbox state.
 func (r *Repo) Layout() layout.Layout { return layout.New(r.GitDir) }
+
+// Seq is a number no earlier call on this Repo returned: with Now, it
+// tells events of one process apart (a service's start token), the same
+// on every run of a test.
+func (r *Repo) Seq() int64 { return r.seq.Add(1) }
 
 // RemoveHostState removes the snapshot state (and the private index an
 // older release kept) and ignore mirror of a sandbox, returning what could

@@ -12,7 +12,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
@@ -40,12 +39,9 @@ func boxOf(ctx context.Context, r *hostrepo.Repo, slug, container string, specs 
 	}
 }
 
-// startSeq tells service starts apart within one process.
-var startSeq atomic.Int64
-
 // serviceToken tells one start apart from every other.
 func serviceToken(r *hostrepo.Repo) string {
-	return fmt.Sprintf("%x-%d", r.Now().UnixNano(), startSeq.Add(1))
+	return fmt.Sprintf("%x-%d", r.Now().UnixNano(), r.Seq())
 }
 
 // Start starts the services of specs and checks they stay up.
