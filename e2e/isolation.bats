@@ -135,7 +135,10 @@ teardown() { common_teardown; }
 
 @test "gVisor on Podman, where runsc needs its flags: create and doctor name gvisor-flags, and nothing is left made" {
   command -v podman >/dev/null || fail "podman is not installed (.ci/run installs it)"
-  # The teardown removes what is left on podman.
+  # The setup's sandbox is on Docker, which the teardown no longer looks
+  # at once RUNTIME names podman: it goes first, and the teardown removes
+  # what is left on podman.
+  lb_ok delete --force box >/dev/null
   RUNTIME=podman
   rm -f "$XDG_CONFIG_HOME/litterbox/config.toml"
   printf '[docker]\nisolation = "gvisor"\n' >.litterbox.local.toml
