@@ -275,7 +275,7 @@ bench: image
 # all, the large trees' too, and measures.
 BENCH_SMOKE = $(SIDE_BY_SIDE) scripts/bench.sh --smoke
 bench-smoke: image
-	scripts/timed.sh $@ $(BENCH_SMOKE)
+	scripts/timed.sh $@ env $(BENCH_SMOKE)
 
 # Release archives in dist/: static builds for Linux and macOS on amd64 and
 # arm64, each of litterbox and the helper it copies into sandboxes: on
