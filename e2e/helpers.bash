@@ -25,6 +25,14 @@ REPOS=()
 REPO_SLUGS=()
 TEST_DIRS=()
 
+# tmux runs tmux on a server of this test's own, its socket in the test's
+# temp dir (which bats removes), so that the server starts with this
+# test's environment. On the shared default server a new session gets the
+# environment of whoever started that server, another suite beside this
+# one perhaps (another runtime, another PATH), and litterbox in the pane
+# then looks for its sandbox on the wrong engine.
+tmux() { command tmux -S "$BATS_TEST_TMPDIR/tmux.sock" "$@"; }
+
 # ---------------------------------------------------------------------------
 # Setup and teardown
 
