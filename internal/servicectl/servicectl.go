@@ -82,14 +82,7 @@ func Control(ctx context.Context, r *hostrepo.Repo, name, action, service string
 	if err != nil {
 		return nil, err
 	}
-	if action == services.Start || action == services.Restart {
-		unlockCall, err := lockSpawn(ctx, r, slug)
-		if err != nil {
-			return nil, err
-		}
-		defer unlockCall()
-	}
-	unlock, err := lockServices(ctx, r, slug)
+	unlock, err := lockTurn(ctx, r, slug, action == services.Start || action == services.Restart)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +150,25 @@ func Logs(ctx context.Context, r *hostrepo.Repo, name, service string, lines int
 	return err
 }
 
+// lockTurn takes the services lock of sandbox slug and, for an action
+// that starts a process (spawn), the call's turn before it; the func it
+// returns lets both go.
+func lockTurn(ctx context.Context, r *hostrepo.Repo, slug string, spawn bool) (func(), error) {
+	unlockCall := func() {}
+	if spawn {
+		var err error
+		if unlockCall, err = lockSpawn(ctx, r, slug); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := lockServices(ctx, r, slug)
+	if err != nil {
+		unlockCall()
+		return nil, err
+	}
+	return func() { unlock(); unlockCall() }, nil
+}
+
 // lockServices takes the turn of a sandbox of this repository's for its
 // services. Service calls on one sandbox take turns, but not with file
 // changes: a stop may wait out a grace period.
@@ -199,12 +211,7 @@ func Background(ctx context.Context, r *hostrepo.Repo, name, service string, o a
 	if o.Workdir != "" {
 		cmd = "cd " + runner.Quote(agent.ResolvePath(o.Workdir)) + " && " + cmd
 	}
-	unlockCall, err := lockSpawn(ctx, r, slug)
-	if err != nil {
-		return nil, err
-	}
-	defer unlockCall()
-	unlock, err := lockServices(ctx, r, slug)
+	unlock, err := lockTurn(ctx, r, slug, true)
 	if err != nil {
 		return nil, err
 	}
