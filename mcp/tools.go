@@ -205,7 +205,11 @@ func section(b *strings.Builder, name, text string) {
 }
 
 func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Agent.Read(ctx, in.Sandbox, in.Path, in.Offset, in.Limit)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	res, err := sb.Read(ctx, in.Path, in.Offset, in.Limit)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -313,7 +317,11 @@ func (in editIn) ops() ([]textedit.Op, error) {
 }
 
 func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*gomcp.CallToolResult, error) {
-	entries, truncated, err := h.mgr.Agent.Ls(ctx, in.Sandbox, in.Path, in.Recursive)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	entries, truncated, err := sb.Ls(ctx, in.Path, in.Recursive)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -342,7 +350,11 @@ func truncNote(b *strings.Builder, truncated bool) {
 }
 
 func (h handlers) glob(ctx context.Context, _ gomcp.CallToolRequest, in globIn) (*gomcp.CallToolResult, error) {
-	paths, truncated, err := h.mgr.Agent.Glob(ctx, in.Sandbox, in.Pattern, in.Path)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	paths, truncated, err := sb.Glob(ctx, in.Pattern, in.Path)
 	if err != nil {
 		return errResult(err), nil
 	}
@@ -358,7 +370,11 @@ func (h handlers) glob(ctx context.Context, _ gomcp.CallToolRequest, in globIn) 
 }
 
 func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) (*gomcp.CallToolResult, error) {
-	matches, truncated, err := h.mgr.Agent.Grep(ctx, in.Sandbox, in.Pattern, in.Path, in.Include)
+	sb, err := h.mgr.Open(in.Sandbox)
+	if err != nil {
+		return errResult(err), nil
+	}
+	matches, truncated, err := sb.Grep(ctx, in.Pattern, in.Path, in.Include)
 	if err != nil {
 		return errResult(err), nil
 	}

@@ -34,7 +34,11 @@ func runDownload(ctx context.Context, e *cli.Env, o transferOptions) error {
 	if err != nil {
 		return err
 	}
-	n, err := m.Agent.Download(ctx, o.Name, o.Src, o.Dest)
+	sb, err := m.Open(o.Name)
+	if err != nil {
+		return err
+	}
+	n, err := sb.Download(ctx, o.Src, o.Dest)
 	if err != nil {
 		return err
 	}

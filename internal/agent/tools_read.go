@@ -35,8 +35,17 @@ func (m *Agent) catFile(ctx context.Context, slug, abs string) ([]byte, error) {
 
 // helperTool runs a read-only tool of the helper, its output to stdout.
 // The helper's exit codes become ErrNoSuchFile (4) or an error with its
-// message.
+// message; a sandbox its PID 1 stopped for being idle, an IdleError, so
+// that the handle starts it again.
 func (m *Agent) helperTool(ctx context.Context, slug string, stdout io.Writer, c protocol.Command) (runner.Result, error) {
+	res, err := m.helperToolOnce(ctx, slug, stdout, c)
+	if idle := m.idleStopped(ctx, slug, err); idle != nil {
+		return res, idle
+	}
+	return res, err
+}
+
+func (m *Agent) helperToolOnce(ctx context.Context, slug string, stdout io.Writer, c protocol.Command) (runner.Result, error) {
 	h, _, err := m.helperFor(ctx, slug)
 	if err != nil {
 		return runner.Result{}, err

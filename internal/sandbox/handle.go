@@ -86,3 +86,46 @@ func (s *Sandbox) Exec(ctx context.Context, o agent.ExecOptions) (int, error) {
 func (s *Sandbox) Run(ctx context.Context, o agent.RunOptions) (*agent.RunResult, error) {
 	return awake(ctx, s, func() (*agent.RunResult, error) { return s.m.Agent.Run(ctx, s.Slug, o) })
 }
+
+// Read returns lines of a file, or an image (agent.Agent.Read).
+func (s *Sandbox) Read(ctx context.Context, path string, offset, limit int) (*agent.ReadResult, error) {
+	return awake(ctx, s, func() (*agent.ReadResult, error) { return s.m.Agent.Read(ctx, s.Slug, path, offset, limit) })
+}
+
+// Ls lists a directory, and whether the list was cut (agent.Agent.Ls).
+func (s *Sandbox) Ls(ctx context.Context, path string, recursive bool) ([]agent.Entry, bool, error) {
+	var cut bool
+	entries, err := awake(ctx, s, func() (e []agent.Entry, err error) {
+		e, cut, err = s.m.Agent.Ls(ctx, s.Slug, path, recursive)
+		return e, err
+	})
+	return entries, cut, err
+}
+
+// Glob finds the paths that match a pattern, and whether the list was cut
+// (agent.Agent.Glob).
+func (s *Sandbox) Glob(ctx context.Context, pattern, path string) ([]string, bool, error) {
+	var cut bool
+	paths, err := awake(ctx, s, func() (p []string, err error) {
+		p, cut, err = s.m.Agent.Glob(ctx, s.Slug, pattern, path)
+		return p, err
+	})
+	return paths, cut, err
+}
+
+// Grep finds the lines that match a pattern, and whether the list was cut
+// (agent.Agent.Grep).
+func (s *Sandbox) Grep(ctx context.Context, pattern, path, include string) ([]agent.Match, bool, error) {
+	var cut bool
+	matches, err := awake(ctx, s, func() (ms []agent.Match, err error) {
+		ms, cut, err = s.m.Agent.Grep(ctx, s.Slug, pattern, path, include)
+		return ms, err
+	})
+	return matches, cut, err
+}
+
+// Download copies a file or directory out to the host path dest
+// (agent.Agent.Download); it returns how many entries it wrote.
+func (s *Sandbox) Download(ctx context.Context, src, dest string) (int, error) {
+	return awake(ctx, s, func() (int, error) { return s.m.Agent.Download(ctx, s.Slug, src, dest) })
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -275,6 +276,31 @@ func TestMemHandleWakesAnIdleSandbox(t *testing.T) {
 	}
 	if list, _ := m.List(ctx, false); list[0].Status != create.StatusActive {
 		t.Fatalf("after the call: %s", list[0].Status)
+	}
+	// The read tools wake it the same way, each one after its own stop.
+	reads := map[string]func() error{
+		"read": func() error {
+			r, err := sb.Read(ctx, "kept.txt", 0, 0)
+			if err == nil && r.Content != "kept\n" {
+				err = fmt.Errorf("content %q", r.Content)
+			}
+			return err
+		},
+		"ls":   func() error { _, _, err := sb.Ls(ctx, ".", false); return err },
+		"glob": func() error { _, _, err := sb.Glob(ctx, "*.txt", "."); return err },
+		"grep": func() error { _, _, err := sb.Grep(ctx, "kept", ".", ""); return err },
+		"download": func() error {
+			_, err := sb.Download(ctx, "kept.txt", filepath.Join(t.TempDir(), "kept.txt"))
+			return err
+		},
+	}
+	for name, read := range reads {
+		if err := p.Stop(container, protocol.IdleExit); err != nil {
+			t.Fatal(err)
+		}
+		if err := read(); err != nil {
+			t.Errorf("%s after the idle stop: %v", name, err)
+		}
 	}
 	// A paused sandbox is a person's choice: the handle does not undo it.
 	if _, err := m.Pause(ctx, "nap"); err != nil {
