@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
@@ -27,7 +28,7 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 			"Changes to files git would track are committed to the sandbox branch before this returns."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.bash))
-	s.AddTool(gomcp.NewTool("read", input[readIn](nil), output[agent.ReadResult](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	s.AddTool(gomcp.NewTool("read", input[readIn](nil), output[result.Read](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Read lines of a file in the sandbox, each shown as cat -n prints it: its 1-based number, a tab, the line (the numbers are not part of the file). At most 2000 lines and 256 KiB a call; a last line in brackets says how to read on. PNG, JPEG, GIF and WebP files up to 5 MiB come back as images; other binary files are refused with their size and type. Hidden paths (a component starting with '.') are refused."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.read))
@@ -55,11 +56,11 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithDescription("Search file contents with a regular expression in Go's RE2 syntax (the same in every image), printing path, line number and line of each match, at most 5000 (truncated says when there were more). Binary and hidden files are left out."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.grep))
-	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[milestone.Result](), gomcp.WithOpenWorldHintAnnotation(false),
+	s.AddTool(gomcp.NewTool("sandbox-milestone", input[milestoneIn](nil), output[result.Milestone](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message (at most 4096 bytes; a secret's value in it is masked). The files do not change."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.milestone))
-	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[milestone.Diff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[result.Diff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
 	), typed(h.diff))
@@ -107,7 +108,7 @@ func snapshotText(id string) string {
 
 // betweenText is the line naming the snapshot a call made first, of what
 // changed since the last call, "" when it made none.
-func betweenText(b agent.Between) string {
+func betweenText(b result.Between) string {
 	if b.Commit == "" {
 		return ""
 	}
@@ -214,7 +215,7 @@ func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) 
 		return errResult(err), nil
 	}
 	if img := res.Image; img != nil {
-		out := structured(res, fmt.Sprintf("%s: %s, %s\n", in.Path, img.MIME, agent.HumanSize(img.Size)))
+		out := structured(res, fmt.Sprintf("%s: %s, %s\n", in.Path, img.MIME, result.HumanSize(img.Size)))
 		out.Content = append(out.Content, gomcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIME))
 		return out, nil
 	}
@@ -222,7 +223,7 @@ func (h handlers) read(ctx context.Context, _ gomcp.CallToolRequest, in readIn) 
 	if res.Truncated {
 		why := ""
 		if res.CapHit {
-			why = fmt.Sprintf(" (at most %s a call)", agent.HumanSize(agent.MaxReadBytes))
+			why = fmt.Sprintf(" (at most %s a call)", result.HumanSize(agent.MaxReadBytes))
 		}
 		text = ensureNL(text) + fmt.Sprintf("[lines %d-%d of %d shown%s; read on with offset %d]\n", res.FirstLine, res.Offset+res.Lines, res.TotalLines, why, res.Offset+res.Lines)
 	}
@@ -253,7 +254,7 @@ func (h handlers) write(ctx context.Context, _ gomcp.CallToolRequest, in writeIn
 
 // notes adds to a result's text what its snapshot left out, and the disk
 // guard.
-func notes(text *strings.Builder, b agent.Bounds) {
+func notes(text *strings.Builder, b result.Bounds) {
 	for _, n := range b.Notes() {
 		text.WriteString(n + "\n")
 	}
@@ -326,7 +327,7 @@ func (h handlers) ls(ctx context.Context, _ gomcp.CallToolRequest, in lsIn) (*go
 		return errResult(err), nil
 	}
 	if entries == nil {
-		entries = []agent.Entry{}
+		entries = []result.Entry{}
 	}
 	var b strings.Builder
 	for _, e := range entries {
@@ -379,7 +380,7 @@ func (h handlers) grep(ctx context.Context, _ gomcp.CallToolRequest, in grepIn) 
 		return errResult(err), nil
 	}
 	if matches == nil {
-		matches = []agent.Match{}
+		matches = []result.Match{}
 	}
 	var b strings.Builder
 	for _, m := range matches {
@@ -404,4 +405,4 @@ func oneLine(err error) string { return agenttext.FirstLine(err.Error()) }
 // max-file-size, and MaxWriteSize over any config.
 var writeDescription = fmt.Sprintf("Create or replace a file in the sandbox with content (parent directories are made). "+
 	"The content may be as large as the repository's [snapshot] max-file-size (%s unless its config says otherwise), and never over %s. "+
-	"The change is committed before this returns.", agent.HumanSize(config.Default().MaxFileSize), agent.HumanSize(agent.MaxWriteSize))
+	"The change is committed before this returns.", result.HumanSize(config.Default().MaxFileSize), result.HumanSize(agent.MaxWriteSize))

@@ -11,8 +11,8 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/ports"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/services"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
@@ -167,8 +167,8 @@ type bashOut struct {
 	// Snapshot is the commit the call made, null when nothing changed
 	// (always, with background).
 	Snapshot *string `json:"snapshot"`
-	agent.Between
-	agent.Bounds
+	result.Between
+	result.Bounds
 	// With background.
 	Service string `json:"service,omitempty"`
 	State   string `json:"state,omitempty"`
@@ -192,8 +192,8 @@ type writeIn struct {
 type writeOut struct {
 	Bytes    int     `json:"bytes"`
 	Snapshot *string `json:"snapshot"`
-	agent.Between
-	agent.Bounds
+	result.Between
+	result.Bounds
 }
 
 type patchIn struct {
@@ -206,8 +206,8 @@ type patchOut struct {
 	Snapshot *string `json:"snapshot"`
 	Created  bool    `json:"created"`
 	Deleted  bool    `json:"deleted"`
-	agent.Between
-	agent.Bounds
+	result.Between
+	result.Bounds
 }
 
 type editIn struct {
@@ -223,8 +223,8 @@ type editOut struct {
 	Replacements int     `json:"replacements"`
 	Edits        int     `json:"edits"`
 	Snapshot     *string `json:"snapshot"`
-	agent.Between
-	agent.Bounds
+	result.Between
+	result.Bounds
 }
 
 type lsIn struct {
@@ -234,8 +234,8 @@ type lsIn struct {
 }
 
 type lsOut struct {
-	Entries   []agent.Entry `json:"entries"`
-	Truncated bool          `json:"truncated"`
+	Entries   []result.Entry `json:"entries"`
+	Truncated bool           `json:"truncated"`
 }
 
 type globIn struct {
@@ -257,8 +257,8 @@ type grepIn struct {
 }
 
 type grepOut struct {
-	Matches   []agent.Match `json:"matches"`
-	Truncated bool          `json:"truncated"`
+	Matches   []result.Match `json:"matches"`
+	Truncated bool           `json:"truncated"`
 }
 
 type milestoneIn struct {

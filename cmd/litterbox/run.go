@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -120,7 +121,7 @@ func recordAudit(e *cli.Env, m *sandbox.Manager, entry audit.Entry) {
 }
 
 // reportRun says what a session committed.
-func reportRun(e *cli.Env, m *sandbox.Manager, slug, line string, res *agent.RunResult) {
+func reportRun(e *cli.Env, m *sandbox.Manager, slug, line string, res *result.Run) {
 	branch := m.Repo.Names(slug).Branch
 	switch len(res.Commits) {
 	case 0:

@@ -7,13 +7,13 @@ import (
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/result"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
-func reportSnapshot(e *cli.Env, m *sandbox.Manager, name string, res *agent.ActResult) {
+func reportSnapshot(e *cli.Env, m *sandbox.Manager, name string, res *result.Act) {
 	if res == nil {
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
@@ -54,48 +55,15 @@ type Output struct {
 	Stdout, Stderr io.Writer
 }
 
-// ActResult is what an agent action did.
-type ActResult struct {
-	ExitCode int    `json:"exit_code"`
-	TimedOut bool   `json:"timed_out"`
-	Stdout   string `json:"stdout"`
-	Stderr   string `json:"stderr"`
-	// StdoutCut and StderrCut count the bytes elided between the head and
-	// the tail of a stream longer than the output limit, StdoutLog and
-	// StderrLog the file in the sandbox that holds such a stream whole.
-	StdoutCut int64  `json:"stdout_cut,omitempty"`
-	StderrCut int64  `json:"stderr_cut,omitempty"`
-	StdoutLog string `json:"stdout_log,omitempty"`
-	StderrLog string `json:"stderr_log,omitempty"`
-	// Cancelled: the caller gave up (Ctrl-C, an MCP cancel); every process
-	// of the command was killed and what it had changed was committed.
-	Cancelled bool `json:"cancelled,omitempty"`
-	// Snapshot is the commit made for the call's changes, "" when nothing
-	// git would track changed.
-	Snapshot string `json:"snapshot"`
-	Between
-	Bounds
-	// NoShell: the image has no /bin/sh, so no command ran.
-	NoShell bool `json:"-"`
-	// Replaced counts the replacements an edit made.
-	Replaced int `json:"-"`
-	// DirsRead and FullScan say how the scan went (tests, benchmarks).
-	DirsRead int  `json:"-"`
-	FullScan bool `json:"-"`
-}
-
 // overMaxFile refuses a write or edit whose file would be over
 // max-file-size: it could not be committed.
 func overMaxFile(size, max int64) error {
-	return fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed; a person may raise [snapshot] max-file-size in %s (write takes at most %s), or make the file with bash and add it to .gitignore", HumanSize(size), config.FormatSize(max), config.LocalFile, HumanSize(MaxWriteSize))
+	return fmt.Errorf("content is %s, over max-file-size (%s): the file could not be committed; a person may raise [snapshot] max-file-size in %s (write takes at most %s), or make the file with bash and add it to .gitignore", result.HumanSize(size), config.FormatSize(max), config.LocalFile, result.HumanSize(MaxWriteSize))
 }
-
-// Truncated reports whether output was cut.
-func (r *ActResult) Truncated() bool { return r.StdoutCut > 0 || r.StderrCut > 0 }
 
 // act runs one action in the sandbox and commits what it changed, holding the
 // sandbox lock for the whole call.
-func (m *Agent) act(ctx context.Context, slug string, a Action) (*ActResult, error) {
+func (m *Agent) act(ctx context.Context, slug string, a Action) (*result.Act, error) {
 	// Others see the call's name (waiting for it): the secrets known so
 	// far are masked in it.
 	unlock, err := m.Repo.Lock(layout.WithCall(ctx, m.Repo.Secrets.Seen().Redact(a.callName())), slug)
@@ -210,7 +178,7 @@ const snapshotGrace = 2 * time.Minute
 // the command's output as it comes, its result, then the snapshot. When ctx
 // ends while the command runs, the helper is told to kill it, and the call
 // still commits what the command changed: the exec itself runs on.
-func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResult, error) {
+func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.Act, error) {
 	c, err := m.prepareCall(ctx, slug, a)
 	if err != nil {
 		return nil, err
@@ -261,13 +229,13 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*ActResul
 	}
 	res.Between = between
 	err = m.settle(c, res, taken)
-	res.addBefore(before)
+	addBefore(res, before)
 	return res, err
 }
 
 // addBefore counts in the scan that committed what changed between calls:
 // what it withheld, and how it read.
-func (r *ActResult) addBefore(t *snapshot.Taken) {
+func addBefore(r *result.Act, t *snapshot.Taken) {
 	if t == nil {
 		return
 	}
@@ -277,18 +245,11 @@ func (r *ActResult) addBefore(t *snapshot.Taken) {
 	r.FullScan = r.FullScan || t.Full
 }
 
-// Between is the snapshot a call made, before its own, of what changed in
-// the sandbox since the last call: "" when nothing did.
-type Between struct {
-	Commit string `json:"between,omitempty"`
-	Paths  int    `json:"between_paths,omitempty"`
-}
-
 // takeBetween reads the helper's Begin and, when files changed since the
 // last call (a background command, a person's docker exec, a call cut
 // short), commits them as their own snapshot, "between calls: N paths",
 // before the call's action runs.
-func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (Between, *snapshot.Taken, error) {
+func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (result.Between, *snapshot.Taken, error) {
 	// The Begin comes before the command runs, so the caller's cancel
 	// waits for it (then the helper is told to kill the command); only a
 	// helper that does not answer within the command's own bound is cut
@@ -300,12 +261,12 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	}
 	p, err := conv.R.Expect(protocol.TBegin)
 	if err != nil {
-		return Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
+		return result.Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 	}
 	v.markBegun()
 	b, err := protocol.DecodeBegin(p)
 	if err != nil || !b.Between {
-		return Between{}, nil, err
+		return result.Between{}, nil, err
 	}
 	store := m.Repo.SnapStore(c.slug, c.lim)
 	store.Secrets = c.sec
@@ -316,16 +277,16 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 	})
 	if err != nil {
 		store.Forget(&c.st)
-		return Between{}, nil, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
+		return result.Between{}, nil, fmt.Errorf("committing what changed since the last call (nothing of this call ran): %w", err)
 	}
 	c.st.Gen++
 	if err := m.Repo.SaveSnap(c.slug, c.st); err != nil {
-		return Between{}, nil, err
+		return result.Between{}, nil, err
 	}
 	if taken.Commit == "" {
 		n = 0
 	}
-	return Between{Commit: taken.Commit, Paths: n}, taken, nil
+	return result.Between{Commit: taken.Commit, Paths: n}, taken, nil
 }
 
 // BetweenKind names the snapshots of changes made between calls.
@@ -412,10 +373,10 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 
 // settle records what the call's snapshot took and saves the sandbox's
 // snapshot state under its next generation.
-func (m *Agent) settle(c *call, res *ActResult, taken *snapshot.Taken) error {
+func (m *Agent) settle(c *call, res *result.Act, taken *snapshot.Taken) error {
 	res.Snapshot, res.DirsRead, res.FullScan = taken.Commit, taken.DirsRead, taken.Full
 	res.Withheld, res.WithheldMore, res.DiskOver = taken.Withheld, taken.WithheldMore, diskOver(&c.st, c.lim)
-	res.maxCall = c.lim.MaxCallSize
+	res.MaxCall = c.lim.MaxCallSize
 	if len(res.Withheld) > 0 || res.DiskOver != nil {
 		res.ConfigNote = c.limNote
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/secrets"
 )
 
@@ -190,7 +191,7 @@ func watchCancel(ctx context.Context, w *protocol.Writer, b answerBound, stop <-
 // awaitResult reads the command's output until its result. If ctx ends
 // first, or the command's timeout is well past, the helper is told to kill
 // the command; the result still comes, or b.abort ends the wait.
-func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, limit int64, sec *secrets.Values, b answerBound) (*ActResult, error) {
+func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol.Writer, out *Output, limit int64, sec *secrets.Values, b answerBound) (*result.Act, error) {
 	stop := make(chan struct{})
 	var watch sync.WaitGroup
 	watch.Add(1)
@@ -249,7 +250,7 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 				_, _ = stderr.Write([]byte(sec.Redact(pr.Err)))
 			}
 			outLog, errLog := savedPath(pr.OutLog), savedPath(pr.ErrLog)
-			return &ActResult{
+			return &result.Act{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.text("stdout", outLog, pr.OutLogPart), Stderr: stderr.text("stderr", errLog, pr.ErrLogPart),
 				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell, Replaced: int(min(pr.Replaced, 1<<31)),

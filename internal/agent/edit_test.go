@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -15,16 +16,16 @@ import (
 func TestEditErrors(t *testing.T) {
 	miss := "edit 1 of 1: old_string not found; the closest lines are:\n     3\tfunc main() {}"
 	for _, c := range []struct {
-		res  ActResult
+		res  result.Act
 		want string
 	}{
-		{ActResult{}, ""},
-		{ActResult{ExitCode: protocol.EditMissing, Stderr: "/src/a.go: no such file or directory\n"}, "a.go: no such file"},
-		{ActResult{ExitCode: protocol.EditReadFailed, Stderr: "/src/a.go: file larger than 5 bytes\n"}, "/src/a.go: file larger than 5 bytes"},
-		{ActResult{ExitCode: protocol.EditMissed, Stderr: miss + "\n"}, "a.go: " + miss},
-		{ActResult{ExitCode: protocol.EditRefused, Stderr: "edit 1 of 1: old_string occurs 2 times (at lines 1, 4); give more context\n"}, "a.go: edit 1 of 1: old_string occurs 2 times (at lines 1, 4); give more context"},
-		{ActResult{ExitCode: protocol.EditOverMax, Replaced: 2048, Stderr: "***\n"}, "content is 2.0 KiB, over max-file-size (1k)"},
-		{ActResult{ExitCode: protocol.EditWriteFailed, Stderr: "open /src/a.go: permission denied\n"}, "writing a.go: open /src/a.go: permission denied"},
+		{result.Act{}, ""},
+		{result.Act{ExitCode: protocol.EditMissing, Stderr: "/src/a.go: no such file or directory\n"}, "a.go: no such file"},
+		{result.Act{ExitCode: protocol.EditReadFailed, Stderr: "/src/a.go: file larger than 5 bytes\n"}, "/src/a.go: file larger than 5 bytes"},
+		{result.Act{ExitCode: protocol.EditMissed, Stderr: miss + "\n"}, "a.go: " + miss},
+		{result.Act{ExitCode: protocol.EditRefused, Stderr: "edit 1 of 1: old_string occurs 2 times (at lines 1, 4); give more context\n"}, "a.go: edit 1 of 1: old_string occurs 2 times (at lines 1, 4); give more context"},
+		{result.Act{ExitCode: protocol.EditOverMax, Replaced: 2048, Stderr: "***\n"}, "content is 2.0 KiB, over max-file-size (1k)"},
+		{result.Act{ExitCode: protocol.EditWriteFailed, Stderr: "open /src/a.go: permission denied\n"}, "writing a.go: open /src/a.go: permission denied"},
 	} {
 		err := editError("/src/a.go", "a.go", &c.res, 1024)
 		switch {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
 
@@ -12,7 +13,7 @@ import (
 // and says how to get past it, on one line.
 func TestPathNoteNamesThePathAndTheWayOut(t *testing.T) {
 	p := strings.Repeat("é", 2000) + "/\x1b[2Jtail"
-	note := Bounds{Withheld: []snapshot.Withheld{{Path: p, Limit: snapshot.LimitPath, Max: 4000}}}.Notes()
+	note := result.Bounds{Withheld: []snapshot.Withheld{{Path: p, Limit: snapshot.LimitPath, Max: 4000}}}.Notes()
 	if len(note) != 1 {
 		t.Fatalf("notes %q", note)
 	}

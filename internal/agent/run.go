@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -36,20 +37,14 @@ type RunOptions struct {
 	// and RunMost).
 	Quiet, Most time.Duration
 	// Committed, when set, is told of each commit as the session makes it.
-	Committed func(*ActResult)
-}
-
-// RunResult is how a session ended and what it committed.
-type RunResult struct {
-	ExitCode int
-	Commits  []string
+	Committed func(*result.Act)
 }
 
 // Run runs o's command in sandbox name until it exits, committing what
 // changed while it runs (each time the files settle) and once more at its
 // end, whatever ended it. A host process killed mid-session loses
 // nothing: what is left is committed by the sandbox's next call.
-func (m *Agent) Run(ctx context.Context, name string, o RunOptions) (*RunResult, error) {
+func (m *Agent) Run(ctx context.Context, name string, o RunOptions) (*result.Run, error) {
 	slug, n, err := m.running(ctx, name)
 	if err != nil {
 		return nil, err
@@ -80,7 +75,7 @@ func (m *Agent) Run(ctx context.Context, name string, o RunOptions) (*RunResult,
 	})
 	// Interrupted or not, what is left is committed.
 	commitErr := s.commit(context.WithoutCancel(ctx))
-	return &RunResult{ExitCode: code, Commits: s.commits}, errors.Join(runErr, commitErr)
+	return &result.Run{ExitCode: code, Commits: s.commits}, errors.Join(runErr, commitErr)
 }
 
 // runSession is one Run's commits.
@@ -88,7 +83,7 @@ type runSession struct {
 	m         *Agent
 	slug      string
 	detail    string
-	committed func(*ActResult)
+	committed func(*result.Act)
 
 	mu      sync.Mutex
 	commits []string

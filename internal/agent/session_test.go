@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/sandbox/sandboxtest"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -49,7 +50,7 @@ func TestRunCommitsWhatTheSessionChanged(t *testing.T) {
 	res, err := m.Agent.Run(context.Background(), "work", agent.RunOptions{
 		ExecOptions: agent.ExecOptions{Cmd: []string{"sh", "-c", "echo one > one.txt && echo two > two.txt"}},
 		Quiet:       50 * time.Millisecond,
-		Committed:   func(r *agent.ActResult) { seen = append(seen, r.Snapshot) },
+		Committed:   func(r *result.Act) { seen = append(seen, r.Snapshot) },
 	})
 	if err != nil || res.ExitCode != 0 || len(res.Commits) == 0 {
 		t.Fatalf("run: %+v %v", res, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 	"github.com/litterbox-dev/litterbox/internal/unidiff"
 )
@@ -99,7 +100,7 @@ var ErrNoShell = errors.New("the image has no /bin/sh, so bash cannot run comman
 
 // Bash runs a command with sh -c in the sandbox as the sandbox user and
 // commits what it changed. On timeout every process it started is killed.
-func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*ActResult, error) {
+func (m *Agent) Bash(ctx context.Context, name string, o BashOptions) (*result.Act, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -154,10 +155,10 @@ func (o BashOptions) Check() error {
 const MaxWriteSize = 64 << 20
 
 // Write replaces (or creates) a file with content and commits the change.
-func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*ActResult, error) {
+func (m *Agent) Write(ctx context.Context, name, p string, content []byte) (*result.Act, error) {
 	slug, abs, err := m.fileTarget(name, p, writablePath, func() error {
 		if len(content) > MaxWriteSize {
-			return fmt.Errorf("content is %s; write takes at most %s (make large files with bash, and add them to .gitignore)", HumanSize(int64(len(content))), HumanSize(MaxWriteSize))
+			return fmt.Errorf("content is %s; write takes at most %s (make large files with bash, and add them to .gitignore)", result.HumanSize(int64(len(content))), result.HumanSize(MaxWriteSize))
 		}
 		return nil
 	})
@@ -217,20 +218,11 @@ func readablePath(p string) (string, error) {
 	return abs, nil
 }
 
-// EditResult says what Edit did.
-type EditResult struct {
-	Replacements int    `json:"replacements"`
-	Edits        int    `json:"edits"`
-	Snapshot     string `json:"snapshot"`
-	Between
-	Bounds
-}
-
 // Edit applies edits to one file in order, all or nothing, in one
 // snapshot: each old string exactly once, or everywhere with ReplaceAll. A
 // missing or ambiguous old string changes nothing, and the error shows the
 // lines the agent most likely meant.
-func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*EditResult, error) {
+func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (*result.Edit, error) {
 	slug, abs, err := m.fileTarget(name, p, readablePath, func() error { return textedit.Check(edits) })
 	if err != nil {
 		return nil, err
@@ -248,7 +240,7 @@ func (m *Agent) Edit(ctx context.Context, name, p string, edits []textedit.Op) (
 	if err := editError(abs, p, res, int64(a.Edits.MaxOut)); err != nil {
 		return nil, err
 	}
-	return &EditResult{Replacements: res.Replaced, Edits: len(edits), Snapshot: res.Snapshot, Between: res.Between, Bounds: res.Bounds}, nil
+	return &result.Edit{Replacements: res.Replaced, Edits: len(edits), Snapshot: res.Snapshot, Between: res.Between, Bounds: res.Bounds}, nil
 }
 
 // editAction has the helper read the file, apply the edits and write it
@@ -264,7 +256,7 @@ func editAction(abs, p string, edits []textedit.Op) Action {
 
 // editError is the error of an edit that stopped (nil when it did not),
 // as the tools that read and write report theirs.
-func editError(abs, p string, res *ActResult, max int64) error {
+func editError(abs, p string, res *result.Act, max int64) error {
 	why := strings.TrimSuffix(res.Stderr, "\n")
 	switch res.ExitCode {
 	case 0:
@@ -284,18 +276,9 @@ func editError(abs, p string, res *ActResult, max int64) error {
 	return fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(why))
 }
 
-// PatchResult says what Patch did.
-type PatchResult struct {
-	Snapshot string `json:"snapshot"`
-	Created  bool   `json:"created,omitempty"`
-	Deleted  bool   `json:"deleted,omitempty"`
-	Between
-	Bounds
-}
-
 // Patch applies a unified diff to one file; it may create or delete the
 // file. A diff that does not apply changes nothing.
-func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, error) {
+func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*result.Patch, error) {
 	var fp *unidiff.FilePatch
 	slug, abs, err := m.fileTarget(name, p, readablePath, func() (err error) {
 		fp, err = unidiff.Parse(diff)
@@ -331,12 +314,12 @@ func (m *Agent) Patch(ctx context.Context, name, p, diff string) (*PatchResult, 
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("writing %s: %s", p, agenttext.FirstLine(res.Stderr))
 	}
-	return &PatchResult{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Between: res.Between, Bounds: res.Bounds}, nil
+	return &result.Patch{Snapshot: res.Snapshot, Created: !exists, Deleted: fp.Deletes, Between: res.Between, Bounds: res.Bounds}, nil
 }
 
 // Scan commits whatever changed in the sandbox outside the agent tools (an
 // interactive shell), with message "<kind>: <detail>".
-func (m *Agent) Scan(ctx context.Context, name, kind, detail string) (*ActResult, error) {
+func (m *Agent) Scan(ctx context.Context, name, kind, detail string) (*result.Act, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/runner"
 )
 
@@ -84,29 +85,6 @@ func (m *Agent) helperJSON(ctx context.Context, slug string, v any, c protocol.C
 	return nil
 }
 
-// ReadResult is a slice of a file's lines, or an image.
-type ReadResult struct {
-	// Content is the lines, without numbers; FirstLine is the 1-based
-	// number of the first (Offset+1).
-	Content    string `json:"content"`
-	Offset     int    `json:"offset"`
-	FirstLine  int    `json:"first_line"`
-	Lines      int    `json:"lines"`
-	TotalLines int    `json:"total_lines"`
-	Truncated  bool   `json:"truncated"`
-	// CapHit: the lines stopped at MaxReadBytes, not at the limit.
-	CapHit bool `json:"cap_hit,omitempty"`
-	// Image is a PNG, JPEG, GIF or WebP file, whole, instead of lines.
-	Image *Image `json:"image,omitempty"`
-}
-
-// Image is an image file read whole.
-type Image struct {
-	MIME string `json:"mime"`
-	Size int64  `json:"size"`
-	Data []byte `json:"-"`
-}
-
 // MaxImageRead bounds an image read returns: what multimodal models take.
 const MaxImageRead = 5 << 20
 
@@ -123,9 +101,9 @@ type BinaryError struct {
 func (e *BinaryError) Error() string {
 	why := "read returns text and PNG, JPEG, GIF and WebP images"
 	if readableImages[e.MIME] {
-		why = fmt.Sprintf("read returns images up to %s", HumanSize(MaxImageRead))
+		why = fmt.Sprintf("read returns images up to %s", result.HumanSize(MaxImageRead))
 	}
-	return fmt.Sprintf("%s is a binary file (%s, %s): %s; inspect it with bash (od, file) or copy it out with litterbox download", e.Path, HumanSize(e.Size), e.MIME, why)
+	return fmt.Sprintf("%s is a binary file (%s, %s): %s; inspect it with bash (od, file) or copy it out with litterbox download", e.Path, result.HumanSize(e.Size), e.MIME, why)
 }
 
 // DefaultReadLimit is how many lines read returns unless told otherwise.
@@ -136,7 +114,7 @@ const MaxReadBytes = 256 << 10
 
 // Read returns limit lines of a file from line offset (0-based). Hidden paths
 // are refused.
-func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*ReadResult, error) {
+func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*result.Read, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -170,7 +148,7 @@ func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*R
 		if name := sec.Holds(data); name != "" {
 			return nil, fmt.Errorf("%s holds the value of secret %s, which read never returns; an image cannot be shown masked", p, name)
 		}
-		return &ReadResult{Image: &Image{MIME: out.MIME, Size: int64(len(data)), Data: data}}, nil
+		return &result.Read{Image: &result.Image{MIME: out.MIME, Size: int64(len(data)), Data: data}}, nil
 	}
 	sec, err := m.Repo.SecretsFor(ctx, slug)
 	if err != nil {
@@ -182,7 +160,7 @@ func (m *Agent) Read(ctx context.Context, name, p string, offset, limit int) (*R
 		// The lines may begin or end inside a value that spans lines.
 		content = sec.RedactPart(out.Content)
 	}
-	return &ReadResult{
+	return &result.Read{
 		Content: content, Offset: offset, FirstLine: offset + 1, Lines: out.Lines, TotalLines: out.TotalLines,
 		Truncated: truncated, CapHit: out.Lines < limit && offset+out.Lines < out.TotalLines,
 	}, nil
@@ -199,9 +177,6 @@ func Numbered(content string, first int) string {
 	}
 	return b.String()
 }
-
-// Entry is one file system entry listed by Ls.
-type Entry = protocol.LsEntry
 
 // MaxListed bounds the entries ls and glob return, and the matches of grep.
 const MaxListed = 5000
@@ -246,12 +221,12 @@ func (m *Agent) searchRoot(name, p string) (slug, abs string, err error) {
 }
 
 // Ls lists a directory (recursively on request), leaving hidden entries out.
-func (m *Agent) Ls(ctx context.Context, name, p string, recursive bool) ([]Entry, bool, error) {
+func (m *Agent) Ls(ctx context.Context, name, p string, recursive bool) ([]result.Entry, bool, error) {
 	slug, abs, err := m.searchRoot(name, p)
 	if err != nil {
 		return nil, false, err
 	}
-	entries := []Entry{}
+	entries := []result.Entry{}
 	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdLs{Path: abs, Recursive: recursive, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
@@ -276,7 +251,7 @@ func (m *Agent) Glob(ctx context.Context, name, pattern, p string) ([]string, bo
 	if !doublestar.ValidatePattern(pattern) || pattern == "" {
 		return nil, false, fmt.Errorf("glob %q: not a valid pattern (*, ?, **, [abc], [!abc], {a,b})", pattern)
 	}
-	entries := []Entry{}
+	entries := []result.Entry{}
 	if err := m.helperJSON(ctx, slug, &entries, protocol.CmdGlob{Path: abs, Pattern: pattern, Max: MaxListed + 1}); err != nil {
 		return nil, false, err
 	}
@@ -292,13 +267,10 @@ func (m *Agent) Glob(ctx context.Context, name, pattern, p string) ([]string, bo
 	return out, truncated, nil
 }
 
-// Match is one line grep found.
-type Match = protocol.Match
-
 // Grep searches non-hidden files under p for a regular expression (Go's
 // RE2 syntax, the same in every image); include, when set, is a file name
 // glob such as "*.go". Binary files are skipped.
-func (m *Agent) Grep(ctx context.Context, name, pattern, p, include string) ([]Match, bool, error) {
+func (m *Agent) Grep(ctx context.Context, name, pattern, p, include string) ([]result.Match, bool, error) {
 	if pattern == "" {
 		return nil, false, errors.New("pattern is empty")
 	}
@@ -309,7 +281,7 @@ func (m *Agent) Grep(ctx context.Context, name, pattern, p, include string) ([]M
 	if include == "" {
 		include = "*"
 	}
-	matches := []Match{}
+	matches := []result.Match{}
 	if err := m.helperJSON(ctx, slug, &matches, protocol.CmdGrep{Path: abs, Regexp: pattern, Include: include, Max: MaxListed + 1}); err != nil {
 		var te *toolError
 		switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/sandbox/sandboxtest"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -33,7 +34,7 @@ func toolSandbox(t *testing.T) *sandbox.Manager {
 	return m
 }
 
-func bash(t *testing.T, m *sandbox.Manager, cmd string) *agent.ActResult {
+func bash(t *testing.T, m *sandbox.Manager, cmd string) *result.Act {
 	t.Helper()
 	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: cmd})
 	if err != nil {

@@ -11,12 +11,13 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/tarstream"
 )
 
 // Upload copies a host file or directory into the sandbox at dest (the exact
 // path it gets; relative to /src), modes kept, and commits it like write.
-func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*ActResult, error) {
+func (m *Agent) Upload(ctx context.Context, name, src, dest string) (*result.Act, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/pool"
+	"github.com/litterbox-dev/litterbox/internal/result"
 )
 
 // LabelLimits keeps a sandbox's limits on its container (JSON of Limits),
@@ -124,7 +124,7 @@ func (c *creation) checkMemory(ctx context.Context) error {
 		used += n
 		// By name, from the container's: a claimed pool entry has the
 		// entry's labels.
-		users = append(users, fmt.Sprintf("%s (%s)", strings.TrimPrefix(s.Name, m.Repo.Prefix()+"-"), agent.HumanSize(n)))
+		users = append(users, fmt.Sprintf("%s (%s)", strings.TrimPrefix(s.Name, m.Repo.Prefix()+"-"), result.HumanSize(n)))
 	}
 	slices.Sort(users)
 	c.limits.MemoryBudget, c.limits.MemoryInUse = budget, used
@@ -132,7 +132,7 @@ func (c *creation) checkMemory(ctx context.Context) error {
 		return nil
 	}
 	return &LimitError{Msg: fmt.Sprintf("memory budget: this sandbox's %s would bring this repository's running sandboxes to %s, over their budget of %s ([limits] memory-budget = %q of the host's %s); they are: %s; delete one (litterbox delete NAME), lower [docker] memory, or raise the budget in %s",
-		agent.HumanSize(own), agent.HumanSize(used), agent.HumanSize(budget), cfg.MemoryBudget, agent.HumanSize(total), orNone(shortList(users, 6)), config.LocalFile)}
+		result.HumanSize(own), result.HumanSize(used), result.HumanSize(budget), cfg.MemoryBudget, result.HumanSize(total), orNone(shortList(users, 6)), config.LocalFile)}
 }
 
 // ownRunning are the sandboxes the memory budget counts: this

@@ -14,19 +14,14 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/result"
 )
-
-// Result says what a milestone squashed.
-type Result struct {
-	Commit   string `json:"commit"`
-	Squashed int    `json:"squashed"`
-}
 
 func milestoneRef(slug string) string { return "refs/litterbox/" + slug + "/milestone" }
 
 // Make squashes every snapshot since the last milestone (or the base)
 // into one commit with message; the tree stays the same.
-func Make(ctx context.Context, r *hostrepo.Repo, name, message string) (*Result, error) {
+func Make(ctx context.Context, r *hostrepo.Repo, name, message string) (*result.Milestone, error) {
 	slug, err := r.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -94,7 +89,7 @@ func Make(ctx context.Context, r *hostrepo.Repo, name, message string) (*Result,
 		st.Tip = id
 		_ = r.SaveSnap(slug, st)
 	}
-	return &Result{Commit: id, Squashed: count}, nil
+	return &result.Milestone{Commit: id, Squashed: count}, nil
 }
 
 func commitSpec(tree, parent, msg string, author, committer gitcli.Ident) gitcli.CommitSpec {

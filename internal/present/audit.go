@@ -29,7 +29,7 @@ var summaryArgs = []string{"command", "path", "pattern", "message", "name", "bas
 // was about. Everything an agent chose is made inert and cut short, so a
 // call never takes more than its line.
 func AuditLine(e audit.Entry) string {
-	return auditLine(e.Time, e.Sandbox, e.Tool, took(e.DurationMS), result(e), commit(e), summary(e))
+	return auditLine(e.Time, e.Sandbox, e.Tool, took(e.DurationMS), ending(e), commit(e), summary(e))
 }
 
 // AuditRunning is the line of a call that has started and not ended, as a
@@ -74,7 +74,7 @@ func took(ms int64) string {
 	}
 }
 
-func result(e audit.Entry) string {
+func ending(e audit.Entry) string {
 	switch {
 	case e.Status == audit.StatusStarted:
 		return "started"

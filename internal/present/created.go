@@ -9,10 +9,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/result"
 )
 
 // Created writes a new sandbox for a person: aligned "label: value" lines
@@ -85,7 +85,7 @@ func limits(l create.Limits) string {
 	}
 	var of []string
 	if l.MemoryBudget > 0 {
-		of = append(of, fmt.Sprintf("this repository's running sandboxes' memory %s of a %s budget", agent.HumanSize(l.MemoryInUse), agent.HumanSize(l.MemoryBudget)))
+		of = append(of, fmt.Sprintf("this repository's running sandboxes' memory %s of a %s budget", result.HumanSize(l.MemoryInUse), result.HumanSize(l.MemoryBudget)))
 	}
 	if l.MaxSandboxes > 0 {
 		of = append(of, fmt.Sprintf("sandbox %d of %d here", l.Sandboxes, l.MaxSandboxes))
@@ -102,12 +102,12 @@ func setup(c *create.Created, line func(label, value string)) {
 	switch sc := c.SetupCache; {
 	case c.ForkedFrom != "":
 	case sc != nil && sc.Hit:
-		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, agent.HumanSize(sc.Bytes), sc.From))
+		line("setup", fmt.Sprintf("%s (from the setup cache %s: %d files, %s, made by '%s'; not run)", c.Setup.Command, sc.Key, sc.Files, result.HumanSize(sc.Bytes), sc.From))
 	default:
 		line("setup", fmt.Sprintf("%s (exit %d%s)", c.Setup.Command, c.Setup.ExitCode, defaultSetup(c)))
 		switch {
 		case sc != nil && sc.Saved:
-			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, agent.HumanSize(sc.Bytes)))
+			line("cache", fmt.Sprintf("kept as %s (%d files, %s): the next create with this key skips the setup", sc.Key, sc.Files, result.HumanSize(sc.Bytes)))
 		case sc != nil && sc.NotKept != "":
 			line("cache", "not kept: "+sc.NotKept)
 		}

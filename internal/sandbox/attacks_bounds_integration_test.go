@@ -21,6 +21,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -325,7 +326,7 @@ func checkCommit(t *testing.T, m *Manager, commit string, n int) {
 	}
 }
 
-func bashIn(t *testing.T, m *Manager, cmd string) *agent.ActResult {
+func bashIn(t *testing.T, m *Manager, cmd string) *result.Act {
 	t.Helper()
 	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: cmd, Timeout: 5 * time.Minute})
 	if err != nil {

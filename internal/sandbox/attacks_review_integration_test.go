@@ -17,6 +17,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -267,7 +268,7 @@ func reviewRepo(t *testing.T, e *attackEnv) (*Manager, string) {
 	return r, testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
 }
 
-func reviewBash(t *testing.T, r *Manager, cmd string) *agent.ActResult {
+func reviewBash(t *testing.T, r *Manager, cmd string) *result.Act {
 	t.Helper()
 	res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 	if err != nil || res.Snapshot == "" {

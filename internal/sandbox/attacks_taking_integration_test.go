@@ -22,6 +22,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/mcpproc"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
@@ -42,7 +43,7 @@ var takingAttacks = []attack{
 		if _, err := servicectl.Background(ctx, r.Repo, "w", "writer", agent.BashOptions{Command: "sleep 1; echo bg > bg.txt; sleep 600"}); err != nil {
 			t.Fatal(err)
 		}
-		late := make(chan *agent.ActResult, 1)
+		late := make(chan *result.Act, 1)
 		go func() {
 			res, err := r.Agent.Bash(ctx, "w", agent.BashOptions{Command: "sleep 4; echo late > late.txt"})
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -331,13 +332,13 @@ func baseRefAttack(t *testing.T, e *attackEnv) {
 // roomySandbox is sandbox "w" of a repository of its own, with room for
 // the helper's lists of 100k names: at the table's 256m the helper is
 // killed for memory (a bound of its own). run is a bash call in it.
-func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *agent.ActResult) {
+func roomySandbox(t *testing.T, e *attackEnv) (r *Manager, run func(cmd string) *result.Act) {
 	t.Helper()
 	r = freshRepo(t, e, "[docker]\nmemory = \"1g\"\n")
 	if _, err := r.Create(context.Background(), create.CreateOptions{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	return r, func(cmd string) *agent.ActResult {
+	return r, func(cmd string) *result.Act {
 		t.Helper()
 		res, err := r.Agent.Bash(context.Background(), "w", agent.BashOptions{Command: cmd})
 		if err != nil {

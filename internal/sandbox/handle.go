@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
 
@@ -45,34 +46,34 @@ func awake[T any](ctx context.Context, s *Sandbox, call func() (T, error)) (T, e
 }
 
 // Bash runs a command and commits what it changed (agent.Agent.Bash).
-func (s *Sandbox) Bash(ctx context.Context, o agent.BashOptions) (*agent.ActResult, error) {
-	return awake(ctx, s, func() (*agent.ActResult, error) { return s.m.Agent.Bash(ctx, s.Slug, o) })
+func (s *Sandbox) Bash(ctx context.Context, o agent.BashOptions) (*result.Act, error) {
+	return awake(ctx, s, func() (*result.Act, error) { return s.m.Agent.Bash(ctx, s.Slug, o) })
 }
 
 // Write writes a file and commits it (agent.Agent.Write).
-func (s *Sandbox) Write(ctx context.Context, path string, content []byte) (*agent.ActResult, error) {
-	return awake(ctx, s, func() (*agent.ActResult, error) { return s.m.Agent.Write(ctx, s.Slug, path, content) })
+func (s *Sandbox) Write(ctx context.Context, path string, content []byte) (*result.Act, error) {
+	return awake(ctx, s, func() (*result.Act, error) { return s.m.Agent.Write(ctx, s.Slug, path, content) })
 }
 
 // Edit applies edits to one file and commits it (agent.Agent.Edit).
-func (s *Sandbox) Edit(ctx context.Context, path string, edits []textedit.Op) (*agent.EditResult, error) {
-	return awake(ctx, s, func() (*agent.EditResult, error) { return s.m.Agent.Edit(ctx, s.Slug, path, edits) })
+func (s *Sandbox) Edit(ctx context.Context, path string, edits []textedit.Op) (*result.Edit, error) {
+	return awake(ctx, s, func() (*result.Edit, error) { return s.m.Agent.Edit(ctx, s.Slug, path, edits) })
 }
 
 // Patch applies a unified diff to a file and commits it (agent.Agent.Patch).
-func (s *Sandbox) Patch(ctx context.Context, path, diff string) (*agent.PatchResult, error) {
-	return awake(ctx, s, func() (*agent.PatchResult, error) { return s.m.Agent.Patch(ctx, s.Slug, path, diff) })
+func (s *Sandbox) Patch(ctx context.Context, path, diff string) (*result.Patch, error) {
+	return awake(ctx, s, func() (*result.Patch, error) { return s.m.Agent.Patch(ctx, s.Slug, path, diff) })
 }
 
 // Upload copies a host file or directory in and commits it
 // (agent.Agent.Upload); a second try reads the host's files again.
-func (s *Sandbox) Upload(ctx context.Context, src, dest string) (*agent.ActResult, error) {
-	return awake(ctx, s, func() (*agent.ActResult, error) { return s.m.Agent.Upload(ctx, s.Slug, src, dest) })
+func (s *Sandbox) Upload(ctx context.Context, src, dest string) (*result.Act, error) {
+	return awake(ctx, s, func() (*result.Act, error) { return s.m.Agent.Upload(ctx, s.Slug, src, dest) })
 }
 
 // Scan commits whatever changed outside the agent tools (agent.Agent.Scan).
-func (s *Sandbox) Scan(ctx context.Context, kind, detail string) (*agent.ActResult, error) {
-	return awake(ctx, s, func() (*agent.ActResult, error) { return s.m.Agent.Scan(ctx, s.Slug, kind, detail) })
+func (s *Sandbox) Scan(ctx context.Context, kind, detail string) (*result.Act, error) {
+	return awake(ctx, s, func() (*result.Act, error) { return s.m.Agent.Scan(ctx, s.Slug, kind, detail) })
 }
 
 // Exec runs a command as the sandbox user and returns its exit code
@@ -83,19 +84,19 @@ func (s *Sandbox) Exec(ctx context.Context, o agent.ExecOptions) (int, error) {
 
 // Run runs a command until it exits, committing as it goes
 // (agent.Agent.Run).
-func (s *Sandbox) Run(ctx context.Context, o agent.RunOptions) (*agent.RunResult, error) {
-	return awake(ctx, s, func() (*agent.RunResult, error) { return s.m.Agent.Run(ctx, s.Slug, o) })
+func (s *Sandbox) Run(ctx context.Context, o agent.RunOptions) (*result.Run, error) {
+	return awake(ctx, s, func() (*result.Run, error) { return s.m.Agent.Run(ctx, s.Slug, o) })
 }
 
 // Read returns lines of a file, or an image (agent.Agent.Read).
-func (s *Sandbox) Read(ctx context.Context, path string, offset, limit int) (*agent.ReadResult, error) {
-	return awake(ctx, s, func() (*agent.ReadResult, error) { return s.m.Agent.Read(ctx, s.Slug, path, offset, limit) })
+func (s *Sandbox) Read(ctx context.Context, path string, offset, limit int) (*result.Read, error) {
+	return awake(ctx, s, func() (*result.Read, error) { return s.m.Agent.Read(ctx, s.Slug, path, offset, limit) })
 }
 
 // Ls lists a directory, and whether the list was cut (agent.Agent.Ls).
-func (s *Sandbox) Ls(ctx context.Context, path string, recursive bool) ([]agent.Entry, bool, error) {
+func (s *Sandbox) Ls(ctx context.Context, path string, recursive bool) ([]result.Entry, bool, error) {
 	var cut bool
-	entries, err := awake(ctx, s, func() (e []agent.Entry, err error) {
+	entries, err := awake(ctx, s, func() (e []result.Entry, err error) {
 		e, cut, err = s.m.Agent.Ls(ctx, s.Slug, path, recursive)
 		return e, err
 	})
@@ -115,9 +116,9 @@ func (s *Sandbox) Glob(ctx context.Context, pattern, path string) ([]string, boo
 
 // Grep finds the lines that match a pattern, and whether the list was cut
 // (agent.Agent.Grep).
-func (s *Sandbox) Grep(ctx context.Context, pattern, path, include string) ([]agent.Match, bool, error) {
+func (s *Sandbox) Grep(ctx context.Context, pattern, path, include string) ([]result.Match, bool, error) {
 	var cut bool
-	matches, err := awake(ctx, s, func() (ms []agent.Match, err error) {
+	matches, err := awake(ctx, s, func() (ms []result.Match, err error) {
 		ms, cut, err = s.m.Agent.Grep(ctx, s.Slug, pattern, path, include)
 		return ms, err
 	})

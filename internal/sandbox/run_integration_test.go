@@ -14,6 +14,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -65,7 +66,7 @@ func runSession(t *testing.T, m *Manager) {
 	res, err := m.Agent.Run(ctx, "w", agent.RunOptions{
 		ExecOptions: agent.ExecOptions{Cmd: []string{"standin", "-exit", "3"}, Interactive: true,
 			Streams: box.Streams{Stdin: strings.NewReader("write the steps\n"), Stdout: &out, Stderr: &out}},
-		Committed: func(r *agent.ActResult) {
+		Committed: func(r *result.Act) {
 			during = append(during, r.Snapshot)
 			if len(during) == 1 {
 				// While it runs: list shows it, and a second session is refused.

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -30,7 +31,7 @@ func toolSandbox(t *testing.T) *Manager {
 	return m
 }
 
-func bash(t *testing.T, m *Manager, cmd string) *agent.ActResult {
+func bash(t *testing.T, m *Manager, cmd string) *result.Act {
 	t.Helper()
 	res, err := m.Agent.Bash(context.Background(), "work", agent.BashOptions{Command: cmd})
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
-	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
 
@@ -95,7 +95,7 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	}
 	if o.Action != "ls" {
 		for _, entry := range entries {
-			fmt.Fprintf(e.Stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, agent.HumanSize(entry.Bytes))
+			fmt.Fprintf(e.Stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, result.HumanSize(entry.Bytes))
 		}
 		if len(entries) == 0 {
 			fmt.Fprintln(e.Stdout, "Nothing to prune.")
@@ -109,7 +109,7 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
 	for _, entry := range entries {
-		size := agent.HumanSize(entry.Bytes)
+		size := result.HumanSize(entry.Bytes)
 		if entry.State != "ready" {
 			size = entry.State
 		}
@@ -156,7 +156,7 @@ func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
 			repo += " (gone)"
 		}
 		if entry.Known {
-			size, files, hits, created = agent.HumanSize(entry.Bytes), fmt.Sprint(entry.Files), fmt.Sprint(entry.Hits), cli.Since(time.Since(entry.Created))
+			size, files, hits, created = result.HumanSize(entry.Bytes), fmt.Sprint(entry.Files), fmt.Sprint(entry.Hits), cli.Since(time.Since(entry.Created))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", repo, shortKey(entry.Key), size, files, hits, created)
 	}
@@ -173,7 +173,7 @@ func CacheSummary(entries []setupcache.RepoEntry) string {
 	if n == 0 {
 		return ""
 	}
-	line := fmt.Sprintf("Setup cache: %d %s, %s", n, cli.Plural(n, "entry", "entries"), agent.HumanSize(bytes))
+	line := fmt.Sprintf("Setup cache: %d %s, %s", n, cli.Plural(n, "entry", "entries"), result.HumanSize(bytes))
 	if unknown := n - known(entries); unknown > 0 {
 		line += fmt.Sprintf(" and %d of unknown size", unknown)
 	}
