@@ -2,6 +2,11 @@
 # docker and git) and end-to-end (bats, the built binary) tests.
 # `make check` is the quick loop: build, lint and unit tests, no engine.
 GO          ?= go
+# Every build and test but the race detector's (which needs cgo) is
+# static, as the release is: one build configuration, so that lint, the
+# binary, the integration tests and fuzzing compile the packages once
+# between them, and test what ships (Go's own resolver, no libc).
+export CGO_ENABLED ?= 0
 BIN         := bin/litterbox
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # BUILD names the source both programs are built from: the tree `git add -A`
@@ -24,7 +29,7 @@ BATS        ?= bats
 IMAGE       ?= image
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit checks images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
+.PHONY: release all build install check check-unit checks images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-tests lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
 
 all: build
 
@@ -165,7 +170,7 @@ k8s-down:
 	scripts/k8s/down.sh
 
 unit:
-	$(GO) test -race -count=1 -timeout 5m ./...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 5m ./...
 
 # Each fuzz target (package:Target:executions) on top of its seed corpus
 # (which `unit` runs): slugs, config files, unified diffs, tar owner
@@ -200,9 +205,16 @@ integration-attacks: $(IMAGE)
 # Everything but the attack table and what needs the test cluster, which
 # integration-cluster runs: the contract suite on the cluster's providers
 # (LITTERBOX_PROVIDERS groups, internal/testenv) and the Kubernetes tests.
+# Only the integration tests, by name, in the packages that have them: the
+# unit tests ran already (make unit, with -race), and compiling every
+# package's tests again without -race only to run them twice cost minutes
+# of both cores. make lint-tests keeps every integration test's name
+# within INTEGRATION_TESTS, so that none is left out.
 CLUSTER_TESTS := ^TestIntegrationKubernetes
+INTEGRATION_TESTS := ^Test(Integration|Matrix|Contract)
+INTEGRATION_PKGS = $(sort $(patsubst %/,%,$(dir $(shell grep -rl --include='*_test.go' '^//go:build integration' .))))
 integration-rest: $(IMAGE)
-	LITTERBOX_PROVIDERS=local scripts/timed.sh $@ $(INTEGRATION) -skip '$(ATTACKS)|$(CLUSTER_TESTS)' ./...
+	LITTERBOX_PROVIDERS=local scripts/timed.sh $@ $(INTEGRATION) -run '$(INTEGRATION_TESTS)' -skip '$(ATTACKS)|$(CLUSTER_TESTS)' $(INTEGRATION_PKGS)
 
 integration-cluster: $(IMAGE)
 	LITTERBOX_PROVIDERS=cluster scripts/timed.sh $@ $(INTEGRATION) -run '^TestContract$$|$(CLUSTER_TESTS)' ./internal/sandbox
@@ -222,7 +234,7 @@ e2e: build image
 
 # Each check is a target of its own so that make -j (make check) runs them
 # side by side; make test runs them one after another.
-lint: lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-shell
+lint: lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-tests lint-shell
 
 lint-fmt:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt wants to rewrite: $$unformatted"; exit 1; fi
@@ -246,6 +258,13 @@ lint-imports:
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./... | grep -E ' github.com/litterbox-dev/litterbox/(dockercli|kubecli)( |$$)' | \
 	  grep -vE '^github.com/litterbox-dev/litterbox/(cmd/litterbox|internal/engine|dockercli|kubecli):' | cut -d: -f1); \
 	  if [ -n "$$bad" ]; then echo "only internal/engine may import dockercli or kubecli; these do: $$bad"; exit 1; fi
+
+# Every test in a file built only with the integration tag is named so
+# that integration-rest's -run (INTEGRATION_TESTS) picks it, or is the
+# package's TestMain.
+lint-tests:
+	@bad=$$(grep -rl --include='*_test.go' '^//go:build integration' . | xargs grep -HE '^func Test' | grep -vE ':func (Test(Integration|Matrix|Contract)[A-Za-z0-9_]*|TestMain)\('); \
+	  if [ -n "$$bad" ]; then echo "integration tests must be named Test{Integration,Matrix,Contract}..., or integration-rest skips them: $$bad"; exit 1; fi
 
 # Without shellcheck the shell scripts would go unchecked and the target
 # still pass: it fails instead, naming the package.

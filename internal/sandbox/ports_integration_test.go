@@ -19,7 +19,7 @@ import (
 
 // Two creates that pick the same free host port at once: the engine refuses
 // one, which tries other ports, and both sandboxes end up with their own.
-func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
+func TestIntegrationConcurrentCreatesRacingForOnePort(t *testing.T) {
 	ctx := context.Background()
 	m := realManager(t)
 	m.Repo.Config.Network = "bridge"
@@ -71,7 +71,7 @@ func TestConcurrentCreatesRacingForOnePort(t *testing.T) {
 	}
 }
 
-func TestHostPortFree(t *testing.T) {
+func TestIntegrationHostPortFree(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestHostPortFree(t *testing.T) {
 
 // When the engine refuses a port (something took it after the check), create
 // removes the half-made container and tries the next port.
-func TestCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
+func TestIntegrationCreateRetriesWhenTheEngineRefusesAPort(t *testing.T) {
 	ctx := context.Background()
 	// A listener on a port inside the range, where the search will start.
 	var l net.Listener
