@@ -61,14 +61,16 @@ check-unit:
 #
 # The suites that talk to engines on this machine run first, two at a time,
 # longest first, make -j2 starting the next as soon as one ends: the
-# integration tests, the attack table, the Docker bats suites in two halves
-# (without the tests tagged extended), and the attack table's kernel rows
-# under gVisor (make test-extended has the rest: see there).
-# They spend part of their time waiting on an engine, but the gVisor runs
-# and the attack table keep both cores busy, so more at once only slows
-# each. Then the cluster's suites (the contract suite on its three
-# providers, the Kubernetes integration tests, kubernetes.bats), with the
-# cluster up: .ci/run builds its components in the background from the
+# integration tests, the attack table, and the Docker bats suites in two
+# halves (without the tests tagged extended; make test-extended has the
+# rest: see there). They spend part of their time waiting on an engine,
+# but until the cluster's build ends they leave the cores no idle time
+# (it takes what they leave), so more at once would not end sooner: CI's
+# time is its CPU. Then, with the cluster up, the cluster's suites (the
+# contract suite on its three providers, the Kubernetes integration
+# tests, kubernetes.bats) beside the attack table's kernel rows under
+# gVisor, three at once, since they leave half the cores idle (sampled
+# through a whole .ci/run). .ci/run builds its components in the background from the
 # start, at the lowest priority, so that build takes what the suites before
 # it leave of the cores rather than holding them all back. Last, alone, the
 # one test that pauses every sandbox on the engine (tagged engine-wide).
@@ -97,10 +99,13 @@ checks:
 # in the order given, longest first, rather than the two that need no
 # image while the others wait on its check.
 test-engines:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target IMAGE= integration-rest integration-attacks e2e-docker-b e2e-docker-a integration-gvisor
+	@$(MAKE) --no-print-directory -j2 --output-sync=target IMAGE= integration-rest integration-attacks e2e-docker-b e2e-docker-a
 
+# The cluster's suites wait on its kubelet and leave the cores half idle,
+# and so did the gVisor suite run alone at the end of test-engines: the
+# three run side by side.
 test-cluster:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target IMAGE= integration-cluster e2e-kubernetes
+	@$(MAKE) --no-print-directory -j3 --output-sync=target IMAGE= integration-cluster integration-gvisor e2e-kubernetes
 
 # What make test (CI) leaves out for time, since other suites cover the
 # same ground there: the bats suites again on the cluster; the tools suite
