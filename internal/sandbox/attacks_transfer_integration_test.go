@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -28,10 +29,30 @@ import (
 // transferAttacks are the attack table's rows for host-side writes and base refs (issue 27, items 5-6).
 var transferAttacks = []attack{
 	{name: "download leaves a link, then the sandbox makes it a directory of mode 777", side: "agent", expect: "the second download is refused naming DEST/d; the link's target keeps its mode and files", run: func(t *testing.T, e *attackEnv) {
-		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir dl/d && chmod 777 dl/d && echo theirs > dl/d/secret && chmod 777 dl/d/secret")
+		downloadThroughAPlantedLink(t, e, "work", "d", "rm dl/d && mkdir dl/d && chmod 777 dl/d && echo theirs > dl/d/secret && chmod 777 dl/d/secret", nil)
 	}},
 	{name: "download leaves a link, then the sandbox writes under it", side: "agent", expect: "the second download is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
-		downloadThroughAPlantedLink(t, e, "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d")
+		downloadThroughAPlantedLink(t, e, "work", "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d", nil)
+	}},
+	{name: "download leaves a link, the sandbox writes under it and stops for being idle", side: "agent", expect: "the download that wakes the sandbox (the CLI's, through the handle) is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		e.m.Repo.Config.Idle = 10 * time.Second
+		_, err := e.m.Create(ctx, create.CreateOptions{Name: "dlnap"})
+		e.m.Repo.Config.Idle = 0
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.m.Delete(context.WithoutCancel(ctx), "dlnap", true)
+		downloadThroughAPlantedLink(t, e, "dlnap", "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d", func() {
+			for deadline := time.Now().Add(60 * time.Second); status(t, e, "dlnap") != create.StatusIdle; time.Sleep(time.Second) {
+				if time.Now().After(deadline) {
+					t.Fatalf("a sandbox of idle 10s is %s after a minute", status(t, e, "dlnap"))
+				}
+			}
+		})
+		if st := status(t, e, "dlnap"); st != create.StatusActive {
+			t.Errorf("after the refused download the sandbox is %s, want it woken", st)
+		}
 	}},
 	{name: "the host's copy into /src through the helper (gVisor, Kubernetes) meets links the agent planted", side: "agent", gvisor: true, expect: "an entry under a link to a directory outside /src is refused and nothing lands there; a file over a link replaces the link, never its target; no setuid bit is applied", run: func(t *testing.T, e *attackEnv) {
 		helperCopyThroughPlantedLinks(t, e)
@@ -225,12 +246,20 @@ true`)
 	}},
 }
 
-// downloadThroughAPlantedLink downloads dl (holding the link dl/<link> to a
-// host directory) to DEST, lets the sandbox run change, and downloads
-// again: the host directory must keep its mode, files and contents, and the
-// refusal must name DEST/<link> and come before any change to DEST.
-func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, link, change string) {
+// downloadThroughAPlantedLink downloads dl of sandbox name (holding the
+// link dl/<link> to a host directory) to DEST, lets the sandbox run
+// change, runs before (when set), and downloads again through the
+// sandbox's handle, as the CLI does: the host directory must keep its
+// mode, files and contents, and the refusal must name DEST/<link> and
+// come before any change to DEST.
+func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, name, link, change string, before func()) {
 	ctx := context.Background()
+	bash := func(cmd string) {
+		t.Helper()
+		if _, err := e.m.Agent.Bash(ctx, name, agent.BashOptions{Command: cmd}); err != nil {
+			t.Fatalf("bash %q: %v", cmd, err)
+		}
+	}
 	outside := filepath.Join(t.TempDir(), "users-dir")
 	if err := os.Mkdir(outside, 0o700); err != nil {
 		t.Fatal(err)
@@ -239,13 +268,20 @@ func downloadThroughAPlantedLink(t *testing.T, e *attackEnv, link, change string
 	if err := os.WriteFile(secret, []byte("mine\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	bash(t, e.m, "rm -rf dl && mkdir dl && ln -s "+outside+" dl/"+link)
+	bash("rm -rf dl && mkdir dl && ln -s " + outside + " dl/" + link)
 	dest := filepath.Join(t.TempDir(), "out")
-	if _, err := e.m.Agent.Download(ctx, "work", "dl", dest); err != nil {
+	if _, err := e.m.Agent.Download(ctx, name, "dl", dest); err != nil {
 		t.Fatalf("first download: %v", err)
 	}
-	bash(t, e.m, change+" && echo late > dl/zz-late")
-	_, err := e.m.Agent.Download(ctx, "work", "dl", dest)
+	bash(change + " && echo late > dl/zz-late")
+	if before != nil {
+		before()
+	}
+	sb, err := e.m.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sb.Download(ctx, "dl", dest)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dest, link)) || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("second download: %v, want a refusal naming %s as a symlink", err, filepath.Join(dest, link))
 	}
