@@ -126,13 +126,7 @@ var processAttacks = []attack{
 	}},
 	{name: "a process named like /proc/PID/stat fields under the idle stop, and the wake", side: "agent", gvisor: true, expect: "PID 1 reads the forged name as a name: the sandbox (idle 10s) stops itself while the process sleeps; the next call starts it again and commits what that call changed, no more; nothing runs on the host", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		e.m.Repo.Config.Idle = 10 * time.Second
-		_, err := e.m.Create(ctx, create.CreateOptions{Name: "nap"})
-		e.m.Repo.Config.Idle = 0
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.m.Delete(context.WithoutCancel(ctx), "nap", true)
+		napper(t, e, "nap")
 		// A script's process is named after its file (15 bytes at most):
 		// fields after a ')' that a parser reading up to the first ')'
 		// would take for the state, the parent and CPU times.
@@ -145,11 +139,7 @@ var processAttacks = []attack{
 		if err != nil || res.Stdout != "1\n" {
 			t.Fatalf("the forged process is not running: %+v %v", res, err)
 		}
-		for deadline := time.Now().Add(60 * time.Second); status(t, e, "nap") != create.StatusIdle; time.Sleep(time.Second) {
-			if time.Now().After(deadline) {
-				t.Fatalf("a sandbox of idle 10s with a forged process asleep is %s after a minute", status(t, e, "nap"))
-			}
-		}
+		awaitIdle(t, e, "nap")
 		sb, err := e.m.Open("nap")
 		if err != nil {
 			t.Fatal(err)
@@ -189,6 +179,30 @@ func noLooper(t *testing.T, e *attackEnv, tag string) {
 	t.Helper()
 	if n := loopers(t, e, tag); n != 0 {
 		t.Errorf("%d process(es) of the call still run after it returned", n)
+	}
+}
+
+// napper makes sandbox name with an idle stop of 10 s, deleted when the
+// test ends.
+func napper(t *testing.T, e *attackEnv, name string) {
+	t.Helper()
+	e.m.Repo.Config.Idle = 10 * time.Second
+	_, err := e.m.Create(context.Background(), create.CreateOptions{Name: name})
+	e.m.Repo.Config.Idle = 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.m.Delete(context.Background(), name, true) })
+}
+
+// awaitIdle waits up to a minute for sandbox name (a napper) to be
+// stopped for being idle.
+func awaitIdle(t *testing.T, e *attackEnv, name string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); status(t, e, name) != create.StatusIdle; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sandbox %s of idle 10s is %s after a minute", name, status(t, e, name))
+		}
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -35,21 +34,8 @@ var transferAttacks = []attack{
 		downloadThroughAPlantedLink(t, e, "work", "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d", nil)
 	}},
 	{name: "download leaves a link, the sandbox writes under it and stops for being idle", side: "agent", expect: "the download that wakes the sandbox (the CLI's, through the handle) is refused naming DEST/d, before any change; nothing lands beside the link's target", run: func(t *testing.T, e *attackEnv) {
-		ctx := context.Background()
-		e.m.Repo.Config.Idle = 10 * time.Second
-		_, err := e.m.Create(ctx, create.CreateOptions{Name: "dlnap"})
-		e.m.Repo.Config.Idle = 0
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer e.m.Delete(context.WithoutCancel(ctx), "dlnap", true)
-		downloadThroughAPlantedLink(t, e, "dlnap", "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d", func() {
-			for deadline := time.Now().Add(60 * time.Second); status(t, e, "dlnap") != create.StatusIdle; time.Sleep(time.Second) {
-				if time.Now().After(deadline) {
-					t.Fatalf("a sandbox of idle 10s is %s after a minute", status(t, e, "dlnap"))
-				}
-			}
-		})
+		napper(t, e, "dlnap")
+		downloadThroughAPlantedLink(t, e, "dlnap", "d", "rm dl/d && mkdir -p dl/d/sub && echo theirs > dl/d/sub/new && chmod -R 777 dl/d", func() { awaitIdle(t, e, "dlnap") })
 		if st := status(t, e, "dlnap"); st != create.StatusActive {
 			t.Errorf("after the refused download the sandbox is %s, want it woken", st)
 		}
