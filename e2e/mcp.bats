@@ -453,3 +453,37 @@ built"
   assert_success
   [[ $(jsonget .text <<<"$output") == "litterbox mcp cannot serve: "*"not a git repository"* ]] || fail "$output"
 }
+
+@test "review loop: the agent's sandbox-ready, a person's reject, the reason at the head of the agent's next result once, list and the audit log" {
+  call sandbox-create '{"name":"loop"}'
+  call bash '{"sandbox":"loop","command":"echo a > a.txt"}'
+  call sandbox-ready '{"sandbox":"loop","summary":"adds a.txt\nchecked by hand"}'
+  assert_equal "$(r .isError)" false
+  assert_equal "$(r .structuredContent.state)" ready
+  run --separate-stderr lb list
+  assert_success
+  assert_line 'loop: ready (agent): adds a.txt'
+  run --separate-stderr lb list --json
+  assert_equal "$(jsonget .0.review.state <<<"$output")" ready
+  assert_equal "$(jsonget .0.review.message <<<"$output")" $'adds a.txt\nchecked by hand'
+
+  run --separate-stderr lb reject loop
+  assert_failure 2
+  [[ $stderr == *"-m REASON is required"* ]] || fail "reject without a reason: $stderr"
+  run --separate-stderr lb reject loop -m "move a.txt under docs/"
+  assert_success
+  assert_output "Rejected sandbox 'loop': its agent reads the reason with its next tool call."
+  run --separate-stderr lb list
+  assert_line 'loop: rejected (person): move a.txt under docs/'
+
+  call read '{"sandbox":"loop","path":"a.txt"}'
+  assert_equal "$(r .isError)" false
+  [[ $(r .text) == "A person rejected the work of sandbox 'loop': move a.txt under docs/"* ]] || fail "the next result: $(r .text)"
+  call read '{"sandbox":"loop","path":"a.txt"}'
+  [[ $(r .text) != *rejected* ]] || fail "told twice: $(r .text)"
+  call sandbox-list '{}'
+  [[ $(r .text) == *"working (rejected: move a.txt under docs/)"* ]] || fail "sandbox-list: $(r .text)"
+  run --separate-stderr lb list
+  assert_line 'loop: working since it was rejected (person): move a.txt under docs/'
+  assert_equal "$(grep -c '"tool":"review-state"' .git/litterbox/audit.jsonl)" 2
+}

@@ -17,6 +17,7 @@ import (
 	gomcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
 	"github.com/litterbox-dev/litterbox/internal/present"
@@ -62,7 +63,8 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 	} else {
 		opts = append(opts,
 			server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
-			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Repo.Known(ctx, slug) })))
+			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Repo.Known(ctx, slug) })),
+			server.WithToolHandlerMiddleware(rejectionMiddleware(mgr)))
 	}
 	s := server.NewMCPServer("litterbox", version, opts...)
 	h := handlers{mgr: mgr, scope: scope, refill: refill}
@@ -161,9 +163,29 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 		if len(s.Refused) > 0 {
 			fmt.Fprintf(&b, "\trefused: %s", egressproxy.RefusedSummary(s.Refused))
 		}
+		if r := s.Review; r != nil {
+			fmt.Fprintf(&b, "\t%s", reviewText(r))
+		}
 		b.WriteByte('\n')
 	}
 	return structured(listOut{Sandboxes: list}, b.String()), nil
+}
+
+// reviewText is where a sandbox's work stands, for its agent: "ready:
+// SUMMARY", "rejected: WHY", or "working (rejected: WHY)" once the work
+// went on after the last mark.
+func reviewText(r *sandbox.Review) string {
+	mark := r.Mark
+	if r.Message != "" {
+		mark += ": " + agenttext.FirstLine(r.Message)
+	}
+	switch {
+	case r.Mark == "":
+		return r.State
+	case r.State != r.Mark:
+		return r.State + " (" + mark + ")"
+	}
+	return mark
 }
 
 // structured returns v as structured content with text as its rendering.

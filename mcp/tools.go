@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/result"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/textedit"
 )
@@ -60,6 +61,11 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 		gomcp.WithDescription("Squash every snapshot commit since the last milestone (or the sandbox's base) into one commit with this message (at most 4096 bytes; a secret's value in it is masked). The files do not change."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.milestone))
+	s.AddTool(gomcp.NewTool("sandbox-ready", input[readyIn](nil), output[sandbox.Review](), gomcp.WithOpenWorldHintAnnotation(false),
+		gomcp.WithDescription("Say that this sandbox's work is ready for a person's review, with a summary of what it does and how it was checked. "+
+			"sandbox-list then shows it as ready until the next change; if the person rejects it, the reason comes at the head of your next tool result and in sandbox-list."),
+		gomcp.WithDestructiveHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
+	), typed(h.ready))
 	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[result.Diff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
@@ -397,6 +403,17 @@ func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in mil
 	}
 	return structured(res,
 		fmt.Sprintf("milestone %s squashes %d snapshot(s)\n", res.Commit, res.Squashed)), nil
+}
+
+func (h handlers) ready(ctx context.Context, _ gomcp.CallToolRequest, in readyIn) (*gomcp.CallToolResult, error) {
+	if strings.TrimSpace(in.Summary) == "" {
+		return errResult(fmt.Errorf("summary is empty: say what the work does and how it was checked")), nil
+	}
+	res, err := h.mgr.MarkReady(ctx, in.Sandbox, in.Summary)
+	if err != nil {
+		return errResult(err), nil
+	}
+	return structured(res, fmt.Sprintf("sandbox '%s' is marked ready for review until its next change; if a person sends it back, the reason comes at the head of your next tool result\n", in.Sandbox)), nil
 }
 
 func oneLine(err error) string { return agenttext.FirstLine(err.Error()) }

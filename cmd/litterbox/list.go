@@ -102,8 +102,29 @@ func runList(ctx context.Context, e *cli.Env, o listOptions) error {
 		if len(s.Background) > 0 {
 			fmt.Fprintf(e.Stdout, "%s: background commands %s (litterbox service %s status)\n", s.Name, agenttext.Inert(strings.Join(s.Background, ", ")), s.Name)
 		}
+		if line := reviewLine(s.Review); line != "" {
+			fmt.Fprintf(e.Stdout, "%s: %s\n", s.Name, line)
+		}
 	}
 	return cacheTotals(e, ctx, m, o)
+}
+
+// reviewLine is where a sandbox's work stands in the review loop, with
+// the first line of its latest message (an agent's summary is its own
+// text: made inert for the terminal); "" for work in progress with
+// nothing said.
+func reviewLine(r *sandbox.Review) string {
+	if r == nil || r.Mark == "" {
+		return ""
+	}
+	line := r.State
+	if r.State != r.Mark {
+		line = "working since it was " + r.Mark
+	}
+	if r.Message != "" {
+		line += fmt.Sprintf(" (%s): %s", r.By, agenttext.Inert(agenttext.Elide(agenttext.FirstLine(r.Message), 200)))
+	}
+	return line
 }
 
 // cacheTotals ends list --all-repos with the setup cache's size, where

@@ -69,12 +69,16 @@ func (l Layout) Session(slug string) string { return filepath.Join(l.dir, "sessi
 // Audit is the log of every agent call.
 func (l Layout) Audit() string { return filepath.Join(l.dir, "audit.jsonl") }
 
+// Review is where sandbox slug's work stands in the review loop
+// (internal/reviewstate).
+func (l Layout) Review(slug string) string { return filepath.Join(l.dir, "review", slug+".json") }
+
 // PerSandbox is every path of slug's state but its record, for delete.
 // The locks are among them: removed while held, a waiter that still has
 // one open locks a file nobody uses any more, which is harmless once the
 // sandbox is gone.
 func (l Layout) PerSandbox(slug string) []string {
-	return []string{l.Snapshot(slug), l.Index(slug), l.Ignore(slug), l.TmpOf(slug), l.Lock(slug), l.Lock(slug + ".services"), l.Ahead(slug), l.Session(slug)}
+	return []string{l.Snapshot(slug), l.Index(slug), l.Ignore(slug), l.TmpOf(slug), l.Lock(slug), l.Lock(slug + ".services"), l.Ahead(slug), l.Session(slug), l.Review(slug)}
 }
 
 // Identity is the repository's identity file, in the git dir common to

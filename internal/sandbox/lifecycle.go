@@ -60,6 +60,10 @@ type Info struct {
 	Owner        *Owner    `json:"owner,omitempty"`
 	Call         *Call     `json:"call,omitempty"`
 	LastActivity time.Time `json:"last_activity,omitzero"`
+	// Review is where the work stands in the review loop (working, ready,
+	// rejected, taken) with the latest summary or reason; this
+	// repository's sandboxes with a branch only.
+	Review *Review `json:"review,omitempty"`
 	// ours: the sandbox is this repository's (another repository may
 	// have had the same path).
 	ours bool
@@ -194,6 +198,9 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 			m.readActivity(s)
 		}
 		tip, ok := tips[s.Name]
+		if s.ours && ok {
+			s.Review = m.reviewOf(s.Name, tip)
+		}
 		if !s.ours || !ok || s.Base == "" {
 			continue
 		}

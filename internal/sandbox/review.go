@@ -85,7 +85,11 @@ func (m *Manager) applyHeld(ctx context.Context, slug string, o review.Options) 
 	if o.Tip != "" && o.Tip != w.Tip {
 		return nil, fmt.Errorf("not applied: litterbox/%s moved from %s to %s since it was reviewed; review it again", w.Name, hostrepo.ShortID(o.Tip), hostrepo.ShortID(w.Tip))
 	}
-	return review.Apply(ctx, m.Repo.Git, w, o)
+	applied, err := review.Apply(ctx, m.Repo.Git, w, o)
+	if err == nil {
+		m.markTaken(ctx, slug, w.Tip)
+	}
+	return applied, err
 }
 
 // commitFirst commits what the sandbox's /src holds that no call committed,

@@ -1,0 +1,106 @@
+//go:build linux
+
+package mcp
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
+)
+
+// The review loop through the protocol: the agent marks its work ready, a
+// person rejects it, the agent reads the reason at the head of its next
+// result (once) and in sandbox-list, and an apply marks the work taken
+// until the next commit. Every change of state is in the audit log, and
+// delete takes the state with the sandbox.
+func TestMemReviewLoop(t *testing.T) {
+	c, m := memClient(t)
+	ctx := context.Background()
+	ok(t, c, "sandbox-create", map[string]any{"name": "w"})
+	ok(t, c, "bash", map[string]any{"sandbox": "w", "command": "echo a > a.txt"})
+	refused(t, c, "sandbox-ready", map[string]any{"sandbox": "w", "summary": " "}, "summary is empty")
+	_, obj := ok(t, c, "sandbox-ready", map[string]any{"sandbox": "w", "summary": "adds a.txt\nchecked by hand"})
+	if obj["state"] != "ready" || obj["by"] != "agent" {
+		t.Errorf("sandbox-ready: %v", obj)
+	}
+	if r := reviewOf(t, m, "w"); r.State != "ready" || r.Message != "adds a.txt\nchecked by hand" {
+		t.Errorf("list after ready: %+v", r)
+	}
+
+	if _, err := m.Reject(ctx, "w", ""); err == nil {
+		t.Error("a rejection with no reason was taken")
+	}
+	if _, err := m.Reject(ctx, "w", "keep a.txt out of the root"); err != nil {
+		t.Fatal(err)
+	}
+	if r := reviewOf(t, m, "w"); r.State != "rejected" || r.By != "person" {
+		t.Errorf("list after reject: %+v", r)
+	}
+	txt, _ := ok(t, c, "read", map[string]any{"sandbox": "w", "path": "a.txt"})
+	if !strings.HasPrefix(txt, "A person rejected the work of sandbox 'w': keep a.txt out of the root\n") || !strings.Contains(txt, "a") {
+		t.Errorf("the next result after a rejection: %q", txt)
+	}
+	if txt, _ := ok(t, c, "read", map[string]any{"sandbox": "w", "path": "a.txt"}); strings.Contains(txt, "rejected") {
+		t.Errorf("the rejection came again: %q", txt)
+	}
+	txt, _ = ok(t, c, "sandbox-list", map[string]any{})
+	if !strings.Contains(txt, "working (rejected: keep a.txt out of the root)") {
+		t.Errorf("sandbox-list after the agent was told: %q", txt)
+	}
+	if r := reviewOf(t, m, "w"); r.State != "working" || r.Mark != "rejected" {
+		t.Errorf("list after the agent was told: %+v", r)
+	}
+
+	if _, err := m.Apply(ctx, "w", review.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := reviewOf(t, m, "w"); r.State != "taken" {
+		t.Errorf("list after apply: %+v", r)
+	}
+	ok(t, c, "bash", map[string]any{"sandbox": "w", "command": "echo b > b.txt"})
+	if r := reviewOf(t, m, "w"); r.State != "working" || r.Mark != "taken" {
+		t.Errorf("list after a commit past the apply: %+v", r)
+	}
+
+	data, err := os.ReadFile(m.Repo.AuditPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `"tool":"review-state"`) {
+			_, rest, _ := strings.Cut(line, `"state":"`)
+			state, _, _ := strings.Cut(rest, `"`)
+			states = append(states, state)
+		}
+	}
+	if strings.Join(states, ",") != "ready,rejected,taken" {
+		t.Errorf("the audit log's changes of state: %q", states)
+	}
+	if _, err := m.Delete(ctx, "w", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(m.Repo.Layout().Review("w")); !os.IsNotExist(err) {
+		t.Errorf("the review state outlived delete: %v", err)
+	}
+}
+
+// reviewOf is sandbox name's review as list gives it.
+func reviewOf(t *testing.T, m *sandbox.Manager, name string) sandbox.Review {
+	t.Helper()
+	list, err := m.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if s.Name == name && s.Review != nil {
+			return *s.Review
+		}
+	}
+	t.Fatalf("list has no review of %s: %+v", name, list)
+	return sandbox.Review{}
+}
