@@ -487,3 +487,30 @@ built"
   assert_line 'loop: working since it was rejected (person): move a.txt under docs/'
   assert_equal "$(grep -c '"tool":"review-state"' .git/litterbox/audit.jsonl)" 2
 }
+
+@test "litterbox mcp --review: a reviewer reads the diff and files, every changing tool is refused and changes nothing, its verdict reaches list and the agent" {
+  call sandbox-create '{"name":"rev"}'
+  call bash '{"sandbox":"rev","command":"echo a > a.txt"}'
+  tip=$(git rev-parse litterbox/rev)
+  run --separate-stderr mcpcall --repo "$REPO" --scope review:rev sandbox-diff '{"sandbox":"rev"}' read '{"sandbox":"rev","path":"a.txt"}' \
+    bash '{"sandbox":"rev","command":"echo b > a.txt"}' write '{"sandbox":"rev","path":"b.txt","content":"b"}' \
+    edit '{"sandbox":"rev","path":"a.txt","old_string":"a","new_string":"b"}' sandbox-create '{"name":"more"}' \
+    sandbox-review '{"sandbox":"rev","verdict":"reject","notes":"a.txt needs a heading"}'
+  assert_success
+  assert_equal "${#lines[@]}" 7
+  [[ $(jsonget .text <<<"${lines[0]}") == *"a.txt"* ]] || fail "diff: ${lines[0]}"
+  [[ $(jsonget .text <<<"${lines[1]}") == *"1"$'\t'"a"* ]] || fail "read: ${lines[1]}"
+  for i in 2 3 4 5; do
+    assert_equal "$(jsonget .isError <<<"${lines[$i]}")" true
+    [[ $(jsonget .text <<<"${lines[$i]}") == *"is refused: this server reviews"* ]] || fail "call $i: ${lines[$i]}"
+  done
+  assert_equal "$(jsonget .structuredContent.state <<<"${lines[6]}")" rejected
+  assert_equal "$(git rev-parse litterbox/rev)" "$tip"
+  run --separate-stderr lb list
+  assert_line 'rev: rejected (reviewer): a.txt needs a heading'
+  refute_line --partial more
+  call read '{"sandbox":"rev","path":"a.txt"}'
+  [[ $(r .text) == "Its reviewer rejected the work of sandbox 'rev': a.txt needs a heading"* ]] || fail "the agent's next result: $(r .text)"
+  run --separate-stderr lb mcp --review rev --all-sandboxes </dev/null
+  assert_failure 2
+}

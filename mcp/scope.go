@@ -24,6 +24,11 @@ type Scope struct {
 	// Client is the client's identity as litterbox mcp --client gave it;
 	// "" takes the name the client gives in its handshake.
 	Client string
+	// Review: the server reviews its one named sandbox (litterbox mcp
+	// --review): it offers and runs only the tools that read, and
+	// sandbox-review for its findings, and no sandbox of its client's
+	// joins the scope.
+	Review bool
 
 	// clients are the repository's sandboxes, each with the client its
 	// record names ("" for a person's); bound by New.
@@ -46,6 +51,19 @@ func NewScope(all bool, names []string, client string) (*Scope, error) {
 	}
 	return s, nil
 }
+
+// NewReviewScope returns the scope of a reviewer of sandbox name alone.
+func NewReviewScope(name, client string) (*Scope, error) {
+	s, err := NewScope(false, []string{name}, client)
+	if err != nil {
+		return nil, err
+	}
+	s.Review = true
+	return s, nil
+}
+
+// reviewing reports whether the server is a reviewer's.
+func (s *Scope) reviewing() bool { return s != nil && s.Review }
 
 // maxClient bounds a client's name as records and the audit log keep it.
 const maxClient = 100
@@ -71,8 +89,8 @@ func (s *Scope) allows(ctx context.Context, slug string) bool {
 	s.mu.Lock()
 	named := s.names[slug]
 	s.mu.Unlock()
-	if named {
-		return true
+	if named || s.Review {
+		return named
 	}
 	if c := s.clientOf(ctx); c != "" && s.clients != nil && s.clients()[slug] == c {
 		s.add(slug)
@@ -85,7 +103,7 @@ func (s *Scope) allows(ctx context.Context, slug string) bool {
 // server started again lists them as its own.
 func (s *Scope) takeUp(ctx context.Context) {
 	c := s.clientOf(ctx)
-	if c == "" || s.clients == nil {
+	if c == "" || s.clients == nil || s.Review {
 		return
 	}
 	for slug, owner := range s.clients() {

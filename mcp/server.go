@@ -64,7 +64,10 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 		opts = append(opts,
 			server.WithToolHandlerMiddleware(auditMiddleware(mgr, errLog, scope.clientOf)),
 			server.WithToolHandlerMiddleware(scopeMiddleware(scope, func(ctx context.Context, slug string) (bool, error) { return mgr.Repo.Known(ctx, slug) })),
-			server.WithToolHandlerMiddleware(rejectionMiddleware(mgr)))
+			server.WithToolHandlerMiddleware(rejectionMiddleware(mgr, scope)))
+	}
+	if scope.reviewing() {
+		opts = append(opts, reviewOnly()...)
 	}
 	s := server.NewMCPServer("litterbox", version, opts...)
 	h := handlers{mgr: mgr, scope: scope, refill: refill}
@@ -86,6 +89,9 @@ func newServer(mgr *sandbox.Manager, version string, errLog io.Writer, scope *Sc
 	), typed(h.list))
 	addAgentTools(s, h)
 	addServiceTools(s, h)
+	if scope.reviewing() {
+		addReviewTool(s, h)
+	}
 	return s
 }
 

@@ -18,6 +18,8 @@ type mcpOptions struct {
 	All       bool
 	// Client names the client instead of its handshake.
 	Client string
+	// Review names the one sandbox a reviewer's server reads.
+	Review string
 }
 
 func newMCPCommand(p *cli.Program) *cobra.Command {
@@ -38,10 +40,16 @@ it, by the name the client gives when it connects (claude-code, codex, ...),
 or by --client NAME: a client whose server is started again (clients do, per
 session) takes up its sandboxes. Give two agents of one client different
 --client names to keep them apart, and hand a sandbox to another client by
-naming it with --sandbox in that client's entry.`,
+naming it with --sandbox in that client's entry.
+
+--review NAME serves a reviewer agent: the tools that read (read, ls, glob,
+grep, sandbox-diff, sandbox-list) over NAME alone, and sandbox-review for
+its verdict and findings, which list shows and, on reject, the agent that
+made the work reads. Every other tool is refused.`,
 		Example: `  litterbox mcp --repo /path/to/project
   litterbox mcp --sandbox fix-login
   litterbox mcp --client reviewer
+  litterbox mcp --review fix-login
   claude mcp add litterbox -- litterbox mcp --repo "$PWD"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,6 +59,7 @@ naming it with --sandbox in that client's entry.`,
 	cmd.Flags().StringArrayVar(&o.Sandboxes, "sandbox", nil, "a sandbox this server may act on besides those it creates (repeatable)")
 	cmd.Flags().BoolVar(&o.All, "all-sandboxes", false, "act on every sandbox of the repository")
 	cmd.Flags().StringVar(&o.Client, "client", "", "the client's identity, which owns the sandboxes it makes (default: the name it gives when it connects)")
+	cmd.Flags().StringVar(&o.Review, "review", "", "serve a reviewer of this sandbox: read-only tools and sandbox-review")
 	return cmd
 }
 
@@ -59,7 +68,13 @@ func runMCP(ctx context.Context, e *cli.Env, o mcpOptions) error {
 	if o.All && len(o.Sandboxes) > 0 {
 		return cli.UsageError{Err: errors.New("--all-sandboxes and --sandbox do not go together")}
 	}
+	if o.Review != "" && (o.All || len(o.Sandboxes) > 0) {
+		return cli.UsageError{Err: errors.New("--review NAME serves that one sandbox: it does not go with --sandbox or --all-sandboxes")}
+	}
 	scope, err := mcp.NewScope(o.All, o.Sandboxes, o.Client)
+	if o.Review != "" {
+		scope, err = mcp.NewReviewScope(o.Review, o.Client)
+	}
 	if err != nil {
 		return cli.UsageError{Err: err}
 	}

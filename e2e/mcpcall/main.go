@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin LITTERBOX] [--repo DIR] [-v] [--parallel] [--timeout D]
+//	mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin LITTERBOX] [--repo DIR] [--scope all|own|review:NAME|NAMES] [-v] [--parallel] [--timeout D]
 //	        [--cancel-after D] [--progress] TOOL ARGS_JSON [TOOL ARGS_JSON ...]
 //
 // --cancel-after gives up on each call after D, as a client whose user
@@ -104,7 +104,7 @@ func run() int {
 	repo := fs.String("repo", "", "repository passed to litterbox mcp --repo")
 	verbose := fs.Bool("v", false, "run litterbox -v mcp")
 	parallel := fs.Bool("parallel", false, "make the calls concurrently")
-	scope := fs.String("scope", "all", `the server's sandboxes: "all" (--all-sandboxes), "own" (those it creates), or names, comma-separated (--sandbox each)`)
+	scope := fs.String("scope", "all", `the server's sandboxes: "all" (--all-sandboxes), "own" (those it creates), "review:NAME" (--review NAME), or names, comma-separated (--sandbox each)`)
 	timeout := fs.Duration("timeout", 2*time.Minute, "overall time limit")
 	fs.DurationVar(&cancelAfter, "cancel-after", 0, "give up on each call after this long (notifications/cancelled)")
 	fs.BoolVar(&progress, "progress", false, "ask for progress notifications and print them (mcp-go)")
@@ -113,7 +113,7 @@ func run() int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || len(rest)%2 != 0 {
-		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin B] [--repo DIR] [--scope all|own|NAMES] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
+		fmt.Fprintln(os.Stderr, "usage: mcpcall [--client mcp-go|sdk] [--as NAME] [--client-id NAME] [--bin B] [--repo DIR] [--scope all|own|review:NAME|NAMES] [-v] [--parallel] [--timeout D] TOOL ARGS_JSON [TOOL ARGS_JSON ...]")
 		return 2
 	}
 	if *clientName != "mcp-go" && *clientName != "sdk" {
@@ -205,6 +205,9 @@ func serverArgv(verbose bool, repo, clientID, scope string) []string {
 		argv = append(argv, "--all-sandboxes")
 	case "own":
 	default:
+		if name, ok := strings.CutPrefix(scope, "review:"); ok {
+			return append(argv, "--review", name)
+		}
 		for _, n := range strings.Split(scope, ",") {
 			argv = append(argv, "--sandbox", n)
 		}

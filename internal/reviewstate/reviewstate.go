@@ -29,6 +29,8 @@ const (
 const (
 	ByAgent  = "agent"
 	ByPerson = "person"
+	// ByReviewer: a reviewer agent (litterbox mcp --review).
+	ByReviewer = "reviewer"
 )
 
 // MaxMessage bounds a summary or a reason, in bytes: it is shown at the

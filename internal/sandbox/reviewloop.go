@@ -50,6 +50,17 @@ func (m *Manager) Reject(ctx context.Context, name, why string) (Review, error) 
 	return m.mark(ctx, name, reviewstate.Rejected, reviewstate.ByPerson, why)
 }
 
+// ReviewerVerdict records a reviewer agent's findings on sandbox name:
+// approved, the work is ready for the person; else it goes back to its
+// agent as a person's rejection does.
+func (m *Manager) ReviewerVerdict(ctx context.Context, name string, approve bool, notes string) (Review, error) {
+	state := reviewstate.Rejected
+	if approve {
+		state = reviewstate.Ready
+	}
+	return m.mark(ctx, name, state, reviewstate.ByReviewer, notes)
+}
+
 // markTaken records that an apply took sandbox slug's work up to tip.
 func (m *Manager) markTaken(ctx context.Context, slug, tip string) {
 	_ = m.save(ctx, slug, reviewstate.Mark{State: reviewstate.Taken, By: reviewstate.ByPerson, Tip: tip, At: time.Now().UTC(), Message: "applied"})
@@ -78,18 +89,19 @@ func (m *Manager) save(_ context.Context, slug string, mark reviewstate.Mark) er
 	})
 }
 
-// Rejection is the reason sandbox slug's work was sent back, if its agent
-// has not been told yet; it is then marked told, so an agent reads it at
-// the head of one tool result, not of every one.
-func (m *Manager) Rejection(slug string) string {
+// Rejection is the reason sandbox slug's work was sent back and who sent
+// it (a person or a reviewer), if its agent has not been told yet; it is
+// then marked told, so an agent reads it at the head of one tool result,
+// not of every one.
+func (m *Manager) Rejection(slug string) (why, by string) {
 	path := m.Repo.Layout().Review(slug)
 	mark, err := reviewstate.Load(path)
 	if err != nil || mark.State != reviewstate.Rejected || mark.Told {
-		return ""
+		return "", ""
 	}
 	mark.Told = true
 	if reviewstate.Save(path, mark) != nil {
-		return ""
+		return "", ""
 	}
-	return mark.Message
+	return mark.Message, mark.By
 }
