@@ -263,3 +263,14 @@ func (c *Client) DirtyPaths(ctx context.Context) ([]string, error) {
 	}
 	return paths, nil
 }
+
+// SplitNUL splits git's -z output into its non-empty fields.
+func SplitNUL(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, "\x00") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

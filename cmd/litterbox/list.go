@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/systemcmd"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
+	"github.com/litterbox-dev/litterbox/internal/forecast"
 	"github.com/litterbox-dev/litterbox/internal/ports"
 	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
@@ -52,6 +54,10 @@ func runList(ctx context.Context, e *cli.Env, o listOptions) error {
 	list, err := m.List(ctx, o.AllRepos)
 	if err != nil {
 		return err
+	}
+	if err := m.Forecast(ctx, list); err != nil {
+		// The list stands without it.
+		fmt.Fprintf(e.Stderr, "Note: no merge forecast: %v\n", err)
 	}
 	if o.JSON {
 		if list == nil {
@@ -105,6 +111,9 @@ func runList(ctx context.Context, e *cli.Env, o listOptions) error {
 		if line := reviewLine(s.Review); line != "" {
 			fmt.Fprintf(e.Stdout, "%s: %s\n", s.Name, line)
 		}
+		if line := forecastLine(s.Forecast); line != "" {
+			fmt.Fprintf(e.Stdout, "%s: %s\n", s.Name, line)
+		}
 	}
 	return cacheTotals(e, ctx, m, o)
 }
@@ -125,6 +134,40 @@ func reviewLine(r *sandbox.Review) string {
 		line += fmt.Sprintf(" (%s): %s", r.By, agenttext.Inert(agenttext.Elide(agenttext.FirstLine(r.Message), 200)))
 	}
 	return line
+}
+
+// forecastLine says how a sandbox's work would meet the branch it is
+// taken onto and the other sandboxes' work; "" when there is nothing to
+// watch for: the branch has not moved and no other sandbox changes its
+// files. File names are the agent's: made inert.
+func forecastLine(f *forecast.Forecast) string {
+	if f == nil || f.Behind == 0 && len(f.Overlaps) == 0 {
+		return ""
+	}
+	var parts []string
+	switch {
+	case !f.Clean:
+		parts = append(parts, fmt.Sprintf("would conflict with %s (%d commit(s) since its base) in %s", f.Onto, f.Behind, fileList(f.Conflicts)))
+	case f.Behind > 0:
+		parts = append(parts, fmt.Sprintf("%d commit(s) behind %s, merges cleanly", f.Behind, f.Onto))
+	}
+	if len(f.ConflictsWith) > 0 {
+		parts = append(parts, "conflicts with "+strings.Join(f.ConflictsWith, ", "))
+	}
+	if others := slices.DeleteFunc(slices.Clone(f.Overlaps), func(n string) bool { return slices.Contains(f.ConflictsWith, n) }); len(others) > 0 {
+		parts = append(parts, "changes the same files as "+strings.Join(others, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// fileList names up to three files, then how many more.
+func fileList(files []string) string {
+	shown := files[:min(3, len(files))]
+	out := agenttext.Inert(agenttext.Elide(strings.Join(shown, ", "), 300))
+	if more := len(files) - len(shown); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
 }
 
 // cacheTotals ends list --all-repos with the setup cache's size, where

@@ -69,6 +69,10 @@ func (l Layout) Session(slug string) string { return filepath.Join(l.dir, "sessi
 // Audit is the log of every agent call.
 func (l Layout) Audit() string { return filepath.Join(l.dir, "audit.jsonl") }
 
+// Forecast is the forecast's cache of merges by commit ids
+// (internal/forecast).
+func (l Layout) Forecast() string { return filepath.Join(l.dir, "forecast.json") }
+
 // Review is where sandbox slug's work stands in the review loop
 // (internal/reviewstate).
 func (l Layout) Review(slug string) string { return filepath.Join(l.dir, "review", slug+".json") }

@@ -19,6 +19,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/forecast"
 )
 
 // Info is one sandbox as list shows it.
@@ -64,9 +65,13 @@ type Info struct {
 	// rejected, taken) with the latest summary or reason; this
 	// repository's sandboxes with a branch only.
 	Review *Review `json:"review,omitempty"`
+	// Forecast is how the work would meet the host's HEAD and the other
+	// sandboxes' work, when Forecast was asked (list does).
+	Forecast *forecast.Forecast `json:"forecast,omitempty"`
 	// ours: the sandbox is this repository's (another repository may
-	// have had the same path).
+	// have had the same path). tip is its branch's tip, when it has one.
 	ours bool
+	tip  string
 }
 
 // RunSession is a `litterbox run` session as list shows it.
@@ -199,7 +204,7 @@ func (m *Manager) List(ctx context.Context, allRepos bool) ([]Info, error) {
 		}
 		tip, ok := tips[s.Name]
 		if s.ours && ok {
-			s.Review = m.reviewOf(s.Name, tip)
+			s.tip, s.Review = tip, m.reviewOf(s.Name, tip)
 		}
 		if !s.ours || !ok || s.Base == "" {
 			continue
