@@ -52,16 +52,6 @@ func pinAttributes(ctx context.Context, g *gitcli.Client, file string, paths []s
 	return func() { _ = removePins(file) }, nil
 }
 
-func splitNUL(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, "\x00") {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func anyAttributesFile(paths []string) bool {
 	for _, p := range paths {
 		if path.Base(p) == ".gitattributes" {

@@ -499,7 +499,7 @@ func checkClean(ctx context.Context, g *gitcli.Client, base, tip string) (paths 
 	if err != nil {
 		return nil, err
 	}
-	all := splitNUL(touchedOut)
+	all := gitcli.SplitNUL(touchedOut)
 	touched := map[string]bool{}
 	for _, p := range all {
 		touched[p] = true
