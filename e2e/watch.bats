@@ -105,3 +105,20 @@ wait_pane() {
   tmux send-keys -t "$SESSION" q
   wait_pane '^EXIT=0$'
 }
+
+@test "watch in a terminal (tmux, 120x30): a sandbox's details say where its work stands: rejected, and conflicting with another's" {
+  create a
+  create b
+  lb_ok exec a -- sh -c 'echo a > shared.txt' >/dev/null
+  lb_ok exec b -- sh -c 'echo b > shared.txt' >/dev/null
+  lb_ok reject a -m "keep shared.txt out" >/dev/null
+  tmux new-session -d -s "$SESSION" -x 120 -y 30 -c "$REPO" \
+    "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' GIT_CONFIG_GLOBAL='$GIT_CONFIG_GLOBAL' '$LITTERBOX' watch --every 500ms; echo EXIT=\$?; sleep 60"
+  wait_pane '^b +active '
+  tmux send-keys -t "$SESSION" Enter
+  wait_pane '^a: rejected \(person\): keep shared.txt out$'
+  wait_pane '^a: conflicts with b$'
+  wait_pane '^Sandbox a: recent calls'
+  tmux send-keys -t "$SESSION" q
+  wait_pane '^EXIT=0$'
+}

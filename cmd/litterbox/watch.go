@@ -124,6 +124,9 @@ type watchSource struct {
 	mu       sync.Mutex
 	stats    map[string]box.Usage
 	sampling bool
+	// standing is each sandbox's review and forecast lines as the last
+	// refresh found them, for its details (under mu).
+	standing map[string][]string
 }
 
 // usage is the last stats read, and starts the next read if none runs.
@@ -159,6 +162,16 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Without a forecast the rows still stand; the details lack it.
+	_ = s.m.Forecast(ctx, infos)
+	standing := map[string][]string{}
+	for _, in := range infos {
+		for _, line := range []string{reviewLine(in.Review), forecastLine(in.Forecast)} {
+			if line != "" {
+				standing[in.Name] = append(standing[in.Name], line)
+			}
+		}
+	}
 	usage := s.usage(ctx)
 	dates, _ := s.m.Repo.Git.RefDates(ctx, "refs/heads/litterbox/")
 	repoOf := map[string]string{}
@@ -189,7 +202,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 		rows = append(rows, r)
 	}
 	s.mu.Lock()
-	s.repoOf = repoOf
+	s.repoOf, s.standing = repoOf, standing
 	s.mu.Unlock()
 	return rows, nil
 }
@@ -198,6 +211,9 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 // summary.
 func (s *watchSource) Activity(ctx context.Context, name string) (watch.Activity, error) {
 	var a watch.Activity
+	s.mu.Lock()
+	a.Standing = s.standing[name]
+	s.mu.Unlock()
 	entries, err := audit.Log{Path: s.m.Repo.AuditPath()}.Read(name)
 	if err != nil {
 		return a, err

@@ -22,6 +22,9 @@ type Source interface {
 // Activity is one sandbox's recent calls, a line each (newest last), and
 // its diff's summary.
 type Activity struct {
+	// Standing says where the work stands, a line each: the review loop's
+	// state and the merge forecast, when there is something to say.
+	Standing []string
 	Calls    []string
 	DiffStat string
 }
@@ -293,7 +296,11 @@ func (m *Model) Frame() string {
 // detailView writes the selected sandbox's recent calls and diff summary
 // in at most room lines, and says how many it wrote.
 func (m *Model) detailView(b *strings.Builder, room int) int {
-	lines := []string{"", bold.Render(fit("Sandbox "+m.selected()+": recent calls", m.width))}
+	lines := []string{""}
+	for _, l := range m.acti.Standing {
+		lines = append(lines, fit(agenttext.Inert(m.selected()+": "+l), m.width))
+	}
+	lines = append(lines, bold.Render(fit("Sandbox "+m.selected()+": recent calls", m.width)))
 	calls := m.acti.Calls
 	diff := strings.Split(strings.TrimRight(m.acti.DiffStat, "\n"), "\n")
 	if m.acti.DiffStat == "" {

@@ -35,7 +35,7 @@ func (f *fakeSource) Rows(context.Context) ([]Row, error) {
 }
 
 func (f *fakeSource) Activity(_ context.Context, name string) (Activity, error) {
-	return Activity{Calls: []string{name + " call 1", name + " call 2"}, DiffStat: " a.txt | 1 +\n 1 file changed\n"}, nil
+	return Activity{Standing: []string{"ready (agent): done"}, Calls: []string{name + " call 1", name + " call 2"}, DiffStat: " a.txt | 1 +\n 1 file changed\n"}, nil
 }
 
 type fakeActions struct{ did []string }
@@ -152,7 +152,7 @@ func TestModelFollowsTheRowsAndConfirmsActions(t *testing.T) {
 	}
 	// Enter shows the selected sandbox's calls and diff.
 	drive(t, m, key("enter"))
-	if v := m.Frame(); !strings.Contains(v, "Sandbox docs: recent calls") || !strings.Contains(v, "docs call 2") || !strings.Contains(v, "1 file changed") {
+	if v := m.Frame(); !strings.Contains(v, "Sandbox docs: recent calls") || !strings.Contains(v, "docs call 2") || !strings.Contains(v, "1 file changed") || !strings.Contains(v, "docs: ready (agent): done") {
 		t.Errorf("details:\n%s", v)
 	}
 	drive(t, m, key("up"))
