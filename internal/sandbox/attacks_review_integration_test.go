@@ -226,6 +226,55 @@ var reviewAttacks = []attack{
 			t.Errorf("info/attributes after apply: %q, want the user's line alone", got)
 		}
 	}},
+	{name: "a .gitattributes that names the user's merge driver and filter, in work that list forecasts against the moved branch and another sandbox", side: "agent", expect: "the forecast names both conflicts; the user's merge driver and smudge filter never run; HEAD, the index, the work tree and the refs are as they were", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		ran := filepath.Join(t.TempDir(), "ran")
+		// The user's own merge driver and smudge filter, which a merge or
+		// a checkout of the branch's .gitattributes would run: the
+		// forecast must do neither. (Their clean filter is the snapshot's
+		// concern, which commits files as git add stores them.)
+		testenv.Git(t, r.Repo.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; cat")
+		testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "cat")
+		testenv.Git(t, r.Repo.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
+		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
+		testenv.Git(t, r.Repo.Root, "add", "shared.txt")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
+		for _, n := range []string{"w", "v"} {
+			if _, err := r.Create(ctx, create.CreateOptions{Name: n}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		reviewBash(t, r, "printf '* filter=mark merge=mark\\n' > .gitattributes && sed -i s/one/AGENT/ shared.txt")
+		if _, err := r.Agent.Bash(ctx, "v", agent.BashOptions{Command: "sed -i s/one/OTHER/ shared.txt"}); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "USER\ntwo\nthree\n")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-am", "user")
+		before := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "for-each-ref") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
+		list, err := r.List(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Forecast(ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list {
+			if s.Name != "w" {
+				continue
+			}
+			if f := s.Forecast; f == nil || f.Clean || !slices.Contains(f.Conflicts, "shared.txt") || !slices.Contains(f.ConflictsWith, "v") {
+				t.Errorf("w's forecast: %+v, want conflicts in shared.txt with the branch and with v", f)
+			}
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Error("the user's merge driver or smudge filter ran on the agent's files")
+		}
+		after := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "for-each-ref") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD")
+		if after != before {
+			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
+		}
+	}},
 }
 
 // readHostFile is a file of the host's work tree.
