@@ -46,3 +46,14 @@ teardown() { common_teardown; }
   assert_equal "$(git rev-parse HEAD)" "$head"
   assert_equal "$(git status --porcelain)" "$before"
 }
+
+@test "list in a repository with no commit yet says only that it has no sandboxes: no forecast is asked" {
+  dir=$BATS_TEST_TMPDIR/unborn
+  mkdir "$dir"
+  git -C "$dir" init -q
+  cd "$dir"
+  run --separate-stderr lb list
+  assert_success
+  assert_output "No sandboxes."
+  assert_equal "$stderr" ""
+}

@@ -113,14 +113,6 @@ func (m *Manager) Rejection(slug string) (why, by string) {
 // and the others' (internal/forecast): from git objects alone, cached by
 // commit ids in the repository's Litterbox state.
 func (m *Manager) Forecast(ctx context.Context, list []Info) error {
-	target, err := m.Repo.Git.RevParse(ctx, "HEAD")
-	if err != nil || target == "" {
-		return fmt.Errorf("reading HEAD to forecast onto: %w", err)
-	}
-	onto, err := m.Repo.Git.Output(ctx, "rev-parse", "--abbrev-ref", "HEAD")
-	if err != nil || onto == "HEAD" {
-		onto = target[:12]
-	}
 	var works []forecast.Work
 	at := map[string]int{}
 	for i, s := range list {
@@ -132,6 +124,17 @@ func (m *Manager) Forecast(ctx context.Context, list []Info) error {
 	}
 	if len(works) == 0 {
 		return nil
+	}
+	target, err := m.Repo.Git.RevParse(ctx, "HEAD")
+	switch {
+	case err != nil:
+		return fmt.Errorf("reading HEAD to forecast onto: %w", err)
+	case target == "":
+		return fmt.Errorf("HEAD names no commit to forecast onto")
+	}
+	onto, err := m.Repo.Git.Output(ctx, "rev-parse", "--abbrev-ref", "HEAD")
+	if err != nil || onto == "HEAD" {
+		onto = target[:12]
 	}
 	t := &forecast.Teller{Git: review.Sealed(m.Repo.Git), Cache: forecast.OpenCache(m.Repo.Layout().Forecast())}
 	got, err := t.Tell(ctx, target, works)
