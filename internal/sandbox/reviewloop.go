@@ -9,8 +9,6 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/audit"
-	"github.com/litterbox-dev/litterbox/internal/forecast"
-	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/reviewstate"
 )
 
@@ -106,44 +104,4 @@ func (m *Manager) Rejection(slug string) (why, by string) {
 		return "", ""
 	}
 	return mark.Message, mark.By
-}
-
-// Forecast fills each of list's sandboxes of this repository with how its
-// work would meet the host's HEAD, which apply and merge take it onto,
-// and the others' (internal/forecast): from git objects alone, cached by
-// commit ids in the repository's Litterbox state.
-func (m *Manager) Forecast(ctx context.Context, list []Info) error {
-	var works []forecast.Work
-	at := map[string]int{}
-	for i, s := range list {
-		if !s.ours || s.Base == "" || s.tip == "" {
-			continue
-		}
-		works = append(works, forecast.Work{Name: s.Name, Base: s.Base, Tip: s.tip})
-		at[s.Name] = i
-	}
-	if len(works) == 0 {
-		return nil
-	}
-	target, err := m.Repo.Git.RevParse(ctx, "HEAD")
-	switch {
-	case err != nil:
-		return fmt.Errorf("reading HEAD to forecast onto: %w", err)
-	case target == "":
-		return fmt.Errorf("HEAD names no commit to forecast onto")
-	}
-	onto, err := m.Repo.Git.Output(ctx, "rev-parse", "--abbrev-ref", "HEAD")
-	if err != nil || onto == "HEAD" {
-		onto = target[:12]
-	}
-	t := &forecast.Teller{Git: review.Sealed(m.Repo.Git), Cache: forecast.OpenCache(m.Repo.Layout().Forecast())}
-	got, err := t.Tell(ctx, target, works)
-	if err != nil {
-		return err
-	}
-	for name, f := range got {
-		f.Onto = onto
-		list[at[name]].Forecast = &f
-	}
-	return t.Cache.Save()
 }
