@@ -301,15 +301,11 @@ func objectType(mode string) string {
 // hashObject is git's id of an object: SHA-1, or SHA-256 in a repository
 // whose ids are 32 bytes.
 func hashObject(typ string, body []byte, idLen int) string {
-	header := fmt.Sprintf("%s %d\x00", typ, len(body))
-	if idLen == sha256.Size {
-		h := sha256.New()
-		h.Write([]byte(header))
-		h.Write(body)
-		return hex.EncodeToString(h.Sum(nil))
-	}
 	h := sha1.New()
-	h.Write([]byte(header))
+	if idLen == sha256.Size {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "%s %d\x00", typ, len(body))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }

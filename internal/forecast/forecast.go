@@ -87,8 +87,11 @@ func (t *Teller) Tell(ctx context.Context, target string, works []Work) (map[str
 // has not touched since the base merges cleanly without a merge.
 func (t *Teller) ontoTarget(ctx context.Context, target string, w Work, files []string) (Forecast, error) {
 	behind, err := t.behind(ctx, w.Base, target)
-	if err != nil || behind == 0 {
-		return Forecast{Behind: behind, Clean: err == nil}, err
+	if err != nil {
+		return Forecast{}, err
+	}
+	if behind == 0 {
+		return Forecast{Clean: true}, nil
 	}
 	moved, err := t.changed(ctx, w.Base, target)
 	if err != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/litterbox-dev/litterbox/internal/forecast"
 	"github.com/litterbox-dev/litterbox/internal/review"
@@ -25,15 +26,17 @@ func (m *Manager) Forecast(ctx context.Context, list []Info) error {
 	if len(works) == 0 {
 		return nil
 	}
-	target, err := m.Repo.Git.RevParse(ctx, "HEAD")
-	switch {
-	case err != nil:
+	// HEAD's commit and its branch's name in one git: list and every
+	// refresh of watch ask.
+	out, err := m.Repo.Git.Output(ctx, "rev-parse", "HEAD", "--abbrev-ref", "HEAD")
+	if err != nil {
 		return fmt.Errorf("reading HEAD to forecast onto: %w", err)
-	case target == "":
+	}
+	target, onto, _ := strings.Cut(out, "\n")
+	if len(target) < 12 {
 		return fmt.Errorf("HEAD names no commit to forecast onto")
 	}
-	onto, err := m.Repo.Git.Output(ctx, "rev-parse", "--abbrev-ref", "HEAD")
-	if err != nil || onto == "HEAD" {
+	if onto == "" || onto == "HEAD" {
 		onto = target[:12]
 	}
 	t := &forecast.Teller{Git: review.Sealed(m.Repo.Git), Cache: forecast.OpenCache(m.Repo.Layout().Forecast())}

@@ -87,7 +87,7 @@ func (m *Manager) applyHeld(ctx context.Context, slug string, o review.Options) 
 	}
 	applied, err := review.Apply(ctx, m.Repo.Git, w, o)
 	if err == nil {
-		m.markTaken(ctx, slug, w.Tip)
+		m.markTaken(slug, w.Tip)
 	}
 	return applied, err
 }

@@ -62,8 +62,8 @@ func (m *Manager) ReviewerVerdict(ctx context.Context, name string, approve bool
 }
 
 // markTaken records that an apply took sandbox slug's work up to tip.
-func (m *Manager) markTaken(ctx context.Context, slug, tip string) {
-	_ = m.save(ctx, slug, reviewstate.Mark{State: reviewstate.Taken, By: reviewstate.ByPerson, Tip: tip, At: time.Now().UTC(), Message: "applied"})
+func (m *Manager) markTaken(slug, tip string) {
+	_ = m.save(slug, reviewstate.Mark{State: reviewstate.Taken, By: reviewstate.ByPerson, Tip: tip, At: time.Now().UTC(), Message: "applied"})
 }
 
 func (m *Manager) mark(ctx context.Context, name, state, by, message string) (Review, error) {
@@ -72,14 +72,14 @@ func (m *Manager) mark(ctx context.Context, name, state, by, message string) (Re
 		return Review{}, err
 	}
 	mark := reviewstate.Mark{State: state, By: by, Tip: tip, At: time.Now().UTC(), Message: agenttext.Cap(strings.TrimSpace(message), reviewstate.MaxMessage)}
-	if err := m.save(ctx, slug, mark); err != nil {
+	if err := m.save(slug, mark); err != nil {
 		return Review{}, fmt.Errorf("recording sandbox '%s' as %s: %w", slug, state, err)
 	}
 	return Review{State: state, Mark: state, Message: mark.Message, By: by, At: mark.At}, nil
 }
 
 // save writes the mark and adds the change of state to the audit log.
-func (m *Manager) save(_ context.Context, slug string, mark reviewstate.Mark) error {
+func (m *Manager) save(slug string, mark reviewstate.Mark) error {
 	if err := reviewstate.Save(m.Repo.Layout().Review(slug), mark); err != nil {
 		return err
 	}
