@@ -190,15 +190,9 @@ var reviewAttacks = []attack{
 	{name: "a .gitattributes that puts the user's own filter and merge driver on every file it brings", side: "agent", expect: "apply writes each file as reviewed; the user's filter and merge driver, which their own attributes name for no file, never run; the pins are gone after, as is a block a killed apply left, and the user's own lines stay", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		ran := filepath.Join(t.TempDir(), "ran")
 		// The user's own filter and driver, for files their attributes
 		// do not name: each leaves a mark when it runs.
-		testenv.Git(t, r.Repo.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; sed s/^/SMUDGED:/")
-		testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "cat")
-		testenv.Git(t, r.Repo.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
-		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
-		testenv.Git(t, r.Repo.Root, "add", "shared.txt")
-		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
+		ran := markingDrivers(t, r, "sed s/^/SMUDGED:/")
 		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
 			t.Fatal(err)
 		}
@@ -229,17 +223,11 @@ var reviewAttacks = []attack{
 	{name: "a .gitattributes that names the user's merge driver and filter, in work that list forecasts against the moved branch and another sandbox", side: "agent", expect: "the forecast names both conflicts; the user's merge driver and smudge filter never run; HEAD, the index, the work tree and the refs are as they were", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
-		ran := filepath.Join(t.TempDir(), "ran")
 		// The user's own merge driver and smudge filter, which a merge or
 		// a checkout of the branch's .gitattributes would run: the
 		// forecast must do neither. (Their clean filter is the snapshot's
 		// concern, which commits files as git add stores them.)
-		testenv.Git(t, r.Repo.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; cat")
-		testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "cat")
-		testenv.Git(t, r.Repo.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
-		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
-		testenv.Git(t, r.Repo.Root, "add", "shared.txt")
-		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
+		ran := markingDrivers(t, r, "cat")
 		for _, n := range []string{"w", "v"} {
 			if _, err := r.Create(ctx, create.CreateOptions{Name: n}); err != nil {
 				t.Fatal(err)
@@ -275,6 +263,23 @@ var reviewAttacks = []attack{
 			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
 		}
 	}},
+}
+
+// markingDrivers configures, in r's repository, the user's own filter
+// "mark" (smudge: touch a marker, then smudge; clean: cat) and merge
+// driver "mark" (touch the marker, then fail), named by none of their
+// attributes, and commits shared.txt. It returns the marker's path,
+// which exists once either has run.
+func markingDrivers(t *testing.T, r *Manager, smudge string) string {
+	t.Helper()
+	ran := filepath.Join(t.TempDir(), "ran")
+	testenv.Git(t, r.Repo.Root, "config", "filter.mark.smudge", "touch "+runner.Quote(ran)+"; "+smudge)
+	testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "cat")
+	testenv.Git(t, r.Repo.Root, "config", "merge.mark.driver", "touch "+runner.Quote(ran)+"; false")
+	writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "one\ntwo\nthree\n")
+	testenv.Git(t, r.Repo.Root, "add", "shared.txt")
+	testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "shared")
+	return ran
 }
 
 // readHostFile is a file of the host's work tree.
