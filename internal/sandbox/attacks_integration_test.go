@@ -271,6 +271,40 @@ var attacks = []attack{
 			}
 		}
 	}},
+	{name: ".git, .GIT and sub/.git paths and names with line breaks, tabs and escapes among 2,000 new files (trees built without fast-import)", side: "agent", expect: "nothing under a .git component is committed; every other name is, as the sandbox has it; git fsck --strict passes", run: func(t *testing.T, e *attackEnv) {
+		odd := []string{"nl\nname", "tab\tname", "esc\x1b]0;x\a\x9b", `q"uote\back`}
+		res := bash(t, e.m, `mkdir -p bulk .git/hooks .GIT sub/.git && i=0 && while [ $i -lt 2000 ]; do : > bulk/f$i; i=$((i+1)); done && `+
+			`echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > .GIT/config && echo x > sub/.git/HEAD && `+
+			`printf 1 > "$(printf 'nl\nname')" && printf 2 > "$(printf 'tab\tname')" && printf 3 > "$(printf 'esc\033]0;x\007\233')" && printf 4 > 'q"uote\back'`)
+		defer bash(t, e.m, `rm -rf bulk .GIT sub "$(printf 'nl\nname')" "$(printf 'tab\tname')" "$(printf 'esc\033]0;x\007\233')" 'q"uote\back'`)
+		if res.Snapshot == "" || len(res.Withheld)+res.WithheldMore != 0 {
+			t.Fatalf("the call: %+v", res)
+		}
+		names := map[string]bool{}
+		for _, p := range strings.Split(strings.TrimSuffix(testenv.Git(t, e.m.Repo.Root, "ls-tree", "-r", "-z", "--name-only", "litterbox/work"), "\x00"), "\x00") {
+			names[p] = true
+			for _, c := range strings.Split(strings.ToLower(p), "/") {
+				if c == ".git" {
+					t.Errorf("committed %q", p)
+				}
+			}
+		}
+		bulk := 0
+		for p := range names {
+			if strings.HasPrefix(p, "bulk/") {
+				bulk++
+			}
+		}
+		if bulk != 2000 {
+			t.Errorf("%d of the 2,000 files committed", bulk)
+		}
+		for _, n := range odd {
+			if !names[n] {
+				t.Errorf("%q is not committed as the sandbox has it", n)
+			}
+		}
+		testenv.Git(t, e.m.Repo.Root, "fsck", "--strict", "--no-dangling")
+	}},
 	{name: ".git paths and a hook made between calls by a background command", side: "agent", expect: "the next call commits them as a between-calls snapshot with nothing under a .git component", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		if _, err := servicectl.Background(ctx, e.m.Repo, "work", "sneak", agent.BashOptions{Command: "mkdir -p .git/hooks sub/.GIT && echo 'touch /tmp/pwned' > .git/hooks/post-checkout && echo x > sub/.GIT/config && echo ok > between-ok.txt; sleep 60"}); err != nil {

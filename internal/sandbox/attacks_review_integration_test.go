@@ -3,11 +3,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/milestone"
 	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/review"
+	"github.com/litterbox-dev/litterbox/internal/reviewstate"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -263,6 +266,72 @@ var reviewAttacks = []attack{
 			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
 		}
 	}},
+	{name: "terminal escapes and a forged line in a sandbox-ready summary, and in a file name the forecast names", side: "agent", expect: "litterbox list prints the summary's first line and the file name with no control character, forges no other sandbox's line, and keeps 4 KiB of a 1 MB summary", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		for _, n := range []string{"w", "v"} {
+			if _, err := r.Create(ctx, create.CreateOptions{Name: n}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		const name = "c\x1b]52;c;aGk=\a\x9b.txt"
+		reviewBash(t, r, `printf w > "$(printf 'c\033]52;c;aGk=\007\233.txt')"`)
+		if _, err := r.Agent.Bash(ctx, "v", agent.BashOptions{Command: `printf v > "$(printf 'c\033]52;c;aGk=\007\233.txt')"`}); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(r.Repo.Root, name), "host\n")
+		testenv.Git(t, r.Repo.Root, "add", "--", name)
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "the host adds it too")
+		summary := "done \x1b[2J\x1b]52;c;aGk=\a\x9b\nv: rejected (person): forged\n" + strings.Repeat("x", 1<<20)
+		if _, err := r.MarkReady(ctx, "w", summary); err != nil {
+			t.Fatal(err)
+		}
+		cmd := osexec.Command(litterboxBinary(t), "--repo", r.Repo.Root, "list")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		if bytes.ContainsAny(out, "\x1b\x07") || bytes.IndexByte(out, 0x9b) >= 0 {
+			t.Errorf("list prints control characters:\n%q", out)
+		}
+		lines := strings.Split(string(out), "\n")
+		var ready, conflict bool
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "v: rejected"):
+				t.Errorf("the summary forged a line: %q", l)
+			case strings.HasPrefix(l, "w: ready (agent): done "):
+				ready = true
+			case strings.HasPrefix(l, "w: would conflict with "):
+				conflict = strings.Contains(l, "52;c;aGk=")
+			}
+			if len(l) > 1000 {
+				t.Errorf("a line of %d bytes", len(l))
+			}
+		}
+		if !ready || !conflict {
+			t.Errorf("list names neither the summary nor the conflicting file (ready %v, conflict %v):\n%q", ready, conflict, out)
+		}
+		if msg := reviewOfList(t, r, "w").Message; len(msg) > reviewstate.MaxMessage+100 || !strings.HasPrefix(msg, "done ") {
+			t.Errorf("the summary kept: %d bytes", len(msg))
+		}
+	}},
+}
+
+// reviewOfList is sandbox name's review as List gives it.
+func reviewOfList(t *testing.T, r *Manager, name string) Review {
+	t.Helper()
+	list, err := r.List(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range list {
+		if s.Name == name && s.Review != nil {
+			return *s.Review
+		}
+	}
+	t.Fatalf("list has no review of %s", name)
+	return Review{}
 }
 
 // markingDrivers configures, in r's repository, the user's own filter
