@@ -376,7 +376,7 @@ func (m *Agent) prepareCall(ctx context.Context, slug string, a Action) (*call, 
 func (m *Agent) settle(c *call, res *result.Act, taken *snapshot.Taken) error {
 	res.Snapshot, res.DirsRead, res.FullScan = taken.Commit, taken.DirsRead, taken.Full
 	res.Withheld, res.WithheldMore, res.DiskOver = taken.Withheld, taken.WithheldMore, diskOver(&c.st, c.lim)
-	res.MaxCall = c.lim.MaxCallSize
+	res.MaxCall, res.Unfiltered = c.lim.MaxCallSize, taken.Unfiltered
 	if len(res.Withheld) > 0 || res.DiskOver != nil {
 		res.ConfigNote = c.limNote
 	}

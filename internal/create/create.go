@@ -320,17 +320,19 @@ func (m *Creator) keptID(id string) string {
 	return id
 }
 
-// copyTree streams `git archive` of base through Chown into `docker cp -`, so
-// the sandbox user owns /src and no archive is held in memory or on disk;
-// first it gives the volumes to that user, unless they were already (a
-// pool entry's).
-func (m *Creator) copyTree(ctx context.Context, n hostrepo.Names, base string, keep []string, uid, gid int, prepared bool) error {
+// copyTree streams the checkout of base through Chown into `docker cp -`,
+// so the sandbox user owns /src and no archive is held in memory or on
+// disk; first it gives the volumes to that user, unless they were already
+// (a pool entry's). With yours, the user's work tree gives the attributes
+// (base is an agent's commit: gitcli.CheckoutTar).
+func (m *Creator) copyTree(ctx context.Context, n hostrepo.Names, base string, yours bool, keep []string, uid, gid int, prepared bool) error {
 	if !prepared {
 		if err := m.prepareVolumes(ctx, n, ownVolumes(n, keep), uid); err != nil {
 			return err
 		}
 	}
-	return m.copyArchive(ctx, n, m.Repo.Git, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
+	src := archiveSource{g: m.Repo.Git, gitDir: m.Repo.GitDir, dir: m.Repo.Layout().Archive("repo"), yours: yours}
+	return m.copyArchive(ctx, n, src, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 
 // prepareVolumes gives the roots of vols to the sandbox user. A new

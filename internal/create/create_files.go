@@ -50,7 +50,7 @@ func (s treeFiles) fill(ctx context.Context) (err error) {
 	c := s.c
 	m, n := c.m, c.n
 	t := time.Now()
-	if err := m.copyTree(ctx, n, c.base, c.cfg.SetupKeep, c.uid, c.gid, c.pooled); err != nil {
+	if err := m.copyTree(ctx, n, c.base, c.agentBase, c.cfg.SetupKeep, c.uid, c.gid, c.pooled); err != nil {
 		return err
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {

@@ -2,6 +2,8 @@ package create
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
@@ -64,7 +66,8 @@ func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 			out = append(out, s)
 			continue
 		}
-		if err := m.copyArchive(ctx, n, sub, s.Commit, hostrepo.Workdir+"/"+p, uid, gid, nil); err != nil {
+		src := archiveSource{g: sub, gitDir: paths.CommonDir, dir: m.Repo.Layout().Archive(gitDirKey(paths.CommonDir))}
+		if err := m.copyArchive(ctx, n, src, s.Commit, hostrepo.Workdir+"/"+p, uid, gid, nil); err != nil {
 			return nil, err
 		}
 		s.Copied = true
@@ -74,10 +77,28 @@ func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 	return out, nil
 }
 
-// copyArchive streams `git archive` of commit in g's repository through
+// archiveSource is where copyArchive reads a tree: a repository (its
+// client) and the git dir that writes its checkouts (gitcli.ArchiveDir),
+// with yours when the user's work tree gives the attributes
+// (gitcli.CheckoutTar).
+type archiveSource struct {
+	g      *gitcli.Client
+	gitDir string // the repository's common git dir
+	dir    string
+	yours  bool
+}
+
+// gitDirKey names a submodule's archive dir by its git dir.
+func gitDirKey(gitDir string) string {
+	abs, _ := filepath.Abs(gitDir)
+	sum := sha256.Sum256([]byte(abs))
+	return "sub-" + hex.EncodeToString(sum[:8])
+}
+
+// copyArchive streams the checkout of commit in src's repository through
 // Chown into `docker cp -` at dir, so the sandbox user owns it and no archive
 // is held in memory or on disk.
-func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.Client, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
+func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, src archiveSource, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -88,7 +109,10 @@ func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, g *gitcli.C
 	ownR, ownW := io.Pipe()
 	done := make(chan struct{}, 2)
 	go func() {
-		err := g.Archive(ctx, commit, archW)
+		err := gitcli.ArchiveDir(src.gitDir, src.dir)
+		if err == nil {
+			err = src.g.CheckoutTar(ctx, src.dir, commit, src.yours, archW)
+		}
 		first.set(err, "git archive "+hostrepo.ShortID(commit))
 		archW.CloseWithError(err)
 		done <- struct{}{}

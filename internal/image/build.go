@@ -18,6 +18,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
@@ -95,7 +96,7 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 		return nil, err
 	}
 	t := time.Now()
-	if err := im.build(ctx, in, tag, network); err != nil {
+	if err := im.build(ctx, in, tag, network, !persons); err != nil {
 		return nil, err
 	}
 	out.Took = time.Since(t)
@@ -106,8 +107,10 @@ func (im *Builder) Project(ctx context.Context, cfg *config.Config, commit strin
 }
 
 // build streams in's context from git into the engine's build, never
-// holding it in memory or on disk.
-func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) error {
+// holding it in memory or on disk: the context is the checkout of its
+// tree, with the attributes of the user's work tree when yours (the
+// commit is an agent's: gitcli.CheckoutTar).
+func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string, yours bool) error {
 	b := in.Spec
 	tail := &tailWriter{max: buildTailLines}
 	var w io.Writer = tail
@@ -122,7 +125,12 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string) e
 	go func() {
 		// A failure of git's reaches the filter through the pipe; one after
 		// the archive's end is only git writing padding nobody reads.
-		archW.CloseWithError(im.Repo.Git.Archive(ctx, in.contextTree(), archW))
+		dir := im.Repo.Layout().Archive("repo")
+		err := gitcli.ArchiveDir(im.Repo.GitDir, dir)
+		if err == nil {
+			err = im.Repo.Git.CheckoutTar(ctx, dir, in.contextTree(), yours, archW)
+		}
+		archW.CloseWithError(err)
 		close(gitDone)
 	}()
 	go func() {

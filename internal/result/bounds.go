@@ -21,6 +21,10 @@ type Bounds struct {
 	ConfigNote string `json:"config_note,omitempty"`
 	// MaxCall is the call's budget, to tell of a file larger than it.
 	MaxCall int64 `json:"-"`
+	// Unfiltered are files committed as written: the filter their
+	// .gitattributes name is not one your own attributes give them, so it
+	// did not run on the host (snapshot.Taken).
+	Unfiltered []string `json:"unfiltered,omitempty"`
 }
 
 // DiskOver says /src holds more than the sandbox's disk guard allows.
@@ -87,10 +91,26 @@ func (b Bounds) Notes() []string {
 	if d := b.DiskOver; d != nil {
 		out = append(out, fmt.Sprintf("/src and the home hold %s, over the limit of %s ([docker] disk): write, edit, patch and upload are refused until files are removed", HumanSize(d.Used), HumanSize(d.Limit)))
 	}
+	if len(b.Unfiltered) > 0 {
+		out = append(out, unfilteredNote(b.Unfiltered))
+	}
 	if b.ConfigNote != "" && len(out) > 0 {
 		out = append(out, b.ConfigNote)
 	}
 	return out
+}
+
+// unfilteredNote says which files were committed without their filter.
+func unfilteredNote(paths []string) string {
+	names := make([]string, 0, 3)
+	for _, p := range paths[:min(len(paths), 3)] {
+		names = append(names, agenttext.Shown(agenttext.Elide(p, 120)))
+	}
+	if len(paths) > len(names) {
+		names = append(names, fmt.Sprintf("and %d more", len(paths)-len(names)))
+	}
+	return fmt.Sprintf("committed as written, no filter run: %s. The filter driver the sandbox's .gitattributes name for them is not one your own attributes give those paths, and only yours run on the host",
+		strings.Join(names, ", "))
 }
 
 // pathNote says which path the host cannot store and how to get past it;

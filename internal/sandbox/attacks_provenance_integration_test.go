@@ -5,7 +5,9 @@ package sandbox
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // provenanceAttacks are the attack table's rows on what an agent's commit
@@ -94,6 +97,46 @@ var provenanceAttacks = []attack{
 		testenv.Git(t, r.Repo.Root, "branch", "taken", tip)
 		if persons, err := r.Repo.Persons(ctx, tip); err != nil || !persons {
 			t.Errorf("a commit on the person's branch is not theirs: %v %v", persons, err)
+		}
+	}},
+	{name: "a .gitattributes naming the user's filter for the agent's files, in its calls and in a sandbox made from its branch", side: "agent", expect: "the user's clean and smudge filters never run on the agent's files: the call commits them as written and names them in its result; a sandbox made from the branch holds every file as committed, those the attributes mark export-ignore and export-subst included", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := provenanceRepo(t, e, "[docker]\n")
+		ran := markingDrivers(t, r, "tr a-z A-Z")
+		testenv.Git(t, r.Repo.Root, "config", "filter.mark.clean", "touch "+runner.Quote(ran)+"; tr a-z A-Z")
+		// The person's own export rules, which a checkout ignores.
+		writeFile(t, filepath.Join(r.Repo.Root, ".gitattributes"), "/tests export-ignore\nver.txt export-subst\n")
+		if err := os.MkdirAll(filepath.Join(r.Repo.Root, "tests"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(r.Repo.Root, "tests", "t"), "test\n")
+		writeFile(t, filepath.Join(r.Repo.Root, "ver.txt"), "$Format:%H$\n")
+		testenv.Git(t, r.Repo.Root, "add", "-A")
+		testenv.Git(t, r.Repo.Root, "commit", "-qm", "export rules")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := exec(t, r, "a", "cat tests/t ver.txt"); got != "test\n$Format:%H$\n" {
+			t.Errorf("a sandbox of the person's commit holds %q, not its committed files", got)
+		}
+		res, err := r.Agent.Bash(ctx, "a", agent.BashOptions{Command: `printf '* filter=mark\n/kept export-ignore\n' >> .gitattributes && echo quiet > b.txt && mkdir kept && echo kept > kept/x`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := testenv.Git(t, r.Repo.Root, "cat-file", "blob", "litterbox/a:b.txt"); got != "quiet" {
+			t.Errorf("b.txt committed as %q, want it as written", got)
+		}
+		if !slices.Contains(res.Unfiltered, "b.txt") || !slices.Contains(res.Unfiltered, "kept/x") {
+			t.Errorf("the result names %q as committed without their filter, want b.txt and kept/x", res.Unfiltered)
+		}
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "b", BaseRef: "litterbox/a", MayBaseOn: func(s string) bool { return s == "a" || s == "b" }}); err != nil {
+			t.Fatal(err)
+		}
+		if got := exec(t, r, "b", "cat b.txt kept/x tests/t ver.txt"); got != "quiet\nkept\ntest\n$Format:%H$\n" {
+			t.Errorf("the sandbox made from the agent's branch holds %q, not its committed files", got)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Error("the user's clean or smudge filter ran on the agent's files")
 		}
 	}},
 }

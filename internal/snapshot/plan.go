@@ -42,6 +42,9 @@ type planResult struct {
 	reused  []gitcli.Entry
 	// asIs, once read, says which of fetch git stores byte for byte.
 	asIs *asIs
+	// unfiltered are the files stored as written, their filter driver
+	// named by the sandbox's attributes alone (filters.go).
+	unfiltered []string
 }
 
 // withhold leaves p out of the commit.

@@ -51,7 +51,7 @@ func (s *Store) receive(ctx context.Context, r *protocol.Reader, plan *planResul
 	if err := im.close(); err != nil {
 		return nil, nil, err
 	}
-	if err := s.hashReceived(ctx, rc); err != nil {
+	if err := s.hashReceived(ctx, plan, rc); err != nil {
 		return nil, nil, err
 	}
 	return slices.Concat(rc.regular, rc.links, rc.odd, rc.imported), end, nil
@@ -202,25 +202,57 @@ func (s *Store) receiveFile(ctx context.Context, r *protocol.Reader, plan *planR
 }
 
 // hashReceived stores the written files and the links as blobs, and gives
-// each entry its id.
-func (s *Store) hashReceived(ctx context.Context, rc *received) error {
-	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, rc.written)
+// each entry its id. A file whose filter driver only the sandbox's
+// attributes name is stored as written (unfiltered).
+func (s *Store) hashReceived(ctx context.Context, plan *planResult, rc *received) error {
+	skip, err := s.unfiltered(ctx, plan, slices.Concat(rc.written, pathsOf(rc.odd)))
 	if err != nil {
 		return err
 	}
-	setIDs(rc.regular, ids)
-	if ids, err = s.Git.HashObjects(ctx, rc.linkFiles); err != nil {
+	var filtered, asWritten []string
+	var filteredAt, asWrittenAt []int
+	for i, p := range rc.written {
+		if skip[p] {
+			asWritten, asWrittenAt = append(asWritten, s.mirrored(p)), append(asWrittenAt, i)
+		} else {
+			filtered, filteredAt = append(filtered, p), append(filteredAt, i)
+		}
+	}
+	ids, err := s.Git.HashWorkTreeFiles(ctx, s.GitDir, s.Rules, filtered)
+	if err != nil {
 		return err
 	}
-	setIDs(rc.links, ids)
+	setIDsAt(rc.regular, filteredAt, ids)
+	if ids, err = s.Git.HashObjects(ctx, append(asWritten, rc.linkFiles...)); err != nil {
+		return err
+	}
+	setIDsAt(rc.regular, asWrittenAt, ids[:len(asWritten)])
+	setIDs(rc.links, ids[len(asWritten):])
 	for i := range rc.odd {
-		id, err := s.Git.HashFileAs(ctx, s.GitDir, s.Rules, rc.oddFiles[i], rc.odd[i].Path)
+		id, err := s.hashOdd(ctx, rc.oddFiles[i], rc.odd[i].Path, skip[rc.odd[i].Path])
 		if err != nil {
 			return err
 		}
 		rc.odd[i].ID = id
 	}
+	for p := range skip {
+		plan.unfiltered = append(plan.unfiltered, p)
+	}
+	slices.Sort(plan.unfiltered)
 	return nil
+}
+
+// hashOdd stores a file whose name hash-object cannot read by line, from
+// its temp file, as git would store it at p, or as written.
+func (s *Store) hashOdd(ctx context.Context, file, p string, asWritten bool) (string, error) {
+	if asWritten {
+		ids, err := s.Git.HashObjects(ctx, []string{file})
+		if err != nil {
+			return "", err
+		}
+		return ids[0], nil
+	}
+	return s.Git.HashFileAs(ctx, s.GitDir, s.Rules, file, p)
 }
 
 func readEnd(r *protocol.Reader) (*protocol.End, error) {
@@ -247,6 +279,12 @@ func (s *Store) overBound(plan *planResult, p string, size int64) (string, int64
 	}
 	plan.budget -= cost(size)
 	return "", 0
+}
+
+func setIDsAt(entries []gitcli.Entry, at []int, ids []string) {
+	for k, i := range at {
+		entries[i].ID = ids[k]
+	}
 }
 
 func setIDs(entries []gitcli.Entry, ids []string) {

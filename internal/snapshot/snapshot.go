@@ -136,6 +136,10 @@ type Taken struct {
 	// MaxReported, with WithheldMore counting the rest.
 	Withheld     []Withheld
 	WithheldMore int
+	// Unfiltered are the files committed as written, without the filter
+	// the sandbox's .gitattributes named for them (filters.go); the first
+	// MaxReported.
+	Unfiltered []string
 }
 
 // MaxReported bounds the withheld files a result lists; maxRemembered those
@@ -190,6 +194,7 @@ func (s *Store) TakeCounted(ctx context.Context, c Conversation, st *State, mess
 	}
 	t.Withheld = plan.withheld[:min(len(plan.withheld), MaxReported)]
 	t.WithheldMore = len(plan.withheld) - len(t.Withheld)
+	t.Unfiltered = plan.unfiltered[:min(len(plan.unfiltered), MaxReported)]
 	plan.record(st)
 	changed := slices.Concat(entries, plan.reused, plan.remove)
 	if t.Commit, err = s.commit(ctx, st, changed, message(pathsOf(changed))); err != nil {
