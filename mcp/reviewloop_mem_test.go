@@ -161,6 +161,7 @@ func TestMemReviewerReadsAndChangesNothing(t *testing.T) {
 		"patch":             {"sandbox": "w", "path": "a.txt", "diff": "@@ -1 +1 @@\n-a\n+b\n"},
 		"sandbox-milestone": {"sandbox": "w", "message": "m"},
 		"sandbox-ready":     {"sandbox": "w", "summary": "s"},
+		"sandbox-sync":      {"sandbox": "w"},
 		"sandbox-create":    {"name": "third"},
 		"sandbox-service":   {"sandbox": "w", "action": "status"},
 	} {

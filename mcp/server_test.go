@@ -141,8 +141,8 @@ func TestEveryToolHasAnOutputSchemaAndProtocolIsNegotiated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 16 {
-		t.Errorf("%d tools, want 16", len(res.Tools))
+	if len(res.Tools) != 17 {
+		t.Errorf("%d tools, want 17", len(res.Tools))
 	}
 	for _, tool := range res.Tools {
 		if schema, _ := json.Marshal(tool.OutputSchema); tool.OutputSchema.Type != "object" || !strings.Contains(string(schema), `"properties"`) {

@@ -15,6 +15,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/milestone"
+	"github.com/litterbox-dev/litterbox/internal/present"
 	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/sandbox"
 	"github.com/litterbox-dev/litterbox/internal/servicectl"
@@ -66,6 +67,12 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 			"sandbox-list then shows it as ready until the next change; if the person rejects it, the reason comes at the head of your next tool result and in sandbox-list."),
 		gomcp.WithDestructiveHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 	), typed(h.ready))
+	s.AddTool(gomcp.NewTool("sandbox-sync", input[syncIn](nil), output[sandbox.Synced](), gomcp.WithOpenWorldHintAnnotation(false),
+		gomcp.WithDescription("Move this sandbox onto the current tip of the person's branch: your commits are replayed on it and /src is brought to the result in place (ignored files, your home and running services stay). "+
+			"If your changes conflict with theirs, the files come back with conflict markers (<<<<<<<, =======, >>>>>>>), committed and listed in the result: resolve them with edit or write. "+
+			"Call it when sandbox-list says the sandbox is behind its base or would not merge cleanly."),
+		gomcp.WithDestructiveHintAnnotation(true),
+	), typed(h.sync))
 	s.AddTool(gomcp.NewTool("sandbox-diff", input[diffIn](map[string][]any{"since": {"base", "milestone"}}), output[result.Diff](), gomcp.WithOpenWorldHintAnnotation(false), gomcp.WithIdempotentHintAnnotation(true),
 		gomcp.WithDescription("Show what this sandbox's branch changed since its base (what a human will review) or since the last milestone: a per-file summary, then the unified diff, capped at 256 KiB. Reads only; changes nothing."),
 		gomcp.WithReadOnlyHintAnnotation(true), gomcp.WithDestructiveHintAnnotation(false),
@@ -403,6 +410,27 @@ func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in mil
 	}
 	return structured(res,
 		fmt.Sprintf("milestone %s squashes %d snapshot(s)\n", res.Commit, res.Squashed)), nil
+}
+
+func (h handlers) sync(ctx context.Context, _ gomcp.CallToolRequest, in syncIn) (*gomcp.CallToolResult, error) {
+	res, err := h.mgr.Sync(ctx, in.Sandbox, "")
+	if err != nil {
+		return errResult(err), nil
+	}
+	text := present.Synced(res) + "\n"
+	if len(res.Conflicts) > 0 {
+		text += "Resolve the conflict markers in: " + strings.Join(shownAll(res.Conflicts), ", ") + "\n"
+	}
+	return structured(res, text), nil
+}
+
+// shownAll is each of names shown inert.
+func shownAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = agenttext.Shown(n)
+	}
+	return out
 }
 
 func (h handlers) ready(ctx context.Context, _ gomcp.CallToolRequest, in readyIn) (*gomcp.CallToolResult, error) {

@@ -266,6 +266,10 @@ type readyIn struct {
 	Summary string `json:"summary" jsonschema:"What the work does and how it was checked, for the person who reviews it (at most 4096 bytes)."`
 }
 
+type syncIn struct {
+	Sandbox string `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
+}
+
 type milestoneIn struct {
 	Sandbox string `json:"sandbox" jsonschema:"Name of the sandbox (as given to sandbox-create)."`
 	Message string `json:"message" jsonschema:"Commit message for the squashed work."`

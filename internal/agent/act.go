@@ -48,7 +48,16 @@ type Action struct {
 	// OutputLimit, when set, is how many bytes of each stream the result
 	// keeps instead of the config's output-limit.
 	OutputLimit int64
+	// Swap, on a sync, moves the branch from one tip to another once the
+	// helper has begun to apply the change between them, before the
+	// call's scan: the scan then commits on the new tip whatever /src
+	// holds otherwise.
+	Swap *Swap
 }
+
+// Swap is the branch's move a sync makes: From, the tip /src was at, to
+// To, the tip whose tree the call's content brings.
+type Swap struct{ From, To string }
 
 // Output receives a command's streams as they come.
 type Output struct {
@@ -184,6 +193,9 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.A
 		return nil, err
 	}
 	a = c.a // an edit's content is made there
+	if err := m.markSwap(c); err != nil {
+		return nil, err
+	}
 	execCtx, cancelExec := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelExec()
 	if dl, ok := ctx.Deadline(); ok {
@@ -213,6 +225,9 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.A
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
+	if err := m.swap(execCtx, c, res); err != nil {
+		return nil, v.stop(ctx, err)
+	}
 	store := m.Repo.SnapStore(slug, c.lim)
 	store.Secrets = c.sec
 	taken, snapErr := store.TakeCounted(execCtx, snapshot.Conversation{R: r, W: w}, &c.st, func(paths []string) string { return a.commitMessage(c.sec, paths) })
@@ -231,6 +246,40 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.A
 	err = m.settle(c, res, taken)
 	addBefore(res, before)
 	return res, err
+}
+
+// markSwap saves, before a sync's call starts, a snapshot state that reads
+// the branch afresh and scans all of /src: should the call stop half-way
+// (a kill, a lost engine), the next call's snapshot makes the branch
+// equal /src, wherever either stopped. The call's own state is not
+// marked; its settle saves it whole.
+func (m *Agent) markSwap(c *call) error {
+	if c.a.Swap == nil {
+		return nil
+	}
+	marked := c.st
+	marked.Tip, marked.TipTree, marked.Rescan = "", "", true
+	return m.Repo.SaveSnap(c.slug, marked)
+}
+
+// swap moves the branch as a sync's Swap says, unless the helper applied
+// nothing (protocol.SyncSkipped), and makes the call's scan compare with
+// the new tip.
+func (m *Agent) swap(ctx context.Context, c *call, res *result.Act) error {
+	sw := c.a.Swap
+	if sw == nil || res.OpErr == protocol.SyncSkipped {
+		return nil
+	}
+	tree, err := m.Repo.Git.RevParse(ctx, sw.To+"^{tree}")
+	if err != nil {
+		return err
+	}
+	n := m.Repo.Names(c.slug)
+	if err := m.Repo.Git.UpdateRef(ctx, n.Ref, sw.To, sw.From, "litterbox sync"); err != nil {
+		return fmt.Errorf("moving %s for the sync: %w", n.Branch, err)
+	}
+	c.st.Tip, c.st.TipTree = sw.To, tree
+	return nil
 }
 
 // addBefore counts in the scan that committed what changed between calls:

@@ -253,7 +253,7 @@ func (m *Agent) awaitResult(ctx context.Context, r *protocol.Reader, w *protocol
 			return &result.Act{
 				ExitCode: pr.ExitCode, TimedOut: pr.TimedOut, Cancelled: pr.Cancelled,
 				Stdout: stdout.text("stdout", outLog, pr.OutLogPart), Stderr: stderr.text("stderr", errLog, pr.ErrLogPart),
-				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell, Replaced: int(min(pr.Replaced, 1<<31)),
+				StdoutCut: stdout.cut, StderrCut: stderr.cut, StdoutLog: outLog, StderrLog: errLog, NoShell: pr.NoShell, Replaced: int(min(pr.Replaced, 1<<31)), OpErr: pr.Err,
 			}, nil
 		case protocol.TFail:
 			return nil, &protocol.FailError{Msg: string(p)}

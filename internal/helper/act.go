@@ -43,6 +43,8 @@ type session struct {
 	req    *protocol.Request
 	// old delivers the last manifest, nil when there is none.
 	old chan *manifest.Manifest
+	// changed: /src changed since the last call's scan (between).
+	changed bool
 }
 
 func (s *session) send(t byte, p []byte) error {
@@ -119,6 +121,12 @@ func (s *session) serve() error {
 		res.Err = errText(os.Remove(req.Path))
 	case protocol.OpUpload:
 		res.Err = errText(extractTar(content, req.Path))
+	case protocol.OpSync:
+		if s.changed {
+			res.Err = protocol.SyncSkipped
+		} else {
+			res.Err = errText(applyTree(content))
+		}
 	case protocol.OpEdit:
 		if err := editFile(req.Path, content, res); err != nil {
 			return err
@@ -164,6 +172,7 @@ func (s *session) between() error {
 		d := inotify.Ask(&protocol.WatchCut{Peek: true, Old: req.OldGen})
 		changed = d.Valid && len(d.Dirs) > 0 || !d.Valid && d.Reason != ""
 	}
+	s.changed = changed
 	if err := s.send(protocol.TBegin, (&protocol.Begin{Between: changed}).Encode()); err != nil || !changed {
 		return err
 	}

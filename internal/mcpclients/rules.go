@@ -18,7 +18,7 @@ import (
 // them by name; a test in cmd/litterbox keeps the list in step with mcp.
 var ToolNames = []string{
 	"sandbox-create", "sandbox-fork", "sandbox-list", "bash", "read", "write", "patch", "edit",
-	"ls", "glob", "grep", "sandbox-milestone", "sandbox-diff", "sandbox-ports", "sandbox-service", "sandbox-ready",
+	"ls", "glob", "grep", "sandbox-milestone", "sandbox-diff", "sandbox-ports", "sandbox-service", "sandbox-ready", "sandbox-sync",
 }
 
 // ruleFile is one file a client reads its own rules from.

@@ -158,7 +158,12 @@ func conflictMessage(s Spec, conflicts []string, n int) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "sync onto %s: conflicts in %d %s\n\n", agenttext.Shown(onto), len(conflicts), plural(len(conflicts), "file"))
-	fmt.Fprintf(&b, "The last %s of the sandbox, merged onto %s as one change, conflict\nwith it. Resolve the markers (<<<<<<<, =======, >>>>>>>) in:\n\n", what, agenttext.Shown(onto))
+	if n == 1 {
+		fmt.Fprintf(&b, "The sandbox's last commit, merged onto %s, conflicts with it.\n", agenttext.Shown(onto))
+	} else {
+		fmt.Fprintf(&b, "The sandbox's last %d commits, merged onto %s as one change, conflict\nwith it.\n", n, agenttext.Shown(onto))
+	}
+	b.WriteString("Resolve the markers (<<<<<<<, =======, >>>>>>>) in:\n\n")
 	for _, p := range conflicts {
 		fmt.Fprintf(&b, "  %s\n", agenttext.Shown(p))
 	}

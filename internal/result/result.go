@@ -39,6 +39,9 @@ type Act struct {
 	// DirsRead and FullScan say how the scan went (tests, benchmarks).
 	DirsRead int  `json:"-"`
 	FullScan bool `json:"-"`
+	// OpErr is the helper's failure of the action itself (a write, a
+	// sync), also in Stderr.
+	OpErr string `json:"-"`
 }
 
 // Truncated reports whether output was cut.

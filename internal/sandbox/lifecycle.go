@@ -92,13 +92,14 @@ func (m *Manager) sessionOf(slug string) *RunSession {
 
 var listLabels = []string{hostrepo.LabelRepo, hostrepo.LabelRepoID, hostrepo.LabelRepoSlug, hostrepo.LabelSandbox, hostrepo.LabelBase, create.LabelPorts, create.LabelLimits}
 
-// baseOf is a sandbox's base commit: its container's label, or the
-// record's for one claimed from a warm pool, made before it had a base.
+// baseOf is a sandbox's base commit: its record's, which a sync moves,
+// else its container's label (a sandbox this repository has no record
+// of).
 func baseOf(labels map[string]string, rec *layout.Record) string {
-	if b := labels[hostrepo.LabelBase]; b != "" || rec == nil {
-		return b
+	if rec != nil && rec.Base != "" {
+		return rec.Base
 	}
-	return rec.Base
+	return labels[hostrepo.LabelBase]
 }
 
 // createdOf is when a sandbox was made: its container's creation, or the

@@ -11,7 +11,18 @@ const (
 	OpUpload = "upload" // extract the content (a tar) next to Path
 	OpEdit   = "edit"   // apply the edits in the content (Edits) to Path
 	OpScan   = "scan"   // only look for changes
+	OpSync   = "sync"   // apply the content (a tar of a tree's changes) to /src
 )
+
+// SyncRemove is the type flag of an entry of OpSync's tar that removes
+// its path (tar leaves 'A' to 'Z' to vendors; a flag, unlike a PAX
+// record, takes any name git can track, UTF-8 or not).
+const SyncRemove = 'R'
+
+// SyncSkipped is the Result.Err of an OpSync that applied nothing, because
+// /src changed since the last scan: the host committed those changes first
+// and computes the sync again.
+const SyncSkipped = "sync skipped: /src changed since the last scan"
 
 // Request is the host's one request per exec.
 type Request struct {
