@@ -413,7 +413,7 @@ func (h handlers) milestone(ctx context.Context, _ gomcp.CallToolRequest, in mil
 }
 
 func (h handlers) sync(ctx context.Context, _ gomcp.CallToolRequest, in syncIn) (*gomcp.CallToolResult, error) {
-	res, err := h.mgr.Sync(ctx, in.Sandbox, "")
+	res, err := h.mgr.Sync(ctx, in.Sandbox, sandbox.SyncOptions{})
 	if err != nil {
 		return errResult(err), nil
 	}

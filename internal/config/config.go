@@ -95,6 +95,10 @@ type Config struct {
 	// AgentCommand is what `litterbox run NAME` runs when no command is
 	// given: the project's agent, as an argv.
 	AgentCommand []string
+	// ReviewCheck is the shell command `litterbox merge A B C` runs in each
+	// sandbox after its sync, taking it only when it exits 0 ("" runs
+	// none). It runs inside the sandbox, as an agent's bash does.
+	ReviewCheck string
 	// Files are the config files this was read from, relative to the root
 	// (the user's own config by its absolute path).
 	Files []string

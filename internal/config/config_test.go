@@ -111,7 +111,11 @@ command = ["busybox", "httpd", "-f", "-p", "8080", "-h", "/src"]
 signals = { stop = "SIGTERM", restart = "SIGHUP" }
 [container.services.worker]
 command = "while :; do sleep 1; done"
+[review]
+check = "make test"
 `, `
+[review]
+check = "make check"
 [docker]
 memory = "512m"
 cpus = 1
@@ -132,6 +136,9 @@ stop-timeout = 3
 	}
 	if cfg.Memory != "512m" || cfg.CPUs != "1" || cfg.PidsLimit != 256 || cfg.Network != "bridge" || cfg.SetupCommand != "true" {
 		t.Fatalf("scalars: %+v", cfg)
+	}
+	if cfg.ReviewCheck != "make check" {
+		t.Fatalf("[review] check %q, want the local file's", cfg.ReviewCheck)
 	}
 	if !reflect.DeepEqual(cfg.Env, map[string]string{"RUST_LOG": "info", "KEEP": "yes"}) {
 		t.Fatalf("env %v", cfg.Env)

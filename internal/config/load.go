@@ -314,6 +314,7 @@ func (fc *fileConfig) applyLimits(cfg *Config) {
 	setSize(&cfg.MaxFileSize, fc.Snapshot.MaxFileSize)
 	setSize(&cfg.MaxCallSize, fc.Snapshot.MaxCallSize)
 	setSize(&cfg.OutputLimit, fc.Agent.OutputLimit)
+	set(&cfg.ReviewCheck, fc.Review.Check)
 	if fc.Agent.Command != nil {
 		cfg.AgentCommand = fc.Agent.Command
 	}

@@ -49,6 +49,9 @@ type fileConfig struct {
 		OutputLimit *byteSize `toml:"output-limit"`
 		Command     []string  `toml:"command"`
 	} `toml:"agent"`
+	Review struct {
+		Check *string `toml:"check"`
+	} `toml:"review"`
 	Network struct {
 		Mode   *string   `toml:"mode"`
 		Allow  []string  `toml:"allow"`

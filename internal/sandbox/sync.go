@@ -33,6 +33,9 @@ type Synced struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 	// UpToDate: the sandbox started from Onto already; nothing changed.
 	UpToDate bool `json:"up_to_date,omitempty"`
+	// Refused: the sync would conflict and SyncOptions.NoConflicts was
+	// given, so nothing changed; Conflicts names the files.
+	Refused bool `json:"refused,omitempty"`
 	// Note is the helper's failure to bring /src all the way; the call's
 	// snapshot committed what /src holds instead.
 	Note string `json:"note,omitempty"`
@@ -46,14 +49,21 @@ func presyncRef(slug string) string { return "refs/litterbox/" + slug + "/presyn
 // the commit of what it held and the sync's own call.
 const syncTries = 3
 
-// Sync moves sandbox name onto onto (a ref or commit of the user's; ""
-// is HEAD): its commits are replayed there as git objects (package
+// SyncOptions are what a sync is asked.
+type SyncOptions struct {
+	// Onto is a ref or commit of the user's; "" is HEAD.
+	Onto string
+	// NoConflicts: a sync that would conflict changes nothing (Refused).
+	NoConflicts bool
+}
+
+// Sync moves sandbox name onto o.Onto: its commits are replayed there as git objects (package
 // replay), /src is brought to the new tree in place through the helper,
 // ignored files, the home and running processes kept, and the branch
 // moved. A conflict leaves its files with their markers in /src and in a
 // commit of their own. The host's work tree, index and HEAD are never
 // touched.
-func (m *Manager) Sync(ctx context.Context, name, onto string) (*Synced, error) {
+func (m *Manager) Sync(ctx context.Context, name string, o SyncOptions) (*Synced, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -63,7 +73,7 @@ func (m *Manager) Sync(ctx context.Context, name, onto string) (*Synced, error) 
 		return nil, err
 	}
 	defer unlock()
-	target, targetName, err := m.syncTarget(ctx, onto)
+	target, targetName, err := m.syncTarget(ctx, o.Onto)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +81,7 @@ func (m *Manager) Sync(ctx context.Context, name, onto string) (*Synced, error) 
 		if err := m.commitFirst(ctx, slug, false); err != nil {
 			return nil, err
 		}
-		s, skipped, err := m.syncOnce(ctx, slug, target, targetName)
+		s, skipped, err := m.syncOnce(ctx, slug, target, targetName, o.NoConflicts)
 		if err != nil || !skipped {
 			return s, err
 		}
@@ -106,7 +116,7 @@ func (m *Manager) syncTarget(ctx context.Context, onto string) (string, string, 
 
 // syncOnce makes one sync with the lock held and /src committed; skipped
 // says /src changed before the helper applied it, so nothing was done.
-func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string) (*Synced, bool, error) {
+func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, noConflicts bool) (*Synced, bool, error) {
 	w, err := m.work(ctx, slug)
 	if err != nil {
 		return nil, false, err
@@ -124,6 +134,10 @@ func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string) (*S
 		return nil, false, fmt.Errorf("not synced: replaying the commits of litterbox/%s: %w", slug, err)
 	}
 	s.To, s.Replayed, s.Dropped, s.Conflicts = r.Tip, r.Replayed, r.Dropped, r.Conflicts
+	if noConflicts && len(r.Conflicts) > 0 {
+		s.To, s.Refused = w.Tip, true
+		return s, false, nil
+	}
 	if err := m.holdForSync(ctx, slug, w.Tip); err != nil {
 		return nil, false, err
 	}

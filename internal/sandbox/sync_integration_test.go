@@ -42,7 +42,7 @@ func TestIntegrationSync(t *testing.T) {
 			head := testenv.Git(t, root, "rev-parse", "HEAD")
 			before := hostState(t, m)
 
-			s, err := m.Sync(ctx, "work", "")
+			s, err := m.Sync(ctx, "work", SyncOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +68,7 @@ func TestIntegrationSync(t *testing.T) {
 			if err != nil || len(list) != 1 || list[0].Base != head || list[0].CommitsAhead == nil || *list[0].CommitsAhead != 1 {
 				t.Errorf("list after the sync does not start the sandbox at main: %+v %v", list, err)
 			}
-			if again, err := m.Sync(ctx, "work", ""); err != nil || !again.UpToDate {
+			if again, err := m.Sync(ctx, "work", SyncOptions{}); err != nil || !again.UpToDate {
 				t.Errorf("a second sync: %+v %v", again, err)
 			}
 
@@ -78,7 +78,7 @@ func TestIntegrationSync(t *testing.T) {
 			}
 			testenv.Git(t, root, "commit", "-q", "-am", "main changes the first line")
 			before = hostState(t, m)
-			s, err = m.Sync(ctx, "work", "")
+			s, err = m.Sync(ctx, "work", SyncOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

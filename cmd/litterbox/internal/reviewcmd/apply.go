@@ -18,7 +18,10 @@ import (
 
 // applyOptions are what apply or merge was asked.
 type applyOptions struct {
-	Name               string
+	Name string
+	// Names are merge's sandboxes: several, or one under [review] check,
+	// make a queue (runQueue).
+	Names              []string
 	Extra              []string // git cherry-pick's own arguments, after --
 	Merge, Squash, Yes bool
 }
@@ -28,8 +31,8 @@ func NewApplyCommand(p *cli.Program, merge bool) *cobra.Command {
 	use, short := "apply", "Bring the sandbox's new commits onto the current branch (git cherry-pick); the sandbox stays"
 	example := "  litterbox apply fix-login\n  litterbox apply fix-login --squash\n  litterbox apply fix-login -- --signoff"
 	if merge {
-		use, short = "merge", "Apply the sandbox's commits, then delete the sandbox if that succeeded"
-		example = "  litterbox merge fix-login\n  litterbox merge fix-login --squash"
+		use, short = "merge", "Apply the sandbox's commits, then delete the sandbox if that succeeded; several sandboxes make a merge queue"
+		example = "  litterbox merge fix-login\n  litterbox merge fix-login --squash\n  litterbox merge fix-login docs bump-deps"
 	}
 	cmd := &cobra.Command{
 		Use:   use + " NAME [--squash] [-- GIT-CHERRY-PICK-ARGS...]",
@@ -60,15 +63,30 @@ cherry-pick state with instructions, and the sandbox is untouched.`,
 			if len(args) == 0 || cmd.ArgsLenAtDash() == 0 {
 				return p.NameRequired(cmd, "")
 			}
+			if merge && cmd.ArgsLenAtDash() == -1 && len(args) > 1 {
+				o.Names = args
+				return runApply(cmd.Context(), p.Env, o)
+			}
 			var err error
 			if o.Name, o.Extra, err = cli.DashArgs(cmd, args); err != nil {
 				return err
 			}
+			o.Names = []string{o.Name}
 			return runApply(cmd.Context(), p.Env, o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Squash, "squash", false, "stage the combined change instead of making commits")
 	if merge {
+		cmd.Use = "merge NAME... [--squash] [-- GIT-CHERRY-PICK-ARGS...]"
+		cmd.Long += `
+
+Several sandboxes (merge A B C), or one when [review] check is set, make a
+merge queue. The sandboxes are taken in order: each is synced onto your
+branch as the merges before it left it (litterbox sync; one that would
+conflict is left as it is), the check runs inside it, and it is merged only
+when the check exits 0 and changed no file git tracks, exactly the tip that
+was checked. One that conflicts or fails is left with the reason and the
+queue goes on; merge then exits 1, naming what was taken and what was left.`
 		cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
 	}
 	return cmd
@@ -81,6 +99,9 @@ func runApply(ctx context.Context, e *cli.Env, o applyOptions) error {
 	m, err := e.Manager(ctx)
 	if err != nil {
 		return err
+	}
+	if o.Merge && (len(o.Names) > 1 || m.Repo.Config.ReviewCheck != "") {
+		return runQueue(ctx, e, m, o.Names, o)
 	}
 	cs, tip, err := m.ControlChanges(ctx, o.Name)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/present"
+	"github.com/litterbox-dev/litterbox/internal/sandbox"
 )
 
 // syncOptions are what sync was asked.
@@ -44,7 +45,7 @@ func runSync(ctx context.Context, e *cli.Env, o syncOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := m.Sync(ctx, o.Name, o.Onto)
+	s, err := m.Sync(ctx, o.Name, sandbox.SyncOptions{Onto: o.Onto})
 	if err != nil {
 		return err
 	}
