@@ -266,6 +266,44 @@ var reviewAttacks = []attack{
 			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
 		}
 	}},
+	{name: "a .gitattributes that names the user's merge driver and smudge filter, in work synced onto the moved branch, with a conflicting file named with terminal escapes", side: "agent", expect: "the sync commits the conflict with its markers and names the file escaped; the user's merge driver and filter never run; HEAD, the index and the work tree are as they were; /src holds the branch's conflicted file", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		ran := markingDrivers(t, r, "cat")
+		evil := "evil\x1b]0;owned\x07.txt"
+		writeFile(t, filepath.Join(r.Repo.Root, evil), "one\n")
+		testenv.Git(t, r.Repo.Root, "add", "-A")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-m", "an odd name")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		reviewBash(t, r, "printf '* filter=mark merge=mark\\n' > .gitattributes && sed -i s/one/AGENT/ shared.txt && for f in evil*.txt; do echo AGENT > \"$f\"; done")
+		writeFile(t, filepath.Join(r.Repo.Root, "shared.txt"), "USER\ntwo\nthree\n")
+		writeFile(t, filepath.Join(r.Repo.Root, evil), "USER\n")
+		testenv.Git(t, r.Repo.Root, "commit", "-q", "-am", "user")
+		before := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD") + testenv.Git(t, r.Repo.Root, "ls-files", "-s")
+		s, err := r.Sync(ctx, "w", SyncOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(s.Conflicts, "shared.txt") || !slices.Contains(s.Conflicts, evil) {
+			t.Fatalf("the sync's conflicts: %q", s.Conflicts)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Error("the user's merge driver or filter ran on the agent's files")
+		}
+		msg := testenv.Git(t, r.Repo.Root, "log", "-1", "--format=%B", "litterbox/w")
+		if strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, `"evil\x1b]0;owned\a.txt"`) {
+			t.Errorf("the conflict commit names the file as %q", msg)
+		}
+		if got := exec(t, r, "w", "cat shared.txt"); !strings.Contains(got, "<<<<<<<") || got != testenv.Git(t, r.Repo.Root, "show", "litterbox/w:shared.txt")+"\n" {
+			t.Errorf("shared.txt in /src: %q, not the branch's", got)
+		}
+		after := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD") + testenv.Git(t, r.Repo.Root, "ls-files", "-s")
+		if after != before {
+			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
+		}
+	}},
 	{name: "terminal escapes and a forged line in a sandbox-ready summary, and in a file name the forecast names", side: "agent", expect: "litterbox list prints the summary's first line and the file name with no control character, forges no other sandbox's line, and keeps 4 KiB of a 1 MB summary", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")

@@ -11,6 +11,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/replay"
 	"github.com/litterbox-dev/litterbox/internal/result"
+	"github.com/litterbox-dev/litterbox/internal/review"
 )
 
 // Synced is what a sync did.
@@ -57,12 +58,14 @@ type SyncOptions struct {
 	NoConflicts bool
 }
 
-// Sync moves sandbox name onto o.Onto: its commits are replayed there as git objects (package
-// replay), /src is brought to the new tree in place through the helper,
-// ignored files, the home and running processes kept, and the branch
-// moved. A conflict leaves its files with their markers in /src and in a
-// commit of their own. The host's work tree, index and HEAD are never
-// touched.
+// Sync moves sandbox name onto o.Onto. Its commits are replayed there as
+// git objects (package replay): git merge-tree reads the attributes of the
+// user's work tree, never the branch's, so the branch picks no merge
+// driver of theirs, and Sealed git runs no hook and fetches nothing. Then
+// /src is brought to the new tree in place through the helper, ignored
+// files, the home and running processes kept, and the branch moved. A
+// conflict leaves its files with their markers in /src and in a commit of
+// their own. The host's work tree, index and HEAD are never touched.
 func (m *Manager) Sync(ctx context.Context, name string, o SyncOptions) (*Synced, error) {
 	slug, err := m.Repo.Resolve(name)
 	if err != nil {
@@ -126,7 +129,7 @@ func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, noC
 		s.UpToDate = true
 		return s, false, nil
 	}
-	r, err := replay.Replay(ctx, m.Repo.Git, replay.Spec{
+	r, err := replay.Replay(ctx, review.Sealed(m.Repo.Git), replay.Spec{
 		Base: w.Base, Tip: w.Tip, Onto: onto, OntoName: ontoName,
 		Author: m.Repo.AgentIdent(slug), Committer: m.Repo.Committer(ctx, slug),
 	})
@@ -173,7 +176,7 @@ func (m *Manager) bringSrc(ctx context.Context, slug, from, to string) (*result.
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	paths, err := replay.Delta(ctx, m.Repo.Git, from, to, f)
+	paths, err := replay.Delta(ctx, review.Sealed(m.Repo.Git), from, to, f)
 	if err != nil {
 		return nil, err
 	}
