@@ -106,7 +106,7 @@ wait_pane() {
   wait_pane '^EXIT=0$'
 }
 
-@test "watch in a terminal (tmux, 120x30): a sandbox's details say where its work stands: rejected, and conflicting with another's" {
+@test "watch in a terminal (tmux, 120x30): the MERGE column and a sandbox's details say where its work stands: rejected, and conflicting with another's" {
   create a
   create b
   lb_ok exec a -- sh -c 'echo a > shared.txt' >/dev/null
@@ -115,6 +115,8 @@ wait_pane() {
   tmux new-session -d -s "$SESSION" -x 120 -y 30 -c "$REPO" \
     "env XDG_CONFIG_HOME='$XDG_CONFIG_HOME' GIT_CONFIG_GLOBAL='$GIT_CONFIG_GLOBAL' '$LITTERBOX' watch --every 500ms; echo EXIT=\$?; sleep 60"
   wait_pane '^b +active '
+  wait_pane ' NET MERGE$'
+  wait_pane '^b +active .* clash$'
   tmux send-keys -t "$SESSION" Enter
   wait_pane '^a: rejected \(person\): keep shared.txt out$'
   wait_pane '^a: conflicts with b$'

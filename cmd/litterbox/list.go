@@ -136,6 +136,23 @@ func reviewLine(r *sandbox.Review) string {
 	return line
 }
 
+// mergeCell is the forecast in a word, for watch's MERGE column: a
+// conflict with the branch first, then one with another sandbox, then how
+// far behind the branch it is; "" with no forecast.
+func mergeCell(f *forecast.Forecast) string {
+	switch {
+	case f == nil:
+		return ""
+	case !f.Clean:
+		return "conflict"
+	case len(f.ConflictsWith) > 0:
+		return "clash"
+	case f.Behind > 0:
+		return fmt.Sprintf("%d behind", f.Behind)
+	}
+	return "clean"
+}
+
 // forecastLine says how a sandbox's work would meet the branch it is
 // taken onto and the other sandboxes' work; "" when there is nothing to
 // watch for: the branch has not moved and no other sandbox changes its

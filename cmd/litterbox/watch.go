@@ -164,8 +164,9 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	}
 	// Without a forecast the rows still stand; the details lack it.
 	_ = s.m.Forecast(ctx, infos)
-	standing := map[string][]string{}
+	standing, merge := map[string][]string{}, map[string]string{}
 	for _, in := range infos {
+		merge[in.Name] = mergeCell(in.Forecast)
 		for _, line := range []string{reviewLine(in.Review), forecastLine(in.Forecast)} {
 			if line != "" {
 				standing[in.Name] = append(standing[in.Name], line)
@@ -177,7 +178,7 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	repoOf := map[string]string{}
 	rows := make([]watch.Row, 0, len(infos))
 	for _, in := range infos {
-		r := watch.Row{Name: in.Name, Repo: in.Repo, Status: in.Status, Ahead: in.CommitsAhead}
+		r := watch.Row{Name: in.Name, Repo: in.Repo, Status: in.Status, Ahead: in.CommitsAhead, Merge: merge[in.Name]}
 		for _, n := range in.Refused {
 			r.Refused += n
 		}

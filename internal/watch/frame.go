@@ -35,6 +35,9 @@ type Row struct {
 	CPU, Memory string
 	// Refused counts what the egress proxy refused.
 	Refused int
+	// Merge is how the sandbox's work would meet the host's branch, in a
+	// word ("clean", "3 behind", "clash", "conflict"); "" when unknown.
+	Merge string
 }
 
 // column is one column of the table: its heading, its least width, its
@@ -44,8 +47,14 @@ type column struct {
 	min   int
 	grow  int
 	right bool
-	cell  func(r Row, now time.Time) string
+	// wide: shown only in a view of wideView columns or more.
+	wide bool
+	cell func(r Row, now time.Time) string
 }
+
+// wideView is the least width that shows the wide columns: 80 columns
+// hold the others at their least widths.
+const wideView = 100
 
 var columns = []column{
 	{head: "NAME", min: 10, grow: 1, cell: func(r Row, _ time.Time) string { return r.Name }},
@@ -77,6 +86,18 @@ var columns = []column{
 		}
 		return strconv.Itoa(r.Refused)
 	}},
+	{head: "MERGE", min: 8, wide: true, cell: func(r Row, _ time.Time) string { return orDash(r.Merge) }},
+}
+
+// shown are the columns a view width columns wide shows.
+func shown(width int) []column {
+	var out []column
+	for _, c := range columns {
+		if !c.wide || width >= wideView {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // shortStatus fits list's statuses in the column: "stopped (idle)" is
@@ -115,7 +136,7 @@ func Age(d time.Duration) string {
 
 // widths gives each column its least width, then shares what is left of
 // width among the columns that grow.
-func widths(width int) []int {
+func widths(columns []column, width int) []int {
 	w := make([]int, len(columns))
 	used, shares := len(columns)-1, 0 // the spaces between columns
 	for i, c := range columns {
@@ -134,22 +155,24 @@ func widths(width int) []int {
 // Lines renders rows as the table's heading and one line per row, each
 // cell made inert and cut to its column, in width columns (80 at least).
 func Lines(rows []Row, width int, now time.Time) (head string, lines []string) {
-	w := widths(max(width, 80))
+	width = max(width, 80)
+	columns := shown(width)
+	w := widths(columns, width)
 	cells := make([]string, len(columns))
 	for i, c := range columns {
 		cells[i] = c.head
 	}
-	head = join(cells, w)
+	head = join(columns, cells, w)
 	for _, r := range rows {
 		for i, c := range columns {
 			cells[i] = c.cell(r, now)
 		}
-		lines = append(lines, join(cells, w))
+		lines = append(lines, join(columns, cells, w))
 	}
 	return head, lines
 }
 
-func join(cells []string, w []int) string {
+func join(columns []column, cells []string, w []int) string {
 	var b strings.Builder
 	for i, s := range cells {
 		if i > 0 {

@@ -217,6 +217,18 @@ func TestFrameAndAge(t *testing.T) {
 	if got != want {
 		t.Errorf("frame:\n%s\nwant:\n%s", got, want)
 	}
+	// From 100 columns on, MERGE says how each sandbox's work would meet
+	// the branch.
+	rows := append([]Row{}, frames[1]...)
+	rows[0].Merge = "2 behind"
+	got = Frame("t", rows, 100, at)
+	want = "t\n" +
+		"NAME         STATUS  OWNER        CALL                       LAST AHEAD    CPU     MEM NET MERGE\n" +
+		"fix-login    active  claude-code… 12s bash: go test ./...      5m     2 98.50%  310MiB   - 2 behind\n" +
+		"docs         paused  -            -                             -     0      -       -   - -\n"
+	if got != want {
+		t.Errorf("frame at 100 columns:\n%s\nwant:\n%s", got, want)
+	}
 	for d, want := range map[time.Duration]string{9 * time.Second: "9s", 3 * time.Minute: "3m", 30 * time.Hour: "30h", 100 * time.Hour: "4d"} {
 		if got := Age(d); got != want {
 			t.Errorf("Age(%v) = %q, want %q", d, got, want)
