@@ -4,11 +4,14 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -18,7 +21,8 @@ func srcListing(t *testing.T, m *Manager) string {
 }
 
 // A sync moves the sandbox onto the user's moved branch: its commits on
-// top, /src equal to the branch, its ignored files and home kept, the
+// top, /src equal to the branch, its ignored files, home and running
+// services kept, the
 // host untouched; a second sync changes nothing. A conflict leaves its
 // markers in /src and in a commit that names the file.
 func TestIntegrationSync(t *testing.T) {
@@ -28,6 +32,10 @@ func TestIntegrationSync(t *testing.T) {
 			files := testenv.Files{".gitignore": "node_modules/\n", "a.txt": "1\n2\n3\n4\n5\n", "b.txt": "b\n", "d/gone.txt": "g\n"}
 			m := matrixSandbox(t, image, files)
 			bash(t, m, `mkdir -p node_modules && echo dep > node_modules/x && echo home > "$HOME/h" && sed -i s/1/ONE/ a.txt && echo new > n.txt`)
+			svc, err := servicectl.Background(ctx, m.Repo, "work", "sleeper", agent.BashOptions{Command: "sleep 600"})
+			if err != nil || svc.PID == 0 {
+				t.Fatalf("a service of the agent's: %+v %v", svc, err)
+			}
 			// The user moves main: a change to another line, a removal, a new file.
 			root := m.Repo.Root
 			if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("1\n2\n3\n4\nMAIN\n"), 0o644); err != nil {
@@ -55,7 +63,7 @@ func TestIntegrationSync(t *testing.T) {
 			if got, want := branchListing(t, m), srcListing(t, m); got != want {
 				t.Errorf("after the sync the branch differs from /src:\n got:\n%s\nwant:\n%s", got, want)
 			}
-			if got := bash(t, m, `cat a.txt node_modules/x "$HOME/h"; test -e d || echo no-d`).Stdout; got != "ONE\n2\n3\n4\nMAIN\ndep\nhome\nno-d\n" {
+			if got := bash(t, m, fmt.Sprintf(`cat a.txt node_modules/x "$HOME/h"; test -e d || echo no-d; kill -0 %d && echo running`, svc.PID)).Stdout; got != "ONE\n2\n3\n4\nMAIN\ndep\nhome\nno-d\nrunning\n" {
 				t.Errorf("after the sync /src holds %q", got)
 			}
 			if after := hostState(t, m); after != before {
