@@ -166,8 +166,8 @@ func (s *watchSource) Rows(ctx context.Context) ([]watch.Row, error) {
 	_ = s.m.Forecast(ctx, infos)
 	standing, merge := map[string][]string{}, map[string]string{}
 	for _, in := range infos {
-		merge[in.Name] = mergeCell(in.Forecast)
-		for _, line := range []string{reviewLine(in.Review), forecastLine(in.Forecast)} {
+		merge[in.Name] = present.MergeWord(in.Forecast)
+		for _, line := range []string{present.ReviewLine(in.Review), present.ForecastLine(in.Forecast)} {
 			if line != "" {
 				standing[in.Name] = append(standing[in.Name], line)
 			}

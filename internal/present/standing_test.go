@@ -1,4 +1,4 @@
-package main
+package present
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 // watch's MERGE column puts a conflict with the branch first, then one
 // with another sandbox, then how far behind the branch the work is.
-func TestMergeCell(t *testing.T) {
+func TestMergeWord(t *testing.T) {
 	for want, f := range map[string]*forecast.Forecast{
 		"":         nil,
 		"conflict": {Clean: false, ConflictsWith: []string{"b"}, Behind: 3},
@@ -16,8 +16,8 @@ func TestMergeCell(t *testing.T) {
 		"3 behind": {Clean: true, Behind: 3, Overlaps: []string{"b"}},
 		"clean":    {Clean: true},
 	} {
-		if got := mergeCell(f); got != want {
-			t.Errorf("mergeCell(%+v) = %q, want %q", f, got, want)
+		if got := MergeWord(f); got != want {
+			t.Errorf("MergeWord(%+v) = %q, want %q", f, got, want)
 		}
 	}
 }
