@@ -154,6 +154,9 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 	if list == nil {
 		list = []sandbox.Info{}
 	}
+	// The forecast of this server's sandboxes among themselves: another
+	// server's are not named to this one.
+	_ = h.mgr.Forecast(ctx, list)
 	var b strings.Builder
 	switch others := all - len(list); {
 	case len(list) == 0 && others == 0:
@@ -171,6 +174,12 @@ func (h handlers) list(ctx context.Context, _ gomcp.CallToolRequest, _ listIn) (
 		}
 		if r := s.Review; r != nil {
 			fmt.Fprintf(&b, "\t%s", reviewText(r))
+		}
+		if f := present.ForecastLine(s.Forecast); f != "" {
+			fmt.Fprintf(&b, "\t%s", f)
+			if s.Forecast.Behind > 0 {
+				b.WriteString(" (sandbox-sync brings it up to date)")
+			}
 		}
 		b.WriteByte('\n')
 	}
