@@ -2,8 +2,12 @@ package snapshot
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // A clean filter is a program of the user's, named in their git config,
@@ -26,11 +30,12 @@ const lfsDriver = "lfs"
 var noDriver = []string{"", "unspecified", "unset", "set"}
 
 // unfiltered returns those of paths (relative to the mirror) whose filter
-// driver the mirror names and the user's attributes do not give them. It
-// costs one git when some path names a driver other than LFS, none
-// otherwise beyond reading the mirror's attributes once a call.
+// driver the mirror names and the user's attributes do not give them.
+// When no .gitattributes of the mirror names a driver but LFS, every
+// driver that applies comes from the user's own files and it costs no git
+// at all; otherwise one or two.
 func (s *Store) unfiltered(ctx context.Context, plan *planResult, paths []string) (map[string]bool, error) {
-	if len(paths) == 0 {
+	if len(paths) == 0 || !mirrorNamesDrivers(s.Rules) {
 		return nil, nil
 	}
 	mirror, err := s.filterAttrs(ctx, plan, paths)
@@ -57,6 +62,34 @@ func (s *Store) unfiltered(ctx context.Context, plan *planResult, paths []string
 		}
 	}
 	return out, nil
+}
+
+// mirrorNamesDrivers reports whether a .gitattributes file of the rules
+// mirror may name a filter driver other than LFS: a word "filter=X" with
+// X not lfs, anywhere in it (a macro's definition included; an attribute
+// is set no other way). It errs towards yes: a file it cannot read counts.
+func mirrorNamesDrivers(rules string) bool {
+	found := false
+	err := filepath.WalkDir(rules, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return err
+		}
+		if d.IsDir() || d.Name() != ".gitattributes" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, w := range strings.Fields(string(data)) {
+			if v, ok := strings.CutPrefix(w, "filter="); ok && v != lfsDriver {
+				found = true
+				return nil
+			}
+		}
+		return nil
+	})
+	return found || err != nil && !errors.Is(err, fs.ErrNotExist)
 }
 
 // filterAttrs is the filter driver the mirror gives each path: from the

@@ -49,3 +49,28 @@ func TestTakeRunsOnlyTheUsersFilters(t *testing.T) {
 		t.Errorf("Unfiltered %q, want %q", taken.Unfiltered, want)
 	}
 }
+
+// Only a mirror whose .gitattributes name a driver other than LFS costs
+// the check: LFS alone, or no attributes, cost no git.
+func TestMirrorNamesDrivers(t *testing.T) {
+	for name, c := range map[string]struct {
+		files map[string]string
+		want  bool
+	}{
+		"none":       {nil, false},
+		"lfs":        {map[string]string{".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n"}, false},
+		"deep":       {map[string]string{"a/b/.gitattributes": "*.bin filter=lfs\n* filter=mark\n"}, true},
+		"macro":      {map[string]string{".gitattributes": "[attr]quiet filter=mark\n*.txt quiet\n"}, true},
+		"not a rule": {map[string]string{"a/.gitignore": "filter=mark\n"}, false},
+	} {
+		dir := filepath.Join(t.TempDir(), "rules")
+		for p, body := range c.files {
+			if err := writeUnder(dir, p, []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := mirrorNamesDrivers(dir); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}
