@@ -39,9 +39,8 @@ type treeEntry struct {
 
 const treeMode = "040000"
 
-// commitBuilt makes the commit CommitChanges makes, reading the parent's
-// trees along the changed paths with one cat-file per depth and writing
-// the changed ones with one mktree.
+// commitBuilt makes the commit CommitChanges makes, its tree built by
+// TreeWith.
 func (c *Client) commitBuilt(ctx context.Context, spec ChangeSpec) (commit, tree string, err error) {
 	root, err := c.RevParse(ctx, spec.Parent+"^{tree}")
 	if err != nil {
@@ -50,30 +49,37 @@ func (c *Client) commitBuilt(ctx context.Context, spec ChangeSpec) (commit, tree
 	if root == "" {
 		return "", "", fmt.Errorf("%s has no tree", spec.Parent)
 	}
-	top := &dirNode{id: root}
-	if err := c.readDirs(ctx, top, dirsOf(spec.Changes)); err != nil {
+	if tree, err = c.TreeWith(ctx, root, spec.Changes); err != nil {
 		return "", "", err
 	}
-	for _, e := range spec.Changes {
+	commit, err = c.writeCommit(ctx, tree, spec)
+	return commit, tree, err
+}
+
+// TreeWith is the tree root with changes applied (ChangeSpec.Changes),
+// reading root's trees along the changed paths with one cat-file per
+// depth and writing the changed ones with one mktree.
+func (c *Client) TreeWith(ctx context.Context, root string, changes []Entry) (string, error) {
+	top := &dirNode{id: root}
+	if err := c.readDirs(ctx, top, dirsOf(changes)); err != nil {
+		return "", err
+	}
+	for _, e := range changes {
 		if e.ID == "" {
 			top.remove(strings.Split(e.Path, "/"))
 		}
 	}
-	for _, e := range spec.Changes {
+	for _, e := range changes {
 		if e.ID != "" {
 			if err := top.set(strings.Split(e.Path, "/"), e.Mode, e.ID); err != nil {
-				return "", "", fmt.Errorf("committing %q: %w", e.Path, err)
+				return "", fmt.Errorf("committing %q: %w", e.Path, err)
 			}
 		}
 	}
-	tree = root
-	if top.changed {
-		if tree, err = c.writeTrees(ctx, top, len(root)/2); err != nil {
-			return "", "", err
-		}
+	if !top.changed {
+		return root, nil
 	}
-	commit, err = c.writeCommit(ctx, tree, spec)
-	return commit, tree, err
+	return c.writeTrees(ctx, top, len(root)/2)
 }
 
 // writeCommit writes the commit object fast-import would write: the same
