@@ -43,6 +43,12 @@ func (c *Client) WriteCommit(ctx context.Context, body []byte) (string, error) {
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 
+// WriteBlob stores body as a blob, byte for byte, and returns its id.
+func (c *Client) WriteBlob(ctx context.Context, body []byte) (string, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"hash-object", "-w", "--no-filters", "--stdin"}, Stdin: bytes.NewReader(body)})
+	return strings.TrimSpace(string(res.Stdout)), err
+}
+
 // CommitText is the text of a commit of tree on parents, by author and
 // committer now, with message.
 func CommitText(tree string, parents []string, author, committer Ident, message string) []byte {

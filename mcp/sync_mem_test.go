@@ -48,7 +48,7 @@ func TestMemSync(t *testing.T) {
 	if !strings.Contains(txt, "Resolve the conflict markers in: mine.txt") {
 		t.Errorf("a conflicting sync says %q (%v)", txt, obj)
 	}
-	if got, _ := ok(t, c, "read", map[string]any{"sandbox": "w", "path": "/src/mine.txt"}); !strings.Contains(got, "<<<<<<<") {
+	if got, _ := ok(t, c, "read", map[string]any{"sandbox": "w", "path": "/src/mine.txt"}); !strings.Contains(got, "<<<<<<< main\n") || !strings.Contains(got, ">>>>>>> litterbox/w\n") {
 		t.Errorf("mine.txt after the conflicting sync: %q", got)
 	}
 }

@@ -69,7 +69,7 @@ func addAgentTools(s *server.MCPServer, h handlers) {
 	), typed(h.ready))
 	s.AddTool(gomcp.NewTool("sandbox-sync", input[syncIn](nil), output[sandbox.Synced](), gomcp.WithOpenWorldHintAnnotation(false),
 		gomcp.WithDescription("Move this sandbox onto the current tip of the person's branch: your commits are replayed on it and /src is brought to the result in place (ignored files, your home and running services stay). "+
-			"If your changes conflict with theirs, the files come back with conflict markers (<<<<<<<, =======, >>>>>>>), committed and listed in the result: resolve them with edit or write. "+
+			"If your changes conflict with theirs, the files come back with conflict markers (<<<<<<< and the person's branch, their side; =======; your side, then >>>>>>> and your sandbox's branch), committed and listed in the result: resolve them with edit or write. "+
 			"Call it when sandbox-list says the sandbox is behind its base or would not merge cleanly."),
 		gomcp.WithDestructiveHintAnnotation(true),
 	), typed(h.sync))

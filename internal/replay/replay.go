@@ -31,8 +31,9 @@ type Spec struct {
 	Base, Tip, Onto string
 	// Author and Committer make the commit that holds a conflict.
 	Author, Committer gitcli.Ident
-	// OntoName names Onto in that commit's message ("main").
-	OntoName string
+	// OntoName names Onto in that commit's message and its conflict
+	// markers ("main"), TipName the sandbox's side ("litterbox/fix").
+	OntoName, TipName string
 }
 
 // Result is what a replay made.
@@ -126,6 +127,12 @@ func conflictCommit(ctx context.Context, g *gitcli.Client, s Spec, r *Result, cu
 	if err != nil {
 		return err
 	}
+	if len(conflicts) > 0 {
+		labels := [3][2]string{{scratch, s.ontoLabel()}, {parent, "base"}, {s.Tip, s.TipName}}
+		if tree, err = relabel(ctx, g, tree, conflicts, labels); err != nil {
+			return err
+		}
+	}
 	if tree == cur {
 		r.Dropped += n
 		return nil
@@ -140,14 +147,28 @@ func conflictCommit(ctx context.Context, g *gitcli.Client, s Spec, r *Result, cu
 	return nil
 }
 
+// ontoLabel names Onto's side of a conflict: OntoName, or its short id.
+func (s Spec) ontoLabel() string {
+	if s.OntoName != "" {
+		return s.OntoName
+	}
+	return s.Onto[:min(12, len(s.Onto))]
+}
+
+// tipLabel names the sandbox's side of a conflict: TipName, or its tip's
+// short id.
+func (s Spec) tipLabel() string {
+	if s.TipName != "" {
+		return s.TipName
+	}
+	return s.Tip[:min(12, len(s.Tip))]
+}
+
 // conflictMessage says what the conflict commit holds. The file names are
 // the agent's: each is shown inert, on a line of its own.
 func conflictMessage(s Spec, conflicts []string, n int) string {
 	var b strings.Builder
-	onto := s.OntoName
-	if onto == "" {
-		onto = s.Onto[:min(12, len(s.Onto))]
-	}
+	onto := s.ontoLabel()
 	what := fmt.Sprintf("%d commits", n)
 	if n == 1 {
 		what = "1 commit"
@@ -163,7 +184,7 @@ func conflictMessage(s Spec, conflicts []string, n int) string {
 	} else {
 		fmt.Fprintf(&b, "The sandbox's last %d commits, merged onto %s as one change, conflict\nwith it.\n", n, agenttext.Shown(onto))
 	}
-	b.WriteString("Resolve the markers (<<<<<<<, =======, >>>>>>>) in:\n\n")
+	fmt.Fprintf(&b, "Resolve the markers in these files (<<<<<<< %s: its side;\n>>>>>>> %s: the sandbox's):\n\n", agenttext.Shown(s.ontoLabel()), agenttext.Shown(s.tipLabel()))
 	for _, p := range conflicts {
 		fmt.Fprintf(&b, "  %s\n", agenttext.Shown(p))
 	}

@@ -55,7 +55,7 @@ func (r *repo) at(branch string) string {
 func (r *repo) replay(tip, onto string) *Result {
 	r.t.Helper()
 	who := gitcli.Ident{Name: "box (litterbox)", Email: "litterbox@localhost"}
-	res, err := Replay(context.Background(), r.g, Spec{Base: r.base, Tip: tip, Onto: onto, Author: who, Committer: who, OntoName: "main"})
+	res, err := Replay(context.Background(), r.g, Spec{Base: r.base, Tip: tip, Onto: onto, Author: who, Committer: who, OntoName: "main", TipName: "litterbox/box"})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -118,14 +118,15 @@ func TestReplayConflict(t *testing.T) {
 	r.commit("box", "add x", map[string]string{"x.txt": "x\n"})
 	r.commit("box", "first line", map[string]string{"a.txt": "BOX\n2\n3\n4\n5\n"})
 	c3 := r.commit("box", "add w", map[string]string{"w\x1b[31m.txt": "w\n"})
+	testenv.Git(t, r.dir, "config", "merge.conflictStyle", "diff3")
 	n := r.commit("main", "first line too", map[string]string{"a.txt": "MAIN\n2\n3\n4\n5\n"})
 	res := r.replay(c3, n)
 	if res.Replayed != 2 || len(res.Conflicts) != 1 || res.Conflicts[0] != "a.txt" {
 		t.Fatalf("result %+v", res)
 	}
 	a := testenv.Git(t, r.dir, "show", res.Tip+":a.txt")
-	if !strings.Contains(a, "<<<<<<<") || !strings.Contains(a, "MAIN") || !strings.Contains(a, "BOX") {
-		t.Errorf("a.txt holds no conflict: %q", a)
+	if want := "<<<<<<< main\nMAIN\n||||||| base\n1\n=======\nBOX\n>>>>>>> litterbox/box\n2"; !strings.HasPrefix(a, want) {
+		t.Errorf("a.txt holds %q, want it to start %q", a, want)
 	}
 	if got := testenv.Git(t, r.dir, "show", res.Tip+":w\x1b[31m.txt"); got != "w" {
 		t.Errorf("the commit after the conflict is not in it: %q", got)
@@ -157,5 +158,21 @@ func TestReplayMergeOnTheBranch(t *testing.T) {
 	}
 	if got := testenv.Git(t, r.dir, "rev-parse", res.Tip+"^"); got != n {
 		t.Errorf("parent %s, want %s", got, n)
+	}
+}
+
+// Only marker lines that name the revisions given are renamed: a path
+// after a colon and a CRLF stay, a longer label that starts the same and
+// a line of content do not change, and the base may be abbreviated.
+func TestRelabelText(t *testing.T) {
+	labels := [3][2]string{{"aaaa1111", "main"}, {"bbbb2222", "base"}, {"cccc3333", "litterbox/x"}}
+	in := "<<<<<<< aaaa1111:old/name\r\nx\n||||||| bbbb2\n=======\n>>>>>>> cccc3333\n<<<<<<< aaaa11112\nsee >>>>>>> cccc3333\n>>>>>>> cccc3333"
+	want := "<<<<<<< main:old/name\r\nx\n||||||| base\n=======\n>>>>>>> litterbox/x\n<<<<<<< aaaa11112\nsee >>>>>>> cccc3333\n>>>>>>> litterbox/x"
+	got, changed := relabelText([]byte(in), labels)
+	if string(got) != want || !changed {
+		t.Errorf("got %q (%v), want %q", got, changed, want)
+	}
+	if _, changed := relabelText([]byte("no markers\n"), labels); changed {
+		t.Error("a file with no markers changed")
 	}
 }

@@ -130,7 +130,7 @@ func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, noC
 		return s, false, nil
 	}
 	r, err := replay.Replay(ctx, review.Sealed(m.Repo.Git), replay.Spec{
-		Base: w.Base, Tip: w.Tip, Onto: onto, OntoName: ontoName,
+		Base: w.Base, Tip: w.Tip, Onto: onto, OntoName: ontoName, TipName: m.Repo.Names(slug).Branch,
 		Author: m.Repo.AgentIdent(slug), Committer: m.Repo.Committer(ctx, slug),
 	})
 	if err != nil {
