@@ -2,10 +2,7 @@ package gitcli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,16 +53,13 @@ func withoutLocation(global []string) []string {
 // archiveAttributes neutralise what only `git archive` reads.
 const archiveAttributes = "* -export-ignore -export-subst\n"
 
-// ArchiveDir makes dir, unless it is there, a git dir for CheckoutTar over
+// ArchiveDir makes dir, a new directory, a git dir for CheckoutTar over
 // the repository whose common git dir is gitDir: its objects through
 // alternates, its config through an include (the user's filters, LFS
-// settings and line endings), its LFS objects, no refs of its own, and the info/attributes
-// that unset export-ignore and export-subst. It is made beside dir and
-// renamed into place, so a concurrent create sees it whole or not at all.
+// settings and line endings), its LFS objects, no refs of its own, and
+// the info/attributes that unset export-ignore and export-subst. It is a
+// handful of small files, made for one copy: the caller removes it after.
 func ArchiveDir(gitDir, dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "info", "attributes")); err == nil {
-		return nil
-	}
 	common, err := filepath.Abs(gitDir)
 	if err != nil {
 		return err
@@ -73,31 +67,25 @@ func ArchiveDir(gitDir, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".new-")
-	if err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
 	files := map[string]string{
-		"HEAD":                     "ref: refs/heads/litterbox-archive\n",
-		"config":                   archiveConfig(common),
-		"objects/info/alternates":  filepath.Join(common, "objects") + "\n",
-		"info/attributes":          archiveAttributes,
-		"refs/.keep":               "",
-		"objects/pack/.keep":       "",
-		"litterbox-archive-dir.md": "Made by litterbox to write a checkout's tree as tar; safe to remove.\n",
+		"HEAD":                    "ref: refs/heads/litterbox-archive\n",
+		"config":                  archiveConfig(common),
+		"objects/info/alternates": filepath.Join(common, "objects") + "\n",
+		"info/attributes":         archiveAttributes,
+		"refs/.keep":              "",
+		"objects/pack/.keep":      "",
 	}
 	for name, body := range files {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
+		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			return err
 		}
-	}
-	if err := os.Rename(tmp, dir); err != nil && !errors.Is(err, fs.ErrExist) && !isNotEmpty(err) {
-		return fmt.Errorf("making %s: %w", dir, err)
 	}
 	return nil
 }
@@ -108,11 +96,6 @@ func ArchiveDir(gitDir, dir string) error {
 func archiveConfig(common string) string {
 	return "[lfs]\n\tstorage = " + quoteConfig(filepath.Join(common, "lfs")) + "\n" +
 		"[include]\n\tpath = " + quoteConfig(filepath.Join(common, "config")) + "\n"
-}
-
-// isNotEmpty is rename's error when another create made dir first.
-func isNotEmpty(err error) bool {
-	return strings.Contains(err.Error(), "directory not empty") || strings.Contains(err.Error(), "file exists")
 }
 
 // quoteConfig quotes a value for a git config file: backslashes and

@@ -45,9 +45,6 @@ func TestCheckoutTarIsACheckout(t *testing.T) {
 	if err := gitcli.ArchiveDir(filepath.Join(dir, ".git"), archive); err != nil {
 		t.Fatal(err)
 	}
-	if err := gitcli.ArchiveDir(filepath.Join(dir, ".git"), archive); err != nil {
-		t.Fatalf("a second ArchiveDir: %v", err)
-	}
 
 	got := checkoutFiles(t, g, archive, head, false)
 	want := map[string]string{

@@ -331,7 +331,7 @@ func (m *Creator) copyTree(ctx context.Context, n hostrepo.Names, base string, y
 			return err
 		}
 	}
-	src := archiveSource{g: m.Repo.Git, gitDir: m.Repo.GitDir, dir: m.Repo.Layout().Archive("repo"), yours: yours}
+	src := archiveSource{g: m.Repo.Git, gitDir: m.Repo.GitDir, dir: filepath.Join(m.Repo.Layout().TmpOf(n.Slug), "archive"), yours: yours}
 	return m.copyArchive(ctx, n, src, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
 }
 

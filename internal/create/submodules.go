@@ -2,13 +2,13 @@ package create
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -66,7 +66,7 @@ func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 			out = append(out, s)
 			continue
 		}
-		src := archiveSource{g: sub, gitDir: paths.CommonDir, dir: m.Repo.Layout().Archive(gitDirKey(paths.CommonDir))}
+		src := archiveSource{g: sub, gitDir: paths.CommonDir, dir: filepath.Join(m.Repo.Layout().TmpOf(n.Slug), "archive-"+strconv.Itoa(len(out)))}
 		if err := m.copyArchive(ctx, n, src, s.Commit, hostrepo.Workdir+"/"+p, uid, gid, nil); err != nil {
 			return nil, err
 		}
@@ -78,21 +78,15 @@ func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 }
 
 // archiveSource is where copyArchive reads a tree: a repository (its
-// client) and the git dir that writes its checkouts (gitcli.ArchiveDir),
-// with yours when the user's work tree gives the attributes
+// client), and where the copy makes and then removes the git dir that
+// writes its checkout (gitcli.ArchiveDir), under the sandbox's own temp
+// dir; yours when the user's work tree gives the attributes
 // (gitcli.CheckoutTar).
 type archiveSource struct {
 	g      *gitcli.Client
 	gitDir string // the repository's common git dir
 	dir    string
 	yours  bool
-}
-
-// gitDirKey names a submodule's archive dir by its git dir.
-func gitDirKey(gitDir string) string {
-	abs, _ := filepath.Abs(gitDir)
-	sum := sha256.Sum256([]byte(abs))
-	return "sub-" + hex.EncodeToString(sum[:8])
 }
 
 // copyArchive streams the checkout of commit in src's repository through
@@ -112,6 +106,9 @@ func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, src archive
 		err := gitcli.ArchiveDir(src.gitDir, src.dir)
 		if err == nil {
 			err = src.g.CheckoutTar(ctx, src.dir, commit, src.yours, archW)
+		}
+		if rmErr := os.RemoveAll(src.dir); err == nil {
+			err = rmErr
 		}
 		first.set(err, "git archive "+hostrepo.ShortID(commit))
 		archW.CloseWithError(err)

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -125,12 +127,7 @@ func (im *Builder) build(ctx context.Context, in *Inputs, tag, network string, y
 	go func() {
 		// A failure of git's reaches the filter through the pipe; one after
 		// the archive's end is only git writing padding nobody reads.
-		dir := im.Repo.Layout().Archive("repo")
-		err := gitcli.ArchiveDir(im.Repo.GitDir, dir)
-		if err == nil {
-			err = im.Repo.Git.CheckoutTar(ctx, dir, in.contextTree(), yours, archW)
-		}
-		archW.CloseWithError(err)
+		archW.CloseWithError(im.checkoutTar(ctx, in.contextTree(), yours, archW))
 		close(gitDone)
 	}()
 	go func() {
@@ -306,6 +303,24 @@ func (in *Inputs) dockerfileInContext() string {
 		return rel
 	}
 	return buildContextName
+}
+
+// checkoutTar writes the checkout of tree to w through a git dir made for
+// it in the repository's temp dir (gitcli.ArchiveDir), removed after.
+func (im *Builder) checkoutTar(ctx context.Context, tree string, yours bool, w io.Writer) error {
+	if err := os.MkdirAll(im.Repo.Layout().Tmp(), 0o755); err != nil {
+		return err
+	}
+	parent, err := os.MkdirTemp(im.Repo.Layout().Tmp(), "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(parent)
+	dir := filepath.Join(parent, "archive")
+	if err := gitcli.ArchiveDir(im.Repo.GitDir, dir); err != nil {
+		return err
+	}
+	return im.Repo.Git.CheckoutTar(ctx, dir, tree, yours, w)
 }
 
 // contextTree is the tree-ish whose archive is the context.

@@ -77,11 +77,6 @@ func (l Layout) Forecast() string { return filepath.Join(l.dir, "forecast.json")
 // (internal/reviewstate).
 func (l Layout) Review(slug string) string { return filepath.Join(l.dir, "review", slug+".json") }
 
-// Archive is the git dir that writes a checkout's tree as tar for the
-// repository named by key (gitcli.ArchiveDir): "repo" for this one, an id
-// of its git dir for a submodule's.
-func (l Layout) Archive(key string) string { return filepath.Join(l.dir, "archive", key) }
-
 // PerSandbox is every path of slug's state but its record, for delete.
 // The locks are among them: removed while held, a waiter that still has
 // one open locks a file nobody uses any more, which is harmless once the
