@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/litterbox-dev/litterbox/runner"
 )
@@ -85,15 +84,10 @@ func (c *Client) TreeWith(ctx context.Context, root string, changes []Entry) (st
 // writeCommit writes the commit object fast-import would write: the same
 // idents (fastIdent) and both dates now, in the local zone.
 func (c *Client) writeCommit(ctx context.Context, tree string, spec ChangeSpec) (string, error) {
-	now := time.Now()
-	date := fmt.Sprintf("%d %s", now.Unix(), now.Format("-0700"))
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "tree %s\nparent %s\n", tree, spec.Parent)
-	fmt.Fprintf(&b, "author %s %s\ncommitter %s %s\n\n", fastIdent(spec.Author), date, fastIdent(spec.Committer), date)
-	b.WriteString(spec.Message)
+	body := CommitText(tree, []string{spec.Parent}, spec.Author, spec.Committer, spec.Message)
 	// --literally: the object is written as made, as fast-import does,
 	// without the checks of a commit typed by a person.
-	res, err := c.run(ctx, runner.Cmd{Args: []string{"hash-object", "--literally", "-t", "commit", "-w", "--stdin"}, Stdin: &b})
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"hash-object", "--literally", "-t", "commit", "-w", "--stdin"}, Stdin: bytes.NewReader(body)})
 	return strings.TrimSpace(string(res.Stdout)), err
 }
 

@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
-	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // Work is one sandbox's branch: its base commit and its tip.
@@ -147,17 +146,9 @@ func (t *Teller) merge(ctx context.Context, a, b string) ([]string, error) {
 	if v, ok := t.Cache.get(key); ok {
 		return v, nil
 	}
-	out, err := t.Git.Output(ctx, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
-	if ee, ok := runner.AsExit(err); ok && ee.Result.ExitCode == 1 {
-		// Exit 1 is a merge with conflicts; the tree comes first.
-		err = nil
-	}
+	_, files, err := t.Git.MergeTree(ctx, a, b)
 	if err != nil {
 		return nil, err
-	}
-	files := gitcli.SplitNUL(out)
-	if len(files) > 0 {
-		files = files[1:]
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
