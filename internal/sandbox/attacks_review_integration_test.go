@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/create"
@@ -22,6 +23,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/review"
 	"github.com/litterbox-dev/litterbox/internal/reviewstate"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/steering"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 	"github.com/litterbox-dev/litterbox/runner"
@@ -298,6 +300,48 @@ var reviewAttacks = []attack{
 		}
 		if got := exec(t, r, "w", "cat shared.txt"); !strings.Contains(got, "<<<<<<<") || got != testenv.Git(t, r.Repo.Root, "show", "litterbox/w:shared.txt")+"\n" {
 			t.Errorf("shared.txt in /src: %q, not the branch's", got)
+		}
+		after := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD") + testenv.Git(t, r.Repo.Root, "ls-files", "-s")
+		if after != before {
+			t.Errorf("the host's repository changed:\n%s\nnow\n%s", before, after)
+		}
+	}},
+	{name: "a background service that writes a file after the person reviewed the sandbox, then during the merge queue's check", side: "agent", expect: "the queue takes nothing past the reviewed tip: the sandbox is left with the reason; HEAD, the index and the work tree are as they were, and no planted file is on the host", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "w"}); err != nil {
+			t.Fatal(err)
+		}
+		reviewBash(t, r, "echo reviewed > reviewed.txt")
+		if _, err := servicectl.Background(ctx, r.Repo, "w", "planter", agent.BashOptions{Command: "sleep 1; echo planted > planted.txt; until [ -e /tmp/checking ]; do sleep 1; done; echo again > again.txt; sleep 600"}); err != nil {
+			t.Fatal(err)
+		}
+		_, reviewed, err := r.ControlChanges(ctx, "w") // what the person looked at
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD") + testenv.Git(t, r.Repo.Root, "ls-files", "-s")
+		for i := 0; exec(t, r, "w", "test -e planted.txt && echo yes || true") != "yes\n"; i++ {
+			if i == 50 {
+				t.Fatal("the service wrote nothing, so this row tests nothing")
+			}
+			time.Sleep(200 * time.Millisecond) // until the first file is written, uncommitted
+		}
+		out, err := r.MergeQueue(ctx, []string{"w"}, QueueOptions{Check: "sleep 4", Tips: map[string]string{"w": reviewed}, Review: review.Options{Stdout: io.Discard, Stderr: io.Discard}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != 1 || out[0].Taken || !strings.Contains(out[0].Reason, "since it was reviewed") {
+			t.Errorf("the queue: %+v", out)
+		}
+		// Held to the tip the queue started from, a write during the check
+		// is refused too.
+		out, err = r.MergeQueue(ctx, []string{"w"}, QueueOptions{Check: "touch /tmp/checking; sleep 3", Review: review.Options{Stdout: io.Discard, Stderr: io.Discard}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != 1 || out[0].Taken || !strings.Contains(out[0].Reason, "the check changed files git tracks") {
+			t.Errorf("the second queue: %+v", out)
 		}
 		after := testenv.Git(t, r.Repo.Root, "status", "--porcelain", "--ignored") + testenv.Git(t, r.Repo.Root, "rev-parse", "HEAD") + testenv.Git(t, r.Repo.Root, "ls-files", "-s")
 		if after != before {

@@ -22,6 +22,10 @@ type QueueOptions struct {
 	// Skip are sandboxes left out with a reason before the queue starts
 	// (the CLI's: files that steer this machine, not confirmed).
 	Skip map[string]string
+	// Tips are the tips the person reviewed, by name; a sandbox missing
+	// here is held to its tip when the queue starts. One whose branch
+	// moved past it is left: the queue takes nothing unreviewed.
+	Tips map[string]string
 	// Review is how each merge applies (its streams).
 	Review review.Options
 	// Each, when set, hears of each sandbox once its turn is over.
@@ -54,14 +58,24 @@ type Checked struct {
 	Tail string `json:"tail,omitempty"`
 }
 
-// MergeQueue takes the sandboxes in order onto the current branch: each is
-// synced onto the branch as the merges before it left it (a sync that
+// MergeQueue takes the sandboxes in order onto the current branch: each,
+// held to the tip the person reviewed (QueueOptions.Tips), is synced
+// onto the branch as the merges before it left it (a sync that
 // would conflict changes nothing), its check runs inside it, and it is
 // merged (applied, then deleted) only when the check exits 0 and changed
 // nothing git tracks; exactly the tip that was checked is taken. One that
 // conflicts or fails is left as it is, with the reason, and the queue goes
 // on. The error is for what stops the queue itself.
 func (m *Manager) MergeQueue(ctx context.Context, names []string, o QueueOptions) ([]QueueOutcome, error) {
+	tips := map[string]string{}
+	for _, name := range names {
+		if tips[name] = o.Tips[name]; tips[name] == "" {
+			if _, _, tip, err := m.Repo.BaseAndTip(ctx, name); err == nil {
+				tips[name] = tip
+			}
+		}
+	}
+	o.Tips = tips
 	var out []QueueOutcome
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
@@ -83,7 +97,7 @@ func (m *Manager) queueOne(ctx context.Context, name string, o QueueOptions) Que
 		q.Reason = why
 		return q
 	}
-	s, err := m.Sync(ctx, name, SyncOptions{NoConflicts: true})
+	s, err := m.Sync(ctx, name, SyncOptions{NoConflicts: true, Tip: o.Tips[name]})
 	if err != nil {
 		q.Reason = "not synced: " + agenttext.FirstLine(err.Error())
 		return q

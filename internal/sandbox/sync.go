@@ -56,6 +56,9 @@ type SyncOptions struct {
 	Onto string
 	// NoConflicts: a sync that would conflict changes nothing (Refused).
 	NoConflicts bool
+	// Tip, when set, is the tip a person reviewed: a branch that moved
+	// past it (a call, or what /src held uncommitted) is not synced.
+	Tip string
 }
 
 // Sync moves sandbox name onto o.Onto. Its commits are replayed there as
@@ -84,7 +87,7 @@ func (m *Manager) Sync(ctx context.Context, name string, o SyncOptions) (*Synced
 		if err := m.commitFirst(ctx, slug, false); err != nil {
 			return nil, err
 		}
-		s, skipped, err := m.syncOnce(ctx, slug, target, targetName, o.NoConflicts)
+		s, skipped, err := m.syncOnce(ctx, slug, target, targetName, o)
 		if err != nil || !skipped {
 			return s, err
 		}
@@ -119,10 +122,13 @@ func (m *Manager) syncTarget(ctx context.Context, onto string) (string, string, 
 
 // syncOnce makes one sync with the lock held and /src committed; skipped
 // says /src changed before the helper applied it, so nothing was done.
-func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, noConflicts bool) (*Synced, bool, error) {
+func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, o SyncOptions) (*Synced, bool, error) {
 	w, err := m.work(ctx, slug)
 	if err != nil {
 		return nil, false, err
+	}
+	if o.Tip != "" && w.Tip != o.Tip {
+		return nil, false, fmt.Errorf("not synced: litterbox/%s moved from %s to %s since it was reviewed; review it again", slug, hostrepo.ShortID(o.Tip), hostrepo.ShortID(w.Tip))
 	}
 	s := &Synced{Name: slug, Onto: onto, OntoName: ontoName, From: w.Tip, To: w.Tip}
 	if w.Base == onto {
@@ -137,7 +143,7 @@ func (m *Manager) syncOnce(ctx context.Context, slug, onto, ontoName string, noC
 		return nil, false, fmt.Errorf("not synced: replaying the commits of litterbox/%s: %w", slug, err)
 	}
 	s.To, s.Replayed, s.Dropped, s.Conflicts = r.Tip, r.Replayed, r.Dropped, r.Conflicts
-	if noConflicts && len(r.Conflicts) > 0 {
+	if o.NoConflicts && len(r.Conflicts) > 0 {
 		s.To, s.Refused = w.Tip, true
 		return s, false, nil
 	}

@@ -85,7 +85,8 @@ merge queue. The sandboxes are taken in order: each is synced onto your
 branch as the merges before it left it (litterbox sync; one that would
 conflict is left as it is), the check runs inside it, and it is merged only
 when the check exits 0 and changed no file git tracks, exactly the tip that
-was checked. One that conflicts or fails is left with the reason and the
+was checked; a sandbox whose branch moved past its tip when merge started
+(a call, or work left uncommitted in /src) is not taken. One that conflicts or fails is left with the reason and the
 queue goes on; merge then exits 1, naming what was taken and what was left.`
 		cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "merge a branch that changes files steering sandboxes or tools on this machine without asking")
 	}

@@ -22,10 +22,7 @@ func runQueue(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []strin
 	if o.Squash || len(o.Extra) > 0 {
 		return cli.Usagef("merge of several sandboxes (a queue) takes neither --squash nor git arguments; merge them one by one for that")
 	}
-	skip, err := steeringSkips(ctx, e, m, names, o.Yes)
-	if err != nil {
-		return err
-	}
+	skip, tips := steeringSkips(ctx, e, m, names, o.Yes)
 	check := m.Repo.Config.ReviewCheck
 	head, _ := m.Repo.Git.Output(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	what := "no check ([review] check is not set)"
@@ -34,7 +31,7 @@ func runQueue(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []strin
 	}
 	fmt.Fprintf(e.Stdout, "Merge queue of %d sandbox(es) onto %s, %s.\n", len(names), agenttext.Shown(head), what)
 	outcomes, err := m.MergeQueue(ctx, names, sandbox.QueueOptions{
-		Check: check, Skip: skip,
+		Check: check, Skip: skip, Tips: tips,
 		// git's own account of each pick adds nothing to the queue's line.
 		Review: review.Options{Stdout: io.Discard, Stderr: e.Stderr},
 		Each:   func(q sandbox.QueueOutcome) { fmt.Fprintln(e.Stdout, queueLine(q)) },
@@ -59,15 +56,17 @@ func runQueue(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []strin
 
 // steeringSkips leaves out, with the reason, each sandbox whose branch
 // changes files that steer this machine, unless --yes or a person on a
-// terminal says yes to it.
-func steeringSkips(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []string, yes bool) (map[string]string, error) {
-	skip := map[string]string{}
+// terminal says yes to it; and returns the tips it looked at, which the
+// queue takes and nothing past them.
+func steeringSkips(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []string, yes bool) (skip, tips map[string]string) {
+	skip, tips = map[string]string{}, map[string]string{}
 	for _, name := range names {
-		cs, _, err := m.ControlChanges(ctx, name)
+		cs, tip, err := m.ControlChanges(ctx, name)
 		if err != nil {
 			skip[name] = "not merged: " + agenttext.FirstLine(err.Error())
 			continue
 		}
+		tips[name] = tip
 		if len(cs) == 0 || yes {
 			continue
 		}
@@ -76,7 +75,7 @@ func steeringSkips(ctx context.Context, e *cli.Env, m *sandbox.Manager, names []
 			skip[name] = agenttext.FirstLine(err.Error())
 		}
 	}
-	return skip, nil
+	return skip, tips
 }
 
 // queueLine says in one line what the queue did with one sandbox.
