@@ -69,8 +69,17 @@ func Replay(ctx context.Context, g *gitcli.Client, s Spec) (*Result, error) {
 		// A merge on the branch: its commits are taken as one change.
 		return r, conflictCommit(ctx, g, s, r, cur, s.Base, len(list))
 	}
+	// Each commit's parent is the one before it (the range is a line), so
+	// its tree is known but for the first's, the base's.
+	parentTree, err := treeOf(ctx, g, s.Base)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range list {
-		tree, conflicts, err := pick(ctx, g, c, cur)
+		if i > 0 {
+			parentTree = list[i-1].tree
+		}
+		tree, conflicts, err := pick(ctx, g, c, parentTree, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -91,13 +100,9 @@ func Replay(ctx context.Context, g *gitcli.Client, s Spec) (*Result, error) {
 	return r, nil
 }
 
-// pick merges c's change onto the tree cur: the tree c would have there,
-// and the files that conflict.
-func pick(ctx context.Context, g *gitcli.Client, c commit, cur string) (string, []string, error) {
-	parentTree, err := treeOf(ctx, g, c.parent)
-	if err != nil {
-		return "", nil, err
-	}
+// pick merges c's change (from parentTree, its parent's) onto the tree
+// cur: the tree c would have there, and the files that conflict.
+func pick(ctx context.Context, g *gitcli.Client, c commit, parentTree, cur string) (string, []string, error) {
 	if parentTree == cur {
 		return c.tree, nil, nil // nothing to merge with
 	}
