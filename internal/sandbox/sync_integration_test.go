@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/md5"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,5 +147,52 @@ func TestIntegrationSyncStoppedHalfWay(t *testing.T) {
 	}
 	if got := testenv.Git(t, root, "cat-file", "blob", "litterbox/work:mine.txt"); got != "mine" {
 		t.Errorf("the sandbox's own work: %q", got)
+	}
+}
+
+// A sync that brings 3,000 files in 30 directories and removes a
+// directory leaves /src with exactly the branch's files, byte for byte,
+// on busybox and Debian.
+func TestIntegrationSyncManyFiles(t *testing.T) {
+	for _, image := range []string{"busybox:latest", "litterbox-test/debian:bookworm"} {
+		t.Run(imageName(image), func(t *testing.T) {
+			m := matrixSandbox(t, image, testenv.Files{"a.txt": "a\n", "old/x.txt": "x\n", "old/y.txt": "y\n"})
+			bash(t, m, "echo mine > mine.txt")
+			root := m.Repo.Root
+			for d := 0; d < 30; d++ {
+				dir := filepath.Join(root, "big", fmt.Sprintf("d%02d", d))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for f := 0; f < 100; f++ {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", f)), []byte(fmt.Sprintf("%d/%d\n", d, f)), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			testenv.Git(t, root, "rm", "-q", "-r", "old")
+			testenv.Git(t, root, "add", "-A")
+			testenv.Git(t, root, "commit", "-q", "-m", "3,000 files")
+			s, err := m.Sync(context.Background(), "work", SyncOptions{})
+			if err != nil || s.Note != "" {
+				t.Fatalf("sync: %+v %v", s, err)
+			}
+			files := testenv.Git(t, root, "ls-tree", "-r", "--name-only", "litterbox/work")
+			// The listing, hashed: a bash result keeps 32 KiB of its output.
+			inSrc := bash(t, m, `find . -path ./.git -prune -o -type f -print | sed 's|^\./||' | LC_ALL=C sort | md5sum | cut -d' ' -f1`).Stdout
+			if host := fmt.Sprintf("%x\n", md5.Sum([]byte(files+"\n"))); inSrc != host {
+				t.Errorf("the paths in /src differ from the branch's %d", strings.Count(files, "\n")+1)
+			}
+			sum := bash(t, m, `find big -type f | LC_ALL=C sort | xargs cat | md5sum | cut -d' ' -f1`).Stdout
+			var want strings.Builder
+			for d := 0; d < 30; d++ {
+				for f := 0; f < 100; f++ {
+					fmt.Fprintf(&want, "%d/%d\n", d, f)
+				}
+			}
+			if host := fmt.Sprintf("%x\n", md5.Sum([]byte(want.String()))); sum != host {
+				t.Errorf("the contents of big/ in /src differ from the branch's: %s against %s", sum, host)
+			}
+		})
 	}
 }
