@@ -332,7 +332,7 @@ func (m *Creator) copyTree(ctx context.Context, n hostrepo.Names, base string, y
 		}
 	}
 	src := archiveSource{g: m.Repo.Git, gitDir: m.Repo.GitDir, dir: filepath.Join(m.Repo.Layout().TmpOf(n.Slug), "archive"), yours: yours}
-	return m.copyArchive(ctx, n, src, base, hostrepo.Workdir, uid, gid, m.keepIgnore(n.Slug))
+	return m.copyArchive(ctx, src, base, m.intoBox(n, hostrepo.Workdir), uid, gid, keepRules(m.Repo.Layout().Ignore(n.Slug)))
 }
 
 // prepareVolumes gives the roots of vols to the sandbox user. A new
@@ -379,11 +379,10 @@ func execChecked(ctx context.Context, b box.Box, spec box.ExecSpec, s box.Stream
 	return res, err
 }
 
-// keepIgnore returns a visitor that copies .gitignore and .gitattributes
-// files into the sandbox's rules mirror as the tree streams into the
+// keepRules returns a visitor that copies .gitignore and .gitattributes
+// files under root (a sandbox's rules mirror) as the tree streams into the
 // container.
-func (m *Creator) keepIgnore(slug string) func(string, []byte) error {
-	root := m.Repo.Layout().Ignore(slug)
+func keepRules(root string) func(string, []byte) error {
 	return func(name string, data []byte) error {
 		if !snapshot.ValidPath(name) {
 			return nil

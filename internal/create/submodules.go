@@ -67,7 +67,7 @@ func (m *Creator) copySubmodules(ctx context.Context, n hostrepo.Names, base str
 			continue
 		}
 		src := archiveSource{g: sub, gitDir: paths.CommonDir, dir: filepath.Join(m.Repo.Layout().TmpOf(n.Slug), "archive-"+strconv.Itoa(len(out)))}
-		if err := m.copyArchive(ctx, n, src, s.Commit, hostrepo.Workdir+"/"+p, uid, gid, nil); err != nil {
+		if err := m.copyArchive(ctx, src, s.Commit, m.intoBox(n, hostrepo.Workdir+"/"+p), uid, gid, nil); err != nil {
 			return nil, err
 		}
 		s.Copied = true
@@ -90,9 +90,9 @@ type archiveSource struct {
 }
 
 // copyArchive streams the checkout of commit in src's repository through
-// Chown into `docker cp -` at dir, so the sandbox user owns it and no archive
-// is held in memory or on disk.
-func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, src archiveSource, commit, dir string, uid, gid int, visit func(string, []byte) error) error {
+// Chown into into (`docker cp -` at a directory), so the sandbox user owns
+// it and no archive is held in memory or on disk.
+func (m *Creator) copyArchive(ctx context.Context, src archiveSource, commit string, into destination, uid, gid int, visit func(string, []byte) error) error {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -121,8 +121,8 @@ func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, src archive
 		ownW.CloseWithError(err)
 		done <- struct{}{}
 	}()
-	err := m.copyIn(ctx, n, dir, ownR)
-	first.set(err, "copying the tree into "+dir)
+	err := into.copy(ctx, ownR)
+	first.set(err, "copying the tree into "+into.dir)
 	ownR.CloseWithError(tarstream.ErrStopped)
 	if err != nil {
 		cancel()
@@ -130,12 +130,23 @@ func (m *Creator) copyArchive(ctx context.Context, n hostrepo.Names, src archive
 	<-done
 	<-done
 	if parent.Err() != nil {
-		return &hostrepo.StepError{Step: "copying the tree into " + dir, Err: parent.Err()}
+		return &hostrepo.StepError{Step: "copying the tree into " + into.dir, Err: parent.Err()}
 	}
 	if first.err != nil {
 		return &hostrepo.StepError{Step: first.step, Err: first.err}
 	}
 	return nil
+}
+
+// destination is where copyArchive extracts a tree: dir, by copy.
+type destination struct {
+	dir  string
+	copy func(ctx context.Context, r io.Reader) error
+}
+
+// intoBox is dir of sandbox n, by copyIn.
+func (m *Creator) intoBox(n hostrepo.Names, dir string) destination {
+	return destination{dir, func(ctx context.Context, r io.Reader) error { return m.copyIn(ctx, n, dir, r) }}
 }
 
 // copyIn extracts the tar stream r into dir of sandbox n: with the
