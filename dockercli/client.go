@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -68,7 +69,7 @@ func (c *Client) args(ctx context.Context, args ...string) (runner.Result, error
 // Caps: an engine freezes containers, keeps images, runs the egress proxy beside a
 // sandbox, lets a container borrow another's volumes, and renames one.
 func (c *Client) Caps() box.Caps {
-	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true, IDs: true}
+	return box.Caps{Freeze: true, Images: true, EgressProxy: true, VolumeCopy: true, Pool: true, IDs: true, Overlay: true}
 }
 
 // Claim renames the pooled container to name. The engine renames by the
@@ -259,6 +260,52 @@ func (c *Client) CreateVolume(ctx context.Context, name string, labels map[strin
 	}
 	_, err := c.args(ctx, append(a, name)...)
 	return err
+}
+
+// OverlayVolume makes v.Name an overlay mount of the local driver over
+// v.Lower's directory, with v.Upper and v.Work (made here, side by side)
+// holding what is written: the engine mounts it, as root, when a
+// container that uses it starts, and mounts the lower read-only. Nothing
+// runs in a container, so it needs no privilege of Litterbox's.
+func (c *Client) OverlayVolume(ctx context.Context, v box.Overlay) error {
+	errs := make(chan error, 2)
+	for _, name := range []string{v.Upper, v.Work} {
+		go func() { errs <- c.CreateVolume(ctx, name, v.Labels) }()
+	}
+	if err := errors.Join(<-errs, <-errs); err != nil {
+		return err
+	}
+	dirs, err := c.volumeDirs(ctx, v.Lower, v.Upper, v.Work)
+	if err != nil {
+		return err
+	}
+	a := []string{"volume", "create", "--driver", "local", "--opt", "type=overlay", "--opt", "device=overlay",
+		"--opt", "o=lowerdir=" + dirs[0] + ",upperdir=" + dirs[1] + ",workdir=" + dirs[2]}
+	for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
+		a = append(a, "--label", k+"="+v.Labels[k])
+	}
+	_, err = c.args(ctx, append(a, v.Name)...)
+	return err
+}
+
+// volumeDirs are where the engine keeps the named volumes' files, as its
+// own file system names them: the directories an overlay is made of. A
+// directory whose name would break the mount's options is refused.
+func (c *Client) volumeDirs(ctx context.Context, names ...string) ([]string, error) {
+	res, err := c.args(ctx, append([]string{"volume", "inspect", "--format", "{{.Mountpoint}}"}, names...)...)
+	if err != nil {
+		return nil, err
+	}
+	dirs := strings.Fields(string(res.Stdout))
+	if len(dirs) != len(names) {
+		return nil, fmt.Errorf("docker volume inspect gave %d directories for %d volumes: %q", len(dirs), len(names), res.Stdout)
+	}
+	for _, d := range dirs {
+		if !strings.HasPrefix(d, "/") || strings.ContainsAny(d, ",:\\") {
+			return nil, fmt.Errorf("volume directory %q cannot be an overlay's layer", d)
+		}
+	}
+	return dirs, nil
 }
 
 // Volumes lists the names of the volumes carrying every label of filters.

@@ -265,6 +265,17 @@ func (c *Client) Identity(ctx context.Context) (Ident, error) {
 	return id, nil
 }
 
+// CopySettings are the settings that change what a checkout writes for
+// the same commit (filters, line endings, LFS), as `git config` lists
+// them: equal settings, equal files.
+func (c *Client) CopySettings(ctx context.Context) (string, error) {
+	res, err := c.run(ctx, runner.Cmd{Args: []string{"config", "--get-regexp", `^(filter|core|lfs)\.`}})
+	if ee, ok := runner.AsExit(err); ok && ee.Result.ExitCode == 1 {
+		return "", nil
+	}
+	return string(res.Stdout), err
+}
+
 // RevParse returns the id rev names, or "" when it does not exist.
 func (c *Client) RevParse(ctx context.Context, rev string) (string, error) {
 	out, err := c.out(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)

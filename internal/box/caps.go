@@ -30,4 +30,7 @@ type Caps struct {
 	// (docker exec ID). A box addressed by the id its making returned is
 	// the one made: no look at its labels is needed to know it is ours.
 	IDs bool
+	// Overlay: a volume can be made over another, copy on write
+	// (Overlayer): a sandbox's /src over a tree made once and shared.
+	Overlay bool
 }

@@ -39,6 +39,30 @@ type VolumeCopier interface {
 	StartAttached(ctx context.Context, box string, stdin io.Reader) (runner.Result, error)
 }
 
+// Overlayer is a provider whose volumes can be made over another volume,
+// copy on write (Caps.Overlay): the volume shows lower's files, and what is
+// written to it goes to upper, with work the file system's scratch space.
+// Nothing written through the volume reaches lower, which many such
+// volumes can share.
+type Overlayer interface {
+	OverlayVolume(ctx context.Context, v Overlay) error
+}
+
+// Overlay is a volume made over another: Name shows Lower's files, with
+// writes in Upper and Work (volumes made with it). Each gets Labels.
+type Overlay struct {
+	Name, Lower, Upper, Work string
+	Labels                   map[string]string
+}
+
+// Overlays is p's overlayer, nil when it has none.
+func Overlays(p Provider) Overlayer {
+	if o, ok := p.(Overlayer); ok && p.Caps().Overlay {
+		return o
+	}
+	return nil
+}
+
 // IsolationChecker is a provider that can tell, before a box is made,
 // whether it runs boxes under an Isolation; one without says so when the
 // box fails to start.

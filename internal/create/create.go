@@ -184,8 +184,9 @@ type Created struct {
 	Weakened []string `json:"weakened"`
 	// Submodules says what became of each submodule of the base commit.
 	Submodules []Submodule `json:"submodules"`
-	// Storage, on Kubernetes, says where /src lives: a claim of the
-	// default storage class, or an emptyDir that goes with the pod.
+	// Storage says where /src lives when it is not a volume of its own:
+	// on Kubernetes, a claim of the default storage class or an emptyDir
+	// that goes with the pod; on an engine, a layer over a base tree.
 	Storage string `json:"storage,omitempty"`
 	// Notes name what the config files ask for that Litterbox does not
 	// do (devcontainer.json features, hooks, mounts).

@@ -50,7 +50,12 @@ func (s treeFiles) fill(ctx context.Context) (err error) {
 	c := s.c
 	m, n := c.m, c.n
 	t := time.Now()
-	if err := m.copyTree(ctx, n, c.base, c.agentBase, c.cfg.SetupKeep, c.uid, c.gid, c.pooled); err != nil {
+	if c.tree != nil {
+		err = c.fillOverBase(ctx)
+	} else {
+		err = m.copyTree(ctx, n, c.base, c.agentBase, c.cfg.SetupKeep, c.uid, c.gid, c.pooled)
+	}
+	if err != nil {
 		return err
 	}
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {

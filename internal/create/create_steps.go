@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/egressproxy"
@@ -67,7 +68,9 @@ type creation struct {
 	// proxyDone gives the egress proxy's start's outcome.
 	proxyDone chan error
 	// files is where /src comes from, settled by plan.
-	files  filesSource
+	files filesSource
+	// tree is the base tree /src lies over, nil for a /src of its own.
+	tree   *basetree.Tree
 	subs   []Submodule
 	setup  layout.SetupResult
 	svcs   []services.State
@@ -108,6 +111,7 @@ func (c *creation) steps() []step {
 		{name: "branch", do: c.makeBranch, undo: c.removeBranch},
 		{name: "record", do: c.saveRecord, undo: c.removeRecord},
 		{name: "egress proxy", do: c.startEgress, undo: c.removeEgress},
+		{name: "base tree", do: c.layerFiles, undo: c.removeLayer},
 		{name: "box", do: c.makeBox, undo: c.removeBox},
 		{name: "files", do: c.fillFiles},
 		{name: "setup", do: c.setUp},
@@ -543,6 +547,9 @@ func (c *creation) report(ctx context.Context) *Created {
 		c.storage = storageAhead(ctx, m.Repo.Provider)
 	}
 	storage := c.storage()
+	if c.tree != nil {
+		storage = "its own layer over the files of " + hostrepo.ShortID(c.base) + ", shared with its other sandboxes (" + c.tree.Volume + ")"
+	}
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,
 		Image: cfg.Image, ImageFrom: cfg.From["docker.image"], ImageHint: m.imageHint(cfg), Build: c.built, SetupCache: c.cache, ForkedFrom: forkedFrom(c.opts.fork), Pool: c.n.Pool,

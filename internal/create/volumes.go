@@ -39,6 +39,9 @@ func (m *Creator) ExtraVolumes(ctx context.Context, n hostrepo.Names, rec *layou
 		for _, v := range rec.Volumes {
 			out = append(out, v.Volume)
 		}
+		if rec.Layer != nil {
+			out = append(out, rec.Layer.Upper, rec.Layer.Work)
+		}
 		return out
 	}
 	out := []string{n.Container + "-home"}

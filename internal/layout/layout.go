@@ -59,6 +59,10 @@ func (l Layout) Cache() string { return filepath.Join(l.dir, "cache") }
 // CacheEntry is the setup cache entry keyed key.
 func (l Layout) CacheEntry(key string) string { return filepath.Join(l.Cache(), key+".json") }
 
+// Bases holds, per base tree a sandbox's /src is made over, the
+// directory that says it is whole (internal/basetree).
+func (l Layout) Bases() string { return filepath.Join(l.dir, "bases") }
+
 // Trust records which committed configurations a human trusted.
 func (l Layout) Trust() string { return filepath.Join(l.dir, "trust.json") }
 

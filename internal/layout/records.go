@@ -16,6 +16,15 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/ports"
 )
 
+// Layer is what a sandbox's /src is made of when it lies over a base
+// tree: the tree's volume, read by every sandbox of that base and written
+// by none, and the sandbox's own volumes holding what it wrote.
+type Layer struct {
+	Base  string `json:"base"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
+}
+
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's
 // git dir (never in tracked files, never in the index).
 type Record struct {
@@ -30,6 +39,9 @@ type Record struct {
 	// Volumes are its volumes besides /src: its home, then one per kept
 	// path; none for a sandbox of an older release, whose home was /tmp.
 	Volumes []box.Mount `json:"volumes,omitempty"`
+	// Layer, when set, says /src (Volume) is made over a base tree shared
+	// with other sandboxes, with its writes in volumes of its own.
+	Layer *Layer `json:"layer,omitempty"`
 	// Pool is the warm pool entry the container was claimed from; its
 	// volumes keep the entry's names.
 	Pool    string       `json:"pool,omitempty"`

@@ -209,7 +209,7 @@ func resumeIfEnded(t *testing.T, e *attackEnv, d time.Duration) {
 // its own.
 func allAttacks() []attack {
 	var all []attack
-	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks, poolAttacks, provenanceAttacks, takingAttacks, classAttacks} {
+	for _, rows := range [][]attack{attacks, reviewAttacks, buildAttacks, transferAttacks, processAttacks, boundsAttacks, poolAttacks, provenanceAttacks, takingAttacks, classAttacks, layerAttacks} {
 		all = append(all, rows...)
 	}
 	return all

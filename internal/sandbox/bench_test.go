@@ -46,7 +46,7 @@ func benchManagerCfg(b *testing.B, files testenv.Files, cfg config.Config) *Mana
 	return m
 }
 
-func docker(b *testing.B, args ...string) {
+func docker(b testing.TB, args ...string) {
 	b.Helper()
 	if out, err := testenv.Docker(args...); err != nil {
 		b.Fatalf("docker %v: %v %s", args, err, out)

@@ -135,6 +135,11 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 			d.Removed = append(d.Removed, "state")
 		}
 	}
+	if rec != nil && rec.Layer != nil {
+		// The base tree it was made over may now be one too many.
+		removed, l := m.Creator.Bases().Prune(ctx)
+		d.Removed, left = append(d.Removed, removed...), append(left, l...)
+	}
 	if len(left) > 0 {
 		return d, &PartialDeleteError{Name: slug, Left: left}
 	}

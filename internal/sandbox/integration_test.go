@@ -120,24 +120,35 @@ func TestIntegrationCreateDockerCalls(t *testing.T) {
 	counter := &runner.Counter{Inner: testenv.Exec()}
 	m := realManager(t)
 	useRunner(m, counter)
-	if _, err := m.Create(context.Background(), create.CreateOptions{Name: "count"}); err != nil {
-		t.Fatal(err)
-	}
-	var docker []string
-	for _, c := range counter.Commands() {
-		if c[0] == "docker" {
-			docker = append(docker, c[1])
+	verbs := func(name string) string {
+		t.Helper()
+		counter.Reset()
+		if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
+			t.Fatal(err)
 		}
+		var docker []string
+		for _, c := range counter.Commands() {
+			if c[0] == "docker" {
+				docker = append(docker, c[1])
+			}
+		}
+		if len(docker) > 3 {
+			sort.Strings(docker[:3])
+		}
+		return strings.Join(docker, ",")
 	}
-	// the preflight image inspect and, beside it, the memory budget (the
-	// host's memory, the running sandboxes' limits), then create, cp of
-	// the helper (PID 1 runs from it), start, the volume roots given to
-	// the user, cp of the tree, setup.
-	if len(docker) > 3 {
-		sort.Strings(docker[:3])
+	// The preflight image inspect and, beside it, the memory budget (the
+	// host's memory, the running sandboxes' limits); the base tree's
+	// volume, filled through a box never started (create, cp of the tree,
+	// rm); the sandbox's layers (two volumes made, their directories read,
+	// /src made over the tree); then create, cp of the helper (PID 1 runs
+	// from it), start, the volume roots given to the user, setup.
+	if got, want := verbs("count"), "image,info,ps,volume,create,cp,rm,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
+		t.Errorf("the first create ran docker %s, want %s", got, want)
 	}
-	if strings.Join(docker, ",") != "image,info,ps,create,cp,start,exec,cp,exec" {
-		t.Errorf("create ran docker %v, want image, info, ps, create, cp, start, exec, cp, exec", docker)
+	// A second sandbox of the commit copies no tree.
+	if got, want := verbs("again"), "image,info,ps,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
+		t.Errorf("the second create ran docker %s, want %s", got, want)
 	}
 	counter.Reset()
 	if _, err := m.List(context.Background(), false); err != nil {

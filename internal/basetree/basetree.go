@@ -1,0 +1,229 @@
+// Package basetree keeps the trees that sandboxes' /src are made over: the
+// files of a base commit, written once per repository, commit and owner
+// into a volume that no sandbox mounts, and shared copy on write by every
+// sandbox of that base (box.Overlayer), whose own writes go to volumes of
+// its own. A second sandbox of a commit so costs the same whatever the
+// repository's size.
+package basetree
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
+	"github.com/litterbox-dev/litterbox/internal/layout"
+)
+
+// Role is the dev.litterbox.managed label of a base tree's volume.
+const Role = "base"
+
+// KeepUnused is how many trees no sandbox uses are kept, the newest used
+// first, for the next sandboxes of those commits.
+const KeepUnused = 2
+
+// version changes when what a tree holds for the same inputs does.
+const version = "1"
+
+// Trees are a repository's base trees.
+type Trees struct{ Repo *hostrepo.Repo }
+
+// Tree is one base tree: its key, its volume, and the directory on the
+// host holding its .gitignore and .gitattributes files as the copy found
+// them (the sandbox's rules mirror starts as a copy of it).
+type Tree struct {
+	Key, Volume, Rules string
+}
+
+// Key names the tree a copy of commit writes for uid:gid, given the git
+// settings that change what the copy writes (filters, line endings, LFS).
+func Key(commit string, uid, gid int, settings string) string {
+	h := sha256.New()
+	for _, s := range []string{version, commit, strconv.Itoa(uid), strconv.Itoa(gid), settings} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Fill writes a tree into /src of box b, a box that is made but never
+// started, and its rule files under rules on the host.
+type Fill func(ctx context.Context, b box.Box, rules string) error
+
+func (t Trees) volume(key string) string { return t.Repo.Prefix() + ".base-" + key[:16] }
+
+func (t Trees) dir(key string) string { return filepath.Join(t.Repo.Layout().Bases(), key) }
+
+func (t Trees) lock() (func(), error) { return layout.LockFile(t.Repo.Layout().Lock("bases")) }
+
+// Use gives the tree of key, made with fill from image when there is
+// none, and runs hold with it before any prune may look: hold saves the
+// record that names the tree, which keeps it. made says whether this call
+// made it.
+//
+// A tree is whole when its directory on the host exists: the directory is
+// renamed into place after the volume is filled, so a copy killed half way
+// leaves a volume without one, which the next make fills again (the same
+// key, the same files). Use does not ask the engine whether a whole
+// tree's volume is still there: the overlay made over it does, and a tree
+// found gone is forgotten (Forget) and made again.
+func (t Trees) Use(ctx context.Context, key, image string, fill Fill, hold func(Tree) error) (tr Tree, made bool, err error) {
+	unlock, err := t.lock()
+	if err != nil {
+		return Tree{}, false, err
+	}
+	defer unlock()
+	tr = Tree{Key: key, Volume: t.volume(key), Rules: filepath.Join(t.dir(key), "rules")}
+	if _, err := os.Stat(t.dir(key)); err == nil {
+		now := time.Now()
+		_ = os.Chtimes(t.dir(key), now, now)
+		return tr, false, hold(tr)
+	}
+	if err := t.make(ctx, tr, image, fill); err != nil {
+		return Tree{}, false, err
+	}
+	return tr, true, hold(tr)
+}
+
+// Forget drops the tree of key, whose volume the engine no longer has
+// (an engine's volumes pruned by hand): the next Use makes it again.
+func (t Trees) Forget(key string) error {
+	unlock, err := t.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return os.RemoveAll(t.dir(key))
+}
+
+// make fills tr's volume through a box that mounts it at /src and is
+// never started, so nothing runs beside the files. On failure the volume
+// and the box go again.
+func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err error) {
+	p := t.Repo.Provider
+	tmp := t.dir(tr.Key) + ".new"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "rules"), 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// Named by the tree, which the lock held keeps to one make at a time:
+	// a box of that name is a killed make's, removed before another try.
+	name := t.Repo.Prefix() + ".fill-" + tr.Key[:16]
+	defer func() {
+		if err != nil {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			_ = box.Of(p, name).Remove(ctx)
+			_ = p.RemoveVolume(ctx, tr.Volume)
+		}
+	}()
+	if err := p.CreateVolume(ctx, tr.Volume, t.Repo.Labels("", Role)); err != nil {
+		return err
+	}
+	spec := box.Spec{
+		Name: name, Image: image, Labels: t.Repo.Labels("", hostrepo.RoleCopy),
+		ReadOnly: true, Network: "none", CapDrop: []string{"ALL"}, Entrypoint: "/litterbox-never-runs",
+		Shared: []box.Mount{{Volume: tr.Volume, Target: hostrepo.Workdir}},
+	}
+	_, err = p.Create(ctx, spec)
+	if errors.Is(err, box.ErrNameInUse) {
+		if err = box.Of(p, name).Remove(ctx); err == nil {
+			_, err = p.Create(ctx, spec)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := fill(ctx, box.Of(p, name), filepath.Join(tmp, "rules")); err != nil {
+		return err
+	}
+	if err := box.Of(p, name).Remove(ctx); err != nil {
+		return err
+	}
+	return os.Rename(tmp, t.dir(tr.Key))
+}
+
+// Prune removes the trees no sandbox's record names, but for the
+// KeepUnused used last. It removes nothing while any record cannot be
+// read: that one may name a tree. It returns the volumes it removed and
+// what it could not remove.
+func (t Trees) Prune(ctx context.Context) (removed, left []string) {
+	unlock, err := t.lock()
+	if err != nil {
+		return nil, []string{"base trees: " + err.Error()}
+	}
+	defer unlock()
+	used, err := t.used()
+	if err != nil {
+		return nil, []string{"base trees: " + err.Error()}
+	}
+	entries, err := os.ReadDir(t.Repo.Layout().Bases())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []string{"base trees: " + err.Error()}
+	}
+	type tree struct {
+		key  string
+		used time.Time
+	}
+	var unused []tree
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") || used[t.volume(e.Name())] {
+			continue
+		}
+		unused = append(unused, tree{e.Name(), info.ModTime()})
+	}
+	slices.SortFunc(unused, func(a, b tree) int { return b.used.Compare(a.used) })
+	for _, u := range unused[min(KeepUnused, len(unused)):] {
+		v := t.volume(u.key)
+		if err := t.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			left = append(left, "volume "+v)
+			continue
+		}
+		removed = append(removed, "volume "+v)
+		if err := os.RemoveAll(t.dir(u.key)); err != nil {
+			left = append(left, t.dir(u.key))
+		}
+	}
+	return removed, left
+}
+
+// used are the tree volumes the repository's records name.
+func (t Trees) used() (map[string]bool, error) {
+	l := t.Repo.Layout()
+	entries, err := os.ReadDir(filepath.Dir(l.Record("x")))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, e := range entries {
+		slug, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		rec, err := t.Repo.Store().Load(slug)
+		if err != nil {
+			return nil, fmt.Errorf("record %s: %w", e.Name(), err)
+		}
+		if rec != nil && rec.Layer != nil {
+			used[rec.Layer.Base] = true
+		}
+	}
+	return used, nil
+}

@@ -1,0 +1,196 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"context"
+	"crypto/md5"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
+	"github.com/litterbox-dev/litterbox/internal/config"
+	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/engine"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// treeVolume is the base tree volume sandbox name's /src lies over.
+func treeVolume(t *testing.T, m *Manager, name string) string {
+	t.Helper()
+	rec, err := m.Repo.Store().Load(name)
+	if err != nil || rec == nil || rec.Layer == nil {
+		t.Fatalf("%s's record names no base tree: %+v %v", name, rec, err)
+	}
+	return rec.Layer.Base
+}
+
+// baseVolumes are the repository's base tree volumes on the engine.
+func baseVolumes(t *testing.T, m *Manager) []string {
+	t.Helper()
+	out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed="+basetree.Role, "--filter", "label=dev.litterbox.repo-id="+m.Repo.RepoID)
+	v := strings.Fields(out)
+	slices.Sort(v)
+	return v
+}
+
+// treeOf lists /src of sandbox name: each file's mode, owner, digest and
+// path, or for HEAD, what that listing must be.
+func treeOf(t *testing.T, m *Manager, name string) string {
+	t.Helper()
+	return exec(t, m, name, `cd /src && find . -type f | sort | while read -r f; do printf '%s %s %s\n' "$(stat -c '%a %u:%g' "$f")" "$(md5sum < "$f" | cut -d' ' -f1)" "$f"; done`)
+}
+
+// TestIntegrationBaseTreeSharedAndPruned makes sandboxes of three commits:
+// two of one commit share one base tree and see nothing of each other's
+// writes, each commit gets a tree of its own, and once every sandbox is
+// deleted the KeepUnused trees used last are all that stay.
+func TestIntegrationBaseTreeSharedAndPruned(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	for _, n := range []string{"a", "b"} {
+		if _, err := m.Create(ctx, create.CreateOptions{Name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if treeVolume(t, m, "a") != treeVolume(t, m, "b") {
+		t.Errorf("two sandboxes of one commit have two trees: %s, %s", treeVolume(t, m, "a"), treeVolume(t, m, "b"))
+	}
+	want := treeOf(t, m, "b")
+	if res, err := m.Agent.Bash(ctx, "a", agent.BashOptions{Command: "echo changed > README.md && rm -f main.go && mkdir -p sub && mv sub moved && echo new > moved/new.txt"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("bash in a: %+v %v", res, err)
+	}
+	if got := treeOf(t, m, "b"); got != want {
+		t.Errorf("b saw a's writes:\n%s\nwant:\n%s", got, want)
+	}
+	if got := testenv.Git(t, m.Repo.Root, "show", "litterbox/a:README.md"); got != "changed" {
+		t.Errorf("a's branch holds README.md %q", got)
+	}
+	first := treeVolume(t, m, "a")
+	var bases []string
+	for i, n := range []string{"c", "d"} {
+		testenv.Git(t, m.Repo.Root, "commit", "-q", "--allow-empty", "-m", fmt.Sprintf("commit %d", i))
+		if _, err := m.Create(ctx, create.CreateOptions{Name: n}); err != nil {
+			t.Fatal(err)
+		}
+		bases = append(bases, treeVolume(t, m, n))
+	}
+	if bases[0] == first || bases[1] == first || bases[0] == bases[1] {
+		t.Errorf("three commits, trees %s %s %s: want three", first, bases[0], bases[1])
+	}
+	if got := len(baseVolumes(t, m)); got != 3 {
+		t.Errorf("%d base tree volumes for three commits", got)
+	}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		if _, err := m.Delete(ctx, n, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(bases)
+	if got := baseVolumes(t, m); !slices.Equal(got, bases) {
+		t.Errorf("after every delete the engine keeps trees %v, want the %d used last %v", got, basetree.KeepUnused, bases)
+	}
+}
+
+// TestIntegrationBaseTreeLostIsMadeAgain removes a base tree's volume
+// behind Litterbox's back: the next create makes it again, exactly.
+func TestIntegrationBaseTreeLostIsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	m := realManager(t)
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	want, base := treeOf(t, m, "a"), treeVolume(t, m, "a")
+	if _, err := m.Delete(ctx, "a", true); err != nil {
+		t.Fatal(err)
+	}
+	docker(t, "volume", "rm", base)
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := treeOf(t, m, "b"); got != want {
+		t.Errorf("/src over the tree made again:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestIntegrationBaseTreeKilledFillIsMadeAgain kills `litterbox create`
+// with SIGKILL while it copies the first tree of a commit: the next create
+// makes the tree again and its /src equals the commit, and nothing of the
+// killed one is left once it is deleted.
+func TestIntegrationBaseTreeKilledFillIsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbkill"))
+	testenv.NewRepo(t, dir, bigFiles(3000))
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
+	real, err := osexec.LookPath("docker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	// On the tree's copy into the fill box: start it, then kill the
+	// create and the copy half way.
+	writeFile(t, filepath.Join(bin, "docker"), fmt.Sprintf(`#!/bin/sh
+case "$*" in
+*"cp - "*.fill-*)
+	%[1]q "$@" & c=$!
+	sleep 0.3
+	kill -9 $c $PPID
+	exit 137;;
+esac
+exec %[1]q "$@"
+`, real))
+	if err := os.Chmod(filepath.Join(bin, "docker"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := osexec.Command(litterboxBinary(t), "create", "killed")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	var ee *osexec.ExitError
+	if !errors.As(err, &ee) || ee.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("create was not killed during the tree's copy: %v\n%s", err, out)
+	}
+	if got := len(baseVolumes(t, m)); got != 1 {
+		t.Fatalf("%d base tree volumes after the kill, want the half-made one", got)
+	}
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "next"}); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range strings.Split(testenv.Git(t, dir, "ls-files"), "\n") {
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("644 1000:1000 %x ./%s", md5.Sum(data), f))
+	}
+	slices.SortFunc(want, func(a, b string) int { return strings.Compare(strings.Fields(a)[3], strings.Fields(b)[3]) })
+	if got := strings.TrimSpace(treeOf(t, m, "next")); got != strings.Join(want, "\n") {
+		t.Errorf("/src over the tree made after the kill differs from HEAD (%d lines, want %d)", strings.Count(got, "\n")+1, len(want))
+	}
+	if _, err := m.Delete(ctx, "killed", true); err != nil {
+		t.Fatal(err)
+	}
+	n := m.Repo.Names("killed")
+	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+n.Container+"-"); out != "" {
+		t.Errorf("the killed create's volumes are left: %s", out)
+	}
+	if refs := testenv.Git(t, dir, "for-each-ref", n.Ref); refs != "" {
+		t.Errorf("the killed create's branch is left: %s", refs)
+	}
+	if out, _ := testenv.Docker("ps", "-aq", "--filter", "name=.fill-"); strings.Contains(out, m.Repo.RepoID) {
+		t.Errorf("a fill box is left: %s", out)
+	}
+}
