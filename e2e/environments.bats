@@ -175,3 +175,31 @@ JSON
   [ "${#stderr_lines[@]}" -eq 1 ] || fail "want one line: $stderr"
   [[ $stderr == "Error: .devcontainer/devcontainer.json: line 3"* ]] || fail "got: $stderr"
 }
+
+@test "base trees: sandboxes of one commit share one tree, create says so, cache ls shows who uses it, and prune removes it once unused" {
+  run lb create one
+  assert_success
+  assert_line --regexp "^  storage:   its own layer over the files of [0-9a-f]{12}, shared with its other sandboxes \(litterbox-$REPO_SLUG-[0-9a-f]+\.base-[0-9a-f]{16}\)$"
+  run lb create two
+  assert_success
+  run lb exec one -- sh -c 'echo mine > README.md'
+  assert_success
+  run lb exec two -- cat README.md
+  refute_output "mine"
+  run lb cache ls
+  assert_success
+  assert_line "Base trees (shared by the sandboxes of a commit, copy on write):"
+  assert_line --regexp "^[0-9a-f]{12} +[0-9]+s +one, two +litterbox-$REPO_SLUG-[0-9a-f]+\.base-[0-9a-f]{16}$"
+  lb delete -f one >/dev/null
+  lb delete -f two >/dev/null
+  # Kept for the next sandbox of the commit, and used by none.
+  run lb cache ls
+  assert_line --regexp "^[0-9a-f]{12} +[0-9]+s +- +litterbox-$REPO_SLUG-[0-9a-f]+\.base-[0-9a-f]{16}$"
+  run lb cache prune
+  assert_success
+  assert_line --regexp "^Removed base tree litterbox-$REPO_SLUG-[0-9a-f]+\.base-[0-9a-f]{16}\.$"
+  run "$RUNTIME" volume ls -q --filter "name=^litterbox-$REPO_SLUG-"
+  assert_output ""
+  run lb cache ls
+  assert_output "No setup cache entries."
+}

@@ -60,6 +60,14 @@ func Key(commit string, uid, gid int, settings string) string {
 // started, and its rule files under rules on the host.
 type Fill func(ctx context.Context, b box.Box, rules string) error
 
+// Source is what a tree is made of: its key, the commit, and the image
+// and user of the box its files are copied through (Podman's copy gives
+// the files to the box's user).
+type Source struct {
+	Key, Commit, Image, User string
+	Fill                     Fill
+}
+
 func (t Trees) volume(key string) string { return t.Repo.Prefix() + ".base-" + key[:16] }
 
 func (t Trees) dir(key string) string { return filepath.Join(t.Repo.Layout().Bases(), key) }
@@ -77,7 +85,8 @@ func (t Trees) lock() (func(), error) { return layout.LockFile(t.Repo.Layout().L
 // key, the same files). Use does not ask the engine whether a whole
 // tree's volume is still there: the overlay made over it does, and a tree
 // found gone is forgotten (Forget) and made again.
-func (t Trees) Use(ctx context.Context, key, image string, fill Fill, hold func(Tree) error) (tr Tree, made bool, err error) {
+func (t Trees) Use(ctx context.Context, src Source, hold func(Tree) error) (tr Tree, made bool, err error) {
+	key := src.Key
 	unlock, err := t.lock()
 	if err != nil {
 		return Tree{}, false, err
@@ -89,7 +98,7 @@ func (t Trees) Use(ctx context.Context, key, image string, fill Fill, hold func(
 		_ = os.Chtimes(t.dir(key), now, now)
 		return tr, false, hold(tr)
 	}
-	if err := t.make(ctx, tr, image, fill); err != nil {
+	if err := t.make(ctx, tr, src); err != nil {
 		return Tree{}, false, err
 	}
 	return tr, true, hold(tr)
@@ -109,7 +118,7 @@ func (t Trees) Forget(key string) error {
 // make fills tr's volume through a box that mounts it at /src and is
 // never started, so nothing runs beside the files. On failure the volume
 // and the box go again.
-func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err error) {
+func (t Trees) make(ctx context.Context, tr Tree, src Source) (err error) {
 	p := t.Repo.Provider
 	tmp := t.dir(tr.Key) + ".new"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -119,6 +128,9 @@ func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err 
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, "commit"), []byte(src.Commit+"\n"), 0o644); err != nil {
+		return err
+	}
 	// Named by the tree, which the lock held keeps to one make at a time:
 	// a box of that name is a killed make's, removed before another try.
 	name := t.Repo.Prefix() + ".fill-" + tr.Key[:16]
@@ -134,7 +146,7 @@ func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err 
 		return err
 	}
 	spec := box.Spec{
-		Name: name, Image: image, Labels: t.Repo.Labels("", hostrepo.RoleCopy),
+		Name: name, Image: src.Image, User: src.User, Labels: t.Repo.Labels("", hostrepo.RoleCopy),
 		ReadOnly: true, Network: "none", CapDrop: []string{"ALL"}, Entrypoint: "/litterbox-never-runs",
 		Shared: []box.Mount{{Volume: tr.Volume, Target: hostrepo.Workdir}},
 	}
@@ -147,7 +159,7 @@ func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err 
 	if err != nil {
 		return err
 	}
-	if err := fill(ctx, box.Of(p, name), filepath.Join(tmp, "rules")); err != nil {
+	if err := src.Fill(ctx, box.Of(p, name), filepath.Join(tmp, "rules")); err != nil {
 		return err
 	}
 	if err := box.Of(p, name).Remove(ctx); err != nil {
@@ -156,11 +168,11 @@ func (t Trees) make(ctx context.Context, tr Tree, image string, fill Fill) (err 
 	return os.Rename(tmp, t.dir(tr.Key))
 }
 
-// Prune removes the trees no sandbox's record names, but for the
-// KeepUnused used last. It removes nothing while any record cannot be
-// read: that one may name a tree. It returns the volumes it removed and
-// what it could not remove.
-func (t Trees) Prune(ctx context.Context) (removed, left []string) {
+// Prune removes the trees no sandbox's record names, but for the keep
+// used last. It removes nothing while any record cannot be read: that one
+// may name a tree. It returns the volumes it removed and what it could
+// not remove.
+func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 	unlock, err := t.lock()
 	if err != nil {
 		return nil, []string{"base trees: " + err.Error()}
@@ -190,7 +202,7 @@ func (t Trees) Prune(ctx context.Context) (removed, left []string) {
 		unused = append(unused, tree{e.Name(), info.ModTime()})
 	}
 	slices.SortFunc(unused, func(a, b tree) int { return b.used.Compare(a.used) })
-	for _, u := range unused[min(KeepUnused, len(unused)):] {
+	for _, u := range unused[min(keep, len(unused)):] {
 		v := t.volume(u.key)
 		if err := t.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
@@ -204,14 +216,65 @@ func (t Trees) Prune(ctx context.Context) (removed, left []string) {
 	return removed, left
 }
 
+// Info is a tree as `litterbox cache ls` shows it.
+type Info struct {
+	Key    string    `json:"key"`
+	Volume string    `json:"volume"`
+	Commit string    `json:"commit"`
+	UsedBy []string  `json:"used_by"`
+	Used   time.Time `json:"used"`
+}
+
+// List gives the whole trees, used last first, with the sandboxes made
+// over each.
+func (t Trees) List() ([]Info, error) {
+	by, err := t.usedBy()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(t.Repo.Layout().Bases())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	out := []Info{}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") {
+			continue
+		}
+		commit, _ := os.ReadFile(filepath.Join(t.dir(e.Name()), "commit"))
+		v := t.volume(e.Name())
+		out = append(out, Info{Key: e.Name(), Volume: v, Commit: strings.TrimSpace(string(commit)), UsedBy: orEmpty(by[v]), Used: info.ModTime()})
+	}
+	slices.SortFunc(out, func(a, b Info) int { return b.Used.Compare(a.Used) })
+	return out, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 // used are the tree volumes the repository's records name.
 func (t Trees) used() (map[string]bool, error) {
+	by, err := t.usedBy()
+	used := map[string]bool{}
+	for v := range by {
+		used[v] = true
+	}
+	return used, err
+}
+
+// usedBy gives, per tree volume, the sandboxes whose records name it.
+func (t Trees) usedBy() (map[string][]string, error) {
 	l := t.Repo.Layout()
 	entries, err := os.ReadDir(filepath.Dir(l.Record("x")))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	used := map[string]bool{}
+	by := map[string][]string{}
 	for _, e := range entries {
 		slug, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok {
@@ -222,8 +285,8 @@ func (t Trees) used() (map[string]bool, error) {
 			return nil, fmt.Errorf("record %s: %w", e.Name(), err)
 		}
 		if rec != nil && rec.Layer != nil {
-			used[rec.Layer.Base] = true
+			by[rec.Layer.Base] = append(by[rec.Layer.Base], slug)
 		}
 	}
-	return used, nil
+	return by, nil
 }

@@ -3,6 +3,7 @@ package create
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -53,7 +54,8 @@ func (c *creation) layerFiles(ctx context.Context) error {
 	}
 	made := false
 	for try := 0; ; try++ {
-		tree, madeNow, err := m.Bases().Use(ctx, key, c.cfg.Image, c.fillBase, hold)
+		src := basetree.Source{Key: key, Commit: c.base, Image: c.cfg.Image, User: fmt.Sprintf("%d:%d", c.uid, c.gid), Fill: c.fillBase}
+		tree, madeNow, err := m.Bases().Use(ctx, src, hold)
 		if err != nil {
 			return &hostrepo.StepError{Step: "making the base tree of " + hostrepo.ShortID(c.base), Err: err}
 		}

@@ -45,12 +45,15 @@ type treeFiles struct{ c *creation }
 
 func (treeFiles) prefill() func(context.Context) error { return nil }
 
-// fill streams the base commit's tree into /src, then its submodules'.
+// fill streams the base commit's tree into /src, unless /src lies over
+// the commit's base tree already, then its submodules'.
 func (s treeFiles) fill(ctx context.Context) (err error) {
 	c := s.c
 	m, n := c.m, c.n
 	t := time.Now()
+	what := "copy " + hostrepo.ShortID(c.base) + " into " + hostrepo.Workdir
 	if c.tree != nil {
+		what = "open " + hostrepo.Workdir + " over " + hostrepo.ShortID(c.base)
 		err = c.fillOverBase(ctx)
 	} else {
 		err = m.copyTree(ctx, n, c.base, c.agentBase, c.cfg.SetupKeep, c.uid, c.gid, c.pooled)
@@ -61,7 +64,7 @@ func (s treeFiles) fill(ctx context.Context) (err error) {
 	if c.subs, err = m.copySubmodules(ctx, n, c.base, c.uid, c.gid); err != nil {
 		return err
 	}
-	c.step("copy "+hostrepo.ShortID(c.base)+" into "+hostrepo.Workdir, t)
+	c.step(what, t)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"slices"
 
 	"github.com/litterbox-dev/litterbox/gitcli"
@@ -137,7 +138,7 @@ func (m *Manager) deleteLocked(ctx context.Context, slug string, look deleteLook
 	}
 	if rec != nil && rec.Layer != nil {
 		// The base tree it was made over may now be one too many.
-		removed, l := m.Creator.Bases().Prune(ctx)
+		removed, l := m.Creator.Bases().Prune(ctx, basetree.KeepUnused)
 		d.Removed, left = append(d.Removed, removed...), append(left, l...)
 	}
 	if len(left) > 0 {

@@ -3,6 +3,7 @@ package systemcmd
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/cmd/litterbox/internal/cli"
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"github.com/litterbox-dev/litterbox/internal/result"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
@@ -34,9 +36,15 @@ the setup command and its environment, and the files named in [setup] inputs
 instead of running the setup. Entries are volumes of this repository's, on the
 engine; no sandbox depends on one, so removing one never harms a sandbox.
 
-  ls      list the entries, newest first, with their sizes
+A sandbox's /src lies over its commit's base tree, made by the first
+create of that commit and shared, copy on write, by every later one. ls
+lists those trees too; the two used last stay after their sandboxes are
+deleted, for the next create, and prune removes every tree no sandbox uses.
+
+  ls      list the entries, newest first, with their sizes, then the trees
   rm KEY  remove the entry whose key starts with KEY
-  prune   remove every entry a create from HEAD would not use now
+  prune   remove every entry a create from HEAD would not use now, and
+          every base tree no sandbox uses
 
 With --all-repos, ls lists the entries of every repository on the engine
 (volumes labelled dev.litterbox.managed=cache), and prune removes those of
@@ -90,6 +98,13 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	if err != nil {
 		return err
 	}
+	var trees []string
+	if o.Action == "prune" {
+		var left []string
+		if trees, left = m.Creator.Bases().Prune(ctx, 0); len(left) > 0 {
+			return fmt.Errorf("could not remove base tree %s", strings.Join(left, ", "))
+		}
+	}
 	if o.JSON {
 		return cli.WriteJSON(e.Stdout, cli.OrNone(entries))
 	}
@@ -97,11 +112,42 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 		for _, entry := range entries {
 			fmt.Fprintf(e.Stdout, "Removed setup cache %s (%s, %s).\n", entry.Key[:12], entry.Volume, result.HumanSize(entry.Bytes))
 		}
-		if len(entries) == 0 {
+		for _, t := range trees {
+			fmt.Fprintf(e.Stdout, "Removed base tree %s.\n", strings.TrimPrefix(t, "volume "))
+		}
+		if len(entries)+len(trees) == 0 {
 			fmt.Fprintln(e.Stdout, "Nothing to prune.")
 		}
 		return nil
 	}
+	if err := listEntries(e, entries); err != nil {
+		return err
+	}
+	return listTrees(e, m.Creator.Bases())
+}
+
+// listTrees prints the repository's base trees, with the sandboxes made
+// over each.
+func listTrees(e *cli.Env, b basetree.Trees) error {
+	trees, err := b.List()
+	if err != nil || len(trees) == 0 {
+		return err
+	}
+	fmt.Fprintln(e.Stdout, "\nBase trees (shared by the sandboxes of a commit, copy on write):")
+	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMMIT\tLAST USED\tSANDBOXES\tVOLUME")
+	for _, t := range trees {
+		used := "-"
+		if len(t.UsedBy) > 0 {
+			used = strings.Join(t.UsedBy, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", shortKey(t.Commit), cli.Since(time.Since(t.Used)), used, t.Volume)
+	}
+	return tw.Flush()
+}
+
+// listEntries prints the setup cache entries.
+func listEntries(e *cli.Env, entries []setupcache.Entry) error {
 	if len(entries) == 0 {
 		fmt.Fprintln(e.Stdout, "No setup cache entries.")
 		return nil
