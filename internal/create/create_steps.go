@@ -67,6 +67,10 @@ type creation struct {
 	egressMade bool
 	// proxyDone gives the egress proxy's start's outcome.
 	proxyDone chan error
+	// dirty gives the warning about uncommitted changes, asked while the
+	// create runs, to go at dirtyAt among the warnings.
+	dirty   chan string
+	dirtyAt int
 	// files is where /src comes from, settled by plan.
 	files filesSource
 	// tree is the base tree /src lies over, nil for a /src of its own.
@@ -90,11 +94,13 @@ func (m *Creator) Create(ctx context.Context, opts CreateOptions) (*Created, err
 		c.facts = readBudget(ctx, m.Repo.Provider, info)
 		defer func() { <-c.facts.done }()
 	}
+	defer c.tellDirty()
 	if err := runSteps(ctx, c.steps()); err != nil {
 		return nil, err
 	}
 	c.keepCache(ctx)
 	c.startServices(ctx)
+	c.tellDirty()
 	return c.report(ctx), nil
 }
 
@@ -302,11 +308,36 @@ func (c *creation) plan(ctx context.Context) (err error) {
 	}
 	c.files = filesFor(c)
 	if opts.BaseRef == "" && opts.fork == nil {
-		if dirty, err := m.Repo.Uncommitted(ctx); err == nil && dirty > 0 {
-			c.warnings = append(c.warnings, fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", dirty, hostrepo.ShortID(c.base)))
-		}
+		c.askDirty(ctx)
 	}
 	return nil
+}
+
+// askDirty asks git, while the rest of the create runs, whether the work
+// tree holds changes the sandbox will not: git status reads the whole work
+// tree, and a create over a base tree is otherwise as fast at any size.
+// The warning keeps its place among the others (tellDirty).
+func (c *creation) askDirty(ctx context.Context) {
+	c.dirtyAt, c.dirty = len(c.warnings), make(chan string, 1)
+	go func() {
+		w := ""
+		if n, err := c.m.Repo.Uncommitted(ctx); err == nil && n > 0 {
+			w = fmt.Sprintf("%d uncommitted change(s) in the host work tree are NOT in the sandbox; it holds commit %s only", n, hostrepo.ShortID(c.base))
+		}
+		c.dirty <- w
+	}()
+}
+
+// tellDirty waits for askDirty's answer and puts its warning in place. A
+// create waits for it whatever happens, so it leaves no git running.
+func (c *creation) tellDirty() {
+	if c.dirty == nil {
+		return
+	}
+	if w := <-c.dirty; w != "" {
+		c.warnings = slices.Insert(c.warnings, c.dirtyAt, w)
+	}
+	c.dirty = nil
 }
 
 // makeBranch takes the name: update-ref with an empty old value is
