@@ -67,15 +67,21 @@ func removeGoSrc() {
 	}
 }
 
-// goSrcSandbox makes a sandbox of its own on the Go source repository.
-func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
+// goSrcManager is a Manager of the Go source repository.
+func goSrcManager(b *testing.B) *Manager {
 	b.Helper()
-	dir := goSrcRepo(b)
-	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, dir, config.Default())
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, goSrcRepo(b), config.Default())
 	if err != nil {
 		b.Fatal(err)
 	}
 	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
+	return m
+}
+
+// goSrcSandbox makes a sandbox of its own on the Go source repository.
+func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
+	b.Helper()
+	m := goSrcManager(b)
 	name := testenv.UniqueName("g")
 	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
 	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {

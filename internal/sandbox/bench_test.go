@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/dockercli"
 	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/create"
@@ -53,12 +56,84 @@ func docker(b testing.TB, args ...string) {
 	}
 }
 
-func BenchmarkCreate(b *testing.B)       { benchCreate(b, testenv.SmallFiles) }
-func BenchmarkRawCreate(b *testing.B)    { benchRawCreate(b, testenv.SmallFiles) }
-func BenchmarkCreate10k(b *testing.B)    { benchCreate(b, bigFiles(10000)) }
-func BenchmarkRawCreate10k(b *testing.B) { benchRawCreate(b, bigFiles(10000)) }
+// BenchmarkCreate<size> is the first create of a commit, which makes the
+// commit's base tree (removed again, untimed, after each); the
+// CreateSecond twins create while a sandbox of the commit lives, over its
+// tree. Both are measured against the raw copy of the tree.
+func BenchmarkCreate(b *testing.B)            { benchCreate(b, benchManagerOf(b, testenv.SmallFiles)) }
+func BenchmarkCreateSecond(b *testing.B)      { benchCreateSecond(b, benchManagerOf(b, testenv.SmallFiles)) }
+func BenchmarkRawCreate(b *testing.B)         { benchRawCreate(b, testenv.SmallFiles) }
+func BenchmarkCreate10k(b *testing.B)         { benchCreate(b, benchManagerOf(b, bigFiles(10000))) }
+func BenchmarkCreateSecond10k(b *testing.B)   { benchCreateSecond(b, benchManagerOf(b, bigFiles(10000))) }
+func BenchmarkRawCreate10k(b *testing.B)      { benchRawCreate(b, bigFiles(10000)) }
+func BenchmarkCreateGoSrc(b *testing.B)       { benchCreate(b, goSrcManager(b)) }
+func BenchmarkCreateSecondGoSrc(b *testing.B) { benchCreateSecond(b, goSrcManager(b)) }
+func BenchmarkRawCreateGoSrc(b *testing.B)    { benchRawCreateWith(b, goSrcManager(b)) }
+func BenchmarkCreate100k(b *testing.B)        { benchCreate(b, manager100k(b)) }
+func BenchmarkCreateSecond100k(b *testing.B)  { benchCreateSecond(b, manager100k(b)) }
+func BenchmarkRawCreate100k(b *testing.B)     { benchRawCreateWith(b, manager100k(b)) }
 
-func benchCreate(b *testing.B, files testenv.Files) { benchCreates(b, benchManagerOf(b, files)) }
+// manager100k is a Manager of a repository of 100,000 generated files,
+// made once per test process (git takes most of a minute over it).
+func manager100k(b *testing.B) *Manager {
+	b.Helper()
+	big100k.once.Do(func() {
+		big100k.dir = filepath.Join(os.TempDir(), testenv.UniqueName("lbbench100k"))
+		testenv.NewRepo(b, big100k.dir, bigFiles(100000))
+	})
+	m, err := Open(context.Background(), testenv.Exec(), engine.Docker, big100k.dir, config.Default())
+	if err != nil {
+		b.Fatal(err)
+	}
+	testenv.CleanupRepo(b, m.Repo.Root, m.Repo.RepoSlug)
+	return m
+}
+
+var big100k struct {
+	once sync.Once
+	dir  string
+}
+
+// remove100k is TestMain's cleanup.
+func remove100k() {
+	if big100k.dir != "" {
+		os.RemoveAll(big100k.dir)
+	}
+}
+
+// benchCreate times first creates with m: each sandbox and its base tree
+// are removed, untimed, after it.
+func benchCreate(b *testing.B, m *Manager) {
+	benchMakes(b, m, func(ctx context.Context, name string) (*create.Created, error) {
+		clearBases(b, m)
+		b.StartTimer()
+		defer b.StopTimer()
+		return m.Create(ctx, create.CreateOptions{Name: name})
+	})
+}
+
+// benchCreateSecond times creates with m while a sandbox of the same
+// commit lives.
+func benchCreateSecond(b *testing.B, m *Manager) {
+	name := testenv.UniqueName("first")
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
+	benchCreates(b, m)
+}
+
+// clearBases removes m's base trees, untimed: the next create makes its own.
+func clearBases(b *testing.B, m *Manager) {
+	b.StopTimer()
+	if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.managed="+basetree.Role, "--filter", "label=dev.litterbox.repo-id="+m.Repo.RepoID); out != "" {
+		docker(b, append([]string{"volume", "rm"}, strings.Fields(out)...)...)
+	}
+	if err := os.RemoveAll(m.Repo.Layout().Bases()); err != nil {
+		b.Fatal(err)
+	}
+	settle()
+}
 
 // benchCreates times creates with m, each sandbox deleted untimed.
 func benchCreates(b *testing.B, m *Manager) {

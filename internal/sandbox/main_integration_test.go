@@ -10,5 +10,5 @@ import (
 
 func TestMain(m *testing.M) {
 	testenv.SweepStale("lbit", "lbbench")
-	testenv.Main(m, removeGoSrc, removeSearch, removeTracked38k, removeBinary)
+	testenv.Main(m, removeGoSrc, removeSearch, removeTracked38k, removeBinary, remove100k)
 }
