@@ -78,14 +78,14 @@ service_pid() { lb_ok service "$1" status "$2" --json | jsonget .0.pid; }
 
 # assert_nothing_created NAME [SLUG]: no branch, container, volume or state
 # of sandbox NAME (or of any sandbox of this repository) exists. Setup cache
-# volumes (litterbox-SLUG-ID.cache-KEY) are the repository's, kept past a
-# delete on purpose: they do not count.
+# volumes (litterbox-SLUG-ID.cache-KEY) and base trees (.base-KEY) are the
+# repository's, kept past a delete on purpose: they do not count.
 assert_nothing_created() {
   local slug=${2:-$REPO_SLUG}
   assert_equal "$(git branch --list "litterbox/$1")" ""
   assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
   container_exists "$(container_of "$1" "$slug")" && fail "container $(container_of "$1" "$slug") exists"
-  assert_equal "$("$RUNTIME" volume ls -q | grep -F "litterbox-$slug-" | grep -vF .cache- || true)" ""
+  assert_equal "$("$RUNTIME" volume ls -q | grep -F "litterbox-$slug-" | grep -vF -e .cache- -e .base- || true)" ""
   assert_file_not_exist "$(git rev-parse --path-format=absolute --git-common-dir)/litterbox/sandboxes/$1.json"
   assert_equal "$(litterbox_names)" ""
 }

@@ -122,10 +122,14 @@ teardown() { common_teardown; }
   run lb cache prune --all-repos
   assert_success
   assert_line "Removed setup cache $vol of $other (gone)."
+  # theirs's base tree, kept for a next sandbox that will never come.
+  assert_line --regexp "^Removed base tree litterbox-[a-z0-9-]+\.base-[0-9a-f]{16} \(its repository is gone\)\.$"
   run "$RUNTIME" volume inspect "$vol"
   assert_failure
-  # This repository's entry stays.
+  # This repository's entry stays, and the tree mine lies over.
   assert_equal "$(lb cache ls --json | jsonget '.#')" 1
+  run "$RUNTIME" volume ls -q --filter label=dev.litterbox.managed=base --filter "label=dev.litterbox.repo=$REPO"
+  assert_output --regexp "^litterbox-[a-z0-9-]+\.base-[0-9a-f]{16}$"
   run --separate-stderr lb cache rm abcd --all-repos
   assert_failure 2
 }

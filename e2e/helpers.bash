@@ -83,6 +83,10 @@ common_teardown() {
     remove_volumes "$slug" "$repo"
     remove_images "$slug"
   done
+  # What a repository made in a subshell, or one a test removed, left:
+  # every volume labelled with a repository under this test's directory
+  # (base trees outlive their sandboxes on purpose).
+  remove_volumes "-no-slug-" "$(cd "$BATS_TEST_TMPDIR" && pwd -P)/"
   for i in "${TEST_DIRS[@]}"; do
     rm -rf "$i"
   done
@@ -138,12 +142,13 @@ remove_images() {
 }
 
 # remove_volumes SLUG REPO removes the volumes labelled with REPO or named
-# for SLUG, from one listing of the engine's.
+# for SLUG, from one listing of the engine's; a REPO ending in / is a
+# directory, and every repository under it counts.
 remove_volumes() {
   local slug=$1 repo=$2 vols
   [ "$RUNTIME" != kubernetes ] || return 0 # claims go with remove_containers
   vols=$("$RUNTIME" volume ls --format "{{.Name}}	$(label_format dev.litterbox.repo)" |
-    P="litterbox-$slug-" R=$repo awk -F '\t' 'index($1, ENVIRON["P"]) == 1 || $2 == ENVIRON["R"] { print $1 }')
+    P="litterbox-$slug-" R=$repo awk -F '\t' 'index($1, ENVIRON["P"]) == 1 || $2 == ENVIRON["R"] || (substr(ENVIRON["R"], length(ENVIRON["R"])) == "/" && index($2, ENVIRON["R"]) == 1) { print $1 }')
   if [ -n "$vols" ]; then
     # shellcheck disable=SC2086
     "$RUNTIME" volume rm -f $vols >/dev/null 2>&1 || true

@@ -139,6 +139,7 @@ teardown() { common_teardown; }
   # at once RUNTIME names podman: it goes first, and the teardown removes
   # what is left on podman.
   lb_ok delete --force box >/dev/null
+  lb_ok cache prune >/dev/null # box's base tree, on Docker too
   RUNTIME=podman
   rm -f "$XDG_CONFIG_HOME/litterbox/config.toml"
   printf '[docker]\nisolation = "gvisor"\n' >.litterbox.local.toml

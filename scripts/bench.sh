@@ -69,8 +69,8 @@ table=$(awk '
         if (sz == "100k") t = sprintf("<= 3000 ms: %s", ms <= 3000 ? "met" : "MISSED")
         printf "| %s (a sandbox of the commit running; floor: RawCreate%s) | %.1f | %.1f | %.2fx | %s |\n", op, sz, ms, raw, ms / raw, t
       }
-      if (op == "CreatePooled") {
-        printf "| CreatePooled (absolute) | %.0f | | | <= 300 ms: %s |\n", ms, ms <= 300 ? "met" : "MISSED"
+      if (op == "CreatePooled" || op == "CreatePooledBeside8") {
+        printf "| %s (absolute) | %.0f | | | <= 300 ms: %s |\n", op, ms, ms <= 300 ? "met" : "MISSED"
       }
       if (op == "SetupCachedPooled") {
         printf "| SetupCachedPooled (absolute) | %.0f | | | <= 500 ms: %s |\n", ms, ms <= 500 ? "met" : "MISSED"

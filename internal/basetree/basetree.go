@@ -32,6 +32,16 @@ const Role = "base"
 // first, for the next sandboxes of those commits.
 const KeepUnused = 2
 
+// LabelFill labels a tree's volume with a token of its making, which the
+// tree's directory marks whole once the volume is filled (Use).
+const LabelFill = "dev.litterbox.base-fill"
+
+// LabelTree labels a volume made over a tree (a sandbox's /src, a warm
+// pool entry's) with the tree's volume: while one exists, prune keeps the
+// tree, whatever the records say (a pool entry has none). A pool entry's
+// box carries it too, so its digest holds the tree.
+const LabelTree = "dev.litterbox.base-tree"
+
 // version changes when what a tree holds for the same inputs does.
 const version = "1"
 
@@ -70,56 +80,77 @@ type Source struct {
 
 func (t Trees) volume(key string) string { return t.Repo.Prefix() + ".base-" + key[:16] }
 
+// VolumeOf is the volume of the tree of key, made or not.
+func (t Trees) VolumeOf(key string) string { return t.volume(key) }
+
 func (t Trees) dir(key string) string { return filepath.Join(t.Repo.Layout().Bases(), key) }
 
 func (t Trees) lock() (func(), error) { return layout.LockFile(t.Repo.Layout().Lock("bases")) }
 
-// Use gives the tree of key, made with fill from image when there is
-// none, and runs hold with it before any prune may look: hold saves the
-// record that names the tree, which keeps it. made says whether this call
-// made it.
+// Use gives the tree of key, made with fill from image when this engine
+// has none, and runs hold with it before any prune may look: hold saves
+// the record that names the tree, which keeps it. made says whether this
+// call made it.
 //
-// A tree is whole when its directory on the host exists: the directory is
-// renamed into place after the volume is filled, so a copy killed half way
-// leaves a volume without one, which the next make fills again (the same
-// key, the same files). Use does not ask the engine whether a whole
-// tree's volume is still there: the overlay made over it does, and a tree
-// found gone is forgotten (Forget) and made again.
+// A tree's volume carries a token of its making (LabelFill), and the
+// tree is whole on an engine when the directory of its key holds a
+// whole-TOKEN file for that token, written after the volume was filled:
+// a copy killed half way, a volume of another engine's making or one of
+// the same name from elsewhere never has one, and is made again.
 func (t Trees) Use(ctx context.Context, src Source, hold func(Tree) error) (tr Tree, made bool, err error) {
-	key := src.Key
 	unlock, err := t.lock()
 	if err != nil {
 		return Tree{}, false, err
 	}
 	defer unlock()
-	tr = Tree{Key: key, Volume: t.volume(key), Rules: filepath.Join(t.dir(key), "rules")}
-	if _, err := os.Stat(t.dir(key)); err == nil {
+	tr = Tree{Key: src.Key, Volume: t.volume(src.Key), Rules: filepath.Join(t.dir(src.Key), "rules")}
+	labels, err := t.Repo.Provider.VolumeLabels(ctx, tr.Volume)
+	if err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+		return Tree{}, false, err
+	}
+	exists := err == nil
+	if t.whole(src.Key, labels[LabelFill]) {
 		now := time.Now()
-		_ = os.Chtimes(t.dir(key), now, now)
+		_ = os.Chtimes(t.dir(src.Key), now, now)
 		return tr, false, hold(tr)
 	}
-	if err := t.make(ctx, tr, src); err != nil {
+	if err := t.make(ctx, tr, src, exists); err != nil {
 		return Tree{}, false, err
 	}
 	return tr, true, hold(tr)
 }
 
-// Forget drops the tree of key, whose volume the engine no longer has
-// (an engine's volumes pruned by hand): the next Use makes it again.
-func (t Trees) Forget(key string) error {
-	unlock, err := t.lock()
-	if err != nil {
-		return err
+// whole reports whether the tree of key was filled whole as the volume
+// whose making token is token.
+func (t Trees) whole(key, token string) bool {
+	if token == "" || strings.ContainsAny(token, "/.") {
+		return false
 	}
-	defer unlock()
-	return os.RemoveAll(t.dir(key))
+	_, err := os.Stat(filepath.Join(t.dir(key), "whole-"+token))
+	return err == nil
 }
 
 // make fills tr's volume through a box that mounts it at /src and is
-// never started, so nothing runs beside the files. On failure the volume
-// and the box go again.
-func (t Trees) make(ctx context.Context, tr Tree, src Source) (err error) {
+// never started, so nothing runs beside the files; a volume of the name
+// from before (exists: half made, or another's) goes first. On failure
+// the volume and the box go again.
+func (t Trees) make(ctx context.Context, tr Tree, src Source, exists bool) (err error) {
 	p := t.Repo.Provider
+	// Named by the tree, which the lock held keeps to one make at a time:
+	// a box of that name is a killed make's, and holds the volume.
+	name := t.Repo.Prefix() + ".fill-" + tr.Key[:16]
+	if exists {
+		if err := box.Of(p, name).Remove(ctx); err != nil && !errors.Is(err, box.ErrNotFound) {
+			return fmt.Errorf("removing the unfinished base tree's box %s: %w", name, err)
+		}
+		if err := p.RemoveVolume(ctx, tr.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			return fmt.Errorf("removing the unfinished base tree %s: %w", tr.Volume, err)
+		}
+	}
+	// Unique to this making: the lock keeps makes of one key apart in
+	// time (and a test's fixed clock keeps its argv the same).
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s %d", tr.Key, t.Repo.Now().UnixNano()))
+	token := hex.EncodeToString(sum[:8])
 	tmp := t.dir(tr.Key) + ".new"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
@@ -131,9 +162,6 @@ func (t Trees) make(ctx context.Context, tr Tree, src Source) (err error) {
 	if err := os.WriteFile(filepath.Join(tmp, "commit"), []byte(src.Commit+"\n"), 0o644); err != nil {
 		return err
 	}
-	// Named by the tree, which the lock held keeps to one make at a time:
-	// a box of that name is a killed make's, removed before another try.
-	name := t.Repo.Prefix() + ".fill-" + tr.Key[:16]
 	defer func() {
 		if err != nil {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -142,7 +170,9 @@ func (t Trees) make(ctx context.Context, tr Tree, src Source) (err error) {
 			_ = p.RemoveVolume(ctx, tr.Volume)
 		}
 	}()
-	if err := p.CreateVolume(ctx, tr.Volume, t.Repo.Labels("", Role)); err != nil {
+	labels := t.Repo.Labels("", Role)
+	labels[LabelFill] = token
+	if err := p.CreateVolume(ctx, tr.Volume, labels); err != nil {
 		return err
 	}
 	spec := box.Spec{
@@ -165,7 +195,13 @@ func (t Trees) make(ctx context.Context, tr Tree, src Source) (err error) {
 	if err := box.Of(p, name).Remove(ctx); err != nil {
 		return err
 	}
-	return os.Rename(tmp, t.dir(tr.Key))
+	// The rules of a tree of the same key another engine made are these.
+	if _, err := os.Stat(t.dir(tr.Key)); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(tmp, t.dir(tr.Key)); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(t.dir(tr.Key), "whole-"+token), nil, 0o644)
 }
 
 // Prune removes the trees no sandbox's record names, but for the keep
@@ -179,6 +215,10 @@ func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 	}
 	defer unlock()
 	used, err := t.used()
+	if err != nil {
+		return nil, []string{"base trees: " + err.Error()}
+	}
+	here, err := t.here(ctx)
 	if err != nil {
 		return nil, []string{"base trees: " + err.Error()}
 	}
@@ -196,7 +236,8 @@ func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 	var unused []tree
 	for _, e := range entries {
 		info, err := e.Info()
-		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") || used[t.volume(e.Name())] {
+		v := t.volume(e.Name())
+		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") || used[v] || !here[v] {
 			continue
 		}
 		unused = append(unused, tree{e.Name(), info.ModTime()})
@@ -204,16 +245,53 @@ func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 	slices.SortFunc(unused, func(a, b tree) int { return b.used.Compare(a.used) })
 	for _, u := range unused[min(keep, len(unused)):] {
 		v := t.volume(u.key)
+		over, err := t.Repo.Provider.Volumes(ctx, map[string]string{LabelTree: v})
+		if err != nil {
+			left = append(left, "volume "+v+": "+err.Error())
+			continue
+		}
+		if len(over) > 0 {
+			continue // a pool entry's /src, or a sandbox's whose record is gone
+		}
+		labels, _ := t.Repo.Provider.VolumeLabels(ctx, v)
 		if err := t.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 			continue
 		}
 		removed = append(removed, "volume "+v)
-		if err := os.RemoveAll(t.dir(u.key)); err != nil {
+		if err := t.forget(u.key, labels[LabelFill]); err != nil {
 			left = append(left, t.dir(u.key))
 		}
 	}
 	return removed, left
+}
+
+// forget drops the mark of this engine's tree of key, made as token, and
+// the tree's directory once no engine's mark is left in it.
+func (t Trees) forget(key, token string) error {
+	if token != "" && !strings.ContainsAny(token, "/.") {
+		if err := os.Remove(filepath.Join(t.dir(key), "whole-"+token)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	marks, err := filepath.Glob(filepath.Join(t.dir(key), "whole-*"))
+	if err != nil || len(marks) > 0 {
+		return err
+	}
+	return os.RemoveAll(t.dir(key))
+}
+
+// here are the repository's tree volumes on this engine.
+func (t Trees) here(ctx context.Context) (map[string]bool, error) {
+	vols, err := t.Repo.Provider.Volumes(ctx, map[string]string{hostrepo.LabelManaged: Role, hostrepo.LabelRepoID: t.Repo.RepoID})
+	if err != nil {
+		return nil, err
+	}
+	here := map[string]bool{}
+	for _, v := range vols {
+		here[v] = true
+	}
+	return here, nil
 }
 
 // Info is a tree as `litterbox cache ls` shows it.
@@ -225,10 +303,14 @@ type Info struct {
 	Used   time.Time `json:"used"`
 }
 
-// List gives the whole trees, used last first, with the sandboxes made
-// over each.
-func (t Trees) List() ([]Info, error) {
+// List gives the trees on this engine, used last first, with the
+// sandboxes made over each.
+func (t Trees) List(ctx context.Context) ([]Info, error) {
 	by, err := t.usedBy()
+	if err != nil {
+		return nil, err
+	}
+	here, err := t.here(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +324,11 @@ func (t Trees) List() ([]Info, error) {
 		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") {
 			continue
 		}
-		commit, _ := os.ReadFile(filepath.Join(t.dir(e.Name()), "commit"))
 		v := t.volume(e.Name())
+		if !here[v] {
+			continue
+		}
+		commit, _ := os.ReadFile(filepath.Join(t.dir(e.Name()), "commit"))
 		out = append(out, Info{Key: e.Name(), Volume: v, Commit: strings.TrimSpace(string(commit)), UsedBy: orEmpty(by[v]), Used: info.ModTime()})
 	}
 	slices.SortFunc(out, func(a, b Info) int { return b.Used.Compare(a.Used) })
@@ -289,4 +374,43 @@ func (t Trees) usedBy() (map[string][]string, error) {
 		}
 	}
 	return by, nil
+}
+
+// PruneGone removes the trees, on the engine of p, of repositories that
+// are gone (no directory is left where their label says), which nothing
+// can use again, but for those a volume still lies over (a gone
+// repository's sandbox, still running). It returns the volumes removed.
+func PruneGone(ctx context.Context, p box.Provider) (removed, left []string, err error) {
+	vols, err := p.Volumes(ctx, map[string]string{hostrepo.LabelManaged: Role})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, v := range vols {
+		labels, err := p.VolumeLabels(ctx, v)
+		if errors.Is(err, box.ErrNoSuchVolume) {
+			continue
+		}
+		if err != nil {
+			return removed, left, err
+		}
+		// Gone only when nothing is there: a repository this user cannot
+		// reach now (another's home, an unmounted disk) may still be.
+		repo := labels[hostrepo.LabelRepo]
+		if _, err := os.Stat(repo); repo == "" || !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		over, err := p.Volumes(ctx, map[string]string{LabelTree: v})
+		if err != nil {
+			return removed, left, err
+		}
+		if len(over) > 0 {
+			continue
+		}
+		if err := p.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
+			left = append(left, "volume "+v)
+			continue
+		}
+		removed = append(removed, v)
+	}
+	return removed, left, nil
 }

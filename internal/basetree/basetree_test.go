@@ -98,7 +98,7 @@ func TestAFailedFillLeavesNoTree(t *testing.T) {
 	if vols, _ := p.Volumes(ctx, nil); len(vols) != 0 {
 		t.Errorf("volumes left: %v", vols)
 	}
-	if list, _ := tr.List(); len(list) != 0 {
+	if list, _ := tr.List(ctx); len(list) != 0 {
 		t.Errorf("a half-made tree is listed: %+v", list)
 	}
 	if _, made, err := tr.Use(ctx, source(key("a"), &fills, nil), func(basetree.Tree) error { return nil }); err != nil || !made || fills != 2 {
@@ -108,7 +108,7 @@ func TestAFailedFillLeavesNoTree(t *testing.T) {
 
 func TestPruneKeepsTheUsedAndTheNewest(t *testing.T) {
 	ctx := context.Background()
-	tr, _ := trees(t)
+	tr, p := trees(t)
 	l := tr.Repo.Layout()
 	fills := 0
 	var made []basetree.Tree
@@ -135,16 +135,57 @@ func TestPruneKeepsTheUsedAndTheNewest(t *testing.T) {
 		t.Errorf("with a record unread: removed %v, left %v; want nothing removed and the record named", removed, left)
 	}
 	os.Remove(l.Record("broken"))
-	removed, left := tr.Prune(ctx, 1)
-	if want := []string{"volume " + made[2].Volume, "volume " + made[1].Volume}; !slices.Equal(removed, want) || len(left) != 0 {
-		t.Errorf("removed %v (left %v), want %v: the used one and the newest unused kept", removed, left, want)
+	// b is a pool entry's, which has no record: its /src names it.
+	if err := p.CreateVolume(ctx, "entry-src", map[string]string{basetree.LabelTree: made[1].Volume}); err != nil {
+		t.Fatal(err)
 	}
-	list, _ := tr.List()
+	removed, left := tr.Prune(ctx, 1)
+	if want := []string{"volume " + made[2].Volume}; !slices.Equal(removed, want) || len(left) != 0 {
+		t.Errorf("removed %v (left %v), want %v: the record's, the entry's and the newest unused kept", removed, left, want)
+	}
+	list, _ := tr.List(ctx)
 	var got []string
 	for _, i := range list {
 		got = append(got, i.Volume+" "+strings.Join(i.UsedBy, ","))
 	}
-	if want := []string{made[3].Volume + " ", made[0].Volume + " s"}; !slices.Equal(got, want) {
+	if want := []string{made[3].Volume + " ", made[1].Volume + " ", made[0].Volume + " s"}; !slices.Equal(got, want) {
 		t.Errorf("listed %v, want %v", got, want)
+	}
+}
+
+func TestATreeIsWholeOnlyOnTheEngineThatFilledIt(t *testing.T) {
+	ctx := context.Background()
+	tr, first := trees(t)
+	fills := 0
+	use := func() bool {
+		t.Helper()
+		_, made, err := tr.Use(ctx, source(key("a"), &fills, nil), func(basetree.Tree) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return made
+	}
+	if !use() {
+		t.Fatal("the first use made nothing")
+	}
+	// Another engine (Podman beside Docker) has no such volume; then one
+	// whose volume of that name was never marked whole (a fill killed
+	// half way, or made by someone else).
+	second := membox.New(t.TempDir())
+	tr.Repo.Provider = second
+	if !use() || use() {
+		t.Error("a second engine did not make its own tree once")
+	}
+	third := membox.New(t.TempDir())
+	if err := third.CreateVolume(ctx, tr.VolumeOf(key("a")), map[string]string{basetree.LabelFill: "0123456789abcdef"}); err != nil {
+		t.Fatal(err)
+	}
+	tr.Repo.Provider = third
+	if !use() {
+		t.Error("a volume never marked whole was taken as the tree")
+	}
+	tr.Repo.Provider = first
+	if use() || fills != 3 {
+		t.Errorf("back on the first engine: %d fills, want 3 and its tree kept", fills)
 	}
 }

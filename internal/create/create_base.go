@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,57 +24,67 @@ func (m *Creator) Bases() basetree.Trees { return basetree.Trees{Repo: m.Repo} }
 // overBase reports whether /src can lie over a base tree shared with
 // other sandboxes: on an engine that makes such volumes, for the files of
 // a commit of the user's (an agent's commit is copied under the attributes
-// of the user's work tree, which may change), in a box made now (a pool
-// entry's volumes were made before its base was known), with no kept path
-// mounted inside /src (which the tree's files there would lie under).
+// of the user's work tree, which may change), not a fork's (a copy of its
+// source's files), with no kept path mounted inside /src (which the
+// tree's files there would lie under). A pool entry lies over the tree of
+// the commit its fill saw, and only a create of that commit claims it.
 func (c *creation) overBase() bool {
 	return box.Overlays(c.m.Repo.Provider) != nil && c.opts.fork == nil &&
-		!c.agentBase && !c.fill && c.cfg.PoolSize == 0 && len(c.cfg.SetupKeep) == 0
+		!c.agentBase && len(c.cfg.SetupKeep) == 0
+}
+
+// settleTree names the base tree of c's base (c.treeKey), when /src lies
+// over one; it makes nothing.
+func (c *creation) settleTree(ctx context.Context) error {
+	if !c.overBase() {
+		return nil
+	}
+	settings, err := c.m.Repo.Git.CopySettings(ctx)
+	if err != nil {
+		return &hostrepo.StepError{Step: "reading git's settings", Err: err}
+	}
+	c.treeKey = basetree.Key(c.base, c.uid, c.gid, settings+userAttributes(settings))
+	return nil
+}
+
+// treeVolume is the volume of c's base tree, "" when /src lies over none.
+func (c *creation) treeVolume() string {
+	if c.treeKey == "" {
+		return ""
+	}
+	return c.m.Bases().VolumeOf(c.treeKey)
+}
+
+// useTree makes the base tree when this is the first sandbox (or pool
+// entry) of its commit, running hold with it under the trees' lock.
+func (c *creation) useTree(ctx context.Context, hold func(basetree.Tree) error) (made bool, err error) {
+	src := basetree.Source{Key: c.treeKey, Commit: c.base, Image: c.cfg.Image, User: fmt.Sprintf("%d:%d", c.uid, c.gid), Fill: c.fillBase}
+	tree, made, err := c.m.Bases().Use(ctx, src, hold)
+	if err != nil {
+		return false, &hostrepo.StepError{Step: "making the base tree of " + hostrepo.ShortID(c.base), Err: err}
+	}
+	c.tree = &tree
+	return made, nil
 }
 
 // layerFiles makes the base tree when it is the first sandbox of its
-// commit, then this sandbox's /src volume over it, before the box that
-// mounts it: the files' copy then costs nothing for every sandbox after
-// the first. The record names the tree before any prune can look.
+// commit, before the box whose /src lies over it: the files' copy then
+// costs nothing for every sandbox after the first. The record names the
+// tree, and the layers the sandbox's /src will have, before any prune
+// can look; makeBox makes that /src (overlay), or claims a pool entry
+// over the same tree.
 func (c *creation) layerFiles(ctx context.Context) error {
-	if !c.overBase() {
+	if c.treeKey == "" {
 		return nil
 	}
 	m, n := c.m, c.n
 	t := time.Now()
-	settings, err := m.Repo.Git.CopySettings(ctx)
-	if err != nil {
-		return &hostrepo.StepError{Step: "reading git's settings", Err: err}
-	}
-	key := basetree.Key(c.base, c.uid, c.gid, settings+userAttributes(settings))
-	layer := &layout.Layer{Upper: n.Volume + "-upper", Work: n.Volume + "-work"}
-	hold := func(tr basetree.Tree) error {
-		layer.Base = tr.Volume
-		c.rec.Layer = layer
+	made, err := c.useTree(ctx, func(tr basetree.Tree) error {
+		c.rec.Layer = &layout.Layer{Base: tr.Volume, Upper: n.Volume + "-upper", Work: n.Volume + "-work"}
 		return m.Repo.Store().Save(c.rec)
-	}
-	made := false
-	for try := 0; ; try++ {
-		src := basetree.Source{Key: key, Commit: c.base, Image: c.cfg.Image, User: fmt.Sprintf("%d:%d", c.uid, c.gid), Fill: c.fillBase}
-		tree, madeNow, err := m.Bases().Use(ctx, src, hold)
-		if err != nil {
-			return &hostrepo.StepError{Step: "making the base tree of " + hostrepo.ShortID(c.base), Err: err}
-		}
-		c.tree, made = &tree, made || madeNow
-		err = box.Overlays(m.Repo.Provider).OverlayVolume(ctx, box.Overlay{
-			Name: n.Volume, Lower: tree.Volume, Upper: layer.Upper, Work: layer.Work, Labels: m.Repo.Labels(n.Slug, "true"),
-		})
-		if errors.Is(err, box.ErrNoSuchVolume) && !madeNow && try == 0 {
-			// The engine lost the tree's volume: made again, once.
-			if err := m.Bases().Forget(key); err != nil {
-				return &hostrepo.StepError{Step: "forgetting the lost base tree " + tree.Volume, Err: err}
-			}
-			continue
-		}
-		if err != nil {
-			return &hostrepo.StepError{Step: "making " + hostrepo.Workdir + " over base tree " + tree.Volume, Err: err}
-		}
-		break
+	})
+	if err != nil {
+		return err
 	}
 	how := "shared"
 	if made {
@@ -81,6 +92,29 @@ func (c *creation) layerFiles(ctx context.Context) error {
 	}
 	c.step("base tree "+hostrepo.ShortID(c.base)+" "+how, t)
 	return nil
+}
+
+// overlay makes volume name, whose upper and work layers are named after
+// it, over base tree volume tree, labelled labels and with the tree's
+// name (basetree.LabelTree).
+func (c *creation) overlay(ctx context.Context, tree, name string, labels map[string]string) error {
+	labels = maps.Clone(labels)
+	labels[basetree.LabelTree] = tree
+	err := box.Overlays(c.m.Repo.Provider).OverlayVolume(ctx, box.Overlay{
+		Name: name, Lower: tree, Upper: name + "-upper", Work: name + "-work", Labels: labels,
+	})
+	if err != nil {
+		return &hostrepo.StepError{Step: "making " + hostrepo.Workdir + " over base tree " + tree, Err: err}
+	}
+	return nil
+}
+
+// entryOverlay makes a pool entry's /src, volume name, over c's base
+// tree, while the trees' lock is held: the overlay's label keeps the tree
+// from the moment it exists (a pool entry has no record).
+func (c *creation) entryOverlay(ctx context.Context, name string, labels map[string]string) error {
+	_, err := c.useTree(ctx, func(tr basetree.Tree) error { return c.overlay(ctx, tr.Volume, name, labels) })
+	return err
 }
 
 // removeLayer removes the sandbox's /src volume and its own layers, when
@@ -108,12 +142,14 @@ func (c *creation) fillBase(ctx context.Context, b box.Box, rules string) error 
 }
 
 // fillOverBase readies /src made over the base tree: its root and the
-// other volumes given to the sandbox user, the rules mirror copied from
-// the tree's.
+// other volumes given to the sandbox user (a pool entry's were when it was
+// made), the rules mirror copied from the tree's.
 func (c *creation) fillOverBase(ctx context.Context) error {
 	m, n := c.m, c.n
-	if err := m.prepareVolumes(ctx, n, ownVolumes(n, c.cfg.SetupKeep), c.uid); err != nil {
-		return err
+	if !c.pooled {
+		if err := m.prepareVolumes(ctx, n, ownVolumes(n, c.cfg.SetupKeep), c.uid); err != nil {
+			return err
+		}
 	}
 	if err := os.CopyFS(m.Repo.Layout().Ignore(c.slug), os.DirFS(c.tree.Rules)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &hostrepo.StepError{Step: "copying the base tree's ignore rules", Err: err}

@@ -73,12 +73,14 @@ type creation struct {
 	dirtyAt int
 	// files is where /src comes from, settled by plan.
 	files filesSource
-	// tree is the base tree /src lies over, nil for a /src of its own.
-	tree   *basetree.Tree
-	subs   []Submodule
-	setup  layout.SetupResult
-	svcs   []services.State
-	limits Limits
+	// treeKey names the base tree /src lies over ("" for a /src of its
+	// own), settled by plan; tree is that tree once made or found.
+	treeKey string
+	tree    *basetree.Tree
+	subs    []Submodule
+	setup   layout.SetupResult
+	svcs    []services.State
+	limits  Limits
 }
 
 // Create makes a sandbox: a branch, a record and a container holding the
@@ -307,6 +309,9 @@ func (c *creation) plan(ctx context.Context) (err error) {
 		}
 	}
 	c.files = filesFor(c)
+	if err := c.settleTree(ctx); err != nil {
+		return err
+	}
 	if opts.BaseRef == "" && opts.fork == nil {
 		c.askDirty(ctx)
 	}
@@ -440,6 +445,11 @@ func (c *creation) makeBox(ctx context.Context) error {
 	}
 	m, n := c.m, c.n
 	t := time.Now()
+	if c.tree != nil {
+		if err := c.overlay(ctx, c.tree.Volume, n.Volume, m.Repo.Labels(n.Slug, "true")); err != nil {
+			return err
+		}
+	}
 	pmap, id, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.files.prefill())
 	proxyErr := <-c.proxyDone
 	// A leftover's proxy: not this create's to remove.

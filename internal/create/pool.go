@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agenttext"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/engine"
@@ -67,23 +68,32 @@ func (m *Creator) notPooled(cfg config.Config) string {
 // poolSpec is the box of a pool entry called name: the sandbox's
 // (ContainerSpec) but for what names it, which is not known yet; the
 // record says whose it is once claimed.
-func (m *Creator) poolSpec(name string, cfg config.Config, digest string) box.Spec {
+func (m *Creator) poolSpec(name string, cfg config.Config, digest, tree string) box.Spec {
 	n := hostrepo.Names{Container: name, Volume: name + "-src"}
 	spec := m.ContainerSpec(n, "", cfg, nil, m.Agent.Helper)
+	if tree != "" {
+		// /src lies over the tree: the entry serves creates of its commit.
+		spec.Labels[basetree.LabelTree] = tree
+	}
 	spec.Hostname = pool.Hostname
 	delete(spec.Env, "LITTERBOX_SANDBOX")
 	delete(spec.Labels, hostrepo.LabelSandbox)
 	delete(spec.Labels, hostrepo.LabelBase)
 	delete(spec.VolumeLabels, hostrepo.LabelSandbox)
 	spec.Labels[pool.LabelDigest] = digest
-	spec.Labels[pool.LabelVolumes] = pool.VolumesLabel(spec.Volumes)
+	vols := pool.VolumesLabel(spec.Volumes)
+	if tree != "" {
+		vols += "," + n.Volume + "-upper," + n.Volume + "-work"
+	}
+	spec.Labels[pool.LabelVolumes] = vols
 	return spec
 }
 
 // poolDigest is the digest of the entries a sandbox of cfg may claim,
-// imageID being the image it runs.
-func (m *Creator) poolDigest(cfg config.Config, imageID string) string {
-	return pool.Digest(m.poolSpec(m.Repo.Prefix()+".pool-0", cfg, ""), imageID)
+// imageID being the image it runs and tree the base tree its /src lies
+// over ("" for none).
+func (m *Creator) poolDigest(cfg config.Config, imageID, tree string) string {
+	return pool.Digest(m.poolSpec(m.Repo.Prefix()+".pool-0", cfg, "", tree), imageID)
 }
 
 // runConfig is the config the box runs with while it is made: the setup's
@@ -112,10 +122,14 @@ func (c *creation) claimPooled(ctx context.Context) (bool, error) {
 		vols := ownVolumes(hostrepo.Names{Container: e.Name, Volume: e.Name + "-src"}, c.cfg.SetupKeep)
 		c.n.Volume, c.n.Pool = vols[0].Volume, e.Name
 		c.rec.Volume, c.rec.Volumes, c.rec.Pool = c.n.Volume, vols[1:], e.Name
+		if c.tree != nil {
+			// The digest holds the tree: the entry lies over this one.
+			c.rec.Layer = &layout.Layer{Base: c.tree.Volume, Upper: c.n.Volume + "-upper", Work: c.n.Volume + "-work"}
+		}
 		c.rec.ContainerID = m.keptID(e.ID)
 		return m.Repo.Store().Save(c.rec)
 	}
-	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID), c.n.Container, c.boxes, claimed)
+	e, ok, err := m.claimEntry(ctx, m.poolDigest(c.runConfig(), c.imageID, c.treeVolume()), c.n.Container, c.boxes, claimed)
 	if err != nil {
 		// A rename that may have happened (cancelled, the engine gone):
 		// the box's undo removes whatever of the entry the record names.
@@ -183,7 +197,7 @@ func (m *Creator) claimEntry(ctx context.Context, digest, target string, listed 
 // cannot serve it, "" when it can.
 func (m *Creator) poolConfig(ctx context.Context) (*creation, string, error) {
 	c := &creation{m: m, opts: CreateOptions{Name: "pool"}, fill: true}
-	for _, look := range []func(context.Context) error{c.configure, c.resolveImage} {
+	for _, look := range []func(context.Context) error{c.configure, c.resolveImage, c.settleBase, c.settleTree} {
 		if err := look(ctx); err != nil {
 			return nil, "", err
 		}
@@ -213,7 +227,7 @@ func (m *Creator) PoolStatus(ctx context.Context) (*PoolState, error) {
 func (m *Creator) poolState(ctx context.Context, c *creation, why string) (st *PoolState, ready, stale []pool.Entry, err error) {
 	st = &PoolState{Size: c.cfg.PoolSize, NotPooled: why, Ready: []string{}, Stale: []string{}, Making: []string{}}
 	if why == "" {
-		st.Digest = m.poolDigest(c.runConfig(), c.imageID)
+		st.Digest = m.poolDigest(c.runConfig(), c.imageID, c.treeVolume())
 	}
 	if data, err := os.ReadFile(m.Repo.Layout().PoolError()); err == nil {
 		st.LastError = strings.TrimSpace(string(data))
@@ -349,10 +363,17 @@ func (m *Creator) makeEntry(ctx context.Context, c *creation, digest string) (st
 	mk := pool.MakingName(name)
 	// The volumes have the entry's name from the start; the box, until it
 	// is ready, the making name.
-	spec := m.poolSpec(name, c.runConfig(), digest)
+	spec := m.poolSpec(name, c.runConfig(), digest, c.treeVolume())
 	spec.Name = mk
 	n := hostrepo.Names{Container: mk, Volume: name + "-src"}
-	_, err := m.startContainer(ctx, n, spec, nil)
+	var err error
+	if c.treeKey != "" {
+		// The entry's /src over the tree its fill saw.
+		err = c.entryOverlay(ctx, n.Volume, spec.VolumeLabels)
+	}
+	if err == nil {
+		_, err = m.startContainer(ctx, n, spec, nil)
+	}
 	if err == nil {
 		err = m.prepareVolumes(ctx, n, spec.Volumes, c.uid)
 	}

@@ -1,7 +1,8 @@
 // Package pool keeps warm sandboxes: boxes made, hardened, started and
 // given the helper before any create asks for one, each waiting under a
-// name of its own with an empty /src, until a create claims it by giving it
-// the sandbox's name.
+// name of its own with its /src over the base tree of the commit its fill
+// saw (empty on a provider without overlay volumes), until a create claims
+// it by giving it the sandbox's name.
 //
 // An entry is made for one configuration: its digest (Digest) is a label,
 // and a create claims only an entry whose digest is the one its own

@@ -194,3 +194,48 @@ exec %[1]q "$@"
 		t.Errorf("a fill box is left: %s", out)
 	}
 }
+
+// TestIntegrationBaseTreePooled fills the warm pool over HEAD's tree: a
+// create claims the entry with /src over the tree it would have made, a
+// prune keeps a tree only an entry lies over, a commit makes the entry
+// stale, and a drain lets the tree go.
+func TestIntegrationBaseTreePooled(t *testing.T) {
+	ctx := context.Background()
+	m := pooledManager(t, 1)
+	trees, err := m.Creator.Bases().List(ctx)
+	if err != nil || len(trees) != 1 || len(trees[0].UsedBy) != 0 {
+		t.Fatalf("after the fill, trees %+v %v: want HEAD's, named by no record", trees, err)
+	}
+	tree := trees[0].Volume
+	// Only the entry lies over it: no prune takes it.
+	if removed, left := m.Creator.Bases().Prune(ctx, 0); len(removed)+len(left) != 0 {
+		t.Fatalf("prune with an entry over the tree: removed %v, left %v", removed, left)
+	}
+	c := createPooled(t, m, "warm")
+	rec, _ := m.Repo.Store().Load("warm")
+	if rec.Layer == nil || rec.Layer.Base != tree || rec.Layer.Upper != rec.Volume+"-upper" || !strings.Contains(rec.Volume, ".pool-") {
+		t.Fatalf("the claimed sandbox's record: volume %s, layer %+v; want the entry's layers over %s", rec.Volume, rec.Layer, tree)
+	}
+	if got := exec(t, m, "warm", "cat /src/README.md"); got != testenv.SmallFiles["README.md"] {
+		t.Errorf("/src of the claimed entry reads README.md %q", got)
+	}
+	if _, err := m.Delete(ctx, c.Name, true); err != nil {
+		t.Fatal(err)
+	}
+	fillPool(t, m, 1)
+	// A commit: the entry lies over the tree of another commit now.
+	testenv.Git(t, m.Repo.Root, "commit", "-q", "--allow-empty", "-m", "moved on")
+	st, err := m.Creator.PoolStatus(ctx)
+	if err != nil || len(st.Ready) != 0 || len(st.Stale) != 1 {
+		t.Fatalf("after a commit the pool is %+v %v; want its entry stale", st, err)
+	}
+	if _, err := m.Creator.DrainPool(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if removed, left := m.Creator.Bases().Prune(ctx, 0); len(removed) != 1 || len(left) != 0 {
+		t.Errorf("prune after the drain: removed %v, left %v; want the tree", removed, left)
+	}
+	if got := baseVolumes(t, m); len(got) != 0 {
+		t.Errorf("trees left: %v", got)
+	}
+}

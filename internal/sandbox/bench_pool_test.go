@@ -24,6 +24,30 @@ func BenchmarkRawCreatePooled(b *testing.B)    { benchRawCreatePooled(b, testenv
 func BenchmarkCreatePooled10k(b *testing.B)    { benchCreatePooled(b, bigFiles(10000)) }
 func BenchmarkRawCreatePooled10k(b *testing.B) { benchRawCreatePooled(b, bigFiles(10000)) }
 
+// BenchmarkCreatePooledBeside8 is CreatePooled while eight sandboxes of
+// another repository run, as on a machine where agents work.
+func BenchmarkCreatePooledBeside8(b *testing.B) {
+	beside(b, 8)
+	benchCreatePooled(b, testenv.SmallFiles)
+}
+
+func BenchmarkRawCreatePooledBeside8(b *testing.B) {
+	beside(b, 8)
+	benchRawCreatePooled(b, testenv.SmallFiles)
+}
+
+// beside starts n sandboxes of a repository of their own, running for
+// the rest of the benchmark.
+func beside(b *testing.B, n int) {
+	b.Helper()
+	m := benchManager(b)
+	for i := range n {
+		if _, err := m.Create(context.Background(), create.CreateOptions{Name: fmt.Sprintf("busy%d", i), OverLimit: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func benchCreatePooled(b *testing.B, files testenv.Files) {
 	m := benchManagerOf(b, files)
 	benchPooledCreates(b, m, func(*create.Created) error { return nil })

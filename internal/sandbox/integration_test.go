@@ -139,15 +139,17 @@ func TestIntegrationCreateDockerCalls(t *testing.T) {
 	}
 	// The preflight image inspect and, beside it, the memory budget (the
 	// host's memory, the running sandboxes' limits); the base tree's
-	// volume, filled through a box never started (create, cp of the tree,
-	// rm); the sandbox's layers (two volumes made, their directories read,
-	// /src made over the tree); then create, cp of the helper (PID 1 runs
-	// from it), start, the volume roots given to the user, setup.
-	if got, want := verbs("count"), "image,info,ps,volume,create,cp,rm,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
+	// volume asked for its mark (there is none), made and filled through
+	// a box never started (create, cp of the tree, rm); the sandbox's
+	// layers (two volumes made, their directories read, /src made over
+	// the tree); then create, cp of the helper (PID 1 runs from it),
+	// start, the volume roots given to the user, setup.
+	if got, want := verbs("count"), "image,info,ps,volume,volume,create,cp,rm,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
 		t.Errorf("the first create ran docker %s, want %s", got, want)
 	}
-	// A second sandbox of the commit copies no tree.
-	if got, want := verbs("again"), "image,info,ps,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
+	// A second sandbox of the commit copies no tree: the tree's mark is
+	// read, and the layers made over it.
+	if got, want := verbs("again"), "image,info,ps,volume,volume,volume,volume,volume,create,cp,start,exec,exec"; got != want {
 		t.Errorf("the second create ran docker %s, want %s", got, want)
 	}
 	counter.Reset()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"maps"
 	"os"
 	"reflect"
@@ -121,7 +122,7 @@ func claimIsACreate(t *testing.T, image string) {
 		t.Fatalf("labels: pooled %v, made %v", wl, cl)
 	}
 	for _, l := range []map[string]any{wl, cl} {
-		for _, k := range []string{pool.LabelDigest, pool.LabelVolumes, hostrepo.LabelSandbox, hostrepo.LabelBase} {
+		for _, k := range []string{pool.LabelDigest, pool.LabelVolumes, hostrepo.LabelSandbox, hostrepo.LabelBase, basetree.LabelTree} {
 			delete(l, k)
 		}
 	}
@@ -327,7 +328,11 @@ func TestIntegrationPoolOrphanIsListedAndDeletable(t *testing.T) {
 		t.Fatalf("list --all-repos does not show the pooled orphan: %+v", all)
 	}
 	d, err := DeleteOrphan(ctx, testenv.Exec(), engine.Docker, gone, "orphan", true)
-	if err != nil || !reflect.DeepEqual(d.Removed, []string{"container " + c.Container, "volume " + vol, "volume " + home}) {
+	want := []string{"container " + c.Container, "volume " + vol, "volume " + home}
+	if rec.Layer != nil {
+		want = append(want, "volume "+rec.Layer.Upper, "volume "+rec.Layer.Work)
+	}
+	if err != nil || !reflect.DeepEqual(d.Removed, want) {
 		t.Fatalf("DeleteOrphan: %+v %v", d, err)
 	}
 }

@@ -119,12 +119,18 @@ func CleanupRepo(t testing.TB, repoRoot, repoSlug string) {
 }
 
 // RemoveAll force-removes the containers labelled with repoRoot and the
-// volumes named after repoSlug, and the images built for it.
+// volumes named after repoSlug or labelled with repoRoot, and the images
+// built for it.
 func RemoveAll(repoRoot, repoSlug string) {
 	if ids, _ := Docker("ps", "-aq", "--filter", "label=dev.litterbox.repo="+repoRoot); ids != "" {
 		_, _ = Docker(append([]string{"rm", "-f", "-v"}, strings.Fields(ids)...)...)
 	}
 	if vols, _ := Docker("volume", "ls", "-q", "--filter", "name=^litterbox-"+repoSlug+"-"); vols != "" {
+		_, _ = Docker(append([]string{"volume", "rm", "-f"}, strings.Fields(vols)...)...)
+	}
+	// Those named after a [project] slug: base trees outlive their
+	// sandboxes on purpose.
+	if vols, _ := Docker("volume", "ls", "-q", "--filter", "label=dev.litterbox.repo="+repoRoot); vols != "" {
 		_, _ = Docker(append([]string{"volume", "rm", "-f"}, strings.Fields(vols)...)...)
 	}
 	// Project images, built from the repository's Dockerfile.

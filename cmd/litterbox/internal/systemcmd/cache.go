@@ -48,7 +48,8 @@ deleted, for the next create, and prune removes every tree no sandbox uses.
 
 With --all-repos, ls lists the entries of every repository on the engine
 (volumes labelled dev.litterbox.managed=cache), and prune removes those of
-repositories that are gone, which nothing can use again.`,
+repositories that are gone, which nothing can use again, with their base
+trees (dev.litterbox.managed=base) that no sandbox lies over.`,
 		Example: `  litterbox cache ls
   litterbox cache rm 3f2a9c
   litterbox cache prune
@@ -123,13 +124,13 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	if err := listEntries(e, entries); err != nil {
 		return err
 	}
-	return listTrees(e, m.Creator.Bases())
+	return listTrees(ctx, e, m.Creator.Bases())
 }
 
 // listTrees prints the repository's base trees, with the sandboxes made
 // over each.
-func listTrees(e *cli.Env, b basetree.Trees) error {
-	trees, err := b.List()
+func listTrees(ctx context.Context, e *cli.Env, b basetree.Trees) error {
+	trees, err := b.List(ctx)
 	if err != nil || len(trees) == 0 {
 		return err
 	}
@@ -170,7 +171,15 @@ func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	p := e.Engine().Provider(e.Runner(false))
 	var entries []setupcache.RepoEntry
 	var err error
+	var trees []string
 	if o.Action == "prune" {
+		var left []string
+		if trees, left, err = basetree.PruneGone(ctx, p); err == nil && len(left) > 0 {
+			err = fmt.Errorf("could not remove base tree %s", strings.Join(left, ", "))
+		}
+		if err != nil {
+			return err
+		}
 		entries, err = setupcache.PruneGone(ctx, p)
 	} else {
 		entries, err = setupcache.ListAll(ctx, p)
@@ -184,6 +193,9 @@ func runCacheAllRepos(ctx context.Context, e *cli.Env, o cacheOptions) error {
 	if o.Action == "prune" {
 		for _, entry := range entries {
 			fmt.Fprintf(e.Stdout, "Removed setup cache %s of %s (gone).\n", entry.Volume, agenttext.Shown(entry.Repo))
+		}
+		for _, t := range trees {
+			fmt.Fprintf(e.Stdout, "Removed base tree %s (its repository is gone).\n", t)
 		}
 		if len(entries) == 0 {
 			fmt.Fprintln(e.Stdout, "No setup cache entry of a repository that is gone.")
