@@ -29,7 +29,8 @@ setup() {
 }
 teardown() { common_teardown; }
 
-# assert_nothing_left NAME: no branch, ref, container, volume or state file.
+# assert_nothing_left NAME: no branch, ref, container, volume or state file
+# (the commit's base tree, the repository's, may stay for the next create).
 assert_nothing_left() {
   assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
   assert_equal "$("$RUNTIME" ps -aq --filter "label=dev.litterbox.repo=$REPO")" ""
@@ -39,7 +40,7 @@ assert_nothing_left() {
   assert_failure
   gitdir=$(git rev-parse --absolute-git-dir)
   if [ -d "$gitdir/litterbox" ]; then
-    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*')" ""
+    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*' ! -path '*/litterbox/bases/*' ! -name bases.lock)" ""
   fi
   assert_equal "$(lb_ok list)" "No sandboxes."
 }

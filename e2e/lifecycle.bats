@@ -91,7 +91,7 @@ done'
   run log_commands "$BATS_TEST_TMPDIR/log"
   assert_success
   c=$(container_of box)
-  run_lines=$(grep '^docker create ' <<<"$output")
+  run_lines=$(grep '^docker create ' <<<"$output" | grep -F -- "--name $c ")
   assert_equal "$(grep -c . <<<"$run_lines")" 1
   [[ $run_lines == *" --user 1000:1000 "* && $run_lines == *" --name $c "* ]] ||
     fail "the container is not run as 1000:1000: $run_lines"
@@ -556,8 +556,9 @@ thaw_foreign() {
   assert_equal "$("$RUNTIME" network ls -q --filter "name=$REPO_SLUG")" ""
   assert_equal "$(git for-each-ref refs/heads/litterbox/ refs/litterbox/)" ""
   assert_equal "$(find "$gitdir" -path '*my-sandbox*')" ""
+  # The commit's base tree is the repository's, kept for its next sandbox.
   if [ -d "$gitdir/litterbox" ]; then
-    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*')" ""
+    assert_equal "$(find "$gitdir/litterbox" -type f ! -name 'repo-id.json*' ! -path '*/litterbox/bases/*' ! -name bases.lock)" ""
   fi
   assert_equal "$(find "$TMPDIR" -mindepth 1)" ""
   assert_equal "$(git status --porcelain)" ""
