@@ -214,7 +214,7 @@ func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 		return nil, []string{"base trees: " + err.Error()}
 	}
 	defer unlock()
-	used, err := t.used()
+	used, err := t.usedBy()
 	if err != nil {
 		return nil, []string{"base trees: " + err.Error()}
 	}
@@ -237,7 +237,7 @@ func (t Trees) Prune(ctx context.Context, keep int) (removed, left []string) {
 	for _, e := range entries {
 		info, err := e.Info()
 		v := t.volume(e.Name())
-		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") || used[v] || !here[v] {
+		if err != nil || !e.IsDir() || strings.Contains(e.Name(), ".") || len(used[v]) > 0 || !here[v] {
 			continue
 		}
 		unused = append(unused, tree{e.Name(), info.ModTime()})
@@ -340,16 +340,6 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// used are the tree volumes the repository's records name.
-func (t Trees) used() (map[string]bool, error) {
-	by, err := t.usedBy()
-	used := map[string]bool{}
-	for v := range by {
-		used[v] = true
-	}
-	return used, err
 }
 
 // usedBy gives, per tree volume, the sandboxes whose records name it.
