@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,11 +211,25 @@ func (c CmdSettle) Argv() []string {
 }
 
 func parseSettle(a []string) (Command, error) {
-	n, err := counts(a...)
+	quiet, err := millis(a[0])
 	if err != nil {
 		return nil, err
 	}
-	return CmdSettle{Quiet: time.Duration(n[0]) * time.Millisecond, Most: time.Duration(n[1]) * time.Millisecond}, nil
+	most, err := millis(a[1])
+	if err != nil {
+		return nil, err
+	}
+	return CmdSettle{Quiet: quiet, Most: most}, nil
+}
+
+// millis reads a count of milliseconds that a time.Duration can hold; a
+// larger one would wrap round to a negative wait.
+func millis(s string) (time.Duration, error) {
+	n, err := count(s)
+	if err != nil || n > int(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, fmt.Errorf("not a count of milliseconds: %q", s)
+	}
+	return time.Duration(n) * time.Millisecond, nil
 }
 
 // CmdSized runs Cmd once the terminal on stdin has a size.

@@ -158,6 +158,7 @@ func FuzzCommand(f *testing.F) {
 	}
 	f.Add("ls\x00/src\x00+1\x00007", 0)
 	f.Add("with-env\x00x\x00\x00\x00--\x00--", -5)
+	f.Add("settle\x000\x0010000000000000", 0) // wrapped round to a negative wait
 	f.Fuzz(func(t *testing.T, line string, n int) {
 		args := strings.Split(line, "\x00")
 		if c, err := ParseCommand(args); err == nil {
