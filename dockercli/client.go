@@ -98,6 +98,9 @@ func (c *Client) Exec(ctx context.Context, container string, spec box.ExecSpec, 
 	if sh := spec.Shown; sh != nil {
 		cmd.Shown = &runner.Shown{Cmd: c.cmd(runner.Cmd{Args: ExecArgs(container, sh.Spec)}), Input: sh.Input, HasInput: sh.HasInput, Note: sh.Note}
 	}
+	if cr := spec.Carried; cr != nil {
+		cmd.Carried = &runner.Result{ExitCode: cr.ExitCode, Duration: cr.Took}
+	}
 	res, err := c.Runner.Run(ctx, cmd)
 	if err == nil {
 		return res, nil

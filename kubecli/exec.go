@@ -72,6 +72,9 @@ func (c *Client) exec(ctx context.Context, name string, spec box.ExecSpec, s box
 	cmd, shown := c.execCmd(name, spec, s.Stdin)
 	filter := &stderrFilter{w: s.Stderr}
 	cmd.Stdout, cmd.Stderr, cmd.OwnGroup = s.Stdout, filter, spec.OwnGroup
+	if cr := spec.Carried; cr != nil {
+		cmd.Carried = &runner.Result{ExitCode: cr.ExitCode, Duration: cr.Took}
+	}
 	if spec.Shown != nil {
 		sh, _ := c.execCmd(name, spec.Shown.Spec, nil)
 		cmd.Shown = &runner.Shown{Cmd: c.cmd(sh), Input: spec.Shown.Input, HasInput: spec.Shown.HasInput, Note: spec.Shown.Note}

@@ -53,7 +53,11 @@ func (a Audit) Run(ctx context.Context, c Cmd) (Result, error) {
 	start := time.Now()
 	res, err := a.Inner.Run(ctx, c)
 	line, note := logLine(c, false)
-	rec := AuditedCommand{Line: line, Note: note, ExitCode: res.ExitCode, DurationMS: time.Since(start).Milliseconds()}
+	took := time.Since(start)
+	if c.Carried != nil {
+		took = c.Carried.Duration
+	}
+	rec := AuditedCommand{Line: line, Note: note, ExitCode: res.ExitCode, DurationMS: took.Milliseconds()}
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		rec.ExitCode = ee.Result.ExitCode

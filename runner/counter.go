@@ -16,6 +16,9 @@ type Counter struct {
 
 // Run runs c with the inner runner and remembers it.
 func (c *Counter) Run(ctx context.Context, cmd Cmd) (Result, error) {
+	if cmd.Carried != nil {
+		return c.Inner.Run(ctx, cmd) // no process of its own
+	}
 	c.mu.Lock()
 	c.cmds = append(c.cmds, cmd.Argv())
 	c.mu.Unlock()

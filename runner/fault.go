@@ -25,7 +25,7 @@ type Fault struct {
 
 // Run runs c, or fails it if it is the chosen one.
 func (f *Fault) Run(ctx context.Context, c Cmd) (Result, error) {
-	if f.choose(c) {
+	if c.Carried == nil && f.choose(c) {
 		if f.Hang {
 			<-ctx.Done()
 			return Result{ExitCode: -1}, &StartError{Cmd: c, Err: ctx.Err()}

@@ -50,6 +50,11 @@ type Cmd struct {
 	// changes no behaviour keeps recorded transcripts valid. Without it
 	// stdin is matched by its SHA-256.
 	StdinKey func(stdin []byte) string
+	// Carried, when set, says the command's effect was had already, over
+	// a stream another command keeps open (a call over a sandbox's kept
+	// channel), with this outcome: it is logged and audited as if it had
+	// run, and nothing starts. Recorders and fault injectors pass it by.
+	Carried *Result
 	// Detach starts the program in a session of its own, its streams on
 	// /dev/null, and returns at once: work that outlives the call (a warm
 	// pool's refill) without a daemon. Its exit is never waited for by the
@@ -160,6 +165,10 @@ func NewExec(log *logrus.Logger) *Exec {
 
 // Run executes c. A non-zero exit is an *ExitError; Result is filled either way.
 func (e *Exec) Run(ctx context.Context, c Cmd) (Result, error) {
+	if c.Carried != nil {
+		e.log(c, *c.Carried, nil)
+		return *c.Carried, nil
+	}
 	if c.Detach {
 		return e.detach(c)
 	}

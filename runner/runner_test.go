@@ -435,3 +435,41 @@ func TestReplayMatchesStdinByKey(t *testing.T) {
 		}
 	}
 }
+
+// A carried command starts nothing: Exec logs it with the outcome it
+// carries, Audit keeps it in the trail with the carried duration, and the
+// counter, the recorder and the replayer pass it by.
+func TestCarriedStartsNothing(t *testing.T) {
+	var buf bytes.Buffer
+	l := logrus.New()
+	l.SetOutput(&buf)
+	l.SetFormatter(LogFormatter{})
+	l.SetLevel(logrus.DebugLevel)
+	marker := filepath.Join(t.TempDir(), "ran")
+	c := Cmd{Name: "touch", Args: []string{marker}, Carried: &Result{ExitCode: 3, Duration: 1500 * time.Millisecond}}
+	counter := &Counter{Inner: NewExec(l)}
+	trail := &Trail{}
+	res, err := Audit{Inner: counter}.Run(WithTrail(context.Background(), trail), c)
+	if err != nil || res.ExitCode != 3 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a carried command ran")
+	}
+	if got := trail.Commands(); len(got) != 1 || got[0].ExitCode != 3 || got[0].DurationMS != 1500 || got[0].Line != "touch "+Quote(marker) {
+		t.Errorf("trail %+v", got)
+	}
+	if !strings.Contains(buf.String(), "# exit 3, 1500 ms") {
+		t.Errorf("log %q", buf.String())
+	}
+	if n := counter.Count("touch"); n != 0 {
+		t.Errorf("counted %d processes", n)
+	}
+	rec := &Recorder{Inner: NewExec(quiet())}
+	if _, err := rec.Run(context.Background(), c); err != nil || len(rec.entries) != 0 {
+		t.Errorf("recorded %v %v", rec.entries, err)
+	}
+	if _, err := (&Replayer{}).Run(context.Background(), c); err != nil {
+		t.Errorf("replayer: %v", err)
+	}
+}

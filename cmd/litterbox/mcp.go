@@ -86,6 +86,9 @@ func runMCP(ctx context.Context, e *cli.Env, o mcpOptions) error {
 		fmt.Fprintf(e.Stderr, "litterbox mcp: %v\n", why)
 		return mcp.Serve(ctx, mcp.Unavailable(version, e.Stderr, why), e.Stdin, e.Stdout, e.Stderr)
 	}
+	// The session's calls go over a channel kept open per sandbox.
+	m.Agent.KeepChannels()
+	defer m.Agent.Close()
 	refill := e.Refiller(context.WithoutCancel(ctx), m.Repo.Root)
 	return mcp.Serve(ctx, mcp.New(m, version, e.Stderr, scope, refill), e.Stdin, e.Stdout, e.Stderr)
 }

@@ -62,6 +62,9 @@ func runRun(ctx context.Context, e *cli.Env, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	// The session's snapshots go over a channel kept open.
+	m.Agent.KeepChannels()
+	defer m.Agent.Close()
 	cmd := o.Cmd
 	if len(cmd) == 0 {
 		if m.Repo.ConfigErr != nil {

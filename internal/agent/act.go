@@ -206,7 +206,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.A
 	if c.watchEnd {
 		defer m.watchEnd(execCtx, slug, v.abort)()
 	}
-	w, r := protocol.NewWriter(v.inW), protocol.NewReader(v.outR)
+	w, r := v.w, v.r
 	if err := w.Frame(protocol.TRequest, c.req.Encode()); err != nil {
 		return nil, v.stop(ctx, err)
 	}
@@ -225,6 +225,7 @@ func (m *Agent) ActLocked(ctx context.Context, slug string, a Action) (*result.A
 	if err != nil {
 		return nil, v.stop(ctx, err)
 	}
+	v.exit = res.ExitCode
 	if err := m.swap(execCtx, c, res); err != nil {
 		return nil, v.stop(ctx, err)
 	}

@@ -20,12 +20,23 @@ import (
 // actExec is the helper's act running in the sandbox: the pipes the
 // conversation goes over, and the exec's outcome when it ends.
 type actExec struct {
-	m          *Agent
-	slug       string
+	m    *Agent
+	slug string
+	// w and r carry the conversation: over the exec's pipes inW and
+	// outR, or over ch, a channel kept open (then done is unused).
+	w          *protocol.Writer
+	r          *protocol.Reader
 	inW        *io.PipeWriter
 	outR       *io.PipeReader
 	done       chan error
+	ch         *channel
 	cancelExec context.CancelFunc
+	// Over a channel: the exec the call saved, logged and audited at
+	// its end (carry), when it started, and the command's exit code once
+	// its result came (-1 until then).
+	carried *box.ExecSpec
+	start   time.Time
+	exit    int
 
 	mu sync.Mutex
 	// cut is why abort ended the conversation (a helper that did not
@@ -38,18 +49,20 @@ type actExec struct {
 	begun bool
 }
 
-// startAct starts the helper's act for c in the sandbox.
+// startAct starts the helper's act for c in the sandbox: over the Agent's
+// channel to it when it keeps them, else in an exec of its own.
 func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc, c *call) *actExec {
+	if m.chans != nil {
+		return m.startOnChannel(cancelExec, c)
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	v := &actExec{m: m, slug: c.slug, inW: inW, outR: outR, done: make(chan error, 1), cancelExec: cancelExec}
+	v.w, v.r = protocol.NewWriter(inW), protocol.NewReader(outR)
 	go func() {
 		var engineErr strings.Builder
-		spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: c.h.Argv(protocol.CmdAct{}), Env: c.a.Env, StdinKey: protocol.Describe}
-		if c.a.Op == protocol.OpRun || c.a.Op == protocol.OpSetup {
-			spec.Secrets = c.sec.Env()
-		}
-		spec.Shown = shownAct(c.h, c.a, spec, c.sec)
+		spec := actSpec(c)
+		spec.StdinKey = protocol.Describe
 		res, err := m.Repo.Box(c.slug).Exec(execCtx, spec,
 			box.Streams{Stdin: inR, Stdout: outW, Stderr: &engineErr})
 		if err == nil && res.ExitCode != 0 {
@@ -62,10 +75,24 @@ func (m *Agent) startAct(execCtx context.Context, cancelExec context.CancelFunc,
 	return v
 }
 
+// actSpec is the exec of c's act: the action's environment, a command's
+// secrets, and the line with its effect that the log shows (shownAct).
+func actSpec(c *call) box.ExecSpec {
+	spec := box.ExecSpec{Interactive: true, OwnGroup: true, Cmd: c.h.Argv(protocol.CmdAct{}), Env: c.a.Env}
+	if c.a.Op == protocol.OpRun || c.a.Op == protocol.OpSetup {
+		spec.Secrets = c.sec.Env()
+	}
+	spec.Shown = shownAct(c.h, c.a, spec, c.sec)
+	return spec
+}
+
 // stop ends the conversation after err and returns the failure to report:
 // what the exec's outcome says (failure) when it says something, since err
 // is then only its consequence; else err.
 func (v *actExec) stop(ctx context.Context, err error) error {
+	if v.ch != nil {
+		return v.stopChannel(ctx, err)
+	}
 	v.inW.CloseWithError(err)
 	v.outR.CloseWithError(err)
 	if why := v.failure(ctx, <-v.done); why != nil {
@@ -116,13 +143,20 @@ func (v *actExec) abort(err error) {
 		v.cut = err
 	}
 	v.mu.Unlock()
-	v.inW.CloseWithError(err)
-	v.outR.CloseWithError(err)
+	if v.ch != nil {
+		v.ch.kill(err)
+	} else {
+		v.inW.CloseWithError(err)
+		v.outR.CloseWithError(err)
+	}
 	v.cancelExec()
 }
 
 // end closes the conversation after a snapshot and waits for the exec.
 func (v *actExec) end(ctx context.Context) error {
+	if v.ch != nil {
+		return v.endChannel(ctx)
+	}
 	v.inW.Close()
 	// The output ends when the exec does, with its error.
 	_, _ = io.Copy(io.Discard, v.outR)

@@ -21,4 +21,6 @@ type Agent struct {
 	// helperSource, when set, replaces the lookup of the helper binary
 	// (replay tests need one id whatever the build).
 	helperSource func() (*helperbin.Binary, error)
+	// chans, when set (KeepChannels), are the channels calls go over.
+	chans *channels
 }

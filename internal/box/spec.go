@@ -3,6 +3,7 @@ package box
 import (
 	"io"
 	"strings"
+	"time"
 )
 
 // Spec is everything a provider needs to make a sandbox's box: a
@@ -136,6 +137,16 @@ type ExecSpec struct {
 	// StdinKey is what transcripts match the exec's stdin by (see
 	// runner.Cmd.StdinKey).
 	StdinKey func([]byte) string
+	// Carried, when set, says the exec's effect was had already over a
+	// kept channel, with this outcome: the provider logs and audits it
+	// (Shown) and starts nothing (see runner.Cmd.Carried).
+	Carried *Carried
+}
+
+// Carried is how an exec carried over a kept channel ended.
+type Carried struct {
+	ExitCode int
+	Took     time.Duration
 }
 
 // Shown is an exec with the same effect as an ExecSpec that speaks a

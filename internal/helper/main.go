@@ -63,6 +63,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		if code := act(stdin, stdout); code != 0 {
 			return exitCode(code)
 		}
+	case protocol.CmdServe:
+		return serve(stdin, stdout)
 	case protocol.CmdCat:
 		return search.Cat(stdout, c.Path, int64(c.Max))
 	case protocol.CmdRead:

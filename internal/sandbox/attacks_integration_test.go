@@ -111,6 +111,10 @@ func attackTable(t *testing.T, image string, kernelRowsOnly bool) {
 		t.Fatal(err)
 	}
 	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
+	// The agent's calls go over a channel kept per sandbox, as an MCP
+	// server's do; the CLI's exec of its own is what the e2e suites use.
+	m.Agent.KeepChannels()
+	t.Cleanup(m.Agent.Close)
 	for _, name := range []string{"work", "other"} {
 		if _, err := m.Create(ctx, create.CreateOptions{Name: name}); err != nil {
 			t.Fatal(err)

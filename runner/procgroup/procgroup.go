@@ -73,9 +73,10 @@ func (c *Cmd) Kill() {
 	}
 	defer awaitReaped(time.Second)
 	self, orphanage := os.Getpid(), 0
-	if os.Getppid() == 0 {
+	if underExec(ReadTable(), self, os.Getppid()) {
 		// Started from outside the PID namespace (docker exec, kubectl
-		// exec): a sandbox, whose PID 1 adopts the call's orphans.
+		// exec), or by a process that was (the helper's serve): a
+		// sandbox, whose PID 1 adopts the call's orphans.
 		orphanage = 1
 	}
 	for range killRounds {
@@ -88,6 +89,27 @@ func (c *Cmd) Kill() {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// underExec reports whether self (whose parent is ppid) descends from a
+// process started from outside its PID namespace (a parent pid of 0)
+// other than PID 1: a command of a sandbox's exec. On a host every chain
+// ends at PID 1.
+func underExec(t Table, self, ppid int) bool {
+	if ppid == 0 {
+		return true
+	}
+	p, ok := t[self]
+	for range len(t) + 1 {
+		if !ok || p.PID == 1 {
+			return false
+		}
+		if p.PPID == 0 {
+			return true
+		}
+		p, ok = t[p.PPID]
+	}
+	return false
 }
 
 // KillMarked kills every process whose environment holds marker and every
@@ -162,6 +184,19 @@ func Find(program string) string {
 
 // NotFound reports whether Replace failed for want of the command.
 func NotFound(err error) bool { return errors.Is(err, exec.ErrNotFound) }
+
+// StartChild runs argv with env and the given stdio files in the caller's
+// session: a process of the caller's own program that it waits for (the
+// helper's serve runs each call's act so). Wait gives its exit code.
+func StartChild(argv []string, env []string, stdin, stdout, stderr *os.File) (*Cmd, error) {
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env = env
+	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	return &Cmd{cmd: c}, nil
+}
 
 // Spawn starts argv in a session of its own, stdio on /dev/null, and does
 // not wait for it: a detached exec (docker exec -d) where the engine has

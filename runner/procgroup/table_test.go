@@ -110,3 +110,29 @@ func TestDescendants(t *testing.T) {
 		t.Errorf("Descendants with self 6 = %v, want [5 7]", got)
 	}
 }
+
+// A sandbox's call is under an exec whether the engine started it (parent
+// pid 0) or the helper's serve did; on a host every chain ends at PID 1.
+func TestUnderExec(t *testing.T) {
+	init1 := Proc{PID: 1, PPID: 0}
+	serve := Proc{PID: 10, PPID: 0}
+	act := Proc{PID: 11, PPID: 10}
+	shell := Proc{PID: 5, PPID: 1}
+	test := Proc{PID: 6, PPID: 5}
+	cases := []struct {
+		name      string
+		t         Table
+		self, pp  int
+		underExec bool
+	}{
+		{"an exec's act", table(init1, serve), 10, 0, true},
+		{"serve's act", table(init1, serve, act), 11, 10, true},
+		{"a host's test", table(init1, shell, test), 6, 5, false},
+		{"a chain that breaks", table(init1, act), 11, 10, false},
+	}
+	for _, c := range cases {
+		if got := underExec(c.t, c.self, c.pp); got != c.underExec {
+			t.Errorf("%s: underExec %v, want %v", c.name, got, c.underExec)
+		}
+	}
+}

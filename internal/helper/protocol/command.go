@@ -45,6 +45,7 @@ var commands = []command{
 	{name: "init", args: "[--idle=DURATION] [/DIR...]", variadic: true, help: "PID 1 of a sandbox, counting DIRs (its other volumes)\nwith /src for the disk guard; with --idle, it ends the\nsandbox (exit 75) after DURATION of no call and no CPU use",
 		parse: parseInit},
 	{name: "act", help: "one agent call (protocol on stdin/stdout)", parse: func([]string) (Command, error) { return CmdAct{}, nil }},
+	{name: "serve", help: "one act after another over one stream kept open\n(litterbox mcp, litterbox run)", parse: func([]string) (Command, error) { return CmdServe{}, nil }},
 	{name: "cat", args: "PATH MAX", help: "print a file of at most MAX bytes", parse: parseCat},
 	{name: "read", args: "PATH OFFSET LIMIT MAXBYTES", help: "lines of a file, as JSON", parse: parseRead},
 	{name: "ls", args: "PATH RECURSIVE MAX", help: "entries, as JSON (RECURSIVE 0 or 1)", parse: parseLs},
@@ -196,6 +197,13 @@ func parseInit(a []string) (Command, error) {
 type CmdAct struct{}
 
 func (CmdAct) Argv() []string { return []string{"act"} }
+
+// CmdServe runs act conversations one after another over one stream: each
+// opens with a TCall and ends with a TOver from the host and a TDone from
+// the helper; TPing is answered between them.
+type CmdServe struct{}
+
+func (CmdServe) Argv() []string { return []string{"serve"} }
 
 // SessionVar marks every process of a `litterbox run` or `exec` session:
 // the host puts it, with the session's own value, in each of the

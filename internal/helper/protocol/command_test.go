@@ -140,7 +140,7 @@ func validCommands(s []string, n int) []Command {
 		env = append(env, e)
 	}
 	return []Command{
-		CmdInit{}, CmdAct{}, CmdAwake{}, CmdSized{slices.Clone(s)}, CmdSettle{Quiet: 1500 * time.Millisecond, Most: 30 * time.Second}, CmdProbe{}, CmdProbe{at(0)}, CmdVersion{},
+		CmdInit{}, CmdAct{}, CmdServe{}, CmdAwake{}, CmdSized{slices.Clone(s)}, CmdSettle{Quiet: 1500 * time.Millisecond, Most: 30 * time.Second}, CmdProbe{}, CmdProbe{at(0)}, CmdVersion{},
 		CmdCat{at(0), n}, CmdRead{at(0), n, n / 2, n / 3}, CmdLs{at(0), n%2 == 1, n},
 		CmdGlob{at(0), at(1), n}, CmdGrep{at(0), at(1), at(2), n},
 		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},

@@ -11,7 +11,7 @@ import (
 )
 
 // Describe renders what the host sent a helper (a whole act conversation's
-// stdin) as the messages it carries, one a line: record/replay transcripts
+// stdin, or a kept stream's many) as the messages it carries, one a line: record/replay transcripts
 // match an exec's input by this rather than by its bytes, so a change of
 // encoding that carries the same requests keeps them valid, and a
 // mismatch reads as the request that differs.
@@ -48,6 +48,22 @@ func Describe(stream []byte) string {
 			msg, err = DecodeSelect(p)
 		case TCancel:
 			msg = "cancel"
+		case TOver:
+			msg = "over"
+		case TPing:
+			msg = "ping"
+		case TCall:
+			// The names only: a value may be a secret, and a transcript
+			// or a mismatch's report must not hold it.
+			var c *Call
+			if c, err = DecodeCall(p); err == nil {
+				names := []string{}
+				for _, kv := range c.Env {
+					name, _, _ := strings.Cut(kv, "=")
+					names = append(names, name)
+				}
+				msg = map[string][]string{"env": names}
+			}
 		default:
 			msg = fmt.Sprintf("%d bytes", len(p))
 		}

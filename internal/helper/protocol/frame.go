@@ -52,6 +52,11 @@ const (
 	TPrune   = 'P' // a Prune, the host's answer to Dirs
 	TSelect  = 'S' // a Select, the files the host wants
 
+	// host -> helper over a kept stream (serve), around act conversations
+	TCall = 'N' // a Call: the next act's environment; its conversation follows
+	TOver = 'Y' // the call is over: the helper waits for the next Call
+	TPing = 'I' // is the stream alive; a TPong answers at once
+
 	// helper -> host
 	TBegin   = 'B' // a Begin, the helper's first answer to a Request
 	TStdout  = 'o' // a chunk of the command's stdout
@@ -63,6 +68,10 @@ const (
 	TFile    = 'F' // a FileHeader, then FileHeader.Size raw bytes
 	TEnd     = 'Z' // an End: no more files; the manifest is saved
 	TFail    = '!' // a fatal error, as text; nothing follows
+
+	// helper -> host over a kept stream
+	TPong = 'i' // the answer to a TPing
+	TDone = 'd' // a Done: the call's act has ended; its conversation is over
 )
 
 // MaxFrame bounds a frame's payload. Change lists of very large trees are
@@ -101,7 +110,23 @@ func (fw *Writer) Raw(r io.Reader, n int64) error {
 }
 
 // Reader reads frames.
-type Reader struct{ r *bufio.Reader }
+type Reader struct {
+	r *bufio.Reader
+	// end, when set, is a frame type that ends the stream as EOF does
+	// (a kept stream's end of one call, TDone); ended holds its payload
+	// once read.
+	end   byte
+	ended []byte
+	over  bool
+}
+
+// EndAt makes the stream end, for Next, Expect and Raw, at the next frame
+// of type t, as if it were the end of the stream; Ended then gives that
+// frame's payload. It also clears the end of an earlier call.
+func (fr *Reader) EndAt(t byte) { fr.end, fr.ended, fr.over = t, nil, false }
+
+// Ended is the payload of the frame EndAt named, once Next has read it.
+func (fr *Reader) Ended() ([]byte, bool) { return fr.ended, fr.over }
 
 // NewReader returns a Reader on r.
 func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
@@ -111,6 +136,9 @@ var ErrFrame = errors.New("malformed frame")
 
 // Next reads one frame. io.EOF means the stream ended cleanly between frames.
 func (fr *Reader) Next() (byte, []byte, error) {
+	if fr.over {
+		return 0, nil, io.EOF
+	}
 	t, err := fr.r.ReadByte()
 	if err != nil {
 		return 0, nil, err
@@ -125,6 +153,10 @@ func (fr *Reader) Next() (byte, []byte, error) {
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(fr.r, buf); err != nil {
 		return 0, nil, fmt.Errorf("%w: %q frame cut short: %v", ErrFrame, t, noEOF(err))
+	}
+	if fr.end != 0 && t == fr.end {
+		fr.ended, fr.over = buf, true
+		return 0, nil, io.EOF
 	}
 	return t, buf, nil
 }
@@ -146,7 +178,12 @@ func (fr *Reader) Expect(t byte) ([]byte, error) {
 }
 
 // Raw returns a reader of the next n raw bytes.
-func (fr *Reader) Raw(n int64) io.Reader { return io.LimitReader(fr.r, n) }
+func (fr *Reader) Raw(n int64) io.Reader {
+	if fr.over {
+		return io.LimitReader(fr.r, 0)
+	}
+	return io.LimitReader(fr.r, n)
+}
 
 // FailError is the helper's report of a fatal error.
 type FailError struct{ Msg string }

@@ -176,6 +176,53 @@ func DecodeBegin(p []byte) (*Begin, error) {
 	return b, d.done()
 }
 
+// Call opens one act conversation over a kept stream (the helper's serve):
+// the act runs with the serve's environment and Env (NAME=VALUE), which
+// an exec would have set.
+type Call struct {
+	Env []string
+}
+
+// Encode returns the payload of a TCall frame.
+func (c *Call) Encode() []byte {
+	var e enc
+	e.strs(c.Env)
+	return e.b
+}
+
+// DecodeCall parses a TCall payload.
+func DecodeCall(p []byte) (*Call, error) {
+	d := dec{b: p}
+	c := &Call{Env: d.strs()}
+	return c, d.done()
+}
+
+// Done ends one act conversation over a kept stream: the act's exit code
+// and the start of what it printed on stderr (MaxDoneStderr bytes), as an
+// exec's end would have told.
+type Done struct {
+	Code   uint64
+	Stderr string
+}
+
+// MaxDoneStderr bounds the stderr a Done carries.
+const MaxDoneStderr = 4 << 10
+
+// Encode returns the payload of a TDone frame.
+func (m *Done) Encode() []byte {
+	var e enc
+	e.uint(m.Code)
+	e.str(m.Stderr)
+	return e.b
+}
+
+// DecodeDone parses a TDone payload.
+func DecodeDone(p []byte) (*Done, error) {
+	d := dec{b: p}
+	m := &Done{Code: d.uint(), Stderr: d.str()}
+	return m, d.done()
+}
+
 // Cut stands where a stream's output was left out: N bytes of the stream
 // (TStdout or TStderr) between what came before and what follows.
 type Cut struct {

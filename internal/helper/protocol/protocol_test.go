@@ -190,8 +190,20 @@ func FuzzDecoders(f *testing.F) {
 	f.Add((&FileHeader{Path: "f", Size: 3}).Encode())
 	f.Add((&Result{ExitCode: 3}).Encode())
 	f.Add((&Cut{Stream: TStdout, N: 5}).Encode())
+	f.Add((&Call{Env: []string{"A=1", "TOKEN=x"}}).Encode())
+	f.Add((&Done{Code: 99, Stderr: "wrong version"}).Encode())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, p []byte) {
+		if m, err := DecodeCall(p); err == nil {
+			if again, err := DecodeCall(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("call does not round-trip: %x", p)
+			}
+		}
+		if m, err := DecodeDone(p); err == nil {
+			if again, err := DecodeDone(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("done does not round-trip: %x", p)
+			}
+		}
 		if m, err := DecodeChanges(p); err == nil {
 			if again, err := DecodeChanges(m.Encode()); err != nil || !reflect.DeepEqual(again, m) {
 				t.Errorf("changes do not round-trip: %x", p)
@@ -240,4 +252,52 @@ func FuzzFrameReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A kept stream's reader ends each call at its TDone as at EOF, for Next,
+// Expect and Raw, keeps that frame's payload, and reads the next call's
+// frames once told to end at the next TDone.
+func TestReaderEndAt(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	for _, f := range []struct {
+		t byte
+		p string
+	}{{TBegin, ""}, {TDone, "first"}, {TStdout, "raw follows"}, {TDone, "second"}} {
+		if err := w.Frame(f.t, []byte(f.p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := NewReader(&b)
+	r.EndAt(TDone)
+	if typ, _, err := r.Next(); err != nil || typ != TBegin {
+		t.Fatalf("%q %v", typ, err)
+	}
+	for range 2 {
+		if _, _, err := r.Next(); err != io.EOF {
+			t.Fatalf("at the TDone: %v, want EOF", err)
+		}
+	}
+	if _, err := r.Expect(TStdout); err == nil {
+		t.Error("Expect read past the TDone")
+	}
+	if n, _ := io.Copy(io.Discard, r.Raw(5)); n != 0 {
+		t.Errorf("Raw read %d bytes past the TDone", n)
+	}
+	if p, ended := r.Ended(); !ended || string(p) != "first" {
+		t.Errorf("ended %v with %q", ended, p)
+	}
+	r.EndAt(TDone)
+	if _, ended := r.Ended(); ended {
+		t.Error("EndAt kept the last call's end")
+	}
+	if typ, p, err := r.Next(); err != nil || typ != TStdout || string(p) != "raw follows" {
+		t.Fatalf("%q %q %v", typ, p, err)
+	}
+	if _, _, err := r.Next(); err != io.EOF {
+		t.Fatal(err)
+	}
+	if p, _ := r.Ended(); string(p) != "second" {
+		t.Errorf("second end %q", p)
+	}
 }

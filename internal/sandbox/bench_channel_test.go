@@ -1,0 +1,45 @@
+//go:build integration
+
+package sandbox
+
+import (
+	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/testenv"
+)
+
+// The calls of a process that keeps a channel per sandbox (litterbox mcp,
+// litterbox run), beside the raw exec each call would otherwise cost:
+// BashNoop's and Write's floors are RawBashNoop and RawWrite at each size.
+
+// keptOn makes m's calls go over channels until the benchmark ends.
+func keptOn(b *testing.B, m *Manager) *Manager {
+	m.Agent.KeepChannels()
+	b.Cleanup(m.Agent.Close)
+	return m
+}
+
+func benchBashNoopKept(b *testing.B, files testenv.Files) {
+	m, _ := benchToolSandbox(b, files)
+	benchBashNoopIn(b, keptOn(b, m))
+}
+
+func benchWriteKept(b *testing.B, files testenv.Files) {
+	m, _ := benchToolSandbox(b, files)
+	benchWriteIn(b, keptOn(b, m))
+}
+
+func BenchmarkBashNoopKept(b *testing.B)    { benchBashNoopKept(b, testenv.SmallFiles) }
+func BenchmarkWriteKept(b *testing.B)       { benchWriteKept(b, testenv.SmallFiles) }
+func BenchmarkBashNoopKept10k(b *testing.B) { benchBashNoopKept(b, bigFiles(10000)) }
+func BenchmarkWriteKept10k(b *testing.B)    { benchWriteKept(b, bigFiles(10000)) }
+
+func BenchmarkBashNoopKeptGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	benchBashNoopOn(b, keptOn(b, m), n.Slug)
+}
+
+func BenchmarkWriteKeptGoSrc(b *testing.B) {
+	m, n := goSrcSandbox(b)
+	benchWriteOn(b, keptOn(b, m), n.Slug)
+}
