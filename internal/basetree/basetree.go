@@ -83,6 +83,18 @@ func (t Trees) volume(key string) string { return t.Repo.Prefix() + ".base-" + k
 // VolumeOf is the volume of the tree of key, made or not.
 func (t Trees) VolumeOf(key string) string { return t.volume(key) }
 
+// KeyOf is the key of the tree whose volume is volume, as this
+// repository's trees directory names it; false when none does.
+func (t Trees) KeyOf(volume string) (string, bool) {
+	entries, _ := os.ReadDir(t.Repo.Layout().Bases())
+	for _, e := range entries {
+		if k := e.Name(); e.IsDir() && len(k) == 64 && t.volume(k) == volume {
+			return k, true
+		}
+	}
+	return "", false
+}
+
 func (t Trees) dir(key string) string { return filepath.Join(t.Repo.Layout().Bases(), key) }
 
 func (t Trees) lock() (func(), error) { return layout.LockFile(t.Repo.Layout().Lock("bases")) }

@@ -126,6 +126,10 @@ type forkSource struct {
 	// snap is where the source's snapshots start from: its submodules
 	// and the ignored directories it does not scan.
 	snap snapshot.State
+	// layer is the source's /src over a base tree, whose key is treeKey,
+	// when the fork can lie over the same tree (nil: it copies all).
+	layer   *layout.Layer
+	treeKey string
 }
 
 // Created describes a new sandbox.

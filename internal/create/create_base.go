@@ -29,7 +29,7 @@ func (m *Creator) Bases() basetree.Trees { return basetree.Trees{Repo: m.Repo} }
 // tree's files there would lie under). A pool entry lies over the tree of
 // the commit its fill saw, and only a create of that commit claims it.
 func (c *creation) overBase() bool {
-	return box.Overlays(c.m.Repo.Provider) != nil && c.opts.fork == nil &&
+	return box.Overlays(c.m.Repo.Provider) != nil && (c.opts.fork == nil || c.opts.fork.layer != nil) &&
 		!c.agentBase && len(c.cfg.SetupKeep) == 0
 }
 
@@ -37,6 +37,10 @@ func (c *creation) overBase() bool {
 // over one; it makes nothing.
 func (c *creation) settleTree(ctx context.Context) error {
 	if !c.overBase() {
+		return nil
+	}
+	if f := c.opts.fork; f != nil {
+		c.treeKey = f.treeKey // the source's, whatever the settings now
 		return nil
 	}
 	settings, err := c.m.Repo.Git.CopySettings(ctx)
@@ -59,6 +63,14 @@ func (c *creation) treeVolume() string {
 // entry) of its commit, running hold with it under the trees' lock.
 func (c *creation) useTree(ctx context.Context, hold func(basetree.Tree) error) (made bool, err error) {
 	src := basetree.Source{Key: c.treeKey, Commit: c.base, Image: c.cfg.Image, User: fmt.Sprintf("%d:%d", c.uid, c.gid), Fill: c.fillBase}
+	if f := c.opts.fork; f != nil {
+		// The source's tree is whole while the source lies over it; were
+		// it not, a tree made now could differ from the one its layer
+		// was made over.
+		src.Fill = func(context.Context, box.Box, string) error {
+			return fmt.Errorf("the base tree under sandbox '%s' is not whole on this engine (its marker is gone): the fork would differ from it; fork it again once it is made anew (delete and create it)", f.slug)
+		}
+	}
 	tree, made, err := c.m.Bases().Use(ctx, src, hold)
 	if err != nil {
 		return false, &hostrepo.StepError{Step: "making the base tree of " + hostrepo.ShortID(c.base), Err: err}

@@ -113,7 +113,7 @@ func (s forkFiles) prefill() func(context.Context) error {
 	m, n, image := c.m, c.n, c.cfg.Image
 	return func(ctx context.Context) error {
 		t := time.Now()
-		if _, err := volcopy.Copy(ctx, m.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: f.trees(c.cfg.SetupKeep), IntoSandbox: true}); err != nil {
+		if _, err := volcopy.Copy(ctx, m.Agent, image, f.copyJob(n.Container, c.cfg.SetupKeep)); err != nil {
 			return &hostrepo.StepError{Step: "copying " + f.slug + "'s files", Err: err}
 		}
 		c.step("copy "+f.slug+"'s "+hostrepo.Workdir, t)

@@ -84,20 +84,42 @@ func (m *Creator) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 	if rec.Isolation == config.IsolationGVisor {
 		isolation = rec.Isolation
 	}
-	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, Isolation: isolation, Progress: opts.Progress, fork: &forkSource{
+	f := &forkSource{
 		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
-	}})
+	}
+	if rec.Layer != nil && box.Overlays(m.Repo.Provider) != nil {
+		// The fork lies over the very tree the source does, so that the
+		// source's own layer alone makes it the source's files.
+		if key, ok := m.Bases().KeyOf(rec.Layer.Base); ok {
+			f.layer, f.treeKey = rec.Layer, key
+		}
+	}
+	return m.Create(ctx, CreateOptions{Name: opts.Name, Network: opts.Network, Isolation: isolation, Progress: opts.Progress, fork: f})
 }
 
-// trees are what a fork copies: the source's /src, and those of its other
-// volumes the fork has too (the home; the paths both keep).
+// trees are what a fork copies: the source's /src (unless the fork lies
+// over the source's base tree: then its layer, see copyJob), and those of
+// its other volumes the fork has too (the home; the paths both keep).
 func (f *forkSource) trees(keep []string) []volcopy.Tree {
-	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: f.volume}}
+	var t []volcopy.Tree
+	if f.layer == nil {
+		t = append(t, volcopy.Tree{Dir: hostrepo.Workdir, Volume: f.volume})
+	}
 	for _, v := range f.volumes {
 		if v.Target == config.Home || slices.Contains(keep, v.Target) {
 			t = append(t, volcopy.Tree{Dir: v.Target, Volume: v.Volume})
 		}
 	}
 	return t
+}
+
+// copyJob is the copy that makes the fork, of container into, the
+// source's files: its trees and, over the source's base tree, its layer.
+func (f *forkSource) copyJob(into string, keep []string) volcopy.Job {
+	j := volcopy.Job{Sandbox: into, Trees: f.trees(keep), IntoSandbox: true}
+	if f.layer != nil {
+		j.Layer = &volcopy.Layer{Upper: f.layer.Upper, Lower: f.layer.Base, Merged: f.volume}
+	}
+	return j
 }

@@ -51,36 +51,15 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 			}
 			return nil
 		}
-		dst := filepath.Join(to, rel)
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		switch mode := info.Mode(); {
-		case mode.IsDir():
-			if rel != "." {
-				if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-					return err
-				}
-			}
-			dirs = append(dirs, dirTimes{dst, info})
-			return nil
-		case mode&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			if err := os.Symlink(target, dst); err != nil {
-				return err
-			}
-			keepOwner(dst, info, true)
-		case mode.IsRegular():
-			c.jobs <- copyJob{p, dst, info}
-		default:
-			return nil
+		file, err := c.entry(p, filepath.Join(to, rel), info, &dirs)
+		if file {
+			st.Files++
 		}
-		st.Files++
-		return nil
+		return err
 	})
 	bytes, copyErr := c.wait()
 	st.Bytes += bytes
@@ -91,6 +70,35 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 		return st, err
 	}
 	return st, finishDirs(dirs)
+}
+
+// entry copies p, an entry of a walk, to dst: a directory is made (its
+// mode and times are set last, by finishDirs), a link copied as a link, a
+// regular file queued; sockets, fifos and devices are left out. It
+// reports whether it copied a file or link.
+func (c *copiers) entry(p, dst string, info fs.FileInfo, dirs *[]dirTimes) (file bool, err error) {
+	switch mode := info.Mode(); {
+	case mode.IsDir():
+		if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return false, err
+		}
+		*dirs = append(*dirs, dirTimes{dst, info})
+		return false, nil
+	case mode&fs.ModeSymlink != 0:
+		target, err := os.Readlink(p)
+		if err != nil {
+			return false, err
+		}
+		if err := os.Symlink(target, dst); err != nil {
+			return false, err
+		}
+		keepOwner(dst, info, true)
+		return true, nil
+	case mode.IsRegular():
+		c.jobs <- copyJob{p, dst, info}
+		return true, nil
+	}
+	return false, nil
 }
 
 // copiers copy regular files on copyWorkers goroutines: on small files

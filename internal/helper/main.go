@@ -83,6 +83,8 @@ func dispatch(args []string, stdin io.Reader, stdout io.Writer) error {
 		return writeTar(stdout, c.Path)
 	case protocol.CmdCopy:
 		return copyCmd(c, stdin, stdout)
+	case protocol.CmdCopyLayer:
+		return copyLayerCmd(c, stdout)
 	case protocol.CmdPut:
 		return writeFile(c.Path, stdin)
 	case protocol.CmdUntar:
@@ -151,22 +153,45 @@ func copyCmd(c protocol.CmdCopy, stdin io.Reader, stdout io.Writer) error {
 			skip[p] = true
 		}
 	}
+	st, err := copyPairs(c.Pairs, skip)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, st)
+}
+
+// copyLayerCmd copies a fork's /src layer, then its other trees.
+func copyLayerCmd(c protocol.CmdCopyLayer, stdout io.Writer) error {
+	st, err := copyLayer(c.Upper, c.Lower, c.Merged, c.To)
+	if err != nil {
+		return err
+	}
+	more, err := copyPairs(c.Pairs, nil)
+	if err != nil {
+		return err
+	}
+	st.Files, st.Bytes = st.Files+more.Files, st.Bytes+more.Bytes
+	return printJSON(stdout, st)
+}
+
+// copyPairs copies each pair's tree, skipping skip's paths in the first.
+func copyPairs(pairs []protocol.CopyPair, skip map[string]bool) (CopyStats, error) {
 	var all CopyStats
-	for i, p := range c.Pairs {
+	for i, p := range pairs {
 		if i > 0 {
 			skip = nil
 		}
 		// A cache entry's trees are directories of its volume.
 		if err := os.MkdirAll(p.To, 0o755); err != nil {
-			return err
+			return all, err
 		}
 		st, err := copyTree(p.From, p.To, skip)
 		if err != nil {
-			return err
+			return all, err
 		}
 		all.Files, all.Bytes = all.Files+st.Files, all.Bytes+st.Bytes
 	}
-	return printJSON(stdout, all)
+	return all, nil
 }
 
 // initThreads and actThreads are the idle threads PID 1 and an agent call

@@ -636,6 +636,26 @@ var attacks = []attack{
 		}
 		exec(t, e.m, "work", "cd $HOME && rm -f root host other up fifo suid")
 	}},
+	{name: "a hostile /src layer copied by fork: links to /, to a host path and to the copy's mounts, a fifo, a setuid file, a tracked file become a directory", side: "agent", gvisor: true, expect: "the fork's /src is the source's, links as links (nothing followed), the fifo left out, the setuid file the sandbox user's; the host is untouched", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		// Over a base tree the copy reads the source's upper layer, its
+		// tree and its merged /src at /other/N, as root.
+		exec(t, e.m, "work", "cd /src && mkdir -p lay && cd lay && ln -sfn / root && ln -sfn "+e.sentinel+" host && "+
+			"ln -sfn /other/0 o0 && ln -sfn /other/1 o1 && ln -sfn /other/2 o2 && ln -sfn ../../.litterbox helper && "+
+			"mkfifo fifo && echo x > suid && chmod 4755 suid && cd /src && mv README.md README.was && mkdir README.md && echo in > README.md/f && mv .gitignore .gitignore.was")
+		defer exec(t, e.m, "work", "cd /src && rm -rf lay README.md && mv README.was README.md && mv .gitignore.was .gitignore")
+		if _, err := e.m.Creator.Fork(ctx, create.ForkOptions{Source: "work", Name: "lcopy"}); err != nil {
+			t.Fatal(err)
+		}
+		defer e.m.Delete(context.WithoutCancel(ctx), "lcopy", true)
+		const list = `cd /src && find . | sort | while read f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; ` +
+			`elif [ -p "$f" ]; then echo "$f fifo"; elif [ -f "$f" ]; then echo "$f $(stat -c '%A %u' "$f") $(cat "$f" | head -c 20)"; ` +
+			`else echo "$f $(stat -c '%A %u' "$f")"; fi; done`
+		want := strings.Replace(exec(t, e.m, "work", list), "./lay/fifo fifo\n", "", 1)
+		if got := exec(t, e.m, "lcopy", list); got != want {
+			t.Errorf("the fork's /src holds\n%s\nwant the source's, but the fifo\n%s", got, want)
+		}
+	}},
 	{name: "filling the home", side: "agent", gvisor: true, expect: "the disk guard counts the home: it trips within 30 s, write is refused, freeing space lifts it", run: func(t *testing.T, e *attackEnv) {
 		localConfig(t, e.m, "[docker]\ndisk = \"4m\"\n")
 		defer os.Remove(filepath.Join(e.m.Repo.Root, config.LocalFile))

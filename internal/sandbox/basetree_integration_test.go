@@ -239,3 +239,56 @@ func TestIntegrationBaseTreePooled(t *testing.T) {
 		t.Errorf("trees left: %v", got)
 	}
 }
+
+// fullTree lists every entry of /src of sandbox name: its type, mode,
+// owner and, for a file its digest, for a link its target.
+func fullTree(t *testing.T, m *Manager, name string) string {
+	t.Helper()
+	return exec(t, m, name, `cd /src && find . | sort | while read -r f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; `+
+		`elif [ -f "$f" ]; then echo "$f $(stat -c '%A %u:%g' "$f") $(md5sum < "$f" | cut -d' ' -f1)"; else echo "$f $(stat -c '%A %u:%g' "$f")"; fi; done`)
+}
+
+// TestIntegrationForkOverBaseTree forks a sandbox over a base tree: the
+// fork lies over the same tree, and its own layer, copied from only the
+// source's, makes it hold exactly the source's /src: changed, removed and
+// re-moded files, a directory removed and made again (which hides the
+// tree's entries), types changed both ways, links and ignored files. The
+// two then part: neither sees the other's writes.
+func TestIntegrationForkOverBaseTree(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), testenv.UniqueName("lbforkt"))
+	testenv.NewRepo(t, dir, testenv.Files{".gitignore": "node_modules/\n", "a.txt": "a\n", "d/x": "x\n", "d/y": "y\n",
+		"opq/1": "1\n", "opq/2": "2\n", "typ": "file\n", "was/dir/f": "f\n", "keep/k": "k\n"})
+	m, err := Open(ctx, testenv.Exec(), engine.Docker, dir, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CleanupRepo(t, m.Repo.Root, m.Repo.RepoSlug)
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := m.Agent.Bash(ctx, "src", agent.BashOptions{Command: "echo A > a.txt && rm d/y && rm -rf opq && mkdir opq && echo 3 > opq/3 && " +
+		"rm typ && mkdir typ && echo f > typ/f && rm -rf was && echo file > was && mkdir -p node_modules/p && " +
+		"for i in 1 2 3 4 5; do echo $i > node_modules/p/f$i; done && ln -s a.txt link && chmod 700 keep && chmod 600 keep/k"}); err != nil || res.ExitCode != 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	want := fullTree(t, m, "src")
+	if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "src", Name: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	if treeVolume(t, m, "fork") != treeVolume(t, m, "src") {
+		t.Errorf("the fork lies over %s, its source over %s", treeVolume(t, m, "fork"), treeVolume(t, m, "src"))
+	}
+	if got := fullTree(t, m, "fork"); got != want {
+		t.Errorf("the fork holds\n%s\nwant the source's\n%s", got, want)
+	}
+	if got := fullTree(t, m, "src"); got != want {
+		t.Errorf("the fork changed its source:\n%s", got)
+	}
+	if _, err := m.Agent.Bash(ctx, "fork", agent.BashOptions{Command: "echo fork > a.txt && rm -rf d"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fullTree(t, m, "src"); got != want {
+		t.Errorf("the fork's writes reached its source:\n%s", got)
+	}
+}

@@ -19,9 +19,13 @@ import (
 
 // A project whose setup takes sleepSeconds and leaves a 5,000-file ignored
 // directory, as `npm ci` leaves node_modules.
-func benchSetupCommand(sleepSeconds int) string {
-	return fmt.Sprintf(`sleep %d && i=0 && while [ $i -lt 50 ]; do mkdir -p node_modules/p$i && j=0 && `+
-		`while [ $j -lt 100 ]; do echo $i.$j > node_modules/p$i/f$j; j=$((j+1)); done; i=$((i+1)); done && touch node_modules/.ok`, sleepSeconds)
+func benchSetupCommand(sleepSeconds int) string { return ignoredFilesCommand(sleepSeconds, 50) }
+
+// ignoredFilesCommand sleeps, then leaves dirs directories of 100 ignored
+// files each.
+func ignoredFilesCommand(sleepSeconds, dirs int) string {
+	return fmt.Sprintf(`sleep %d && i=0 && while [ $i -lt %d ]; do mkdir -p node_modules/p$i && j=0 && `+
+		`while [ $j -lt 100 ]; do echo $i.$j > node_modules/p$i/f$j; j=$((j+1)); done; i=$((i+1)); done && touch node_modules/.ok`, sleepSeconds, dirs)
 }
 
 // setupSleep is the setup's duration in the first-create benchmark, the one
@@ -102,9 +106,15 @@ func BenchmarkRawSetupCached(b *testing.B) {
 	})
 }
 
-// BenchmarkFork forks a sandbox holding the 5,000-file ignored directory.
-func BenchmarkFork(b *testing.B) {
+// BenchmarkFork forks a sandbox holding the 5,000-file ignored directory;
+// Fork500 and Fork50k one holding 500 and 50,000 ignored files.
+func BenchmarkFork(b *testing.B)    { benchFork(b, 50) }
+func BenchmarkFork500(b *testing.B) { benchFork(b, 5) }
+func BenchmarkFork50k(b *testing.B) { benchFork(b, 500) }
+
+func benchFork(b *testing.B, dirs int) {
 	m := benchSetupManager(b, 0)
+	m.Repo.Config.SetupCommand = ignoredFilesCommand(0, dirs)
 	m.Repo.Config.SetupCache = false
 	ctx := context.Background()
 	if _, err := m.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
@@ -117,10 +127,14 @@ func BenchmarkFork(b *testing.B) {
 
 // BenchmarkRawFork is its floor: a new container on a new volume, and the
 // source's volume copied into it with cp -a.
-func BenchmarkRawFork(b *testing.B) {
+func BenchmarkRawFork(b *testing.B)    { benchRawFork(b, 50) }
+func BenchmarkRawFork500(b *testing.B) { benchRawFork(b, 5) }
+func BenchmarkRawFork50k(b *testing.B) { benchRawFork(b, 500) }
+
+func benchRawFork(b *testing.B, dirs int) {
 	m := benchSetupManager(b, 0)
 	src := m.Repo.Names("rawsrc").Volume
-	fillVolume(b, src, m.Repo.Config.SetupCommand)
+	fillVolume(b, src, ignoredFilesCommand(0, dirs))
 	ctx := context.Background()
 	cli := dockercli.New("docker", testenv.Exec())
 	i := 0

@@ -39,6 +39,16 @@ type Job struct {
 	// Skip, when set, holds NUL-separated paths (relative to the first
 	// tree's root) left out, with everything under them.
 	Skip io.Reader
+	// Layer, when set, is a copy into the sandbox whose /src lies over
+	// the same base tree as another's: only that one's own layer is
+	// copied (see Layer).
+	Layer *Layer
+}
+
+// Layer is a sandbox's /src over a base tree, by its volumes: its own
+// upper layer, the tree, and the overlay of both.
+type Layer struct {
+	Upper, Lower, Merged string
 }
 
 // Tree pairs a directory of the sandbox with a directory of another
@@ -63,17 +73,24 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	}
 	var others []box.Mount
 	at := map[string]string{} // volume -> where the copy mounts it
-	var cmd protocol.CmdCopy
-	for _, t := range j.Trees {
-		if at[t.Volume] == "" {
-			at[t.Volume] = "/other/" + strconv.Itoa(len(others))
-			others = append(others, box.Mount{Volume: t.Volume, Target: at[t.Volume], ReadOnly: j.IntoSandbox})
+	mount := func(v string) string {
+		if at[v] == "" {
+			at[v] = "/other/" + strconv.Itoa(len(others))
+			others = append(others, box.Mount{Volume: v, Target: at[v], ReadOnly: j.IntoSandbox})
 		}
-		p := protocol.CopyPair{From: path.Join(at[t.Volume], t.Sub), To: t.Dir}
+		return at[v]
+	}
+	var pairs []protocol.CopyPair
+	for _, t := range j.Trees {
+		p := protocol.CopyPair{From: path.Join(mount(t.Volume), t.Sub), To: t.Dir}
 		if !j.IntoSandbox {
 			p.From, p.To = p.To, p.From
 		}
-		cmd.Pairs = append(cmd.Pairs, p)
+		pairs = append(pairs, p)
+	}
+	var cmd protocol.Command = protocol.CmdCopy{Pairs: pairs}
+	if l := j.Layer; l != nil {
+		cmd = protocol.CmdCopyLayer{Upper: mount(l.Upper), Lower: mount(l.Lower), Merged: mount(l.Merged), To: hostrepo.Workdir, Pairs: pairs}
 	}
 	spec := box.Spec{
 		Name:        name,

@@ -54,6 +54,8 @@ var commands = []command{
 	{name: "tar", args: "PATH", help: "a tar of PATH on stdout", parse: func(a []string) (Command, error) { return CmdTar{a[0]}, nil }},
 	{name: "copy", args: "FROM TO [FROM TO...]", variadic: true, parse: parseCopy,
 		help: "copy each tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin (relative to\nthe first FROM)"},
+	{name: "copy-layer", args: "UPPER LOWER MERGED TO [FROM TO...]", variadic: true, parse: parseCopyLayer,
+		help: "make TO, a new overlay over LOWER, hold what MERGED\n(UPPER over LOWER) holds, copying only UPPER; then\ncopy each tree FROM into TO as copy does"},
 	{name: "put", args: "PATH", help: "write stdin to PATH (an agent's write, as logged)", parse: func(a []string) (Command, error) { return CmdPut{a[0]}, nil }},
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
 	{name: "prepare", args: "UID DIR...", variadic: true, help: "give each DIR to UID (run as root)", parse: parsePrepare},
@@ -389,6 +391,34 @@ func parseCopy(a []string) (Command, error) {
 	var c CmdCopy
 	for i := 0; i < len(a); i += 2 {
 		c.Pairs = append(c.Pairs, CopyPair{a[i], a[i+1]})
+	}
+	return c, nil
+}
+
+// CmdCopyLayer makes To, a new overlay over Lower, hold what Merged (the
+// overlay of Upper over Lower) holds, copying only what Upper holds; then
+// copies Pairs as CmdCopy does (nothing skipped), and prints what it
+// copied: a fork of a sandbox over a base tree.
+type CmdCopyLayer struct {
+	Upper, Lower, Merged, To string
+	Pairs                    []CopyPair
+}
+
+func (c CmdCopyLayer) Argv() []string {
+	return append([]string{"copy-layer", c.Upper, c.Lower, c.Merged, c.To}, CmdCopy{c.Pairs}.Argv()[1:]...)
+}
+
+func parseCopyLayer(a []string) (Command, error) {
+	if len(a) < 4 || len(a)%2 != 0 {
+		return nil, errSynopsis
+	}
+	c := CmdCopyLayer{Upper: a[0], Lower: a[1], Merged: a[2], To: a[3]}
+	if len(a) > 4 {
+		pairs, err := parseCopy(a[4:])
+		if err != nil {
+			return nil, err
+		}
+		c.Pairs = pairs.(CmdCopy).Pairs
 	}
 	return c, nil
 }

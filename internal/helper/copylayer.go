@@ -1,0 +1,112 @@
+//go:build linux
+
+package helper
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// copyLayer makes to, a fresh overlay over lower, hold what merged (an
+// overlay of upper over the same lower) holds, by copying only what upper
+// changed: a fork of a sandbox over a base tree costs what the source
+// changed, not the size of the tree.
+//
+// It reads no overlay xattr (trusted.* needs a privilege the copy does
+// not have) and writes no whiteout: it writes through to's own overlay,
+// whose kernel makes both. Each entry of upper is copied from upper (the
+// content merged shows); a whiteout (a 0/0 character device) removes its
+// path from to; and a directory of upper that hides what lower holds (an
+// opaque one: removed, then made again) is found by comparing lower with
+// merged, whose missing entries are removed from to. What merged holds
+// and upper does not comes from lower, which to shows already.
+func copyLayer(upper, lower, merged, to string) (CopyStats, error) {
+	var st CopyStats
+	var dirs []dirTimes
+	c := startCopiers()
+	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := c.failed(); err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(upper, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if whiteout(info) {
+			return os.RemoveAll(dst)
+		}
+		if rel != "." && !(info.IsDir() && isDir(dst)) {
+			// A changed file, or an entry of another type than lower's.
+			if err := os.RemoveAll(dst); err != nil {
+				return err
+			}
+		}
+		file, err := c.entry(p, dst, info, &dirs)
+		if file {
+			st.Files++
+		}
+		if err != nil || !info.IsDir() {
+			return err
+		}
+		return hideLike(filepath.Join(lower, rel), filepath.Join(merged, rel), dst)
+	})
+	bytes, copyErr := c.wait()
+	st.Bytes += bytes
+	if err == nil {
+		err = copyErr
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, finishDirs(dirs)
+}
+
+// whiteout reports whether info is an overlay's mark of a removed path: a
+// character device numbered 0/0.
+func whiteout(info fs.FileInfo) bool {
+	s, ok := info.Sys().(*syscall.Stat_t)
+	return ok && info.Mode()&fs.ModeCharDevice != 0 && s.Rdev == 0
+}
+
+func isDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// hideLike removes from dst the entries of the lower directory that the
+// merged directory does not show: those an opaque directory hides.
+func hideLike(lower, merged, dst string) error {
+	if !isDir(lower) {
+		return nil // lower has no such directory (a link is none): nothing to hide
+	}
+	under, err := os.ReadDir(lower)
+	if err != nil {
+		return err
+	}
+	shown, err := os.ReadDir(merged)
+	if err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(shown))
+	for _, e := range shown {
+		seen[e.Name()] = true
+	}
+	for _, e := range under {
+		if !seen[e.Name()] {
+			if err := os.RemoveAll(filepath.Join(dst, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
