@@ -158,10 +158,13 @@ teardown() { common_teardown; }
   assert_equal "$("$RUNTIME" exec "$c" cat /src/notes/pasted.txt; echo .)" "$body."
   assert_equal "$("$RUNTIME" exec "$c" cat /src/pasted-ran.txt)" "$("$RUNTIME" exec "$c" cat /src/ran.txt)"
   # The logged line names what really ran: the helper's act, with its
-  # request on stdin, in the container the sandbox's create made (its id).
+  # request on stdin, in the container the sandbox's create made (its id),
+  # carried over the exec the MCP server keeps open, which is logged too.
   id=$("$RUNTIME" inspect --format '{{.Id}}' "$c")
-  grep -q "; ran as: $RUNTIME exec -i $id /.litterbox/[0-9a-f]*/litterbox-helper act; the snapshot left out\$" "$BATS_TEST_TMPDIR/log" ||
+  [ "$(grep -c "; ran as: $RUNTIME exec -i $id /.litterbox/[0-9a-f]*/litterbox-helper act; the snapshot left out; carried over the sandbox's kept channel\$" "$BATS_TEST_TMPDIR/log")" -eq 2 ] ||
     fail "no note naming the act exec: $(cat "$BATS_TEST_TMPDIR/log")"
+  grep -q "^\\$ $RUNTIME exec -i $id /.litterbox/[0-9a-f]*/litterbox-helper serve  # exit 0, " "$BATS_TEST_TMPDIR/log" ||
+    fail "no line of the kept exec: $(cat "$BATS_TEST_TMPDIR/log")"
 }
 
 @test "-v logs every docker/git command on a line of its own" {
