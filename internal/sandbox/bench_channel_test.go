@@ -43,3 +43,16 @@ func BenchmarkWriteKeptGoSrc(b *testing.B) {
 	m, n := goSrcSandbox(b)
 	benchWriteOn(b, keptOn(b, m), n.Slug)
 }
+
+// BenchmarkBashNoopKeptBeside8 is BashNoopKept while eight sandboxes of
+// another repository run, as on a machine where agents work; its floor is
+// RawBashNoopBeside8.
+func BenchmarkBashNoopKeptBeside8(b *testing.B) {
+	beside(b, 8)
+	benchBashNoopKept(b, testenv.SmallFiles)
+}
+
+func BenchmarkRawBashNoopBeside8(b *testing.B) {
+	beside(b, 8)
+	benchRawExec(b, testenv.SmallFiles)
+}
