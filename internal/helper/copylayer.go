@@ -23,25 +23,8 @@ import (
 // merged, whose missing entries are removed from to. What merged holds
 // and upper does not comes from lower, which to shows already.
 func copyLayer(upper, lower, merged, to string) (CopyStats, error) {
-	var st CopyStats
-	var dirs []dirTimes
-	c := startCopiers()
-	err := filepath.WalkDir(upper, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := c.failed(); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(upper, p)
-		if err != nil {
-			return err
-		}
+	return walkCopy(upper, func(c *copies, p, rel string, info fs.FileInfo) error {
 		dst := filepath.Join(to, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
 		if whiteout(info) {
 			return os.RemoveAll(dst)
 		}
@@ -51,24 +34,11 @@ func copyLayer(upper, lower, merged, to string) (CopyStats, error) {
 				return err
 			}
 		}
-		file, err := c.entry(p, dst, info, &dirs)
-		if file {
-			st.Files++
-		}
-		if err != nil || !info.IsDir() {
+		if err := c.entry(p, dst, info); err != nil || !info.IsDir() {
 			return err
 		}
 		return hideLike(filepath.Join(lower, rel), filepath.Join(merged, rel), dst)
 	})
-	bytes, copyErr := c.wait()
-	st.Bytes += bytes
-	if err == nil {
-		err = copyErr
-	}
-	if err != nil {
-		return st, err
-	}
-	return st, finishDirs(dirs)
 }
 
 // whiteout reports whether info is an overlay's mark of a removed path: a

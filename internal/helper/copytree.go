@@ -31,9 +31,31 @@ type CopyStats struct {
 // under them: a setup cache keeps only what setup added to the tracked
 // files.
 func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
-	var st CopyStats
-	var dirs []dirTimes
-	c := startCopiers()
+	return walkCopy(from, func(c *copies, p, rel string, info fs.FileInfo) error {
+		if skip[filepath.ToSlash(rel)] {
+			if info.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		return c.entry(p, filepath.Join(to, rel), info)
+	})
+}
+
+// copies is one copy's state while walkCopy walks: its copiers, the
+// directories whose modes and times are set last, and the count.
+type copies struct {
+	*copiers
+	dirs []dirTimes
+	st   CopyStats
+}
+
+// walkCopy walks from, calling each with every entry (its path, its path
+// relative to from, its metadata), then waits for the files each queued
+// and gives the directories their modes and times. The first error stops
+// the walk; each may return filepath.SkipDir.
+func walkCopy(from string, each func(c *copies, p, rel string, info fs.FileInfo) error) (CopyStats, error) {
+	c := &copies{copiers: startCopiers()}
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -45,60 +67,51 @@ func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
 		if err != nil {
 			return err
 		}
-		if skip[filepath.ToSlash(rel)] {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		file, err := c.entry(p, filepath.Join(to, rel), info, &dirs)
-		if file {
-			st.Files++
-		}
-		return err
+		return each(c, p, rel, info)
 	})
 	bytes, copyErr := c.wait()
-	st.Bytes += bytes
+	c.st.Bytes += bytes
 	if err == nil {
 		err = copyErr
 	}
 	if err != nil {
-		return st, err
+		return c.st, err
 	}
-	return st, finishDirs(dirs)
+	return c.st, finishDirs(c.dirs)
 }
 
-// entry copies p, an entry of a walk, to dst: a directory is made (its
+// entry copies p, an entry of the walk, to dst: a directory is made (its
 // mode and times are set last, by finishDirs), a link copied as a link, a
-// regular file queued; sockets, fifos and devices are left out. It
-// reports whether it copied a file or link.
-func (c *copiers) entry(p, dst string, info fs.FileInfo, dirs *[]dirTimes) (file bool, err error) {
+// regular file queued and counted; sockets, fifos and devices are left
+// out.
+func (c *copies) entry(p, dst string, info fs.FileInfo) error {
 	switch mode := info.Mode(); {
 	case mode.IsDir():
 		if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return false, err
+			return err
 		}
-		*dirs = append(*dirs, dirTimes{dst, info})
-		return false, nil
+		c.dirs = append(c.dirs, dirTimes{dst, info})
+		return nil
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(p)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if err := os.Symlink(target, dst); err != nil {
-			return false, err
+			return err
 		}
 		keepOwner(dst, info, true)
-		return true, nil
 	case mode.IsRegular():
 		c.jobs <- copyJob{p, dst, info}
-		return true, nil
+	default:
+		return nil
 	}
-	return false, nil
+	c.st.Files++
+	return nil
 }
 
 // copiers copy regular files on copyWorkers goroutines: on small files
