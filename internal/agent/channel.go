@@ -191,9 +191,8 @@ func (ch *channel) kill(err error) {
 }
 
 // callEnv is the environment a call's act gets over a channel, which its
-// exec would have set (actSpec): the action's, and a command's secrets.
-func callEnv(c *call) []string {
-	spec := actSpec(c)
+// exec, spec, would have set: the action's, and a command's secrets.
+func callEnv(spec box.ExecSpec) []string {
 	env := maps.Clone(spec.Env)
 	if env == nil {
 		env = map[string]string{}
@@ -213,9 +212,10 @@ func (m *Agent) startOnChannel(cancelExec context.CancelFunc, c *call) *actExec 
 	ch := m.channelFor(c)
 	ch.r.EndAt(protocol.TDone)
 	v := &actExec{m: m, slug: c.slug, w: ch.w, r: ch.r, ch: ch, cancelExec: cancelExec, start: time.Now(), exit: -1}
-	v.carried = carriedSpec(c)
+	spec := actSpec(c)
+	v.carried = carriedSpec(spec)
 	// A channel that broke fails the request's write next, with its cause.
-	_ = ch.w.Frame(protocol.TCall, (&protocol.Call{Env: callEnv(c)}).Encode())
+	_ = ch.w.Frame(protocol.TCall, (&protocol.Call{Env: callEnv(spec)}).Encode())
 	return v
 }
 
@@ -285,11 +285,10 @@ func (v *actExec) actEnd() (err error, ended bool) {
 	return nil, true
 }
 
-// carriedSpec is the exec a call over a channel saves, as the log and the
-// audit trail show it (see carry): the act's exec, or the line with its
-// effect (shownAct), noted as carried.
-func carriedSpec(c *call) *box.ExecSpec {
-	spec := actSpec(c)
+// carriedSpec is the exec a call over a channel saves, spec, as the log
+// and the audit trail show it (see carry): the line with its effect
+// (shownAct) or the act's exec itself, noted as carried.
+func carriedSpec(spec box.ExecSpec) *box.ExecSpec {
 	if spec.Shown == nil {
 		spec.Shown = &box.Shown{Spec: spec}
 	}
