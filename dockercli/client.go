@@ -13,6 +13,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,17 +279,43 @@ func (c *Client) OverlayVolume(ctx context.Context, v box.Overlay) error {
 	if err := errors.Join(<-errs, <-errs); err != nil {
 		return err
 	}
-	dirs, err := c.volumeDirs(ctx, v.Lower, v.Upper, v.Work)
+	names := []string{v.Lower, v.Upper, v.Work}
+	if v.Between != nil {
+		names = append(names, v.Between.Volume)
+	}
+	dirs, err := c.volumeDirs(ctx, names...)
 	if err != nil {
 		return err
 	}
+	lower := dirs[0]
+	if b := v.Between; b != nil {
+		// overlayfs reads lowerdir top first: the middle layer, then the tree.
+		sub, err := overlaySub(b.Sub)
+		if err != nil {
+			return err
+		}
+		lower = dirs[3] + sub + ":" + lower
+	}
 	a := []string{"volume", "create", "--driver", "local", "--opt", "type=overlay", "--opt", "device=overlay",
-		"--opt", "o=lowerdir=" + dirs[0] + ",upperdir=" + dirs[1] + ",workdir=" + dirs[2]}
+		"--opt", "o=lowerdir=" + lower + ",upperdir=" + dirs[1] + ",workdir=" + dirs[2]}
 	for _, k := range slices.Sorted(maps.Keys(v.Labels)) {
 		a = append(a, "--label", k+"="+v.Labels[k])
 	}
 	_, err = c.args(ctx, append(a, v.Name)...)
 	return err
+}
+
+// overlaySub is sub as a suffix of a volume's directory in an overlay's
+// options: "" for the root, else "/" and a clean relative path whose
+// characters cannot break the options.
+func overlaySub(sub string) (string, error) {
+	if sub == "" {
+		return "", nil
+	}
+	if path.IsAbs(sub) || path.Clean(sub) != sub || sub == ".." || strings.HasPrefix(sub, "../") || strings.ContainsAny(sub, ",:\\") {
+		return "", fmt.Errorf("directory %q of a volume cannot be an overlay's layer", sub)
+	}
+	return "/" + sub, nil
 }
 
 // volumeDirs are where the engine keeps the named volumes' files, as its

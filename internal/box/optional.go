@@ -49,11 +49,18 @@ type Overlayer interface {
 }
 
 // Overlay is a volume made over another: Name shows Lower's files, with
-// writes in Upper and Work (volumes made with it). Each gets Labels.
+// Between's over them when set, and writes in Upper and Work (volumes
+// made with it). Each gets Labels.
 type Overlay struct {
 	Name, Lower, Upper, Work string
-	Labels                   map[string]string
+	// Between is a directory of another volume that lies between Lower
+	// and the writes, read-only like Lower (a setup cache entry's).
+	Between *VolumeDir
+	Labels  map[string]string
 }
+
+// VolumeDir is the directory Sub (relative, "" for the root) of Volume.
+type VolumeDir struct{ Volume, Sub string }
 
 // Overlays is p's overlayer, nil when it has none.
 func Overlays(p Provider) Overlayer {
