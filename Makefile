@@ -193,7 +193,7 @@ fuzz:
 	  out=$$($(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $${n}x 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; done
 
 # Integration tests talk to the real engine; they need the local test image.
-# The attack table (two images, 81 rows each) is about half of the suite's
+# The attack table (two images, 83 rows each) is about half of the suite's
 # time and everything else the other half; both spend most of it waiting on
 # the engine, so they run as two go test processes side by side, each
 # target's output printed whole when it ends. Resource names never collide

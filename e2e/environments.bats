@@ -54,7 +54,7 @@ teardown() { common_teardown; }
   assert_stderr --regexp "^Error: \[docker\] build: no Dockerfile at nope/Dockerfile in commit [0-9a-f]+; the build reads only committed files: commit it first\.?$"
 }
 
-@test "cache: the second create takes the setup's result from the cache; ls, rm and prune show and remove entries; bad usage exits 2" {
+@test "cache: the second create takes the setup's result from the cache; ls, rm and prune show and remove entries, but not one a sandbox lies over; bad usage exits 2" {
   printf '[docker]\nsetup-command = "mkdir -p ignored && date +%%s%%N > ignored/stamp"\n[setup]\ninputs = ["README.md"]\n' >.litterbox.toml
   git add .litterbox.toml && git commit -qm setup
   run lb create first
@@ -79,9 +79,18 @@ teardown() { common_teardown; }
   commit_file README.md "changed"
   create third
   assert_equal "$(lb cache ls --json | jsonget '.#')" 2
+  # second's /src lies over the first entry: prune passes it by, rm
+  # refuses it, until second is deleted.
   run lb cache prune
   assert_success
-  assert_output --regexp "^Removed setup cache $key \(litterbox-$REPO_SLUG-[0-9a-f]+\.cache-[0-9a-f]{16}, [0-9]+ B\)\.$"
+  assert_output "Nothing to prune."
+  run --separate-stderr lb cache rm "$key"
+  assert_failure 1
+  assert_stderr "Error: Setup cache entry $key lies under the /src of sandbox 'second': remove it once they are deleted (litterbox delete)."
+  lb_ok delete --force second >/dev/null
+  run lb cache prune
+  assert_success
+  assert_line --index 0 --regexp "^Removed setup cache $key \(litterbox-$REPO_SLUG-[0-9a-f]+\.cache-[0-9a-f]{16}, [0-9]+ B\)\.$"
   run lb cache rm "$(lb cache ls --json | jsonget '.0.key' | cut -c1-6)"
   assert_success
   assert_output --partial "Removed setup cache"

@@ -16,6 +16,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 )
 
 // Bases are the base trees this repository's sandboxes are made over.
@@ -93,6 +94,9 @@ func (c *creation) layerFiles(ctx context.Context) error {
 	t := time.Now()
 	made, err := c.useTree(ctx, func(tr basetree.Tree) error {
 		c.rec.Layer = &layout.Layer{Base: tr.Volume, Upper: n.Volume + "-upper", Work: n.Volume + "-work"}
+		if c.cacheHit != nil {
+			return c.layerCache(ctx)
+		}
 		return m.Repo.Store().Save(c.rec)
 	})
 	if err != nil {
@@ -106,16 +110,37 @@ func (c *creation) layerFiles(ctx context.Context) error {
 	return nil
 }
 
+// layerCache lays /src over the setup cache entry the create found as
+// well as over the tree, so that its files cost no copy: the record names
+// the entry, under the cache's lock, before any removal of entries can
+// look. An entry removed since it was found is not used: the setup runs.
+func (c *creation) layerCache(ctx context.Context) error {
+	store := c.m.Repo.Store()
+	held, err := c.m.SetupCache().Hold(ctx, c.cacheHit, func() error {
+		c.rec.Layer.Cache = c.cacheHit.Volume
+		return store.Save(c.rec)
+	})
+	if err != nil || held {
+		return err
+	}
+	c.cacheHit, c.cache = nil, nil
+	c.files = filesFor(c)
+	return store.Save(c.rec)
+}
+
 // overlay makes volume name, whose upper and work layers are named after
-// it, over base tree volume tree, labelled labels and with the tree's
-// name (basetree.LabelTree).
-func (c *creation) overlay(ctx context.Context, tree, name string, labels map[string]string) error {
+// it, over base tree volume tree (and, when cache is set, that setup
+// cache entry's files over the tree), labelled labels and with the
+// tree's and the entry's names (basetree.LabelTree, setupcache.LabelLayer).
+func (c *creation) overlay(ctx context.Context, tree, cache, name string, labels map[string]string) error {
 	labels = maps.Clone(labels)
 	labels[basetree.LabelTree] = tree
-	err := box.Overlays(c.m.Repo.Provider).OverlayVolume(ctx, box.Overlay{
-		Name: name, Lower: tree, Upper: name + "-upper", Work: name + "-work", Labels: labels,
-	})
-	if err != nil {
+	o := box.Overlay{Name: name, Lower: tree, Upper: name + "-upper", Work: name + "-work", Labels: labels}
+	if cache != "" {
+		labels[setupcache.LabelLayer] = cache
+		o.Between = &box.VolumeDir{Volume: cache, Sub: setupcache.LayerSub}
+	}
+	if err := box.Overlays(c.m.Repo.Provider).OverlayVolume(ctx, o); err != nil {
 		return &hostrepo.StepError{Step: "making " + hostrepo.Workdir + " over base tree " + tree, Err: err}
 	}
 	return nil
@@ -125,7 +150,7 @@ func (c *creation) overlay(ctx context.Context, tree, name string, labels map[st
 // tree, while the trees' lock is held: the overlay's label keeps the tree
 // from the moment it exists (a pool entry has no record).
 func (c *creation) entryOverlay(ctx context.Context, name string, labels map[string]string) error {
-	_, err := c.useTree(ctx, func(tr basetree.Tree) error { return c.overlay(ctx, tr.Volume, name, labels) })
+	_, err := c.useTree(ctx, func(tr basetree.Tree) error { return c.overlay(ctx, tr.Volume, "", name, labels) })
 	return err
 }
 

@@ -79,13 +79,15 @@ type cachedFiles struct {
 	hit  *setupcache.Entry
 }
 
-// prefill restores the cache entry's volumes.
+// prefill restores the cache entry's volumes: all but /src when /src lies
+// over the entry (layout.Layer.Cache).
 func (s cachedFiles) prefill() func(context.Context) error {
 	c := s.tree.c
 	m, n, image := c.m, c.n, c.cfg.Image
+	layered := c.rec.Layer != nil && c.rec.Layer.Cache != ""
 	return func(ctx context.Context) error {
 		t := time.Now()
-		if err := m.SetupCache().Restore(ctx, n, image, s.hit); err != nil {
+		if err := m.SetupCache().Restore(ctx, n, image, s.hit, layered); err != nil {
 			return &hostrepo.StepError{Step: "copying setup cache " + s.hit.Volume, Err: err}
 		}
 		c.step("setup cache "+c.cacheKey[:12], t)

@@ -446,7 +446,7 @@ func (c *creation) makeBox(ctx context.Context) error {
 	m, n := c.m, c.n
 	t := time.Now()
 	if c.tree != nil {
-		if err := c.overlay(ctx, c.tree.Volume, n.Volume, m.Repo.Labels(n.Slug, "true")); err != nil {
+		if err := c.overlay(ctx, c.tree.Volume, c.rec.Layer.Cache, n.Volume, m.Repo.Labels(n.Slug, "true")); err != nil {
 			return err
 		}
 	}
@@ -590,6 +590,9 @@ func (c *creation) report(ctx context.Context) *Created {
 	storage := c.storage()
 	if c.tree != nil {
 		storage = "its own layer over the files of " + hostrepo.ShortID(c.base) + ", shared with its other sandboxes (" + c.tree.Volume + ")"
+		if l := c.rec.Layer; l != nil && l.Cache != "" {
+			storage = "its own layer over the setup cache's files and those of " + hostrepo.ShortID(c.base) + ", shared with its other sandboxes (" + l.Cache + ", " + c.tree.Volume + ")"
+		}
 	}
 	return &Created{
 		Storage: storage, Name: c.slug, Branch: n.Branch, Container: n.Container, Base: c.base,

@@ -23,6 +23,10 @@ type Layer struct {
 	Base  string `json:"base"`
 	Upper string `json:"upper"`
 	Work  string `json:"work"`
+	// Cache, when set, is the setup cache entry's volume whose src/ lies
+	// between the tree and the sandbox's writes: a create that found the
+	// setup's result in the cache shows it without copying it.
+	Cache string `json:"cache,omitempty"`
 }
 
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's

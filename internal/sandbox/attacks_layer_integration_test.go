@@ -4,10 +4,14 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
+	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
 // layerAttacks are rows for the base tree that sandboxes of one commit
@@ -48,4 +52,62 @@ ls -A /src | tr '\n' ' '`)
 		// The attacker's own sandbox, as the next rows expect it.
 		exec(t, e.m, "work", `printf 'hello\n' > /src/README.md && printf '.litterbox.local.toml\nnode_modules/\n' > /src/.gitignore`)
 	}},
+	{name: "a sandbox that rewrites, links, removes and swaps the setup cache entry's files under its /src", side: "agent", gvisor: true, expect: "its own /src changes; a sandbox made after from the cache reads the entry's files as the setup made them, and the entry is not removed while either lies over it", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "[docker]\nsetup-command = \"mkdir -p node_modules/pkg node_modules/dir && echo one > node_modules/pkg/a && echo two > node_modules/pkg/b && echo in > node_modules/dir/f\"\n")
+		writeFile(t, filepath.Join(r.Repo.Root, ".gitignore"), "node_modules/\n")
+		testenv.Git(t, r.Repo.Root, "add", ".gitignore")
+		testenv.Git(t, r.Repo.Root, "commit", "-qm", "ignore node_modules")
+		made, err := r.Create(ctx, create.CreateOptions{Name: "made"})
+		if err != nil || made.SetupCache == nil || !made.SetupCache.Saved {
+			t.Fatalf("the setup's result was not kept, so this row tests nothing: %+v %v", made, err)
+		}
+		over := layeredOverCache(t, r, "over")
+		const list = `cd /src/node_modules && find . | sort | while read f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; ` +
+			`elif [ -f "$f" ]; then echo "$f $(stat -c '%a %u %Y' "$f") $(cat "$f")"; else echo "$f $(stat -c '%a %u' "$f")"; fi; done`
+		want := exec(t, r, "made", list)
+		exec(t, r, "over", `cd /src/node_modules
+echo pwned > pkg/a
+ln pkg/b hard 2>/dev/null; echo more >> hard
+touch -d '2001-01-01' pkg/b
+chmod 600 pkg/b
+rm -rf dir && mkdir dir && echo swapped > dir/f
+mv pkg pkg2 && ln -s / pkg
+mknod w c 0 0 2>/dev/null
+lower=$(sed -n 's/.*lowerdir=\([^:,]*\).*/\1/p' /proc/self/mountinfo | head -n 1)
+ls "$lower" 2>&1 | head -n 1
+true`)
+		if got := exec(t, r, "over", "readlink /src/node_modules/pkg; cat /src/node_modules/dir/f"); got != "/\nswapped\n" {
+			t.Errorf("the attacker's own changes did not hold: %q", got)
+		}
+		later := layeredOverCache(t, r, "later")
+		if later != over {
+			t.Errorf("the later sandbox lies over %s, the attacker over %s", later, over)
+		}
+		if got := exec(t, r, "later", list); got != want {
+			t.Errorf("a sandbox made after from the cache reads\n%s\nwant what the setup made\n%s", got, want)
+		}
+		entries, _ := r.Creator.SetupCache().List(ctx)
+		var inUse *setupcache.InUseError
+		if len(entries) != 1 {
+			t.Fatalf("cache entries %+v", entries)
+		} else if _, err := r.Creator.SetupCache().Remove(ctx, entries[0].Key[:12]); !errors.As(err, &inUse) {
+			t.Errorf("rm of the entry under two sandboxes: %v", err)
+		}
+	}},
+}
+
+// layeredOverCache creates sandbox name, which must come from the setup
+// cache with its /src over the entry, and returns the entry's volume.
+func layeredOverCache(t *testing.T, r *Manager, name string) string {
+	t.Helper()
+	c, err := r.Create(context.Background(), create.CreateOptions{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := r.Repo.Store().Load(name)
+	if c.SetupCache == nil || !c.SetupCache.Hit || rec == nil || rec.Layer == nil || rec.Layer.Cache == "" {
+		t.Fatalf("%s is not made over the setup cache entry, so this row tests nothing: %+v %+v", name, c.SetupCache, rec)
+	}
+	return rec.Layer.Cache
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/config"
@@ -17,7 +19,9 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/engine"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/image"
+	"github.com/litterbox-dev/litterbox/internal/setupcache"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
+	"github.com/litterbox-dev/litterbox/runner"
 )
 
 // repoManager makes a repository of files (committed) and local, an
@@ -185,6 +189,23 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if n := commitsOn(t, m, "second"); n != 0 {
 				t.Fatalf("a create from the cache has %d commits over its base", n)
 			}
+			// Its /src lies over the entry's files (nothing copied), and
+			// what it changes of them stays its own.
+			kept, err := m.Creator.SetupCache().List(ctx)
+			if err != nil || len(kept) != 1 {
+				t.Fatalf("cache ls: %+v %v", kept, err)
+			}
+			if rec, _ := m.Repo.Store().Load("second"); rec.Layer == nil || rec.Layer.Cache != kept[0].Volume {
+				t.Fatalf("second's /src does not lie over the cache entry %s: %+v", kept[0].Volume, rec.Layer)
+			}
+			exec(t, m, "second", "echo changed > node_modules/stamp")
+			// A fork of it copies what it shows, the entry's files included.
+			if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "second", Name: "second-fork"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := exec(t, m, "second-fork", "cat node_modules/stamp node_modules/pkg/from-inputs"); got != "changed\n"+`{"deps": 1}`+"\n" {
+				t.Fatalf("the fork of second holds %q", got)
+			}
 			// The agent's first change is committed as usual; the cached
 			// files are ignored and stay out of it.
 			if _, err := m.Agent.Write(ctx, "second", "agent.txt", []byte("x\n")); err != nil {
@@ -224,9 +245,23 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if err != nil || len(entries) != 2 {
 				t.Fatalf("cache ls: %+v %v", entries, err)
 			}
-			// delete leaves the cache alone; prune keeps the entry HEAD uses.
+			// delete leaves the cache alone; prune keeps the entry HEAD
+			// uses, and the one second's and third's /src lie over, which
+			// rm refuses too until they are deleted.
 			if _, err := m.Delete(ctx, "first", true); err != nil {
 				t.Fatal(err)
+			}
+			if removed, err := m.Creator.SetupCache().Prune(ctx); err != nil || len(removed) != 0 {
+				t.Fatalf("prune removed %+v (%v) while sandboxes lie over them", removed, err)
+			}
+			var inUse *setupcache.InUseError
+			if _, err := m.Creator.SetupCache().Remove(ctx, entries[1].Key[:8]); !errors.As(err, &inUse) || strings.Join(inUse.Sandboxes, ",") != "sandbox 'second',sandbox 'third'" {
+				t.Fatalf("rm of an entry in use: %v", err)
+			}
+			for _, name := range []string{"second", "third"} {
+				if _, err := m.Delete(ctx, name, true); err != nil {
+					t.Fatal(err)
+				}
 			}
 			removed, err := m.Creator.SetupCache().Prune(ctx)
 			if err != nil || len(removed) != 1 || removed[0].Key != entries[1].Key {
@@ -244,6 +279,67 @@ func TestIntegrationSetupCache(t *testing.T) {
 		})
 	}
 }
+
+// An entry removed after a create found it, before its /src is laid over
+// it (cache rm from another terminal): the create does not use it, runs
+// the setup, and keeps its result again.
+func TestIntegrationSetupCacheEntryRemovedUnderACreate(t *testing.T) {
+	ctx := context.Background()
+	m := repoManager(t, testenv.Files{
+		"README.md":       "hi\n",
+		".gitignore":      "node_modules/\n",
+		".litterbox.toml": "[docker]\nsetup-command = 'mkdir -p node_modules && cat /proc/sys/kernel/random/uuid > node_modules/stamp'\n",
+	}, "")
+	if _, err := m.Create(ctx, create.CreateOptions{Name: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := m.Creator.SetupCache().List(ctx)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("cache ls: %+v %v", entries, err)
+	}
+	// The base tree is asked for its mark after the lookup, before the layer.
+	hook := &beforeCommand{Inner: testenv.Exec(), Match: ".base-", Do: func() {
+		if _, err := testenv.Docker("volume", "rm", entries[0].Volume); err != nil {
+			t.Error(err)
+		}
+	}}
+	useRunner(m, hook)
+	second, err := m.Create(ctx, create.CreateOptions{Name: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hook.Fired() {
+		t.Fatal("the create never asked for its base tree")
+	}
+	if sc := second.SetupCache; sc == nil || sc.Hit || !sc.Saved {
+		t.Fatalf("second: cache %+v, want the setup run and kept", sc)
+	}
+	if rec, _ := m.Repo.Store().Load("second"); rec.Layer == nil || rec.Layer.Cache != "" {
+		t.Fatalf("second's layer %+v, want none over a cache entry", rec.Layer)
+	}
+	if got := exec(t, m, "second", "test -s node_modules/stamp && echo ok"); got != "ok\n" {
+		t.Fatalf("second's setup result: %q", got)
+	}
+}
+
+// beforeCommand runs Do once, before the first command whose shell line
+// holds Match.
+type beforeCommand struct {
+	Inner runner.Runner
+	Match string
+	Do    func()
+	once  sync.Once
+	fired atomic.Bool
+}
+
+func (b *beforeCommand) Run(ctx context.Context, c runner.Cmd) (runner.Result, error) {
+	if strings.Contains(runner.ShellLine(c), b.Match) {
+		b.once.Do(func() { b.Do(); b.fired.Store(true) })
+	}
+	return b.Inner.Run(ctx, c)
+}
+
+func (b *beforeCommand) Fired() bool { return b.fired.Load() }
 
 // A setup that keeps nothing where the cache looks (its work went to
 // /tmp) is not cached, and create says so: an empty entry would make the

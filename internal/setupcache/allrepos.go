@@ -80,9 +80,11 @@ func entryOf(v string, labels map[string]string) RepoEntry {
 	return e
 }
 
-// PruneGone removes the entries of repositories that are gone: nothing
-// can use them again. Entries of repositories still there are theirs to
-// prune (litterbox cache prune, in each).
+// PruneGone removes the entries of repositories that are gone: no create
+// can use them again. One that a sandbox's /src still lies over (a
+// sandbox the repository's removal left on the engine) stays until that
+// sandbox's volume goes. Entries of repositories still there are theirs
+// to prune (litterbox cache prune, in each).
 func PruneGone(ctx context.Context, p box.Provider) ([]RepoEntry, error) {
 	all, err := ListAll(ctx, p)
 	if err != nil {
@@ -91,6 +93,9 @@ func PruneGone(ctx context.Context, p box.Provider) ([]RepoEntry, error) {
 	var removed []RepoEntry
 	for _, e := range all {
 		if !e.RepoGone {
+			continue
+		}
+		if over, err := p.Volumes(ctx, map[string]string{LabelLayer: e.Volume}); err != nil || len(over) > 0 {
 			continue
 		}
 		if err := p.RemoveVolume(ctx, e.Volume); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {

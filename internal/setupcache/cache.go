@@ -27,6 +27,15 @@ const role = "cache"
 // LabelKey labels a setup cache volume with its key.
 const LabelKey = "dev.litterbox.cache-key"
 
+// LabelLayer labels a sandbox's /src volume made over an entry (its
+// src/ a layer between the base tree and the sandbox's writes) with the
+// entry's volume: while one exists, the entry is not removed.
+const LabelLayer = "dev.litterbox.cache-layer"
+
+// LayerSub is the directory of an entry's volume that holds what the
+// setup added to /src.
+const LayerSub = "src"
+
 // Entry is one kept setup result: a volume holding what the setup
 // command added to /src (the base's tracked files left out) in src/, the
 // home in home/ and each [setup] keep path in keep/ID/, and the record of
@@ -140,21 +149,80 @@ func (c *Cache) load(key string) (*Entry, error) {
 // trees are the directories of a sandbox an entry holds, each with its
 // place in the entry's volume.
 func trees(volume string, keep []string) []volcopy.Tree {
-	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: volume, Sub: "src"}, {Dir: config.Home, Volume: volume, Sub: "home"}}
+	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: volume, Sub: LayerSub}, {Dir: config.Home, Volume: volume, Sub: "home"}}
 	for _, p := range keep {
 		t = append(t, volcopy.Tree{Dir: p, Volume: volume, Sub: "keep/" + hostrepo.KeepID(p)})
 	}
 	return t
 }
 
-// Restore fills the new sandbox's /src, home and kept paths from entry e.
-func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *Entry) error {
-	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: trees(e.Volume, e.Keep), IntoSandbox: true}); err != nil {
+// Restore fills the new sandbox's /src, home and kept paths from entry e;
+// layered, its /src lies over the entry's already, and only the others
+// are copied.
+func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *Entry, layered bool) error {
+	t := trees(e.Volume, e.Keep)
+	if layered {
+		t = t[1:]
+	}
+	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: t, IntoSandbox: true}); err != nil {
 		return err
 	}
 	e.Used, e.Hits = c.Agent.Repo.Now().UTC(), e.Hits+1
 	_ = layout.WriteFileAtomic(c.Agent.Repo.Layout().CacheEntry(e.Key), layout.JSON(e))
 	return nil
+}
+
+func (c *Cache) lock() (func(), error) {
+	return layout.LockFile(c.Agent.Repo.Layout().Lock("setup-cache"))
+}
+
+// Hold runs hold, which saves the record of a sandbox whose /src will lie
+// over entry e, while no entry can be removed, once it has seen e is still
+// there: a removal after it finds the record, and keeps the entry. It
+// reports false, running nothing, when e is gone.
+func (c *Cache) Hold(ctx context.Context, e *Entry, hold func() error) (bool, error) {
+	unlock, err := c.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if c.Lookup(ctx, e.Key) == nil {
+		return false, nil
+	}
+	return true, hold()
+}
+
+// usedBy names the sandboxes whose /src lies over entry e: those whose
+// record names it, else the volumes labelled with it (a record that
+// cannot be read no longer names its entry; its volume still does).
+func (c *Cache) usedBy(ctx context.Context, e Entry) ([]string, error) {
+	var by []string
+	for slug, r := range c.Agent.Repo.Store().All() {
+		if r.Layer != nil && r.Layer.Cache == e.Volume {
+			by = append(by, "sandbox '"+slug+"'")
+		}
+	}
+	if len(by) > 0 {
+		slices.Sort(by)
+		return by, nil
+	}
+	vols, err := c.Agent.Repo.Provider.Volumes(ctx, map[string]string{hostrepo.LabelRepoID: c.Agent.Repo.RepoID, LabelLayer: e.Volume})
+	for _, v := range vols {
+		by = append(by, "volume "+v)
+	}
+	return by, err
+}
+
+// InUseError refuses to remove an entry some sandboxes' /src lies over.
+type InUseError struct {
+	Key string
+	// Sandboxes names them ("sandbox 'NAME'", or "volume NAME" for one
+	// whose record is unreadable).
+	Sandboxes []string
+}
+
+func (e *InUseError) Error() string {
+	return fmt.Sprintf("setup cache entry %s lies under the /src of %s: remove it once they are deleted (litterbox delete)", e.Key[:12], strings.Join(e.Sandboxes, ", "))
 }
 
 // Save keeps what the setup command added to the sandbox's /src as
@@ -310,6 +378,18 @@ func (c *Cache) Remove(ctx context.Context, prefix string) ([]Entry, error) {
 	case len(match) > 1:
 		return nil, fmt.Errorf("%d setup cache entries have a key starting with %q; give more of it", len(match), prefix)
 	}
+	unlock, err := c.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	by, err := c.usedBy(ctx, match[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(by) > 0 {
+		return nil, &InUseError{Key: match[0].Key, Sandboxes: by}
+	}
 	return match, c.remove(ctx, match[0])
 }
 
@@ -325,7 +405,8 @@ func (c *Cache) remove(ctx context.Context, e Entry) error {
 
 // Prune removes every entry a create with the current configuration
 // from HEAD would not use (another image, setup command or inputs), and
-// entries left half-saved by a create that died.
+// entries left half-saved by a create that died; an entry some sandbox's
+// /src lies over stays.
 func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 	keep := ""
 	if cfg, err := c.Agent.Repo.CreateConfig(); err == nil && Cacheable(cfg) {
@@ -338,6 +419,11 @@ func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 			keep, _ = c.Key(ctx, cfg, info.ID, head)
 		}
 	}
+	unlock, err := c.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	entries, err := c.entries()
 	if err != nil {
 		return nil, err
@@ -345,6 +431,9 @@ func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 	var removed []Entry
 	for _, e := range entries {
 		if e.Key == keep || e.State == cacheSaving && hostrepo.ProcessAlive(e.PID) {
+			continue
+		}
+		if by, err := c.usedBy(ctx, e); err != nil || len(by) > 0 {
 			continue
 		}
 		if err := c.remove(ctx, e); err != nil {
