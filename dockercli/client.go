@@ -267,7 +267,7 @@ func (c *Client) CreateVolume(ctx context.Context, name string, labels map[strin
 }
 
 // OverlayVolume makes v.Name an overlay mount of the local driver over
-// v.Lower's directory, with v.Upper and v.Work (made here, side by side)
+// v.Lower's directory (and v.Between's), with v.Upper and v.Work (made here, side by side)
 // holding what is written: the engine mounts it, as root, when a
 // container that uses it starts, and mounts the lower read-only. Nothing
 // runs in a container, so it needs no privilege of Litterbox's.
@@ -279,7 +279,7 @@ func (c *Client) OverlayVolume(ctx context.Context, v box.Overlay) error {
 	if err := errors.Join(<-errs, <-errs); err != nil {
 		return err
 	}
-	names := []string{v.Lower, v.Upper, v.Work}
+	names := []string{v.Lower.Volume, v.Upper, v.Work}
 	if v.Between != nil {
 		names = append(names, v.Between.Volume)
 	}
@@ -287,11 +287,14 @@ func (c *Client) OverlayVolume(ctx context.Context, v box.Overlay) error {
 	if err != nil {
 		return err
 	}
-	lower := dirs[0]
+	sub, err := overlaySub(v.Lower.Sub)
+	if err != nil {
+		return err
+	}
+	lower := dirs[0] + sub
 	if b := v.Between; b != nil {
 		// overlayfs reads lowerdir top first: the middle layer, then the tree.
-		sub, err := overlaySub(b.Sub)
-		if err != nil {
+		if sub, err = overlaySub(b.Sub); err != nil {
 			return err
 		}
 		lower = dirs[3] + sub + ":" + lower

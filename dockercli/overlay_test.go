@@ -37,13 +37,25 @@ func (r *dirsRunner) Run(_ context.Context, c runner.Cmd) (runner.Result, error)
 func TestOverlayVolumeBetween(t *testing.T) {
 	r := &dirsRunner{}
 	err := New("docker", r).OverlayVolume(context.Background(), box.Overlay{
-		Name: "src", Lower: "tree", Upper: "src-upper", Work: "src-work", Between: &box.VolumeDir{Volume: "cache", Sub: "src"},
+		Name: "src", Lower: box.VolumeDir{Volume: "tree"}, Upper: "src-upper", Work: "src-work", Between: &box.VolumeDir{Volume: "cache", Sub: "src"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := r.lines[len(r.lines)-1]
 	if want := "o=lowerdir=/v/cache/_data/src:/v/tree/_data,upperdir=/v/src-upper/_data,workdir=/v/src-work/_data"; !strings.Contains(last, want) {
+		t.Errorf("overlay made with %q, want %q", last, want)
+	}
+	// A directory of a volume alone (a home over a cache entry's home/).
+	r = &dirsRunner{}
+	err = New("docker", r).OverlayVolume(context.Background(), box.Overlay{
+		Name: "home", Lower: box.VolumeDir{Volume: "cache", Sub: "home"}, Upper: "home-upper", Work: "home-work",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = r.lines[len(r.lines)-1]
+	if want := "o=lowerdir=/v/cache/_data/home,upperdir=/v/home-upper/_data,workdir=/v/home-work/_data"; !strings.Contains(last, want) {
 		t.Errorf("overlay made with %q, want %q", last, want)
 	}
 }

@@ -86,7 +86,7 @@ teardown() { common_teardown; }
   assert_output "Nothing to prune."
   run --separate-stderr lb cache rm "$key"
   assert_failure 1
-  assert_stderr "Error: Setup cache entry $key lies under the /src of sandbox 'second': remove it once they are deleted (litterbox delete)."
+  assert_stderr "Error: Setup cache entry $key lies under the /src of sandbox 'second': remove it once they are deleted (litterbox delete)"
   lb_ok delete --force second >/dev/null
   run lb cache prune
   assert_success

@@ -48,15 +48,17 @@ type Overlayer interface {
 	OverlayVolume(ctx context.Context, v Overlay) error
 }
 
-// Overlay is a volume made over another: Name shows Lower's files, with
-// Between's over them when set, and writes in Upper and Work (volumes
-// made with it). Each gets Labels.
+// Overlay is a volume made over another: Name shows the files of Lower
+// (a volume's directory), with Between's over them when set, and writes
+// in Upper and Work (volumes made with it). Each gets Labels.
 type Overlay struct {
-	Name, Lower, Upper, Work string
+	Name  string
+	Lower VolumeDir
 	// Between is a directory of another volume that lies between Lower
 	// and the writes, read-only like Lower (a setup cache entry's).
-	Between *VolumeDir
-	Labels  map[string]string
+	Between     *VolumeDir
+	Upper, Work string
+	Labels      map[string]string
 }
 
 // VolumeDir is the directory Sub (relative, "" for the root) of Volume.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/basetree"
 	"github.com/litterbox-dev/litterbox/internal/box"
+	"github.com/litterbox-dev/litterbox/internal/config"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/layout"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
@@ -111,13 +112,15 @@ func (c *creation) layerFiles(ctx context.Context) error {
 }
 
 // layerCache lays /src over the setup cache entry the create found as
-// well as over the tree, so that its files cost no copy: the record names
+// well as over the tree, and the home over the entry's home, so that
+// their files cost no copy: the record names
 // the entry, under the cache's lock, before any removal of entries can
 // look. An entry removed since it was found is not used: the setup runs.
 func (c *creation) layerCache(ctx context.Context) error {
 	store := c.m.Repo.Store()
 	held, err := c.m.SetupCache().Hold(ctx, c.cacheHit, func() error {
-		c.rec.Layer.Cache = c.cacheHit.Volume
+		home := c.n.Container + "-home"
+		c.rec.Layer.Cache, c.rec.Layer.HomeUpper, c.rec.Layer.HomeWork = c.cacheHit.Volume, home+"-upper", home+"-work"
 		return store.Save(c.rec)
 	})
 	if err != nil || held {
@@ -135,13 +138,32 @@ func (c *creation) layerCache(ctx context.Context) error {
 func (c *creation) overlay(ctx context.Context, tree, cache, name string, labels map[string]string) error {
 	labels = maps.Clone(labels)
 	labels[basetree.LabelTree] = tree
-	o := box.Overlay{Name: name, Lower: tree, Upper: name + "-upper", Work: name + "-work", Labels: labels}
+	o := box.Overlay{Name: name, Lower: box.VolumeDir{Volume: tree}, Upper: name + "-upper", Work: name + "-work", Labels: labels}
 	if cache != "" {
 		labels[setupcache.LabelLayer] = cache
 		o.Between = &box.VolumeDir{Volume: cache, Sub: setupcache.LayerSub}
 	}
 	if err := box.Overlays(c.m.Repo.Provider).OverlayVolume(ctx, o); err != nil {
 		return &hostrepo.StepError{Step: "making " + hostrepo.Workdir + " over base tree " + tree, Err: err}
+	}
+	return nil
+}
+
+// homeOverlay makes the sandbox's home volume over the home of the setup
+// cache entry its /src lies over, when it does.
+func (c *creation) homeOverlay(ctx context.Context, labels map[string]string) error {
+	l := c.rec.Layer
+	if l == nil || l.HomeUpper == "" {
+		return nil
+	}
+	labels = maps.Clone(labels)
+	labels[setupcache.LabelLayer] = l.Cache
+	home := ownVolumes(c.n, nil)[1].Volume
+	err := box.Overlays(c.m.Repo.Provider).OverlayVolume(ctx, box.Overlay{
+		Name: home, Lower: box.VolumeDir{Volume: l.Cache, Sub: setupcache.HomeSub}, Upper: l.HomeUpper, Work: l.HomeWork, Labels: labels,
+	})
+	if err != nil {
+		return &hostrepo.StepError{Step: "making " + config.Home + " over setup cache " + l.Cache, Err: err}
 	}
 	return nil
 }
@@ -161,7 +183,11 @@ func (c *creation) removeLayer(ctx context.Context) []string {
 		return nil
 	}
 	var left []string
-	for _, v := range []string{c.n.Volume, c.rec.Layer.Upper, c.rec.Layer.Work} {
+	vols := append([]string{c.n.Volume}, c.rec.Layer.Own()...)
+	if c.rec.Layer.HomeUpper != "" {
+		vols = append(vols, ownVolumes(c.n, nil)[1].Volume)
+	}
+	for _, v := range vols {
 		if err := c.m.Repo.Provider.RemoveVolume(ctx, v); err != nil && !errors.Is(err, box.ErrNoSuchVolume) {
 			left = append(left, "volume "+v)
 		}

@@ -449,6 +449,9 @@ func (c *creation) makeBox(ctx context.Context) error {
 		if err := c.overlay(ctx, c.tree.Volume, c.rec.Layer.Cache, n.Volume, m.Repo.Labels(n.Slug, "true")); err != nil {
 			return err
 		}
+		if err := c.homeOverlay(ctx, m.Repo.Labels(n.Slug, "true")); err != nil {
+			return err
+		}
 	}
 	pmap, id, err := m.runContainer(ctx, n, c.base, c.runConfig(), c.files.prefill())
 	proxyErr := <-c.proxyDone

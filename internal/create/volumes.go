@@ -40,7 +40,7 @@ func (m *Creator) ExtraVolumes(ctx context.Context, n hostrepo.Names, rec *layou
 			out = append(out, v.Volume)
 		}
 		if rec.Layer != nil {
-			out = append(out, rec.Layer.Upper, rec.Layer.Work)
+			out = append(out, rec.Layer.Own()...)
 		}
 		return out
 	}

@@ -25,8 +25,21 @@ type Layer struct {
 	Work  string `json:"work"`
 	// Cache, when set, is the setup cache entry's volume whose src/ lies
 	// between the tree and the sandbox's writes: a create that found the
-	// setup's result in the cache shows it without copying it.
-	Cache string `json:"cache,omitempty"`
+	// setup's result in the cache shows it without copying it. Its home
+	// then lies over the entry's home/, with its writes in HomeUpper and
+	// HomeWork.
+	Cache     string `json:"cache,omitempty"`
+	HomeUpper string `json:"home_upper,omitempty"`
+	HomeWork  string `json:"home_work,omitempty"`
+}
+
+// Own are the volumes of l's layers that belong to the sandbox alone.
+func (l *Layer) Own() []string {
+	own := []string{l.Upper, l.Work}
+	if l.HomeUpper != "" {
+		own = append(own, l.HomeUpper, l.HomeWork)
+	}
+	return own
 }
 
 // Record is the mutable per-sandbox state Litterbox keeps in the repository's

@@ -149,7 +149,7 @@ func TestIntegrationProjectImageFailures(t *testing.T) {
 }
 
 const cacheSetup = `mkdir -p node_modules/pkg && echo "$(cat package.json)" > node_modules/pkg/from-inputs && ` +
-	`cat /proc/sys/kernel/random/uuid > node_modules/stamp && touch ran-setup.marker`
+	`cat /proc/sys/kernel/random/uuid > node_modules/stamp && touch ran-setup.marker && echo home-of-setup > $HOME/from-setup`
 
 // The setup cache on every image with a shell: the first create runs the
 // setup and keeps what it added; the next skips it and gets the same
@@ -195,16 +195,21 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if err != nil || len(kept) != 1 {
 				t.Fatalf("cache ls: %+v %v", kept, err)
 			}
-			if rec, _ := m.Repo.Store().Load("second"); rec.Layer == nil || rec.Layer.Cache != kept[0].Volume {
-				t.Fatalf("second's /src does not lie over the cache entry %s: %+v", kept[0].Volume, rec.Layer)
+			if rec, _ := m.Repo.Store().Load("second"); rec.Layer == nil || rec.Layer.Cache != kept[0].Volume || rec.Layer.HomeUpper == "" {
+				t.Fatalf("second's /src and home do not lie over the cache entry %s: %+v", kept[0].Volume, rec.Layer)
 			}
-			exec(t, m, "second", "echo changed > node_modules/stamp")
+			if got := exec(t, m, "second", "cat $HOME/from-setup && echo changed > node_modules/stamp && echo changed > $HOME/from-setup && stat -c %a%u $HOME"); got != "home-of-setup\n7770\n" {
+				t.Fatalf("second's home: %q", got)
+			}
 			// A fork of it copies what it shows, the entry's files included.
 			if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "second", Name: "second-fork"}); err != nil {
 				t.Fatal(err)
 			}
-			if got := exec(t, m, "second-fork", "cat node_modules/stamp node_modules/pkg/from-inputs"); got != "changed\n"+`{"deps": 1}`+"\n" {
+			if got := exec(t, m, "second-fork", "cat node_modules/stamp node_modules/pkg/from-inputs $HOME/from-setup"); got != "changed\n"+`{"deps": 1}`+"\nchanged\n" {
 				t.Fatalf("the fork of second holds %q", got)
+			}
+			if _, err := m.Delete(ctx, "second-fork", true); err != nil {
+				t.Fatal(err)
 			}
 			// The agent's first change is committed as usual; the cached
 			// files are ignored and stay out of it.
@@ -225,7 +230,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if sc := third.SetupCache; sc == nil || !sc.Hit {
 				t.Fatalf("a commit that left the inputs alone missed: %+v", sc)
 			}
-			if got := exec(t, m, "third", "cat README.md; test -e old.txt && echo old-is-back; cat node_modules/stamp"); got != "v2\n"+stamp {
+			if got := exec(t, m, "third", "cat README.md; test -e old.txt && echo old-is-back; cat node_modules/stamp $HOME/from-setup"); got != "v2\n"+stamp+"home-of-setup\n" {
 				t.Fatalf("third holds %q", got)
 			}
 
@@ -261,6 +266,9 @@ func TestIntegrationSetupCache(t *testing.T) {
 			for _, name := range []string{"second", "third"} {
 				if _, err := m.Delete(ctx, name, true); err != nil {
 					t.Fatal(err)
+				}
+				if out, _ := testenv.Docker("volume", "ls", "-q", "--filter", "name=^"+m.Repo.Names(name).Container+"-"); out != "" {
+					t.Fatalf("delete of %s left volumes %s", name, out)
 				}
 			}
 			removed, err := m.Creator.SetupCache().Prune(ctx)

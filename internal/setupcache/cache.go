@@ -33,8 +33,11 @@ const LabelKey = "dev.litterbox.cache-key"
 const LabelLayer = "dev.litterbox.cache-layer"
 
 // LayerSub is the directory of an entry's volume that holds what the
-// setup added to /src.
-const LayerSub = "src"
+// setup added to /src, and HomeSub the one holding the home.
+const (
+	LayerSub = "src"
+	HomeSub  = "home"
+)
 
 // Entry is one kept setup result: a volume holding what the setup
 // command added to /src (the base's tracked files left out) in src/, the
@@ -149,7 +152,7 @@ func (c *Cache) load(key string) (*Entry, error) {
 // trees are the directories of a sandbox an entry holds, each with its
 // place in the entry's volume.
 func trees(volume string, keep []string) []volcopy.Tree {
-	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: volume, Sub: LayerSub}, {Dir: config.Home, Volume: volume, Sub: "home"}}
+	t := []volcopy.Tree{{Dir: hostrepo.Workdir, Volume: volume, Sub: LayerSub}, {Dir: config.Home, Volume: volume, Sub: HomeSub}}
 	for _, p := range keep {
 		t = append(t, volcopy.Tree{Dir: p, Volume: volume, Sub: "keep/" + hostrepo.KeepID(p)})
 	}
@@ -157,15 +160,17 @@ func trees(volume string, keep []string) []volcopy.Tree {
 }
 
 // Restore fills the new sandbox's /src, home and kept paths from entry e;
-// layered, its /src lies over the entry's already, and only the others
-// are copied.
+// layered, its /src and home lie over the entry's already, and only the
+// kept paths are copied (a create over an entry has none).
 func (c *Cache) Restore(ctx context.Context, n hostrepo.Names, image string, e *Entry, layered bool) error {
 	t := trees(e.Volume, e.Keep)
 	if layered {
-		t = t[1:]
+		t = t[2:]
 	}
-	if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: t, IntoSandbox: true}); err != nil {
-		return err
+	if len(t) > 0 {
+		if _, err := volcopy.Copy(ctx, c.Agent, image, volcopy.Job{Sandbox: n.Container, Trees: t, IntoSandbox: true}); err != nil {
+			return err
+		}
 	}
 	e.Used, e.Hits = c.Agent.Repo.Now().UTC(), e.Hits+1
 	_ = layout.WriteFileAtomic(c.Agent.Repo.Layout().CacheEntry(e.Key), layout.JSON(e))
