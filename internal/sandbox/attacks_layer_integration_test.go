@@ -52,9 +52,9 @@ ls -A /src | tr '\n' ' '`)
 		// The attacker's own sandbox, as the next rows expect it.
 		exec(t, e.m, "work", `printf 'hello\n' > /src/README.md && printf '.litterbox.local.toml\nnode_modules/\n' > /src/.gitignore`)
 	}},
-	{name: "a sandbox that rewrites, links, removes and swaps the setup cache entry's files under its /src", side: "agent", gvisor: true, expect: "its own /src changes; a sandbox made after from the cache reads the entry's files as the setup made them, and the entry is not removed while either lies over it", run: func(t *testing.T, e *attackEnv) {
+	{name: "a sandbox that rewrites, links, removes and swaps the setup cache entry's files under its /src and home", side: "agent", gvisor: true, expect: "its own /src and home change; a sandbox made after from the cache reads the entry's files as the setup made them, and the entry is not removed while either lies over it", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		r := freshRepo(t, e, "[docker]\nsetup-command = \"mkdir -p node_modules/pkg node_modules/dir && echo one > node_modules/pkg/a && echo two > node_modules/pkg/b && echo in > node_modules/dir/f\"\n")
+		r := freshRepo(t, e, "[docker]\nsetup-command = \"mkdir -p node_modules/pkg node_modules/dir && echo one > node_modules/pkg/a && echo two > node_modules/pkg/b && echo in > node_modules/dir/f && mkdir -p $HOME/.cache && echo home > $HOME/.cache/h\"\n")
 		writeFile(t, filepath.Join(r.Repo.Root, ".gitignore"), "node_modules/\n")
 		testenv.Git(t, r.Repo.Root, "add", ".gitignore")
 		testenv.Git(t, r.Repo.Root, "commit", "-qm", "ignore node_modules")
@@ -65,7 +65,7 @@ ls -A /src | tr '\n' ' '`)
 		over := layeredOverCache(t, r, "over")
 		const list = `cd /src/node_modules && find . | sort | while read f; do if [ -L "$f" ]; then echo "$f -> $(readlink "$f")"; ` +
 			`elif [ -f "$f" ]; then echo "$f $(stat -c '%a %u %Y' "$f") $(cat "$f")"; else echo "$f $(stat -c '%a %u' "$f")"; fi; done`
-		want := exec(t, r, "made", list)
+		want := exec(t, r, "made", list+"; cat $HOME/.cache/h; stat -c '%a %u' $HOME/.cache")
 		exec(t, r, "over", `cd /src/node_modules
 echo pwned > pkg/a
 ln pkg/b hard 2>/dev/null; echo more >> hard
@@ -74,17 +74,18 @@ chmod 600 pkg/b
 rm -rf dir && mkdir dir && echo swapped > dir/f
 mv pkg pkg2 && ln -s / pkg
 mknod w c 0 0 2>/dev/null
+echo pwned > $HOME/.cache/h && chmod 700 $HOME/.cache && ln -s / $HOME/.cache/root
 lower=$(sed -n 's/.*lowerdir=\([^:,]*\).*/\1/p' /proc/self/mountinfo | head -n 1)
 ls "$lower" 2>&1 | head -n 1
 true`)
-		if got := exec(t, r, "over", "readlink /src/node_modules/pkg; cat /src/node_modules/dir/f"); got != "/\nswapped\n" {
+		if got := exec(t, r, "over", "readlink /src/node_modules/pkg; cat /src/node_modules/dir/f $HOME/.cache/h"); got != "/\nswapped\npwned\n" {
 			t.Errorf("the attacker's own changes did not hold: %q", got)
 		}
 		later := layeredOverCache(t, r, "later")
 		if later != over {
 			t.Errorf("the later sandbox lies over %s, the attacker over %s", later, over)
 		}
-		if got := exec(t, r, "later", list); got != want {
+		if got := exec(t, r, "later", list+"; cat $HOME/.cache/h; stat -c '%a %u' $HOME/.cache"); got != want {
 			t.Errorf("a sandbox made after from the cache reads\n%s\nwant what the setup made\n%s", got, want)
 		}
 		entries, _ := r.Creator.SetupCache().List(ctx)
