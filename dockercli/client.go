@@ -342,9 +342,33 @@ func (c *Client) volumeDirs(ctx context.Context, names ...string) ([]string, err
 }
 
 // Volumes lists the names of the volumes carrying every label of filters.
+// Docker's volume ls takes a volume with every label filter given;
+// Podman's with any of them, so there each label is asked for alone and
+// the answers intersected.
 func (c *Client) Volumes(ctx context.Context, filters map[string]string) ([]string, error) {
+	keys := slices.Sorted(maps.Keys(filters))
+	if c.Flavor != Podman || len(keys) < 2 {
+		return c.volumes(ctx, filters, keys)
+	}
+	var out []string
+	for i, k := range keys {
+		vols, err := c.volumes(ctx, filters, []string{k})
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			out = vols
+			continue
+		}
+		out = slices.DeleteFunc(out, func(v string) bool { return !slices.Contains(vols, v) })
+	}
+	return out, nil
+}
+
+// volumes runs one volume ls with the label filters of keys.
+func (c *Client) volumes(ctx context.Context, filters map[string]string, keys []string) ([]string, error) {
 	a := []string{"volume", "ls", "--quiet"}
-	for _, k := range slices.Sorted(maps.Keys(filters)) {
+	for _, k := range keys {
 		a = append(a, "--filter", "label="+k+"="+filters[k])
 	}
 	res, err := c.args(ctx, a...)

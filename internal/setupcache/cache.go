@@ -211,7 +211,9 @@ func (c *Cache) usedBy(ctx context.Context, e Entry) ([]string, error) {
 		slices.Sort(by)
 		return by, nil
 	}
-	vols, err := c.Agent.Repo.Provider.Volumes(ctx, map[string]string{hostrepo.LabelRepoID: c.Agent.Repo.RepoID, LabelLayer: e.Volume})
+	// The entry's volume name holds the repository's id: its label alone
+	// names this repository's volumes.
+	vols, err := c.Agent.Repo.Provider.Volumes(ctx, map[string]string{LabelLayer: e.Volume})
 	for _, v := range vols {
 		by = append(by, "volume "+v)
 	}
