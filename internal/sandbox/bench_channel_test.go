@@ -3,8 +3,11 @@
 package sandbox
 
 import (
+	"context"
 	"testing"
 
+	"github.com/litterbox-dev/litterbox/internal/create"
+	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -55,4 +58,32 @@ func BenchmarkBashNoopKeptBeside8(b *testing.B) {
 func BenchmarkRawBashNoopBeside8(b *testing.B) {
 	beside(b, 8)
 	benchRawExec(b, testenv.SmallFiles)
+}
+
+// The same calls in a sandbox of 100,000 files (the repository is made
+// once per process, manager100k), each beside its raw floor.
+func BenchmarkBashNoop100k(b *testing.B) { m, n := sandbox100k(b); benchBashNoopOn(b, m, n.Slug) }
+func BenchmarkBashNoopKept100k(b *testing.B) {
+	m, n := sandbox100k(b)
+	benchBashNoopOn(b, keptOn(b, m), n.Slug)
+}
+func BenchmarkRawBashNoop100k(b *testing.B) { _, n := sandbox100k(b); benchRawExecIn(b, n) }
+func BenchmarkWrite100k(b *testing.B)       { m, n := sandbox100k(b); benchWriteOn(b, m, n.Slug) }
+func BenchmarkWriteKept100k(b *testing.B) {
+	m, n := sandbox100k(b)
+	benchWriteOn(b, keptOn(b, m), n.Slug)
+}
+func BenchmarkRawWrite100k(b *testing.B) { benchRawWriteIn(b, sandbox100k) }
+
+// sandbox100k is a sandbox of its own over the 100,000-file repository,
+// deleted when the benchmark ends.
+func sandbox100k(b *testing.B) (*Manager, hostrepo.Names) {
+	b.Helper()
+	m := manager100k(b)
+	name := testenv.UniqueName("h")
+	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
+	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
+		b.Fatal(err)
+	}
+	return m, m.Repo.Names(name)
 }
