@@ -98,6 +98,11 @@ func (c *creation) layerFiles(ctx context.Context) error {
 		if c.cacheHit != nil {
 			return c.layerCache(ctx)
 		}
+		if f := c.opts.fork; f != nil {
+			// Over the setup cache entry its source lies over too, which
+			// the source's record keeps (its home is copied).
+			c.rec.Layer.Cache = f.layer.Cache
+		}
 		return m.Repo.Store().Save(c.rec)
 	})
 	if err != nil {

@@ -88,9 +88,7 @@ func (m *Creator) Fork(ctx context.Context, opts ForkOptions) (*Created, error) 
 		slug: src, volume: n.Volume, volumes: rec.Volumes, image: rec.Image, tip: tip, base: rec.Base,
 		snap: snapshot.State{Submodules: st.Submodules, Prune: st.Prune},
 	}
-	// A source over a setup cache entry too is copied whole: the copy of
-	// a layer knows one tree under it.
-	if rec.Layer != nil && rec.Layer.Cache == "" && box.Overlays(m.Repo.Provider) != nil {
+	if rec.Layer != nil && box.Overlays(m.Repo.Provider) != nil {
 		// The fork lies over the very tree the source does, so that the
 		// source's own layer alone makes it the source's files.
 		if key, ok := m.Bases().KeyOf(rec.Layer.Base); ok {
@@ -121,7 +119,7 @@ func (f *forkSource) trees(keep []string) []volcopy.Tree {
 func (f *forkSource) copyJob(into string, keep []string) volcopy.Job {
 	j := volcopy.Job{Sandbox: into, Trees: f.trees(keep), IntoSandbox: true}
 	if f.layer != nil {
-		j.Layer = &volcopy.Layer{Upper: f.layer.Upper, Lower: f.layer.Base, Merged: f.volume}
+		j.Layer = &volcopy.Layer{Upper: f.layer.Upper, Merged: f.volume}
 	}
 	return j
 }

@@ -9,20 +9,21 @@ import (
 	"syscall"
 )
 
-// copyLayer makes to, a fresh overlay over lower, hold what merged (an
-// overlay of upper over the same lower) holds, by copying only what upper
-// changed: a fork of a sandbox over a base tree costs what the source
-// changed, not the size of the tree.
+// copyLayer makes to, a fresh overlay over the lower layers of merged (an
+// overlay of upper over them), hold what merged holds, by copying only
+// what upper changed: a fork of a sandbox over a base tree (and a setup
+// cache entry) costs what the source changed, not the size of the tree.
 //
 // It reads no overlay xattr (trusted.* needs a privilege the copy does
 // not have) and writes no whiteout: it writes through to's own overlay,
 // whose kernel makes both. Each entry of upper is copied from upper (the
 // content merged shows); a whiteout (a 0/0 character device) removes its
-// path from to; and a directory of upper that hides what lower holds (an
-// opaque one: removed, then made again) is found by comparing lower with
-// merged, whose missing entries are removed from to. What merged holds
-// and upper does not comes from lower, which to shows already.
-func copyLayer(upper, lower, merged, to string) (CopyStats, error) {
+// path from to; and a directory of upper that hides what the lower layers
+// hold (an opaque one: removed, then made again) is found by comparing
+// to's directory, which shows those layers, with merged's, whose missing
+// entries are removed from to. What merged holds and upper does not comes
+// from the lower layers, which to shows already.
+func copyLayer(upper, merged, to string) (CopyStats, error) {
 	return walkCopy(upper, func(c *copies, p, rel string, info fs.FileInfo) error {
 		dst := filepath.Join(to, rel)
 		if whiteout(info) {
@@ -37,7 +38,7 @@ func copyLayer(upper, lower, merged, to string) (CopyStats, error) {
 		if err := c.entry(p, dst, info); err != nil || !info.IsDir() {
 			return err
 		}
-		return hideLike(filepath.Join(lower, rel), filepath.Join(merged, rel), dst)
+		return hideLike(filepath.Join(merged, rel), dst)
 	})
 }
 
@@ -53,13 +54,11 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// hideLike removes from dst the entries of the lower directory that the
-// merged directory does not show: those an opaque directory hides.
-func hideLike(lower, merged, dst string) error {
-	if !isDir(lower) {
-		return nil // lower has no such directory (a link is none): nothing to hide
-	}
-	under, err := os.ReadDir(lower)
+// hideLike removes from dst, a directory just made or found in to, the
+// entries the merged directory does not show: those an opaque directory
+// hides. The directory's own entries from upper are copied after it.
+func hideLike(merged, dst string) error {
+	under, err := os.ReadDir(dst)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func listing(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// A fork's /src starts as its tree (lower) and, given only what the
+// A fork's /src starts as its lower layers show it and, given only what the
 // source's upper layer holds, ends as the source's merged view: changed
 // files, removed ones (whiteouts), a directory removed and made again
 // (opaque: its lower entries hidden without a whiteout each), a file
@@ -64,10 +64,9 @@ func listing(t *testing.T, dir string) string {
 // Needs root, for the whiteout's mknod, as the copy container has.
 func TestCopyLayerMakesTheMergedView(t *testing.T) {
 	root := t.TempDir()
-	lower, upper, merged, to := filepath.Join(root, "lower"), filepath.Join(root, "upper"), filepath.Join(root, "merged"), filepath.Join(root, "to")
-	base := map[string]string{"a.txt": "a", "d/x": "x", "d/y": "y", "gone.txt": "g", "opq/1": "1", "opq/2": "2", "typ": "file", "was/dir/f": "f", "keep/k": "k"}
-	files(t, lower, base)
-	files(t, to, base)
+	upper, merged, to := filepath.Join(root, "upper"), filepath.Join(root, "merged"), filepath.Join(root, "to")
+	// to starts as the lower layers show the tree.
+	files(t, to, map[string]string{"a.txt": "a", "d/x": "x", "d/y": "y", "gone.txt": "g", "opq/1": "1", "opq/2": "2", "typ": "file", "was/dir/f": "f", "keep/k": "k"})
 	files(t, upper, map[string]string{
 		"a.txt": "A", "d/y": "WHITEOUT", "gone.txt": "WHITEOUT", "opq/3": "3", "typ/f": "now a dir",
 		"was": "now a file", "new/n.txt": "n", "link": "->a.txt", "keep/": "",
@@ -77,7 +76,7 @@ func TestCopyLayerMakesTheMergedView(t *testing.T) {
 		"was": "now a file", "new/n.txt": "n", "link": "->a.txt", "keep/k": "k",
 	})
 	must(t, os.Remove(filepath.Join(merged, "gone.txt")))
-	st, err := copyLayer(upper, lower, merged, to)
+	st, err := copyLayer(upper, merged, to)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,7 +162,7 @@ func copyCmd(c protocol.CmdCopy, stdin io.Reader, stdout io.Writer) error {
 
 // copyLayerCmd copies a fork's /src layer, then its other trees.
 func copyLayerCmd(c protocol.CmdCopyLayer, stdout io.Writer) error {
-	st, err := copyLayer(c.Upper, c.Lower, c.Merged, c.To)
+	st, err := copyLayer(c.Upper, c.Merged, c.To)
 	if err != nil {
 		return err
 	}

@@ -52,9 +52,9 @@ ls -A /src | tr '\n' ' '`)
 		// The attacker's own sandbox, as the next rows expect it.
 		exec(t, e.m, "work", `printf 'hello\n' > /src/README.md && printf '.litterbox.local.toml\nnode_modules/\n' > /src/.gitignore`)
 	}},
-	{name: "a sandbox that rewrites, links, removes and swaps the setup cache entry's files under its /src and home", side: "agent", gvisor: true, expect: "its own /src and home change; a sandbox made after from the cache reads the entry's files as the setup made them, and the entry is not removed while either lies over it", run: func(t *testing.T, e *attackEnv) {
+	{name: "a sandbox that rewrites, links, removes and swaps the setup cache entry's files under its /src and home", side: "agent", gvisor: true, expect: "its own /src and home change, and its fork holds them; a sandbox made after from the cache reads the entry's files as the setup made them, and the entry is not removed while any lies over it", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
-		r := freshRepo(t, e, "[docker]\nsetup-command = \"mkdir -p node_modules/pkg node_modules/dir && echo one > node_modules/pkg/a && echo two > node_modules/pkg/b && echo in > node_modules/dir/f && mkdir -p $HOME/.cache && echo home > $HOME/.cache/h\"\n")
+		r := freshRepo(t, e, "[docker]\nsetup-command = \"mkdir -p node_modules/pkg node_modules/dir && echo one > node_modules/pkg/a && echo two > node_modules/pkg/b && echo in > node_modules/dir/f && echo hidden > node_modules/dir/g && mkdir -p $HOME/.cache && echo home > $HOME/.cache/h\"\n")
 		writeFile(t, filepath.Join(r.Repo.Root, ".gitignore"), "node_modules/\n")
 		testenv.Git(t, r.Repo.Root, "add", ".gitignore")
 		testenv.Git(t, r.Repo.Root, "commit", "-qm", "ignore node_modules")
@@ -80,6 +80,18 @@ ls "$lower" 2>&1 | head -n 1
 true`)
 		if got := exec(t, r, "over", "readlink /src/node_modules/pkg; cat /src/node_modules/dir/f $HOME/.cache/h"); got != "/\nswapped\npwned\n" {
 			t.Errorf("the attacker's own changes did not hold: %q", got)
+		}
+		// A fork of the attacker lies over the same entry and copies only
+		// its layer: it holds what the attacker's /src shows, the
+		// directory removed and made again over the entry's included.
+		if _, err := r.Creator.Fork(ctx, create.ForkOptions{Source: "over", Name: "overfork"}); err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := r.Repo.Store().Load("overfork"); rec == nil || rec.Layer == nil || rec.Layer.Cache != over {
+			t.Errorf("the fork does not lie over the entry %s: %+v", over, rec)
+		}
+		if got, want := exec(t, r, "overfork", list), exec(t, r, "over", list); got != want {
+			t.Errorf("the fork's /src holds\n%s\nwant the attacker's\n%s", got, want)
 		}
 		later := layeredOverCache(t, r, "later")
 		if later != over {

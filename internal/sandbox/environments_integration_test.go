@@ -201,9 +201,13 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if got := exec(t, m, "second", "cat $HOME/from-setup && echo changed > node_modules/stamp && echo changed > $HOME/from-setup && stat -c %a%u $HOME"); got != "home-of-setup\n7770\n" {
 				t.Fatalf("second's home: %q", got)
 			}
-			// A fork of it copies what it shows, the entry's files included.
+			// A fork of it lies over the same entry and tree, with a copy
+			// of its own layer and home.
 			if _, err := m.Creator.Fork(ctx, create.ForkOptions{Source: "second", Name: "second-fork"}); err != nil {
 				t.Fatal(err)
+			}
+			if rec, _ := m.Repo.Store().Load("second-fork"); rec.Layer == nil || rec.Layer.Cache != kept[0].Volume || rec.Layer.HomeUpper != "" {
+				t.Fatalf("second's fork does not lie over the cache entry %s alone: %+v", kept[0].Volume, rec.Layer)
 			}
 			if got := exec(t, m, "second-fork", "cat node_modules/stamp node_modules/pkg/from-inputs $HOME/from-setup"); got != "changed\n"+`{"deps": 1}`+"\nchanged\n" {
 				t.Fatalf("the fork of second holds %q", got)

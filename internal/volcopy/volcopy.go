@@ -46,9 +46,10 @@ type Job struct {
 }
 
 // Layer is a sandbox's /src over a base tree, by its volumes: its own
-// upper layer, the tree, and the overlay of both.
+// upper layer, and the overlay of it over the tree (and a setup cache
+// entry), which the sandbox the copy goes into lies over too.
 type Layer struct {
-	Upper, Lower, Merged string
+	Upper, Merged string
 }
 
 // Tree pairs a directory of the sandbox with a directory of another
@@ -90,7 +91,7 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	}
 	var cmd protocol.Command = protocol.CmdCopy{Pairs: pairs}
 	if l := j.Layer; l != nil {
-		cmd = protocol.CmdCopyLayer{Upper: mount(l.Upper), Lower: mount(l.Lower), Merged: mount(l.Merged), To: hostrepo.Workdir, Pairs: pairs}
+		cmd = protocol.CmdCopyLayer{Upper: mount(l.Upper), Merged: mount(l.Merged), To: hostrepo.Workdir, Pairs: pairs}
 	}
 	spec := box.Spec{
 		Name:        name,

@@ -54,7 +54,7 @@ var commands = []command{
 	{name: "tar", args: "PATH", help: "a tar of PATH on stdout", parse: func(a []string) (Command, error) { return CmdTar{a[0]}, nil }},
 	{name: "copy", args: "FROM TO [FROM TO...]", variadic: true, parse: parseCopy,
 		help: "copy each tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin (relative to\nthe first FROM)"},
-	{name: "copy-layer", args: "UPPER LOWER MERGED TO [FROM TO...]", variadic: true, parse: parseCopyLayer,
+	{name: "copy-layer", args: "UPPER MERGED TO [FROM TO...]", variadic: true, parse: parseCopyLayer,
 		help: "make TO, a new overlay over LOWER, hold what MERGED\n(UPPER over LOWER) holds, copying only UPPER; then\ncopy each tree FROM into TO as copy does"},
 	{name: "put", args: "PATH", help: "write stdin to PATH (an agent's write, as logged)", parse: func(a []string) (Command, error) { return CmdPut{a[0]}, nil }},
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
@@ -395,26 +395,26 @@ func parseCopy(a []string) (Command, error) {
 	return c, nil
 }
 
-// CmdCopyLayer makes To, a new overlay over Lower, hold what Merged (the
-// overlay of Upper over Lower) holds, copying only what Upper holds; then
-// copies Pairs as CmdCopy does (nothing skipped), and prints what it
-// copied: a fork of a sandbox over a base tree.
+// CmdCopyLayer makes To, a new overlay over the lower layers of Merged
+// (the overlay of Upper over them), hold what Merged holds, copying only
+// what Upper holds; then copies Pairs as CmdCopy does (nothing skipped),
+// and prints what it copied: a fork of a sandbox over a base tree.
 type CmdCopyLayer struct {
-	Upper, Lower, Merged, To string
-	Pairs                    []CopyPair
+	Upper, Merged, To string
+	Pairs             []CopyPair
 }
 
 func (c CmdCopyLayer) Argv() []string {
-	return append([]string{"copy-layer", c.Upper, c.Lower, c.Merged, c.To}, CmdCopy{c.Pairs}.Argv()[1:]...)
+	return append([]string{"copy-layer", c.Upper, c.Merged, c.To}, CmdCopy{c.Pairs}.Argv()[1:]...)
 }
 
 func parseCopyLayer(a []string) (Command, error) {
-	if len(a) < 4 || len(a)%2 != 0 {
+	if len(a) < 3 || len(a)%2 != 1 {
 		return nil, errSynopsis
 	}
-	c := CmdCopyLayer{Upper: a[0], Lower: a[1], Merged: a[2], To: a[3]}
-	if len(a) > 4 {
-		pairs, err := parseCopy(a[4:])
+	c := CmdCopyLayer{Upper: a[0], Merged: a[1], To: a[2]}
+	if len(a) > 3 {
+		pairs, err := parseCopy(a[3:])
 		if err != nil {
 			return nil, err
 		}

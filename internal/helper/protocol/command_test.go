@@ -143,7 +143,7 @@ func validCommands(s []string, n int) []Command {
 		CmdInit{}, CmdAct{}, CmdServe{}, CmdAwake{}, CmdSized{slices.Clone(s)}, CmdSettle{Quiet: 1500 * time.Millisecond, Most: 30 * time.Second}, CmdProbe{}, CmdProbe{at(0)}, CmdVersion{},
 		CmdCat{at(0), n}, CmdRead{at(0), n, n / 2, n / 3}, CmdLs{at(0), n%2 == 1, n},
 		CmdGlob{at(0), at(1), n}, CmdGrep{at(0), at(1), at(2), n},
-		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdCopyLayer{at(0), at(1), at(2), at(3), nil}, CmdCopyLayer{at(0), at(1), at(2), at(3), []CopyPair{{at(1), at(0)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},
+		CmdTar{at(0)}, CmdCopy{[]CopyPair{{at(0), at(1)}}}, CmdCopyLayer{at(0), at(1), at(2), nil}, CmdCopyLayer{at(0), at(1), at(2), []CopyPair{{at(1), at(0)}}}, CmdPut{at(0)}, CmdRm{at(0)}, CmdUntar{at(0)},
 		CmdProxy{at(0), at(1), ""}, CmdInject{at(0)}, CmdPrepare{at(0), []string{at(1)}}, CmdKill{at(0) + "=" + at(1)},
 		CmdWithEnv{n%2 == 1, dir, n%4 >= 2, env, slices.Clone(s)},
 	}
