@@ -118,9 +118,9 @@ func (c *creation) layerFiles(ctx context.Context) error {
 
 // layerCache lays /src over the setup cache entry the create found as
 // well as over the tree, and the home over the entry's home, so that
-// their files cost no copy: the record names
-// the entry, under the cache's lock, before any removal of entries can
-// look. An entry removed since it was found is not used: the setup runs.
+// their files cost no copy: the record names the entry, under the
+// cache's lock, before any removal of entries can look. An entry removed
+// since it was found is not used: the setup runs.
 func (c *creation) layerCache(ctx context.Context) error {
 	store := c.m.Repo.Store()
 	held, err := c.m.SetupCache().Hold(ctx, c.cacheHit, func() error {

@@ -79,8 +79,8 @@ type cachedFiles struct {
 	hit  *setupcache.Entry
 }
 
-// prefill restores the cache entry's volumes: all but /src when /src lies
-// over the entry (layout.Layer.Cache).
+// prefill restores the cache entry's volumes: none but the kept paths
+// when /src and the home lie over the entry (layout.Layer.Cache).
 func (s cachedFiles) prefill() func(context.Context) error {
 	c := s.tree.c
 	m, n, image := c.m, c.n, c.cfg.Image
