@@ -59,8 +59,8 @@ func isDir(p string) bool {
 // hides. The directory's own entries from upper are copied after it.
 func hideLike(merged, dst string) error {
 	under, err := os.ReadDir(dst)
-	if err != nil {
-		return err
+	if err != nil || len(under) == 0 {
+		return err // a directory new in upper hides nothing
 	}
 	shown, err := os.ReadDir(merged)
 	if err != nil {
