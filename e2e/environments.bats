@@ -83,7 +83,7 @@ teardown() { common_teardown; }
   # refuses it, until second is deleted.
   run lb cache prune
   assert_success
-  assert_output "Nothing to prune."
+  assert_output "Kept setup cache $key: the /src of sandbox 'second' lies over it."
   run --separate-stderr lb cache rm "$key"
   assert_failure 1
   assert_stderr "Error: Setup cache entry $key lies under the /src of sandbox 'second': remove it once they are deleted (litterbox delete)"

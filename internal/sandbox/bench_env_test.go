@@ -60,7 +60,7 @@ func BenchmarkSetupFirst(b *testing.B) {
 		if _, err := m.Delete(ctx, name, true); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.Creator.SetupCache().Prune(ctx); err != nil {
+		if _, _, err := m.Creator.SetupCache().Prune(ctx); err != nil {
 			b.Fatal(err)
 		}
 		settle()

@@ -260,8 +260,8 @@ func TestIntegrationSetupCache(t *testing.T) {
 			if _, err := m.Delete(ctx, "first", true); err != nil {
 				t.Fatal(err)
 			}
-			if removed, err := m.Creator.SetupCache().Prune(ctx); err != nil || len(removed) != 0 {
-				t.Fatalf("prune removed %+v (%v) while sandboxes lie over them", removed, err)
+			if removed, kept, err := m.Creator.SetupCache().Prune(ctx); err != nil || len(removed) != 0 || len(kept) != 1 || kept[0].Key != entries[1].Key {
+				t.Fatalf("prune removed %+v and kept %+v (%v) while sandboxes lie over the older entry", removed, kept, err)
 			}
 			var inUse *setupcache.InUseError
 			if _, err := m.Creator.SetupCache().Remove(ctx, entries[1].Key[:8]); !errors.As(err, &inUse) || strings.Join(inUse.Sandboxes, ",") != "sandbox 'second',sandbox 'third'" {
@@ -275,7 +275,7 @@ func TestIntegrationSetupCache(t *testing.T) {
 					t.Fatalf("delete of %s left volumes %s", name, out)
 				}
 			}
-			removed, err := m.Creator.SetupCache().Prune(ctx)
+			removed, _, err := m.Creator.SetupCache().Prune(ctx)
 			if err != nil || len(removed) != 1 || removed[0].Key != entries[1].Key {
 				t.Fatalf("prune removed %+v (%v), want the older of %+v", removed, err, entries)
 			}

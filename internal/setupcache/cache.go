@@ -412,9 +412,9 @@ func (c *Cache) remove(ctx context.Context, e Entry) error {
 
 // Prune removes every entry a create with the current configuration
 // from HEAD would not use (another image, setup command or inputs), and
-// entries left half-saved by a create that died; an entry some sandbox's
-// /src lies over stays.
-func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
+// entries left half-saved by a create that died. An entry some sandbox's
+// /src lies over stays: kept names each such entry and its sandboxes.
+func (c *Cache) Prune(ctx context.Context) (removed []Entry, kept []InUseError, err error) {
 	keep := ""
 	if cfg, err := c.Agent.Repo.CreateConfig(); err == nil && Cacheable(cfg) {
 		head, herr := c.Agent.Repo.Git.ResolveCommit(ctx, "HEAD")
@@ -428,25 +428,29 @@ func (c *Cache) Prune(ctx context.Context) ([]Entry, error) {
 	}
 	unlock, err := c.lock()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	entries, err := c.entries()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var removed []Entry
 	for _, e := range entries {
 		if e.Key == keep || e.State == cacheSaving && hostrepo.ProcessAlive(e.PID) {
 			continue
 		}
-		if by, err := c.usedBy(ctx, e); err != nil || len(by) > 0 {
+		by, err := c.usedBy(ctx, e)
+		if err != nil {
+			return removed, kept, err
+		}
+		if len(by) > 0 {
+			kept = append(kept, InUseError{Key: e.Key, Sandboxes: by})
 			continue
 		}
 		if err := c.remove(ctx, e); err != nil {
-			return removed, err
+			return removed, kept, err
 		}
 		removed = append(removed, e)
 	}
-	return removed, nil
+	return removed, kept, nil
 }

@@ -88,13 +88,14 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 		return err
 	}
 	var entries []setupcache.Entry
+	var kept []setupcache.InUseError
 	switch o.Action {
 	case "ls":
 		entries, err = m.Creator.SetupCache().List(ctx)
 	case "rm":
 		entries, err = m.Creator.SetupCache().Remove(ctx, o.Key)
 	case "prune":
-		entries, err = m.Creator.SetupCache().Prune(ctx)
+		entries, kept, err = m.Creator.SetupCache().Prune(ctx)
 	}
 	if err != nil {
 		return err
@@ -116,7 +117,10 @@ func runCache(ctx context.Context, e *cli.Env, o cacheOptions) error {
 		for _, t := range trees {
 			fmt.Fprintf(e.Stdout, "Removed base tree %s.\n", strings.TrimPrefix(t, "volume "))
 		}
-		if len(entries)+len(trees) == 0 {
+		for _, k := range kept {
+			fmt.Fprintf(e.Stdout, "Kept setup cache %s: the /src of %s lies over it.\n", k.Key[:12], strings.Join(k.Sandboxes, ", "))
+		}
+		if len(entries)+len(trees)+len(kept) == 0 {
 			fmt.Fprintln(e.Stdout, "Nothing to prune.")
 		}
 		return nil
