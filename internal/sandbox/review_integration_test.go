@@ -215,7 +215,8 @@ func TestIntegrationMergeWithoutItsContainer(t *testing.T) {
 	ctx := context.Background()
 	m := toolSandbox(t)
 	bash(t, m, "echo kept > kept.txt")
-	if _, err := testenv.Docker("rm", "-f", m.Repo.Names("work").Container); err != nil {
+	// -v: its anonymous helper volume too, which nothing else would remove.
+	if _, err := testenv.Docker("rm", "-f", "-v", m.Repo.Names("work").Container); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := m.Merge(ctx, "work", review.Options{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
