@@ -24,7 +24,13 @@ import (
 // entries are removed from to. What merged holds and upper does not comes
 // from the lower layers, which to shows already.
 func copyLayer(upper, merged, to string) (CopyStats, error) {
-	return walkCopy(upper, func(c *copies, p, rel string, info fs.FileInfo) error {
+	// merged is read through a root too, as walkCopy reads upper.
+	shown, err := os.OpenRoot(merged)
+	if err != nil {
+		return CopyStats{}, err
+	}
+	defer shown.Close()
+	return walkCopy(upper, func(c *copies, rel string, info fs.FileInfo) error {
 		dst := filepath.Join(to, rel)
 		if whiteout(info) {
 			return os.RemoveAll(dst)
@@ -35,10 +41,10 @@ func copyLayer(upper, merged, to string) (CopyStats, error) {
 				return err
 			}
 		}
-		if err := c.entry(p, dst, info); err != nil || !info.IsDir() {
+		if err := c.entry(rel, dst, info); err != nil || !info.IsDir() {
 			return err
 		}
-		return hideLike(filepath.Join(merged, rel), dst)
+		return hideLike(shown, rel, dst)
 	})
 }
 
@@ -55,14 +61,14 @@ func isDir(p string) bool {
 }
 
 // hideLike removes from dst, a directory just made or found in to, the
-// entries the merged directory does not show: those an opaque directory
-// hides. The directory's own entries from upper are copied after it.
-func hideLike(merged, dst string) error {
+// entries the directory rel of merged does not show: those an opaque
+// directory hides. The directory's own entries from upper are copied after it.
+func hideLike(merged *os.Root, rel, dst string) error {
 	under, err := os.ReadDir(dst)
 	if err != nil || len(under) == 0 {
 		return err // a directory new in upper hides nothing
 	}
-	shown, err := os.ReadDir(merged)
+	shown, err := fs.ReadDir(merged.FS(), rel)
 	if err != nil {
 		return err
 	}

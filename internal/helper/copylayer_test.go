@@ -87,3 +87,38 @@ func TestCopyLayerMakesTheMergedView(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// What a copy reads may change under it: a file the walk saw that is a
+// link (to a file outside the tree) or a fifo by the time it is opened is
+// refused, at once; a directory that became a link to / is not followed.
+func TestCopyReadsNothingALinkSwappedInLeadsTo(t *testing.T) {
+	from, to := t.TempDir(), t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret")
+	must(t, os.WriteFile(outside, []byte("secret"), 0o600))
+	files(t, from, map[string]string{"link": "->" + outside, "dir": "->/", "file": "x"})
+	must(t, syscall.Mkfifo(filepath.Join(from, "fifo"), 0o644))
+	src, err := os.OpenRoot(from)
+	must(t, err)
+	defer src.Close()
+	regular, err := os.Lstat(filepath.Join(from, "file"))
+	must(t, err)
+	for _, name := range []string{"link", "fifo", "dir"} {
+		if _, err := copyFile(src, name, filepath.Join(to, name), regular); err == nil {
+			t.Errorf("%s: copied as the regular file the walk saw", name)
+		}
+	}
+	if _, err := copyFile(src, "dir/etc/hostname", filepath.Join(to, "hostname"), regular); err == nil {
+		t.Error("a file under a directory swapped for a link to / was copied")
+	}
+	merged, err := os.OpenRoot(from)
+	must(t, err)
+	defer merged.Close()
+	must(t, os.Mkdir(filepath.Join(to, "d"), 0o755))
+	must(t, os.WriteFile(filepath.Join(to, "d", "kept"), nil, 0o644))
+	if err := hideLike(merged, "dir", filepath.Join(to, "d")); err == nil {
+		t.Error("hideLike read / through a link")
+	}
+	if got := listing(t, to); strings.Contains(got, "secret") || !strings.Contains(got, "d/kept") {
+		t.Errorf("to holds\n%s", got)
+	}
+}

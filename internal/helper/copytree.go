@@ -4,6 +4,7 @@ package helper
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,47 +32,56 @@ type CopyStats struct {
 // under them: a setup cache keeps only what setup added to the tracked
 // files.
 func copyTree(from, to string, skip map[string]bool) (CopyStats, error) {
-	return walkCopy(from, func(c *copies, p, rel string, info fs.FileInfo) error {
-		if skip[filepath.ToSlash(rel)] {
+	return walkCopy(from, func(c *copies, rel string, info fs.FileInfo) error {
+		if skip[rel] {
 			if info.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		return c.entry(p, filepath.Join(to, rel), info)
+		return c.entry(rel, filepath.Join(to, rel), info)
 	})
 }
 
-// copies is one copy's state while walkCopy walks: its copiers, the
-// directories whose modes and times are set last, and the count.
+// copies is one copy's state while walkCopy walks: the source's root,
+// its copiers, the directories whose modes and times are set last, and
+// the count.
 type copies struct {
 	*copiers
+	src  *os.Root
 	dirs []dirTimes
 	st   CopyStats
 }
 
-// walkCopy walks from, calling each with every entry (its path, its path
-// relative to from, its metadata), then waits for the files each queued
-// and gives the directories their modes and times. The first error stops
-// the walk; each may return filepath.SkipDir.
-func walkCopy(from string, each func(c *copies, p, rel string, info fs.FileInfo) error) (CopyStats, error) {
-	c := &copies{copiers: startCopiers()}
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+// walkCopy walks from, calling each with every entry (its path relative
+// to from, its metadata), then waits for the files each queued and gives
+// the directories their modes and times. The first error stops the walk;
+// each may return filepath.SkipDir.
+//
+// The source is read through an os.Root: what a copy reads may be
+// changed under it by the sandbox it comes from (a process of a fork's
+// source that swaps a directory for a link to / between the listing and
+// the reading), and no link, at any component, may take the copy out of
+// from and into the copy container's own files.
+func walkCopy(from string, each func(c *copies, rel string, info fs.FileInfo) error) (CopyStats, error) {
+	src, err := os.OpenRoot(from)
+	if err != nil {
+		return CopyStats{}, err
+	}
+	defer src.Close()
+	c := &copies{copiers: startCopiers(src), src: src}
+	err = fs.WalkDir(src.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if err := c.failed(); err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		return each(c, p, rel, info)
+		return each(c, rel, info)
 	})
 	bytes, copyErr := c.wait()
 	c.st.Bytes += bytes
@@ -84,11 +94,11 @@ func walkCopy(from string, each func(c *copies, p, rel string, info fs.FileInfo)
 	return c.st, finishDirs(c.dirs)
 }
 
-// entry copies p, an entry of the walk, to dst: a directory is made (its
+// entry copies rel, an entry of the walk, to dst: a directory is made (its
 // mode and times are set last, by finishDirs), a link copied as a link, a
 // regular file queued and counted; sockets, fifos and devices are left
 // out.
-func (c *copies) entry(p, dst string, info fs.FileInfo) error {
+func (c *copies) entry(rel, dst string, info fs.FileInfo) error {
 	switch mode := info.Mode(); {
 	case mode.IsDir():
 		if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -97,7 +107,7 @@ func (c *copies) entry(p, dst string, info fs.FileInfo) error {
 		c.dirs = append(c.dirs, dirTimes{dst, info})
 		return nil
 	case mode&fs.ModeSymlink != 0:
-		target, err := os.Readlink(p)
+		target, err := c.src.Readlink(rel)
 		if err != nil {
 			return err
 		}
@@ -106,7 +116,7 @@ func (c *copies) entry(p, dst string, info fs.FileInfo) error {
 		}
 		keepOwner(dst, info, true)
 	case mode.IsRegular():
-		c.jobs <- copyJob{p, dst, info}
+		c.jobs <- copyJob{rel, dst, info}
 	default:
 		return nil
 	}
@@ -130,14 +140,14 @@ type copyJob struct {
 	info     fs.FileInfo
 }
 
-func startCopiers() *copiers {
+func startCopiers(src *os.Root) *copiers {
 	c := &copiers{jobs: make(chan copyJob, 64)}
 	for range copyWorkers {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			for j := range c.jobs {
-				n, err := copyFile(j.src, j.dst, j.info)
+				n, err := copyFile(src, j.src, j.dst, j.info)
 				c.mu.Lock()
 				c.bytes += n
 				if err != nil && c.err == nil {
@@ -187,8 +197,10 @@ type dirTimes struct {
 	info fs.FileInfo
 }
 
-func copyFile(src, dst string, info fs.FileInfo) (int64, error) {
-	in, err := os.Open(src)
+// copyFile copies the regular file rel of root src to dst; one that is
+// no longer regular is refused (openRegular).
+func copyFile(src *os.Root, rel, dst string, info fs.FileInfo) (int64, error) {
+	in, err := openRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
 	if err != nil {
 		return 0, err
 	}
@@ -226,4 +238,21 @@ func keepOwner(dst string, info fs.FileInfo, link bool) {
 		return
 	}
 	_ = os.Chown(dst, int(st.Uid), int(st.Gid))
+}
+
+// openRegular opens for reading, with open, the file name that was a
+// regular file when its directory was read, and refuses it if it is one
+// no longer: the sandbox's processes may swap it meanwhile. O_NOFOLLOW
+// refuses a link, and O_NONBLOCK keeps a fifo from blocking the open
+// until some writer comes.
+func openRegular(name string, open func(flag int) (*os.File, error)) (*os.File, error) {
+	f, err := open(os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s changed while it was read: it is no longer a regular file", name)
+	}
+	return f, nil
 }

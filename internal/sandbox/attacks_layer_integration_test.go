@@ -5,9 +5,14 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/agent"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 
 	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/setupcache"
@@ -107,6 +112,41 @@ true`)
 		} else if _, err := r.Creator.SetupCache().Remove(ctx, entries[0].Key[:12]); !errors.As(err, &inUse) {
 			t.Errorf("rm of the entry under two sandboxes: %v", err)
 		}
+	}},
+	{name: "a fork while a background process of its source swaps the source's directories for links to / and its files for fifos, in a loop", side: "agent", gvisor: true, expect: "no read blocks on a fifo swapped in (the source's commit before the fork once waited for a writer until its deadline) and the copy reads through a root of the source's layer: each fork is made, or refused in one line, within a minute, and one that is made holds nothing of the copy container's own files; the host is untouched", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
+			t.Fatal(err)
+		}
+		// Enough files that the copy lasts while the swaps run: the fork
+		// settles its source in a quiet spell, and the copy starts about
+		// when the next burst does.
+		exec(t, r, "src", `cd /src && mkdir bulk && for i in $(seq 2000); do echo $i > bulk/$i; done && for i in $(seq 20); do mkdir -p swap$i && echo $i > swap$i/f && echo $i > file$i; done`)
+		swap := `cd /src && while :; do sleep 2; end=$(( $(date +%s) + 3 )); while [ $(date +%s) -lt $end ]; do for i in $(seq 20); do ` +
+			`mv swap$i s.$i; ln -s / swap$i; rm swap$i; mv s.$i swap$i; mv file$i f.$i; mkfifo file$i; rm file$i; mv f.$i file$i; done; done; done`
+		if _, err := servicectl.Background(ctx, r.Repo, "src", "swapper", agent.BashOptions{Command: swap}); err != nil {
+			t.Fatal(err)
+		}
+		forked := 0
+		for i := range 3 {
+			fctx, cancel := context.WithTimeout(ctx, time.Minute)
+			name := fmt.Sprintf("copy%d", i)
+			_, err := r.Creator.Fork(fctx, create.ForkOptions{Source: "src", Name: name})
+			cancel()
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("fork %d: %q, want it made or refused in one line within a minute", i, err)
+				}
+				t.Logf("fork %d refused: %v", i, err)
+				continue
+			}
+			forked++
+			if got := exec(t, r, name, `find /src -name passwd -o -name hostname -o -name self -o -name .litterbox | head -n 3`); got != "" {
+				t.Errorf("fork %d holds the copy container's own files: %q", i, got)
+			}
+		}
+		t.Logf("%d of 3 forks made", forked)
 	}},
 }
 

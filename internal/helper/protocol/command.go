@@ -55,7 +55,7 @@ var commands = []command{
 	{name: "copy", args: "FROM TO [FROM TO...]", variadic: true, parse: parseCopy,
 		help: "copy each tree FROM into the directory TO (cp -a),\nbut the NUL-separated paths on stdin (relative to\nthe first FROM)"},
 	{name: "copy-layer", args: "UPPER MERGED TO [FROM TO...]", variadic: true, parse: parseCopyLayer,
-		help: "make TO, a new overlay over LOWER, hold what MERGED\n(UPPER over LOWER) holds, copying only UPPER; then\ncopy each tree FROM into TO as copy does"},
+		help: "make TO, a new overlay over MERGED's lower layers,\nhold what MERGED (UPPER over them) holds, copying\nonly UPPER; then copy each tree FROM into TO as copy\ndoes"},
 	{name: "put", args: "PATH", help: "write stdin to PATH (an agent's write, as logged)", parse: func(a []string) (Command, error) { return CmdPut{a[0]}, nil }},
 	{name: "rm", args: "PATH", help: "remove PATH (an agent's patch deleting a file)", parse: func(a []string) (Command, error) { return CmdRm{a[0]}, nil }},
 	{name: "prepare", args: "UID DIR...", variadic: true, help: "give each DIR to UID (run as root)", parse: parsePrepare},
