@@ -3,10 +3,8 @@
 package sandbox
 
 import (
-	"context"
 	"testing"
 
-	"github.com/litterbox-dev/litterbox/internal/create"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
@@ -77,13 +75,4 @@ func BenchmarkRawWrite100k(b *testing.B) { benchRawWriteIn(b, sandbox100k) }
 
 // sandbox100k is a sandbox of its own over the 100,000-file repository,
 // deleted when the benchmark ends.
-func sandbox100k(b *testing.B) (*Manager, hostrepo.Names) {
-	b.Helper()
-	m := manager100k(b)
-	name := testenv.UniqueName("h")
-	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
-	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
-		b.Fatal(err)
-	}
-	return m, m.Repo.Names(name)
-}
+func sandbox100k(b *testing.B) (*Manager, hostrepo.Names) { return sandboxOf(b, manager100k(b), "h") }

@@ -79,10 +79,13 @@ func goSrcManager(b *testing.B) *Manager {
 }
 
 // goSrcSandbox makes a sandbox of its own on the Go source repository.
-func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) {
+func goSrcSandbox(b *testing.B) (*Manager, hostrepo.Names) { return sandboxOf(b, goSrcManager(b), "g") }
+
+// sandboxOf is a sandbox of its own in m, named from prefix, deleted
+// when the benchmark ends.
+func sandboxOf(b *testing.B, m *Manager, prefix string) (*Manager, hostrepo.Names) {
 	b.Helper()
-	m := goSrcManager(b)
-	name := testenv.UniqueName("g")
+	name := testenv.UniqueName(prefix)
 	b.Cleanup(func() { _, _ = m.Delete(context.Background(), name, true) })
 	if _, err := m.Create(context.Background(), create.CreateOptions{Name: name}); err != nil {
 		b.Fatal(err)
