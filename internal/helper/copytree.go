@@ -4,13 +4,14 @@ package helper
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/manifest"
 )
 
 // CopyStats is what `copy` prints: the host keeps it as a cache entry's
@@ -198,9 +199,9 @@ type dirTimes struct {
 }
 
 // copyFile copies the regular file rel of root src to dst; one that is
-// no longer regular is refused (openRegular).
+// no longer regular is refused (manifest.OpenRegular).
 func copyFile(src *os.Root, rel, dst string, info fs.FileInfo) (int64, error) {
-	in, err := openRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
+	in, err := manifest.OpenRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
 	if err != nil {
 		return 0, err
 	}
@@ -238,21 +239,4 @@ func keepOwner(dst string, info fs.FileInfo, link bool) {
 		return
 	}
 	_ = os.Chown(dst, int(st.Uid), int(st.Gid))
-}
-
-// openRegular opens for reading, with open, the file name that was a
-// regular file when its directory was read, and refuses it if it is one
-// no longer: the sandbox's processes may swap it meanwhile. O_NOFOLLOW
-// refuses a link, and O_NONBLOCK keeps a fifo from blocking the open
-// until some writer comes.
-func openRegular(name string, open func(flag int) (*os.File, error)) (*os.File, error) {
-	f, err := open(os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s changed while it was read: it is no longer a regular file", name)
-	}
-	return f, nil
 }

@@ -322,7 +322,7 @@ func blobID(abs string, e *entry) ([20]byte, error) {
 		copy(id[:], h.Sum(nil))
 		return id, nil
 	}
-	f, err := os.Open(abs)
+	f, err := OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
 	if err != nil {
 		return id, err
 	}
@@ -642,4 +642,21 @@ func cleanManifests(gen, keep uint64) error {
 		}
 	}
 	return nil
+}
+
+// OpenRegular opens for reading, with open, the file name that was a
+// regular file when its directory was read, and refuses it if it is one
+// no longer: the sandbox's processes may swap it meanwhile. O_NOFOLLOW
+// refuses a link, and O_NONBLOCK keeps a fifo from blocking the open
+// until some writer comes.
+func OpenRegular(name string, open func(flag int) (*os.File, error)) (*os.File, error) {
+	f, err := open(os.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s changed while it was read: it is no longer a regular file", name)
+	}
+	return f, nil
 }
