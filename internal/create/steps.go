@@ -46,15 +46,20 @@ func runSteps(ctx context.Context, steps []step) error {
 	return nil
 }
 
+// undoBudget bounds each undo, so that an engine that never answers
+// cannot hold a failed create for ever.
+var undoBudget = 60 * time.Second
+
 // unwind runs the undos of made, the last first, even when ctx was
-// cancelled (Ctrl-C), and adds what they could not remove to cause.
+// cancelled (Ctrl-C), and adds what they could not remove to cause. Each
+// undo has a budget of its own: an engine slow to remove a container
+// (another container's removal holding it, here, under load) must not
+// leave the undos after it, the branch's among them, no time at all.
 func unwind(ctx context.Context, made []step, cause error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	var left []string
 	for i := len(made) - 1; i >= 0; i-- {
-		logrus.Debugf("create: undoing %s", made[i].name)
-		left = append(left, made[i].undo(ctx)...)
+		left = append(left, undo(ctx, made[i])...)
 	}
 	if len(left) == 0 {
 		return cause
@@ -65,6 +70,16 @@ func unwind(ctx context.Context, made []step, cause error) error {
 		return cause
 	}
 	return &hostrepo.StepError{Step: "create", Err: cause, Left: left}
+}
+
+// undo runs s's undo within its budget, and logs how long it took.
+func undo(ctx context.Context, s step) []string {
+	ctx, cancel := context.WithTimeout(ctx, undoBudget)
+	defer cancel()
+	start := time.Now()
+	left := s.undo(ctx)
+	logrus.Debugf("create: undid %s in %v, left %q", s.name, time.Since(start).Round(time.Millisecond), left)
+	return left
 }
 
 // step tells the create's Progress, when set, that the step name, begun

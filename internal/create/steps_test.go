@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 )
@@ -59,5 +60,28 @@ func TestRunStepsCancelledStillUndoes(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || !undone {
 		t.Errorf("err %v, undone with a live context %v", err, undone)
+	}
+}
+
+// TestRunStepsUndoesAfterASlowUndo checks that an undo which uses up its
+// time (an engine that does not answer) leaves the undos after it their
+// own: the branch is still removed when the container could not be.
+func TestRunStepsUndoesAfterASlowUndo(t *testing.T) {
+	defer func(b time.Duration) { undoBudget = b }(undoBudget)
+	undoBudget = 50 * time.Millisecond
+	live := false
+	err := runSteps(context.Background(), []step{
+		{name: "branch", do: func(context.Context) error { return nil }, undo: func(ctx context.Context) []string {
+			live = ctx.Err() == nil
+			return nil
+		}},
+		{name: "box", do: func(context.Context) error { return errors.New("boom") }, undo: func(ctx context.Context) []string {
+			<-ctx.Done()
+			return []string{"container"}
+		}},
+	})
+	var se *hostrepo.StepError
+	if !live || !errors.As(err, &se) || !reflect.DeepEqual(se.Left, []string{"container"}) {
+		t.Errorf("branch undone with a live context %v, error %v", live, err)
 	}
 }

@@ -407,7 +407,7 @@ func TestIntegrationEgressCreateFailuresLeaveNothing(t *testing.T) {
 			left = append(left, "volume "+out)
 		}
 		if len(left) > 0 {
-			t.Errorf("left %v", left)
+			t.Errorf("left %v; the create said: %v", left, err)
 		}
 	}
 	for i, step := range egressSteps {
