@@ -29,7 +29,7 @@ BATS        ?= bats
 IMAGE       ?= image
 RUNTIME     ?= docker
 
-.PHONY: release all build install check check-unit checks images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-tests lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
+.PHONY: release all build install check check-unit timed-lint timed-unit timed-late lint-darwin images test test-extended e2e-extended k8s-up k8s-down e2e-k8s unit integration integration-attacks integration-rest integration-gvisor test-engines e2e-docker-a e2e-docker-b e2e-kubernetes test-cluster integration-cluster e2e-engine-wide e2e-cluster e2e-gvisor e2e lint lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-tests lint-shell fuzz image test-images bench bench-smoke e2e-gvisor-podman clean
 
 all: build
 
@@ -77,22 +77,33 @@ check-unit:
 # Each suite's output is printed whole when it ends, with how long it took.
 # The binary is built once, before any suite runs it.
 #
-# Before them, the checks (lint, unit tests, fuzzing: compiling, on the
-# cores) run beside the test images' build (debootstrap: downloads and disk).
+# Before them, lint and the unit tests (compiling, on the cores) run side
+# by side, and beside the test images' build (debootstrap: downloads and
+# disk): one after the other they left a core to the cluster's build,
+# which has the engine suites' idle time to take later. Fuzzing and the
+# macOS build, which need neither an engine nor the cluster, run beside
+# the cluster's suites, on the core they leave idle (timed-late).
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target checks images
+	@$(MAKE) --no-print-directory -j3 --output-sync=target timed-lint timed-unit images
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory test-engines
-	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory test-cluster
+	scripts/k8s/with-cluster.sh $(MAKE) --no-print-directory -j4 --output-sync=target IMAGE= $(CLUSTER_SUITES) timed-late
 	@$(MAKE) --no-print-directory e2e-engine-wide
 
 images:
 	@scripts/timed.sh image $(MAKE) --no-print-directory image
 
-checks:
-	@scripts/timed.sh lint $(MAKE) --no-print-directory lint
+# make test's lint and unit steps, and what it runs beside the cluster's
+# suites: fuzzing with one worker, and the macOS build (a whole second
+# compile).
+LINTS_LATE := lint-darwin
+timed-lint:
+	@scripts/timed.sh lint $(MAKE) --no-print-directory $(filter-out $(LINTS_LATE),$(LINTS))
+timed-unit:
 	@scripts/timed.sh unit $(MAKE) --no-print-directory unit
-	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz
+timed-late:
+	@scripts/timed.sh lint-late $(MAKE) --no-print-directory $(LINTS_LATE)
+	@scripts/timed.sh fuzz $(MAKE) --no-print-directory fuzz FUZZWORKERS=1
 
 # The images are made by then (make test's images step): IMAGE= leaves
 # them out of the suites' prerequisites, so that make -j2 starts the suites
@@ -104,8 +115,9 @@ test-engines:
 # The cluster's suites wait on its kubelet and leave the cores half idle,
 # and so did the gVisor suite run alone at the end of test-engines: the
 # three run side by side.
+CLUSTER_SUITES := integration-cluster integration-gvisor e2e-kubernetes
 test-cluster:
-	@$(MAKE) --no-print-directory -j3 --output-sync=target IMAGE= integration-cluster integration-gvisor e2e-kubernetes
+	@$(MAKE) --no-print-directory -j3 --output-sync=target IMAGE= $(CLUSTER_SUITES)
 
 # What make test (CI) leaves out for time, since other suites cover the
 # same ground there: the bats suites again on the cluster; the tools suite
@@ -183,14 +195,16 @@ unit:
 # reads from inside the sandbox. Budgets are counts, about 5 s each here,
 # because a -fuzztime duration trips Go's coordinator race (go.dev/issue/75804,
 # fixed in Go 1.27): "context deadline exceeded" with no crasher.
-# FUZZSCALE multiplies every count for a longer run.
+# FUZZSCALE multiplies every count for a longer run; FUZZWORKERS, when
+# set, bounds the processes fuzzing at once (GOMAXPROCS otherwise).
 FUZZSCALE ?= 1
+FUZZWORKERS ?=
 FUZZ_TARGETS := internal/hostrepo:FuzzParseName:60000 internal/config:FuzzLoadConfig:8000 internal/unidiff:FuzzApplyPatch:200000 \
 	internal/tarstream:FuzzChown:200000 internal/helper/protocol:FuzzDecoders:150000 internal/helper/protocol:FuzzFrameReader:40000 \
 	internal/helper/protocol:FuzzCommand:80000 internal/helper/search:FuzzLineMatcher:40000 internal/helper/manifest:FuzzLoadManifest:20000
 fuzz:
 	@for t in $(FUZZ_TARGETS); do p=$${t%%:*} r=$${t#*:}; f=$${r%%:*} n=$$(( $${r#*:} * $(FUZZSCALE) )); echo "fuzz $$p $$f $${n}x"; \
-	  out=$$($(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $${n}x 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; done
+	  out=$$($(GO) test ./$$p -run '^$$' -fuzz "^$$f\$$" -fuzztime $${n}x $(if $(FUZZWORKERS),-parallel $(FUZZWORKERS)) 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; done
 
 # Integration tests talk to the real engine; they need the local test image.
 # The attack table (two images, 83 rows each) is about half of the suite's
@@ -239,7 +253,8 @@ e2e: build image
 
 # Each check is a target of its own so that make -j (make check) runs them
 # side by side; make test runs them one after another.
-lint: lint-fmt lint-vet lint-staticcheck lint-procstart lint-imports lint-tests lint-shell
+LINTS := lint-fmt lint-vet lint-darwin lint-staticcheck lint-procstart lint-imports lint-tests lint-shell
+lint: $(LINTS)
 
 lint-fmt:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt wants to rewrite: $$unformatted"; exit 1; fi
@@ -248,7 +263,10 @@ lint-fmt:
 # built only without the tag).
 lint-vet:
 	$(GO) vet -tags integration ./...
-	GOOS=darwin $(GO) build ./... # the CLI runs on macOS hosts too
+
+# The CLI runs on macOS hosts too.
+lint-darwin:
+	GOOS=darwin $(GO) build ./...
 
 lint-staticcheck:
 	$(GO) run $(STATICCHECK) -tags integration ./...
