@@ -467,24 +467,52 @@ func (w *Watcher) Serve() {
 		if err != nil {
 			return
 		}
-		go func() {
-			defer conn.Close()
-			conn.SetDeadline(time.Now().Add(10 * time.Second))
-			p, err := protocol.NewReader(conn).Expect(protocol.TRequest)
-			if err != nil {
-				return
-			}
-			c, err := protocol.DecodeWatchCut(p)
-			if err != nil {
-				return
-			}
-			w.asked.Add(1)
-			answer := w.peek
-			if !c.Peek {
-				answer = w.cut
-			}
-			protocol.NewWriter(conn).Frame(protocol.TResult, answer(c).Encode())
-		}()
+		go w.answer(conn)
+	}
+}
+
+// How long a peek, and a cut, may take to answer, asked and answered. A
+// cut closes the record of the changes so far under the scan's generation,
+// so a scan must not stop waiting for it before PID 1 stops answering:
+// the events of the next call's command, drained by a cut its scan gave
+// up on, would be filed under a generation the host then commits past,
+// and that call's changes would never be read. So PID 1 gives up first,
+// and a cut it could not answer makes the next scan a full one.
+const (
+	peekWithin = 10 * time.Second
+	cutWithin  = 4 * time.Minute
+	askWithin  = 5 * time.Minute
+)
+
+// answer answers one question on conn.
+func (w *Watcher) answer(conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(peekWithin))
+	p, err := protocol.NewReader(conn).Expect(protocol.TRequest)
+	if err != nil {
+		return
+	}
+	c, err := protocol.DecodeWatchCut(p)
+	if err != nil {
+		return
+	}
+	w.asked.Add(1)
+	if c.Peek {
+		protocol.NewWriter(conn).Frame(protocol.TResult, w.peek(c).Encode())
+		return
+	}
+	conn.SetDeadline(time.Now().Add(cutWithin))
+	if err := protocol.NewWriter(conn).Frame(protocol.TResult, w.cut(c).Encode()); err != nil {
+		w.invalidate("a scan stopped waiting for PID 1's record of changes")
+	}
+}
+
+// invalidate makes the next cut ask for a full scan.
+func (w *Watcher) invalidate(reason string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reason != noWatchesLeft {
+		w.valid, w.reason = false, reason
 	}
 }
 
@@ -496,7 +524,11 @@ func Ask(c *protocol.WatchCut) *protocol.WatchDirty {
 		return &protocol.WatchDirty{}
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	within := askWithin
+	if c.Peek {
+		within = peekWithin
+	}
+	conn.SetDeadline(time.Now().Add(within))
 	if err := protocol.NewWriter(conn).Frame(protocol.TRequest, c.Encode()); err != nil {
 		return &protocol.WatchDirty{}
 	}

@@ -3,6 +3,7 @@
 package inotify
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,4 +68,42 @@ func TestVolumesCount(t *testing.T) {
 	if got := w.cut(&protocol.WatchCut{Reset: true, New: 1}).Pruned; got != 5000 {
 		t.Fatalf("a cut reports %d bytes, want the home's 5000", got)
 	}
+}
+
+// A cut whose answer never reached its scan (the scan gave up, or died)
+// makes the next cut ask for a full scan: the changes it closed under the
+// scan's generation, among them any the next call made before it ended,
+// were never read.
+func TestCutNotDeliveredMeansAFullScan(t *testing.T) {
+	root := t.TempDir()
+	w := New(root)
+	w.cut(&protocol.WatchCut{Reset: true, New: 1})
+	server, client := net.Pipe()
+	done := make(chan struct{})
+	go func() { w.answer(server); close(done) }()
+	if err := protocol.NewWriter(client).Frame(protocol.TRequest, (&protocol.WatchCut{Old: 1, New: 2}).Encode()); err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	<-done
+	if err := os.WriteFile(filepath.Join(root, "later.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := w.cut(&protocol.WatchCut{Old: 2, New: 3}); d.Valid || d.Reason == "" {
+		t.Errorf("the cut after an undelivered one: %+v, want a full scan with a reason", d)
+	}
+	// A delivered cut leaves the watcher vouching again.
+	server, client = net.Pipe()
+	go w.answer(server)
+	if err := protocol.NewWriter(client).Frame(protocol.TRequest, (&protocol.WatchCut{Old: 3, New: 4}).Encode()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := protocol.NewReader(client).Expect(protocol.TResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := protocol.DecodeWatchDirty(p); err != nil || !d.Valid {
+		t.Errorf("a delivered cut: %+v %v", d, err)
+	}
+	client.Close()
 }
