@@ -217,7 +217,7 @@ true`)
 			t.Errorf("the branch holds %d of the 100,000 names", all)
 		}
 	}},
-	{name: "100k new directories of 240-byte names", side: "agent", expect: "the 24 MB list of new directories crosses in several frames; the call and later calls commit", run: func(t *testing.T, e *attackEnv) {
+	{name: "100k new directories of 240-byte names", side: "agent", expect: "the 24 MB list of new directories crosses in several frames; the call and later calls commit, a file written in the last new directory too (its creation overflowed inotify's queue)", run: func(t *testing.T, e *attackEnv) {
 		r, run := roomySandbox(t, e)
 		res := run("mkdir -p dirs && cd dirs && seq -w 100000 | sed \"s/^/$(printf '%0230d' 0)-/\" | xargs mkdir && echo ok > /src/ok-dirs.txt")
 		if res.Snapshot == "" {
@@ -225,6 +225,9 @@ true`)
 		}
 		if res := run("echo later > later-dirs.txt"); res.Snapshot == "" {
 			t.Errorf("a later call committed nothing: %+v", res)
+		}
+		if res := run("echo inside > \"dirs/$(printf '%0230d' 0)-100000/inside.txt\""); res.Snapshot == "" {
+			t.Errorf("a file in the last new directory: committed nothing: %+v", res)
 		}
 		if got := testenv.Git(t, r.Repo.Root, "ls-tree", "--name-only", "litterbox/w"); !strings.Contains(got, "ok-dirs.txt") || !strings.Contains(got, "later-dirs.txt") {
 			t.Errorf("the branch holds %q", got)

@@ -199,6 +199,11 @@ func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 		// gVisor, docker cp and a copy container write /src unseen. The
 		// full scan that follows reads every directory anyway.
 		w.addTree("")
+	} else if !w.valid && w.reason != noWatchesLeft {
+		// A queue overflow lost the creation of directories, which have no
+		// watch then: watch them now, before the full scan that follows
+		// reads them, or what is written in them later goes unseen.
+		w.addTree("")
 	}
 	w.cuts++
 	if c.Measure {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -106,4 +107,31 @@ func TestCutNotDeliveredMeansAFullScan(t *testing.T) {
 		t.Errorf("a delivered cut: %+v %v", d, err)
 	}
 	client.Close()
+}
+
+// After inotify's queue overflowed, the directories whose creation was
+// lost with it are watched too once the full scan is asked for: a file
+// written in one later is news to the next cut.
+func TestOverflowWatchesWhatItLost(t *testing.T) {
+	root := t.TempDir()
+	w := New(root)
+	w.cut(&protocol.WatchCut{Reset: true, New: 1})
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The kernel drops the queue when it overflows: read it unseen.
+	buf := make([]byte, 64<<10)
+	if n, err := syscall.Read(w.fd, buf); err != nil || n <= 0 {
+		t.Fatalf("no event queued for d: %d %v", n, err)
+	}
+	w.event(-1, syscall.IN_Q_OVERFLOW, "")
+	if d := w.cut(&protocol.WatchCut{Old: 1, New: 2}); d.Valid || d.Reason == "" {
+		t.Fatalf("the cut after an overflow: %+v, want a full scan with a reason", d)
+	}
+	if err := os.WriteFile(filepath.Join(root, "d", "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := w.cut(&protocol.WatchCut{Old: 2, New: 3}); !d.Valid || !slices.Contains(d.Dirs, "d") {
+		t.Errorf("a write in a directory made during the overflow: %+v, want d changed", d)
+	}
 }
