@@ -438,7 +438,7 @@ func (s *session) sendFile(p string, cur *manifest.Manifest) error {
 		h.Missing = true
 		return s.send(protocol.TFile, h.Encode())
 	}
-	f, err := manifest.OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
+	f, err := manifest.OpenRegularPath(abs)
 	if err != nil {
 		h.Missing = true
 		cur.Drop(p)

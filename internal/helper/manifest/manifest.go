@@ -322,7 +322,7 @@ func blobID(abs string, e *entry) ([20]byte, error) {
 		copy(id[:], h.Sum(nil))
 		return id, nil
 	}
-	f, err := OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
+	f, err := OpenRegularPath(abs)
 	if err != nil {
 		return id, err
 	}
@@ -659,4 +659,9 @@ func OpenRegular(name string, open func(flag int) (*os.File, error)) (*os.File, 
 		return nil, fmt.Errorf("%s changed while it was read: it is no longer a regular file", name)
 	}
 	return f, nil
+}
+
+// OpenRegularPath is OpenRegular of the path abs.
+func OpenRegularPath(abs string) (*os.File, error) {
+	return OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
 }
