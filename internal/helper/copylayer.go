@@ -44,7 +44,11 @@ func copyLayer(upper, merged, to string) (CopyStats, error) {
 		if err := c.entry(rel, dst, info); err != nil || !info.IsDir() {
 			return err
 		}
-		return hideLike(shown, rel, dst)
+		seen, err := fs.ReadDir(shown.FS(), rel)
+		if err != nil {
+			return c.leftOut(rel, fs.FileInfoToDirEntry(info), err)
+		}
+		return hideLike(seen, dst)
 	})
 }
 
@@ -61,16 +65,12 @@ func isDir(p string) bool {
 }
 
 // hideLike removes from dst, a directory just made or found in to, the
-// entries the directory rel of merged does not show: those an opaque
+// entries its directory of merged does not show (shown): those an opaque
 // directory hides. The directory's own entries from upper are copied after it.
-func hideLike(merged *os.Root, rel, dst string) error {
+func hideLike(shown []fs.DirEntry, dst string) error {
 	under, err := os.ReadDir(dst)
 	if err != nil || len(under) == 0 {
 		return err // a directory new in upper hides nothing
-	}
-	shown, err := fs.ReadDir(merged.FS(), rel)
-	if err != nil {
-		return err
 	}
 	seen := make(map[string]bool, len(shown))
 	for _, e := range shown {

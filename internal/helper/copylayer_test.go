@@ -3,6 +3,7 @@
 package helper
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -90,7 +91,8 @@ func TestCopyLayerMakesTheMergedView(t *testing.T) {
 
 // What a copy reads may change under it: a file the walk saw that is a
 // link (to a file outside the tree) or a fifo by the time it is opened is
-// refused, at once; a directory that became a link to / is not followed.
+// refused, at once, and left out as moved; a directory that became a link
+// to / is not followed.
 func TestCopyReadsNothingALinkSwappedInLeadsTo(t *testing.T) {
 	from, to := t.TempDir(), t.TempDir()
 	outside := filepath.Join(t.TempDir(), "secret")
@@ -102,23 +104,47 @@ func TestCopyReadsNothingALinkSwappedInLeadsTo(t *testing.T) {
 	defer src.Close()
 	regular, err := os.Lstat(filepath.Join(from, "file"))
 	must(t, err)
-	for _, name := range []string{"link", "fifo", "dir"} {
-		if _, err := copyFile(src, name, filepath.Join(to, name), regular); err == nil {
-			t.Errorf("%s: copied as the regular file the walk saw", name)
+	c := startCopiers(src)
+	for _, name := range []string{"link", "fifo", "dir", "dir/etc/hostname"} {
+		if _, read, err := copyFile(src, name, filepath.Join(to, "x"), regular); err == nil || read {
+			t.Errorf("%s: copied as the regular file the walk saw (%v)", name, err)
 		}
+		c.copy(copyJob{name, filepath.Join(to, "x"), regular})
 	}
-	if _, err := copyFile(src, "dir/etc/hostname", filepath.Join(to, "hostname"), regular); err == nil {
-		t.Error("a file under a directory swapped for a link to / was copied")
+	if st, err := c.wait(); err != nil || st != (CopyStats{Moved: 4}) {
+		t.Errorf("copies of the swapped entries: %+v, %v; want all four left out as moved", st, err)
 	}
-	merged, err := os.OpenRoot(from)
-	must(t, err)
-	defer merged.Close()
-	must(t, os.Mkdir(filepath.Join(to, "d"), 0o755))
-	must(t, os.WriteFile(filepath.Join(to, "d", "kept"), nil, 0o644))
-	if err := hideLike(merged, "dir", filepath.Join(to, "d")); err == nil {
-		t.Error("hideLike read / through a link")
+	if _, err := fs.ReadDir(src.FS(), "dir"); err == nil {
+		t.Error("a directory swapped for a link to / was listed through the root")
 	}
-	if got := listing(t, to); strings.Contains(got, "secret") || !strings.Contains(got, "d/kept") {
+	if got := listing(t, to); got != "./\n" {
 		t.Errorf("to holds\n%s", got)
+	}
+}
+
+// A failure to read an entry that is still there, of the kind the walk
+// found, stops the copy: only what moved is left out.
+func TestCopyStopsOnAFailureOfAnEntryThatDidNotMove(t *testing.T) {
+	from := t.TempDir()
+	files(t, from, map[string]string{"file": "x", "gone": "y"})
+	src, err := os.OpenRoot(from)
+	must(t, err)
+	defer src.Close()
+	info, err := os.Lstat(filepath.Join(from, "file"))
+	must(t, err)
+	c := startCopiers(src)
+	failed := errors.New("unreadable")
+	if err := c.leftOut("file", fs.FileInfoToDirEntry(info), failed); err != failed {
+		t.Errorf("a failure on a file still there: %v, want it kept", err)
+	}
+	must(t, os.Remove(filepath.Join(from, "gone")))
+	if err := c.leftOut("gone", fs.FileInfoToDirEntry(info), failed); err != nil {
+		t.Errorf("a failure on a file removed since: %v, want it left out", err)
+	}
+	if err := c.leftOut(".", nil, failed); err != failed {
+		t.Errorf("a failure on the walk's root: %v, want it kept", err)
+	}
+	if st, _ := c.wait(); st.Moved != 1 {
+		t.Errorf("moved %d, want 1", st.Moved)
 	}
 }

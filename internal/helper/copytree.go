@@ -19,6 +19,14 @@ import (
 type CopyStats struct {
 	Files int   `json:"files"`
 	Bytes int64 `json:"bytes"`
+	// Moved counts the entries left out because the source's processes
+	// removed, renamed or swapped them while the copy read them.
+	Moved int `json:"moved,omitempty"`
+}
+
+// add sums two copies' counts.
+func (s CopyStats) add(o CopyStats) CopyStats {
+	return CopyStats{Files: s.Files + o.Files, Bytes: s.Bytes + o.Bytes, Moved: s.Moved + o.Moved}
 }
 
 // copyTree copies the tree under from into the existing directory to, the
@@ -63,7 +71,8 @@ type copies struct {
 // changed under it by the sandbox it comes from (a process of a fork's
 // source that swaps a directory for a link to / between the listing and
 // the reading), and no link, at any component, may take the copy out of
-// from and into the copy container's own files.
+// from and into the copy container's own files. An entry that moved so
+// is left out (see moved); any other failure stops the copy.
 func walkCopy(from string, each func(c *copies, rel string, info fs.FileInfo) error) (CopyStats, error) {
 	src, err := os.OpenRoot(from)
 	if err != nil {
@@ -73,19 +82,20 @@ func walkCopy(from string, each func(c *copies, rel string, info fs.FileInfo) er
 	c := &copies{copiers: startCopiers(src), src: src}
 	err = fs.WalkDir(src.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			// A directory whose listing failed, already made in to.
+			return c.leftOut(rel, d, err)
 		}
 		if err := c.failed(); err != nil {
 			return err
 		}
 		info, err := d.Info()
 		if err != nil {
-			return err
+			return c.leftOut(rel, d, err)
 		}
 		return each(c, rel, info)
 	})
-	bytes, copyErr := c.wait()
-	c.st.Bytes += bytes
+	counts, copyErr := c.wait()
+	c.st = c.st.add(counts)
 	if err == nil {
 		err = copyErr
 	}
@@ -110,14 +120,15 @@ func (c *copies) entry(rel, dst string, info fs.FileInfo) error {
 	case mode&fs.ModeSymlink != 0:
 		target, err := c.src.Readlink(rel)
 		if err != nil {
-			return err
+			return c.leftOut(rel, fs.FileInfoToDirEntry(info), err)
 		}
 		if err := os.Symlink(target, dst); err != nil {
 			return err
 		}
 		keepOwner(dst, info, true)
 	case mode.IsRegular():
-		c.jobs <- copyJob{rel, dst, info}
+		c.jobs <- copyJob{rel, dst, info} // the copier counts it
+		return nil
 	default:
 		return nil
 	}
@@ -125,15 +136,43 @@ func (c *copies) entry(rel, dst string, info fs.FileInfo) error {
 	return nil
 }
 
+// leftOut is what becomes of err, a failure to read the entry rel that
+// the walk found as d (nil when the walk's root could not be read): nil,
+// and the entry counted as moved, when it is gone or of another kind now,
+// else err. The source is a live sandbox's, whose processes may remove,
+// rename or swap an entry between the listing and the reading; a copy
+// made a moment later would not have found it as it was either.
+func (c *copiers) leftOut(rel string, d fs.DirEntry, err error) error {
+	if d == nil || !c.moved(rel, d.Type()) {
+		return err
+	}
+	c.mu.Lock()
+	c.counts.Moved++
+	c.mu.Unlock()
+	if d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// moved reports whether the entry rel, of kind typ when it was listed, is
+// gone, of another kind, or out of reach (a directory on its path swapped
+// for a link out of the source) now.
+func (c *copiers) moved(rel string, typ fs.FileMode) bool {
+	fi, err := c.src.Lstat(rel)
+	return err != nil || fi.Mode().Type() != typ.Type()
+}
+
 // copiers copy regular files on copyWorkers goroutines: on small files
 // the time goes to metadata calls that wait on the disk, which overlap
 // well. The first error stops the walk that feeds them.
 type copiers struct {
-	jobs  chan copyJob
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	bytes int64
-	err   error
+	src    *os.Root
+	jobs   chan copyJob
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	counts CopyStats
+	err    error
 }
 
 type copyJob struct {
@@ -142,23 +181,36 @@ type copyJob struct {
 }
 
 func startCopiers(src *os.Root) *copiers {
-	c := &copiers{jobs: make(chan copyJob, 64)}
+	c := &copiers{src: src, jobs: make(chan copyJob, 64)}
 	for range copyWorkers {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			for j := range c.jobs {
-				n, err := copyFile(src, j.src, j.dst, j.info)
-				c.mu.Lock()
-				c.bytes += n
-				if err != nil && c.err == nil {
-					c.err = err
-				}
-				c.mu.Unlock()
+				c.copy(j)
 			}
 		}()
 	}
 	return c
+}
+
+// copy copies one queued file and counts it, or what became of it.
+func (c *copiers) copy(j copyJob) {
+	n, read, err := copyFile(c.src, j.src, j.dst, j.info)
+	if err != nil && !read {
+		err = c.leftOut(j.src, fs.FileInfoToDirEntry(j.info), err)
+		if err == nil {
+			return
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.counts.Bytes += n
+	if err == nil {
+		c.counts.Files++
+	} else if c.err == nil {
+		c.err = err
+	}
 }
 
 func (c *copiers) failed() error {
@@ -167,12 +219,12 @@ func (c *copiers) failed() error {
 	return c.err
 }
 
-// wait ends the copies once the queued ones are done: the bytes copied
-// and the first error.
-func (c *copiers) wait() (int64, error) {
+// wait ends the copies once the queued ones are done: the files and
+// bytes they copied, the entries left out, and the first error.
+func (c *copiers) wait() (CopyStats, error) {
 	close(c.jobs)
 	c.wg.Wait()
-	return c.bytes, c.err
+	return c.counts, c.err
 }
 
 // finishDirs gives the directories their modes and times, last: writing
@@ -199,13 +251,20 @@ type dirTimes struct {
 }
 
 // copyFile copies the regular file rel of root src to dst; one that is
-// no longer regular is refused (manifest.OpenRegular).
-func copyFile(src *os.Root, rel, dst string, info fs.FileInfo) (int64, error) {
+// no longer regular is refused (manifest.OpenRegular). read is false when
+// the error came from opening rel, before dst was made.
+func copyFile(src *os.Root, rel, dst string, info fs.FileInfo) (n int64, read bool, err error) {
 	in, err := manifest.OpenRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer in.Close()
+	n, err = copyOpened(in, dst, info)
+	return n, true, err
+}
+
+// copyOpened copies in, opened as a regular file, to dst, new.
+func copyOpened(in *os.File, dst string, info fs.FileInfo) (int64, error) {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, err

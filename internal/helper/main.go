@@ -170,7 +170,7 @@ func copyLayerCmd(c protocol.CmdCopyLayer, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	st.Files, st.Bytes = st.Files+more.Files, st.Bytes+more.Bytes
+	st = st.add(more)
 	return printJSON(stdout, st)
 }
 
@@ -189,7 +189,7 @@ func copyPairs(pairs []protocol.CopyPair, skip map[string]bool) (CopyStats, erro
 		if err != nil {
 			return all, err
 		}
-		all.Files, all.Bytes = all.Files+st.Files, all.Bytes+st.Bytes
+		all = all.add(st)
 	}
 	return all, nil
 }

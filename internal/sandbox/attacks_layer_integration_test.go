@@ -113,7 +113,7 @@ true`)
 			t.Errorf("rm of the entry under two sandboxes: %v", err)
 		}
 	}},
-	{name: "a fork while a background process of its source swaps the source's directories for links to / and its files for fifos, in a loop", side: "agent", gvisor: true, expect: "no read blocks on a fifo swapped in (the source's commit before the fork once waited for a writer until its deadline) and the copy reads through a root of the source's layer: each fork is made, or refused in one line, within a minute, and one that is made holds nothing of the copy container's own files; the host is untouched", run: func(t *testing.T, e *attackEnv) {
+	{name: "a fork while a background process of its source swaps the source's directories for links to / and its files for fifos, in a loop", side: "agent", gvisor: true, expect: "no read blocks on a fifo swapped in (the source's commit before the fork once waited for a writer until its deadline) and the copy reads through a root of the source's layer, leaving out what moved while it read: each fork is made, or refused in one line, within a minute, most are made, and one that is made holds nothing of the copy container's own files; the host is untouched", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		if _, err := r.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
@@ -146,7 +146,12 @@ true`)
 				t.Errorf("fork %d holds the copy container's own files: %q", i, got)
 			}
 		}
-		t.Logf("%d of 3 forks made", forked)
+		// What the swaps move while a copy reads it is left out, so a fork
+		// is refused only when an entry moved and moved back before the
+		// copy looked again.
+		if t.Logf("%d of 3 forks made", forked); forked == 0 {
+			t.Error("no fork made: a source whose files move while they are copied cannot be forked")
+		}
 	}},
 }
 

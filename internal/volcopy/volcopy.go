@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
@@ -25,6 +27,10 @@ import (
 type Stats struct {
 	Files int   `json:"files"`
 	Bytes int64 `json:"bytes"`
+	// Moved counts the entries left out because the source's processes
+	// removed, renamed or swapped them while the copy read them: a fork
+	// of a running sandbox copies a tree that moves.
+	Moved int `json:"moved"`
 }
 
 // Job is one copy between a sandbox's volumes (/src, its home, its kept
@@ -128,6 +134,9 @@ func Copy(ctx context.Context, m *agent.Agent, image string, j Job) (Stats, erro
 	var st Stats
 	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &st); err != nil {
 		return Stats{}, fmt.Errorf("copying %s: unexpected report %q", j.describe(), res.Stdout)
+	}
+	if st.Moved > 0 {
+		logrus.Infof("copying %s: %d entries moved while they were read and were left out", j.describe(), st.Moved)
 	}
 	return st, nil
 }
