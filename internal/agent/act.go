@@ -300,16 +300,7 @@ func addBefore(r *result.Act, t *snapshot.Taken) {
 // short), commits them as their own snapshot, "between calls: N paths",
 // before the call's action runs.
 func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snapshot.Conversation) (result.Between, *snapshot.Taken, error) {
-	// The Begin comes before the command runs, so the caller's cancel
-	// waits for it (then the helper is told to kill the command); only a
-	// helper that does not answer within the command's own bound is cut
-	// off, as awaitResult does, for the exec's start under load counts.
-	if c.a.Timeout > 0 {
-		bound := c.a.Timeout + resultSlack
-		late := time.AfterFunc(bound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", bound)) })
-		defer late.Stop()
-	}
-	p, err := conv.R.Expect(protocol.TBegin)
+	p, err := awaitBegin(c, v, conv)
 	if err != nil {
 		return result.Between{}, nil, fmt.Errorf("reading the sandbox's answer: %w", hostrepo.Unexpected(err))
 	}
@@ -337,6 +328,21 @@ func (m *Agent) takeBetween(ctx context.Context, c *call, v *actExec, conv snaps
 		n = 0
 	}
 	return result.Between{Commit: taken.Commit, Paths: n}, taken, nil
+}
+
+// awaitBegin reads the helper's Begin. It comes before the command runs,
+// so the caller's cancel waits for it (then the helper is told to kill the
+// command); only a helper that does not answer within the command's own
+// bound is cut off, as awaitResult does, for the exec's start under load
+// counts. The scan of what changed between calls, which follows, is
+// bounded as the call's own scan is, by ctx: the timer is stopped first.
+func awaitBegin(c *call, v *actExec, conv snapshot.Conversation) ([]byte, error) {
+	if c.a.Timeout > 0 {
+		bound := c.a.Timeout + resultSlack
+		late := time.AfterFunc(bound, func() { v.abort(fmt.Errorf("the sandbox did not answer within %v", bound)) })
+		defer late.Stop()
+	}
+	return conv.R.Expect(protocol.TBegin)
 }
 
 // BetweenKind names the snapshots of changes made between calls.

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
+	"github.com/litterbox-dev/litterbox/internal/snapshot"
 )
 
 // A helper that never answers: past the command's timeout the host sends
@@ -84,5 +86,39 @@ func TestAbortCauseIsReported(t *testing.T) {
 		if err := v.stop(context.Background(), fmt.Errorf("reading the sandbox's answer: %w", rerr)); err != causes[0] {
 			t.Errorf("stop = %v, want %v", err, causes[0])
 		}
+	}
+}
+
+// The bound on the helper's Begin ends with the Begin: the scan of what
+// changed between calls that follows may take longer than the command's
+// own timeout (100k directories under load) and is bounded as the call's
+// own scan is. A Begin that does not come in time cuts the conversation.
+func TestBeginBoundEndsWithTheBegin(t *testing.T) {
+	oldSlack := resultSlack
+	resultSlack = 50 * time.Millisecond
+	t.Cleanup(func() { resultSlack = oldSlack })
+	begin := func(answer bool) (cut error) {
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		defer inR.Close()
+		v := &actExec{inW: inW, outR: outR, done: make(chan error, 1), cancelExec: func() {}}
+		c := &call{a: Action{Timeout: 50 * time.Millisecond}}
+		if answer {
+			go func() { _ = protocol.NewWriter(outW).Frame(protocol.TBegin, nil) }()
+		}
+		_, err := awaitBegin(c, v, snapshot.Conversation{R: protocol.NewReader(outR), W: protocol.NewWriter(inW)})
+		if answer && err != nil {
+			t.Fatalf("awaitBegin: %v", err)
+		}
+		time.Sleep(300 * time.Millisecond) // the scan between calls
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return v.cut
+	}
+	if cut := begin(true); cut != nil {
+		t.Errorf("a Begin in time, then a long scan: the conversation was cut: %v", cut)
+	}
+	if cut := begin(false); cut == nil || !strings.Contains(cut.Error(), "did not answer within 100ms") {
+		t.Errorf("no Begin: cut %v, want the bound named", cut)
 	}
 }
