@@ -31,7 +31,9 @@ awk '
       for (j = 1; j <= nf; j++) if (index(order[j], t "/") == 1) leaf = 0
       if (!leaf) continue
       print "== what " t " printed:"
-      for (k = (n[t] > 60 ? n[t] - 59 : 1); k <= n[t]; k++) print lines[t, k]
+      first = n[t] - 59
+      if (first < 1) first = 1
+      for (k = first; k <= n[t]; k++) print lines[t, k]
       print "--- FAIL: " t
     }
   }' "$out"
