@@ -36,6 +36,7 @@ func Main(args []string) int {
 		fmt.Fprintln(os.Stderr, protocol.Usage)
 		return protocol.ExitUsage
 	}
+	limitHeap()
 	return exitOf(dispatch(args, os.Stdin, os.Stdout), os.Stderr)
 }
 
