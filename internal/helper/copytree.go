@@ -196,12 +196,16 @@ func startCopiers(src *os.Root) *copiers {
 
 // copy copies one queued file and counts it, or what became of it.
 func (c *copiers) copy(j copyJob) {
-	n, read, err := copyFile(c.src, j.src, j.dst, j.info)
-	if err != nil && !read {
-		err = c.leftOut(j.src, fs.FileInfoToDirEntry(j.info), err)
-		if err == nil {
+	in, err := openSource(c.src, j.src)
+	if err != nil {
+		if err = c.leftOut(j.src, fs.FileInfoToDirEntry(j.info), err); err == nil {
 			return
 		}
+	}
+	var n int64
+	if in != nil {
+		n, err = copyOpened(in, j.dst, j.info)
+		in.Close()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -250,17 +254,10 @@ type dirTimes struct {
 	info fs.FileInfo
 }
 
-// copyFile copies the regular file rel of root src to dst; one that is
-// no longer regular is refused (manifest.OpenRegular). read is false when
-// the error came from opening rel, before dst was made.
-func copyFile(src *os.Root, rel, dst string, info fs.FileInfo) (n int64, read bool, err error) {
-	in, err := manifest.OpenRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
-	if err != nil {
-		return 0, false, err
-	}
-	defer in.Close()
-	n, err = copyOpened(in, dst, info)
-	return n, true, err
+// openSource opens the file rel of root src, refusing one that is no
+// longer regular (manifest.OpenRegular).
+func openSource(src *os.Root, rel string) (*os.File, error) {
+	return manifest.OpenRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
 }
 
 // copyOpened copies in, opened as a regular file, to dst, new.
