@@ -76,7 +76,7 @@ var processAttacks = []attack{
 		}
 		noLooper(t, e, "cxl")
 	}},
-	{name: "signals to PID 1", side: "agent", gvisor: true, expect: "TERM, INT, HUP, QUIT, USR1, USR2, ABRT, SEGV, BUS, FPE, SYS, TRAP, PIPE, ALRM, STOP: the sandbox still answers and stays active", run: func(t *testing.T, e *attackEnv) {
+	{name: "signals to PID 1", side: "agent", gvisor: true, expect: "TERM, INT, HUP, QUIT, USR1, USR2, ABRT, SEGV, BUS, FPE, SYS, TRAP, PIPE, ALRM, STOP: the sandbox still answers and stays active, and PID 1 is not left stopped (gVisor's PID 1 takes SIGSTOP: the next call continues it)", run: func(t *testing.T, e *attackEnv) {
 		for _, sig := range []string{"TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "ABRT", "SEGV", "BUS", "FPE", "SYS", "TRAP", "PIPE", "ALRM", "STOP"} {
 			res := bash(t, e.m, "kill -"+sig+" 1; echo sent")
 			if res.Stdout != "sent\n" {
@@ -89,6 +89,10 @@ var processAttacks = []attack{
 			if st := status(t, e, "work"); st != create.StatusActive {
 				t.Fatalf("after kill -%s 1 the sandbox is %s", sig, st)
 			}
+		}
+		// The state follows the command's name in /proc/1/stat.
+		if res := bash(t, e.m, "sed 's/.*) //' /proc/1/stat | cut -c1"); res.Stdout == "T\n" {
+			t.Errorf("PID 1 is left stopped: %+v", res)
 		}
 	}},
 	{name: "background command and a call", side: "agent", gvisor: true, expect: "a background command started before a call, and one started during it, both run after the call ends", run: func(t *testing.T, e *attackEnv) {

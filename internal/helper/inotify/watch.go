@@ -6,6 +6,7 @@
 package inotify
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"maps"
@@ -192,6 +193,11 @@ func (w *Watcher) event(wd int32, mask uint32, name string) {
 func (w *Watcher) cut(c *protocol.WatchCut) *protocol.WatchDirty {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.cutLocked(c)
+}
+
+// cutLocked is cut with w.mu held.
+func (w *Watcher) cutLocked(c *protocol.WatchCut) *protocol.WatchDirty {
 	w.drain()
 	w.setPrune(c.Prune)
 	if c.Reset {
@@ -476,46 +482,58 @@ func (w *Watcher) Serve() {
 	}
 }
 
-// How long a peek, and a cut, may take to answer, asked and answered. A
-// cut closes the record of the changes so far under the scan's generation,
-// so a scan must not stop waiting for it before PID 1 stops answering:
+// A scan and PID 1 talk in four frames on the watch socket: the scan's
+// question (TRequest), PID 1's word that it is answering (TPong), the
+// answer (TResult) and, after a cut, the scan's word that it has the
+// answer (TDone). A cut closes the record of changes under the scan's
+// generation, which is right only if that scan reads what the cut names:
 // the events of the next call's command, drained by a cut its scan gave
-// up on, would be filed under a generation the host then commits past,
-// and that call's changes would never be read. So PID 1 gives up first,
-// and a cut it could not answer makes the next scan a full one.
+// up on, would be filed under a generation the host then commits past.
+// So PID 1 keeps a cut only once the scan says it has it, and otherwise
+// (the scan gave up, or died) makes the next scan a full one, still
+// holding the record, so that no other cut comes between. A scan may then
+// give up at any time without a change going unread: it waits for a cut
+// as long as PID 1 is there to answer (a cut of 100k new directories
+// under load takes minutes), and only acceptWithin for PID 1 to say so
+// (an agent may have stopped it: gVisor's PID 1 takes SIGSTOP).
 const (
-	peekWithin = 10 * time.Second
-	cutWithin  = 4 * time.Minute
-	askWithin  = 5 * time.Minute
+	acceptWithin = 10 * time.Second // the question taken; a peek answered
+	askWithin    = 5 * time.Minute  // a cut answered, once taken
 )
 
 // answer answers one question on conn.
 func (w *Watcher) answer(conn net.Conn) {
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(peekWithin))
-	p, err := protocol.NewReader(conn).Expect(protocol.TRequest)
+	conn.SetDeadline(time.Now().Add(acceptWithin))
+	r, wr := protocol.NewReader(conn), protocol.NewWriter(conn)
+	p, err := r.Expect(protocol.TRequest)
 	if err != nil {
 		return
 	}
 	c, err := protocol.DecodeWatchCut(p)
-	if err != nil {
+	if err != nil || wr.Frame(protocol.TPong, nil) != nil {
 		return
 	}
 	w.asked.Add(1)
 	if c.Peek {
-		protocol.NewWriter(conn).Frame(protocol.TResult, w.peek(c).Encode())
+		wr.Frame(protocol.TResult, w.peek(c).Encode())
 		return
 	}
-	conn.SetDeadline(time.Now().Add(cutWithin))
-	if err := protocol.NewWriter(conn).Frame(protocol.TResult, w.cut(c).Encode()); err != nil {
-		w.invalidate("a scan stopped waiting for PID 1's record of changes")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.cutLocked(c)
+	conn.SetDeadline(time.Now().Add(acceptWithin))
+	if wr.Frame(protocol.TResult, d.Encode()) != nil {
+		w.invalidateLocked("a scan stopped waiting for PID 1's record of changes")
+		return
+	}
+	if _, err := r.Expect(protocol.TDone); err != nil {
+		w.invalidateLocked("a scan stopped waiting for PID 1's record of changes")
 	}
 }
 
-// invalidate makes the next cut ask for a full scan.
-func (w *Watcher) invalidate(reason string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// invalidateLocked makes the next cut ask for a full scan.
+func (w *Watcher) invalidateLocked(reason string) {
 	if w.reason != noWatchesLeft {
 		w.valid, w.reason = false, reason
 	}
@@ -524,20 +542,24 @@ func (w *Watcher) invalidate(reason string) {
 // Ask asks PID 1 for the directories changed since manifest old;
 // Valid is false when the scan must read everything.
 func Ask(c *protocol.WatchCut) *protocol.WatchDirty {
+	wakeInit()
 	conn, err := net.DialTimeout("unix", protocol.WatchSocket, time.Second)
 	if err != nil {
 		return &protocol.WatchDirty{}
 	}
 	defer conn.Close()
-	within := askWithin
-	if c.Peek {
-		within = peekWithin
-	}
-	conn.SetDeadline(time.Now().Add(within))
-	if err := protocol.NewWriter(conn).Frame(protocol.TRequest, c.Encode()); err != nil {
+	conn.SetDeadline(time.Now().Add(acceptWithin))
+	r, wr := protocol.NewReader(conn), protocol.NewWriter(conn)
+	if err := wr.Frame(protocol.TRequest, c.Encode()); err != nil {
 		return &protocol.WatchDirty{}
 	}
-	p, err := protocol.NewReader(conn).Expect(protocol.TResult)
+	if _, err := r.Expect(protocol.TPong); err != nil {
+		return &protocol.WatchDirty{}
+	}
+	if !c.Peek {
+		conn.SetDeadline(time.Now().Add(askWithin))
+	}
+	p, err := r.Expect(protocol.TResult)
 	if err != nil {
 		return &protocol.WatchDirty{}
 	}
@@ -545,5 +567,24 @@ func Ask(c *protocol.WatchCut) *protocol.WatchDirty {
 	if err != nil {
 		return &protocol.WatchDirty{}
 	}
+	if !c.Peek && wr.Frame(protocol.TDone, nil) != nil {
+		return &protocol.WatchDirty{}
+	}
 	return d
+}
+
+// wakeInit continues PID 1 when it is stopped: under gVisor an agent's
+// SIGSTOP stops it (Linux ignores the signal for a namespace's init), and
+// with it the record of changes, the services and the disk guard. Any
+// process of the sandbox may send SIGCONT to it.
+func wakeInit() {
+	b, err := os.ReadFile("/proc/1/stat")
+	if err != nil {
+		return
+	}
+	// The state follows the command's name, in parentheses that the name
+	// itself may hold.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+		syscall.Kill(1, syscall.SIGCONT)
+	}
 }

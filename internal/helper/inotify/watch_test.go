@@ -74,39 +74,70 @@ func TestVolumesCount(t *testing.T) {
 // A cut whose answer never reached its scan (the scan gave up, or died)
 // makes the next cut ask for a full scan: the changes it closed under the
 // scan's generation, among them any the next call made before it ended,
-// were never read.
+// were never read. So does one the scan read but never said it had.
 func TestCutNotDeliveredMeansAFullScan(t *testing.T) {
-	root := t.TempDir()
-	w := New(root)
-	w.cut(&protocol.WatchCut{Reset: true, New: 1})
+	for _, tc := range []struct {
+		name string
+		read bool // the scan reads the answer before it goes
+	}{{"gone before the answer", false}, {"gone before saying it has the answer", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			w := New(root)
+			w.cut(&protocol.WatchCut{Reset: true, New: 1})
+			client, done := ask(w, &protocol.WatchCut{Old: 1, New: 2})
+			r := protocol.NewReader(client)
+			if _, err := r.Expect(protocol.TPong); err != nil {
+				t.Fatal(err)
+			}
+			if tc.read {
+				if _, err := r.Expect(protocol.TResult); err != nil {
+					t.Fatal(err)
+				}
+			}
+			client.Close()
+			<-done
+			if err := os.WriteFile(filepath.Join(root, "later.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if d := w.cut(&protocol.WatchCut{Old: 2, New: 3}); d.Valid || d.Reason == "" {
+				t.Errorf("the cut after an undelivered one: %+v, want a full scan with a reason", d)
+			}
+			// A delivered cut leaves the watcher vouching again.
+			if err := os.WriteFile(filepath.Join(root, "last.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			client, done = ask(w, &protocol.WatchCut{Old: 3, New: 4})
+			r, wr := protocol.NewReader(client), protocol.NewWriter(client)
+			if _, err := r.Expect(protocol.TPong); err != nil {
+				t.Fatal(err)
+			}
+			p, err := r.Expect(protocol.TResult)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err := protocol.DecodeWatchDirty(p); err != nil || !d.Valid || !slices.Equal(d.Dirs, []string{""}) {
+				t.Errorf("a delivered cut: %+v %v, want the top directory", d, err)
+			}
+			if err := wr.Frame(protocol.TDone, nil); err != nil {
+				t.Fatal(err)
+			}
+			<-done
+			client.Close()
+			if d := w.cut(&protocol.WatchCut{Old: 4, New: 5}); !d.Valid || len(d.Dirs) != 0 {
+				t.Errorf("the cut after a delivered one: %+v, want nothing changed", d)
+			}
+		})
+	}
+}
+
+// ask sends PID 1's watcher w the question c over a pipe, answered in the
+// background until done closes.
+func ask(w *Watcher, c *protocol.WatchCut) (client net.Conn, done chan struct{}) {
 	server, client := net.Pipe()
-	done := make(chan struct{})
+	done = make(chan struct{})
 	go func() { w.answer(server); close(done) }()
-	if err := protocol.NewWriter(client).Frame(protocol.TRequest, (&protocol.WatchCut{Old: 1, New: 2}).Encode()); err != nil {
-		t.Fatal(err)
-	}
-	client.Close()
-	<-done
-	if err := os.WriteFile(filepath.Join(root, "later.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if d := w.cut(&protocol.WatchCut{Old: 2, New: 3}); d.Valid || d.Reason == "" {
-		t.Errorf("the cut after an undelivered one: %+v, want a full scan with a reason", d)
-	}
-	// A delivered cut leaves the watcher vouching again.
-	server, client = net.Pipe()
-	go w.answer(server)
-	if err := protocol.NewWriter(client).Frame(protocol.TRequest, (&protocol.WatchCut{Old: 3, New: 4}).Encode()); err != nil {
-		t.Fatal(err)
-	}
-	p, err := protocol.NewReader(client).Expect(protocol.TResult)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, err := protocol.DecodeWatchDirty(p); err != nil || !d.Valid {
-		t.Errorf("a delivered cut: %+v %v", d, err)
-	}
-	client.Close()
+	go protocol.NewWriter(client).Frame(protocol.TRequest, c.Encode())
+	return client, done
 }
 
 // After inotify's queue overflowed, the directories whose creation was

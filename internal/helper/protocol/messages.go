@@ -568,8 +568,10 @@ const (
 
 // WatchSocket is where a sandbox's PID 1 answers WatchCut requests: it
 // watches /src with inotify, so a scan reads only the directories that
-// changed since the manifest it compares with.
-const WatchSocket = "/tmp/.litterbox/watch.sock"
+// changed since the manifest it compares with. Its name changes with the
+// conversation on it (inotify.Ask): a PID 1 of an older build, in a
+// sandbox made before, is not found, and the scan reads everything.
+const WatchSocket = "/tmp/.litterbox/watch2.sock"
 
 // WatchCut asks PID 1 which directories changed since the scan of
 // manifest Old, closing the record of changes for manifest New. Reset
