@@ -213,7 +213,12 @@ fuzz:
 # target's output printed whole when it ends. Resource names never collide
 # between processes (each carries its pid).
 ATTACKS := ^TestIntegrationAttackTable$$
-INTEGRATION = scripts/gotest.sh -tags integration -count=1 -timeout 45m
+# A suite that hangs ends by go test's -timeout, which prints the tests
+# still running, well before CI's own limit ends the whole run unprinted:
+# each bound is about three times the suite's time on a loaded machine.
+INTEGRATION = scripts/gotest.sh -tags integration -count=1 -timeout $(TIMEOUT)
+TIMEOUT = 45m
+integration-gvisor integration-cluster: TIMEOUT = 20m
 integration: image
 	@$(MAKE) --no-print-directory -j2 --output-sync=target integration-attacks integration-rest
 	@$(MAKE) --no-print-directory integration-cluster

@@ -4,7 +4,8 @@
 # the log says where the minutes went); on failure, what each failed test
 # printed (its last 60 lines: where a log's excerpt finds them), then
 # everything, then the failed tests again at the end, where a log's tail
-# shows them.
+# shows them. Tests still running when go test's -timeout ended it count
+# as failed.
 # Usage: scripts/gotest.sh GO-TEST-ARG...
 set -uo pipefail
 out=$(mktemp)
@@ -20,6 +21,13 @@ fi
 awk '
   /^=== (RUN|CONT|NAME) / { cur = $3; next }
   /^=== PAUSE / { next }
+  # After a timeout go test names the tests still running: failed too.
+  /^\trunning tests:/ { running = 1; next }
+  running && /^\t\t/ {
+    if (!($1 in failed)) { failed[$1] = 1; order[++nf] = $1 }
+    next
+  }
+  { running = 0 }
   /^ *--- (PASS|FAIL|SKIP): / {
     if ($2 == "FAIL:" && !($3 in failed)) { failed[$3] = 1; order[++nf] = $3 }
     next
@@ -41,4 +49,6 @@ echo "== everything:"
 cat "$out"
 echo "== failed:"
 grep -E '^ *--- FAIL|^FAIL|^panic:' "$out"
+# A test that timed out has no FAIL line: go test names those still running.
+awk '/^\trunning tests:/ { p = 1; print; next } p && !/^\t\t/ { exit } p' "$out"
 exit $rc
