@@ -221,35 +221,61 @@ func Walk(root string, pruned map[string]bool, rel string) ([]*entry, error) {
 	if err := syscall.Stat(root, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, err)
 	}
-	w := &walker{root: root, dev: st.Dev, prune: pruned, sem: make(chan struct{}, 8)}
-	w.wg.Add(1)
-	go w.dir(rel)
-	w.wg.Wait()
+	w := &walker{root: root, dev: st.Dev, prune: pruned}
+	w.walk(rel)
 	return w.out, nil
 }
+
+// walkers is how many directories a walk reads at once.
+const walkers = 8
 
 type walker struct {
 	root  string
 	dev   uint64
 	prune map[string]bool
-	sem   chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
 	out   []*entry
 }
 
-func (w *walker) dir(rel string) {
-	defer w.wg.Done()
-	w.sem <- struct{}{}
-	entries, subdirs := w.readDir(rel)
-	<-w.sem
-	w.mu.Lock()
-	w.out = append(w.out, entries...)
-	w.mu.Unlock()
-	for _, d := range subdirs {
-		w.wg.Add(1)
-		go w.dir(d)
+// walk reads rel and every directory under it, walkers at a time. The
+// directories waiting to be read are a list, not a goroutine each: a
+// directory of 100k subdirectories held 100k goroutines' stacks at once
+// (over 80 MB), in a helper that shares the sandbox's memory.
+func (w *walker) walk(rel string) {
+	var (
+		mu      sync.Mutex
+		cond    = sync.NewCond(&mu)
+		pending = []string{rel}
+		busy    int // directories being read
+		wg      sync.WaitGroup
+	)
+	for range walkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			for {
+				for len(pending) == 0 && busy > 0 {
+					cond.Wait()
+				}
+				if len(pending) == 0 {
+					cond.Broadcast() // nothing left, nothing being read: done
+					return
+				}
+				d := pending[len(pending)-1]
+				pending = pending[:len(pending)-1]
+				busy++
+				mu.Unlock()
+				entries, subdirs := w.readDir(d)
+				mu.Lock()
+				busy--
+				w.out = append(w.out, entries...)
+				pending = append(pending, subdirs...)
+				cond.Broadcast()
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 func (w *walker) readDir(rel string) (entries []*entry, subdirs []string) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -269,4 +270,38 @@ func dirtyDirs(before, after map[string]string) []string {
 		out = append(out, d)
 	}
 	return out
+}
+
+// A walk reads a wide tree with a bounded number of goroutines, and
+// finds every directory of it: a goroutine for each directory waiting to
+// be read held 100k stacks at once for a directory of 100k subdirectories.
+func TestWalkOfAWideTreeHoldsFewGoroutines(t *testing.T) {
+	root := t.TempDir()
+	for i := range 2000 {
+		if err := os.MkdirAll(filepath.Join(root, fmt.Sprintf("d%d", i), "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := runtime.NumGoroutine()
+	peak := before
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		list, err := Walk(root, nil, "")
+		if err != nil || len(list) != 4000 {
+			t.Errorf("the walk found %d entries (%v), want 4000", len(list), err)
+		}
+	}()
+	for watching := true; watching; {
+		select {
+		case <-done:
+			watching = false
+		default:
+			peak = max(peak, runtime.NumGoroutine())
+			runtime.Gosched()
+		}
+	}
+	if extra := peak - before - 1; extra > walkers {
+		t.Errorf("the walk ran %d goroutines at once, want at most %d", extra, walkers)
+	}
 }
