@@ -68,9 +68,11 @@ teardown() { common_teardown; }
 
   run lb cache ls
   assert_success
-  assert_line --index 0 --regexp '^KEY +SIZE +FILES +HITS +AGE +FROM +SETUP$'
-  assert_line --index 1 --regexp "^$key +[0-9]+ B +1 +1 +[0-9]+s +first +mkdir -p ignored"
+  assert_line --index 0 --regexp '^KEY +SIZE +FILES +HITS +AGE +FROM +UNDER +SETUP$'
+  # second's /src lies over the entry first made.
+  assert_line --index 1 --regexp "^$key +[0-9]+ B +1 +1 +[0-9]+s +first +second +mkdir -p ignored"
   assert_equal "$(lb cache ls --json | jsonget '.0.key' | cut -c1-12)" "$key"
+  assert_equal "$(lb cache ls --json | jsonget '.0.lies_under.0')" second
 
   # delete never takes a cache entry with it.
   lb_ok delete --force first >/dev/null

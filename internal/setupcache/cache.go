@@ -62,6 +62,9 @@ type Entry struct {
 	// State is "saving" while the first create copies it, then "ready".
 	State string `json:"state"`
 	PID   int    `json:"pid,omitempty"`
+	// LiesUnder names the sandboxes whose /src lies over the entry, as
+	// their records say (List fills it).
+	LiesUnder []string `json:"lies_under,omitempty"`
 }
 
 const (
@@ -197,18 +200,32 @@ func (c *Cache) Hold(ctx context.Context, e *Entry, hold func() error) (bool, er
 	return true, hold()
 }
 
-// usedBy names the sandboxes whose /src lies over entry e: those whose
-// record names it, else the volumes labelled with it (a record that
-// cannot be read no longer names its entry; its volume still does).
-func (c *Cache) usedBy(ctx context.Context, e Entry) ([]string, error) {
-	var by []string
+// layered names, for each entry's volume, the sandboxes whose record
+// says their /src lies over it, sorted: one read of the records for all
+// entries.
+func (c *Cache) layered() map[string][]string {
+	over := map[string][]string{}
 	for slug, r := range c.Agent.Repo.Store().All() {
-		if r.Layer != nil && r.Layer.Cache == e.Volume {
-			by = append(by, "sandbox '"+slug+"'")
+		if r.Layer != nil && r.Layer.Cache != "" {
+			over[r.Layer.Cache] = append(over[r.Layer.Cache], slug)
 		}
 	}
+	for _, slugs := range over {
+		slices.Sort(slugs)
+	}
+	return over
+}
+
+// usedBy names the sandboxes whose /src lies over entry e: those whose
+// record names it (over, from layered), else the volumes labelled with
+// it (a record that cannot be read no longer names its entry; its volume
+// still does).
+func (c *Cache) usedBy(ctx context.Context, e Entry, over map[string][]string) ([]string, error) {
+	var by []string
+	for _, slug := range over[e.Volume] {
+		by = append(by, "sandbox '"+slug+"'")
+	}
 	if len(by) > 0 {
-		slices.Sort(by)
 		return by, nil
 	}
 	// The entry's volume name holds the repository's id: its label alone
@@ -326,11 +343,13 @@ func (c *Cache) List(ctx context.Context) ([]Entry, error) {
 		have[v] = true
 	}
 	out := []Entry{}
+	over := c.layered()
 	for _, e := range entries {
 		if !have[e.Volume] && e.State == cacheReady {
 			os.Remove(c.Agent.Repo.Layout().CacheEntry(e.Key))
 			continue
 		}
+		e.LiesUnder = over[e.Volume]
 		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return b.Created.Compare(a.Created) })
@@ -390,7 +409,7 @@ func (c *Cache) Remove(ctx context.Context, prefix string) ([]Entry, error) {
 		return nil, err
 	}
 	defer unlock()
-	by, err := c.usedBy(ctx, match[0])
+	by, err := c.usedBy(ctx, match[0], c.layered())
 	if err != nil {
 		return nil, err
 	}
@@ -435,11 +454,12 @@ func (c *Cache) Prune(ctx context.Context) (removed []Entry, kept []InUseError, 
 	if err != nil {
 		return nil, nil, err
 	}
+	over := c.layered()
 	for _, e := range entries {
 		if e.Key == keep || e.State == cacheSaving && hostrepo.ProcessAlive(e.PID) {
 			continue
 		}
-		by, err := c.usedBy(ctx, e)
+		by, err := c.usedBy(ctx, e, over)
 		if err != nil {
 			return removed, kept, err
 		}

@@ -32,16 +32,20 @@ func NewCacheCommand(p *cli.Program) *cobra.Command {
 		Long: `A create whose setup command succeeded keeps what it added to /src (built
 dependencies, downloaded modules) as a setup cache entry, keyed by the image,
 the setup command and its environment, and the files named in [setup] inputs
-(or the whole base tree). A later create with the same key copies the entry
-instead of running the setup. Entries are volumes of this repository's, on the
-engine; no sandbox depends on one, so removing one never harms a sandbox.
+(or the whole base tree). A later create with the same key takes the entry
+instead of running the setup: where the engine has overlay volumes, its /src
+and home lie over the entry, copy on write; elsewhere it copies the entry.
+Entries are volumes of this repository's, on the engine; delete leaves them,
+and rm and prune leave an entry while any sandbox lies over it (ls names
+them, under UNDER).
 
 A sandbox's /src lies over its commit's base tree, made by the first
 create of that commit and shared, copy on write, by every later one. ls
 lists those trees too; the two used last stay after their sandboxes are
 deleted, for the next create, and prune removes every tree no sandbox uses.
 
-  ls      list the entries, newest first, with their sizes, then the trees
+  ls      list the entries, newest first, with their sizes and the sandboxes
+          over each, then the trees
   rm KEY  remove the entry whose key starts with KEY
   prune   remove every entry a create from HEAD would not use now, and
           every base tree no sandbox uses
@@ -158,13 +162,17 @@ func listEntries(e *cli.Env, entries []setupcache.Entry) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tSETUP")
+	fmt.Fprintln(tw, "KEY\tSIZE\tFILES\tHITS\tAGE\tFROM\tUNDER\tSETUP")
 	for _, entry := range entries {
 		size := result.HumanSize(entry.Bytes)
 		if entry.State != "ready" {
 			size = entry.State
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, cli.Since(time.Since(entry.Created)), entry.From, entry.Setup)
+		under := "-"
+		if len(entry.LiesUnder) > 0 {
+			under = strings.Join(entry.LiesUnder, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", entry.Key[:12], size, entry.Files, entry.Hits, cli.Since(time.Since(entry.Created)), entry.From, under, entry.Setup)
 	}
 	return tw.Flush()
 }
