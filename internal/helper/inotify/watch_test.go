@@ -166,3 +166,38 @@ func TestOverflowWatchesWhatItLost(t *testing.T) {
 		t.Errorf("a write in a directory made during the overflow: %+v, want d changed", d)
 	}
 }
+
+// PID 1's working directory is /src: the watcher names directories to
+// the kernel relative to it (an absolute lookup costs a FUSE root's
+// daemon), and still sees what changes in them and in new ones.
+func TestWatcherInItsRootNamesPathsRelatively(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	w := New(root)
+	if !w.inRoot || w.path("") != "." || w.path("a/b") != "a/b" {
+		t.Fatalf("in its root the watcher names %q and %q (in root %v)", w.path(""), w.path("a/b"), w.inRoot)
+	}
+	w.cut(&protocol.WatchCut{Reset: true, New: 1})
+	write := func(p string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/b/f")
+	if err := os.Mkdir(filepath.Join(root, "a", "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := w.cut(&protocol.WatchCut{Old: 1, New: 2})
+	slices.Sort(d.Dirs)
+	if !d.Valid || !slices.Equal(d.Dirs, []string{"a", "a/b", "a/c"}) {
+		t.Fatalf("after a write in a/b and a new a/c: %+v", d)
+	}
+	write("a/c/g")
+	if d := w.cut(&protocol.WatchCut{Old: 2, New: 3}); !d.Valid || !slices.Equal(d.Dirs, []string{"a/c"}) {
+		t.Errorf("after a write in the new a/c: %+v", d)
+	}
+}

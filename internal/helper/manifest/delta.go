@@ -3,6 +3,7 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/relpath"
+	"github.com/litterbox-dev/litterbox/internal/helper/search"
 )
 
 // Dirs is what the host needs to know before it decides what to skip:
@@ -259,11 +261,11 @@ func WalkDirty(root string, old *Manifest, dirty []string, pruned map[string]boo
 	listed := map[string]bool{} // directories those reads found
 	var whole []string          // new directories walked whole
 	read := 0
-	var st syscall.Stat_t
-	if err := syscall.Stat(root, &st); err != nil {
+	w, err := openWalker(root, pruned)
+	if err != nil {
 		return nil, errors.New(root + " is gone")
 	}
-	w := &walker{root: root, dev: st.Dev, prune: pruned}
+	defer w.close()
 	for _, d := range dirty {
 		if relpath.UnderAny(d, whole) || relpath.Pruned(d, pruned) {
 			continue
@@ -273,7 +275,8 @@ func WalkDirty(root string, old *Manifest, dirty []string, pruned map[string]boo
 		}
 		entries, subdirs := w.readDir(d)
 		if entries == nil && subdirs == nil {
-			if fi, err := os.Lstat(root + "/" + d); err != nil || !fi.IsDir() {
+			var st syscall.Stat_t
+			if err := search.Fstatat(w.rootFd, root, cmp.Or(d, "."), &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 				continue // gone: its parent's read says so
 			}
 		}
