@@ -411,17 +411,38 @@ func (s *session) sendChanges(list []protocol.Change) error {
 	}
 }
 
-// sendFile sends one file the host asked for. A file that changed size
-// while it was read is sent as far as it goes (padded) and left out of the
-// manifest, so the next call sends it again.
-func (s *session) sendFile(p string, cur *manifest.Manifest) error {
+// sendFiles sends the files the host asked for, each read through a root
+// of /src: no link, at any component, takes a read out of it (a file
+// that moved so is sent as missing, and read again by the next call), and
+// no lookup starts at / (where / is FUSE, each absolute one costs its
+// daemon CPU: manifest.openWalker).
+func (s *session) sendFiles(paths []string, cur *manifest.Manifest) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	src, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	for _, p := range paths {
+		if err := s.sendFile(src, p, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sendFile sends the file p of src, one the host asked for. A file that
+// changed size while it was read is sent as far as it goes (padded) and
+// left out of the manifest, so the next call sends it again.
+func (s *session) sendFile(src *os.Root, p string, cur *manifest.Manifest) error {
 	h := &protocol.FileHeader{Path: p}
-	abs := root + "/" + p
 	if path.Clean(p) != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
 		h.Missing = true
 		return s.send(protocol.TFile, h.Encode())
 	}
-	fi, err := os.Lstat(abs)
+	fi, err := src.Lstat(p)
 	if err != nil {
 		h.Missing = true
 		cur.Drop(p)
@@ -430,15 +451,16 @@ func (s *session) sendFile(p string, cur *manifest.Manifest) error {
 	h.Mode = uint32(unixMode(fi))
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		if h.Link, err = os.Readlink(abs); err != nil {
+		if h.Link, err = src.Readlink(p); err != nil {
 			h.Missing = true
+			cur.Drop(p)
 		}
 		return s.send(protocol.TFile, h.Encode())
 	case !fi.Mode().IsRegular():
 		h.Missing = true
 		return s.send(protocol.TFile, h.Encode())
 	}
-	f, err := manifest.OpenRegularPath(abs)
+	f, err := manifest.OpenRegular(p, func(flag int) (*os.File, error) { return src.OpenFile(p, flag, 0) })
 	if err != nil {
 		h.Missing = true
 		cur.Drop(p)

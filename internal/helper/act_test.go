@@ -1,6 +1,7 @@
 package helper
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -345,5 +346,35 @@ func TestActEdits(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != "1\n2\nthree\n2\n" {
 		t.Errorf("a refused edit changed the file: %q", data)
+	}
+}
+
+// A file the host asks for is read through a root of /src: a directory
+// of its path swapped for a link to a directory outside, between the
+// scan's listing and the send, sends the file as missing, not what the
+// link leads to.
+func TestSendFileReadsNothingALinkLeadsOutTo(t *testing.T) {
+	dir := sandboxDir(t, map[string]string{"a/f": "mine\n"})
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f"), []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "a")); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s := &session{out: protocol.NewWriter(&out)}
+	if err := s.sendFiles([]string{"a/f"}, manifest.New(nil)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := protocol.NewReader(bytes.NewReader(out.Bytes())).Expect(protocol.TFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := protocol.DecodeFileHeader(p); err != nil || !h.Missing || strings.Contains(out.String(), "outside") {
+		t.Errorf("a/f through a link out of /src: %+v %v, sent %q", h, err, out.String())
 	}
 }

@@ -74,10 +74,8 @@ func (s *session) scan() error {
 	if err != nil {
 		return err
 	}
-	for _, p := range sel.Paths {
-		if err := s.sendFile(p, cur); err != nil {
-			return err
-		}
+	if err := s.sendFiles(sel.Paths, cur); err != nil {
+		return err
 	}
 	switch {
 	case full || dirty || rechecked > 0 || len(pr.Add) > 0 || len(pr.Expand) > 0 || len(sel.Paths) > 0:
@@ -119,10 +117,8 @@ func (s *session) nothingChanged(end *protocol.End) error {
 		return err
 	}
 	cur := manifest.New(nil)
-	for _, p := range sel.Paths {
-		if err := s.sendFile(p, cur); err != nil {
-			return err
-		}
+	if err := s.sendFiles(sel.Paths, cur); err != nil {
+		return err
 	}
 	if err := manifest.Link(s.req.OldGen, s.req.NewGen); err != nil {
 		return err
