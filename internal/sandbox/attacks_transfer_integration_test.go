@@ -22,6 +22,7 @@ import (
 	"github.com/litterbox-dev/litterbox/internal/helperbin"
 	"github.com/litterbox-dev/litterbox/internal/hostrepo"
 	"github.com/litterbox-dev/litterbox/internal/result"
+	"github.com/litterbox-dev/litterbox/internal/servicectl"
 	"github.com/litterbox-dev/litterbox/internal/testenv"
 )
 
@@ -200,6 +201,46 @@ true`)
 			t.Errorf("a later call: commit %q, withheld %+v", res.Snapshot, res.Withheld)
 		}
 		bash(t, e.m, "rm -rf L0000*")
+	}},
+	{name: "a call's scan while a background process swaps the directory of a changed file for a link to /etc, in a loop", side: "agent", gvisor: true, expect: "the scan reads the files it sends through a root of /src: no commit holds /etc's files under /src's names (d/passwd is the agent's, or d a link); every call ends and commits", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
+			t.Fatal(err)
+		}
+		exec(t, r, "src", "mkdir -p /src/d && echo mine > /src/d/passwd")
+		swap := `cd /src && n=0 && while :; do mv d d.x; ln -s /etc d; rm d; mv d.x d; n=$((n+1)); echo $n > /tmp/swaps; done`
+		if _, err := servicectl.Background(ctx, r.Repo, "src", "swapper", agent.BashOptions{Command: swap}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			if _, err := r.Agent.Bash(ctx, "src", agent.BashOptions{Command: fmt.Sprintf("for f in d/passwd d.x/passwd; do echo mine%d > $f; done 2>/dev/null; true", i)}); err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+		}
+		// Every commit the calls made, those of the changes between calls
+		// (the swapper's) too.
+		commits := strings.Fields(testenv.Git(t, r.Repo.Root, "rev-list", "litterbox/src"))
+		linked := 0
+		for _, c := range commits {
+			for _, line := range strings.Split(testenv.Git(t, r.Repo.Root, "ls-tree", "-r", "--format=%(objectmode) %(path)", c), "\n") {
+				mode, p, _ := strings.Cut(line, " ")
+				switch {
+				case p == "d" && mode == "120000":
+					linked++
+				case p == "d/passwd":
+					if got := testenv.Git(t, r.Repo.Root, "cat-file", "blob", c+":d/passwd"); !strings.HasPrefix(got, "mine") {
+						t.Fatalf("commit %s holds d/passwd as %q", c, got)
+					}
+				case strings.HasPrefix(p, "d/"):
+					t.Fatalf("commit %s holds %s, which only /etc has", c, p)
+				}
+			}
+		}
+		swaps := strings.TrimSpace(exec(t, r, "src", "cat /tmp/swaps"))
+		if t.Logf("%s swaps, %d commits, d a link in %d", swaps, len(commits), linked); len(commits) < 10 || swaps == "" || swaps == "0" {
+			t.Errorf("20 calls made %d commits while the swapper swapped %q times: this row tests nothing", len(commits), swaps)
+		}
 	}},
 	{name: "100k names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
 		r, run := roomySandbox(t, e)
