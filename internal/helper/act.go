@@ -460,7 +460,7 @@ func (s *session) sendFile(src *os.Root, p string, cur *manifest.Manifest) error
 		h.Missing = true
 		return s.send(protocol.TFile, h.Encode())
 	}
-	f, err := manifest.OpenRegular(p, func(flag int) (*os.File, error) { return src.OpenFile(p, flag, 0) })
+	f, err := manifest.OpenRegularIn(src, p)
 	if err != nil {
 		h.Missing = true
 		cur.Drop(p)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/litterbox-dev/litterbox/internal/helper/manifest"
 )
 
 // files makes a tree under dir: a path ending in / is a directory, "->X"
@@ -106,7 +108,7 @@ func TestCopyReadsNothingALinkSwappedInLeadsTo(t *testing.T) {
 	must(t, err)
 	c := startCopiers(src)
 	for _, name := range []string{"link", "fifo", "dir", "dir/etc/hostname"} {
-		if f, err := openSource(src, name); err == nil {
+		if f, err := manifest.OpenRegularIn(src, name); err == nil {
 			f.Close()
 			t.Errorf("%s: opened as the regular file the walk saw", name)
 		}

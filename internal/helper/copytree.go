@@ -196,7 +196,7 @@ func startCopiers(src *os.Root) *copiers {
 
 // copy copies one queued file and counts it, or what became of it.
 func (c *copiers) copy(j copyJob) {
-	in, err := openSource(c.src, j.src)
+	in, err := manifest.OpenRegularIn(c.src, j.src)
 	if err != nil {
 		if err = c.leftOut(j.src, fs.FileInfoToDirEntry(j.info), err); err == nil {
 			return
@@ -252,12 +252,6 @@ const copyWorkers = 8
 type dirTimes struct {
 	path string
 	info fs.FileInfo
-}
-
-// openSource opens the file rel of root src, refusing one that is no
-// longer regular (manifest.OpenRegular).
-func openSource(src *os.Root, rel string) (*os.File, error) {
-	return manifest.OpenRegular(rel, func(flag int) (*os.File, error) { return src.OpenFile(rel, flag, 0) })
 }
 
 // copyOpened copies in, opened as a regular file, to dst, new.

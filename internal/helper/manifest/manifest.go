@@ -709,6 +709,12 @@ func OpenRegular(name string, open func(flag int) (*os.File, error)) (*os.File, 
 	return f, nil
 }
 
+// OpenRegularIn is OpenRegular of the file rel of root: no link at any
+// component leads out of it.
+func OpenRegularIn(root *os.Root, rel string) (*os.File, error) {
+	return OpenRegular(rel, func(flag int) (*os.File, error) { return root.OpenFile(rel, flag, 0) })
+}
+
 // OpenRegularPath is OpenRegular of the path abs.
 func OpenRegularPath(abs string) (*os.File, error) {
 	return OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
