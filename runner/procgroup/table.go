@@ -15,6 +15,8 @@ type Proc struct {
 	// Zombie: the process is dead and waits to be reaped; no signal can
 	// touch it.
 	Zombie bool
+	// Stopped: a signal stopped it (state T); SIGCONT continues it.
+	Stopped bool
 	// CPU is the time it ran, user and system (fields 14 and 15, clock
 	// ticks).
 	CPU uint64
@@ -48,7 +50,7 @@ func ParseStat(data []byte) (Proc, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return Proc{}, false
 	}
-	return Proc{PID: pid, PPID: ppid, Start: start, Zombie: string(f[0]) == "Z", CPU: utime + stime}, true
+	return Proc{PID: pid, PPID: ppid, Start: start, Zombie: string(f[0]) == "Z", Stopped: string(f[0]) == "T", CPU: utime + stime}, true
 }
 
 // Strays returns the processes of now that belong to the call whose own

@@ -16,6 +16,9 @@ func TestParseStat(t *testing.T) {
 	if !ok || !z.Zombie || z.PPID != 1 || z.Start != 55 {
 		t.Fatalf("zombie: %+v, %v", z, ok)
 	}
+	if st, ok := ParseStat([]byte("1 (litterbox-helper) T 0 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0")); !ok || !st.Stopped || st.Zombie {
+		t.Fatalf("stopped: %+v, %v", st, ok)
+	}
 	// The CPU time is utime + stime, fields 14 and 15, counted after the
 	// command name (what the idle stop sums).
 	for stat, want := range map[string]uint64{

@@ -6,7 +6,6 @@
 package inotify
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"maps"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 	"github.com/litterbox-dev/litterbox/internal/helper/relpath"
+	"github.com/litterbox-dev/litterbox/runner/procgroup"
 )
 
 // Watcher is PID 1's record of which directories under /src changed, kept
@@ -611,9 +611,7 @@ func wakeInit() {
 	if err != nil {
 		return
 	}
-	// The state follows the command's name, in parentheses that the name
-	// itself may hold.
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+	if p, ok := procgroup.ParseStat(b); ok && p.Stopped {
 		syscall.Kill(1, syscall.SIGCONT)
 	}
 }
