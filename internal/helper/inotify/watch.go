@@ -577,6 +577,11 @@ func Ask(c *protocol.WatchCut) *protocol.WatchDirty {
 		return &protocol.WatchDirty{}
 	}
 	defer conn.Close()
+	return converse(conn, c)
+}
+
+// converse is the scan's side of one question on conn (see answer).
+func converse(conn net.Conn, c *protocol.WatchCut) *protocol.WatchDirty {
 	conn.SetDeadline(time.Now().Add(acceptWithin))
 	r, wr := protocol.NewReader(conn), protocol.NewWriter(conn)
 	if err := wr.Frame(protocol.TRequest, c.Encode()); err != nil {
