@@ -5,6 +5,7 @@ package manifest
 import (
 	"cmp"
 	"errors"
+	"io"
 	"os"
 	"path"
 	"slices"
@@ -20,6 +21,12 @@ import (
 // the new directories, and the rule files that changed or went.
 func (d *Delta) Dirs(full bool) *protocol.Dirs {
 	dirs := &protocol.Dirs{Full: full, Read: uint64(d.read)}
+	var src *os.Root // opened for the first rule file read
+	defer func() {
+		if src != nil {
+			src.Close()
+		}
+	}()
 	for _, e := range d.fresh {
 		o := d.beforeIdx[e.path]
 		if o != nil {
@@ -31,7 +38,13 @@ func (d *Delta) Dirs(full bool) *protocol.Dirs {
 				dirs.New = append(dirs.New, e.path)
 			}
 		case isRuleFile(e.path) && (o == nil || !e.sameStat(o) || o.racy):
-			if data, ok := readRule(d.root+"/"+e.path, e); ok {
+			if src == nil {
+				var err error
+				if src, err = os.OpenRoot(d.root); err != nil {
+					continue
+				}
+			}
+			if data, ok := readRule(src, e); ok {
 				dirs.Rules = append(dirs.Rules, protocol.RuleFile{Path: e.path, Data: data})
 			}
 		}
@@ -366,14 +379,22 @@ func isRuleFile(p string) bool {
 	return b == ".gitignore" || b == ".gitattributes"
 }
 
-func readRule(abs string, e *entry) ([]byte, bool) {
+// readRule reads the rule file e of src, as a scan reads what it sends:
+// through the root, and only while it is a regular file (a fifo swapped
+// in is not waited for).
+func readRule(src *os.Root, e *entry) ([]byte, bool) {
 	if e.kind() != protocol.ModeRegular {
 		return nil, false
 	}
 	if e.size > protocol.MaxRuleFile {
 		return []byte{}, true
 	}
-	data, err := os.ReadFile(abs)
+	f, err := OpenRegularIn(src, e.path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, protocol.MaxRuleFile+1))
 	if err != nil || len(data) > protocol.MaxRuleFile {
 		return nil, false
 	}

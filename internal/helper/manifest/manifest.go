@@ -356,12 +356,12 @@ func statEntry(p string, st *syscall.Stat_t) *entry {
 	}
 }
 
-// blobID is git's id of a blob with the content of the file at abs (of its
-// target, for a symlink).
-func blobID(abs string, e *entry) ([20]byte, error) {
+// blobID is git's id of a blob with the content of the file e of src
+// (of its target, for a symlink).
+func blobID(src *os.Root, e *entry) ([20]byte, error) {
 	var id [20]byte
 	if e.kind() == protocol.ModeSymlink {
-		target, err := os.Readlink(abs)
+		target, err := src.Readlink(e.path)
 		if err != nil {
 			return id, err
 		}
@@ -370,7 +370,7 @@ func blobID(abs string, e *entry) ([20]byte, error) {
 		copy(id[:], h.Sum(nil))
 		return id, nil
 	}
-	f, err := OpenRegularPath(abs)
+	f, err := OpenRegularIn(src, e.path)
 	if err != nil {
 		return id, err
 	}
@@ -392,10 +392,19 @@ func blobID(abs string, e *entry) ([20]byte, error) {
 	return id, nil
 }
 
-// hashAll computes the blob ids of entries in parallel; one that cannot be
-// read (gone since the walk) gets ok false.
+// hashAll computes the blob ids of entries of the tree at root in
+// parallel, reading them through a root of it (as a scan sends files);
+// one that cannot be read (gone since the walk) gets ok false.
 func hashAll(root string, entries []*entry) (ok []bool) {
 	ok = make([]bool, len(entries))
+	if len(entries) == 0 {
+		return ok
+	}
+	src, err := os.OpenRoot(root)
+	if err != nil {
+		return ok
+	}
+	defer src.Close()
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 4 {
@@ -403,7 +412,7 @@ func hashAll(root string, entries []*entry) (ok []bool) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				id, err := blobID(root+"/"+entries[i].path, entries[i])
+				id, err := blobID(src, entries[i])
 				entries[i].id, ok[i] = id, err == nil
 			}
 		}()
@@ -713,9 +722,4 @@ func OpenRegular(name string, open func(flag int) (*os.File, error)) (*os.File, 
 // component leads out of it.
 func OpenRegularIn(root *os.Root, rel string) (*os.File, error) {
 	return OpenRegular(rel, func(flag int) (*os.File, error) { return root.OpenFile(rel, flag, 0) })
-}
-
-// OpenRegularPath is OpenRegular of the path abs.
-func OpenRegularPath(abs string) (*os.File, error) {
-	return OpenRegular(abs, func(flag int) (*os.File, error) { return os.OpenFile(abs, flag, 0) })
 }

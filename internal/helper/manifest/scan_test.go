@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/helper/protocol"
 )
@@ -303,5 +305,35 @@ func TestWalkOfAWideTreeHoldsFewGoroutines(t *testing.T) {
 	}
 	if extra := peak - before - 1; extra > walkers {
 		t.Errorf("the walk ran %d goroutines at once, want at most %d", extra, walkers)
+	}
+}
+
+// A rule file the walk saw regular and a process of the sandbox swapped
+// for a fifo before the scan read it is left out at once: the read never
+// waits for a writer (it waited until the call's deadline).
+func TestRuleFileSwappedForAFifoIsNotWaitedFor(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("dist/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := WalkAll(root, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan *protocol.Dirs, 1)
+	go func() { got <- d.Dirs(true) }()
+	select {
+	case dirs := <-got:
+		if len(dirs.Rules) != 0 {
+			t.Errorf("the fifo's rules: %+v, want none", dirs.Rules)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a rule file swapped for a fifo waits for a writer")
 	}
 }
