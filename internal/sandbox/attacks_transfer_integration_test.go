@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/litterbox-dev/litterbox/internal/agent"
 	"github.com/litterbox-dev/litterbox/internal/box"
@@ -202,20 +203,29 @@ true`)
 		}
 		bash(t, e.m, "rm -rf L0000*")
 	}},
-	{name: "a call's scan while a background process swaps the directory of a changed file for a link to /etc, in a loop", side: "agent", gvisor: true, expect: "the scan reads the files it sends through a root of /src: no commit holds /etc's files under /src's names (d/passwd is the agent's, or d a link); every call ends and commits", run: func(t *testing.T, e *attackEnv) {
+	{name: "a call's scan while a background process swaps the directory of a changed file for a link to /etc, and .gitignore for a fifo, in a loop", side: "agent", gvisor: true, expect: "the scan reads the files it sends, hashes and rule files through a root of /src, and opens only what is still a regular file: no commit holds /etc's files under /src's names (d/passwd is the agent's, or d a link), and no read waits on the fifo: every call ends within 30 s", run: func(t *testing.T, e *attackEnv) {
 		ctx := context.Background()
 		r := freshRepo(t, e, "")
 		if _, err := r.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
 			t.Fatal(err)
 		}
-		exec(t, r, "src", "mkdir -p /src/d && echo mine > /src/d/passwd")
-		swap := `cd /src && n=0 && while :; do mv d d.x; ln -s /etc d; rm d; mv d.x d; n=$((n+1)); echo $n > /tmp/swaps; done`
-		if _, err := servicectl.Background(ctx, r.Repo, "src", "swapper", agent.BashOptions{Command: swap}); err != nil {
-			t.Fatal(err)
+		exec(t, r, "src", "mkdir -p /src/d && echo mine > /src/d/passwd && echo 'dist/' > /src/.gitignore")
+		// Two loops, so that each swaps as fast as it can.
+		for name, swap := range map[string]string{
+			"links": `cd /src && n=0 && while :; do mv d d.x; ln -s /etc d; rm d; mv d.x d; n=$((n+1)); echo $n > /tmp/links; done`,
+			"fifos": `cd /src && n=0 && while :; do mv .gitignore g.x; mkfifo .gitignore; rm .gitignore; mv g.x .gitignore; n=$((n+1)); echo $n > /tmp/fifos; done`,
+		} {
+			if _, err := servicectl.Background(ctx, r.Repo, "src", name, agent.BashOptions{Command: swap}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for i := range 20 {
+			start := time.Now()
 			if _, err := r.Agent.Bash(ctx, "src", agent.BashOptions{Command: fmt.Sprintf("for f in d/passwd d.x/passwd; do echo mine%d > $f; done 2>/dev/null; true", i)}); err != nil {
 				t.Fatalf("call %d: %v", i, err)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("call %d took %v: a read waited on the fifo", i, took)
 			}
 		}
 		// Every commit the calls made, those of the changes between calls
@@ -237,9 +247,9 @@ true`)
 				}
 			}
 		}
-		swaps := strings.TrimSpace(exec(t, r, "src", "cat /tmp/swaps"))
-		if t.Logf("%s swaps, %d commits, d a link in %d", swaps, len(commits), linked); len(commits) < 10 || swaps == "" || swaps == "0" {
-			t.Errorf("20 calls made %d commits while the swapper swapped %q times: this row tests nothing", len(commits), swaps)
+		swaps := strings.Fields(exec(t, r, "src", "cat /tmp/links /tmp/fifos"))
+		if t.Logf("swaps %v, %d commits, d a link in %d", swaps, len(commits), linked); len(commits) < 10 || len(swaps) != 2 || swaps[0] == "0" || swaps[1] == "0" {
+			t.Errorf("20 calls made %d commits while the loops swapped %v times: this row tests nothing", len(commits), swaps)
 		}
 	}},
 	{name: "100k names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
