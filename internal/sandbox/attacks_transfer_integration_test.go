@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -250,6 +251,44 @@ true`)
 		swaps := strings.Fields(exec(t, r, "src", "cat /tmp/links /tmp/fifos"))
 		if t.Logf("swaps %v, %d commits, d a link in %d", swaps, len(commits), linked); len(commits) < 10 || len(swaps) != 2 || swaps[0] == "0" || swaps[1] == "0" {
 			t.Errorf("20 calls made %d commits while the loops swapped %v times: this row tests nothing", len(commits), swaps)
+		}
+	}},
+	{name: "an agent's program breaks PID 1's watch conversation in a loop: cuts of far generations never acknowledged, resets, unfinished questions, bytes that are no frame", side: "agent", gvisor: true, expect: "PID 1 keeps no cut its asker did not take and answers the next scan with a full one when in doubt: every call ends within 30 s and commits exactly what it wrote", run: func(t *testing.T, e *attackEnv) {
+		ctx := context.Background()
+		r := freshRepo(t, e, "")
+		if _, err := r.Create(ctx, create.CreateOptions{Name: "src"}); err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(t.TempDir(), "watchforger")
+		build := osexec.Command("go", "build", "-o", bin, "github.com/litterbox-dev/litterbox/e2e/watchforger")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building the forger: %v\n%s", err, out)
+		}
+		if _, err := r.Agent.Upload(ctx, "src", bin, "/tmp/watchforger"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := servicectl.Background(ctx, r.Repo, "src", "forger", agent.BashOptions{Command: "/tmp/watchforger"}); err != nil {
+			t.Fatal(err)
+		}
+		exec(t, r, "src", "for i in $(seq 100); do [ -s /tmp/forged ] && break; sleep 0.1; done; cat /tmp/forged")
+		for i := range 8 {
+			start := time.Now()
+			res, err := r.Agent.Bash(ctx, "src", agent.BashOptions{Command: fmt.Sprintf("echo %d > f%d", i, i)})
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("call %d took %v", i, took)
+			}
+			if got := testenv.Git(t, r.Repo.Root, "show", fmt.Sprintf("litterbox/src:f%d", i)); got != fmt.Sprint(i) {
+				t.Errorf("call %d (commit %q): the branch holds f%d as %q", i, res.Snapshot, i, got)
+			}
+		}
+		if forged := strings.TrimSpace(exec(t, r, "src", "cat /tmp/forged")); forged == "" || forged == "0" {
+			t.Errorf("the forger broke %q conversations: this row tests nothing", forged)
+		} else {
+			t.Logf("the forger broke %s conversations", forged)
 		}
 	}},
 	{name: "100k names of 240 bytes", side: "agent", expect: "no call fails on the 24 MB of names: each commits what one frame carries and says the rest waits; later calls commit all and other changes", run: func(t *testing.T, e *attackEnv) {
